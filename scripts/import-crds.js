@@ -2,7 +2,7 @@
 // Regenerates imports/ with `cdk8s import` from the pinned CRD files (offline).
 // Each CRD gets its own module prefix because several share the argoproj.io group.
 const { execFileSync } = require('child_process');
-const { locateSchemaDir } = require('./locate');
+const { locateSchemaDir } = require('../lib/src/schemas/locate');
 
 const dir = locateSchemaDir();
 const crds = {

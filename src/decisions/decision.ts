@@ -1,0 +1,58 @@
+import { RollwiseInputError } from '../errors';
+
+/** A value an input fact or an arithmetic step depends on, as shown in reasons and `explain`. */
+export type Fact = string | number | boolean;
+
+/**
+ * A decided value with its justification: the value, a sentence a reviewer understands (naming
+ * the inputs and the arithmetic), and the inputs used. Every safety-relevant value rollwise emits
+ * is one of these.
+ */
+export interface Decision<T> {
+  readonly value: T;
+  readonly reason: string;
+  readonly inputs: Readonly<Record<string, Fact>>;
+  /** True when the value came from an override; `reason` is then the override's `because`. */
+  readonly overridden: boolean;
+}
+
+/**
+ * Replaces a decided value. The `because` text is required: it replaces the computed reason in the
+ * output, so whoever reads the manifest learns why this service differs from the golden path.
+ */
+export interface Override<T> {
+  readonly value: T;
+  /** Why this value is right for this service (at least a few words). */
+  readonly because: string;
+}
+
+/** A computed decision (not overridden). */
+export function decided<T>(value: T, reason: string, inputs: Record<string, Fact> = {}): Decision<T> {
+  return { value, reason, inputs, overridden: false };
+}
+
+/** The shortest `because` accepted: enough for a sentence, not a placeholder like "x" or "ok". */
+const MIN_BECAUSE_LENGTH = 10;
+
+/**
+ * Applies an override to a computed decision. An override without a real `because` is refused,
+ * and the error names the computed value and its reason so the user sees what they are replacing.
+ */
+export function withOverride<T>(
+  input: string,
+  computed: Decision<T>,
+  override: Override<T> | undefined,
+  show: (v: T) => string = String,
+): Decision<T> {
+  if (override === undefined) return computed;
+  const because = typeof override.because === 'string' ? override.because.trim() : '';
+  if (because.length < MIN_BECAUSE_LENGTH) {
+    throw new RollwiseInputError(
+      input,
+      show(override.value),
+      `an override must carry its reason (\`because\`, at least ${MIN_BECAUSE_LENGTH} characters) and this one has ${because ? `only "${because}"` : 'none'}. rollwise computed ${show(computed.value)}: ${computed.reason}`,
+      `add because: '<why ${show(override.value)} is right for this service>' to ${input}, or remove the override to keep ${show(computed.value)}.`,
+    );
+  }
+  return { value: override.value, reason: `Overridden: ${because} (rollwise computed ${show(computed.value)}.)`, inputs: { ...computed.inputs, computed: show(computed.value) }, overridden: true };
+}

@@ -1,0 +1,56 @@
+import { RollwiseInputError } from '../errors';
+import { decided, Decision, Override, withOverride } from './decision';
+
+export interface Capacity {
+  /** Peak requests per second for the whole service. */
+  readonly peakRps: number;
+  /** Per-replica request rate at which the health handler's latency takes off (measured). */
+  readonly saturationRpsPerReplica: number;
+}
+
+export interface DisruptionInputs {
+  readonly replicas: number;
+  readonly capacity?: Capacity;
+  /** Fraction of saturation survivors may run at (platform.peakUtilisationCeiling). */
+  readonly ceiling: number;
+  readonly override?: Override<number>;
+}
+
+/** Replicas needed at peak so each runs at most at ceiling x saturation. */
+export function replicasNeededAtPeak(c: Capacity, ceiling: number): number {
+  return Math.ceil(c.peakRps / (c.saturationRpsPerReplica * ceiling) - 1e-9);
+}
+
+/**
+ * The PodDisruptionBudget's maxUnavailable: with capacity figures, the largest number of pods that
+ * may be down at once while the survivors stay below the utilisation ceiling at peak; with none, 1.
+ */
+export function disruptionBudget(inp: DisruptionInputs): Decision<number> {
+  const { replicas, capacity: c, ceiling } = inp;
+  let computed: Decision<number>;
+  if (!c) {
+    computed = decided(1, `No capacity figures given, so one pod at a time: the smallest budget that still lets nodes drain. Declare capacity (peak req/s and per-replica saturation) to size it from the load (field-notes 1).`, { replicas });
+  } else {
+    const needed = replicasNeededAtPeak(c, ceiling);
+    const perReplicaAtFull = c.peakRps / replicas;
+    if (needed >= replicas) {
+      throw new RollwiseInputError('replicas', replicas,
+        `the fleet has no headroom at peak: ${fmt(c.peakRps)} req/s over ${replicas} replicas is ${fmt(perReplicaAtFull)} req/s each, and the survivors of even one disruption must stay at or below ${Math.round(ceiling * 100)} % of the ${fmt(c.saturationRpsPerReplica)} req/s saturation (${fmt(c.saturationRpsPerReplica * ceiling)} req/s), which needs ${needed} replicas running. Draining one pod would push the rest toward saturation, their probes toward the deadline, and start a cascade (field-notes 1).`,
+        `scale out first: set replicas to at least ${needed + 1}.`);
+    }
+    const budget = replicas - needed;
+    const perSurvivor = c.peakRps / needed;
+    computed = decided(budget,
+      `Peak ${fmt(c.peakRps)} req/s / (saturation ${fmt(c.saturationRpsPerReplica)} req/s x ceiling ${Math.round(ceiling * 100)} % = ${fmt(c.saturationRpsPerReplica * ceiling)} req/s per replica) = ${fmt(c.peakRps / (c.saturationRpsPerReplica * ceiling))}, so ${needed} replicas must stay up; ${replicas} - ${needed} = ${budget} may be disrupted at once, leaving each survivor ${fmt(perSurvivor)} req/s (${Math.round((perSurvivor / c.saturationRpsPerReplica) * 100)} % of saturation) (field-notes 1).`,
+      { replicas, peakRps: c.peakRps, saturationRpsPerReplica: c.saturationRpsPerReplica, ceiling, replicasNeeded: needed });
+  }
+  const d = withOverride('overrides.pdbMaxUnavailable', computed, inp.override, (v) => `${v} pod(s)`);
+  if (d.overridden && (!Number.isInteger(d.value) || d.value < 1 || d.value >= replicas)) {
+    throw new RollwiseInputError('overrides.pdbMaxUnavailable', d.value, `must be a whole number from 1 to ${replicas - 1}: 0 blocks every node drain forever, ${replicas} or more lets a drain take the whole service.`, `use ${computed.value}.`);
+  }
+  return d;
+}
+
+function fmt(n: number): string {
+  return Number.isInteger(n) ? n.toLocaleString('en-US') : n.toLocaleString('en-US', { maximumFractionDigits: 1 });
+}

@@ -1,0 +1,32 @@
+import { RollwiseInputError } from '../errors';
+import { decided, Decision, Override, withOverride } from './decision';
+import { checkCpu, checkMemory } from './inputs';
+
+export interface ResourceDecisions {
+  readonly cpuRequest: Decision<string>;
+  /** undefined: no CPU limit (the golden path). */
+  readonly cpuLimit: Decision<string | undefined>;
+  readonly memoryRequest: Decision<string>;
+  readonly memoryLimit: Decision<string>;
+}
+
+export function resources(cpu: string, memory: string, cpuLimitOverride?: Override<string>): ResourceDecisions {
+  const cpuMillis = checkCpu('resources.cpu', cpu);
+  checkMemory('resources.memory', memory);
+  const noLimit = decided<string | undefined>(undefined,
+    `No CPU limit: with limits.cpu the kernel's CFS quota deschedules the process once it used its slice of each 100 ms period, so the probe handler (which shares the quota) answers in seconds exactly at peak and the probe measures load (field-notes 1). The request (${cpu}) still reserves CPU and weights the pod's share; the pod stays Burstable.`,
+    { cpuRequest: cpu });
+  const cpuLimit = withOverride('overrides.cpuLimit', noLimit, cpuLimitOverride, (v) => v ?? 'none');
+  if (cpuLimit.value !== undefined) {
+    const limitMillis = checkCpu('overrides.cpuLimit', cpuLimit.value);
+    if (limitMillis < cpuMillis) {
+      throw new RollwiseInputError('overrides.cpuLimit', cpuLimit.value, `is below the CPU request ${cpu}; Kubernetes rejects a limit under the request.`, `use a limit of at least ${cpu}, or none.`);
+    }
+  }
+  return {
+    cpuRequest: decided(cpu, `Measured CPU need at peak (input): the scheduler reserves ${cpuMillis}m and the kernel weights the pod's share by it under contention.`, { cpu }),
+    cpuLimit,
+    memoryRequest: decided(memory, `Measured memory need (input), reserved by the scheduler.`, { memory }),
+    memoryLimit: decided(memory, `Equal to the request (${memory}): memory cannot be throttled, only reclaimed by OOM kill, so a pod may never count on memory the node did not reserve for it.`, { memory }),
+  };
+}

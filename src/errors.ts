@@ -1,0 +1,20 @@
+/**
+ * The one error rollwise throws for bad input. Its message always names the input, the value,
+ * why the value is unsafe or invalid, and how to fix it, so a failed synth explains itself.
+ */
+export class RollwiseInputError extends Error {
+  public readonly input: string;
+  public readonly value: string;
+  public readonly why: string;
+  public readonly fix: string;
+
+  constructor(input: string, value: unknown, why: string, fix: string) {
+    const shown = typeof value === 'string' ? value : JSON.stringify(value);
+    super(`${input} = ${shown}: ${why} Fix: ${fix}`);
+    this.name = 'RollwiseInputError';
+    this.input = input;
+    this.value = shown;
+    this.why = why;
+    this.fix = fix;
+  }
+}

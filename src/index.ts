@@ -1,0 +1,17 @@
+export { Duration } from 'cdk8s';
+export * from './errors';
+export * from './decisions/decision';
+export * from './decisions/platform';
+export * from './decisions/probes';
+export * from './decisions/resources';
+export * from './decisions/rollout';
+export * from './decisions/disruption';
+export * from './decisions/pod';
+export * from './decisions/service';
+export * from './constructs/http-service';
+export * from './constructs/pod-template';
+export * from './justify/annotations';
+export * from './justify/reasons';
+export * from './justify/comments';
+export * from './justify/explain';
+export * from './synth/synth';

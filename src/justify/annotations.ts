@@ -1,0 +1,30 @@
+/**
+ * The `rollwise.dev/...` annotation keys. The constructs write them; `rollwise explain` and
+ * `rollwise lint` read them, so a manifest from any source can declare the same facts.
+ */
+export const ANNOTATIONS = {
+  /** One "<field path>: <reason>" line per decided field (e.g. `spec.minReadySeconds: A new pod ...`). */
+  reasons: 'rollwise.dev/reasons',
+  /** The same line format, for values a user overrode: field path -> the override's reason. */
+  overrides: 'rollwise.dev/overrides',
+  /** The readiness handler's measured p99 under peak load, in seconds (e.g. "0.25"). */
+  readinessP99Seconds: 'rollwise.dev/readiness-p99-seconds',
+  /** "true" when the readiness handler calls a dependency. */
+  readinessCallsDependency: 'rollwise.dev/readiness-calls-dependency',
+  /** Peak requests per second for the whole service. */
+  peakRps: 'rollwise.dev/peak-rps',
+  /** Per-replica request rate at which the handler saturates. */
+  saturationRpsPerReplica: 'rollwise.dev/saturation-rps-per-replica',
+} as const;
+
+/** Field path segments: "spec.template.spec.containers[0].readinessProbe" -> ["spec","template","spec","containers",0,"readinessProbe"]. */
+export function parseFieldPath(path: string): (string | number)[] {
+  const out: (string | number)[] = [];
+  for (const part of path.split('.')) {
+    const m = /^([^[\]]+)((?:\[\d+\])*)$/.exec(part);
+    if (!m) throw new Error(`bad field path "${path}" at "${part}"`);
+    out.push(m[1]);
+    for (const idx of m[2].matchAll(/\[(\d+)\]/g)) out.push(Number(idx[1]));
+  }
+  return out;
+}

@@ -1,0 +1,66 @@
+import * as YAML from 'yaml';
+import { ANNOTATIONS, parseFieldPath } from './annotations';
+import { parseReasonLines } from './reasons';
+
+/** cdk8s writes YAML 1.1 with no line folding; so do we. */
+export const YAML_OPTIONS = { version: '1.1', keepUndefined: true, lineWidth: 0 } as const;
+const COMMENT_WIDTH = 100;
+
+/** Reads the reasons annotation of a plain manifest object (empty when absent or malformed). */
+export function reasonsOf(obj: unknown): Record<string, string> {
+  const raw = (obj as { metadata?: { annotations?: Record<string, unknown> } } | undefined)?.metadata?.annotations?.[ANNOTATIONS.reasons];
+  return typeof raw === 'string' ? parseReasonLines(raw) : {};
+}
+
+/**
+ * Puts each reason from the object's reasons annotation as a comment on the line(s) above the
+ * field it justifies. Fields that do not exist in the document are skipped.
+ */
+export function commentDocument(doc: YAML.Document): void {
+  const reasons = reasonsOf(doc.toJS());
+  for (const [path, reason] of Object.entries(reasons)) {
+    const segs = parseFieldPath(path);
+    const parent = doc.getIn(segs.slice(0, -1), true);
+    if (!YAML.isMap(parent) && !YAML.isSeq(parent)) continue;
+    const last = segs[segs.length - 1];
+    if (YAML.isMap(parent)) {
+      const pair = parent.items.find((p) => YAML.isScalar(p.key) && p.key.value === last);
+      if (pair && YAML.isScalar(pair.key)) pair.key.commentBefore = wrap(reason);
+    } else {
+      const item = parent.items[Number(last)];
+      if (YAML.isNode(item)) item.commentBefore = wrap(reason);
+    }
+  }
+}
+
+/** Wraps a reason into comment lines (the yaml package adds the "#"). */
+function wrap(text: string): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/)) {
+    if (line && line.length + word.length + 1 > COMMENT_WIDTH) {
+      lines.push(` ${line}`);
+      line = word;
+    } else {
+      line = line ? `${line} ${word}` : word;
+    }
+  }
+  if (line) lines.push(` ${line}`);
+  return lines.join('\n');
+}
+
+/** Serializes manifest objects exactly as cdk8s does, plus the justification comments. */
+export function toCommentedYaml(objects: readonly unknown[]): string {
+  return objects
+    .map((obj) => {
+      const doc = new YAML.Document(obj, YAML_OPTIONS);
+      commentDocument(doc);
+      return doc.toString(YAML_OPTIONS);
+    })
+    .join('---\n');
+}
+
+/** Adds the comments to YAML text written by cdk8s (multi-document). */
+export function commentYamlText(text: string): string {
+  return toCommentedYaml(YAML.parseAllDocuments(text, { version: '1.1' }).map((d) => d.toJS()));
+}

@@ -1,0 +1,44 @@
+import * as YAML from 'yaml';
+import { ANNOTATIONS, parseFieldPath } from './annotations';
+import { reasonsOf } from './comments';
+import { parseReasonLines } from './reasons';
+
+export interface Explained {
+  readonly object: string;
+  readonly path: string;
+  readonly value: unknown;
+  readonly reason: string;
+  readonly overridden: boolean;
+}
+
+/** Every decided value in a multi-document manifest, with its reason, read from the reasons annotation. */
+export function explainManifest(text: string): Explained[] {
+  const out: Explained[] = [];
+  for (const doc of YAML.parseAllDocuments(text, { version: '1.1' })) {
+    const obj = doc.toJS() as { kind?: string; metadata?: { name?: string; annotations?: Record<string, string> } } | null;
+    if (!obj || typeof obj !== 'object') continue;
+    const overrides = obj.metadata?.annotations?.[ANNOTATIONS.overrides];
+    const overridden = new Set(overrides ? Object.keys(parseReasonLines(overrides)) : []);
+    for (const [path, reason] of Object.entries(reasonsOf(obj))) {
+      out.push({ object: `${obj.kind}/${obj.metadata?.name}`, path, value: valueAt(obj, parseFieldPath(path)), reason, overridden: overridden.has(path) });
+    }
+  }
+  return out;
+}
+
+function valueAt(obj: unknown, segs: (string | number)[]): unknown {
+  let cur: unknown = obj;
+  for (const s of segs) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string | number, unknown>)[s];
+  }
+  return cur;
+}
+
+/** Human-readable `explain` output: one block per value. */
+export function formatExplained(items: readonly Explained[]): string {
+  return items.map((e) => {
+    const shown = e.value === undefined ? '(absent)' : typeof e.value === 'object' ? JSON.stringify(e.value) : String(e.value);
+    return `${e.object} ${e.path} = ${shown}${e.overridden ? '  [overridden]' : ''}\n    ${e.reason}`;
+  }).join('\n');
+}

@@ -1,0 +1,25 @@
+import * as fs from 'fs';
+import * as path from 'path';
+
+/** The repository root (the folder with rollwise's package.json), from source or compiled code. */
+function packageRoot(): string {
+  let dir = __dirname;
+  while (!fs.existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  return dir;
+}
+
+/**
+ * Where to look for the pinned schemas, in order: $ROLLWISE_SCHEMA_DIR, ../shared beside the
+ * repository, then .schemas/ (written by `npm run fetch:schemas`). Each holds crds/ and schemas/.
+ */
+export function schemaDirCandidates(): string[] {
+  const root = packageRoot();
+  return [process.env.ROLLWISE_SCHEMA_DIR, path.resolve(root, '..', 'shared'), path.join(root, '.schemas')].filter((d): d is string => !!d);
+}
+
+export function locateSchemaDir(): string {
+  for (const dir of schemaDirCandidates()) {
+    if (fs.existsSync(path.join(dir, 'schemas', 'k8s-v1.28.0-definitions.json'))) return dir;
+  }
+  throw new Error(`no pinned schemas found (looked in ${schemaDirCandidates().join(', ')}): set ROLLWISE_SCHEMA_DIR or run \`npm run fetch:schemas\``);
+}
