@@ -15,3 +15,6 @@ export * from './justify/reasons';
 export * from './justify/comments';
 export * from './justify/explain';
 export * from './synth/synth';
+export * from './synth/output';
+export * from './schemas/validator';
+export * from './schemas/locate';

@@ -1,19 +1,13 @@
-import { App, Chart, Duration } from 'cdk8s';
+import { App, Chart } from 'cdk8s';
 import { HttpService } from './constructs/http-service';
+import { checkoutApiProps } from './example';
 import { synthesize } from './synth/synth';
 
-/** The example service: checkout-api, as described in the field notes. */
+/** The example app: checkout-api (src/example.ts). */
 export function buildApp(outdir?: string): App {
   const app = new App({ outdir });
   const chart = new Chart(app, 'checkout-api', { namespace: 'checkout' });
-  new HttpService(chart, 'checkout-api', {
-    image: 'ghcr.io/acme/checkout-api:1.4.2',
-    port: 8080,
-    replicas: 12,
-    health: { readinessPath: '/healthz', readinessP99UnderLoad: Duration.millis(250) },
-    resources: { cpu: '250m', memory: '512Mi' },
-    capacity: { peakRequestsPerSecond: 3700, saturationRequestsPerSecondPerReplica: 450 },
-  });
+  new HttpService(chart, 'checkout-api', checkoutApiProps());
   return app;
 }
 

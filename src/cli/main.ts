@@ -38,6 +38,7 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
     .option('--check', 'compare with the committed output instead of writing; exit 1 on drift')
     .action((opts: { app?: string; out: string; check?: boolean }) => {
       const result = synthesize(loadBuild(appModule(opts.app)), { outdir: opts.out, check: opts.check });
+      for (const w of result.warnings) err(`warning: ${w}\n`);
       if (opts.check) {
         if (result.drift.length > 0) {
           err(`${opts.out}/ is out of date with the code (${result.drift.length} file(s)):\n${result.drift.map((d) => `  ${d}`).join('\n')}\nRun \`npm run synth\` and commit the result.\n`);

@@ -15,6 +15,13 @@ export const ANNOTATIONS = {
   peakRps: 'rollwise.dev/peak-rps',
   /** Per-replica request rate at which the handler saturates. */
   saturationRpsPerReplica: 'rollwise.dev/saturation-rps-per-replica',
+  /**
+   * The application server's idle keep-alive in seconds, or "none" when it closes the connection
+   * after each response. Written on the Service (the backend a route points at) and the workload.
+   */
+  appKeepAliveSeconds: 'rollwise.dev/app-keepalive-seconds',
+  /** Lint suppressions: one "<rule-id>: <reason>" line per suppressed rule; the reason is required. */
+  suppress: 'rollwise.dev/suppress',
 } as const;
 
 /** Field path segments: "spec.template.spec.containers[0].readinessProbe" -> ["spec","template","spec","containers",0,"readinessProbe"]. */

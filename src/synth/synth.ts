@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { App } from 'cdk8s';
 import { commentYamlText } from '../justify/comments';
+import { outputFilesOf, warningsOf } from './output';
 
 export interface SynthOptions {
   /** Where the output goes (e.g. "dist"). */
@@ -15,6 +16,8 @@ export interface SynthResult {
   readonly files: string[];
   /** Under `check`: files that differ, are missing or are extra (empty when in sync). */
   readonly drift: string[];
+  /** Warnings the constructs recorded (see addSynthWarning). */
+  readonly warnings: readonly string[];
 }
 
 /**
@@ -28,15 +31,20 @@ export function synthesize(build: (outdir: string) => App, opts: SynthOptions): 
   try {
     const app = build(tmp);
     app.synth();
-    const files = listFiles(tmp);
-    for (const f of files) {
+    for (const f of listFiles(tmp)) {
       if (!f.endsWith('.yaml')) continue;
       const p = path.join(tmp, f);
       fs.writeFileSync(p, commentYamlText(fs.readFileSync(p, 'utf8')));
     }
-    if (opts.check) return { files, drift: diffDirs(tmp, outdir) };
+    for (const [rel, content] of outputFilesOf(app)) {
+      fs.mkdirSync(path.dirname(path.join(tmp, rel)), { recursive: true });
+      fs.writeFileSync(path.join(tmp, rel), content);
+    }
+    const files = listFiles(tmp);
+    const warnings = warningsOf(app);
+    if (opts.check) return { files, drift: diffDirs(tmp, outdir), warnings };
     swapIn(tmp, outdir);
-    return { files, drift: [] };
+    return { files, drift: [], warnings };
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }

@@ -1,0 +1,14 @@
+import { Duration } from 'cdk8s';
+import { HttpServiceProps } from './constructs/http-service';
+
+/** checkout-api, the service of the field notes, as a team would describe it. */
+export function checkoutApiProps(): HttpServiceProps {
+  return {
+    image: 'ghcr.io/acme/checkout-api:1.4.2',
+    port: 8080,
+    replicas: 12,
+    health: { readinessPath: '/healthz', readinessP99UnderLoad: Duration.millis(250) },
+    resources: { cpu: '250m', memory: '512Mi' },
+    capacity: { peakRequestsPerSecond: 3700, saturationRequestsPerSecondPerReplica: 450 },
+  };
+}
