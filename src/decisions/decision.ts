@@ -36,21 +36,24 @@ const MIN_BECAUSE_LENGTH = 10;
 
 /**
  * Applies an override to a computed decision. An override without a real `because` is refused,
- * and the error names the computed value and its reason so the user sees what they are replacing.
+ * and the error names the computed value and its reason so the user sees what they are replacing,
+ * plus what is unsafe about the new value when `hazard` can tell.
  */
 export function withOverride<T>(
   input: string,
   computed: Decision<T>,
   override: Override<T> | undefined,
   show: (v: T) => string = String,
+  hazard?: (v: T) => string | undefined,
 ): Decision<T> {
   if (override === undefined) return computed;
   const because = typeof override.because === 'string' ? override.because.trim() : '';
   if (because.length < MIN_BECAUSE_LENGTH) {
+    const risk = hazard?.(override.value);
     throw new RollwiseInputError(
       input,
       show(override.value),
-      `an override must carry its reason (\`because\`, at least ${MIN_BECAUSE_LENGTH} characters) and this one has ${because ? `only "${because}"` : 'none'}. rollwise computed ${show(computed.value)}: ${computed.reason}`,
+      `an override must carry its reason (\`because\`, at least ${MIN_BECAUSE_LENGTH} characters) and this one has ${because ? `only "${because}"` : 'none'}.${risk ? ` ${risk}` : ''} rollwise computed ${show(computed.value)}: ${computed.reason}`,
       `add because: '<why ${show(override.value)} is right for this service>' to ${input}, or remove the override to keep ${show(computed.value)}.`,
     );
   }

@@ -51,7 +51,9 @@ export function readinessTiming(inp: ReadinessInputs): ReadinessTiming {
       `2 x the health path's p99 under peak load (${showSeconds(p99)}) = ${showSeconds(P99_MULTIPLIER * p99)}, rounded up to ${twice} s${value > twice ? `, raised to the ${READINESS_TIMEOUT_FLOOR_SECONDS} s floor` : ''}: a probe times out only when the handler is far slower than its measured tail, never at the p99 itself (field-notes 3). ${value} s < the ${period} s period.`,
       { p99Seconds: p99, periodSeconds: period, floorSeconds: READINESS_TIMEOUT_FLOOR_SECONDS });
   }
-  timeout = withOverride('overrides.readinessTimeout', timeout, o.timeoutSeconds, (v) => `${v} s`);
+  timeout = withOverride('overrides.readinessTimeout', timeout, o.timeoutSeconds, (v) => `${v} s`, (v) => (inp.p99Seconds !== undefined && v <= inp.p99Seconds
+    ? `A ${v} s timeout is below the health path's p99 under load (${showSeconds(inp.p99Seconds)}): more than 1 % of probes would fail at random and pods would leave in waves (field-notes 3).`
+    : undefined));
   if (timeout.overridden) checkOverriddenTimeout(timeout.value, period, inp.p99Seconds);
 
   const failure = withOverride('overrides.readinessFailureThreshold', decided(READINESS_FAILURE_THRESHOLD,

@@ -1,0 +1,58 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { main } from '../src/cli/main';
+
+
+async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await main(['node', 'rollwise', ...args], (t) => { out += t; }, (t) => { err += t; });
+  return { code, out, err };
+}
+
+const fixtures = path.join(__dirname, 'fixtures', 'apps');
+
+describe('rollwise synth', () => {
+  let dir: string;
+  beforeEach(() => { dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rollwise-cli-')); });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test('writes the example, then --check reports in sync, then drift after an edit', async () => {
+    const out = path.join(dir, 'dist');
+    const first = await cli(['synth', '--app', path.join(fixtures, 'example-app.ts'), '--out', out]);
+    expect(first.code).toBe(0);
+    expect(fs.readdirSync(out)).toContain('checkout-api.k8s.yaml');
+    expect((await cli(['synth', '--app', path.join(fixtures, 'example-app.ts'), '--out', out, '--check'])).code).toBe(0);
+    fs.appendFileSync(path.join(out, 'checkout-api.k8s.yaml'), '# hand edit\n');
+    fs.writeFileSync(path.join(out, 'stray.yaml'), 'kind: x\n');
+    const drift = await cli(['synth', '--app', path.join(fixtures, 'example-app.ts'), '--out', out, '--check']);
+    expect(drift.code).toBe(1);
+    expect(drift.err).toContain('changed checkout-api.k8s.yaml');
+    expect(drift.err).toContain('extra stray.yaml');
+  });
+
+  test('a failed synth leaves the previous output untouched and explains the input error', async () => {
+    const out = path.join(dir, 'dist');
+    fs.mkdirSync(out);
+    fs.writeFileSync(path.join(out, 'previous.k8s.yaml'), 'previous: true\n');
+    const res = await cli(['synth', '--app', path.join(fixtures, 'broken-app.ts'), '--out', out]);
+    expect(res.code).toBe(2);
+    expect(res.err).toContain('replicas = 11');
+    expect(res.err).toContain('scale out first');
+    expect(fs.readdirSync(out)).toEqual(['previous.k8s.yaml']);
+    expect(fs.readFileSync(path.join(out, 'previous.k8s.yaml'), 'utf8')).toBe('previous: true\n');
+    expect(fs.readdirSync(dir)).toEqual(['dist']); // no temporary folder left behind
+  });
+});
+
+describe('rollwise explain', () => {
+  test('prints each decided value with its reason', async () => {
+    const res = await cli(['explain', path.join(__dirname, '..', 'dist', 'checkout-api.k8s.yaml')]);
+    expect(res.code).toBe(0);
+    expect(res.out).toContain('Deployment/checkout-api spec.template.spec.containers[0].readinessProbe.timeoutSeconds = 3');
+    expect(res.out).toContain('PodDisruptionBudget/checkout-api spec.maxUnavailable = 1');
+    expect(res.out).toMatch(/Leave window 3 x 10 s = 30 s/);
+  });
+});
+

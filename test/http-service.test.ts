@@ -1,0 +1,80 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { Duration } from 'cdk8s';
+import { SchemaValidator } from '../src/schemas/validator';
+import { explainManifest } from '../src/justify/explain';
+import { find, parseYamlDocs, synthService } from './support/manifests';
+
+const validator = SchemaValidator.load();
+
+describe('HttpService (checkout-api example)', () => {
+  const objs = synthService();
+  const dep = find(objs, 'Deployment');
+  const container = dep.spec.template.spec.containers[0];
+
+  test('every emitted object validates against the Kubernetes 1.28 schema', () => {
+    expect(objs.map((o) => o.kind).sort()).toEqual(['Deployment', 'PodDisruptionBudget', 'Service']);
+    for (const o of objs) expect({ kind: o.kind, errors: validator.validate(o) }).toEqual({ kind: o.kind, errors: [] });
+  });
+
+  test('safe probes, no CPU limit, maxUnavailable 0, minReadySeconds 30', () => {
+    expect(container.readinessProbe).toMatchObject({ timeoutSeconds: 3, failureThreshold: 3, successThreshold: 3, periodSeconds: 10, httpGet: { path: '/healthz', port: 'http' } });
+    expect(container.livenessProbe.tcpSocket).toEqual({ port: 'http' });
+    expect(container.resources.limits).toEqual({ memory: '512Mi' });
+    expect(container.resources.requests).toEqual({ cpu: '250m', memory: '512Mi' });
+    expect(dep.spec.minReadySeconds).toBe(30);
+    expect(dep.spec.strategy.rollingUpdate.maxUnavailable).toBe(0);
+    expect(dep.spec.progressDeadlineSeconds).toBe(600);
+    expect(find(objs, 'PodDisruptionBudget').spec.maxUnavailable).toBe(1);
+  });
+
+  test('restricted security context, no token, spread, shutdown delay', () => {
+    const pod = dep.spec.template.spec;
+    expect(pod.automountServiceAccountToken).toBe(false);
+    expect(pod.securityContext).toEqual({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(container.securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] } });
+    expect(pod.topologySpreadConstraints.map((t: { topologyKey: string }) => t.topologyKey)).toEqual(['kubernetes.io/hostname', 'topology.kubernetes.io/zone']);
+    expect(container.lifecycle.preStop.exec.command).toEqual(['sleep', '10']);
+    expect(pod.terminationGracePeriodSeconds).toBe(30);
+  });
+
+  test('every decided value has a reason in the annotation, readable by explain', () => {
+    const text = fs.readFileSync(path.join(__dirname, '..', 'dist', 'checkout-api.k8s.yaml'), 'utf8');
+    const items = explainManifest(text);
+    const byPath = new Map(items.map((i) => [`${i.object} ${i.path}`, i]));
+    const timeout = byPath.get('Deployment/checkout-api spec.template.spec.containers[0].readinessProbe.timeoutSeconds');
+    expect(timeout?.value).toBe(3);
+    expect(byPath.get('PodDisruptionBudget/checkout-api spec.maxUnavailable')?.reason).toContain('3,700 req/s');
+    for (const i of items) expect(i.value).not.toBeUndefined();
+    expect(items.length).toBeGreaterThanOrEqual(30);
+  });
+
+  test('the committed dist/ carries the reasons as YAML comments beside the values', () => {
+    const text = fs.readFileSync(path.join(__dirname, '..', 'dist', 'checkout-api.k8s.yaml'), 'utf8');
+    expect(text).toMatch(/# .*Leave window 3 x 10 s = 30 s[\s\S]*?failureThreshold: 3/);
+    expect(text).toMatch(/# Return window 3 x 10 s = 30 s[^\n]*\n(\s+#[^\n]*\n)*\s+successThreshold: 3/);
+    expect(text).toMatch(/# No CPU limit[^\n]*\n(\s+#[^\n]*\n)*\s+limits:\n\s+#[^\n]*\n(\s+#[^\n]*\n)*\s+memory: 512Mi/);
+    expect(text).toMatch(/# Peak 3,700 req\/s[^\n]*\n(\s+#[^\n]*\n)*\s+maxUnavailable: 1/);
+    // the commented output parses to the same objects as the uncommented synth
+    expect(parseYamlDocs(text).map((o) => o.kind)).toEqual(['Deployment', 'Service', 'PodDisruptionBudget']);
+  });
+
+  test('without a measured p99 the output says so', () => {
+    const d = find(synthService({ health: { readinessPath: '/healthz' } }), 'Deployment');
+    expect(d.metadata.annotations?.['rollwise.dev/reasons']).toContain('p99 under peak load was NOT given');
+    expect(d.metadata.annotations?.['rollwise.dev/readiness-p99-seconds']).toBeUndefined();
+  });
+
+  test('an override carries its reason into the annotations', () => {
+    const d = find(synthService({ overrides: { cpuLimit: { value: '1', because: 'billing is per limit on this cluster' } } }), 'Deployment');
+    expect(d.spec.template.spec.containers[0].resources.limits.cpu).toBe('1');
+    expect(d.metadata.annotations?.['rollwise.dev/overrides']).toContain('spec.template.spec.containers[0].resources.limits.cpu: Overridden: billing is per limit on this cluster');
+  });
+
+  test('Done-when: readiness timeout 1 s for a 1.5 s p99 without a reason fails naming both numbers', () => {
+    expect(() => synthService({
+      health: { readinessPath: '/healthz', readinessP99UnderLoad: Duration.millis(1500) },
+      overrides: { readinessTimeout: { value: Duration.seconds(1), because: '' } },
+    })).toThrow(/overrides.readinessTimeout = 1 s: .*1\.5 s/);
+  });
+});

@@ -1,0 +1,26 @@
+import { App, Chart, Testing } from 'cdk8s';
+import * as YAML from 'yaml';
+import { HttpService, HttpServiceProps } from '../../src/constructs/http-service';
+import { checkoutApiProps } from '../../src/example';
+
+export type Manifest = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; annotations?: Record<string, string> }; spec: any }; // eslint-disable-line @typescript-eslint/no-explicit-any -- test access to arbitrary manifest fields
+
+/** Synthesizes one HttpService in its own chart and returns the plain manifest objects. */
+export function synthService(props: Partial<HttpServiceProps> = {}, id = 'checkout-api'): Manifest[] {
+  const app = Testing.app();
+  const chart = new Chart(app, 'test', { namespace: 'checkout' });
+  new HttpService(chart, id, { ...checkoutApiProps(), ...props });
+  return Testing.synth(chart) as Manifest[];
+}
+
+export function find(objs: Manifest[], kind: string, name?: string): Manifest {
+  const o = objs.find((x) => x.kind === kind && (name === undefined || x.metadata.name === name));
+  if (!o) throw new Error(`no ${kind}${name ? ` ${name}` : ''} in ${objs.map((x) => x.kind).join(', ')}`);
+  return o;
+}
+
+export function parseYamlDocs(text: string): Manifest[] {
+  return YAML.parseAllDocuments(text, { version: '1.1' }).map((d) => d.toJS() as Manifest);
+}
+
+export { App };
