@@ -1,5 +1,15 @@
 import { Duration } from 'cdk8s';
 import { HttpServiceProps } from './constructs/http-service';
+import { Platform } from './decisions/platform';
+
+/** The platform settings of the example organisation (one Gateway, one Prometheus, one deploy repo). */
+export function examplePlatform(): Platform {
+  return new Platform({
+    gateway: { name: 'public', namespace: 'envoy-gateway-system' },
+    prometheusAddress: 'http://prometheus-operated.monitoring.svc:9090',
+    argoCd: { repoURL: 'https://github.com/acme/deploy.git', path: 'dist' },
+  });
+}
 
 /** checkout-api, the service of the field notes, as a team would describe it. */
 export function checkoutApiProps(): HttpServiceProps {
@@ -10,5 +20,7 @@ export function checkoutApiProps(): HttpServiceProps {
     health: { readinessPath: '/healthz', readinessP99UnderLoad: Duration.millis(250) },
     resources: { cpu: '250m', memory: '512Mi' },
     capacity: { peakRequestsPerSecond: 3700, saturationRequestsPerSecondPerReplica: 450 },
+    route: { hostnames: ['checkout.example.com'] },
+    platform: examplePlatform(),
   };
 }

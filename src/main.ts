@@ -1,13 +1,20 @@
 import { App, Chart } from 'cdk8s';
+import { ArgoCdApplication } from './constructs/argo-cd-application';
 import { HttpService } from './constructs/http-service';
 import { checkoutApiProps } from './example';
 import { synthesize } from './synth/synth';
 
-/** The example app: checkout-api (src/example.ts). */
+/** The example app: checkout-api (src/example.ts) and its Argo CD Application. */
 export function buildApp(outdir?: string): App {
   const app = new App({ outdir });
+  const props = checkoutApiProps();
   const chart = new Chart(app, 'checkout-api', { namespace: 'checkout' });
-  new HttpService(chart, 'checkout-api', checkoutApiProps());
+  const service = new HttpService(chart, 'checkout-api', props);
+  const settings = props.platform?.argoCd;
+  if (settings) {
+    const apps = new Chart(app, 'argocd-applications');
+    new ArgoCdApplication(apps, 'checkout-api', { service, settings, include: 'checkout-api.k8s.yaml' });
+  }
   return app;
 }
 

@@ -3,17 +3,19 @@ import * as path from 'path';
 import { Duration } from 'cdk8s';
 import { SchemaValidator } from '../src/schemas/validator';
 import { explainManifest } from '../src/justify/explain';
-import { find, parseYamlDocs, synthService } from './support/manifests';
+import { find, workload, parseYamlDocs, synthService } from './support/manifests';
 
 const validator = SchemaValidator.load();
 
 describe('HttpService (checkout-api example)', () => {
   const objs = synthService();
-  const dep = find(objs, 'Deployment');
+  const dep = workload(objs);
   const container = dep.spec.template.spec.containers[0];
 
   test('every emitted object validates against the Kubernetes 1.28 schema', () => {
-    expect(objs.map((o) => o.kind).sort()).toEqual(['Deployment', 'PodDisruptionBudget', 'Service']);
+    expect(objs.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual([
+      'AnalysisTemplate/checkout-api-canary-background', 'AnalysisTemplate/checkout-api-canary-gate', 'HTTPRoute/checkout-api',
+      'PodDisruptionBudget/checkout-api', 'Rollout/checkout-api', 'Service/checkout-api', 'Service/checkout-api-canary']);
     for (const o of objs) expect({ kind: o.kind, errors: validator.validate(o) }).toEqual({ kind: o.kind, errors: [] });
   });
 
@@ -23,7 +25,7 @@ describe('HttpService (checkout-api example)', () => {
     expect(container.resources.limits).toEqual({ memory: '512Mi' });
     expect(container.resources.requests).toEqual({ cpu: '250m', memory: '512Mi' });
     expect(dep.spec.minReadySeconds).toBe(30);
-    expect(dep.spec.strategy.rollingUpdate.maxUnavailable).toBe(0);
+    expect(dep.spec.strategy.canary.maxUnavailable).toBe(0);
     expect(dep.spec.progressDeadlineSeconds).toBe(600);
     expect(find(objs, 'PodDisruptionBudget').spec.maxUnavailable).toBe(1);
   });
@@ -42,7 +44,7 @@ describe('HttpService (checkout-api example)', () => {
     const text = fs.readFileSync(path.join(__dirname, '..', 'dist', 'checkout-api.k8s.yaml'), 'utf8');
     const items = explainManifest(text);
     const byPath = new Map(items.map((i) => [`${i.object} ${i.path}`, i]));
-    const timeout = byPath.get('Deployment/checkout-api spec.template.spec.containers[0].readinessProbe.timeoutSeconds');
+    const timeout = byPath.get('Rollout/checkout-api spec.template.spec.containers[0].readinessProbe.timeoutSeconds');
     expect(timeout?.value).toBe(3);
     expect(byPath.get('PodDisruptionBudget/checkout-api spec.maxUnavailable')?.reason).toContain('3,700 req/s');
     for (const i of items) expect(i.value).not.toBeUndefined();
@@ -56,17 +58,17 @@ describe('HttpService (checkout-api example)', () => {
     expect(text).toMatch(/# No CPU limit[^\n]*\n(\s+#[^\n]*\n)*\s+limits:\n\s+#[^\n]*\n(\s+#[^\n]*\n)*\s+memory: 512Mi/);
     expect(text).toMatch(/# Peak 3,700 req\/s[^\n]*\n(\s+#[^\n]*\n)*\s+maxUnavailable: 1/);
     // the commented output parses to the same objects as the uncommented synth
-    expect(parseYamlDocs(text).map((o) => o.kind)).toEqual(['Deployment', 'Service', 'PodDisruptionBudget']);
+    expect(parseYamlDocs(text).map((o) => o.kind)).toEqual(['Rollout', 'Service', 'HTTPRoute', 'AnalysisTemplate', 'AnalysisTemplate', 'Service', 'PodDisruptionBudget']);
   });
 
   test('without a measured p99 the output says so', () => {
-    const d = find(synthService({ health: { readinessPath: '/healthz' } }), 'Deployment');
+    const d = workload(synthService({ health: { readinessPath: '/healthz' } }));
     expect(d.metadata.annotations?.['rollwise.dev/reasons']).toContain('p99 under peak load was NOT given');
     expect(d.metadata.annotations?.['rollwise.dev/readiness-p99-seconds']).toBeUndefined();
   });
 
   test('an override carries its reason into the annotations', () => {
-    const d = find(synthService({ overrides: { cpuLimit: { value: '1', because: 'billing is per limit on this cluster' } } }), 'Deployment');
+    const d = workload(synthService({ overrides: { cpuLimit: { value: '1', because: 'billing is per limit on this cluster' } } }));
     expect(d.spec.template.spec.containers[0].resources.limits.cpu).toBe('1');
     expect(d.metadata.annotations?.['rollwise.dev/overrides']).toContain('spec.template.spec.containers[0].resources.limits.cpu: Overridden: billing is per limit on this cluster');
   });

@@ -1,9 +1,11 @@
 import { Duration } from 'cdk8s';
 import * as fc from 'fast-check';
 import { replicasNeededAtPeak } from '../src/decisions/disruption';
+import { Delivery } from '../src/decisions/canary';
+import { examplePlatform } from '../src/example';
 import { HttpServiceProps } from '../src/constructs/http-service';
 import { SchemaValidator } from '../src/schemas/validator';
-import { find, synthService } from './support/manifests';
+import { find, workload, synthService } from './support/manifests';
 
 const validator = SchemaValidator.load();
 
@@ -18,6 +20,7 @@ const validProps: fc.Arbitrary<HttpServiceProps> = fc.record({
   livenessPath: fc.option(fc.constantFrom('/livez', '/ping'), { nil: undefined }),
   capacity: fc.option(fc.record({ saturation: fc.integer({ min: 1, max: 5000 }), load: fc.double({ min: 0.01, max: 1, noNaN: true }) }), { nil: undefined }),
   cpuLimitFactor: fc.option(fc.integer({ min: 1, max: 4 }), { nil: undefined }),
+  canary: fc.boolean(),
 }).map((g) => {
   // peak load scaled so that at least one replica can be disrupted at the 80 % ceiling
   const maxPeak = (g.replicas - 1) * 0.8 * (g.capacity?.saturation ?? 1);
@@ -33,6 +36,9 @@ const validProps: fc.Arbitrary<HttpServiceProps> = fc.record({
     },
     resources: { cpu: `${g.cpuMillis}m`, memory: `${g.memoryMi}Mi` },
     capacity: g.capacity && { peakRequestsPerSecond: Math.max(0.01, g.capacity.load * maxPeak), saturationRequestsPerSecondPerReplica: g.capacity.saturation },
+    delivery: g.canary ? Delivery.canary() : Delivery.rollingUpdate(),
+    route: g.canary ? { hostnames: ['svc.example.com'] } : undefined,
+    platform: examplePlatform(),
     overrides: g.cpuLimitFactor === undefined ? undefined : { cpuLimit: { value: `${g.cpuMillis * g.cpuLimitFactor}m`, because: 'batch-priced node pool (property test)' } },
   };
 });
@@ -42,7 +48,7 @@ describe('every valid input yields safe, schema-valid output', () => {
     fc.assert(fc.property(validProps, (props) => {
       const objs = synthService(props, 'svc');
       for (const o of objs) expect(validator.validate(o)).toEqual([]);
-      const dep = find(objs, 'Deployment');
+      const dep = workload(objs);
       const c = dep.spec.template.spec.containers[0];
       const r = c.readinessProbe;
       const l = c.livenessProbe;
@@ -63,7 +69,7 @@ describe('every valid input yields safe, schema-valid output', () => {
       } else {
         expect(c.resources.limits.cpu).toBeUndefined();
       }
-      expect(dep.spec.strategy.rollingUpdate.maxUnavailable).toBe(0);
+      expect(dep.kind === 'Rollout' ? dep.spec.strategy.canary.maxUnavailable : dep.spec.strategy.rollingUpdate.maxUnavailable).toBe(0);
       expect(dep.spec.minReadySeconds).toBeGreaterThanOrEqual(r.failureThreshold * r.periodSeconds);
       // the PDB keeps the survivors below the ceiling at peak
       const pdb = find(objs, 'PodDisruptionBudget').spec.maxUnavailable as number;

@@ -2,8 +2,13 @@ import { ApiObject, Chart } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { decided } from '../decisions/decision';
+import { Delivery } from '../decisions/canary';
+import { checkInteger, checkPath } from '../decisions/inputs';
+import { checkRolloutSpec } from '../checks/rollout-spec';
+import { RollwiseInputError } from '../errors';
+import { CanaryDelivery, RouteProps } from './canary-delivery';
 import { Platform } from '../decisions/platform';
-import { CapacityProps, decideService, HealthProps, HttpServiceOverrides, ResourcesProps, ServiceDecisions } from '../decisions/service';
+import { CapacityProps, decideService, replicasDecision, HealthProps, HttpServiceOverrides, ResourcesProps, ServiceDecisions } from '../decisions/service';
 import { ANNOTATIONS } from '../justify/annotations';
 import { Reasons } from '../justify/reasons';
 import { PORT_NAME, renderPodTemplate, selectorLabels } from './pod-template';
@@ -39,6 +44,28 @@ export interface HttpServiceProps {
    * @default the chart's namespace, else none (the Argo CD Application's destination namespace applies)
    */
   readonly namespace?: string;
+  /**
+   * How new versions reach users.
+   * @default Delivery.canary(): an Argo Rollout with analysis; needs `route` and the platform's gateway and Prometheus
+   */
+  readonly delivery?: Delivery;
+  /**
+   * The HTTPRoute's hostnames and path (required for canary delivery).
+   * @default none: no HTTPRoute (only allowed with Delivery.rollingUpdate())
+   */
+  readonly route?: RouteProps;
+  /**
+   * A HorizontalPodAutoscaler between `replicas` (the floor) and `maxReplicas`.
+   * @default none: `replicas` is fixed
+   */
+  readonly autoscaling?: AutoscalingProps;
+}
+
+/** Autoscaling on CPU; `replicas` is the floor the capacity figures were checked against. */
+export interface AutoscalingProps {
+  readonly maxReplicas: number;
+  /** Target average CPU utilisation of the request, in percent, measured in a load test (no default: it depends on how CPU tracks load for this service). */
+  readonly targetCpuUtilisationPercent: number;
 }
 
 /**
@@ -53,6 +80,10 @@ export class HttpService extends Construct {
   public readonly workload: ApiObject;
   public readonly service: ApiObject;
   public readonly podDisruptionBudget: ApiObject;
+  public readonly namespace?: string;
+  /** The canary objects (Rollout, canary Service, HTTPRoute, AnalysisTemplates), in canary mode. */
+  public readonly canary?: CanaryDelivery;
+  public readonly autoscaler?: ApiObject;
 
   constructor(scope: Construct, id: string, props: HttpServiceProps) {
     super(scope, id);
@@ -66,24 +97,26 @@ export class HttpService extends Construct {
       name: d.name, namespace, labels, annotations: { ...extra, ...reasons.annotations() },
     });
 
-    const dep = new Reasons();
-    const template = renderPodTemplate(d, labels, dep);
-    const strategy = {
-      type: 'RollingUpdate',
-      rollingUpdate: {
-        maxUnavailable: k8s.IntOrString.fromNumber(dep.use('spec.strategy.rollingUpdate.maxUnavailable', d.rollout.maxUnavailable)),
-        maxSurge: k8s.IntOrString.fromString(dep.use('spec.strategy.rollingUpdate.maxSurge', d.rollout.maxSurge)),
-      },
-    };
-    const spec: k8s.DeploymentSpec = {
-      replicas: dep.use('spec.replicas', decided(d.replicas, `Input: ${d.replicas} replicas${d.capacity ? `, ${(d.capacity.peakRps / d.replicas).toFixed(0)} req/s each at the ${d.capacity.peakRps} req/s peak (${Math.round((d.capacity.peakRps / d.replicas / d.capacity.saturationRpsPerReplica) * 100)} % of saturation)` : ''}.`)),
-      minReadySeconds: dep.use('spec.minReadySeconds', d.rollout.minReadySeconds),
-      progressDeadlineSeconds: dep.use('spec.progressDeadlineSeconds', d.rollout.progressDeadlineSeconds),
-      selector: { matchLabels: selectorLabels(d.name) },
-      strategy,
-      template,
-    };
-    this.workload = new k8s.KubeDeployment(this, 'deployment', { metadata: meta(dep, workloadFacts(d)), spec });
+    const delivery = props.delivery ?? Delivery.canary();
+    this.namespace = namespace;
+    if (delivery.kind === 'canary') {
+      this.canary = new CanaryDelivery(this, 'canary', {
+        decisions: d,
+        namespace,
+        labels,
+        route: requireRoute(props.route),
+        gateway: requirePlatform('gateway', this.platform.gateway, '{ name: "public", namespace: "envoy-gateway-system" }'),
+        prometheusAddress: requirePlatform('prometheusAddress', this.platform.prometheusAddress, '"http://prometheus-operated.monitoring.svc:9090"'),
+        maxErrorRatio: this.platform.canaryMaxErrorRatio.value,
+        steps: delivery.steps,
+        facts: workloadFacts(d),
+        replicasOwnedByAutoscaler: props.autoscaling !== undefined,
+      });
+      this.workload = this.canary.rollout;
+    } else {
+      if (props.route) throw new RollwiseInputError('route', JSON.stringify(props.route), 'a route is only emitted with canary delivery: with Delivery.rollingUpdate() nothing would split or measure its traffic.', 'use Delivery.canary() (the default), or remove route and expose the Service another way.');
+      this.workload = this.deployment(d, labels, namespace, props.autoscaling !== undefined);
+    }
 
     const svc = new Reasons();
     svc.note('spec.ports[0]', `Port 80 forwards to the container's named port "${PORT_NAME}" (${d.port}); only Ready endpoints receive traffic, which is why readiness timing matters (field-notes 1).`);
@@ -104,7 +137,78 @@ export class HttpService extends Construct {
         'A pod that is not Ready serves nothing, so evicting it never costs capacity; without this a single crash-looping pod blocks every node drain.')),
     };
     this.podDisruptionBudget = new k8s.KubePodDisruptionBudget(this, 'pdb', { metadata: meta(pdb), spec: pdbSpec });
+
+    if (props.autoscaling) this.autoscaler = this.horizontalPodAutoscaler(props.autoscaling, labels, namespace);
+    this.node.addValidation({ validate: () => this.checkController() });
   }
+
+  /** Whether an autoscaler owns the replica count (Argo CD must then ignore it). */
+  public get replicasOwnedByAutoscaler(): boolean {
+    return this.autoscaler !== undefined;
+  }
+
+  private deployment(d: ServiceDecisions, labels: Record<string, string>, namespace: string | undefined, autoscaled: boolean): ApiObject {
+    const dep = new Reasons();
+    const template = renderPodTemplate(d, labels, dep);
+    const strategy = {
+      type: 'RollingUpdate',
+      rollingUpdate: {
+        maxUnavailable: k8s.IntOrString.fromNumber(dep.use('spec.strategy.rollingUpdate.maxUnavailable', d.rollout.maxUnavailable)),
+        maxSurge: k8s.IntOrString.fromString(dep.use('spec.strategy.rollingUpdate.maxSurge', d.rollout.maxSurge)),
+      },
+    };
+    const spec: k8s.DeploymentSpec = {
+      replicas: autoscaled ? undefined : dep.use('spec.replicas', replicasDecision(d)),
+      minReadySeconds: dep.use('spec.minReadySeconds', d.rollout.minReadySeconds),
+      progressDeadlineSeconds: dep.use('spec.progressDeadlineSeconds', d.rollout.progressDeadlineSeconds),
+      selector: { matchLabels: selectorLabels(d.name) },
+      strategy,
+      template,
+    };
+    return new k8s.KubeDeployment(this, 'deployment', { metadata: { name: d.name, namespace, labels, annotations: { ...workloadFacts(d), ...dep.annotations() } }, spec });
+  }
+
+  private horizontalPodAutoscaler(a: AutoscalingProps, labels: Record<string, string>, namespace: string | undefined): ApiObject {
+    const d = this.decisions;
+    checkInteger('autoscaling.maxReplicas', a.maxReplicas, d.replicas, 10000, `it must be at least replicas (${d.replicas}), the floor the capacity figures were checked against.`, `use a maximum of at least ${d.replicas}.`);
+    checkInteger('autoscaling.targetCpuUtilisationPercent', a.targetCpuUtilisationPercent, 10, 95, 'utilisation is measured against the CPU request; at 100 % and above the pods are already saturated when the autoscaler reacts.', 'use the utilisation your load test showed at about 80 % of the saturation rate.');
+    const r = new Reasons();
+    const spec: k8s.HorizontalPodAutoscalerSpecV2 = {
+      scaleTargetRef: { apiVersion: this.workload.apiVersion, kind: this.workload.kind, name: d.name },
+      minReplicas: r.use('spec.minReplicas', decided(d.replicas, `The replicas input (${d.replicas}): the floor the disruption budget and capacity figures were checked against; the autoscaler may add, never go below.`)),
+      maxReplicas: r.use('spec.maxReplicas', decided(a.maxReplicas, 'Input: the most replicas the service may run.')),
+      metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: a.targetCpuUtilisationPercent } } }],
+    };
+    r.note('spec.metrics[0]', `Input: scale out above ${a.targetCpuUtilisationPercent} % average CPU utilisation of the request, as measured in the service's load test.`);
+    return new k8s.KubeHorizontalPodAutoscalerV2(this, 'hpa', { metadata: { name: d.name, namespace, labels, annotations: r.annotations() }, spec });
+  }
+
+  /** The controller's checks on the final objects (escape-hatch patches included). */
+  private checkController(): string[] {
+    if (!this.canary) return [];
+    const objects = [this.canary.rollout, this.canary.canaryService, this.canary.route, this.canary.backgroundTemplate, this.canary.gateTemplate, this.service].map((o) => o.toJson());
+    return checkRolloutSpec(objects[0], objects);
+  }
+}
+
+function requireRoute(route: RouteProps | undefined): RouteProps {
+  if (!route || !Array.isArray(route.hostnames) || route.hostnames.length === 0) {
+    throw new RollwiseInputError('route', JSON.stringify(route ?? null), 'canary delivery splits traffic on an HTTPRoute and needs its hostnames; a route without hostnames would capture every host on the shared Gateway.', 'add route: { hostnames: ["checkout.example.com"] }, or use delivery: Delivery.rollingUpdate().');
+  }
+  for (const h of route.hostnames) {
+    if (!/^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(h)) {
+      throw new RollwiseInputError('route.hostnames', h, 'is not a DNS hostname (lower case, optionally starting with "*."); the Gateway API rejects it.', 'use a hostname like "checkout.example.com".');
+    }
+  }
+  if (route.pathPrefix !== undefined) checkPath('route.pathPrefix', route.pathPrefix);
+  return route;
+}
+
+function requirePlatform<T>(setting: string, value: T | undefined, example: string): T {
+  if (value === undefined) {
+    throw new RollwiseInputError(`platform.${setting}`, 'unset', `canary delivery needs it: the HTTPRoute attaches to the platform's Gateway and the analysis queries Prometheus.`, `set ${setting}: ${example} in the shared Platform, or use delivery: Delivery.rollingUpdate().`);
+  }
+  return value;
 }
 
 /** The measured facts the lint rules need and a manifest cannot otherwise hold. */

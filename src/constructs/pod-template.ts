@@ -14,9 +14,11 @@ export function selectorLabels(name: string): Record<string, string> {
 
 /**
  * Renders the pod template every workload kind (Deployment, Rollout) shares, recording the reason
- * of each decided field under `prefix` (the template's field path in the workload).
+ * of each decided field under `prefix` (the template's field path in the workload). `hashLabel` is
+ * the label the workload's controller puts on each revision's pods (`pod-template-hash` for
+ * Deployments, `rollouts-pod-template-hash` for Rollouts), so spreading applies per revision.
  */
-export function renderPodTemplate(d: ServiceDecisions, labels: Record<string, string>, reasons: Reasons, prefix = 'spec.template'): k8s.PodTemplateSpec {
+export function renderPodTemplate(d: ServiceDecisions, labels: Record<string, string>, reasons: Reasons, hashLabel = 'pod-template-hash', prefix = 'spec.template'): k8s.PodTemplateSpec {
   const c = `${prefix}.spec.containers[0]`;
   const r = d.readiness;
   const l = d.liveness;
@@ -77,8 +79,8 @@ export function renderPodTemplate(d: ServiceDecisions, labels: Record<string, st
       terminationGracePeriodSeconds: reasons.use(`${prefix}.spec.terminationGracePeriodSeconds`, sd.terminationGracePeriodSeconds),
       securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
       topologySpreadConstraints: [
-        { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: selectorLabels(d.name) }, matchLabelKeys: ['pod-template-hash'] },
-        { maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: selectorLabels(d.name) }, matchLabelKeys: ['pod-template-hash'] },
+        { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: selectorLabels(d.name) }, matchLabelKeys: [hashLabel] },
+        { maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: selectorLabels(d.name) }, matchLabelKeys: [hashLabel] },
       ],
       containers: [{
         name: 'app',

@@ -63,6 +63,65 @@ export interface PlatformProps {
    * @default none
    */
   readonly labels?: Record<string, string>;
+  /**
+   * The shared Gateway the services' HTTPRoutes attach to.
+   * @default none: canary delivery (which needs an HTTPRoute) then fails with a clear error
+   */
+  readonly gateway?: GatewayRef;
+  /**
+   * Prometheus base URL the canary analysis queries.
+   * @default none: canary delivery then fails with a clear error
+   */
+  readonly prometheusAddress?: string;
+  /**
+   * Highest 5xx ratio a canary may show.
+   * @default 0.01
+   */
+  readonly canaryMaxErrorRatio?: Override<number>;
+  /**
+   * Where Argo CD finds the committed output.
+   * @default none: no Argo CD Application is emitted
+   */
+  readonly argoCd?: ArgoCdSettings;
+}
+
+/** A Gateway API Gateway (and optionally one of its listeners). */
+export interface GatewayRef {
+  readonly name: string;
+  readonly namespace: string;
+  /**
+   * Listener name.
+   * @default all listeners of the Gateway that allow the route
+   */
+  readonly sectionName?: string;
+}
+
+/** Argo CD settings shared by every service's Application. */
+export interface ArgoCdSettings {
+  /** Git repository holding the committed dist/. */
+  readonly repoURL: string;
+  /**
+   * Branch, tag or commit Argo CD follows.
+   * @default 'main'
+   */
+  readonly targetRevision?: string;
+  /** Folder of the synthesized manifests in the repository, e.g. 'dist' or 'dist/prod'. */
+  readonly path: string;
+  /**
+   * Argo CD project.
+   * @default 'default'
+   */
+  readonly project?: string;
+  /**
+   * Namespace Argo CD watches for Applications.
+   * @default 'argocd'
+   */
+  readonly namespace?: string;
+  /**
+   * Destination cluster API server.
+   * @default 'https://kubernetes.default.svc' (the cluster Argo CD runs in)
+   */
+  readonly server?: string;
 }
 
 /** Resolved platform settings, each with its reason. */
@@ -79,6 +138,10 @@ export class Platform {
   public readonly shutdownDrainSeconds: Decision<number>;
   public readonly shutdownDelay: ShutdownDelay;
   public readonly labels: Record<string, string>;
+  public readonly gateway?: GatewayRef;
+  public readonly prometheusAddress?: string;
+  public readonly canaryMaxErrorRatio: Decision<number>;
+  public readonly argoCd?: ArgoCdSettings;
 
   constructor(props: PlatformProps) {
     const secs = (d: Duration) => d.toSeconds({ integral: false });
@@ -114,5 +177,17 @@ export class Platform {
 
     this.shutdownDelay = props.shutdownDelay ?? ShutdownDelay.execSleep();
     this.labels = { ...(props.labels ?? {}) };
+    this.gateway = props.gateway;
+    if (props.prometheusAddress !== undefined && !/^https?:\/\/[^\s/]+/.test(props.prometheusAddress)) {
+      throw new RollwiseInputError('platform.prometheusAddress', props.prometheusAddress, 'the Argo Rollouts Prometheus provider needs an absolute http(s) URL; anything else makes every measurement an Error.', 'give the in-cluster URL, e.g. "http://prometheus-operated.monitoring.svc:9090".');
+    }
+    this.prometheusAddress = props.prometheusAddress;
+    this.canaryMaxErrorRatio = withOverride('platform.canaryMaxErrorRatio', decided(0.01,
+      'A canary may fail at most 1 % of its requests (the design card\'s threshold, field-notes 6); measured on the canary\'s own traffic, not diluted by the stable share.'),
+    props.canaryMaxErrorRatio, (v) => `${v}`);
+    if (!(this.canaryMaxErrorRatio.value > 0 && this.canaryMaxErrorRatio.value < 0.5)) {
+      throw new RollwiseInputError('platform.canaryMaxErrorRatio', this.canaryMaxErrorRatio.value, 'must be above 0 and below 0.5: 0 aborts on any single error, and at 0.5 a canary failing half its requests passes.', 'use 0.01 unless your SLO says otherwise.');
+    }
+    this.argoCd = props.argoCd;
   }
 }

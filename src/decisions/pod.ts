@@ -31,7 +31,7 @@ export function shutdown(propagationSeconds: number, drainSeconds: number, delay
 }
 
 export const SPREAD_REASON = {
-  hostname: 'At most one pod more on any node than on another (maxSkew 1, DoNotSchedule): a node drain or failure takes out as few pods as possible. matchLabelKeys pod-template-hash spreads each ReplicaSet on its own, so surge pods of a rollout spread too.',
+  hostname: 'At most one pod more on any node than on another (maxSkew 1, DoNotSchedule): a node drain or failure takes out as few pods as possible. matchLabelKeys on the revision pod-template hash spreads each ReplicaSet on its own, so surge and canary pods spread too.',
   zone: 'Spread across zones (maxSkew 1, ScheduleAnyway): a zone outage costs a fraction of the fleet; a preference, not a hard rule, so a cluster with an unavailable zone still schedules and a maxUnavailable-0 rollout does not stall.',
 };
 

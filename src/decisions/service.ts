@@ -8,7 +8,7 @@ import { shutdown, ShutdownDecisions } from './pod';
 import { livenessTiming, LivenessTiming, readinessTiming, ReadinessTiming, startupTiming, StartupTiming } from './probes';
 import { resources, ResourceDecisions } from './resources';
 import { rolloutStrategy, RolloutDecisions } from './rollout';
-import { Decision } from './decision';
+import { decided, Decision } from './decision';
 
 /** What the service's health endpoints are and how they behave under load. */
 export interface HealthProps {
@@ -157,4 +157,10 @@ export function decideService(inp: ServiceInputs, platform: Platform): ServiceDe
     pdbMaxUnavailable: disruptionBudget({ replicas, capacity, ceiling: platform.peakUtilisationCeiling.value, override: o.pdbMaxUnavailable }),
     shutdown: shutdown(platform.endpointPropagationSeconds.value, platform.shutdownDrainSeconds.value, platform.shutdownDelay),
   };
+}
+
+/** The replica count's reason: the input, and the load per replica at peak when capacity is known. */
+export function replicasDecision(d: ServiceDecisions): Decision<number> {
+  const c = d.capacity;
+  return decided(d.replicas, `Input: ${d.replicas} replicas${c ? `, ${(c.peakRps / d.replicas).toFixed(0)} req/s each at the ${c.peakRps} req/s peak (${Math.round((c.peakRps / d.replicas / c.saturationRpsPerReplica) * 100)} % of saturation)` : ''}.`);
 }

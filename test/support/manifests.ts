@@ -13,6 +13,13 @@ export function synthService(props: Partial<HttpServiceProps> = {}, id = 'checko
   return Testing.synth(chart) as Manifest[];
 }
 
+/** The service's workload: the Rollout (canary delivery) or the Deployment. */
+export function workload(objs: Manifest[]): Manifest {
+  const o = objs.find((x) => x.kind === 'Rollout' || x.kind === 'Deployment');
+  if (!o) throw new Error(`no workload in ${objs.map((x) => x.kind).join(', ')}`);
+  return o;
+}
+
 export function find(objs: Manifest[], kind: string, name?: string): Manifest {
   const o = objs.find((x) => x.kind === kind && (name === undefined || x.metadata.name === name));
   if (!o) throw new Error(`no ${kind}${name ? ` ${name}` : ''} in ${objs.map((x) => x.kind).join(', ')}`);

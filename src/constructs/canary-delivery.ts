@@ -1,0 +1,168 @@
+import { ApiObject } from 'cdk8s';
+import { k8s } from 'cdk8s-plus-28';
+import { Construct } from 'constructs';
+import { AnalysisTemplate } from '../../imports/analysistemplate-argoproj.io';
+import { HttpRoute } from '../../imports/gateway-api-gateway.networking.k8s.io';
+import { Rollout } from '../../imports/rollout-argoproj.io';
+import { analysisMetrics, envoyClusters, GATE_COUNT, INTERVAL, metricLimits, RATE_WINDOW } from '../decisions/analysis';
+import { canaryStrategy, CanaryStep, CanaryStrategyDecisions } from '../decisions/canary';
+import { decided } from '../decisions/decision';
+import { GatewayRef } from '../decisions/platform';
+import { replicasDecision, ServiceDecisions } from '../decisions/service';
+import { Reasons } from '../justify/reasons';
+import { PORT_NAME, renderPodTemplate, selectorLabels } from './pod-template';
+
+/** Where the route listens. */
+export interface RouteProps {
+  /** Hostnames the route serves (required: a route without hostnames captures every host on a shared Gateway listener). */
+  readonly hostnames: string[];
+  /**
+   * Path prefix routed to the service.
+   * @default '/'
+   */
+  readonly pathPrefix?: string;
+}
+
+export interface CanaryDeliveryProps {
+  readonly decisions: ServiceDecisions;
+  readonly namespace?: string;
+  readonly labels: Record<string, string>;
+  readonly route: RouteProps;
+  readonly gateway: GatewayRef;
+  readonly prometheusAddress: string;
+  readonly maxErrorRatio: number;
+  /** @default the rollwise default steps */
+  readonly steps?: CanaryStep[];
+  /** Annotations with facts for the lint rules, put on the Rollout. */
+  readonly facts: Record<string, string>;
+  /** Omit spec.replicas (an autoscaler owns it). */
+  readonly replicasOwnedByAutoscaler: boolean;
+}
+
+/** The label Argo Rollouts puts on each revision's pods. */
+export const ROLLOUT_HASH_LABEL = 'rollouts-pod-template-hash';
+
+/**
+ * Canary delivery: an Argo Rollout splitting traffic on the service's HTTPRoute through the
+ * Gateway API plugin, a canary Service, and the analysis that aborts a bad release at its first
+ * weight. The stable Service (named after the service) is created by the caller.
+ */
+export class CanaryDelivery extends Construct {
+  public readonly rollout: ApiObject;
+  public readonly canaryService: ApiObject;
+  public readonly route: ApiObject;
+  public readonly backgroundTemplate: ApiObject;
+  public readonly gateTemplate: ApiObject;
+  public readonly strategy: CanaryStrategyDecisions;
+
+  constructor(scope: Construct, id: string, props: CanaryDeliveryProps) {
+    super(scope, id);
+    const d = props.decisions;
+    const ns = props.namespace;
+    const canaryName = `${d.name}-canary`;
+    const gateName = `${d.name}-canary-gate`;
+    const backgroundName = `${d.name}-canary-background`;
+    const meta = (name: string, reasons: Reasons, extra: Record<string, string> = {}) => ({ name, namespace: ns, labels: props.labels, annotations: { ...extra, ...reasons.annotations() } });
+    this.strategy = canaryStrategy(d.rollout, gateName, props.steps);
+    const firstWeight = (this.strategy.steps.value.find((s) => typeof s.setWeight === 'number' && (s.setWeight as number) > 0)?.setWeight as number | undefined) ?? 5;
+
+    // The Rollout.
+    const ro = new Reasons();
+    const s = this.strategy;
+    const canary = {
+      canaryService: canaryName,
+      stableService: d.name,
+      maxSurge: ro.use('spec.strategy.canary.maxSurge', s.maxSurge),
+      maxUnavailable: ro.use('spec.strategy.canary.maxUnavailable', s.maxUnavailable),
+      scaleDownDelaySeconds: ro.use('spec.strategy.canary.scaleDownDelaySeconds', s.scaleDownDelaySeconds),
+      abortScaleDownDelaySeconds: ro.use('spec.strategy.canary.abortScaleDownDelaySeconds', s.abortScaleDownDelaySeconds),
+      dynamicStableScale: ro.use('spec.strategy.canary.dynamicStableScale', s.dynamicStableScale),
+      trafficRouting: { plugins: { 'argoproj-labs/gatewayAPI': { httpRoute: d.name, namespace: ns ?? 'default' } } },
+      analysis: {
+        templates: [{ templateName: backgroundName }],
+        args: [{ name: 'canary-hash', valueFrom: { podTemplateHashValue: 'Latest' } }],
+        startingStep: ro.use('spec.strategy.canary.analysis.startingStep', s.backgroundStartingStep),
+      },
+      steps: ro.use('spec.strategy.canary.steps', s.steps),
+    };
+    ro.note('spec.strategy.canary.trafficRouting', `Traffic is split on the HTTPRoute ${d.name} by the argoproj-labs/gatewayAPI plugin (registered in the argo-rollouts-config ConfigMap, see README), which sets the stable/canary backendRef weights.`);
+    ro.note('spec.strategy.canary.canaryService', `Canary and stable Services (${canaryName}, ${d.name}) are required in practice: the plugin finds the route's backendRefs by exactly these names.`);
+    const podTemplate = renderPodTemplate(d, props.labels, ro, ROLLOUT_HASH_LABEL);
+    const spec = {
+      ...(props.replicasOwnedByAutoscaler ? {} : { replicas: ro.use('spec.replicas', replicasDecision(d)) }),
+      minReadySeconds: ro.use('spec.minReadySeconds', d.rollout.minReadySeconds),
+      progressDeadlineSeconds: ro.use('spec.progressDeadlineSeconds', d.rollout.progressDeadlineSeconds),
+      progressDeadlineAbort: ro.use('spec.progressDeadlineAbort', s.progressDeadlineAbort),
+      rollbackWindow: { revisions: ro.use('spec.rollbackWindow.revisions', s.rollbackWindow) },
+      selector: { matchLabels: selectorLabels(d.name) },
+      template: k8s.toJson_PodTemplateSpec(podTemplate),
+      strategy: { canary },
+    };
+    this.rollout = new ApiObject(this, 'rollout', { ...Rollout.GVK, metadata: meta(d.name, ro, props.facts), spec });
+
+    // Canary Service: same selector as stable; the controller adds the revision hash at runtime.
+    const svc = new Reasons();
+    svc.note('spec.selector', `Same selector as the stable Service ${d.name}; Argo Rollouts adds the canary revision's ${ROLLOUT_HASH_LABEL} at runtime, so this Service reaches canary pods only.`);
+    this.canaryService = new k8s.KubeService(this, 'canary-service', {
+      metadata: meta(canaryName, svc),
+      spec: { type: 'ClusterIP', selector: selectorLabels(d.name), ports: [{ name: PORT_NAME, port: 80, targetPort: k8s.IntOrString.fromString(PORT_NAME), protocol: 'TCP' }] },
+    });
+
+    // HTTPRoute with both backendRefs explicit.
+    const rt = new Reasons();
+    const clusters = envoyClusters(ns ?? 'default', d.name);
+    const backendRef = (name: string, weight: number, role: string) => ({
+      group: '', kind: 'Service', name, port: 80, weight,
+      filters: [{ type: 'RequestHeaderModifier', requestHeaderModifier: { set: [{ name: 'x-rollwise-backend', value: role }] } }],
+    });
+    const routeSpec = {
+      parentRefs: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', name: props.gateway.name, namespace: props.gateway.namespace, ...(props.gateway.sectionName ? { sectionName: props.gateway.sectionName } : {}) }],
+      hostnames: rt.use('spec.hostnames', decided(props.route.hostnames, `Only these hostnames: a route without hostnames would capture every host on the shared Gateway ${props.gateway.namespace}/${props.gateway.name}.`)),
+      rules: [{
+        matches: [{ path: { type: 'PathPrefix', value: props.route.pathPrefix ?? '/' } }],
+        backendRefs: [backendRef(d.name, 100, 'stable'), backendRef(canaryName, 0, 'canary')],
+      }],
+    };
+    rt.note('spec.rules[0].backendRefs[0]', 'Stable backend at weight 100, written out with group "" and kind Service so Argo CD sees no defaulting drift; the Gateway API plugin sets the weights during a canary (Argo CD ignores them).');
+    rt.note('spec.rules[0].backendRefs[1]', `Canary backend at weight 0. Its header filter (x-rollwise-backend: canary, seen only by the app) makes Envoy Gateway build it a cluster of its own, ${clusters.canary}, so the analysis can measure the canary alone.`);
+    this.route = new ApiObject(this, 'route', { ...HttpRoute.GVK, metadata: meta(d.name, rt), spec: routeSpec });
+
+    // Analysis templates.
+    const metrics = analysisMetrics({ namespace: ns ?? 'default', name: d.name, prometheusAddress: props.prometheusAddress, maxErrorRatio: props.maxErrorRatio, firstWeightPercent: firstWeight });
+    const limits = metricLimits();
+    const analysisTemplate = (name: string, inline: boolean) => {
+      const r = new Reasons();
+      const spec = {
+        args: [{ name: 'canary-hash' }],
+        metrics: metrics.map((m, i) => {
+          r.note(`spec.metrics[${i}].provider.prometheus.query`, m.reason);
+          r.note(`spec.metrics[${i}].successCondition`, 'Guarded: an empty result (no series) or NaN (0/0 without traffic) satisfies neither condition, so the measurement is Inconclusive and the rollout pauses; unguarded, `result[0]` on an empty result is an Error and NaN fails the comparison (reference: AnalysisTemplate).');
+          if (i > 0) r.note(`spec.metrics[${i}].failureLimit`, `The same interval and limits as ${metrics[0].name}, for the same reasons.`);
+          if (i === 0) {
+            r.use(`spec.metrics[${i}].interval`, decided(INTERVAL, `One measurement a minute over a ${RATE_WINDOW} rate window (4 scrapes at 30 s): measurements overlap, so a burst of errors is seen twice, and one lost scrape does not empty the window.`));
+            r.use(`spec.metrics[${i}].failureLimit`, limits.failureLimit);
+            r.use(`spec.metrics[${i}].inconclusiveLimit`, limits.inconclusiveLimit);
+            r.use(`spec.metrics[${i}].consecutiveErrorLimit`, limits.consecutiveErrorLimit);
+            if (inline) r.use(`spec.metrics[${i}].count`, decided(GATE_COUNT, `${GATE_COUNT} measurements, one a minute: the gate watches the canary at its last weight for ${GATE_COUNT} minutes; an inline step needs a finite count, and ${GATE_COUNT} >= failureLimit + consecutiveSuccessLimit.`));
+            else r.use(`spec.metrics[${i}].initialDelay`, decided(RATE_WINDOW, `Waits ${RATE_WINDOW}, one full rate window, after the first weight so the window holds canary traffic only, instead of an empty or partial window that reads as no data.`));
+          }
+          return {
+            name: m.name,
+            interval: INTERVAL,
+            ...(inline ? { count: GATE_COUNT } : { initialDelay: RATE_WINDOW }),
+            successCondition: m.successCondition,
+            failureCondition: m.failureCondition,
+            failureLimit: limits.failureLimit.value,
+            inconclusiveLimit: limits.inconclusiveLimit.value,
+            consecutiveErrorLimit: limits.consecutiveErrorLimit.value,
+            provider: { prometheus: { address: props.prometheusAddress, query: m.query } },
+          };
+        }),
+      };
+      return new ApiObject(this, inline ? 'gate-template' : 'background-template', { ...AnalysisTemplate.GVK, metadata: meta(name, r), spec });
+    };
+    this.backgroundTemplate = analysisTemplate(backgroundName, false);
+    this.gateTemplate = analysisTemplate(gateName, true);
+
+  }
+}

@@ -1,0 +1,107 @@
+import { Duration } from 'cdk8s';
+import { RollwiseInputError } from '../errors';
+import { decided, Decision } from './decision';
+import { RolloutDecisions } from './rollout';
+
+/** A canary step as the Rollout spec holds it (exactly one key). */
+export type StepJson = Record<string, unknown>;
+
+/**
+ * One step of a canary. Use the static factories; `fromJson` accepts a raw step (e.g. copied from an
+ * existing Rollout) and is checked like the controller would, at synth time.
+ */
+export class CanaryStep {
+  /** Send `percent` % of the route's traffic to the canary (0-100). */
+  public static setWeight(percent: number): CanaryStep {
+    return new CanaryStep({ setWeight: percent }, `send ${percent} % of traffic to the canary`);
+  }
+  /** Hold the current weight for `duration` while the background analysis watches. */
+  public static pause(duration: Duration): CanaryStep {
+    return new CanaryStep({ pause: { duration: goDuration(duration) } }, `hold for ${duration.toHumanString()}`);
+  }
+  /** Wait for a human (`kubectl argo rollouts promote`). */
+  public static pauseUntilPromoted(): CanaryStep {
+    return new CanaryStep({ pause: {} }, 'wait for a human to promote');
+  }
+  /** The inline analysis gate: the step blocks until the service's gate analysis succeeds. */
+  public static analysisGate(): CanaryStep {
+    return new CanaryStep({ analysis: 'gate' }, 'block until the gate analysis passes');
+  }
+  /** A raw step; validated at synth time like the controller validates it. */
+  public static fromJson(step: StepJson): CanaryStep {
+    return new CanaryStep(step, `raw step ${JSON.stringify(step)}`);
+  }
+  private constructor(public readonly json: StepJson, public readonly description: string) {}
+}
+
+/** Go duration text for Argo Rollouts ("10m", "90s"): whole minutes when exact, else seconds. */
+export function goDuration(d: Duration): string {
+  const s = d.toSeconds({ integral: false });
+  if (!Number.isInteger(s) || s <= 0) throw new RollwiseInputError('steps.pause', d.toHumanString(), 'a pause must be a positive whole number of seconds.', 'use Duration.seconds(n) or Duration.minutes(n).');
+  if (s % 3600 === 0) return `${s / 3600}h`;
+  if (s % 60 === 0) return `${s / 60}m`;
+  return `${s}s`;
+}
+
+/** The default canary: 5 % for 10 min, 25 % for 10 min, the inline gate, then full promotion (field-notes 6). */
+export function defaultCanarySteps(): CanaryStep[] {
+  return [
+    CanaryStep.setWeight(5), CanaryStep.pause(Duration.minutes(10)),
+    CanaryStep.setWeight(25), CanaryStep.pause(Duration.minutes(10)),
+    CanaryStep.analysisGate(),
+  ];
+}
+
+export interface CanaryStrategyDecisions {
+  readonly steps: Decision<StepJson[]>;
+  readonly maxSurge: Decision<string>;
+  readonly maxUnavailable: Decision<number>;
+  readonly progressDeadlineAbort: Decision<boolean>;
+  readonly scaleDownDelaySeconds: Decision<number>;
+  readonly abortScaleDownDelaySeconds: Decision<number>;
+  readonly dynamicStableScale: Decision<boolean>;
+  readonly rollbackWindow: Decision<number>;
+  /** Index of the first step at which the background analysis starts. */
+  readonly backgroundStartingStep: Decision<number>;
+}
+
+/**
+ * The canary strategy's values. The steps are rendered with the names of the gate template;
+ * `userSteps` replaces the default steps (validated when the Rollout is checked).
+ */
+export function canaryStrategy(rollout: RolloutDecisions, gateTemplate: string, userSteps?: CanaryStep[]): CanaryStrategyDecisions {
+  const steps = (userSteps ?? defaultCanarySteps()).map((s) => (s.json.analysis === 'gate'
+    ? { analysis: { templates: [{ templateName: gateTemplate }], args: [{ name: 'canary-hash', valueFrom: { podTemplateHashValue: 'Latest' } }] } }
+    : s.json));
+  const firstWeight = steps.findIndex((s) => typeof s.setWeight === 'number' && s.setWeight > 0);
+  const described = (userSteps ?? defaultCanarySteps()).map((s) => s.description).join(', ');
+  return {
+    steps: userSteps
+      ? decided(steps, `Steps given by the service: ${described}; then full promotion.`)
+      : decided(steps, `${described}, then full promotion (field-notes 6): a bad release costs 5 % of traffic for minutes, and the inline gate cannot be skipped before 100 %.`),
+    maxSurge: decided('25%', 'Canary pods are added a quarter of the fleet at a time (the default), without doubling the footprint.'),
+    maxUnavailable: rollout.maxUnavailable,
+    progressDeadlineAbort: decided(true, `A rollout that makes no progress for ${rollout.progressDeadlineSeconds.value} s is aborted (traffic back to stable), not just marked Degraded: the default false leaves a stuck canary taking its share of traffic (reference: Argo Rollouts).`),
+    scaleDownDelaySeconds: decided(30, 'The old stable ReplicaSet stays up 30 s after promotion (the default with traffic routing), so proxies still holding its endpoints drain before the pods go.'),
+    abortScaleDownDelaySeconds: decided(30, 'After an abort the canary pods go after 30 s (the default): long enough for the proxies to stop routing to them; 0 would keep a bad canary running forever.'),
+    dynamicStableScale: decided(false, 'The stable ReplicaSet stays at 100 % during the canary, so an abort shifts traffic back instantly with no pods to start (true would scale stable down as the canary grows).'),
+    rollbackWindow: decided(3, 'Rolling back to one of the last 3 revisions skips the canary steps: a `git revert` to a version that just ran in production is not made to crawl through 5 % and 25 % again (field-notes 7).'),
+    backgroundStartingStep: decided(Math.max(0, firstWeight + 1), `The background analysis starts right after the first traffic shift (step ${firstWeight + 1}), so a bad release is aborted at its first weight, not at the gate.`),
+  };
+}
+
+/** How new versions reach users. */
+export class Delivery {
+  /**
+   * An Argo Rollout canary on the service's HTTPRoute with automatic analysis (the golden path).
+   * @param steps replaces the default steps (5 % for 10 min, 25 % for 10 min, the gate)
+   */
+  public static canary(options: { steps?: CanaryStep[] } = {}): Delivery {
+    return new Delivery('canary', options.steps);
+  }
+  /** A plain Deployment rolling update (no traffic split, no analysis): for services without a route. */
+  public static rollingUpdate(): Delivery {
+    return new Delivery('rollingUpdate', undefined);
+  }
+  private constructor(public readonly kind: 'canary' | 'rollingUpdate', public readonly steps: CanaryStep[] | undefined) {}
+}
