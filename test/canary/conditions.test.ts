@@ -1,0 +1,45 @@
+import { measurementPhase } from '../../src/checks/analysis-condition';
+import { analysisMetrics } from '../../src/decisions/analysis';
+
+const metrics = analysisMetrics({ namespace: 'checkout', name: 'checkout-api', prometheusAddress: 'http://p:9090', maxErrorRatio: 0.01, firstWeightPercent: 5 });
+const byName = Object.fromEntries(metrics.map((m) => [m.name, m]));
+
+describe('analysis conditions, evaluated like the controller', () => {
+  test.each([
+    ['no data', [], 'Inconclusive'],
+    ['NaN (no traffic: 0/0)', [NaN], 'Inconclusive'],
+    ['healthy 0.1 %', [0.001], 'Successful'],
+    ['bad 2 %', [0.02], 'Failed'],
+    ['exactly at the threshold', [0.01], 'Failed'],
+  ])('error ratio: %s -> %s', (_t, result, phase) => {
+    for (const name of ['canary-error-ratio', 'route-error-ratio']) {
+      const m = byName[name];
+      expect(measurementPhase(result as number[], m.successCondition, m.failureCondition)).toBe(phase);
+    }
+  });
+
+  test('the unguarded design-card condition errors on no data and fails on NaN (why rollwise guards it)', () => {
+    expect(measurementPhase([], 'result[0] < 0.01')).toBe('Error');
+    expect(measurementPhase([NaN], 'result[0] < 0.01')).toBe('Failed');
+    expect(measurementPhase([0.001], 'result[0] < 0.01')).toBe('Successful');
+  });
+
+  test('request volume: too little traffic is inconclusive, never a pass or a failure', () => {
+    const m = byName['canary-request-volume'];
+    expect(measurementPhase([], m.successCondition, m.failureCondition)).toBe('Inconclusive');
+    expect(measurementPhase([120], m.successCondition, m.failureCondition)).toBe('Inconclusive');
+    expect(measurementPhase([22000], m.successCondition, m.failureCondition)).toBe('Successful');
+  });
+
+  test('canary readiness: any not-ready canary pod fails, no series is inconclusive', () => {
+    const m = byName['canary-not-ready-pods'];
+    expect(measurementPhase([0], m.successCondition, m.failureCondition)).toBe('Successful');
+    expect(measurementPhase([1], m.successCondition, m.failureCondition)).toBe('Failed');
+    expect(measurementPhase([], m.successCondition, m.failureCondition)).toBe('Inconclusive');
+  });
+
+  test('the dilution arithmetic is in the reason', () => {
+    expect(byName['canary-error-ratio'].reason).toContain('0.05 x canary errors + 0.95 x stable errors');
+    expect(byName['canary-error-ratio'].reason).toContain('fails 20 % of its requests');
+  });
+});
