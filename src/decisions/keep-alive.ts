@@ -123,7 +123,7 @@ export class AppServer {
    * connector's `keepAliveTimeout` defaults to: 20 s.
    */
   public static tomcat(opts: KeepAliveOptions = {}): AppServer {
-    return AppServer.preset('Tomcat (shipped server.xml)', 20, 'keepAliveTimeout on the Connector (defaults to connectionTimeout)', opts);
+    return AppServer.preset('Tomcat (shipped server.xml)', 20, 'Connector keepAliveTimeout', opts);
   }
   /** Spring Boot with embedded Tomcat: Tomcat's built-in 60 s (`server.tomcat.keep-alive-timeout`). */
   public static springBootTomcat(opts: KeepAliveOptions = {}): AppServer {
@@ -503,11 +503,11 @@ export function checkPolicyTargets(refs: readonly PolicyTargetRef[]): void {
 // Formatting
 // ---------------------------------------------------------------------------------------------
 
-/** "5 s", "500 ms", "1 h", "5 min", "1 min 30 s": durations in reasons and errors. */
+/** "5 s", "500 ms", "65 s", "5 min", "1 h", "1 h 30 min": durations in reasons and errors. */
 export function showDuration(s: number): string {
   if (!Number.isFinite(s)) return String(s);
   if (s > 0 && s < 1) return `${round3(s * 1000)} ms`;
-  if (s >= 60 && Number.isInteger(s)) {
+  if (s >= 60 && Number.isInteger(s) && s % 60 === 0) {
     const h = Math.floor(s / 3600);
     const m = Math.floor((s % 3600) / 60);
     const sec = s % 60;
