@@ -1,5 +1,6 @@
 import { Duration } from 'cdk8s';
 import { HttpServiceProps } from './constructs/http-service';
+import { AppServer } from './decisions/keep-alive';
 import { Platform } from './decisions/platform';
 
 /** The platform settings of the example organisation (one Gateway, one Prometheus, one deploy repo). */
@@ -19,6 +20,7 @@ export function checkoutApiProps(): HttpServiceProps {
     replicas: 12,
     health: { readinessPath: '/healthz', readinessP99UnderLoad: Duration.millis(250) },
     resources: { cpu: '250m', memory: '512Mi' },
+    appServer: AppServer.uvicorn(),
     capacity: { peakRequestsPerSecond: 3700, saturationRequestsPerSecondPerReplica: 450 },
     route: { hostnames: ['checkout.example.com'] },
     platform: examplePlatform(),

@@ -2,6 +2,7 @@ import { Duration } from 'cdk8s';
 import * as fc from 'fast-check';
 import { replicasNeededAtPeak } from '../src/decisions/disruption';
 import { Delivery } from '../src/decisions/canary';
+import { appServerPresets } from '../src/decisions/keep-alive';
 import { examplePlatform } from '../src/example';
 import { HttpServiceProps } from '../src/constructs/http-service';
 import { SchemaValidator } from '../src/schemas/validator';
@@ -21,6 +22,7 @@ const validProps: fc.Arbitrary<HttpServiceProps> = fc.record({
   capacity: fc.option(fc.record({ saturation: fc.integer({ min: 1, max: 5000 }), load: fc.double({ min: 0.01, max: 1, noNaN: true }) }), { nil: undefined }),
   cpuLimitFactor: fc.option(fc.integer({ min: 1, max: 4 }), { nil: undefined }),
   canary: fc.boolean(),
+  server: fc.constantFrom(...appServerPresets().filter((p) => p.factory !== 'goNetHttp')),
 }).map((g) => {
   // peak load scaled so that at least one replica can be disrupted at the 80 % ceiling
   const maxPeak = (g.replicas - 1) * 0.8 * (g.capacity?.saturation ?? 1);
@@ -36,6 +38,7 @@ const validProps: fc.Arbitrary<HttpServiceProps> = fc.record({
     },
     resources: { cpu: `${g.cpuMillis}m`, memory: `${g.memoryMi}Mi` },
     capacity: g.capacity && { peakRequestsPerSecond: Math.max(0.01, g.capacity.load * maxPeak), saturationRequestsPerSecondPerReplica: g.capacity.saturation },
+    appServer: g.server.server,
     delivery: g.canary ? Delivery.canary() : Delivery.rollingUpdate(),
     route: g.canary ? { hostnames: ['svc.example.com'] } : undefined,
     platform: examplePlatform(),
@@ -71,6 +74,15 @@ describe('every valid input yields safe, schema-valid output', () => {
       }
       expect(dep.kind === 'Rollout' ? dep.spec.strategy.canary.maxUnavailable : dep.spec.strategy.rollingUpdate.maxUnavailable).toBe(0);
       expect(dep.spec.minReadySeconds).toBeGreaterThanOrEqual(r.failureThreshold * r.periodSeconds);
+      // the proxy always closes idle upstream connections before the app does
+      if (props.delivery?.kind === 'canary') {
+        const btp = find(objs, 'BackendTrafficPolicy');
+        const idle = btp.spec.timeout.http?.connectionIdleTimeout as string | undefined;
+        const ka = props.appServer.keepAliveSeconds;
+        if (idle !== undefined && ka !== undefined) expect(parseGoSeconds(idle)).toBeLessThan(ka);
+        expect(parseGoSeconds(btp.spec.timeout.tcp.connectTimeout)).toBeLessThanOrEqual(idle === undefined ? 10 : parseGoSeconds(idle));
+        expect(btp.spec.targetRefs).toEqual([{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: 'svc' }]);
+      }
       // the PDB keeps the survivors below the ceiling at peak
       const pdb = find(objs, 'PodDisruptionBudget').spec.maxUnavailable as number;
       expect(pdb).toBeGreaterThanOrEqual(1);
@@ -81,3 +93,11 @@ describe('every valid input yields safe, schema-valid output', () => {
     }), { numRuns: 150 });
   });
 });
+
+/** "3s", "1m18s", "1h" -> seconds. */
+function parseGoSeconds(d: string): number {
+  if (!/^(\d+[hms])+$/.test(d)) throw new Error(`unexpected duration ${d}`);
+  let total = 0;
+  for (const m of d.matchAll(/(\d+)([hms])/g)) total += Number(m[1]) * { s: 1, m: 60, h: 3600 }[m[2] as 's' | 'm' | 'h'];
+  return total;
+}

@@ -7,6 +7,8 @@ import { checkInteger, checkPath } from '../decisions/inputs';
 import { checkRolloutSpec } from '../checks/rollout-spec';
 import { RollwiseInputError } from '../errors';
 import { CanaryDelivery, RouteProps } from './canary-delivery';
+import { RouteTrafficPolicy } from './backend-traffic-policy';
+import { AppServer } from '../decisions/keep-alive';
 import { Platform } from '../decisions/platform';
 import { CapacityProps, decideService, replicasDecision, HealthProps, HttpServiceOverrides, ResourcesProps, ServiceDecisions } from '../decisions/service';
 import { ANNOTATIONS } from '../justify/annotations';
@@ -24,6 +26,18 @@ export interface HttpServiceProps {
   readonly health: HealthProps;
   /** CPU request and memory. */
   readonly resources: ResourcesProps;
+  /**
+   * The application server and its idle keep-alive (e.g. `AppServer.uvicorn()`): the proxy's idle
+   * timeout is derived from it. Required: a guessed keep-alive is the unchecked pairing that causes
+   * the 503 UC race (field-notes 8).
+   */
+  readonly appServer: AppServer;
+  /**
+   * Passive health checking (Envoy outlier detection) on the route, with an ejection cap derived
+   * from the disruption budget.
+   * @default false: no outlier detection (the readiness probe decides which pods serve)
+   */
+  readonly passiveHealthCheck?: boolean;
   /**
    * Measured capacity figures; they size the PodDisruptionBudget.
    * @default none: the budget is 1 pod and the reason says why
@@ -84,9 +98,14 @@ export class HttpService extends Construct {
   /** The canary objects (Rollout, canary Service, HTTPRoute, AnalysisTemplates), in canary mode. */
   public readonly canary?: CanaryDelivery;
   public readonly autoscaler?: ApiObject;
+  /** The BackendTrafficPolicy on the service's HTTPRoute (canary delivery only). */
+  public readonly trafficPolicy?: RouteTrafficPolicy;
+
+  private readonly props: HttpServiceProps;
 
   constructor(scope: Construct, id: string, props: HttpServiceProps) {
     super(scope, id);
+    this.props = props;
     this.platform = props.platform ?? Platform.defaults();
     this.decisions = decideService({ ...props, name: id }, this.platform);
     this.name = this.decisions.name;
@@ -109,7 +128,7 @@ export class HttpService extends Construct {
         prometheusAddress: requirePlatform('prometheusAddress', this.platform.prometheusAddress, '"http://prometheus-operated.monitoring.svc:9090"'),
         maxErrorRatio: this.platform.canaryMaxErrorRatio.value,
         steps: delivery.steps,
-        facts: workloadFacts(d),
+        facts: { ...workloadFacts(d), [ANNOTATIONS.appKeepAliveSeconds]: props.appServer.keepAliveFact },
         replicasOwnedByAutoscaler: props.autoscaling !== undefined,
       });
       this.workload = this.canary.rollout;
@@ -121,7 +140,7 @@ export class HttpService extends Construct {
     const svc = new Reasons();
     svc.note('spec.ports[0]', `Port 80 forwards to the container's named port "${PORT_NAME}" (${d.port}); only Ready endpoints receive traffic, which is why readiness timing matters (field-notes 1).`);
     this.service = new k8s.KubeService(this, 'service', {
-      metadata: meta(svc),
+      metadata: meta(svc, { [ANNOTATIONS.appKeepAliveSeconds]: props.appServer.keepAliveFact }),
       spec: {
         type: 'ClusterIP',
         selector: selectorLabels(d.name),
@@ -138,6 +157,20 @@ export class HttpService extends Construct {
     };
     this.podDisruptionBudget = new k8s.KubePodDisruptionBudget(this, 'pdb', { metadata: meta(pdb), spec: pdbSpec });
 
+    if (this.canary) {
+      const o = props.overrides ?? {};
+      this.trafficPolicy = new RouteTrafficPolicy(this, d.name, {
+        routeName: d.name,
+        namespace,
+        appServer: props.appServer,
+        idleTimeout: o.proxyIdleTimeout,
+        connectTimeout: o.proxyConnectTimeout,
+        acceptKeepAliveRace: o.acceptKeepAliveRace,
+        retryOnReset: o.retryOnReset,
+        passiveHealthCheck: props.passiveHealthCheck ? { replicas: d.replicas, maxUnavailable: d.pdbMaxUnavailable.value } : undefined,
+        labels,
+      });
+    }
     if (props.autoscaling) this.autoscaler = this.horizontalPodAutoscaler(props.autoscaling, labels, namespace);
     this.node.addValidation({ validate: () => this.checkController() });
   }
@@ -145,6 +178,10 @@ export class HttpService extends Construct {
   /** Whether an autoscaler owns the replica count (Argo CD must then ignore it). */
   public get replicasOwnedByAutoscaler(): boolean {
     return this.autoscaler !== undefined;
+  }
+
+  private get appServerFact(): string {
+    return this.props.appServer.keepAliveFact;
   }
 
   private deployment(d: ServiceDecisions, labels: Record<string, string>, namespace: string | undefined, autoscaled: boolean): ApiObject {
@@ -165,7 +202,7 @@ export class HttpService extends Construct {
       strategy,
       template,
     };
-    return new k8s.KubeDeployment(this, 'deployment', { metadata: { name: d.name, namespace, labels, annotations: { ...workloadFacts(d), ...dep.annotations() } }, spec });
+    return new k8s.KubeDeployment(this, 'deployment', { metadata: { name: d.name, namespace, labels, annotations: { ...workloadFacts(d), [ANNOTATIONS.appKeepAliveSeconds]: this.appServerFact, ...dep.annotations() } }, spec });
   }
 
   private horizontalPodAutoscaler(a: AutoscalingProps, labels: Record<string, string>, namespace: string | undefined): ApiObject {

@@ -66,6 +66,14 @@ export interface HttpServiceOverrides {
   readonly minReadySeconds?: Override<Duration>;
   /** @default from capacity figures, else 1 */
   readonly pdbMaxUnavailable?: Override<number>;
+  /** @default the app's keep-alive minus max(1 s, 40 %), whole seconds (uvicorn 5 s -> 3 s) */
+  readonly proxyIdleTimeout?: Override<Duration>;
+  /** @default min(10 s, the proxy idle timeout) */
+  readonly proxyConnectTimeout?: Override<Duration>;
+  /** Accept a proxy idle timeout not below the app's keep-alive (503 UC now and then). @default refused */
+  readonly acceptKeepAliveRace?: Override<boolean>;
+  /** Retries on reset (1-3) for this route, with why it is safe. @default no retry */
+  readonly retryOnReset?: Override<number>;
 }
 
 /** The inputs of a service, as the constructs take them. */

@@ -16,8 +16,8 @@ export const ANNOTATIONS = {
   /** Per-replica request rate at which the handler saturates. */
   saturationRpsPerReplica: 'rollwise.dev/saturation-rps-per-replica',
   /**
-   * The application server's idle keep-alive in seconds, or "none" when it closes the connection
-   * after each response. Written on the Service (the backend a route points at) and the workload.
+   * The application server's idle keep-alive in seconds, "none" when it closes the connection
+   * after each response, or "unlimited" when it never closes idle connections. Written on the Service (the backend a route points at) and the workload.
    */
   appKeepAliveSeconds: 'rollwise.dev/app-keepalive-seconds',
   /** Lint suppressions: one "<rule-id>: <reason>" line per suppressed rule; the reason is required. */
