@@ -82,7 +82,7 @@ export function runPromtool(rules: Built[], tests: PromTest[]): { status: number
     const r = spawnSync(promtoolPath(), ['test', 'rules', 'tests.yaml'], { cwd: dir, encoding: 'utf8', timeout: 30_000 });
     return { status: r.status, output: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}` };
   } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
+    if (process.env.ROLLWISE_KEEP_PROMTOOL) fs.cpSync(dir, process.env.ROLLWISE_KEEP_PROMTOOL, { recursive: true }); fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
