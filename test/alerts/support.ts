@@ -8,6 +8,7 @@ import { ServiceAlerts, ServiceAlertsProps } from '../../src/constructs/service-
 import { AlertRule, WorkloadKind } from '../../src/decisions/alerts';
 import { Platform } from '../../src/decisions/platform';
 import { decideService, ServiceInputs } from '../../src/decisions/service';
+import { SchemaValidator } from '../../src/schemas/validator';
 
 export const RUNBOOK_BASE = 'https://git.example.com/acme/deploy/blob/main/dist';
 
@@ -136,4 +137,28 @@ export function endpointSeries(ns: string, endpoint: string, counts: number[], m
 /** `n` copies of `v`. */
 export function repeat(v: number, n: number): number[] {
   return Array.from({ length: n }, () => v);
+}
+
+/**
+ * The shared SchemaValidator, able to compile the PrometheusRule CRD. The v0.93.0 CRD has a Go
+ * regex pattern (`^(?i)(abort|warn)?$` on partial_response_strategy) that JavaScript's RegExp
+ * rejects; when the validator throws on it, the CRDs are copied with `(?i)` patterns rewritten to
+ * the equivalent case classes (`[aA][bB]...`) and validated by the same validator code.
+ */
+export function crdValidator(): { validate(obj: unknown): string[] } {
+  const real = SchemaValidator.load();
+  try {
+    real.validate({ apiVersion: 'monitoring.coreos.com/v1', kind: 'PrometheusRule', metadata: { name: 'probe' }, spec: {} });
+    return real;
+  } catch (e) {
+    if (!(e instanceof SyntaxError) || !String(e.message).includes('(?i)')) throw e;
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rollwise-schemas-'));
+  fs.symlinkSync(path.join(real.dir, 'schemas'), path.join(dir, 'schemas'));
+  fs.mkdirSync(path.join(dir, 'crds'));
+  for (const f of fs.readdirSync(path.join(real.dir, 'crds'))) {
+    const text = fs.readFileSync(path.join(real.dir, 'crds', f), 'utf8');
+    fs.writeFileSync(path.join(dir, 'crds', f), text.replace(/pattern: (.*)\(\?i\)(.*)$/gm, (_m, pre: string, rest: string) => `pattern: ${pre}${rest.replace(/(\\?)([a-zA-Z])/g, (x, esc: string, c: string) => (esc ? x : `[${c.toLowerCase()}${c.toUpperCase()}]`))}`));
+  }
+  return SchemaValidator.load(dir);
 }
