@@ -1,0 +1,114 @@
+import { bothServices, endpointSeries, expected, PromTest, repeat, runPromtool, Series } from './support';
+
+/**
+ * Readiness shapes replayed on the real Prometheus rule engine (promtool test rules): the
+ * saw-tooth collapse, a sustained shortfall, scale-ups and a drain that must stay silent, and a
+ * few pods of ten flapping without restarts.
+ */
+const { checkout, inventory } = bothServices();
+const NS = 'checkout';
+const desired = (values: string): Series => ({ series: `rollout_info_replicas_desired{namespace="${NS}", name="checkout-api", strategy="canary", traffic_router="argoproj-labs/gatewayAPI"}`, values });
+const none = (eval_time: string, alertname: string) => ({ eval_time, alertname, exp_alerts: [] });
+
+// 5 min healthy, then 5 saw-tooth cycles of 3 min (all ready 90 s, 6 ready, 0 ready, 0 ready), then 10 min healthy.
+const sawtooth = [...repeat(12, 10), ...Array.from({ length: 5 }, () => [12, 12, 12, 6, 0, 0]).flat(), ...repeat(12, 20)];
+
+function tests(): PromTest[] {
+  return [
+    {
+      name: 'saw-tooth: all ready, none ready, all ready',
+      interval: '30s',
+      input_series: [desired(`12x${sawtooth.length}`), ...endpointSeries(NS, 'checkout-api', sawtooth, 12)],
+      alert_rule_test: [
+        none('4m', 'ReadyEndpointsOscillating'),
+        none('4m', 'ReadyEndpointsBelowFloor'),
+        none('9m', 'ReadyEndpointsOscillating'), // two crossings only: one dip is not a saw-tooth
+        // third crossing of the floor (down 6m30, up 8m, down 9m30) inside the 6m window
+        { eval_time: '10m', alertname: 'ReadyEndpointsOscillating', exp_alerts: [expected(checkout, 'ReadyEndpointsOscillating', {}, 3)] },
+        // every recovery resets the sustained alert's timer: it never fires on this shape
+        none('10m', 'ReadyEndpointsBelowFloor'),
+        none('13m30s', 'ReadyEndpointsBelowFloor'),
+        none('19m30s', 'ReadyEndpointsBelowFloor'),
+        // 6 min after the last collapse (19m30s) the window is clean again
+        none('29m', 'ReadyEndpointsOscillating'),
+      ],
+    },
+    {
+      name: 'sustained shortfall: 8 of 12 ready for 10 min',
+      interval: '30s',
+      input_series: [desired('12x60'), ...endpointSeries(NS, 'checkout-api', [...repeat(12, 10), ...repeat(8, 20), ...repeat(12, 30)], 12)],
+      alert_rule_test: [
+        none('4m30s', 'ReadyEndpointsBelowFloor'),
+        none('6m30s', 'ReadyEndpointsBelowFloor'), // pending: below since 5m, for 2m
+        { eval_time: '7m', alertname: 'ReadyEndpointsBelowFloor', exp_alerts: [expected(checkout, 'ReadyEndpointsBelowFloor', {}, 8)] },
+        { eval_time: '14m30s', alertname: 'ReadyEndpointsBelowFloor', exp_alerts: [expected(checkout, 'ReadyEndpointsBelowFloor', {}, 8)] },
+        none('10m', 'ReadyEndpointsOscillating'),
+        none('16m', 'ReadyEndpointsBelowFloor'),
+      ],
+    },
+    {
+      name: 'zero ready endpoints: no kube_endpoint_address{ready="true"} series at all',
+      interval: '30s',
+      input_series: [desired('12x20'), ...endpointSeries(NS, 'checkout-api', [...repeat(12, 4), ...repeat(0, 16)], 12)],
+      alert_rule_test: [
+        { eval_time: '4m', alertname: 'ReadyEndpointsBelowFloor', exp_alerts: [expected(checkout, 'ReadyEndpointsBelowFloor', {}, 0)] },
+      ],
+    },
+    {
+      name: 'two scale-ups (12 -> 16 -> 20) and a one-pod drain within the budget: silent',
+      interval: '30s',
+      input_series: [
+        desired(`12x9 16x10 20x40`),
+        ...endpointSeries(NS, 'checkout-api', [...repeat(12, 10), 13, 14, 15, ...repeat(16, 7), 17, 18, 19, ...repeat(20, 7), 19, 19, 19, ...repeat(20, 27)], 20),
+      ],
+      alert_rule_test: [
+        none('6m', 'ReadyEndpointsBelowFloor'), none('6m', 'ReadyEndpointsOscillating'),
+        none('11m', 'ReadyEndpointsBelowFloor'), none('11m', 'ReadyEndpointsOscillating'),
+        none('12m', 'ReadyEndpointsOscillating'), none('16m', 'ReadyEndpointsOscillating'),
+        none('16m', 'ReadyEndpointsBelowFloor'), none('25m', 'ReadyEndpointsBelowFloor'),
+      ],
+    },
+    flapping(),
+  ];
+}
+
+/** inventory-api: 10 pods; from 5 min, pods 0-2 leave and return every minute without restarting; pod 3 flaps in a restart loop. */
+function flapping(): PromTest {
+  const pod = (k: number) => `inventory-api-5c7d9b8f4-x${k}k2p`;
+  const steps = 40;
+  const series: Series[] = [];
+  for (let k = 0; k < 10; k++) {
+    const flaps = k <= 3;
+    const v = Array.from({ length: steps }, (_, i) => (flaps && i >= 12 ? (Math.floor((i - 12) / 2) % 2 === 0 ? 0 : 1) : 1));
+    series.push({ series: `kube_pod_status_ready{namespace="inventory", pod="${pod(k)}", condition="true", uid="u${k}"}`, values: v.join(' ') });
+    series.push({ series: `kube_pod_status_ready{namespace="inventory", pod="${pod(k)}", condition="false", uid="u${k}"}`, values: v.map((x) => 1 - x).join(' ') });
+    const restarts = Array.from({ length: steps }, (_, i) => (k === 3 && i >= 12 ? Math.floor((i - 12) / 4) + 1 : 0));
+    series.push({ series: `kube_pod_container_status_restarts_total{namespace="inventory", pod="${pod(k)}", container="app", uid="u${k}"}`, values: restarts.join(' ') });
+  }
+  return {
+    name: 'a steady few pods out of ten flapping without restarts',
+    interval: '30s',
+    input_series: series,
+    alert_rule_test: [
+      none('5m', 'ReadinessFlapping'),
+      // 4th change at 9m (out 6m, in 7m, out 8m, in 9m); pending for 2m
+      none('10m30s', 'ReadinessFlapping'),
+      { eval_time: '11m', alertname: 'ReadinessFlapping', exp_alerts: [expected(inventory, 'ReadinessFlapping', {}, 3)] },
+      { eval_time: '19m', alertname: 'ReadinessFlapping', exp_alerts: [expected(inventory, 'ReadinessFlapping', {}, 3)] },
+    ],
+  };
+}
+
+test('promtool: saw-tooth fires the oscillation alert, sustained shortfall the floor alert, scale-ups nothing, flapping counts 3 pods', () => {
+  const r = runPromtool([checkout, inventory], tests());
+  expect(r.output).toContain('SUCCESS');
+  expect(r.status).toBe(0);
+});
+
+test('promtool can fail: the sustained-shortfall alert stays silent through the saw-tooth', () => {
+  const wrong = tests()[0];
+  const r = runPromtool([checkout], [{ ...wrong, alert_rule_test: [{ eval_time: '10m', alertname: 'ReadyEndpointsBelowFloor', exp_alerts: [expected(checkout, 'ReadyEndpointsBelowFloor', {}, 0)] }] }]);
+  expect(r.status).not.toBe(0);
+  expect(r.output).toContain('FAILED');
+  expect(r.output).toContain('ReadyEndpointsBelowFloor');
+});

@@ -1,0 +1,164 @@
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { Chart, Duration, Testing } from 'cdk8s';
+import * as YAML from 'yaml';
+import { ServiceAlerts, ServiceAlertsProps } from '../../src/constructs/service-alerts';
+import { AlertRule, WorkloadKind } from '../../src/decisions/alerts';
+import { Platform } from '../../src/decisions/platform';
+import { decideService, ServiceInputs } from '../../src/decisions/service';
+import { SchemaValidator } from '../../src/schemas/validator';
+
+export const RUNBOOK_BASE = 'https://git.example.com/acme/deploy/blob/main/dist';
+
+/** checkout-api as in src/example.ts: 12 replicas, 3,700 req/s peak, 450 req/s saturation, no CPU limit. */
+export const CHECKOUT: ServiceInputs = {
+  name: 'checkout-api',
+  image: 'ghcr.io/acme/checkout-api:1.4.2',
+  port: 8080,
+  replicas: 12,
+  health: { readinessPath: '/healthz', readinessP99UnderLoad: Duration.millis(250) },
+  resources: { cpu: '250m', memory: '512Mi' },
+  capacity: { peakRequestsPerSecond: 3700, saturationRequestsPerSecondPerReplica: 450 },
+};
+
+/** A second service: 10 replicas on a Deployment, with a CPU limit kept by override. */
+export const INVENTORY: ServiceInputs = {
+  name: 'inventory-api',
+  image: 'ghcr.io/acme/inventory-api:2.0.1',
+  port: 8080,
+  replicas: 10,
+  health: { readinessPath: '/ready' },
+  resources: { cpu: '500m', memory: '256Mi' },
+  capacity: { peakRequestsPerSecond: 3000, saturationRequestsPerSecondPerReplica: 450 },
+  overrides: { cpuLimit: { value: '1', because: 'shared node pool with a hard per-team CPU quota until Q3' } },
+};
+
+export interface Built {
+  readonly alerts: ServiceAlerts;
+  readonly rule: { apiVersion: string; kind: string; metadata: { name: string; namespace: string; annotations: Record<string, string> }; spec: { groups: { name: string; rules: Record<string, unknown>[] }[] } };
+  readonly rules: readonly AlertRule[];
+}
+
+/** Builds a ServiceAlerts for `inputs` in namespace `ns` and returns it with its synthesized object. */
+export function build(inputs: ServiceInputs, ns: string, extra: Partial<ServiceAlertsProps> = {}): Built {
+  const app = Testing.app();
+  const chart = new Chart(app, 'test', { namespace: ns });
+  const decisions = decideService(inputs, Platform.defaults());
+  const alerts = new ServiceAlerts(chart, inputs.name, {
+    decisions, runbookUrl: `${RUNBOOK_BASE}/${inputs.name}.runbook.md`, ...extra,
+  });
+  const rule = Testing.synth(chart).find((o) => o.kind === 'PrometheusRule');
+  return { alerts, rule, rules: alerts.alerts.rules.map((r) => r.value) };
+}
+
+/** The checkout-api (Rollout) and inventory-api (Deployment, CPU limit) rules. */
+export function bothServices(): { checkout: Built; inventory: Built } {
+  return {
+    checkout: build(CHECKOUT, 'checkout'),
+    inventory: build(INVENTORY, 'inventory', { workload: WorkloadKind.DEPLOYMENT }),
+  };
+}
+
+export interface Series { readonly series: string; readonly values: string }
+export interface ExpAlert { readonly exp_labels: Record<string, string>; readonly exp_annotations: Record<string, string> }
+export interface AlertCheck { readonly eval_time: string; readonly alertname: string; readonly exp_alerts: ExpAlert[] }
+export interface PromTest { readonly name: string; readonly interval: string; readonly input_series: Series[]; readonly alert_rule_test: AlertCheck[] }
+
+export function promtoolPath(): string {
+  for (const p of ['/usr/bin/promtool', ...(process.env.PATH ?? '').split(':').map((d) => path.join(d, 'promtool'))]) {
+    if (p && fs.existsSync(p)) return p;
+  }
+  throw new Error('promtool is not installed, and the alert tests need the real Prometheus rule engine: install it with `apt-get install -y prometheus` (Debian/Ubuntu; provides /usr/bin/promtool).');
+}
+
+/** Runs `promtool test rules` on the rule groups of the given PrometheusRules with `tests`; returns its output. */
+export function runPromtool(rules: Built[], tests: PromTest[]): { status: number | null; output: string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rollwise-promtool-'));
+  try {
+    const groups = rules.flatMap((b) => b.rule.spec.groups);
+    fs.writeFileSync(path.join(dir, 'rules.yaml'), YAML.stringify({ groups }));
+    fs.writeFileSync(path.join(dir, 'tests.yaml'), YAML.stringify({ rule_files: ['rules.yaml'], evaluation_interval: '30s', tests }));
+    const r = spawnSync(promtoolPath(), ['test', 'rules', 'tests.yaml'], { cwd: dir, encoding: 'utf8', timeout: 30_000 });
+    return { status: r.status, output: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}` };
+  } finally {
+    if (process.env.ROLLWISE_KEEP_PROMTOOL) fs.cpSync(dir, process.env.ROLLWISE_KEEP_PROMTOOL, { recursive: true }); fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Renders the annotation templates the rules use ($labels.x, $value, humanize, humanizePercentage) as Prometheus does. */
+export function expected(b: Built, alertname: string, labels: Record<string, string>, value: number): ExpAlert {
+  const r = b.rules.find((x) => x.alert === alertname);
+  if (!r) throw new Error(`no rule ${alertname} for ${b.rule.metadata.name}`);
+  const all = { ...labels, ...r.labels };
+  const render = (t: string) => t.replace(/\{\{\s*(\$labels\.(\w+)|\$value(?:\s*\|\s*(humanizePercentage|humanize))?)\s*\}\}/g, (_m, _x, label: string | undefined, fn: string | undefined) => {
+    if (label) return all[label] ?? '';
+    if (fn === 'humanizePercentage') return `${humanize(value * 100)}%`;
+    if (fn === 'humanize') return humanize(value);
+    return String(value);
+  });
+  const annotations: Record<string, string> = {};
+  for (const [k, v] of Object.entries(r.annotations)) annotations[k] = render(v);
+  return { exp_labels: all, exp_annotations: annotations };
+}
+
+/** Prometheus' humanize for values from 1e-3 up: SI prefix and %.4g. */
+function humanize(v: number): string {
+  if (v === 0) return '0';
+  let x = v;
+  let prefix = '';
+  const big = ['k', 'M', 'G', 'T'];
+  const small = ['m', 'u', 'n'];
+  if (Math.abs(x) >= 1) {
+    for (const p of big) { if (Math.abs(x) < 1000) break; x /= 1000; prefix = p; }
+  } else {
+    for (const p of small) { if (Math.abs(x) >= 1) break; x *= 1000; prefix = p; }
+  }
+  return `${parseFloat(x.toPrecision(4))}${prefix}`;
+}
+
+/**
+ * kube_endpoint_address series for an endpoint whose ready count follows `counts` (one entry per
+ * interval): address k has a ready="true" sample while k < count, and is marked stale otherwise
+ * (kube-state-metrics moves the address to ready="false", a different series).
+ */
+export function endpointSeries(ns: string, endpoint: string, counts: number[], max: number): Series[] {
+  const out: Series[] = [];
+  for (let k = 0; k < max; k++) {
+    out.push({
+      series: `kube_endpoint_address{namespace="${ns}", endpoint="${endpoint}", ip="10.0.${Math.floor(k / 250)}.${(k % 250) + 1}", ready="true"}`,
+      values: counts.map((c) => (k < c ? '1' : 'stale')).join(' '),
+    });
+  }
+  return out;
+}
+
+/** `n` copies of `v`. */
+export function repeat(v: number, n: number): number[] {
+  return Array.from({ length: n }, () => v);
+}
+
+/**
+ * The shared SchemaValidator, able to compile the PrometheusRule CRD. The v0.93.0 CRD has a Go
+ * regex pattern (`^(?i)(abort|warn)?$` on partial_response_strategy) that JavaScript's RegExp
+ * rejects; when the validator throws on it, the CRDs are copied with `(?i)` patterns rewritten to
+ * the equivalent case classes (`[aA][bB]...`) and validated by the same validator code.
+ */
+export function crdValidator(): { validate(obj: unknown): string[] } {
+  const real = SchemaValidator.load();
+  try {
+    real.validate({ apiVersion: 'monitoring.coreos.com/v1', kind: 'PrometheusRule', metadata: { name: 'probe' }, spec: {} });
+    return real;
+  } catch (e) {
+    if (!(e instanceof SyntaxError) || !String(e.message).includes('(?i)')) throw e;
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rollwise-schemas-'));
+  fs.symlinkSync(path.join(real.dir, 'schemas'), path.join(dir, 'schemas'));
+  fs.mkdirSync(path.join(dir, 'crds'));
+  for (const f of fs.readdirSync(path.join(real.dir, 'crds'))) {
+    const text = fs.readFileSync(path.join(real.dir, 'crds', f), 'utf8');
+    fs.writeFileSync(path.join(dir, 'crds', f), text.replace(/pattern: (.*)\(\?i\)(.*)$/gm, (_m, pre: string, rest: string) => `pattern: ${pre}${rest.replace(/(\\?)([a-zA-Z])/g, (x, esc: string, c: string) => (esc ? x : `[${c.toLowerCase()}${c.toUpperCase()}]`))}`));
+  }
+  return SchemaValidator.load(dir);
+}
