@@ -9,6 +9,8 @@ export function examplePlatform(): Platform {
     gateway: { name: 'public', namespace: 'envoy-gateway-system' },
     prometheusAddress: 'http://prometheus-operated.monitoring.svc:9090',
     argoCd: { repoURL: 'https://github.com/acme/deploy.git', path: 'dist' },
+    runbookBaseUrl: 'https://github.com/acme/deploy/blob/main/dist',
+    prometheusRuleLabels: { release: 'kube-prometheus-stack' },
   });
 }
 

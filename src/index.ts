@@ -27,3 +27,6 @@ export * from './constructs/argo-cd-application';
 export * from './checks/rollout-spec';
 export * from './checks/analysis-condition';
 export * from './docs/keep-alive-table';
+export * from './decisions/alerts';
+export * from './constructs/service-alerts';
+export { renderRunbook, headingAnchors, RUNBOOK_SECTIONS } from './justify/runbook';

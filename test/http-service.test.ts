@@ -15,7 +15,7 @@ describe('HttpService (checkout-api example)', () => {
   test('every emitted object validates against the Kubernetes 1.28 schema', () => {
     expect(objs.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual([
       'AnalysisTemplate/checkout-api-canary-background', 'AnalysisTemplate/checkout-api-canary-gate', 'BackendTrafficPolicy/checkout-api', 'HTTPRoute/checkout-api',
-      'PodDisruptionBudget/checkout-api', 'Rollout/checkout-api', 'Service/checkout-api', 'Service/checkout-api-canary']);
+      'PodDisruptionBudget/checkout-api', 'PrometheusRule/checkout-api', 'Rollout/checkout-api', 'Service/checkout-api', 'Service/checkout-api-canary']);
     for (const o of objs) expect({ kind: o.kind, errors: validator.validate(o) }).toEqual({ kind: o.kind, errors: [] });
   });
 
@@ -59,7 +59,7 @@ describe('HttpService (checkout-api example)', () => {
     expect(text).toMatch(/# No CPU limit[^\n]*\n(\s+#[^\n]*\n)*\s+limits:\n\s+#[^\n]*\n(\s+#[^\n]*\n)*\s+memory: 512Mi/);
     expect(text).toMatch(/# Peak 3,700 req\/s[^\n]*\n(\s+#[^\n]*\n)*\s+maxUnavailable: 1/);
     // the commented output parses to the same objects as the uncommented synth
-    expect(parseYamlDocs(text).map((o) => o.kind)).toEqual(['Rollout', 'Service', 'HTTPRoute', 'AnalysisTemplate', 'AnalysisTemplate', 'Service', 'PodDisruptionBudget', 'BackendTrafficPolicy']);
+    expect(parseYamlDocs(text).map((o) => o.kind)).toEqual(['Rollout', 'Service', 'HTTPRoute', 'AnalysisTemplate', 'AnalysisTemplate', 'Service', 'PodDisruptionBudget', 'BackendTrafficPolicy', 'PrometheusRule']);
   });
 
   test('without a measured p99 the output says so', () => {

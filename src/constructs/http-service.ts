@@ -9,6 +9,10 @@ import { RollwiseInputError } from '../errors';
 import { CanaryDelivery, RouteProps } from './canary-delivery';
 import { RouteTrafficPolicy } from './backend-traffic-policy';
 import { AppServer } from '../decisions/keep-alive';
+import { Override } from '../decisions/decision';
+import { WorkloadKind } from '../decisions/alerts';
+import { addSynthWarning } from '../synth/output';
+import { ServiceAlerts } from './service-alerts';
 import { Platform } from '../decisions/platform';
 import { CapacityProps, decideService, replicasDecision, HealthProps, HttpServiceOverrides, ResourcesProps, ServiceDecisions } from '../decisions/service';
 import { ANNOTATIONS } from '../justify/annotations';
@@ -38,6 +42,11 @@ export interface HttpServiceProps {
    * @default false: no outlier detection (the readiness probe decides which pods serve)
    */
   readonly passiveHealthCheck?: boolean;
+  /**
+   * The service's error-ratio SLO for the route 5xx alert.
+   * @default 0.01 (the canary gate's threshold, field-notes 6)
+   */
+  readonly sloErrorRatio?: Override<number>;
   /**
    * Measured capacity figures; they size the PodDisruptionBudget.
    * @default none: the budget is 1 pod and the reason says why
@@ -100,6 +109,8 @@ export class HttpService extends Construct {
   public readonly autoscaler?: ApiObject;
   /** The BackendTrafficPolicy on the service's HTTPRoute (canary delivery only). */
   public readonly trafficPolicy?: RouteTrafficPolicy;
+  /** The PrometheusRule and runbook (when the platform has a runbook URL). */
+  public readonly alerts?: ServiceAlerts;
 
   private readonly props: HttpServiceProps;
 
@@ -159,7 +170,7 @@ export class HttpService extends Construct {
 
     if (this.canary) {
       const o = props.overrides ?? {};
-      this.trafficPolicy = new RouteTrafficPolicy(this, d.name, {
+      this.trafficPolicy = new RouteTrafficPolicy(new Construct(this, 'traffic'), d.name, {
         routeName: d.name,
         namespace,
         appServer: props.appServer,
@@ -172,6 +183,22 @@ export class HttpService extends Construct {
       });
     }
     if (props.autoscaling) this.autoscaler = this.horizontalPodAutoscaler(props.autoscaling, labels, namespace);
+    const runbookBase = this.platform.runbookBaseUrl;
+    if (runbookBase) {
+      this.alerts = new ServiceAlerts(new Construct(this, 'alerts'), d.name, {
+        decisions: d,
+        namespace,
+        workload: this.canary ? WorkloadKind.ROLLOUT : WorkloadKind.DEPLOYMENT,
+        runbookUrl: `${runbookBase}/${d.name}.runbook.md`,
+        runbookPath: `${d.name}.runbook.md`,
+        platform: this.platform,
+        sloErrorRatio: props.sloErrorRatio,
+        gatewayNamespace: this.platform.gateway?.namespace,
+        ruleLabels: this.platform.prometheusRuleLabels,
+      });
+    } else {
+      addSynthWarning(this, 'no PrometheusRule: platform.runbookBaseUrl is not set, and every alert must link to its runbook section. Without alerts on ready endpoints / desired replicas, a readiness cascade is invisible (restarts and error logs stay flat, field-notes 10).');
+    }
     this.node.addValidation({ validate: () => this.checkController() });
   }
 

@@ -79,6 +79,17 @@ export interface PlatformProps {
    */
   readonly canaryMaxErrorRatio?: Override<number>;
   /**
+   * Web URL of the folder holding the committed runbooks (e.g. the Git host's view of dist/);
+   * each alert links to `<runbookBaseUrl>/<service>.runbook.md#<alert>`.
+   * @default none: no PrometheusRule is emitted and synth warns why
+   */
+  readonly runbookBaseUrl?: string;
+  /**
+   * Labels the Prometheus `ruleSelector` matches (e.g. `{ release: 'kube-prometheus-stack' }`).
+   * @default none: only the platform labels
+   */
+  readonly prometheusRuleLabels?: Record<string, string>;
+  /**
    * Where Argo CD finds the committed output.
    * @default none: no Argo CD Application is emitted
    */
@@ -142,6 +153,8 @@ export class Platform {
   public readonly prometheusAddress?: string;
   public readonly canaryMaxErrorRatio: Decision<number>;
   public readonly argoCd?: ArgoCdSettings;
+  public readonly runbookBaseUrl?: string;
+  public readonly prometheusRuleLabels: Record<string, string>;
 
   constructor(props: PlatformProps) {
     const secs = (d: Duration) => d.toSeconds({ integral: false });
@@ -189,5 +202,10 @@ export class Platform {
       throw new RollwiseInputError('platform.canaryMaxErrorRatio', this.canaryMaxErrorRatio.value, 'must be above 0 and below 0.5: 0 aborts on any single error, and at 0.5 a canary failing half its requests passes.', 'use 0.01 unless your SLO says otherwise.');
     }
     this.argoCd = props.argoCd;
+    if (props.runbookBaseUrl !== undefined && !/^https?:\/\/[^\s#]+$/.test(props.runbookBaseUrl)) {
+      throw new RollwiseInputError('platform.runbookBaseUrl', props.runbookBaseUrl, 'alerts link to `<url>/<service>.runbook.md#<alert>`, so it must be an http(s) URL without "#" or spaces.', 'use e.g. "https://github.com/acme/deploy/blob/main/dist".');
+    }
+    this.runbookBaseUrl = props.runbookBaseUrl?.replace(/\/+$/, '');
+    this.prometheusRuleLabels = { ...(props.prometheusRuleLabels ?? {}) };
   }
 }

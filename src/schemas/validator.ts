@@ -23,7 +23,16 @@ export class SchemaValidator {
   private readonly cache = new Map<string, ValidateFunction>();
 
   private constructor(public readonly dir: string) {
-    this.ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
+    // CRD patterns are Go (RE2) regexes; the Prometheus Operator's use a leading "(?i)", which
+    // JavaScript spells as the "i" flag.
+    const regExp = Object.assign(
+      (pattern: string, flags: string) => {
+        const i = pattern.indexOf('(?i)');
+        return i >= 0 && /^\^?$/.test(pattern.slice(0, i)) ? new RegExp(pattern.slice(0, i) + pattern.slice(i + 4), `${flags}i`) : new RegExp(pattern, flags);
+      },
+      { code: 'new RegExp' },
+    );
+    this.ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false, code: { regExp } });
     const defs = JSON.parse(fs.readFileSync(path.join(dir, 'schemas', 'k8s-v1.28.0-definitions.json'), 'utf8')) as { definitions: Record<string, Json> };
     this.k8sDefs = strictify(defs.definitions) as Record<string, Json>;
     this.ajv.addSchema({ $id: 'k8s', definitions: this.k8sDefs });

@@ -146,19 +146,5 @@ export function repeat(v: number, n: number): number[] {
  * the equivalent case classes (`[aA][bB]...`) and validated by the same validator code.
  */
 export function crdValidator(): { validate(obj: unknown): string[] } {
-  const real = SchemaValidator.load();
-  try {
-    real.validate({ apiVersion: 'monitoring.coreos.com/v1', kind: 'PrometheusRule', metadata: { name: 'probe' }, spec: {} });
-    return real;
-  } catch (e) {
-    if (!(e instanceof SyntaxError) || !String(e.message).includes('(?i)')) throw e;
-  }
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rollwise-schemas-'));
-  fs.symlinkSync(path.join(real.dir, 'schemas'), path.join(dir, 'schemas'));
-  fs.mkdirSync(path.join(dir, 'crds'));
-  for (const f of fs.readdirSync(path.join(real.dir, 'crds'))) {
-    const text = fs.readFileSync(path.join(real.dir, 'crds', f), 'utf8');
-    fs.writeFileSync(path.join(dir, 'crds', f), text.replace(/pattern: (.*)\(\?i\)(.*)$/gm, (_m, pre: string, rest: string) => `pattern: ${pre}${rest.replace(/(\\?)([a-zA-Z])/g, (x, esc: string, c: string) => (esc ? x : `[${c.toLowerCase()}${c.toUpperCase()}]`))}`));
-  }
-  return SchemaValidator.load(dir);
+  return SchemaValidator.load();
 }

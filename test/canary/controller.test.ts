@@ -86,7 +86,7 @@ describe('canary steps', () => {
 
   test('rolling-update delivery emits a Deployment and no canary objects', () => {
     const objs = synthWith({ delivery: Delivery.rollingUpdate(), route: undefined });
-    expect(objs.map((o) => o.kind).sort()).toEqual(['Deployment', 'PodDisruptionBudget', 'Service']);
+    expect(objs.map((o) => o.kind).sort()).toEqual(['Deployment', 'PodDisruptionBudget', 'PrometheusRule', 'Service']);
   });
 });
 
