@@ -3,6 +3,7 @@ import * as path from 'path';
 import { Duration } from 'cdk8s';
 import { SchemaValidator } from '../src/schemas/validator';
 import { explainManifest } from '../src/justify/explain';
+import { AppServer } from '../src/decisions/keep-alive';
 import { find, workload, parseYamlDocs, synthService } from './support/manifests';
 
 const validator = SchemaValidator.load();
@@ -79,5 +80,25 @@ describe('HttpService (checkout-api example)', () => {
       health: { readinessPath: '/healthz', readinessP99UnderLoad: Duration.millis(1500) },
       overrides: { readinessTimeout: { value: Duration.seconds(1), because: '' } },
     })).toThrow(/overrides.readinessTimeout = 1 s: .*1\.5 s/);
+  });
+});
+
+describe('HttpService keep-alive policy (issue 4 done-when)', () => {
+  test('the committed example has connectionIdleTimeout 3s on its HTTPRoute, both values explained', () => {
+    const text = fs.readFileSync(path.join(__dirname, '..', 'dist', 'checkout-api.k8s.yaml'), 'utf8');
+    const btp = parseYamlDocs(text).find((o) => o.kind === 'BackendTrafficPolicy');
+    expect(btp?.spec.targetRefs).toEqual([{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: 'checkout-api' }]);
+    expect(btp?.spec.timeout.http.connectionIdleTimeout).toBe('3s');
+    expect(text).toMatch(/# uvicorn closes idle connections after 5 s[^\n]*the proxy closes at\n\s+# 3 s, so it always closes first/);
+  });
+
+  test('switching the example to gunicorn gthread (2 s keep-alive) gives an idle timeout under 2 s', () => {
+    const btp = find(synthService({ appServer: AppServer.gunicornGthread() }), 'BackendTrafficPolicy');
+    expect(btp.spec.timeout.http.connectionIdleTimeout).toBe('1s');
+  });
+
+  test('a 1 h proxy idle timeout for a uvicorn app fails naming 1 h, 5 s and UC', () => {
+    expect(() => synthService({ overrides: { proxyIdleTimeout: { value: Duration.hours(1), because: 'match the Envoy default everywhere' } } }))
+      .toThrow(/1 h[\s\S]*5 s[\s\S]*UC/);
   });
 });
