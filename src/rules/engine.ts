@@ -149,7 +149,7 @@ export function lintParsed(objects: readonly LintObject[], problems: readonly Pa
 
 function missingFact(o: LintObject, fact: FactName): string {
   const d = factDefinition(fact);
-  return `${o.ref} declares no ${fact} (${d.meaning}): annotate the ${d.on} with ${d.annotation}: "<${d.format.split(',')[0]}>" or pass ${d.option.replace('<name>', o.name)}.`;
+  return `${o.ref} declares no ${fact} (${d.meaning.replace(/\.$/, '')}): annotate the ${d.on} with ${d.annotation}: "${d.example}" or pass ${d.option.replace('<name>', o.name).replace(/<[^>]+>$/, d.example)}.`;
 }
 
 /** Reads `rollwise.dev/suppress` (reporting lines without a reason) and `rollwise.dev/overrides`. */

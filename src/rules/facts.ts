@@ -15,29 +15,31 @@ export interface FactDefinition {
   /** The accepted values. */
   readonly format: string;
   readonly meaning: string;
+  /** An example value. */
+  readonly example: string;
 }
 
 /** Every fact the rules can use, with the annotation and CLI option that declare it. */
 export const FACTS: readonly FactDefinition[] = [
   {
     name: 'readinessP99Seconds', annotation: ANNOTATIONS.readinessP99Seconds, option: '--p99 <name>=<seconds>', on: 'workload',
-    format: 'seconds, a positive number (e.g. "0.25")', meaning: "The readiness handler's p99 latency measured under peak load (not the median, not on an idle pod).",
+    format: 'seconds, a positive number (e.g. "0.25")', meaning: "The readiness handler's p99 latency measured under peak load (not the median, not on an idle pod).", example: '0.25',
   },
   {
     name: 'readinessCallsDependency', annotation: ANNOTATIONS.readinessCallsDependency, option: '--calls-dependency <name>', on: 'workload',
-    format: '"true" or "false"', meaning: 'Whether the readiness handler calls a downstream service (database, another API) on each probe.',
+    format: '"true" or "false"', meaning: 'Whether the readiness handler calls a downstream service (database, another API) on each probe.', example: 'false',
   },
   {
     name: 'peakRps', annotation: ANNOTATIONS.peakRps, option: '--peak-rps <name>=<rps>', on: 'workload',
-    format: 'requests per second, a positive number', meaning: 'Peak request rate for the whole service.',
+    format: 'requests per second, a positive number', meaning: 'Peak request rate for the whole service.', example: '3700',
   },
   {
     name: 'saturationRpsPerReplica', annotation: ANNOTATIONS.saturationRpsPerReplica, option: '--saturation-rps <name>=<rps>', on: 'workload',
-    format: 'requests per second, a positive number', meaning: 'Per-replica request rate at which the handler saturates (latency climbs steeply above it).',
+    format: 'requests per second, a positive number', meaning: 'Per-replica request rate at which the handler saturates (latency climbs steeply above it).', example: '450',
   },
   {
     name: 'appKeepAliveSeconds', annotation: ANNOTATIONS.appKeepAliveSeconds, option: '--keepalive <name>=<seconds|none>', on: 'Service or workload',
-    format: 'seconds, or "none" when the server closes the connection after each response', meaning: "The application server's idle keep-alive timeout (uvicorn 5 s, Node.js <= 25 5 s, gunicorn gthread 2 s, ...).",
+    format: 'seconds, or "none" when the server closes the connection after each response', meaning: "The application server's idle keep-alive timeout (uvicorn 5 s, Node.js <= 25 5 s, gunicorn gthread 2 s, ...).", example: '5',
   },
 ];
 
