@@ -75,8 +75,10 @@ export function podSpec(o: LintObject): Json | undefined {
   return rec(rec(rec(o.obj.spec)?.template)?.spec);
 }
 
+/** The pod template's labels; without a template (Rollout workloadRef), the selector's matchLabels. */
 export function podLabels(o: LintObject): Record<string, string> {
-  const labels = rec(rec(rec(rec(o.obj.spec)?.template)?.metadata)?.labels) ?? {};
+  const spec = rec(o.obj.spec);
+  const labels = rec(rec(rec(spec?.template)?.metadata)?.labels) ?? rec(rec(spec?.selector)?.matchLabels) ?? {};
   return labels as Record<string, string>;
 }
 
