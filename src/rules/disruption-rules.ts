@@ -3,7 +3,15 @@ import { RuleContext, RuleDefinition } from './rule';
 import { LintObject } from './source';
 
 /** PDBs in the workload's namespace whose selector matches its pod labels. */
+const pdbCache = new WeakMap<LintObject, LintObject[]>();
+
 function pdbsFor(w: LintObject, ctx: RuleContext): LintObject[] {
+  let found = pdbCache.get(w);
+  if (!found) pdbCache.set(w, (found = matchPdbs(w, ctx)));
+  return found;
+}
+
+function matchPdbs(w: LintObject, ctx: RuleContext): LintObject[] {
   const labels = podLabels(w);
   return ctx.index.inNamespace('PodDisruptionBudget', w.namespace).filter((p) => {
     const sel = rec(p.obj.spec)?.selector;

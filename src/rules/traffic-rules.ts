@@ -7,7 +7,15 @@ const ENVOY_DEFAULT_IDLE_SECONDS = 3600;
 interface PolicyTarget { readonly kind: string; readonly name: string }
 
 /** A BackendTrafficPolicy's targets (`targetRefs`, and the deprecated singular `targetRef`). */
+const targetsCache = new WeakMap<LintObject, PolicyTarget[]>();
+
 function policyTargets(btp: LintObject): PolicyTarget[] {
+  let t = targetsCache.get(btp);
+  if (!t) targetsCache.set(btp, (t = readTargets(btp)));
+  return t;
+}
+
+function readTargets(btp: LintObject): PolicyTarget[] {
   const spec = rec(btp.obj.spec) ?? {};
   const refs = [...arr(spec.targetRefs), ...(spec.targetRef ? [spec.targetRef] : [])];
   return refs.flatMap((r) => {
@@ -32,7 +40,15 @@ interface EffectiveIdle {
   readonly how: string;
 }
 
+const idleCache = new WeakMap<LintObject, EffectiveIdle>();
+
 function effectiveIdle(route: LintObject, ctx: RuleContext): EffectiveIdle {
+  let e = idleCache.get(route);
+  if (!e) idleCache.set(route, (e = computeIdle(route, ctx)));
+  return e;
+}
+
+function computeIdle(route: LintObject, ctx: RuleContext): EffectiveIdle {
   const policies = ctx.index.inNamespace('BackendTrafficPolicy', route.namespace);
   const onRoute = policies.filter((p) => policyTargets(p).some((t) => t.kind === 'HTTPRoute' && t.name === route.name));
   const withIdle = onRoute.find((p) => idleTimeout(p) !== undefined);
