@@ -1,0 +1,113 @@
+import { performance } from 'perf_hooks';
+import * as YAML from 'yaml';
+import { lintText } from '../src/rules/run-lint';
+
+/** One service's manifests (Deployment or Rollout, Service, HTTPRoute, PDB, policy, analysis), some with hazards. */
+function serviceObjects(i: number): Record<string, unknown>[] {
+  const name = `svc-${i}`;
+  const ns = `team-${i % 17}`;
+  const labels = { 'app.kubernetes.io/name': name };
+  const hazard = i % 3 === 0;
+  const container = {
+    name: 'app',
+    image: `ghcr.io/acme/${name}:1.${i % 10}.0`,
+    ports: [{ name: 'http', containerPort: 8080 }],
+    resources: { requests: { cpu: '250m', memory: '512Mi' }, limits: hazard ? { cpu: '500m', memory: '512Mi' } : { memory: '512Mi' } },
+    readinessProbe: { httpGet: { path: '/healthz', port: 'http' }, timeoutSeconds: hazard ? 1 : 3, periodSeconds: 10, failureThreshold: hazard ? 1 : 3, successThreshold: hazard ? 1 : 3 },
+    livenessProbe: { tcpSocket: { port: 'http' }, timeoutSeconds: 6, periodSeconds: 20, failureThreshold: 6 },
+    env: [{ name: 'LOG_LEVEL', value: 'info' }, { name: 'PORT', value: '8080' }],
+  };
+  const metadata = { name, namespace: ns, labels, annotations: { 'rollwise.dev/readiness-p99-seconds': '0.25', 'rollwise.dev/peak-rps': '900', 'rollwise.dev/saturation-rps-per-replica': '200' } };
+  const template = { metadata: { labels }, spec: { containers: [container], terminationGracePeriodSeconds: 30 } };
+  const workload = i % 4 === 0
+    ? {
+      apiVersion: 'argoproj.io/v1alpha1', kind: 'Rollout', metadata,
+      spec: {
+        replicas: 6, minReadySeconds: 30, progressDeadlineAbort: !hazard, selector: { matchLabels: labels }, template,
+        strategy: { canary: { canaryService: `${name}-canary`, stableService: name, maxUnavailable: 0, steps: [{ setWeight: 5 }, { pause: { duration: '10m' } }, { setWeight: 25 }, ...(hazard ? [] : [{ analysis: { templates: [{ templateName: `${name}-errors` }] } }])] } },
+      },
+    }
+    : {
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata,
+      spec: { replicas: 6, minReadySeconds: hazard ? 0 : 30, strategy: { rollingUpdate: { maxSurge: '25%', maxUnavailable: hazard ? '25%' : 0 } }, selector: { matchLabels: labels }, template },
+    };
+  return [
+    workload,
+    { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: ns, labels, annotations: { 'rollwise.dev/app-keepalive-seconds': '5' } }, spec: { selector: labels, ports: [{ name: 'http', port: 80, targetPort: 'http' }] } },
+    { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', metadata: { name, namespace: ns }, spec: { parentRefs: [{ name: 'public', namespace: 'gateway' }], hostnames: [`${name}.example.com`], rules: [{ matches: [{ path: { type: 'PathPrefix', value: '/' } }], backendRefs: [{ group: '', kind: 'Service', name, port: 80 }] }] } },
+    { apiVersion: 'gateway.envoyproxy.io/v1alpha1', kind: 'BackendTrafficPolicy', metadata: { name, namespace: ns }, spec: { mergeType: 'StrategicMerge', targetRefs: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name }], timeout: { http: { connectionIdleTimeout: hazard ? '10s' : '3s' } } } },
+    { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name, namespace: ns }, spec: { maxUnavailable: 1, selector: { matchLabels: labels } } },
+    {
+      apiVersion: 'argoproj.io/v1alpha1', kind: 'AnalysisTemplate', metadata: { name: `${name}-errors`, namespace: ns },
+      spec: { metrics: [{ name: 'error-ratio', interval: '1m', count: 10, failureLimit: 1, successCondition: hazard ? 'result[0] < 0.01' : 'len(result) > 0 && !isNaN(result[0]) && result[0] < 0.01', provider: { prometheus: { address: 'http://prometheus:9090', query: `sum(rate(envoy_cluster_upstream_rq_xx{envoy_response_code_class="5",envoy_cluster_name="httproute/${ns}/${name}/rule/0"}[2m])) / sum(rate(envoy_cluster_upstream_rq_total{envoy_cluster_name="httproute/${ns}/${name}/rule/0"}[2m]))` } } }] },
+    },
+  ];
+}
+
+/** `count` objects as one multi-document YAML text, as `helm template` would print them. */
+export function benchManifest(count: number): string {
+  const objs: Record<string, unknown>[] = [];
+  for (let i = 0; objs.length < count; i++) objs.push(...serviceObjects(i));
+  return objs.slice(0, count).map((o) => YAML.stringify(o, { version: '1.1' })).join('---\n');
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+/**
+ * Lints 10,000 objects and compares with the `yaml` package alone parsing the same text, measured
+ * side by side (repetitions interleaved, medians reported). Target: lint <= 1.5 x parse.
+ */
+export async function benchLint(count = 10_000, reps = Number(process.env.BENCH_REPS ?? 7)): Promise<string> {
+  const text = benchManifest(count);
+  // CPU time of this process (user + system) is the primary figure: the machine is shared, and wall
+  // time also counts the time other processes held the cores. Wall time is reported beside it.
+  const times = { parse: [] as number[], ast: [] as number[], lint: [] as number[] };
+  const wall = { parse: [] as number[], ast: [] as number[], lint: [] as number[] };
+  let findings = 0;
+  let objects = 0;
+  const gc = (globalThis as { gc?: () => void }).gc;
+  for (let r = 0; r < reps + 1; r++) {
+    const round: [keyof typeof times, () => void][] = [
+      ['parse', () => { for (const d of YAML.parseAllDocuments(text, { version: '1.1' })) d.toJS(); }],
+      ['ast', () => { YAML.parseAllDocuments(text, { version: '1.1' }); }],
+      ['lint', () => { const res = lintText(text, 'bench.yaml'); findings = res.findings.length; objects = res.objects; }],
+    ];
+    // Alternate the order each round so neither side always runs on a warmer heap.
+    if (r % 2) round.reverse();
+    for (const [k, fn] of round) {
+      gc?.();
+      const c0 = process.cpuUsage();
+      const t0 = performance.now();
+      fn();
+      const dt = performance.now() - t0;
+      const c = process.cpuUsage(c0);
+      if (r > 0) { // round 0 warms up the JIT
+        times[k].push((c.user + c.system) / 1000);
+        wall[k].push(dt);
+      }
+    }
+  }
+  const p = median(times.parse);
+  const a = median(times.ast);
+  const l = median(times.lint);
+  const ratio = l / p;
+  const wp = median(wall.parse);
+  return [
+    `Lint of ${objects} objects (${(text.length / 1e6).toFixed(1)} MB YAML, ${findings} findings), median of ${reps} interleaved runs:`,
+    '',
+    '| measurement | CPU ms (median) | vs parse | wall ms (median) | vs parse |',
+    '|---|---:|---:|---:|---:|',
+    `| yaml parseAllDocuments + toJS (parse) | ${p.toFixed(0)} | 1.00x | ${wp.toFixed(0)} | 1.00x |`,
+    `| yaml parseAllDocuments only (AST) | ${a.toFixed(0)} | ${(a / p).toFixed(2)}x | ${median(wall.ast).toFixed(0)} | ${(median(wall.ast) / wp).toFixed(2)}x |`,
+    `| rollwise lintText (parse with line positions + all rules) | ${l.toFixed(0)} | ${ratio.toFixed(2)}x | ${median(wall.lint).toFixed(0)} | ${(median(wall.lint) / wp).toFixed(2)}x |`,
+    '',
+    `Target lint <= 1.5x parse (CPU time): ${ratio <= 1.5 ? 'met' : 'NOT met'} (${ratio.toFixed(2)}x).`,
+  ].join('\n');
+}
+
+if (require.main === module) {
+  benchLint().then((t) => process.stdout.write(`${t}\n`), (e) => { process.stderr.write(`${String(e)}\n`); process.exit(1); });
+}

@@ -1,0 +1,182 @@
+import { ANNOTATIONS } from '../justify/annotations';
+import { parseReasonLines } from '../justify/reasons';
+import { ENGINE_RULES, findRule, RULES } from './catalogue';
+import { factDefinition, FactName, FactReader, LintFacts } from './facts';
+import { rec } from './k8s';
+import { ObjectIndex, RuleContext, RuleDefinition, RuleMeta } from './rule';
+import { LintObject } from './source';
+import { Finding, FindingValue, ParseProblem, Skip } from './types';
+
+export interface LintOptions {
+  /**
+   * Facts by object name (or `namespace/name`), e.g. from `--p99 checkout-api=0.25`; they win over
+   * the object's `rollwise.dev/...` annotations.
+   * @default - only annotations
+   */
+  readonly facts?: LintFacts;
+}
+
+export interface LintResult {
+  /** Findings sorted by file, then line (so each object's findings stay together). */
+  readonly findings: Finding[];
+  /** Rules that did not run for lack of a fact. */
+  readonly skips: Skip[];
+  /** Objects checked. */
+  readonly objects: number;
+}
+
+const RULES_BY_KIND = new Map<string, RuleDefinition[]>();
+for (const r of RULES) for (const k of r.kinds) (RULES_BY_KIND.get(k) ?? RULES_BY_KIND.set(k, []).get(k)!).push(r);
+
+class Index implements ObjectIndex {
+  private readonly byKind = new Map<string, LintObject[]>();
+  private readonly byKey = new Map<string, LintObject>();
+  private readonly byKindNs = new Map<string, LintObject[]>();
+
+  constructor(public readonly all: readonly LintObject[]) {
+    for (const o of all) {
+      (this.byKind.get(o.kind) ?? this.byKind.set(o.kind, []).get(o.kind)!).push(o);
+      const kn = `${o.kind}\u0000${o.namespace ?? ''}`;
+      (this.byKindNs.get(kn) ?? this.byKindNs.set(kn, []).get(kn)!).push(o);
+      const key = `${kn}\u0000${o.name}`;
+      if (!this.byKey.has(key)) this.byKey.set(key, o);
+    }
+  }
+
+  public ofKind(kind: string): readonly LintObject[] {
+    return this.byKind.get(kind) ?? [];
+  }
+
+  public inNamespace(kind: string, namespace: string | undefined): readonly LintObject[] {
+    return this.byKindNs.get(`${kind}\u0000${namespace ?? ''}`) ?? [];
+  }
+
+  public get(kind: string, namespace: string | undefined, name: string): LintObject | undefined {
+    return this.byKey.get(`${kind}\u0000${namespace ?? ''}\u0000${name}`);
+  }
+}
+
+/** What an object says about findings on it: suppressed rules and overridden field paths, with reasons. */
+interface ObjectPolicy {
+  readonly suppress: Map<string, string>;
+  readonly overrides: [string, string][];
+}
+
+function annotationsOf(o: LintObject): Record<string, unknown> {
+  return rec(rec(o.obj.metadata)?.annotations) ?? {};
+}
+
+/**
+ * Runs every rule on parsed objects. Parse problems become `RW000` findings; suppressions and
+ * overrides are applied (the finding stays in the result with status `suppressed` / `accepted`).
+ */
+export function lintParsed(objects: readonly LintObject[], problems: readonly ParseProblem[] = [], opts: LintOptions = {}): LintResult {
+  const index = new Index(objects);
+  const facts = new FactReader(opts.facts);
+  const findings: Finding[] = [];
+  const seq = new Map<Finding, number>();
+  const seen = new Set<string>();
+  const skips: Skip[] = [];
+  const policies = new Map<LintObject, ObjectPolicy>();
+
+  const policyOf = (o: LintObject): ObjectPolicy => {
+    let p = policies.get(o);
+    if (!p) {
+      p = readPolicy(o, (rule, path, message, values) => push(rule, o, path, message, values));
+      policies.set(o, p);
+    }
+    return p;
+  };
+
+  const push = (rule: RuleMeta, o: LintObject, path: string, message: string, values: Record<string, FindingValue>): void => {
+    const key = `${rule.id}\u0000${o.ref}\u0000${o.file}\u0000${path}\u0000${message}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    let status: Finding['status'] = 'open';
+    let justification: string | undefined;
+    if (!rule.id.startsWith('RW9') && !rule.id.startsWith('RW000')) {
+      const pol = policyOf(o);
+      const sup = pol.suppress.get(rule.id) ?? pol.suppress.get(rule.id.split('-')[0]);
+      const ov = pol.overrides.find(([p]) => path === p || path.startsWith(`${p}.`) || path.startsWith(`${p}[`));
+      if (ov) {
+        status = 'accepted';
+        justification = `override of ${ov[0]}: ${ov[1]}`;
+      } else if (sup !== undefined) {
+        status = 'suppressed';
+        justification = sup;
+      }
+    }
+    const f: Finding = {
+      ruleId: rule.id, severity: rule.severity, file: o.file, line: o.line(path), kind: o.kind, namespace: o.namespace, name: o.name, object: o.ref,
+      path, message, mechanism: `${rule.mechanism} (${rule.fieldNotes})`, fix: rule.fix, values, status, ...(justification !== undefined ? { justification } : {}),
+    };
+    seq.set(f, seq.size);
+    findings.push(f);
+  };
+
+  for (const o of objects) {
+    policyOf(o);
+    const rules = RULES_BY_KIND.get(o.kind);
+    if (!rules) continue;
+    for (const rule of rules) {
+      const ctx: RuleContext = {
+        index,
+        facts,
+        report: (target, path, message, values) => push(rule, target, path, message, values),
+        skip: (target, fact, detail) => skips.push({ ruleId: rule.id, file: target.file, object: target.ref, fact, detail: detail ?? missingFact(target, fact) }),
+        invalidFact: (target, fact, raw, source) => push(ENGINE_RULES.invalidFact, target, 'metadata.annotations',
+          `${factDefinition(fact).annotation} = ${JSON.stringify(raw)} (${source}) is not ${factDefinition(fact).format}; ${rule.id} cannot run.`, { fact, value: raw }),
+      };
+      rule.check(o, ctx);
+    }
+  }
+
+  for (const p of problems) {
+    const f: Finding = {
+      ruleId: ENGINE_RULES.malformed.id, severity: 'error', file: p.file, line: p.line, kind: '(document)', name: `line ${p.line}`, object: `(document at line ${p.line})`,
+      path: '', message: p.message, mechanism: `${ENGINE_RULES.malformed.mechanism} (${ENGINE_RULES.malformed.fieldNotes})`, fix: ENGINE_RULES.malformed.fix, values: {}, status: 'open',
+    };
+    seq.set(f, seq.size);
+    findings.push(f);
+  }
+
+  const fileOrder = new Map<string, number>();
+  for (const o of objects) if (!fileOrder.has(o.file)) fileOrder.set(o.file, fileOrder.size);
+  for (const p of problems) if (!fileOrder.has(p.file)) fileOrder.set(p.file, fileOrder.size);
+  findings.sort((a, b) => (fileOrder.get(a.file)! - fileOrder.get(b.file)!) || (a.line - b.line) || (seq.get(a)! - seq.get(b)!));
+  return { findings, skips, objects: objects.length };
+}
+
+function missingFact(o: LintObject, fact: FactName): string {
+  const d = factDefinition(fact);
+  return `${o.ref} declares no ${fact} (${d.meaning.replace(/\.$/, '')}): annotate the ${d.on} with ${d.annotation}: "${d.example}" or pass ${d.option.replace('<name>', o.name).replace(/<[^>]+>$/, d.example)}.`;
+}
+
+/** Reads `rollwise.dev/suppress` (reporting lines without a reason) and `rollwise.dev/overrides`. */
+function readPolicy(o: LintObject, report: (rule: RuleMeta, path: string, message: string, values: Record<string, FindingValue>) => void): ObjectPolicy {
+  const a = annotationsOf(o);
+  const suppress = new Map<string, string>();
+  const raw = a[ANNOTATIONS.suppress];
+  if (typeof raw === 'string') {
+    for (const line of raw.split('\n')) {
+      const t = line.trim();
+      if (t === '') continue;
+      const i = t.indexOf(':');
+      const id = (i < 0 ? t : t.slice(0, i)).trim();
+      const reason = i < 0 ? '' : t.slice(i + 1).trim();
+      const rule = findRule(id);
+      if (!rule) {
+        report(ENGINE_RULES.unknownSuppression, 'metadata.annotations', `${ANNOTATIONS.suppress} line "${t}" names no known rule.`, { line: t });
+        continue;
+      }
+      if (reason === '') {
+        report(ENGINE_RULES.suppressionWithoutReason, 'metadata.annotations', `${ANNOTATIONS.suppress} line "${t}" suppresses ${rule.id} without a reason; the suppression is ignored.`, { line: t, rule: rule.id });
+        continue;
+      }
+      suppress.set(rule.id, reason);
+    }
+  }
+  const ov = a[ANNOTATIONS.overrides];
+  const overrides = typeof ov === 'string' ? Object.entries(parseReasonLines(ov)) : [];
+  return { suppress, overrides };
+}

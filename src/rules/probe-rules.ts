@@ -1,0 +1,228 @@
+import { ContainerRef, containers, cpuCores, Json, probeHandler, probeTiming, rec, secs, WORKLOAD_KINDS } from './k8s';
+import { RuleDefinition } from './rule';
+
+const W = WORKLOAD_KINDS;
+
+/** Containers of the object with a probe of that kind. */
+function withProbe(containersOf: ContainerRef[], probe: 'readinessProbe' | 'livenessProbe' | 'startupProbe'): { ref: ContainerRef; p: Json }[] {
+  return containersOf.flatMap((ref) => {
+    const p = rec(ref.c[probe]);
+    return p ? [{ ref, p }] : [];
+  });
+}
+
+export const PROBE_RULES: readonly RuleDefinition[] = [
+  {
+    id: 'RW101-readiness-timeout-below-p99',
+    severity: 'error',
+    title: "Readiness timeoutSeconds is not above the health path's declared p99 under load",
+    kinds: W,
+    mechanism: 'A probe whose deadline is at or below the handler\'s p99 fails on the slow tail at random, and each miss moves the pod\'s traffic onto the survivors, whose latency then rises too: the feedback loop that empties a Service.',
+    fieldNotes: 'field-notes 1, 3',
+    fix: 'Measure the health path\'s p99 under peak load and set readinessProbe.timeoutSeconds well above it (rollwise uses 2 x p99, at least 3 s), or make the handler cheaper.',
+    facts: ['readinessP99Seconds'],
+    check(o, ctx) {
+      const first = withProbe(containers(o), 'readinessProbe')[0];
+      if (!first) return;
+      const p99 = ctx.facts.number(o, 'readinessP99Seconds');
+      if (!p99.ok) {
+        if (p99.invalid !== undefined) ctx.invalidFact(o, 'readinessP99Seconds', p99.invalid, p99.source!);
+        else ctx.skip(o, 'readinessP99Seconds');
+        return;
+      }
+      const t = probeTiming(first.p).timeoutSeconds;
+      const v = p99.value as number;
+      if (t <= v) {
+        ctx.report(o, `${first.ref.path}.readinessProbe.timeoutSeconds`,
+          `container "${first.ref.name}": readiness timeoutSeconds ${t}${first.p.timeoutSeconds === undefined ? ' (default)' : ''} is not above the health path's p99 under load ${secs(v)} (${p99.source}): at least one probe in a hundred times out by design.`,
+          { timeoutSeconds: t, readinessP99Seconds: v });
+      }
+    },
+  },
+  {
+    id: 'RW102-readiness-failure-threshold-one',
+    severity: 'error',
+    title: 'Readiness failureThreshold is 1',
+    kinds: W,
+    mechanism: 'With failureThreshold 1 a single slow probe removes the pod from the Service for a whole period; under load, slow probes are common, so pods leave and return in waves and the survivors take their traffic.',
+    fieldNotes: 'field-notes 3, 11',
+    fix: 'Set readinessProbe.failureThreshold to 3 or more, so one bad window cannot remove a pod.',
+    facts: [],
+    check(o, ctx) {
+      for (const { ref, p } of withProbe(containers(o), 'readinessProbe')) {
+        const t = probeTiming(p);
+        if (t.failureThreshold <= 1) {
+          ctx.report(o, `${ref.path}.readinessProbe.failureThreshold`,
+            `container "${ref.name}": readiness failureThreshold ${t.failureThreshold}: one missed probe (timeout ${secs(t.timeoutSeconds)}) removes the pod for at least ${secs(t.periodSeconds)}.`,
+            { failureThreshold: t.failureThreshold, periodSeconds: t.periodSeconds, timeoutSeconds: t.timeoutSeconds });
+        }
+      }
+    },
+  },
+  {
+    id: 'RW103-readiness-returns-faster-than-leaves',
+    severity: 'warning',
+    title: 'Readiness return window (successThreshold x period) is shorter than its leave window (failureThreshold x period)',
+    kinds: W,
+    mechanism: 'When every pod has left, traffic is zero and every probe passes: the whole fleet re-enters within the short return window, cold and at full load, and collapses again (a saw-tooth, not a decay).',
+    fieldNotes: 'field-notes 1, 11',
+    fix: 'Set readinessProbe.successThreshold at least equal to failureThreshold (e.g. 3 and 3), so a removed pod proves itself as long as it took to leave.',
+    facts: [],
+    check(o, ctx) {
+      for (const { ref, p } of withProbe(containers(o), 'readinessProbe')) {
+        const t = probeTiming(p);
+        const back = t.successThreshold * t.periodSeconds;
+        const leave = t.failureThreshold * t.periodSeconds;
+        if (back < leave) {
+          ctx.report(o, `${ref.path}.readinessProbe.successThreshold`,
+            `container "${ref.name}": readiness returns after ${t.successThreshold} x ${t.periodSeconds} s = ${back} s but leaves after ${t.failureThreshold} x ${t.periodSeconds} s = ${leave} s.`,
+            { successThreshold: t.successThreshold, failureThreshold: t.failureThreshold, periodSeconds: t.periodSeconds, returnWindowSeconds: back, leaveWindowSeconds: leave });
+        }
+      }
+    },
+  },
+  {
+    id: 'RW104-readiness-timeout-not-below-period',
+    severity: 'warning',
+    title: 'Readiness timeoutSeconds is not below periodSeconds',
+    kinds: W,
+    mechanism: 'A probe that may wait as long as its period runs back to back under load: the leave window is no longer failureThreshold x period, and the probe adds a permanent request to a pod that is already slow.',
+    fieldNotes: 'field-notes 1, 3',
+    fix: 'Keep readinessProbe.timeoutSeconds below periodSeconds (e.g. timeout 3 s, period 10 s).',
+    facts: [],
+    check(o, ctx) {
+      for (const { ref, p } of withProbe(containers(o), 'readinessProbe')) {
+        const t = probeTiming(p);
+        if (t.timeoutSeconds >= t.periodSeconds) {
+          ctx.report(o, `${ref.path}.readinessProbe.timeoutSeconds`,
+            `container "${ref.name}": readiness timeoutSeconds ${t.timeoutSeconds} is not below periodSeconds ${t.periodSeconds}.`,
+            { timeoutSeconds: t.timeoutSeconds, periodSeconds: t.periodSeconds });
+        }
+      }
+    },
+  },
+  {
+    id: 'RW105-liveness-identical-to-readiness',
+    severity: 'error',
+    title: 'Liveness probe is identical to the readiness probe',
+    kinds: W,
+    mechanism: 'A liveness copy of readiness restarts exactly the pods that are merely loaded: each restart lands on a cold cache, survivors carry more load and fail in turn (falling dominoes, CrashLoopBackOff).',
+    fieldNotes: 'field-notes 4',
+    fix: 'Give liveness a process-only check (a TCP connect or a handler that touches no dependency) and make it far more lenient than readiness (longer timeout, more failures).',
+    facts: [],
+    check(o, ctx) {
+      for (const ref of containers(o)) {
+        const r = rec(ref.c.readinessProbe);
+        const l = rec(ref.c.livenessProbe);
+        if (!r || !l) continue;
+        const rt = probeTiming(r);
+        const lt = probeTiming(l);
+        if (probeHandler(r) === probeHandler(l) && rt.timeoutSeconds === lt.timeoutSeconds && rt.periodSeconds === lt.periodSeconds && rt.failureThreshold === lt.failureThreshold) {
+          ctx.report(o, `${ref.path}.livenessProbe`,
+            `container "${ref.name}": livenessProbe equals readinessProbe (${probeHandler(l)}, timeout ${lt.timeoutSeconds} s, period ${lt.periodSeconds} s, failureThreshold ${lt.failureThreshold}).`,
+            { handler: probeHandler(l), timeoutSeconds: lt.timeoutSeconds, periodSeconds: lt.periodSeconds, failureThreshold: lt.failureThreshold });
+        }
+      }
+    },
+  },
+  {
+    id: 'RW106-liveness-stricter-than-readiness',
+    severity: 'error',
+    title: 'Liveness gives up no later than readiness (shorter timeout, fewer failures, or a failure window not longer)',
+    kinds: W,
+    mechanism: 'If liveness fails as fast as readiness, a pod slow under load is restarted instead of only taken out of the Service: restarts pile up exactly at peak.',
+    fieldNotes: 'field-notes 4',
+    fix: 'Make liveness more lenient than readiness on every axis: timeoutSeconds >= readiness, failureThreshold >= readiness, and failureThreshold x periodSeconds well above the readiness leave window.',
+    facts: [],
+    check(o, ctx) {
+      for (const ref of containers(o)) {
+        const r = rec(ref.c.readinessProbe);
+        const l = rec(ref.c.livenessProbe);
+        if (!r || !l) continue;
+        const rt = probeTiming(r);
+        const lt = probeTiming(l);
+        const identical = probeHandler(r) === probeHandler(l) && rt.timeoutSeconds === lt.timeoutSeconds && rt.periodSeconds === lt.periodSeconds && rt.failureThreshold === lt.failureThreshold;
+        if (identical) continue; // RW105
+        const axes: string[] = [];
+        if (lt.timeoutSeconds < rt.timeoutSeconds) axes.push(`timeoutSeconds ${lt.timeoutSeconds} < readiness ${rt.timeoutSeconds}`);
+        if (lt.failureThreshold < rt.failureThreshold) axes.push(`failureThreshold ${lt.failureThreshold} < readiness ${rt.failureThreshold}`);
+        const lw = lt.failureThreshold * lt.periodSeconds;
+        const rw = rt.failureThreshold * rt.periodSeconds;
+        if (lw <= rw) axes.push(`failure window ${lt.failureThreshold} x ${lt.periodSeconds} s = ${lw} s <= readiness leave window ${rt.failureThreshold} x ${rt.periodSeconds} s = ${rw} s`);
+        if (axes.length > 0) {
+          ctx.report(o, `${ref.path}.livenessProbe`, `container "${ref.name}": liveness is stricter than readiness: ${axes.join('; ')}.`,
+            { livenessTimeoutSeconds: lt.timeoutSeconds, readinessTimeoutSeconds: rt.timeoutSeconds, livenessFailureThreshold: lt.failureThreshold, readinessFailureThreshold: rt.failureThreshold, livenessWindowSeconds: lw, readinessWindowSeconds: rw });
+        }
+      }
+    },
+  },
+  {
+    id: 'RW107-liveness-initial-delay-without-startup-probe',
+    severity: 'warning',
+    title: 'Liveness initialDelaySeconds longer than one default period (10 s) and no startupProbe',
+    kinds: W,
+    mechanism: 'initialDelaySeconds is a fixed guess at start-up time: a start slower than the guess is killed and restarted in a loop (slower still under load), a faster one waits for nothing; a startupProbe adapts to the actual start.',
+    fieldNotes: 'field-notes 4',
+    fix: 'Add a startupProbe (failureThreshold x periodSeconds = the start-up budget) and remove livenessProbe.initialDelaySeconds.',
+    facts: [],
+    check(o, ctx) {
+      for (const ref of containers(o)) {
+        const l = rec(ref.c.livenessProbe);
+        if (!l || ref.c.startupProbe !== undefined) continue;
+        const d = probeTiming(l).initialDelaySeconds;
+        if (d > 10) {
+          ctx.report(o, `${ref.path}.livenessProbe.initialDelaySeconds`, `container "${ref.name}": liveness initialDelaySeconds ${d} and no startupProbe.`, { initialDelaySeconds: d });
+        }
+      }
+    },
+  },
+  {
+    id: 'RW108-readiness-calls-dependency',
+    severity: 'error',
+    title: 'The readiness handler is declared to call a dependency',
+    kinds: W,
+    mechanism: 'A readiness handler that calls a downstream fails on every replica at the moment the dependency is slow, turning a partial slowdown into a total outage while the probes keep hammering the dependency.',
+    fieldNotes: 'field-notes 3',
+    fix: 'Make readiness report local state only (listeners up, config loaded, warm-up done), with at most a dependency status cached in the background; answer requests that need the failing dependency with a fast 503.',
+    facts: ['readinessCallsDependency'],
+    check(o, ctx) {
+      const first = withProbe(containers(o), 'readinessProbe')[0];
+      if (!first) return;
+      const calls = ctx.facts.bool(o, 'readinessCallsDependency');
+      if (!calls.ok) {
+        if (calls.invalid !== undefined) ctx.invalidFact(o, 'readinessCallsDependency', calls.invalid, calls.source!);
+        else ctx.skip(o, 'readinessCallsDependency');
+        return;
+      }
+      if (calls.value) {
+        ctx.report(o, `${first.ref.path}.readinessProbe`, `container "${first.ref.name}": the readiness handler ${probeHandler(first.p)} calls a dependency (${calls.source}).`, { readinessCallsDependency: true });
+      }
+    },
+  },
+  {
+    id: 'RW201-cpu-limit-with-http-probes',
+    severity: 'warning',
+    title: 'CPU limit on a container with HTTP probes',
+    kinds: W,
+    mechanism: "The probe handler shares the container's CFS quota: at the limit the kernel deschedules the process for the rest of each 100 ms period, so a 20 ms health check takes seconds exactly at peak and the probe measures load.",
+    fieldNotes: 'field-notes 1, 10',
+    fix: 'Remove resources.limits.cpu (keep the request: the pod stays Burstable), or raise it far above peak use. kube-score: --ignore-container-cpu-limit; Polaris: cpuLimitsMissing: ignore; Checkov: skip CKV_K8S_11.',
+    facts: [],
+    check(o, ctx) {
+      for (const ref of containers(o)) {
+        const limit = rec(rec(ref.c.resources)?.limits)?.cpu;
+        if (limit === undefined) continue;
+        const probes = (['readinessProbe', 'livenessProbe', 'startupProbe'] as const).filter((k) => rec(rec(ref.c[k])?.httpGet));
+        if (probes.length === 0) continue;
+        const request = rec(rec(ref.c.resources)?.requests)?.cpu;
+        const l = cpuCores(limit);
+        const r = request === undefined ? l : cpuCores(request);
+        const ratio = l !== undefined && r !== undefined && r > 0 ? Number((l / r).toFixed(2)) : undefined;
+        const reqText = request === undefined ? 'no request (it defaults to the limit)' : `request ${String(request)}`;
+        ctx.report(o, `${ref.path}.resources.limits.cpu`,
+          `container "${ref.name}": CPU limit ${String(limit)} with ${reqText}${ratio !== undefined ? `, limit/request ratio ${ratio}` : ''}, and HTTP ${probes.join(', ')} that share the throttled quota.`,
+          { cpuLimit: String(limit), cpuRequest: request === undefined ? 'none' : String(request), ...(ratio !== undefined ? { limitRequestRatio: ratio } : {}), httpProbes: probes.join(',') });
+      }
+    },
+  },
+];

@@ -1,0 +1,48 @@
+import { FactName, FactReader } from './facts';
+import { LintObject } from './source';
+import { FindingValue, Severity } from './types';
+
+/** What a rule is, independent of any object: the catalogue entry (docs/rules.md, SARIF rules). */
+export interface RuleMeta {
+  /** Stable id, `RW<number>-<slug>`. Never renamed: suppressions and SARIF baselines use it. */
+  readonly id: string;
+  readonly severity: Severity;
+  /** One line: what the rule finds. */
+  readonly title: string;
+  /** The kinds it looks at (empty for engine-level rules). */
+  readonly kinds: readonly string[];
+  /** Why it is a hazard, in one or two sentences. */
+  readonly mechanism: string;
+  /** The field-notes section(s), e.g. "field-notes 3, 11". */
+  readonly fieldNotes: string;
+  /** How to fix it. */
+  readonly fix: string;
+  /** Facts it needs; without them it is skipped for that object. */
+  readonly facts: readonly FactName[];
+}
+
+/** A rule: its catalogue entry and the check that runs on each object of its kinds. */
+export interface RuleDefinition extends RuleMeta {
+  check(target: LintObject, ctx: RuleContext): void;
+}
+
+/** Every object of the run, indexed for rules that look across objects (routes -> services, PDBs). */
+export interface ObjectIndex {
+  readonly all: readonly LintObject[];
+  ofKind(kind: string): readonly LintObject[];
+  /** Objects of a kind in a namespace (undefined = no namespace). */
+  inNamespace(kind: string, namespace: string | undefined): readonly LintObject[];
+  get(kind: string, namespace: string | undefined, name: string): LintObject | undefined;
+}
+
+/** What a check can do: read facts and other objects, report a finding, record a skip. */
+export interface RuleContext {
+  readonly index: ObjectIndex;
+  readonly facts: FactReader;
+  /** Reports a finding of `rule` on `target` at `path`. */
+  report(target: LintObject, path: string, message: string, values: Record<string, FindingValue>): void;
+  /** Records that the rule could not run on `target` for lack of `fact` (shown by --explain-skips). */
+  skip(target: LintObject, fact: FactName, detail?: string): void;
+  /** Reports a fact annotation/option whose value cannot be read (RW903). */
+  invalidFact(target: LintObject, fact: FactName, raw: string, source: string): void;
+}

@@ -1,0 +1,187 @@
+import { arr, durationSeconds, isWorkload, podLabels, rec, secs, serviceSelects, str } from './k8s';
+import { RuleContext, RuleDefinition } from './rule';
+import { LintObject, memoryObject } from './source';
+
+const ENVOY_DEFAULT_IDLE_SECONDS = 3600;
+
+interface PolicyTarget { readonly kind: string; readonly name: string }
+
+/** A BackendTrafficPolicy's targets (`targetRefs`, and the deprecated singular `targetRef`). */
+const targetsCache = new WeakMap<LintObject, PolicyTarget[]>();
+
+function policyTargets(btp: LintObject): PolicyTarget[] {
+  let t = targetsCache.get(btp);
+  if (!t) targetsCache.set(btp, (t = readTargets(btp)));
+  return t;
+}
+
+function readTargets(btp: LintObject): PolicyTarget[] {
+  const spec = rec(btp.obj.spec) ?? {};
+  const refs = [...arr(spec.targetRefs), ...(spec.targetRef ? [spec.targetRef] : [])];
+  return refs.flatMap((r) => {
+    const x = rec(r);
+    return x && typeof x.name === 'string' && typeof x.kind === 'string' ? [{ kind: x.kind, name: x.name }] : [];
+  });
+}
+
+function idleTimeout(btp: LintObject): { seconds: number; raw: string } | undefined {
+  const raw = str(rec(rec(rec(btp.obj.spec)?.timeout)?.http)?.connectionIdleTimeout);
+  if (raw === undefined) return undefined;
+  const seconds = durationSeconds(raw);
+  return seconds === undefined ? undefined : { seconds, raw };
+}
+
+/** The policy whose idle timeout applies to a route's upstream connections (most specific wins). */
+interface EffectiveIdle {
+  readonly policy?: LintObject;
+  readonly seconds: number;
+  readonly raw: string;
+  /** How it was found, for the message. */
+  readonly how: string;
+}
+
+const idleCache = new WeakMap<LintObject, EffectiveIdle>();
+
+function effectiveIdle(route: LintObject, ctx: RuleContext): EffectiveIdle {
+  let e = idleCache.get(route);
+  if (!e) idleCache.set(route, (e = computeIdle(route, ctx)));
+  return e;
+}
+
+function computeIdle(route: LintObject, ctx: RuleContext): EffectiveIdle {
+  const policies = ctx.index.inNamespace('BackendTrafficPolicy', route.namespace);
+  const onRoute = policies.filter((p) => policyTargets(p).some((t) => t.kind === 'HTTPRoute' && t.name === route.name));
+  const withIdle = onRoute.find((p) => idleTimeout(p) !== undefined);
+  if (withIdle) {
+    const t = idleTimeout(withIdle)!;
+    return { policy: withIdle, seconds: t.seconds, raw: t.raw, how: `${withIdle.ref} spec.timeout.http.connectionIdleTimeout ${t.raw}` };
+  }
+  const merges = onRoute.length === 0 || onRoute.some((p) => typeof rec(p.obj.spec)?.mergeType === 'string');
+  if (merges) {
+    for (const parent of arr(rec(route.obj.spec)?.parentRefs)) {
+      const pr = rec(parent);
+      if (!pr || (pr.kind !== undefined && pr.kind !== 'Gateway')) continue;
+      const ns = str(pr.namespace) ?? route.namespace;
+      for (const p of ctx.index.inNamespace('BackendTrafficPolicy', ns)) {
+        const t = idleTimeout(p);
+        if (t && policyTargets(p).some((x) => x.kind === 'Gateway' && x.name === pr.name)) {
+          return { policy: p, seconds: t.seconds, raw: t.raw, how: `Gateway-level ${p.ref} spec.timeout.http.connectionIdleTimeout ${t.raw}` };
+        }
+      }
+    }
+  }
+  const why = onRoute.length > 0
+    ? `${onRoute.map((p) => p.ref).join(', ')} targets the route without connectionIdleTimeout (and without mergeType it replaces any Gateway-level policy)`
+    : 'no BackendTrafficPolicy targets the route or its Gateway with connectionIdleTimeout';
+  return { seconds: ENVOY_DEFAULT_IDLE_SECONDS, raw: '1h (Envoy default)', how: why };
+}
+
+/** The app keep-alive behind a backend Service: on the Service, on the option, or on a workload it selects. */
+function keepAliveOf(ns: string | undefined, service: string, ctx: RuleContext): { value: number | 'none'; source: string; invalid?: string } | undefined {
+  const svc = ctx.index.get('Service', ns, service) ?? memoryObject({ kind: 'Service', metadata: { name: service, namespace: ns } });
+  const own = ctx.facts.number(svc, 'appKeepAliveSeconds', true);
+  if (own.ok) return { value: own.value, source: own.source };
+  if (own.invalid !== undefined) return { value: 'none', source: own.source!, invalid: own.invalid };
+  if (!ctx.index.get('Service', ns, service)) return undefined;
+  for (const w of ctx.index.all) {
+    if (!isWorkload(w) || w.namespace !== ns || !serviceSelects(svc.obj, podLabels(w))) continue;
+    const f = ctx.facts.number(w, 'appKeepAliveSeconds', true);
+    if (f.ok) return { value: f.value, source: f.source };
+  }
+  return undefined;
+}
+
+/** Backend Services of a route, with their paths. */
+function backends(route: LintObject): { ns: string | undefined; name: string; path: string }[] {
+  const out: { ns: string | undefined; name: string; path: string }[] = [];
+  arr(rec(route.obj.spec)?.rules).forEach((r, i) => {
+    arr(rec(r)?.backendRefs).forEach((b, j) => {
+      const ref = rec(b);
+      if (!ref || typeof ref.name !== 'string') return;
+      if ((ref.kind ?? 'Service') !== 'Service' || (ref.group ?? '') !== '') return;
+      out.push({ ns: str(ref.namespace) ?? route.namespace, name: ref.name, path: `spec.rules[${i}].backendRefs[${j}]` });
+    });
+  });
+  return out;
+}
+
+/**
+ * RW501 and RW502 both start from a route: find the declared keep-alive of each backend and the idle
+ * timeout that applies; RW501 reports on the policy that sets a too-long value, RW502 on the route.
+ */
+function checkRoute(route: LintObject, ctx: RuleContext, which: 'RW501' | 'RW502'): void {
+  const seen = new Set<string>();
+  const bs = backends(route);
+  let declared = 0;
+  for (const b of bs) {
+    if (seen.has(`${b.ns}/${b.name}`)) continue;
+    seen.add(`${b.ns}/${b.name}`);
+    const ka = keepAliveOf(b.ns, b.name, ctx);
+    if (!ka) continue;
+    declared++;
+    if (ka.invalid !== undefined) {
+      if (which === 'RW501') ctx.invalidFact(ctx.index.get('Service', b.ns, b.name) ?? route, 'appKeepAliveSeconds', ka.invalid, ka.source);
+      continue;
+    }
+    if (ka.value === 'none') continue;
+    const idle = effectiveIdle(route, ctx);
+    if (idle.seconds < ka.value) continue;
+    const values = { connectionIdleTimeoutSeconds: idle.seconds, appKeepAliveSeconds: ka.value, backend: `Service/${b.name}` };
+    if (which === 'RW501' && idle.policy) {
+      ctx.report(idle.policy, 'spec.timeout.http.connectionIdleTimeout',
+        `connectionIdleTimeout ${idle.raw} (${secs(idle.seconds)}) is not below the app keep-alive ${secs(ka.value)} of Service/${b.name} behind ${route.ref} (${ka.source}).`, values);
+    } else if (which === 'RW502' && !idle.policy) {
+      ctx.report(route, b.path,
+        `backend Service/${b.name} declares an app keep-alive of ${secs(ka.value)} (${ka.source}) but ${idle.how}, so Envoy keeps idle upstream connections for 1 h.`, values);
+    }
+  }
+  if (declared === 0 && bs.length > 0 && which === 'RW501') {
+    ctx.skip(route, 'appKeepAliveSeconds', `no app keep-alive declared for backend(s) ${[...seen].map((s) => `Service/${s.split('/').pop()}`).join(', ')} of ${route.ref}`);
+  }
+}
+
+export const TRAFFIC_RULES: readonly RuleDefinition[] = [
+  {
+    id: 'RW501-proxy-idle-timeout-not-below-keepalive',
+    severity: 'error',
+    title: "Proxy connectionIdleTimeout is not below the application's declared keep-alive",
+    kinds: ['HTTPRoute'],
+    mechanism: 'Each end closes idle connections on its own clock; when the app closes first, the proxy now and then writes a request onto a connection being closed and answers 503 UC (upstream_reset_before_response_started).',
+    fieldNotes: 'field-notes 8, 9',
+    fix: "Set the BackendTrafficPolicy's spec.timeout.http.connectionIdleTimeout below the app keep-alive (e.g. 3s under uvicorn's 5 s), attached to the service's HTTPRoute; do not raise the app keep-alive to the proxy's hour.",
+    facts: ['appKeepAliveSeconds'],
+    check: (o, ctx) => checkRoute(o, ctx, 'RW501'),
+  },
+  {
+    id: 'RW502-route-without-idle-timeout-policy',
+    severity: 'error',
+    title: 'Route to a backend with a declared keep-alive, but no idle-timeout policy applies',
+    kinds: ['HTTPRoute'],
+    mechanism: "Without a BackendTrafficPolicy connectionIdleTimeout, Envoy keeps upstream connections idle for about an hour, far above any app server's keep-alive (uvicorn 5 s): the app always closes first and the keep-alive race produces 503 UC.",
+    fieldNotes: 'field-notes 8',
+    fix: 'Add a BackendTrafficPolicy targeting this HTTPRoute (targetRefs kind HTTPRoute, mergeType StrategicMerge to keep Gateway-level settings) with spec.timeout.http.connectionIdleTimeout below the app keep-alive.',
+    facts: ['appKeepAliveSeconds'],
+    check: (o, ctx) => checkRoute(o, ctx, 'RW502'),
+  },
+  {
+    id: 'RW503-timeout-policy-on-shared-gateway',
+    severity: 'warning',
+    title: 'BackendTrafficPolicy with timeouts attached to a Gateway',
+    kinds: ['BackendTrafficPolicy'],
+    mechanism: "A Gateway-level timeout changes every upstream behind the shared Gateway (Grafana, Argo CD, other teams' services), each with its own keep-alive; the idle timeout must be read together with one app's keep-alive.",
+    fieldNotes: 'field-notes 8',
+    fix: "Attach the timeout policy to the service's HTTPRoute (targetRefs kind HTTPRoute) instead of the Gateway.",
+    facts: [],
+    check(o, ctx) {
+      const timeout = rec(rec(o.obj.spec)?.timeout);
+      if (!timeout) return;
+      const spec = rec(o.obj.spec) ?? {};
+      const gateways = [
+        ...policyTargets(o).filter((t) => t.kind === 'Gateway').map((t) => t.name),
+        ...arr(spec.targetSelectors).filter((s) => rec(s)?.kind === 'Gateway').map(() => '(selected by labels)'),
+      ];
+      if (gateways.length === 0) return;
+      ctx.report(o, 'spec.timeout', `timeouts ${JSON.stringify(timeout)} apply to every route of Gateway ${gateways.join(', ')}.`, { gateways: gateways.join(','), timeout: JSON.stringify(timeout) });
+    },
+  },
+];

@@ -1,0 +1,269 @@
+import { allRules, Finding, lintObjects, lintText, RULES } from '../../src/rules';
+import { analysisTemplate, c0, cleanDeployment, gatewayPolicy, GUARDED, Obj, pdb, QUERY, rollout, route, routePolicy, service } from './helpers';
+
+function deploymentSet(mut: (d: Obj) => void = () => undefined): Obj[] {
+  const d = cleanDeployment();
+  mut(d);
+  return [d, pdb(), service()];
+}
+
+function ids(findings: Finding[]): string[] {
+  return findings.map((f) => f.ruleId);
+}
+
+interface Case {
+  readonly id: string;
+  readonly bad: () => Obj[];
+  readonly good: () => Obj[];
+  /** Text the finding's message must contain (the values involved). */
+  readonly message: RegExp;
+  readonly path: string;
+}
+
+const CASES: Case[] = [
+  {
+    id: 'RW101-readiness-timeout-below-p99',
+    bad: () => deploymentSet((d) => { d.metadata.annotations['rollwise.dev/readiness-p99-seconds'] = '3'; }),
+    good: () => deploymentSet((d) => { d.metadata.annotations['rollwise.dev/readiness-p99-seconds'] = '2.9'; }),
+    message: /timeoutSeconds 3 is not above the health path's p99 under load 3 s/,
+    path: 'spec.template.spec.containers[0].readinessProbe.timeoutSeconds',
+  },
+  {
+    id: 'RW102-readiness-failure-threshold-one',
+    bad: () => deploymentSet((d) => { c0(d).readinessProbe.failureThreshold = 1; c0(d).readinessProbe.successThreshold = 1; }),
+    good: () => deploymentSet((d) => { c0(d).readinessProbe.failureThreshold = 2; c0(d).readinessProbe.successThreshold = 2; }),
+    message: /readiness failureThreshold 1: one missed probe \(timeout 3 s\) removes the pod for at least 10 s/,
+    path: 'spec.template.spec.containers[0].readinessProbe.failureThreshold',
+  },
+  {
+    id: 'RW103-readiness-returns-faster-than-leaves',
+    bad: () => deploymentSet((d) => { c0(d).readinessProbe.successThreshold = 2; }),
+    good: () => deploymentSet((d) => { c0(d).readinessProbe.successThreshold = 3; }),
+    message: /returns after 2 x 10 s = 20 s but leaves after 3 x 10 s = 30 s/,
+    path: 'spec.template.spec.containers[0].readinessProbe.successThreshold',
+  },
+  {
+    id: 'RW104-readiness-timeout-not-below-period',
+    bad: () => deploymentSet((d) => { c0(d).readinessProbe.timeoutSeconds = 10; c0(d).livenessProbe.timeoutSeconds = 12; }),
+    good: () => deploymentSet((d) => { c0(d).readinessProbe.timeoutSeconds = 9; c0(d).livenessProbe.timeoutSeconds = 12; }),
+    message: /readiness timeoutSeconds 10 is not below periodSeconds 10/,
+    path: 'spec.template.spec.containers[0].readinessProbe.timeoutSeconds',
+  },
+  {
+    id: 'RW105-liveness-identical-to-readiness',
+    bad: () => deploymentSet((d) => { c0(d).livenessProbe = { ...c0(d).readinessProbe, successThreshold: 1 }; }),
+    good: () => deploymentSet((d) => { c0(d).livenessProbe = { httpGet: { path: '/healthz', port: 'http' }, timeoutSeconds: 6, periodSeconds: 20, failureThreshold: 6 }; }),
+    message: /livenessProbe equals readinessProbe \(httpGet:\{"path":"\/healthz","port":"http"\}, timeout 3 s, period 10 s, failureThreshold 3\)/,
+    path: 'spec.template.spec.containers[0].livenessProbe',
+  },
+  {
+    id: 'RW106-liveness-stricter-than-readiness',
+    bad: () => deploymentSet((d) => { c0(d).livenessProbe.timeoutSeconds = 2; }),
+    good: () => deploymentSet((d) => { c0(d).livenessProbe.timeoutSeconds = 3; }),
+    message: /liveness is stricter than readiness: timeoutSeconds 2 < readiness 3/,
+    path: 'spec.template.spec.containers[0].livenessProbe',
+  },
+  {
+    id: 'RW107-liveness-initial-delay-without-startup-probe',
+    bad: () => deploymentSet((d) => { c0(d).livenessProbe.initialDelaySeconds = 30; delete c0(d).startupProbe; }),
+    good: () => deploymentSet((d) => { c0(d).livenessProbe.initialDelaySeconds = 30; }),
+    message: /liveness initialDelaySeconds 30 and no startupProbe/,
+    path: 'spec.template.spec.containers[0].livenessProbe.initialDelaySeconds',
+  },
+  {
+    id: 'RW108-readiness-calls-dependency',
+    bad: () => deploymentSet((d) => { d.metadata.annotations['rollwise.dev/readiness-calls-dependency'] = 'true'; }),
+    good: () => deploymentSet((d) => { d.metadata.annotations['rollwise.dev/readiness-calls-dependency'] = 'false'; }),
+    message: /the readiness handler httpGet:\{"path":"\/healthz","port":"http"\} calls a dependency/,
+    path: 'spec.template.spec.containers[0].readinessProbe',
+  },
+  {
+    id: 'RW201-cpu-limit-with-http-probes',
+    bad: () => deploymentSet((d) => { c0(d).resources.limits.cpu = '1'; }),
+    good: () => deploymentSet((d) => { c0(d).resources.limits.cpu = '1'; c0(d).readinessProbe = { tcpSocket: { port: 'http' }, timeoutSeconds: 3, periodSeconds: 10, failureThreshold: 3, successThreshold: 3 }; }),
+    message: /CPU limit 1 with request 250m, limit\/request ratio 4, and HTTP readinessProbe that share the throttled quota/,
+    path: 'spec.template.spec.containers[0].resources.limits.cpu',
+  },
+  {
+    id: 'RW301-min-ready-below-leave-window',
+    bad: () => deploymentSet((d) => { d.spec.minReadySeconds = 20; }),
+    good: () => deploymentSet((d) => { d.spec.minReadySeconds = 20; d.spec.strategy.rollingUpdate.maxUnavailable = 0; }),
+    message: /minReadySeconds 20 < readiness leave window 30 s while maxUnavailable is 1/,
+    path: 'spec.minReadySeconds',
+  },
+  {
+    id: 'RW302-rollout-without-progress-deadline-abort',
+    bad: () => { const r = rollout(); delete r.spec.progressDeadlineAbort; return [r, pdb(), analysisTemplate(GUARDED, QUERY)]; },
+    good: () => [rollout(), pdb(), analysisTemplate(GUARDED, QUERY)],
+    message: /progressDeadlineAbort is absent \(default false\)/,
+    path: 'spec.progressDeadlineAbort',
+  },
+  {
+    id: 'RW303-canary-without-analysis',
+    bad: () => { const r = rollout(); delete r.spec.strategy.canary.analysis; r.spec.strategy.canary.steps.pop(); return [r, pdb()]; },
+    good: () => { const r = rollout(); delete r.spec.strategy.canary.analysis; return [r, pdb()]; },
+    message: /canary steps setWeight 5 -> 25 -> 100 \(traffic routing\) and no analysis/,
+    path: 'spec.strategy.canary',
+  },
+  {
+    id: 'RW401-analysis-unguarded-result-index',
+    bad: () => [analysisTemplate('result[0] < 0.01', QUERY)],
+    good: () => [analysisTemplate(GUARDED, QUERY)],
+    message: /successCondition `result\[0\] < 0.01` indexes result\[0\] without a guard for empty result \(len\(result\) > 0\) or NaN/,
+    path: 'spec.metrics[0].successCondition',
+  },
+  {
+    id: 'RW402-analysis-no-data-as-zero',
+    bad: () => [analysisTemplate(GUARDED, `${QUERY} or vector(0)`)],
+    good: () => [analysisTemplate(GUARDED, QUERY)],
+    message: /the query contains `or vector\(0\)`/,
+    path: 'spec.metrics[0].provider.prometheus.query',
+  },
+  {
+    id: 'RW501-proxy-idle-timeout-not-below-keepalive',
+    bad: () => [...deploymentSet(), route(), routePolicy('5s')].map((o) => (o.kind === 'Service' ? service({ 'rollwise.dev/app-keepalive-seconds': '5' }) : o)),
+    good: () => [...deploymentSet(), route(), routePolicy('3s')].map((o) => (o.kind === 'Service' ? service({ 'rollwise.dev/app-keepalive-seconds': '5' }) : o)),
+    message: /connectionIdleTimeout 5s \(5 s\) is not below the app keep-alive 5 s of Service\/checkout-api behind HTTPRoute\/checkout\/checkout-api/,
+    path: 'spec.timeout.http.connectionIdleTimeout',
+  },
+  {
+    id: 'RW502-route-without-idle-timeout-policy',
+    bad: () => [cleanDeployment(), pdb(), service({ 'rollwise.dev/app-keepalive-seconds': '5' }), route()],
+    good: () => [cleanDeployment(), pdb(), service({ 'rollwise.dev/app-keepalive-seconds': '5' }), route(), routePolicy('3s')],
+    message: /backend Service\/checkout-api declares an app keep-alive of 5 s .* but no BackendTrafficPolicy targets the route or its Gateway with connectionIdleTimeout, so Envoy keeps idle upstream connections for 1 h/,
+    path: 'spec.rules[0].backendRefs[0]',
+  },
+  {
+    id: 'RW503-timeout-policy-on-shared-gateway',
+    bad: () => [gatewayPolicy({ timeout: { tcp: { connectTimeout: '2s' } } })],
+    good: () => [gatewayPolicy({ retry: { numRetries: 2 } })],
+    message: /timeouts \{"tcp":\{"connectTimeout":"2s"\}\} apply to every route of Gateway public/,
+    path: 'spec.timeout',
+  },
+  {
+    id: 'RW601-no-pdb-for-multi-replica-workload',
+    bad: () => [cleanDeployment(), service()],
+    good: () => [cleanDeployment(), service(), pdb()],
+    message: /12 replicas and no PodDisruptionBudget in the linted manifests selects labels \{"app":"checkout-api"\}/,
+    path: 'spec.replicas',
+  },
+  {
+    id: 'RW602-pdb-survivors-above-saturation',
+    bad: () => [cleanDeployment(), service(), pdb('40%')],
+    good: () => [cleanDeployment(), service(), pdb('25%')],
+    message: /maxUnavailable 40% lets 5 of 12 pods of Deployment\/checkout\/checkout-api go at once: 7 survivors carry 3700 \/ 7 = 528.6 req\/s each at peak, above saturation 450 req\/s per replica/,
+    path: 'spec.maxUnavailable',
+  },
+  {
+    id: 'RW901-suppression-without-reason',
+    bad: () => deploymentSet((d) => { d.metadata.annotations['rollwise.dev/suppress'] = 'RW103-readiness-returns-faster-than-leaves'; }),
+    good: () => deploymentSet((d) => { d.metadata.annotations['rollwise.dev/suppress'] = 'RW103-readiness-returns-faster-than-leaves: handler is a memory read, measured'; }),
+    message: /suppresses RW103-readiness-returns-faster-than-leaves without a reason; the suppression is ignored/,
+    path: 'metadata.annotations',
+  },
+  {
+    id: 'RW902-suppression-unknown-rule',
+    bad: () => deploymentSet((d) => { d.metadata.annotations['rollwise.dev/suppress'] = 'RW999-made-up: because'; }),
+    good: () => deploymentSet((d) => { d.metadata.annotations['rollwise.dev/suppress'] = 'RW201: no CPU limit here anyway, kept for the audit trail'; }),
+    message: /line "RW999-made-up: because" names no known rule/,
+    path: 'metadata.annotations',
+  },
+  {
+    id: 'RW903-invalid-fact',
+    bad: () => deploymentSet((d) => { d.metadata.annotations['rollwise.dev/readiness-p99-seconds'] = 'fast'; }),
+    good: () => deploymentSet((d) => { d.metadata.annotations['rollwise.dev/readiness-p99-seconds'] = '250e-3'; }),
+    message: /rollwise.dev\/readiness-p99-seconds = "fast" .* is not seconds, a positive number .*; RW101-readiness-timeout-below-p99 cannot run/,
+    path: 'metadata.annotations',
+  },
+];
+
+describe('each rule: a manifest that triggers it and a near-identical one that does not', () => {
+  test.each(CASES.map((c) => [c.id, c]))('%s', (_id, c) => {
+    const bad = lintObjects(c.bad()).filter((f) => f.ruleId === c.id);
+    expect(bad).toHaveLength(1);
+    expect(bad[0].message).toMatch(c.message);
+    expect(bad[0].path).toBe(c.path);
+    expect(bad[0].status).toBe('open');
+    expect(bad[0].fix.length).toBeGreaterThan(20);
+    expect(bad[0].mechanism).toMatch(/\(field-notes \d/);
+    const good = lintObjects(c.good());
+    expect(good.filter((f) => f.status === 'open')).toEqual([]);
+  });
+
+  test('every rule in the catalogue has a case (RW000 is tested on text)', () => {
+    const covered = new Set([...CASES.map((c) => c.id), 'RW000-malformed-document']);
+    expect(allRules().map((r) => r.id).filter((id) => !covered.has(id))).toEqual([]);
+    expect(RULES.length).toBeGreaterThanOrEqual(19);
+  });
+});
+
+describe('engine behaviour', () => {
+  test('RW000: a malformed document is reported with file and line, the others are still checked', () => {
+    const text = 'apiVersion: v1\nkind: Service\nmetadata:\n  name: a\nspec:\n  ports: [\n---\n' + 'apiVersion: argoproj.io/v1alpha1\nkind: AnalysisTemplate\nmetadata:\n  name: t\nspec:\n  metrics:\n    - name: m\n      successCondition: result[0] < 0.01\n';
+    const r = lintText(text, 'mixed.yaml');
+    expect(r.findings.map((f) => `${f.file}:${f.line} ${f.ruleId}`)).toEqual(['mixed.yaml:7 RW000-malformed-document', 'mixed.yaml:15 RW401-analysis-unguarded-result-index']);
+  });
+
+  test('a suppression with a reason keeps the finding, as suppressed, with its reason', () => {
+    const f = lintObjects(deploymentSet((d) => {
+      c0(d).readinessProbe.successThreshold = 1;
+      d.metadata.annotations['rollwise.dev/suppress'] = 'RW103: warm-up is done before the listener opens, measured in staging';
+    }));
+    expect(f.map((x) => [x.ruleId, x.status, x.justification])).toEqual([['RW103-readiness-returns-faster-than-leaves', 'suppressed', 'warm-up is done before the listener opens, measured in staging']]);
+  });
+
+  test('a finding on an overridden field is accepted with the override reason; on another field it stays open', () => {
+    const f = lintObjects(deploymentSet((d) => {
+      c0(d).readinessProbe.failureThreshold = 1;
+      c0(d).readinessProbe.successThreshold = 1;
+      c0(d).resources.limits.cpu = '500m';
+      d.metadata.annotations['rollwise.dev/overrides'] = 'spec.template.spec.containers[0].readinessProbe.failureThreshold: Overridden: the LB health check already drains this pod (rollwise computed 3.)';
+    }));
+    expect(f.map((x) => [x.ruleId, x.status])).toEqual([
+      ['RW102-readiness-failure-threshold-one', 'accepted'],
+      ['RW201-cpu-limit-with-http-probes', 'open'],
+    ]);
+    expect(f[0].justification).toBe('override of spec.template.spec.containers[0].readinessProbe.failureThreshold: Overridden: the LB health check already drains this pod (rollwise computed 3.)');
+  });
+
+  test('facts from options win over annotations, by name or namespace/name; skips name the missing fact', () => {
+    const d = cleanDeployment();
+    delete d.metadata.annotations['rollwise.dev/readiness-p99-seconds'];
+    const none = lintText(JSON.stringify(d), 'd.json');
+    expect(none.skips).toEqual([expect.objectContaining({ ruleId: 'RW101-readiness-timeout-below-p99', object: 'Deployment/checkout/checkout-api', fact: 'readinessP99Seconds' })]);
+    expect(none.skips[0].detail).toContain('rollwise.dev/readiness-p99-seconds: "0.25" or pass --p99 checkout-api=0.25');
+    const byName = lintText(JSON.stringify(d), 'd.json', { facts: { 'checkout-api': { readinessP99Seconds: '4' } } });
+    expect(byName.findings.map((x) => x.ruleId)).toContain('RW101-readiness-timeout-below-p99');
+    const byNs = lintText(JSON.stringify(d), 'd.json', { facts: { 'checkout-api': { readinessP99Seconds: '4' }, 'checkout/checkout-api': { readinessP99Seconds: '1' } } });
+    expect(byNs.findings.map((x) => x.ruleId)).not.toContain('RW101-readiness-timeout-below-p99');
+  });
+
+  test('a Rollout with workloadRef has no pod template: pod rules skip it, rollout rules still run', () => {
+    const r = rollout();
+    delete r.spec.template;
+    r.spec.workloadRef = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'checkout-api' };
+    delete r.spec.progressDeadlineAbort;
+    expect(ids(lintObjects([r, pdb()]))).toEqual(['RW302-rollout-without-progress-deadline-abort']);
+  });
+
+  test('a route policy without idle timeout and without mergeType hides the Gateway policy (RW502)', () => {
+    const routeOnlyRetry = routePolicy('3s');
+    delete routeOnlyRetry.spec.mergeType;
+    delete routeOnlyRetry.spec.timeout;
+    routeOnlyRetry.spec.retry = { numRetries: 1 };
+    const objs = [service({ 'rollwise.dev/app-keepalive-seconds': '5' }), route(), routeOnlyRetry, gatewayPolicy({ timeout: { http: { connectionIdleTimeout: '2s' } } })];
+    const f = lintObjects(objs);
+    expect(f.map((x) => x.ruleId).sort()).toEqual(['RW502-route-without-idle-timeout-policy', 'RW503-timeout-policy-on-shared-gateway']);
+    expect(f.find((x) => x.ruleId.startsWith('RW502'))!.message).toContain('BackendTrafficPolicy/checkout/checkout-api targets the route without connectionIdleTimeout');
+  });
+
+  test('keep-alive "none" (server closes after each response) needs no idle timeout', () => {
+    expect(lintObjects([service({ 'rollwise.dev/app-keepalive-seconds': 'none' }), route()])).toEqual([]);
+  });
+
+  test('kind: List (kubectl get -o json) is expanded and lines point into the items', () => {
+    const list = { apiVersion: 'v1', kind: 'List', items: [analysisTemplate('result[0] < 0.01', QUERY)] };
+    const r = lintText(JSON.stringify(list, null, 2), 'list.json');
+    expect(r.findings.map((f) => `${f.line} ${f.ruleId}`)).toEqual(['19 RW401-analysis-unguarded-result-index']);
+  });
+});

@@ -1,0 +1,76 @@
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { transformFileSync } from '@swc/core';
+import { c0, cleanDeployment, pdb, service } from './helpers';
+
+const ROOT = path.join(__dirname, '..', '..');
+const CDK8S = path.join(ROOT, 'node_modules', 'cdk8s-cli', 'bin', 'cdk8s');
+
+/** Compiles src/ to CommonJS in `out` (swc, well under a second) so the plugin loads as cdk8s would load it. */
+function compileSrc(out: string): string {
+  const walk = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
+  for (const file of walk(path.join(ROOT, 'src'))) {
+    const { code } = transformFileSync(file, { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } });
+    const dest = path.join(out, path.relative(ROOT, file)).replace(/\.ts$/, '.js');
+    fs.mkdirSync(path.dirname(dest), { recursive: true });
+    fs.writeFileSync(dest, code);
+  }
+  return path.join(out, 'src', 'rules', 'validation-plugin.js');
+}
+
+/** A one-chart cdk8s app holding the given manifests, with the plugin configured in cdk8s.yaml. */
+const temps: string[] = [];
+afterAll(() => { for (const t of temps) fs.rmSync(t, { recursive: true, force: true }); });
+
+function fixtureApp(plugin: string, objects: unknown[]): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rw-plugin-app-'));
+  temps.push(dir);
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+  fs.writeFileSync(path.join(dir, 'app.js'), [
+    "const { App, Chart, ApiObject } = require('cdk8s');",
+    'const app = new App();',
+    "const chart = new Chart(app, 'checkout');",
+    `for (const [i, o] of ${JSON.stringify(objects)}.entries()) new ApiObject(chart, 'o' + i, o);`,
+    'app.synth();',
+  ].join('\n'));
+  fs.writeFileSync(path.join(dir, 'cdk8s.yaml'), [
+    'language: typescript',
+    'app: node app.js',
+    'validations:',
+    `  - package: ${plugin}`,
+    '    class: RollwiseValidation',
+    '    version: 0.1.0',
+  ].join('\n'));
+  return dir;
+}
+
+function synth(dir: string): { status: number | null; out: string } {
+  const r = spawnSync(process.execPath, [CDK8S, 'synth'], { cwd: dir, encoding: 'utf8', timeout: 60_000, env: { ...process.env, CI: 'true' } });
+  return { status: r.status, out: `${r.stdout}${r.stderr}` };
+}
+
+describe('cdk8s validation plugin (real `cdk8s synth`, local plugin path)', () => {
+  const build = fs.mkdtempSync(path.join(os.tmpdir(), 'rw-plugin-'));
+  temps.push(build);
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(build, 'node_modules'), 'dir');
+  const plugin = compileSrc(build);
+
+  test('a hazardous app fails synth with exit 2 and the rule in the report', () => {
+    const d = cleanDeployment();
+    c0(d).readinessProbe.failureThreshold = 1;
+    c0(d).readinessProbe.successThreshold = 1;
+    const { status, out } = synth(fixtureApp(plugin, [d, pdb(), service()]));
+    expect(out).toContain('RW102-readiness-failure-threshold-one (error)');
+    expect(out).toContain('readiness failureThreshold 1: one missed probe (timeout 3 s) removes the pod for at least 10 s.');
+    expect(out).toContain('Validation failed');
+    expect(status).toBe(2);
+  }, 60_000);
+
+  test('a clean app passes synth', () => {
+    const { status, out } = synth(fixtureApp(plugin, [cleanDeployment(), pdb(), service()]));
+    expect(out).toContain('Validations ended succesfully');
+    expect(status).toBe(0);
+  }, 60_000);
+});
