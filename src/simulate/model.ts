@@ -154,6 +154,8 @@ export interface SimSummary {
   /** Most departures of a single pod. */
   maxDeparturesPerPod: number;
   restarts: number;
+  /** When the last rollout event finished (all replicas new and available), or null. */
+  rolloutCompletedAtSeconds: number | null;
   probeFailures: number;
   requests: number;
   errors: { total: number; noEndpoint: number; refused: number; timeout: number; reset: number };
@@ -384,6 +386,7 @@ export function simulate(s: Scenario): SimResult {
   let rollout: Extract<SimEvent, { kind: 'rollout' }> | undefined;
   let revision = 0;
   let nextControllerAt = 0;
+  let rolloutCompletedAt: number | null = null;
 
   const deploymentController = (now: number): void => {
     if (!rollout) return;
@@ -392,30 +395,23 @@ export function simulate(s: Scenario): SimResult {
     const fresh = live.filter((p) => p.revision === revision);
     const old = live.filter((p) => p.revision !== revision);
     const available = (p: Pod): boolean => p.ready && now - p.readySince >= r.minReadySeconds;
-    // Scale up the new ReplicaSet within maxSurge.
-    let total = live.length;
-    let freshCount = fresh.length;
-    while (total < s.replicas + r.maxSurge && freshCount < s.replicas) {
-      newPod(revision, now);
-      total++;
-      freshCount++;
-    }
-    // Scale down the old one while availability stays >= replicas - maxUnavailable;
-    // unavailable old pods go first, since removing them costs no availability.
-    const availableNow = live.filter(available).length;
-    let canRemove = availableNow - (s.replicas - r.maxUnavailable);
-    const newTotal = live.length + (freshCount - fresh.length);
-    let excess = newTotal - s.replicas;
+    // As the Deployment controller does (rolling.go): scale the new ReplicaSet up
+    // within maxSurge, then scale the old one down by at most
+    // allPods - (replicas - maxUnavailable) - unavailable new pods,
+    // unavailable old pods first (removing them costs no availability).
+    const create = Math.max(0, Math.min(s.replicas + r.maxSurge - live.length, s.replicas - fresh.length));
+    for (let k = 0; k < create; k++) fresh.push(newPod(revision, now));
+    const allPods = live.length + create;
+    let maxScaledDown = allPods - (s.replicas - r.maxUnavailable) - fresh.filter((p) => !available(p)).length;
     for (const p of [...old].sort((a, b) => Number(available(a)) - Number(available(b)))) {
-      if (excess <= 0) break;
-      if (available(p)) {
-        if (canRemove <= 0) break;
-        canRemove--;
-      }
+      if (maxScaledDown <= 0) break;
       terminate(p, now);
-      excess--;
+      maxScaledDown--;
     }
-    if (old.every((p) => !p.live) && fresh.length === s.replicas && fresh.every(available)) rollout = undefined;
+    if (old.every((p) => !p.live) && fresh.length === s.replicas && fresh.every(available)) {
+      rollout = undefined;
+      rolloutCompletedAt = now;
+    }
   };
 
   for (let i = 1; i <= steps; i++) {
@@ -431,6 +427,7 @@ export function simulate(s: Scenario): SimResult {
         if (e.replaceAfterSeconds !== undefined) for (let k = 0; k < victims.length; k++) replacements.push(t + e.replaceAfterSeconds);
       } else {
         rollout = e;
+        rolloutCompletedAt = null;
         revision++;
         nextControllerAt = t;
       }
@@ -602,6 +599,7 @@ export function simulate(s: Scenario): SimResult {
     departures,
     maxDeparturesPerPod,
     restarts,
+    rolloutCompletedAtSeconds: rolloutCompletedAt === null ? null : round(rolloutCompletedAt, 3),
     probeFailures,
     requests: Math.round(requests),
     errors: {
