@@ -103,7 +103,7 @@ export function simulateDrainAtPeak(opts: DrainAtPeakOptions): DrainAtPeakResult
   const what =
     summary.minReady >= remaining
       ? `keeps ${remaining}/${remaining} remaining pods ready`
-      : `leaves as few as ${summary.minReady}/${remaining} remaining pods ready (${summary.verdict}: ${summary.explanation.split(';')[0]})`;
+      : `drops to ${summary.minReady}/${remaining} remaining pods ready (${summary.verdict})`;
   return {
     minReady: summary.minReady,
     readyAtEnd: summary.readyAtEnd,
