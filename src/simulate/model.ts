@@ -293,77 +293,126 @@ function interpolate(points: Array<{ rps: number; p99Seconds: number }>, rps: nu
 // The simulation
 // ---------------------------------------------------------------------------
 
+/**
+ * Run a scenario. Deterministic: the same scenario (including its seed) gives
+ * the same result, series included.
+ */
 export function simulate(s: Scenario): SimResult {
-  const dt = s.stepSeconds;
-  const steps = Math.round(s.durationSeconds / dt);
-  const samplesEvery = Math.max(1, Math.round(s.sampleSeconds / dt));
-  const rd = s.readiness;
-  const lv: LivenessSettings | undefined = s.liveness;
-  const capRps = capacityRps(s);
-  const tmax = s.proxy.requestTimeoutSeconds;
-  const readyDep = rd.dependency ? lognormalFromP50P99(rd.dependency) : undefined;
-  const liveDep = lv?.dependency ? lognormalFromP50P99(lv.dependency) : undefined;
+  return new Simulation(s).run();
+}
 
-  const pods: Pod[] = [];
-  let nextPodId = 0;
-  const newPod = (revision: number, now: number): Pod => {
-    const id = nextPodId++;
-    const p = new Pod(id, revision, mulberry32(streamSeed(s.seed, id)), rd.periodSeconds, lv?.periodSeconds ?? 1, now);
-    p.containerStartedAt = now;
-    p.phaseEndsAt = now + s.pods.startSeconds;
-    pods.push(p);
-    return p;
-  };
+type RolloutEvent = Extract<SimEvent, { kind: 'rollout' }>;
 
-  // Steady state at t = 0: every replica up, ready, and routed to.
-  for (let i = 0; i < s.replicas; i++) {
-    const p = newPod(0, 0);
-    p.phase = 'running';
-    p.ready = true;
-    p.proxyReady = true;
-    p.readyLastOk = true;
-    p.readyRun = rd.successThreshold;
+/**
+ * One run. The per-step phases are separate small methods (rather than one
+ * long loop body) so that V8 optimises each quickly: simulateDrainAtPeak runs
+ * once per synth, in a cold process.
+ */
+class Simulation {
+  private readonly dt: number;
+  private readonly capRps: number;
+  private readonly rd: Scenario['readiness'];
+  private readonly lv: LivenessSettings | undefined;
+  private readonly readyDep: { mu: number; sigma: number } | undefined;
+  private readonly liveDep: { mu: number; sigma: number } | undefined;
+  private readonly pods: Pod[] = [];
+  private nextPodId = 0;
+
+  // Events and the rolling update.
+  private eventIdx = 0;
+  private readonly replacements: number[] = []; // times at which a replacement pod is created
+  private rollout: RolloutEvent | undefined;
+  private revision = 0;
+  private nextControllerAt = 0;
+  private rolloutCompletedAt: number | null = null;
+
+  // Per-step view, recomputed each step.
+  private proxyReady = 0;
+  private kubeletReady = 0;
+  private live = 0;
+
+  // Totals.
+  private requests = 0;
+  private readonly errors = { total: 0, noEndpoint: 0, refused: 0, timeout: 0, reset: 0 };
+  private probeFailures = 0;
+  private restarts = 0;
+  private minReady: number;
+  private minReadyAt = 0;
+  private belowFloor = 0;
+  private notReadyArea = 0;
+  private collapses = 0;
+  private recoveries = 0;
+  private collapsed = false;
+  private firstCollapseAt = -1;
+
+  // Current sample.
+  private readonly series: SimSeries = { t: [], readyEndpoints: [], readyPods: [], loadPerReady: [], offeredRps: [], probeFailures: [], errorRatio: [] };
+  private sOffered = 0;
+  private sErrors = 0;
+  private sProbeFailures = 0;
+
+  constructor(private readonly s: Scenario) {
+    this.dt = s.stepSeconds;
+    this.capRps = capacityRps(s);
+    this.rd = s.readiness;
+    this.lv = s.liveness;
+    this.readyDep = s.readiness.dependency ? lognormalFromP50P99(s.readiness.dependency) : undefined;
+    this.liveDep = s.liveness?.dependency ? lognormalFromP50P99(s.liveness.dependency) : undefined;
+    this.minReady = s.replicas;
+    // Steady state at t = 0: every replica up, ready, and routed to.
+    for (let i = 0; i < s.replicas; i++) {
+      const p = this.newPod(0, 0);
+      p.phase = 'running';
+      p.ready = true;
+      p.proxyReady = true;
+      p.readyLastOk = true;
+      p.readyRun = s.readiness.successThreshold;
+    }
   }
 
-  // Counters.
-  let requests = 0;
-  const errors = { total: 0, noEndpoint: 0, refused: 0, timeout: 0, reset: 0 };
-  let probeFailures = 0;
-  let restarts = 0;
-  let minReady = s.replicas;
-  let minReadyAt = 0;
-  let belowFloor = 0;
-  let notReadyArea = 0;
-  let collapses = 0;
-  let recoveries = 0;
-  let collapsed = false;
-  let firstCollapseAt = -1;
+  run(): SimResult {
+    const steps = Math.round(this.s.durationSeconds / this.dt);
+    const samplesEvery = Math.max(1, Math.round(this.s.sampleSeconds / this.dt));
+    for (let i = 1; i <= steps; i++) {
+      const t = i * this.dt;
+      this.fireEvents(t);
+      this.updateViews(t);
+      const offered = loadAt(this.s, t);
+      this.traffic(offered);
+      this.probes(t);
+      this.account(t);
+      if (i % samplesEvery === 0 || i === steps) this.sample(t, offered);
+    }
+    return this.result();
+  }
 
-  const series: SimSeries = { t: [], readyEndpoints: [], readyPods: [], loadPerReady: [], offeredRps: [], probeFailures: [], errorRatio: [] };
-  let sOffered = 0;
-  let sErrors = 0;
-  let sProbeFailures = 0;
+  private newPod(revision: number, now: number): Pod {
+    const id = this.nextPodId++;
+    const p = new Pod(id, revision, mulberry32(streamSeed(this.s.seed, id)), this.rd.periodSeconds, this.lv?.periodSeconds ?? 1, now);
+    p.containerStartedAt = now;
+    p.phaseEndsAt = now + this.s.pods.startSeconds;
+    this.pods.push(p);
+    return p;
+  }
 
-  // Kubelet readiness change, seen by the proxy `propagationSeconds` later.
-  const setReady = (p: Pod, ready: boolean, now: number): void => {
+  /** Kubelet readiness change, seen by the proxy `propagationSeconds` later. */
+  private setReady(p: Pod, ready: boolean, now: number): void {
     if (p.ready === ready) return;
     p.ready = ready;
     if (ready) p.readySince = now;
-    p.proxyQueue.push({ at: now + s.proxy.propagationSeconds, ready });
-  };
+    p.proxyQueue.push({ at: now + this.s.proxy.propagationSeconds, ready });
+  }
 
-  // Liveness kill: the container dies now; queued requests are reset (UC).
-  const kill = (p: Pod, now: number): void => {
+  /** Liveness kill: the container dies now; queued requests are reset (UC). */
+  private kill(p: Pod, now: number): void {
     if (p.ready) p.departures++;
-    setReady(p, false, now);
-    const lost = p.backlog * capRps;
-    errors.reset += lost;
-    sErrors += lost;
+    this.setReady(p, false, now);
+    this.fail('reset', p.backlog * this.capRps);
     p.backlog = 0;
     p.rps = 0;
     if (now - p.containerStartedAt >= BACKOFF_RESET_SECONDS) p.restarts = 0;
     p.restarts++;
-    restarts++;
+    this.restarts++;
     p.phase = 'backoff';
     p.phaseEndsAt = now + Math.min(BACKOFF_MAX_SECONDS, BACKOFF_INITIAL_SECONDS * 2 ** (p.restarts - 1));
     p.pendingReadiness = null;
@@ -371,252 +420,270 @@ export function simulate(s: Scenario): SimResult {
     p.readyRun = 0;
     p.readyLastOk = undefined;
     p.livenessFails = 0;
-  };
+  }
 
-  // Eviction or scale-down: endpoint marked not ready, pod serves until the proxy drops it.
-  const terminate = (p: Pod, now: number): void => {
-    setReady(p, false, now);
+  /** Eviction or scale-down: endpoint marked not ready, the pod serves until the proxy drops it. */
+  private terminate(p: Pod, now: number): void {
+    this.setReady(p, false, now);
     p.phase = 'terminating';
-  };
+  }
 
-  // Events and the rolling update.
-  const events: SimEvent[] = [...s.events];
-  let eventIdx = 0;
-  const replacements: number[] = []; // times at which a replacement pod is created
-  let rollout: Extract<SimEvent, { kind: 'rollout' }> | undefined;
-  let revision = 0;
-  let nextControllerAt = 0;
-  let rolloutCompletedAt: number | null = null;
+  private fail(kind: 'noEndpoint' | 'refused' | 'timeout' | 'reset', requests: number): void {
+    this.errors[kind] += requests;
+    this.sErrors += requests;
+  }
 
-  const deploymentController = (now: number): void => {
-    if (!rollout) return;
-    const r = rollout;
-    const live = pods.filter((p) => p.live);
-    const fresh = live.filter((p) => p.revision === revision);
-    const old = live.filter((p) => p.revision !== revision);
-    const available = (p: Pod): boolean => p.ready && now - p.readySince >= r.minReadySeconds;
-    // As the Deployment controller does (rolling.go): scale the new ReplicaSet up
-    // within maxSurge, then scale the old one down by at most
-    // allPods - (replicas - maxUnavailable) - unavailable new pods,
-    // unavailable old pods first (removing them costs no availability).
-    const create = Math.max(0, Math.min(s.replicas + r.maxSurge - live.length, s.replicas - fresh.length));
-    for (let k = 0; k < create; k++) fresh.push(newPod(revision, now));
-    const allPods = live.length + create;
-    let maxScaledDown = allPods - (s.replicas - r.maxUnavailable) - fresh.filter((p) => !available(p)).length;
-    for (const p of [...old].sort((a, b) => Number(available(a)) - Number(available(b)))) {
-      if (maxScaledDown <= 0) break;
-      terminate(p, now);
-      maxScaledDown--;
-    }
-    if (old.every((p) => !p.live) && fresh.length === s.replicas && fresh.every(available)) {
-      rollout = undefined;
-      rolloutCompletedAt = now;
-    }
-  };
-
-  for (let i = 1; i <= steps; i++) {
-    const t = i * dt;
-
-    // 1. Events, controller, container lifecycle.
-    while (eventIdx < events.length && events[eventIdx].atSeconds <= t) {
-      const e = events[eventIdx++];
+  /** 1. Events (drain, new ReplicaSet), replacement pods, the Deployment controller. */
+  private fireEvents(t: number): void {
+    const events = this.s.events;
+    while (this.eventIdx < events.length && events[this.eventIdx].atSeconds <= t) {
+      const e = events[this.eventIdx++];
       if (e.kind === 'drain') {
         // Evict the first `count` live pods (one node's worth, chosen deterministically).
-        const victims = pods.filter((p) => p.live).slice(0, e.count);
-        for (const p of victims) terminate(p, t);
-        if (e.replaceAfterSeconds !== undefined) for (let k = 0; k < victims.length; k++) replacements.push(t + e.replaceAfterSeconds);
+        const victims = this.pods.filter((p) => p.live).slice(0, e.count);
+        for (const p of victims) this.terminate(p, t);
+        if (e.replaceAfterSeconds !== undefined) for (let k = 0; k < victims.length; k++) this.replacements.push(t + e.replaceAfterSeconds);
       } else {
-        rollout = e;
-        rolloutCompletedAt = null;
-        revision++;
-        nextControllerAt = t;
+        this.rollout = e;
+        this.rolloutCompletedAt = null;
+        this.revision++;
+        this.nextControllerAt = t;
       }
     }
-    for (let k = replacements.length - 1; k >= 0; k--) {
-      if (replacements[k] <= t) {
-        newPod(revision, t);
-        replacements.splice(k, 1);
+    for (let k = this.replacements.length - 1; k >= 0; k--) {
+      if (this.replacements[k] <= t) {
+        this.newPod(this.revision, t);
+        this.replacements.splice(k, 1);
       }
     }
-    if (rollout && t >= nextControllerAt) {
-      deploymentController(t);
-      nextControllerAt = t + CONTROLLER_INTERVAL_SECONDS;
+    if (this.rollout && t >= this.nextControllerAt) {
+      this.deploymentController(this.rollout, t);
+      this.nextControllerAt = t + CONTROLLER_INTERVAL_SECONDS;
     }
+  }
 
-    // 2. Proxy view and container lifecycle.
+  /**
+   * As the Deployment controller does (rolling.go): scale the new ReplicaSet up
+   * within maxSurge, then scale the old one down by at most
+   * allPods - (replicas - maxUnavailable) - unavailable new pods,
+   * unavailable old pods first (removing them costs no availability).
+   */
+  private deploymentController(r: RolloutEvent, now: number): void {
+    const live = this.pods.filter((p) => p.live);
+    const fresh = live.filter((p) => p.revision === this.revision);
+    const old = live.filter((p) => p.revision !== this.revision);
+    const available = (p: Pod): boolean => p.ready && now - p.readySince >= r.minReadySeconds;
+    const create = Math.max(0, Math.min(this.s.replicas + r.maxSurge - live.length, this.s.replicas - fresh.length));
+    for (let k = 0; k < create; k++) fresh.push(this.newPod(this.revision, now));
+    const allPods = live.length + create;
+    let maxScaledDown = allPods - (this.s.replicas - r.maxUnavailable) - fresh.filter((p) => !available(p)).length;
+    for (const p of [...old].sort((a, b) => Number(available(a)) - Number(available(b)))) {
+      if (maxScaledDown <= 0) break;
+      this.terminate(p, now);
+      maxScaledDown--;
+    }
+    if (old.every((p) => !p.live) && fresh.length === this.s.replicas && fresh.every(available)) {
+      this.rollout = undefined;
+      this.rolloutCompletedAt = now;
+    }
+  }
+
+  /** 2. The proxy applies readiness changes that are old enough; containers start, back-offs end. */
+  private updateViews(t: number): void {
     let proxyReady = 0;
     let kubeletReady = 0;
     let live = 0;
-    for (const p of pods) {
+    const pods = this.pods;
+    for (let k = 0; k < pods.length; k++) {
+      const p = pods[k];
       if (p.phase === 'gone') continue;
       while (p.proxyQueue.length > 0 && p.proxyQueue[0].at <= t) p.proxyReady = p.proxyQueue.shift()!.ready;
       if (p.phase === 'backoff' && t >= p.phaseEndsAt) {
         p.phase = 'starting';
         p.containerStartedAt = t;
-        p.phaseEndsAt = t + s.pods.startSeconds;
+        p.phaseEndsAt = t + this.s.pods.startSeconds;
       }
       if (p.phase === 'starting' && t >= p.phaseEndsAt) p.phase = 'running';
       if (p.phase === 'terminating' && !p.proxyReady && p.proxyQueue.length === 0) p.phase = 'gone';
       if (p.proxyReady) proxyReady++;
       if (p.ready) kubeletReady++;
-      if (p.live) live++;
+      if (p.phase !== 'terminating') live++;
     }
+    this.proxyReady = proxyReady;
+    this.kubeletReady = kubeletReady;
+    this.live = live;
+  }
 
-    // 3. Traffic.
-    const offered = loadAt(s, t);
+  /**
+   * 3. Traffic: spread evenly over the endpoints the proxy believes ready.
+   * None: UH. A routed-to container that is not there: UF. Each pod serves up
+   * to its capacity; the rest queues; a request that would wait past the
+   * proxy's timeout fails (UT).
+   */
+  private traffic(offered: number): void {
+    const dt = this.dt;
     const arriving = offered * dt;
-    requests += arriving;
-    sOffered += arriving;
-    const perPod = proxyReady > 0 ? offered / proxyReady : 0;
-    if (proxyReady === 0) {
-      errors.noEndpoint += arriving; // UH: no healthy upstream
-      sErrors += arriving;
-    }
-    for (const p of pods) {
-      if (!p.serving) continue;
+    this.requests += arriving;
+    this.sOffered += arriving;
+    if (this.proxyReady === 0) this.fail('noEndpoint', arriving);
+    const perPod = this.proxyReady > 0 ? offered / this.proxyReady : 0;
+    const capRps = this.capRps;
+    const tmax = this.s.proxy.requestTimeoutSeconds;
+    const pods = this.pods;
+    for (let k = 0; k < pods.length; k++) {
+      const p = pods[k];
+      if (p.phase !== 'running' && p.phase !== 'terminating') {
+        if (p.proxyReady) this.fail('refused', perPod * dt);
+        continue;
+      }
       p.rps = p.proxyReady ? perPod : 0;
       // Queue: seconds of work at full capacity; grows when u > 1, drains otherwise.
       p.backlog += (p.rps / capRps - 1) * dt;
       if (p.backlog < 0) p.backlog = 0;
       else if (p.backlog > tmax) {
-        // Requests that would wait past the proxy's timeout: UT.
-        const late = (p.backlog - tmax) * capRps;
-        errors.timeout += late;
-        sErrors += late;
+        this.fail('timeout', (p.backlog - tmax) * capRps);
         p.backlog = tmax;
       }
     }
-    if (proxyReady > 0) {
-      for (const p of pods) {
-        if (p.proxyReady && !p.serving) {
-          // The proxy still routes to a container that is not there: UF.
-          const lost = perPod * dt;
-          errors.refused += lost;
-          sErrors += lost;
-        }
-      }
-    }
+  }
 
-    // 4. Probes (only running containers are probed).
-    for (const p of pods) {
+  /** 4. Probes: apply results that completed, start the ones due now (running containers only). */
+  private probes(t: number): void {
+    const pods = this.pods;
+    for (let k = 0; k < pods.length; k++) {
+      const p = pods[k];
       if (p.phase !== 'running') continue;
-      // Results of probes that completed by now.
-      if (p.pendingReadiness && p.pendingReadiness.at <= t) {
-        const ok = p.pendingReadiness.ok;
-        p.pendingReadiness = null;
-        if (!ok) {
-          probeFailures++;
-          sProbeFailures++;
-        }
-        // kubelet: a result flips the status only after `threshold` identical results in a row.
-        p.readyRun = p.readyLastOk === ok ? p.readyRun + 1 : 1;
-        p.readyLastOk = ok;
-        if (ok && !p.ready && p.readyRun >= rd.successThreshold) setReady(p, true, t);
-        if (!ok && p.ready && p.readyRun >= rd.failureThreshold) {
-          p.departures++;
-          setReady(p, false, t);
-        }
-      }
-      if (lv && p.pendingLiveness && p.pendingLiveness.at <= t) {
-        const ok = p.pendingLiveness.ok;
-        p.pendingLiveness = null;
-        if (ok) p.livenessFails = 0;
-        else {
-          probeFailures++;
-          sProbeFailures++;
-          if (++p.livenessFails >= lv.failureThreshold) {
-            kill(p, t);
-            continue;
-          }
-        }
-      }
-      // Probes due now. The kubelet probes sequentially: a tick that finds the
-      // previous probe still running is skipped.
+      if (p.pendingReadiness && p.pendingReadiness.at <= t) this.readinessResult(p, t);
+      if (this.lv && p.pendingLiveness && p.pendingLiveness.at <= t && this.livenessResult(p, this.lv, t)) continue;
+      // The kubelet probes sequentially: a tick that finds the previous probe still running is skipped.
       if (t >= p.nextReadinessAt) {
-        p.nextReadinessAt += rd.periodSeconds * Math.max(1, Math.ceil((t - p.nextReadinessAt) / rd.periodSeconds + 1e-9));
-        if (!p.pendingReadiness) p.pendingReadiness = probe(rd, handlerLatency(s, p.rps, p.backlog), readyDep, p.rng, t);
+        p.nextReadinessAt = nextTick(p.nextReadinessAt, this.rd.periodSeconds, t);
+        if (!p.pendingReadiness) p.pendingReadiness = probe(this.rd, handlerLatency(this.s, p.rps, p.backlog), this.readyDep, p.rng, t);
       }
-      if (lv && t >= p.nextLivenessAt) {
-        p.nextLivenessAt += lv.periodSeconds * Math.max(1, Math.ceil((t - p.nextLivenessAt) / lv.periodSeconds + 1e-9));
-        const local = lv.handler === 'tcp' ? 0 : handlerLatency(s, p.rps, p.backlog);
-        if (!p.pendingLiveness) p.pendingLiveness = probe(lv, local, liveDep, p.rng, t);
+      if (this.lv && t >= p.nextLivenessAt) {
+        p.nextLivenessAt = nextTick(p.nextLivenessAt, this.lv.periodSeconds, t);
+        const local = this.lv.handler === 'tcp' ? 0 : handlerLatency(this.s, p.rps, p.backlog);
+        if (!p.pendingLiveness) p.pendingLiveness = probe(this.lv, local, this.liveDep, p.rng, t);
       }
-    }
-
-    // Bookkeeping on the proxy's view (what users experience).
-    if (proxyReady < minReady) {
-      minReady = proxyReady;
-      minReadyAt = t;
-    }
-    if (proxyReady < s.floor) belowFloor += dt;
-    notReadyArea += Math.max(0, live - proxyReady) * dt;
-    if (!collapsed && proxyReady === 0 && s.replicas > 0) {
-      collapsed = true;
-      collapses++;
-      if (firstCollapseAt < 0) firstCollapseAt = t;
-    } else if (collapsed && proxyReady >= Math.max(1, s.floor)) {
-      collapsed = false;
-      recoveries++;
-    }
-
-    if (i % samplesEvery === 0 || i === steps) {
-      series.t.push(round(t, 3));
-      series.readyEndpoints.push(proxyReady);
-      series.readyPods.push(kubeletReady);
-      series.loadPerReady.push(proxyReady > 0 ? round(perPod, 2) : null);
-      series.offeredRps.push(round(offered, 2));
-      series.probeFailures.push(sProbeFailures);
-      series.errorRatio.push(sOffered > 0 ? round(sErrors / sOffered, 6) : 0);
-      sOffered = 0;
-      sErrors = 0;
-      sProbeFailures = 0;
     }
   }
 
-  errors.total = errors.noEndpoint + errors.refused + errors.timeout + errors.reset;
-  let departures = 0;
-  let maxDeparturesPerPod = 0;
-  for (const p of pods) {
-    departures += p.departures;
-    maxDeparturesPerPod = Math.max(maxDeparturesPerPod, p.departures);
+  /** kubelet: a result flips the status only after `threshold` identical results in a row. */
+  private readinessResult(p: Pod, t: number): void {
+    const ok = p.pendingReadiness!.ok;
+    p.pendingReadiness = null;
+    if (!ok) {
+      this.probeFailures++;
+      this.sProbeFailures++;
+    }
+    p.readyRun = p.readyLastOk === ok ? p.readyRun + 1 : 1;
+    p.readyLastOk = ok;
+    if (ok && !p.ready && p.readyRun >= this.rd.successThreshold) this.setReady(p, true, t);
+    if (!ok && p.ready && p.readyRun >= this.rd.failureThreshold) {
+      p.departures++;
+      this.setReady(p, false, t);
+    }
   }
-  const summary: SimSummary = {
-    name: s.name,
-    seed: s.seed,
-    replicas: s.replicas,
-    durationSeconds: s.durationSeconds,
-    stepSeconds: dt,
-    floor: s.floor,
-    errorBudget: s.errorBudget,
-    capacityRpsPerReplica: round(capRps, 2),
-    minReady,
-    minReadyAtSeconds: round(minReadyAt, 3),
-    readyAtEnd: series.readyEndpoints[series.readyEndpoints.length - 1] ?? s.replicas,
-    timeBelowFloorSeconds: round(belowFloor, 3),
-    collapses,
-    recoveries,
-    meanNotReady: round(notReadyArea / s.durationSeconds, 4),
-    departures,
-    maxDeparturesPerPod,
-    restarts,
-    rolloutCompletedAtSeconds: rolloutCompletedAt === null ? null : round(rolloutCompletedAt, 3),
-    probeFailures,
-    requests: Math.round(requests),
-    errors: {
-      total: Math.round(errors.total),
-      noEndpoint: Math.round(errors.noEndpoint),
-      refused: Math.round(errors.refused),
-      timeout: Math.round(errors.timeout),
-      reset: Math.round(errors.reset),
-    },
-    errorRatio: requests > 0 ? round(errors.total / requests, 6) : 0,
-    verdict: 'stable',
-    explanation: '',
-  };
-  const [verdict, explanation] = judge(summary, firstCollapseAt, collapsed);
-  summary.verdict = verdict;
-  summary.explanation = explanation;
-  return { summary, series };
+
+  /** Returns true when the container was killed. */
+  private livenessResult(p: Pod, lv: LivenessSettings, t: number): boolean {
+    const ok = p.pendingLiveness!.ok;
+    p.pendingLiveness = null;
+    if (ok) {
+      p.livenessFails = 0;
+      return false;
+    }
+    this.probeFailures++;
+    this.sProbeFailures++;
+    if (++p.livenessFails < lv.failureThreshold) return false;
+    this.kill(p, t);
+    return true;
+  }
+
+  /** Bookkeeping on the proxy's view (what users experience). */
+  private account(t: number): void {
+    const ready = this.proxyReady;
+    if (ready < this.minReady) {
+      this.minReady = ready;
+      this.minReadyAt = t;
+    }
+    if (ready < this.s.floor) this.belowFloor += this.dt;
+    this.notReadyArea += Math.max(0, this.live - ready) * this.dt;
+    if (!this.collapsed && ready === 0) {
+      this.collapsed = true;
+      this.collapses++;
+      if (this.firstCollapseAt < 0) this.firstCollapseAt = t;
+    } else if (this.collapsed && ready >= Math.max(1, this.s.floor)) {
+      this.collapsed = false;
+      this.recoveries++;
+    }
+  }
+
+  private sample(t: number, offered: number): void {
+    const sr = this.series;
+    sr.t.push(round(t, 3));
+    sr.readyEndpoints.push(this.proxyReady);
+    sr.readyPods.push(this.kubeletReady);
+    sr.loadPerReady.push(this.proxyReady > 0 ? round(offered / this.proxyReady, 2) : null);
+    sr.offeredRps.push(round(offered, 2));
+    sr.probeFailures.push(this.sProbeFailures);
+    sr.errorRatio.push(this.sOffered > 0 ? round(this.sErrors / this.sOffered, 6) : 0);
+    this.sOffered = 0;
+    this.sErrors = 0;
+    this.sProbeFailures = 0;
+  }
+
+  private result(): SimResult {
+    const s = this.s;
+    const e = this.errors;
+    e.total = e.noEndpoint + e.refused + e.timeout + e.reset;
+    let departures = 0;
+    let maxDeparturesPerPod = 0;
+    for (const p of this.pods) {
+      departures += p.departures;
+      maxDeparturesPerPod = Math.max(maxDeparturesPerPod, p.departures);
+    }
+    const summary: SimSummary = {
+      name: s.name,
+      seed: s.seed,
+      replicas: s.replicas,
+      durationSeconds: s.durationSeconds,
+      stepSeconds: this.dt,
+      floor: s.floor,
+      errorBudget: s.errorBudget,
+      capacityRpsPerReplica: round(this.capRps, 2),
+      minReady: this.minReady,
+      minReadyAtSeconds: round(this.minReadyAt, 3),
+      readyAtEnd: this.series.readyEndpoints[this.series.readyEndpoints.length - 1] ?? s.replicas,
+      timeBelowFloorSeconds: round(this.belowFloor, 3),
+      collapses: this.collapses,
+      recoveries: this.recoveries,
+      meanNotReady: round(this.notReadyArea / s.durationSeconds, 4),
+      departures,
+      maxDeparturesPerPod,
+      restarts: this.restarts,
+      rolloutCompletedAtSeconds: this.rolloutCompletedAt === null ? null : round(this.rolloutCompletedAt, 3),
+      probeFailures: this.probeFailures,
+      requests: Math.round(this.requests),
+      errors: {
+        total: Math.round(e.total),
+        noEndpoint: Math.round(e.noEndpoint),
+        refused: Math.round(e.refused),
+        timeout: Math.round(e.timeout),
+        reset: Math.round(e.reset),
+      },
+      errorRatio: this.requests > 0 ? round(e.total / this.requests, 6) : 0,
+      verdict: 'stable',
+      explanation: '',
+    };
+    [summary.verdict, summary.explanation] = judge(summary, this.firstCollapseAt, this.collapsed);
+    return { summary, series: this.series };
+  }
+}
+
+/** The next probe tick strictly after `t` on the grid `from + k * period` (ticks missed while busy are dropped). */
+function nextTick(from: number, period: number, t: number): number {
+  return from + period * Math.max(1, Math.ceil((t - from) / period + 1e-9));
 }
 
 /** Start a probe now: it fails if the handler (plus a dependency draw) takes longer than the timeout. */
