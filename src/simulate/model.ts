@@ -715,8 +715,9 @@ function judge(m: SimSummary, firstCollapseAt: number, endsCollapsed: boolean): 
   if (m.collapses === 1) {
     return [
       'cascade',
-      `ready endpoints fell to 0 at ${fmtS(firstCollapseAt)}: each departure raised the survivors' load past the probe deadline` +
-        (endsCollapsed ? ' and the fleet did not recover' : ', then it recovered') +
+      `ready endpoints fell to 0 at ${fmtS(firstCollapseAt)}` +
+        (m.departures > 0 ? `: each departure raised the survivors' load past the probe deadline` : ' (the planned disruption removed every endpoint)') +
+        (endsCollapsed ? ' and the fleet did not recover' : ', then it came back to the floor') +
         `; errors ${pct(m.errorRatio)}`,
     ];
   }
