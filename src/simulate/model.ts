@@ -228,11 +228,6 @@ class Pod {
   get live(): boolean {
     return this.phase !== 'terminating' && this.phase !== 'gone';
   }
-
-  /** The process exists and can serve requests. */
-  get serving(): boolean {
-    return this.phase === 'running' || this.phase === 'terminating';
-  }
 }
 
 // ---------------------------------------------------------------------------
