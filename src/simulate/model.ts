@@ -1,0 +1,740 @@
+/**
+ * The fleet model: the readiness control loop of field notes section 1.
+ *
+ *   handler latency -> probe misses -> pod leaves the EndpointSlice ->
+ *   survivors get more load -> their handler latency rises -> more misses
+ *
+ * A fixed-step simulation (default 100 ms). Each step:
+ *   1. events fire (drain, new ReplicaSet), the Deployment controller acts,
+ *      containers finish starting / back-off ends;
+ *   2. the proxy applies readiness changes that are `propagationSeconds` old
+ *      (kubelet -> API server -> EndpointSlice -> kube-proxy / xDS);
+ *   3. the offered load is spread evenly over the endpoints the PROXY believes
+ *      ready; with none, every request fails (UH). A pod the proxy still
+ *      routes to whose container is dead refuses (UF). Each pod serves up to
+ *      its capacity; the rest queues (backlog, seconds of work); a request that
+ *      would wait past the proxy's request timeout fails (UT);
+ *   4. probes due now measure the health handler latency (a function of the
+ *      pod's load and backlog, plus a dependency draw when the handler calls
+ *      one) against `timeoutSeconds`; results are applied when the probe
+ *      completes, with the kubelet's failure/success threshold counting;
+ *      liveness failures kill the container (CrashLoopBackOff back-off).
+ *
+ * Latency (per pod, seconds):
+ *   CPU model:   healthSeconds / (1 - min(u, 0.99))  +  [CFS limit] 0.1 * min(u, 1)  +  backlog
+ *   points:      p99(rps) interpolated from the user's points                        +  backlog
+ *   u = per-pod req/s / capacity req/s; capacity = cores / cpuSecondsPerRequest, with
+ *   cores = min(limit, burst) under a limit, burst without one.
+ * The first term is the mean response time of an M/G/1 processor-sharing queue
+ * (x / (1 - u), independent of the service-time distribution): the kernel's
+ * CFS scheduler shares the CPU between the health handler and request work
+ * roughly like processor sharing. The 0.99 cap keeps it finite; past u = 1 the
+ * backlog term takes over. The second term is CFS throttling: quota is
+ * accounted per 100 ms period, and a probe that lands after the period's quota
+ * is spent waits for the next period; the share of throttled periods grows
+ * with the use of the quota, so we add up to one period. With these numbers a
+ * 20 ms handler takes over a second at the quota (field notes section 1).
+ *
+ * The latency is treated as the health path's p99 under that load: every probe
+ * sees it (pessimistic by design: field notes section 3 says compare timeouts
+ * with the p99 under load). Randomness enters through the probe phase of each
+ * pod and the dependency draws, both from per-pod seeded PRNG streams, so the
+ * same seed gives the same run, and pod i sees the same random numbers
+ * whatever the fleet size (which keeps "more replicas is never worse" a fair
+ * comparison).
+ */
+import type { DependencySettings, LivenessSettings, ProbeSettings, Scenario, SimEvent } from './scenario';
+
+// ---------------------------------------------------------------------------
+// Constants (each traced to Kubernetes or the kernel)
+// ---------------------------------------------------------------------------
+
+/** CFS bandwidth period: the kernel accounts `limits.cpu` quota per 100 ms (cpu.cfs_period_us default). */
+const CFS_PERIOD_SECONDS = 0.1;
+/** Cap on utilisation in the processor-sharing term; beyond it the backlog term models overload. */
+const PS_UTILISATION_CAP = 0.99;
+/** CrashLoopBackOff: 10 s doubling, capped at 5 min (Kubernetes pod lifecycle docs). */
+const BACKOFF_INITIAL_SECONDS = 10;
+const BACKOFF_MAX_SECONDS = 300;
+/** The kubelet resets the back-off once a container has run 10 min without a problem. */
+const BACKOFF_RESET_SECONDS = 600;
+/** The Deployment controller reacts to pod status within about a second. */
+const CONTROLLER_INTERVAL_SECONDS = 1;
+/** z-score of the 99th percentile of a standard normal, to fit a lognormal to p50 and p99. */
+const Z99 = 2.3263478740408408;
+
+// ---------------------------------------------------------------------------
+// Seeded randomness (never Math.random)
+// ---------------------------------------------------------------------------
+
+/** mulberry32: a small, fast 32-bit PRNG; returns floats in [0, 1). */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** One independent stream per (seed, pod id): mixes the two into a 32-bit seed. */
+function streamSeed(seed: number, podId: number): number {
+  let h = Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(podId + 1, 0xc2b2ae35);
+  h = Math.imul(h ^ (h >>> 16), 0x7feb352d);
+  h = Math.imul(h ^ (h >>> 15), 0x846ca68b);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/** Lognormal parameters from p50 and p99: mu = ln p50, sigma = ln(p99 / p50) / z99. */
+export function lognormalFromP50P99(d: DependencySettings): { mu: number; sigma: number } {
+  return { mu: Math.log(d.p50Seconds), sigma: Math.log(d.p99Seconds / d.p50Seconds) / Z99 };
+}
+
+function drawLognormal(rng: () => number, mu: number, sigma: number): number {
+  // Box-Muller; 1 - rng() is in (0, 1] so the log is finite.
+  const z = Math.sqrt(-2 * Math.log(1 - rng())) * Math.cos(2 * Math.PI * rng());
+  return Math.exp(mu + sigma * z);
+}
+
+// ---------------------------------------------------------------------------
+// Results
+// ---------------------------------------------------------------------------
+
+export type Verdict = 'stable' | 'degraded' | 'flapping' | 'oscillating' | 'cascade';
+
+/** Severity order used by the verdict and by the "never worse" properties. */
+export const VERDICT_RANK: Record<Verdict, number> = { stable: 0, degraded: 1, flapping: 2, oscillating: 3, cascade: 3 };
+
+/** Verdicts that fail `rollwise simulate` (exit code 1). */
+export function isBadVerdict(v: Verdict): boolean {
+  return v === 'flapping' || v === 'oscillating' || v === 'cascade';
+}
+
+/** Time series, one entry per sample (`sampleSeconds`). */
+export interface SimSeries {
+  /** End of the sample interval, seconds. */
+  t: number[];
+  /** Endpoints the proxy routes to (its view, after the propagation delay), at the end of the sample. */
+  readyEndpoints: number[];
+  /** Pods the kubelet reports ready, at the end of the sample. */
+  readyPods: number[];
+  /** Offered req/s divided by ready endpoints (null when there are none). */
+  loadPerReady: Array<number | null>;
+  offeredRps: number[];
+  /** Readiness and liveness probes that failed within the sample. */
+  probeFailures: number[];
+  /** Failed requests / offered requests within the sample. */
+  errorRatio: number[];
+}
+
+export interface SimSummary {
+  name: string;
+  seed: number;
+  replicas: number;
+  durationSeconds: number;
+  stepSeconds: number;
+  floor: number;
+  errorBudget: number;
+  /** Per-replica rate where requests start to queue, req/s. */
+  capacityRpsPerReplica: number;
+  minReady: number;
+  minReadyAtSeconds: number;
+  readyAtEnd: number;
+  timeBelowFloorSeconds: number;
+  /** Times the proxy's ready endpoints fell to 0. */
+  collapses: number;
+  /** Times they came back to the floor after a collapse. */
+  recoveries: number;
+  /** Time average of live pods the proxy does not route to. */
+  meanNotReady: number;
+  /** Ready -> not-ready transitions caused by probes (readiness or liveness), not by drains or rollouts. */
+  departures: number;
+  /** Most departures of a single pod. */
+  maxDeparturesPerPod: number;
+  restarts: number;
+  /** When the last rollout event finished (all replicas new and available), or null. */
+  rolloutCompletedAtSeconds: number | null;
+  probeFailures: number;
+  requests: number;
+  errors: { total: number; noEndpoint: number; refused: number; timeout: number; reset: number };
+  errorRatio: number;
+  verdict: Verdict;
+  explanation: string;
+}
+
+export interface SimResult {
+  summary: SimSummary;
+  series: SimSeries;
+}
+
+// ---------------------------------------------------------------------------
+// Pods
+// ---------------------------------------------------------------------------
+
+/**
+ * starting: container not yet up (no probes, not ready);
+ * running: container up, probed;
+ * backoff: killed by liveness, waiting for the CrashLoopBackOff delay;
+ * terminating: evicted or scaled down; still serves what the proxy sends
+ *   until the proxy drops it (graceful shutdown), then gone.
+ */
+type Phase = 'starting' | 'running' | 'backoff' | 'terminating' | 'gone';
+
+interface PendingProbe {
+  at: number;
+  ok: boolean;
+}
+
+class Pod {
+  phase: Phase = 'starting';
+  /** When the current phase's wait ends (starting -> running, backoff -> starting). */
+  phaseEndsAt = 0;
+  containerStartedAt = 0;
+  /** kubelet's view. */
+  ready = false;
+  readySince = 0;
+  /** proxy's view, and the changes on their way to it. */
+  proxyReady = false;
+  proxyQueue: Array<{ at: number; ready: boolean }> = [];
+  readyRun = 0; // consecutive readiness results of the same kind as the last one
+  readyLastOk: boolean | undefined = undefined;
+  nextReadinessAt: number;
+  pendingReadiness: PendingProbe | null = null;
+  livenessFails = 0;
+  nextLivenessAt: number;
+  pendingLiveness: PendingProbe | null = null;
+  /** Per-pod load now (req/s), and queued work (seconds of service at full capacity). */
+  rps = 0;
+  backlog = 0;
+  restarts = 0;
+  departures = 0;
+
+  constructor(
+    readonly id: number,
+    readonly revision: number,
+    readonly rng: () => number,
+    readinessPeriod: number,
+    livenessPeriod: number,
+    now: number,
+  ) {
+    // Random probe phase: the kubelet's probe ticker of each pod starts at an
+    // unrelated moment (pod admission, kubelet start jitter).
+    this.nextReadinessAt = now + rng() * readinessPeriod;
+    this.nextLivenessAt = now + rng() * livenessPeriod;
+  }
+
+  get live(): boolean {
+    return this.phase !== 'terminating' && this.phase !== 'gone';
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Load and latency
+// ---------------------------------------------------------------------------
+
+/** Offered load (req/s) at time t. */
+export function loadAt(s: Scenario, t: number): number {
+  const l = s.load;
+  switch (l.kind) {
+    case 'constant':
+      return l.rps;
+    case 'steps': {
+      let rps = l.steps[0].rps;
+      for (const st of l.steps) if (st.atSeconds <= t) rps = st.rps;
+      return rps;
+    }
+    case 'daily': {
+      // One cosine peak per 24 h: trough 12 h away from the peak.
+      const phase = (2 * Math.PI * (t - l.peakAtSeconds)) / 86400;
+      return l.troughRps + ((l.peakRps - l.troughRps) * (1 + Math.cos(phase))) / 2;
+    }
+  }
+}
+
+/** Per-replica rate (req/s) above which requests queue. */
+export function capacityRps(s: Scenario): number {
+  const c = s.capacity;
+  if (c.kind === 'points') return c.saturationRps;
+  const cores = c.limitCores !== undefined ? Math.min(c.limitCores, c.burstCores) : c.burstCores;
+  return cores / c.cpuSecondsPerRequest;
+}
+
+/** Health handler latency (seconds) of a pod receiving `rps` with `backlog` seconds of queued work. */
+export function handlerLatency(s: Scenario, rps: number, backlog: number): number {
+  const c = s.capacity;
+  if (c.kind === 'points') return interpolate(c.points, rps) + backlog;
+  const u = rps / capacityRps(s);
+  const shared = c.healthSeconds / (1 - Math.min(u, PS_UTILISATION_CAP));
+  const throttled = c.limitCores !== undefined ? CFS_PERIOD_SECONDS * Math.min(u, 1) : 0;
+  return shared + throttled + backlog;
+}
+
+/** Piecewise-linear through the points; extrapolates the last segment (flat below the first point). */
+function interpolate(points: Array<{ rps: number; p99Seconds: number }>, rps: number): number {
+  if (points.length === 1 || rps <= points[0].rps) return points[0].p99Seconds;
+  for (let i = 1; i < points.length; i++) {
+    if (rps <= points[i].rps || i === points.length - 1) {
+      const a = points[i - 1];
+      const b = points[i];
+      return Math.max(0, a.p99Seconds + ((b.p99Seconds - a.p99Seconds) * (rps - a.rps)) / (b.rps - a.rps));
+    }
+  }
+  return points[points.length - 1].p99Seconds; // not reached
+}
+
+// ---------------------------------------------------------------------------
+// The simulation
+// ---------------------------------------------------------------------------
+
+/**
+ * Run a scenario. Deterministic: the same scenario (including its seed) gives
+ * the same result, series included.
+ */
+export function simulate(s: Scenario): SimResult {
+  return new Simulation(s).run();
+}
+
+type RolloutEvent = Extract<SimEvent, { kind: 'rollout' }>;
+
+/**
+ * One run. The per-step phases are separate small methods (rather than one
+ * long loop body) so that V8 optimises each quickly: simulateDrainAtPeak runs
+ * once per synth, in a cold process.
+ */
+class Simulation {
+  private readonly dt: number;
+  private readonly capRps: number;
+  private readonly rd: Scenario['readiness'];
+  private readonly lv: LivenessSettings | undefined;
+  private readonly readyDep: { mu: number; sigma: number } | undefined;
+  private readonly liveDep: { mu: number; sigma: number } | undefined;
+  private readonly pods: Pod[] = [];
+  private nextPodId = 0;
+
+  // Events and the rolling update.
+  private eventIdx = 0;
+  private readonly replacements: number[] = []; // times at which a replacement pod is created
+  private rollout: RolloutEvent | undefined;
+  private revision = 0;
+  private nextControllerAt = 0;
+  private rolloutCompletedAt: number | null = null;
+
+  // Per-step view, recomputed each step.
+  private proxyReady = 0;
+  private kubeletReady = 0;
+  private live = 0;
+
+  // Totals.
+  private requests = 0;
+  private readonly errors = { total: 0, noEndpoint: 0, refused: 0, timeout: 0, reset: 0 };
+  private probeFailures = 0;
+  private restarts = 0;
+  private minReady: number;
+  private minReadyAt = 0;
+  private belowFloor = 0;
+  private notReadyArea = 0;
+  private collapses = 0;
+  private recoveries = 0;
+  private collapsed = false;
+  private firstCollapseAt = -1;
+
+  // Current sample.
+  private readonly series: SimSeries = { t: [], readyEndpoints: [], readyPods: [], loadPerReady: [], offeredRps: [], probeFailures: [], errorRatio: [] };
+  private sOffered = 0;
+  private sErrors = 0;
+  private sProbeFailures = 0;
+
+  constructor(private readonly s: Scenario) {
+    this.dt = s.stepSeconds;
+    this.capRps = capacityRps(s);
+    this.rd = s.readiness;
+    this.lv = s.liveness;
+    this.readyDep = s.readiness.dependency ? lognormalFromP50P99(s.readiness.dependency) : undefined;
+    this.liveDep = s.liveness?.dependency ? lognormalFromP50P99(s.liveness.dependency) : undefined;
+    this.minReady = s.replicas;
+    // Steady state at t = 0: every replica up, ready, and routed to.
+    for (let i = 0; i < s.replicas; i++) {
+      const p = this.newPod(0, 0);
+      p.phase = 'running';
+      p.ready = true;
+      p.proxyReady = true;
+      p.readyLastOk = true;
+      p.readyRun = s.readiness.successThreshold;
+    }
+  }
+
+  run(): SimResult {
+    const steps = Math.round(this.s.durationSeconds / this.dt);
+    const samplesEvery = Math.max(1, Math.round(this.s.sampleSeconds / this.dt));
+    for (let i = 1; i <= steps; i++) {
+      const t = i * this.dt;
+      this.fireEvents(t);
+      this.updateViews(t);
+      const offered = loadAt(this.s, t);
+      this.traffic(offered);
+      this.probes(t);
+      this.account(t);
+      if (i % samplesEvery === 0 || i === steps) this.sample(t, offered);
+    }
+    return this.result();
+  }
+
+  private newPod(revision: number, now: number): Pod {
+    const id = this.nextPodId++;
+    const p = new Pod(id, revision, mulberry32(streamSeed(this.s.seed, id)), this.rd.periodSeconds, this.lv?.periodSeconds ?? 1, now);
+    p.containerStartedAt = now;
+    p.phaseEndsAt = now + this.s.pods.startSeconds;
+    this.pods.push(p);
+    return p;
+  }
+
+  /** Kubelet readiness change, seen by the proxy `propagationSeconds` later. */
+  private setReady(p: Pod, ready: boolean, now: number): void {
+    if (p.ready === ready) return;
+    p.ready = ready;
+    if (ready) p.readySince = now;
+    p.proxyQueue.push({ at: now + this.s.proxy.propagationSeconds, ready });
+  }
+
+  /** Liveness kill: the container dies now; queued requests are reset (UC). */
+  private kill(p: Pod, now: number): void {
+    if (p.ready) p.departures++;
+    this.setReady(p, false, now);
+    this.fail('reset', p.backlog * this.capRps);
+    p.backlog = 0;
+    p.rps = 0;
+    if (now - p.containerStartedAt >= BACKOFF_RESET_SECONDS) p.restarts = 0;
+    p.restarts++;
+    this.restarts++;
+    p.phase = 'backoff';
+    p.phaseEndsAt = now + Math.min(BACKOFF_MAX_SECONDS, BACKOFF_INITIAL_SECONDS * 2 ** (p.restarts - 1));
+    p.pendingReadiness = null;
+    p.pendingLiveness = null;
+    p.readyRun = 0;
+    p.readyLastOk = undefined;
+    p.livenessFails = 0;
+  }
+
+  /** Eviction or scale-down: endpoint marked not ready, the pod serves until the proxy drops it. */
+  private terminate(p: Pod, now: number): void {
+    this.setReady(p, false, now);
+    p.phase = 'terminating';
+  }
+
+  private fail(kind: 'noEndpoint' | 'refused' | 'timeout' | 'reset', requests: number): void {
+    this.errors[kind] += requests;
+    this.sErrors += requests;
+  }
+
+  /** 1. Events (drain, new ReplicaSet), replacement pods, the Deployment controller. */
+  private fireEvents(t: number): void {
+    const events = this.s.events;
+    while (this.eventIdx < events.length && events[this.eventIdx].atSeconds <= t) {
+      const e = events[this.eventIdx++];
+      if (e.kind === 'drain') {
+        // Evict the first `count` live pods (one node's worth, chosen deterministically).
+        const victims = this.pods.filter((p) => p.live).slice(0, e.count);
+        for (const p of victims) this.terminate(p, t);
+        if (e.replaceAfterSeconds !== undefined) for (let k = 0; k < victims.length; k++) this.replacements.push(t + e.replaceAfterSeconds);
+      } else {
+        this.rollout = e;
+        this.rolloutCompletedAt = null;
+        this.revision++;
+        this.nextControllerAt = t;
+      }
+    }
+    for (let k = this.replacements.length - 1; k >= 0; k--) {
+      if (this.replacements[k] <= t) {
+        this.newPod(this.revision, t);
+        this.replacements.splice(k, 1);
+      }
+    }
+    if (this.rollout && t >= this.nextControllerAt) {
+      this.deploymentController(this.rollout, t);
+      this.nextControllerAt = t + CONTROLLER_INTERVAL_SECONDS;
+    }
+  }
+
+  /**
+   * As the Deployment controller does (rolling.go): scale the new ReplicaSet up
+   * within maxSurge, then scale the old one down by at most
+   * allPods - (replicas - maxUnavailable) - unavailable new pods,
+   * unavailable old pods first (removing them costs no availability).
+   */
+  private deploymentController(r: RolloutEvent, now: number): void {
+    const live = this.pods.filter((p) => p.live);
+    const fresh = live.filter((p) => p.revision === this.revision);
+    const old = live.filter((p) => p.revision !== this.revision);
+    const available = (p: Pod): boolean => p.ready && now - p.readySince >= r.minReadySeconds;
+    const create = Math.max(0, Math.min(this.s.replicas + r.maxSurge - live.length, this.s.replicas - fresh.length));
+    for (let k = 0; k < create; k++) fresh.push(this.newPod(this.revision, now));
+    const allPods = live.length + create;
+    let maxScaledDown = allPods - (this.s.replicas - r.maxUnavailable) - fresh.filter((p) => !available(p)).length;
+    for (const p of [...old].sort((a, b) => Number(available(a)) - Number(available(b)))) {
+      if (maxScaledDown <= 0) break;
+      this.terminate(p, now);
+      maxScaledDown--;
+    }
+    if (old.every((p) => !p.live) && fresh.length === this.s.replicas && fresh.every(available)) {
+      this.rollout = undefined;
+      this.rolloutCompletedAt = now;
+    }
+  }
+
+  /** 2. The proxy applies readiness changes that are old enough; containers start, back-offs end. */
+  private updateViews(t: number): void {
+    let proxyReady = 0;
+    let kubeletReady = 0;
+    let live = 0;
+    const pods = this.pods;
+    for (let k = 0; k < pods.length; k++) {
+      const p = pods[k];
+      if (p.phase === 'gone') continue;
+      while (p.proxyQueue.length > 0 && p.proxyQueue[0].at <= t) p.proxyReady = p.proxyQueue.shift()!.ready;
+      if (p.phase === 'backoff' && t >= p.phaseEndsAt) {
+        p.phase = 'starting';
+        p.containerStartedAt = t;
+        p.phaseEndsAt = t + this.s.pods.startSeconds;
+      }
+      if (p.phase === 'starting' && t >= p.phaseEndsAt) p.phase = 'running';
+      if (p.phase === 'terminating' && !p.proxyReady && p.proxyQueue.length === 0) p.phase = 'gone';
+      if (p.proxyReady) proxyReady++;
+      if (p.ready) kubeletReady++;
+      if (p.phase !== 'terminating') live++;
+    }
+    this.proxyReady = proxyReady;
+    this.kubeletReady = kubeletReady;
+    this.live = live;
+  }
+
+  /**
+   * 3. Traffic: spread evenly over the endpoints the proxy believes ready.
+   * None: UH. A routed-to container that is not there: UF. Each pod serves up
+   * to its capacity; the rest queues; a request that would wait past the
+   * proxy's timeout fails (UT).
+   */
+  private traffic(offered: number): void {
+    const dt = this.dt;
+    const arriving = offered * dt;
+    this.requests += arriving;
+    this.sOffered += arriving;
+    if (this.proxyReady === 0) this.fail('noEndpoint', arriving);
+    const perPod = this.proxyReady > 0 ? offered / this.proxyReady : 0;
+    const capRps = this.capRps;
+    const tmax = this.s.proxy.requestTimeoutSeconds;
+    const pods = this.pods;
+    for (let k = 0; k < pods.length; k++) {
+      const p = pods[k];
+      if (p.phase !== 'running' && p.phase !== 'terminating') {
+        if (p.proxyReady) this.fail('refused', perPod * dt);
+        continue;
+      }
+      p.rps = p.proxyReady ? perPod : 0;
+      // Queue: seconds of work at full capacity; grows when u > 1, drains otherwise.
+      p.backlog += (p.rps / capRps - 1) * dt;
+      if (p.backlog < 0) p.backlog = 0;
+      else if (p.backlog > tmax) {
+        this.fail('timeout', (p.backlog - tmax) * capRps);
+        p.backlog = tmax;
+      }
+    }
+  }
+
+  /** 4. Probes: apply results that completed, start the ones due now (running containers only). */
+  private probes(t: number): void {
+    const pods = this.pods;
+    for (let k = 0; k < pods.length; k++) {
+      const p = pods[k];
+      if (p.phase !== 'running') continue;
+      if (p.pendingReadiness && p.pendingReadiness.at <= t) this.readinessResult(p, t);
+      if (this.lv && p.pendingLiveness && p.pendingLiveness.at <= t && this.livenessResult(p, this.lv, t)) continue;
+      // The kubelet probes sequentially: a tick that finds the previous probe still running is skipped.
+      if (t >= p.nextReadinessAt) {
+        p.nextReadinessAt = nextTick(p.nextReadinessAt, this.rd.periodSeconds, t);
+        if (!p.pendingReadiness) p.pendingReadiness = probe(this.rd, handlerLatency(this.s, p.rps, p.backlog), this.readyDep, p.rng, t);
+      }
+      if (this.lv && t >= p.nextLivenessAt) {
+        p.nextLivenessAt = nextTick(p.nextLivenessAt, this.lv.periodSeconds, t);
+        const local = this.lv.handler === 'tcp' ? 0 : handlerLatency(this.s, p.rps, p.backlog);
+        if (!p.pendingLiveness) p.pendingLiveness = probe(this.lv, local, this.liveDep, p.rng, t);
+      }
+    }
+  }
+
+  /** kubelet: a result flips the status only after `threshold` identical results in a row. */
+  private readinessResult(p: Pod, t: number): void {
+    const ok = p.pendingReadiness!.ok;
+    p.pendingReadiness = null;
+    if (!ok) {
+      this.probeFailures++;
+      this.sProbeFailures++;
+    }
+    p.readyRun = p.readyLastOk === ok ? p.readyRun + 1 : 1;
+    p.readyLastOk = ok;
+    if (ok && !p.ready && p.readyRun >= this.rd.successThreshold) this.setReady(p, true, t);
+    if (!ok && p.ready && p.readyRun >= this.rd.failureThreshold) {
+      p.departures++;
+      this.setReady(p, false, t);
+    }
+  }
+
+  /** Returns true when the container was killed. */
+  private livenessResult(p: Pod, lv: LivenessSettings, t: number): boolean {
+    const ok = p.pendingLiveness!.ok;
+    p.pendingLiveness = null;
+    if (ok) {
+      p.livenessFails = 0;
+      return false;
+    }
+    this.probeFailures++;
+    this.sProbeFailures++;
+    if (++p.livenessFails < lv.failureThreshold) return false;
+    this.kill(p, t);
+    return true;
+  }
+
+  /** Bookkeeping on the proxy's view (what users experience). */
+  private account(t: number): void {
+    const ready = this.proxyReady;
+    if (ready < this.minReady) {
+      this.minReady = ready;
+      this.minReadyAt = t;
+    }
+    if (ready < this.s.floor) this.belowFloor += this.dt;
+    this.notReadyArea += Math.max(0, this.live - ready) * this.dt;
+    if (!this.collapsed && ready === 0) {
+      this.collapsed = true;
+      this.collapses++;
+      if (this.firstCollapseAt < 0) this.firstCollapseAt = t;
+    } else if (this.collapsed && ready >= Math.max(1, this.s.floor)) {
+      this.collapsed = false;
+      this.recoveries++;
+    }
+  }
+
+  private sample(t: number, offered: number): void {
+    const sr = this.series;
+    sr.t.push(round(t, 3));
+    sr.readyEndpoints.push(this.proxyReady);
+    sr.readyPods.push(this.kubeletReady);
+    sr.loadPerReady.push(this.proxyReady > 0 ? round(offered / this.proxyReady, 2) : null);
+    sr.offeredRps.push(round(offered, 2));
+    sr.probeFailures.push(this.sProbeFailures);
+    sr.errorRatio.push(this.sOffered > 0 ? round(this.sErrors / this.sOffered, 6) : 0);
+    this.sOffered = 0;
+    this.sErrors = 0;
+    this.sProbeFailures = 0;
+  }
+
+  private result(): SimResult {
+    const s = this.s;
+    const e = this.errors;
+    e.total = e.noEndpoint + e.refused + e.timeout + e.reset;
+    let departures = 0;
+    let maxDeparturesPerPod = 0;
+    for (const p of this.pods) {
+      departures += p.departures;
+      maxDeparturesPerPod = Math.max(maxDeparturesPerPod, p.departures);
+    }
+    const summary: SimSummary = {
+      name: s.name,
+      seed: s.seed,
+      replicas: s.replicas,
+      durationSeconds: s.durationSeconds,
+      stepSeconds: this.dt,
+      floor: s.floor,
+      errorBudget: s.errorBudget,
+      capacityRpsPerReplica: round(this.capRps, 2),
+      minReady: this.minReady,
+      minReadyAtSeconds: round(this.minReadyAt, 3),
+      readyAtEnd: this.series.readyEndpoints[this.series.readyEndpoints.length - 1] ?? s.replicas,
+      timeBelowFloorSeconds: round(this.belowFloor, 3),
+      collapses: this.collapses,
+      recoveries: this.recoveries,
+      meanNotReady: round(this.notReadyArea / s.durationSeconds, 4),
+      departures,
+      maxDeparturesPerPod,
+      restarts: this.restarts,
+      rolloutCompletedAtSeconds: this.rolloutCompletedAt === null ? null : round(this.rolloutCompletedAt, 3),
+      probeFailures: this.probeFailures,
+      requests: Math.round(this.requests),
+      errors: {
+        total: Math.round(e.total),
+        noEndpoint: Math.round(e.noEndpoint),
+        refused: Math.round(e.refused),
+        timeout: Math.round(e.timeout),
+        reset: Math.round(e.reset),
+      },
+      errorRatio: this.requests > 0 ? round(e.total / this.requests, 6) : 0,
+      verdict: 'stable',
+      explanation: '',
+    };
+    [summary.verdict, summary.explanation] = judge(summary, this.firstCollapseAt, this.collapsed);
+    return { summary, series: this.series };
+  }
+}
+
+/** The next probe tick strictly after `t` on the grid `from + k * period` (ticks missed while busy are dropped). */
+function nextTick(from: number, period: number, t: number): number {
+  return from + period * Math.max(1, Math.ceil((t - from) / period + 1e-9));
+}
+
+/** Start a probe now: it fails if the handler (plus a dependency draw) takes longer than the timeout. */
+function probe(
+  settings: ProbeSettings,
+  localLatency: number,
+  dep: { mu: number; sigma: number } | undefined,
+  rng: () => number,
+  now: number,
+): PendingProbe {
+  const latency = localLatency + (dep ? drawLognormal(rng, dep.mu, dep.sigma) : 0);
+  const ok = latency <= settings.timeoutSeconds;
+  // The kubelet knows the result when the handler answers, or at the timeout.
+  return { at: now + (ok ? latency : settings.timeoutSeconds), ok };
+}
+
+// ---------------------------------------------------------------------------
+// Verdict
+// ---------------------------------------------------------------------------
+
+function judge(m: SimSummary, firstCollapseAt: number, endsCollapsed: boolean): [Verdict, string] {
+  const pct = (x: number): string => `${(100 * x).toFixed(x < 0.01 ? 2 : 1)} %`;
+  if (m.collapses >= 2) {
+    return [
+      'oscillating',
+      `ready endpoints fell to 0 at ${fmtS(firstCollapseAt)} and the fleet came back and collapsed again ${m.collapses - 1} time(s) (saw-tooth); errors ${pct(m.errorRatio)}`,
+    ];
+  }
+  if (m.collapses === 1) {
+    return [
+      'cascade',
+      `ready endpoints fell to 0 at ${fmtS(firstCollapseAt)}` +
+        (m.departures > 0 ? `: each departure raised the survivors' load past the probe deadline` : ' (the planned disruption removed every endpoint)') +
+        (endsCollapsed ? ' and the fleet did not recover' : ', then it came back to the floor') +
+        `; errors ${pct(m.errorRatio)}`,
+    ];
+  }
+  if (m.maxDeparturesPerPod >= 2) {
+    return [
+      'flapping',
+      `pods left and rejoined ${m.departures} times without a collapse (${m.meanNotReady.toFixed(2)} of ${m.replicas} out on average); errors ${pct(m.errorRatio)}`,
+    ];
+  }
+  const reasons: string[] = [];
+  if (m.timeBelowFloorSeconds > 0) reasons.push(`ready endpoints were below the floor of ${m.floor} for ${fmtS(m.timeBelowFloorSeconds)} (min ${m.minReady})`);
+  if (m.errorRatio > m.errorBudget) reasons.push(`errors ${pct(m.errorRatio)} exceed the budget`);
+  if (m.departures > 0 && reasons.length === 0) reasons.push(`${m.departures} pod(s) left service once and came back`);
+  if (reasons.length > 0) return ['degraded', reasons.join('; ')];
+  return ['stable', `ready endpoints never fell below the floor of ${m.floor} (min ${m.minReady}); errors ${pct(m.errorRatio)}`];
+}
+
+function fmtS(s: number): string {
+  return s >= 120 ? `${(s / 60).toFixed(1)} min` : `${Math.round(s * 10) / 10} s`;
+}
+
+function round(x: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}

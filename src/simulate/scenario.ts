@@ -1,0 +1,726 @@
+/**
+ * Scenario types, YAML scenario parsing/validation, and reading probe and
+ * resource settings from a synthesized manifest.
+ *
+ * A scenario file (YAML) describes a fleet (replicas, probes, capacity), the
+ * offered load and the events (drains, rollouts). Every field is checked and
+ * every problem is reported with the field path, the value, why it is wrong
+ * and how to fix it. Defaults are filled in here, each with its reason, so the
+ * model (model.ts) only ever sees a complete, valid `Scenario`.
+ *
+ * Reference for the format: docs/simulate.md.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import * as YAML from 'yaml';
+
+// ---------------------------------------------------------------------------
+// Resolved scenario (what the model consumes)
+// ---------------------------------------------------------------------------
+
+export interface ProbeSettings {
+  periodSeconds: number;
+  timeoutSeconds: number;
+  failureThreshold: number;
+  successThreshold: number;
+}
+
+/** Latency of a dependency the probe handler calls synchronously, as a lognormal fitted to p50 and p99. */
+export interface DependencySettings {
+  p50Seconds: number;
+  p99Seconds: number;
+}
+
+export interface ReadinessSettings extends ProbeSettings {
+  /** The readiness handler calls this dependency synchronously (field notes section 3). */
+  dependency?: DependencySettings;
+}
+
+export interface LivenessSettings extends ProbeSettings {
+  /**
+   * `http`: an httpGet/grpc/exec handler that runs inside the container and
+   * shares its CPU (latency follows load). `tcp`: a tcpSocket probe answered by
+   * the kernel's accept queue, independent of load.
+   */
+  handler: 'http' | 'tcp';
+  dependency?: DependencySettings;
+}
+
+export type CapacityModel =
+  | {
+      kind: 'cpu';
+      /** `resources.requests.cpu`, cores. Informational plus the basis of the `burstCores` default. */
+      requestCores: number;
+      /** `resources.limits.cpu`, cores; undefined = no CFS limit. */
+      limitCores?: number;
+      /** CPU a container without a limit can actually get (request plus idle node CPU), cores. */
+      burstCores: number;
+      /** CPU cost of one request, core-seconds. */
+      cpuSecondsPerRequest: number;
+      /** Latency of the health handler on an idle pod, seconds. */
+      healthSeconds: number;
+    }
+  | {
+      kind: 'points';
+      /** Measured p99 of the health handler at a per-replica load, ascending by rps. */
+      points: Array<{ rps: number; p99Seconds: number }>;
+      /** Per-replica rate above which requests queue, req/s. */
+      saturationRps: number;
+    };
+
+export type LoadProfile =
+  | { kind: 'constant'; rps: number }
+  | { kind: 'steps'; steps: Array<{ atSeconds: number; rps: number }> }
+  | { kind: 'daily'; troughRps: number; peakRps: number; peakAtSeconds: number };
+
+export type SimEvent =
+  | {
+      kind: 'drain';
+      atSeconds: number;
+      count: number;
+      /** Replacement pods are created this long after the eviction; undefined = never within the run. */
+      replaceAfterSeconds?: number;
+    }
+  | {
+      kind: 'rollout';
+      atSeconds: number;
+      /** Absolute pod counts (percentages are resolved against `replicas`). */
+      maxSurge: number;
+      maxUnavailable: number;
+      minReadySeconds: number;
+    };
+
+export interface Scenario {
+  name: string;
+  seed: number;
+  durationSeconds: number;
+  stepSeconds: number;
+  sampleSeconds: number;
+  replicas: number;
+  readiness: ReadinessSettings;
+  liveness?: LivenessSettings;
+  capacity: CapacityModel;
+  load: LoadProfile;
+  proxy: { propagationSeconds: number; requestTimeoutSeconds: number };
+  pods: { startSeconds: number };
+  events: SimEvent[];
+  /** Ready endpoints the fleet should never fall below. */
+  floor: number;
+  /** Error ratio above which the run is at least `degraded`. */
+  errorBudget: number;
+}
+
+// ---------------------------------------------------------------------------
+// Defaults, each with its reason
+// ---------------------------------------------------------------------------
+
+export const DEFAULTS = {
+  /** Fixed seed so a scenario without one is still reproducible. */
+  seed: 1,
+  /** Ten minutes covers a drain plus several readiness periods and back-offs. */
+  durationSeconds: 600,
+  /** 100 ms: the CFS period and well below any probe period or timeout (>= 1 s). */
+  stepSeconds: 0.1,
+  /** One sample per second in the time series: resolution of a Prometheus scrape at best. */
+  sampleSeconds: 1,
+  /** Kubernetes probe defaults (reference.md): period 10 s, timeout 1 s, failure 3, success 1. */
+  probe: { periodSeconds: 10, timeoutSeconds: 1, failureThreshold: 3, successThreshold: 1 } as ProbeSettings,
+  /** Field notes section 1: "answers in 20 ms on an idle pod". */
+  healthSeconds: 0.02,
+  /**
+   * Without a limit a Burstable container gets at least its request (cpu.shares)
+   * and can use idle node CPU above it; we assume as much idle CPU as the
+   * request (a node at ~50 % CPU use at peak). Override with what you measured.
+   */
+  burstFactor: 2,
+  /**
+   * kubelet status -> API server -> EndpointSlice controller -> kube-proxy
+   * (minSyncPeriod 1 s) / gateway xDS push: field notes section 1 says "seconds".
+   */
+  propagationSeconds: 2,
+  /** Envoy's default route timeout is 15 s: a request queued longer gets a 504 (UT). */
+  requestTimeoutSeconds: 15,
+  /** Image already on the node, process boot of a few seconds; set it from your start-up measurements. */
+  startSeconds: 5,
+  /** Kubernetes Deployment defaults (reference.md): maxSurge 25 %, maxUnavailable 25 %, minReadySeconds 0. */
+  rollout: { maxSurge: '25%', maxUnavailable: '25%', minReadySeconds: 0 },
+  /** A 99.9 % availability objective, the common default for an HTTP service. */
+  errorBudget: 0.001,
+};
+
+// ---------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------
+
+export interface ScenarioProblem {
+  field: string;
+  value: unknown;
+  why: string;
+  fix: string;
+}
+
+/** An invalid scenario: every problem names the field, the value, why it is wrong and how to fix it. */
+export class ScenarioError extends Error {
+  constructor(
+    readonly problems: ScenarioProblem[],
+    readonly source: string = 'scenario',
+  ) {
+    super(
+      `invalid scenario ${source}:\n` +
+        problems.map((p) => `  - ${p.field} = ${show(p.value)}: ${p.why}. Fix: ${p.fix}.`).join('\n'),
+    );
+    this.name = 'ScenarioError';
+  }
+}
+
+function show(v: unknown): string {
+  if (v === undefined) return '(missing)';
+  const s = JSON.stringify(v);
+  return s === undefined ? String(v) : s.length > 60 ? s.slice(0, 57) + '...' : s;
+}
+
+// ---------------------------------------------------------------------------
+// Small validating reader
+// ---------------------------------------------------------------------------
+
+type Obj = Record<string, unknown>;
+
+class Reader {
+  readonly problems: ScenarioProblem[] = [];
+
+  problem(field: string, value: unknown, why: string, fix: string): undefined {
+    this.problems.push({ field, value, why, fix });
+    return undefined;
+  }
+
+  /** An object with only the allowed keys (unknown keys are reported with a suggestion). */
+  obj(v: unknown, field: string, allowed: readonly string[]): Obj | undefined {
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== 'object' || Array.isArray(v)) {
+      return this.problem(field, v, 'must be a mapping', `write ${field} as a YAML mapping with keys ${allowed.join(', ')}`);
+    }
+    const o = v as Obj;
+    for (const k of Object.keys(o)) {
+      if (!allowed.includes(k)) {
+        const near = closest(k, allowed);
+        this.problem(
+          join(field, k),
+          o[k],
+          'unknown field',
+          near ? `did you mean "${near}"?` : `allowed fields here: ${allowed.join(', ')}`,
+        );
+      }
+    }
+    return o;
+  }
+
+  num(
+    o: Obj | undefined,
+    key: string,
+    field: string,
+    rule: { min?: number; above?: number; max?: number; integer?: boolean; unit?: string; why?: string },
+  ): number | undefined {
+    if (!o || o[key] === undefined || o[key] === null) return undefined;
+    const v = o[key];
+    const f = join(field, key);
+    const unit = rule.unit ? ` (${rule.unit})` : '';
+    if (typeof v !== 'number' || !Number.isFinite(v)) {
+      return this.problem(f, v, `must be a number${unit}`, `write a plain number, e.g. ${key}: ${rule.min ?? 1}`);
+    }
+    if (rule.integer && !Number.isInteger(v)) {
+      return this.problem(f, v, `must be a whole number${rule.why ? ` (${rule.why})` : ''}`, `use ${Math.max(rule.min ?? 0, Math.round(v))}`);
+    }
+    if (rule.min !== undefined && v < rule.min) {
+      return this.problem(f, v, `must be at least ${rule.min}${unit}${rule.why ? ` (${rule.why})` : ''}`, `set it to ${rule.min} or more`);
+    }
+    if (rule.above !== undefined && v <= rule.above) {
+      return this.problem(f, v, `must be greater than ${rule.above}${unit}${rule.why ? ` (${rule.why})` : ''}`, `set it above ${rule.above}`);
+    }
+    if (rule.max !== undefined && v > rule.max) {
+      return this.problem(f, v, `must be at most ${rule.max}${unit}${rule.why ? ` (${rule.why})` : ''}`, `set it to ${rule.max} or less`);
+    }
+    return v;
+  }
+
+  str(o: Obj | undefined, key: string, field: string, choices?: readonly string[]): string | undefined {
+    if (!o || o[key] === undefined || o[key] === null) return undefined;
+    const v = o[key];
+    const f = join(field, key);
+    if (typeof v !== 'string') return this.problem(f, v, 'must be a string', `quote it, e.g. ${key}: "${String(v)}"`);
+    if (choices && !choices.includes(v)) {
+      return this.problem(f, v, `must be one of ${choices.join(', ')}`, `use ${closest(v, choices) ?? choices[0]}`);
+    }
+    return v;
+  }
+
+  arr(o: Obj | undefined, key: string, field: string): unknown[] | undefined {
+    if (!o || o[key] === undefined || o[key] === null) return undefined;
+    const v = o[key];
+    if (!Array.isArray(v)) return this.problem(join(field, key), v, 'must be a list', `write it as a YAML list ("- ..." items)`);
+    return v;
+  }
+}
+
+function join(field: string, key: string | number): string {
+  if (typeof key === 'number') return `${field}[${key}]`;
+  return field ? `${field}.${key}` : key;
+}
+
+function closest(word: string, choices: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestD = Infinity;
+  for (const c of choices) {
+    const d = levenshtein(word.toLowerCase(), c.toLowerCase());
+    if (d < bestD) {
+      bestD = d;
+      best = c;
+    }
+  }
+  return bestD <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined;
+}
+
+function levenshtein(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = tmp;
+    }
+  }
+  return row[b.length];
+}
+
+// ---------------------------------------------------------------------------
+// Manifest reading
+// ---------------------------------------------------------------------------
+
+export interface ManifestProbe extends ProbeSettings {
+  handler: 'http' | 'tcp';
+}
+
+/** What the simulator takes from a synthesized manifest. */
+export interface ManifestSettings {
+  kind: 'Deployment' | 'Rollout';
+  name: string;
+  replicas?: number;
+  readiness?: ManifestProbe;
+  liveness?: ManifestProbe;
+  cpuRequestCores?: number;
+  cpuLimitCores?: number;
+}
+
+/** Parse a Kubernetes CPU quantity ("500m", "1", "1.5", 2) into cores. */
+export function parseCpuQuantity(q: unknown): number | undefined {
+  if (typeof q === 'number' && Number.isFinite(q) && q >= 0) return q;
+  if (typeof q !== 'string') return undefined;
+  const m = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(m?)\s*$/.exec(q);
+  if (!m) return undefined;
+  const v = Number(m[1]);
+  return m[2] === 'm' ? v / 1000 : v;
+}
+
+/**
+ * Read probe and resource settings from a multi-document YAML manifest: the
+ * first `apps/v1 Deployment` or `argoproj.io/v1alpha1 Rollout`, its first
+ * container's readinessProbe / livenessProbe (missing probe fields take the
+ * Kubernetes defaults), `resources.requests.cpu` / `limits.cpu`, and
+ * `spec.replicas`. Throws ScenarioError when there is no such workload.
+ */
+export function readManifestSettings(yamlText: string, source = 'manifest'): ManifestSettings {
+  const docs = YAML.parseAllDocuments(yamlText);
+  for (const d of docs) {
+    if (d.errors.length > 0) {
+      throw new ScenarioError([{ field: '(yaml)', value: d.errors[0].message, why: 'the manifest is not valid YAML', fix: 'regenerate it with rollwise synth' }], source);
+    }
+    const o = d.toJS() as unknown;
+    if (!o || typeof o !== 'object') continue;
+    const r = o as Obj;
+    const isDeployment = r.apiVersion === 'apps/v1' && r.kind === 'Deployment';
+    const isRollout = r.apiVersion === 'argoproj.io/v1alpha1' && r.kind === 'Rollout';
+    if (!isDeployment && !isRollout) continue;
+    const spec = (r.spec ?? {}) as Obj;
+    const name = String(((r.metadata ?? {}) as Obj).name ?? '(unnamed)');
+    const template = spec.template as Obj | undefined;
+    const containers = ((template?.spec as Obj | undefined)?.containers ?? []) as Obj[];
+    if (!Array.isArray(containers) || containers.length === 0) {
+      throw new ScenarioError(
+        [{
+          field: `${r.kind}/${name} spec.template.spec.containers`,
+          value: containers,
+          why: isRollout && spec.workloadRef ? 'the Rollout uses workloadRef, so it has no pod template' : 'there is no container',
+          fix: 'point the scenario at a manifest whose workload has an inline pod template',
+        }],
+        source,
+      );
+    }
+    const c = containers[0];
+    const res = (c.resources ?? {}) as Obj;
+    const out: ManifestSettings = {
+      kind: isDeployment ? 'Deployment' : 'Rollout',
+      name,
+      replicas: typeof spec.replicas === 'number' ? spec.replicas : undefined,
+      readiness: readProbe(c.readinessProbe),
+      liveness: readProbe(c.livenessProbe),
+      cpuRequestCores: parseCpuQuantity(((res.requests ?? {}) as Obj).cpu),
+      cpuLimitCores: parseCpuQuantity(((res.limits ?? {}) as Obj).cpu),
+    };
+    return out;
+  }
+  throw new ScenarioError(
+    [{ field: '(manifest)', value: source, why: 'no apps/v1 Deployment or argoproj.io/v1alpha1 Rollout in it', fix: 'point "manifest" at the synthesized YAML of the service (e.g. dist/<app>.k8s.yaml)' }],
+    source,
+  );
+}
+
+function readProbe(p: unknown): ManifestProbe | undefined {
+  if (!p || typeof p !== 'object') return undefined;
+  const o = p as Obj;
+  const n = (k: string, d: number): number => (typeof o[k] === 'number' ? (o[k] as number) : d);
+  return {
+    // Kubernetes probe defaults when a field is omitted (reference.md).
+    periodSeconds: n('periodSeconds', DEFAULTS.probe.periodSeconds),
+    timeoutSeconds: n('timeoutSeconds', DEFAULTS.probe.timeoutSeconds),
+    failureThreshold: n('failureThreshold', DEFAULTS.probe.failureThreshold),
+    successThreshold: n('successThreshold', DEFAULTS.probe.successThreshold),
+    handler: o.tcpSocket ? 'tcp' : 'http',
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Scenario parsing
+// ---------------------------------------------------------------------------
+
+const TOP = [
+  'name', 'seed', 'durationSeconds', 'stepSeconds', 'sampleSeconds', 'manifest', 'replicas',
+  'readiness', 'liveness', 'capacity', 'load', 'proxy', 'pods', 'events', 'floor', 'errorBudget',
+] as const;
+const PROBE = ['periodSeconds', 'timeoutSeconds', 'failureThreshold', 'successThreshold', 'dependency'] as const;
+
+export interface ParseOptions {
+  /** Name used in error messages (the file path). */
+  source?: string;
+  /** Directory that a relative `manifest:` path is resolved against. */
+  baseDir?: string;
+  /** How to read the manifest file (defaults to fs.readFileSync). */
+  readFile?: (p: string) => string;
+}
+
+/** Parse and validate a YAML scenario; returns a complete Scenario with defaults applied. */
+export function parseScenario(yamlText: string, opts: ParseOptions = {}): Scenario {
+  const source = opts.source ?? 'scenario';
+  let raw: unknown;
+  try {
+    raw = YAML.parse(yamlText);
+  } catch (e) {
+    throw new ScenarioError([{ field: '(yaml)', value: (e as Error).message.split('\n')[0], why: 'the file is not valid YAML', fix: 'check indentation and quoting at the position given' }], source);
+  }
+  return scenarioFromObject(raw, opts);
+}
+
+/** Read, parse and validate a scenario file (a relative `manifest:` is resolved against the file's directory). */
+export function loadScenarioFile(file: string): Scenario {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new ScenarioError([{ field: '(file)', value: file, why: `cannot read it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, fix: 'check the path' }], file);
+  }
+  return parseScenario(text, { source: file, baseDir: path.dirname(file) });
+}
+
+/** Validate a scenario given as a plain object (as parsed from YAML or built in code). */
+export function scenarioFromObject(raw: unknown, opts: ParseOptions = {}): Scenario {
+  const source = opts.source ?? 'scenario';
+  const r = new Reader();
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new ScenarioError([{ field: '(top level)', value: raw, why: 'a scenario must be a YAML mapping', fix: 'start from one of examples/scenarios/*.yaml' }], source);
+  }
+  const top = r.obj(raw, '', TOP) as Obj;
+
+  // --- manifest (optional): provides probe, cpu and replica settings ------------
+  let m: ManifestSettings | undefined;
+  const manifestPath = r.str(top, 'manifest', '');
+  if (manifestPath !== undefined) {
+    const full = path.resolve(opts.baseDir ?? process.cwd(), manifestPath);
+    const read = opts.readFile ?? ((p: string) => fs.readFileSync(p, 'utf8'));
+    let text: string | undefined;
+    try {
+      text = read(full);
+    } catch (e) {
+      r.problem('manifest', manifestPath, `cannot read ${full} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, 'give a path relative to the scenario file');
+    }
+    if (text !== undefined) {
+      try {
+        m = readManifestSettings(text, full);
+      } catch (e) {
+        if (!(e instanceof ScenarioError)) throw e;
+        for (const p of e.problems) r.problem(`manifest: ${p.field}`, p.value, p.why, p.fix);
+      }
+    }
+  }
+
+  // --- basics --------------------------------------------------------------------
+  const name = r.str(top, 'name', '') ?? (opts.source ? path.basename(opts.source) : 'scenario');
+  const seed = r.num(top, 'seed', '', { min: 0, integer: true, why: 'it seeds a 32-bit PRNG' }) ?? DEFAULTS.seed;
+  const durationSeconds = r.num(top, 'durationSeconds', '', { above: 0, max: 7 * 86400, unit: 's' }) ?? DEFAULTS.durationSeconds;
+  const stepSeconds = r.num(top, 'stepSeconds', '', { above: 0, max: 1, unit: 's', why: 'a step above 1 s cannot resolve probe timeouts' }) ?? DEFAULTS.stepSeconds;
+  const sampleSeconds = r.num(top, 'sampleSeconds', '', { above: 0, unit: 's' }) ?? Math.max(DEFAULTS.sampleSeconds, stepSeconds);
+  if (sampleSeconds < stepSeconds) r.problem('sampleSeconds', sampleSeconds, `is below stepSeconds (${stepSeconds})`, 'sample at least once per step');
+
+  const replicas = r.num(top, 'replicas', '', { min: 1, integer: true, max: 5000, why: 'a pod count' }) ?? m?.replicas;
+  if (replicas === undefined && !r.problems.some((p) => p.field === 'replicas')) {
+    r.problem('replicas', undefined, 'no replica count: neither the scenario nor the manifest (spec.replicas) gives one', 'add "replicas: 10" to the scenario');
+  }
+
+  // --- probes -------------------------------------------------------------------
+  const readiness = readProbeSection(r, top.readiness, 'readiness', m?.readiness, false);
+  let liveness: LivenessSettings | undefined;
+  if (top.liveness !== undefined || m?.liveness) {
+    const l = readProbeSection(r, top.liveness, 'liveness', m?.liveness, true);
+    if (l) liveness = l as LivenessSettings;
+  }
+  if (!readiness && !r.problems.some((p) => p.field.startsWith('readiness'))) {
+    r.problem('readiness', undefined, 'no readiness probe: neither the scenario nor the manifest has one', 'add a readiness section (periodSeconds, timeoutSeconds, failureThreshold, successThreshold) or a readinessProbe to the manifest');
+  }
+
+  // --- capacity ------------------------------------------------------------------
+  const capacity = readCapacity(r, top.capacity, m);
+
+  // --- load ----------------------------------------------------------------------
+  const load = readLoad(r, top.load, durationSeconds);
+
+  // --- proxy and pods --------------------------------------------------------------
+  const proxyO = r.obj(top.proxy, 'proxy', ['propagationSeconds', 'requestTimeoutSeconds']);
+  const proxy = {
+    propagationSeconds: r.num(proxyO, 'propagationSeconds', 'proxy', { min: 0, max: 600, unit: 's' }) ?? DEFAULTS.propagationSeconds,
+    requestTimeoutSeconds: r.num(proxyO, 'requestTimeoutSeconds', 'proxy', { above: 0, unit: 's' }) ?? DEFAULTS.requestTimeoutSeconds,
+  };
+  const podsO = r.obj(top.pods, 'pods', ['startSeconds']);
+  const pods = { startSeconds: r.num(podsO, 'startSeconds', 'pods', { min: 0, unit: 's' }) ?? DEFAULTS.startSeconds };
+
+  // --- events ----------------------------------------------------------------------
+  const events = readEvents(r, top, replicas ?? 1, durationSeconds);
+
+  // --- floor and budget ------------------------------------------------------------
+  // Default floor: the fleet minus what the scenario takes away on purpose (the
+  // largest drain, or the rollout's maxUnavailable): the PDB promises that much.
+  const planned = events.reduce((acc, e) => Math.max(acc, e.kind === 'drain' ? e.count : e.maxUnavailable), 0);
+  const floor = r.num(top, 'floor', '', { min: 0, integer: true, why: 'a count of ready endpoints' }) ?? Math.max(0, (replicas ?? 1) - planned);
+  if (replicas !== undefined && floor > replicas) r.problem('floor', floor, `is above replicas (${replicas})`, `use at most ${replicas}`);
+  const errorBudget = r.num(top, 'errorBudget', '', { min: 0, max: 1, why: 'a ratio of failed requests' }) ?? DEFAULTS.errorBudget;
+
+  if (r.problems.length > 0 || !readiness || !capacity || !load || replicas === undefined) {
+    throw new ScenarioError(r.problems, source);
+  }
+  const s: Scenario = {
+    name, seed, durationSeconds, stepSeconds, sampleSeconds, replicas,
+    readiness, capacity, load, proxy, pods, events, floor, errorBudget,
+  };
+  if (liveness) s.liveness = liveness;
+  return s;
+}
+
+function readProbeSection(
+  r: Reader,
+  v: unknown,
+  field: 'readiness' | 'liveness',
+  fromManifest: ManifestProbe | undefined,
+  isLiveness: boolean,
+): ReadinessSettings | LivenessSettings | undefined {
+  const o = r.obj(v, field, isLiveness ? [...PROBE, 'handler'] : PROBE);
+  if (!o && !fromManifest) return undefined;
+  const base = fromManifest ?? DEFAULTS.probe;
+  const why = 'Kubernetes rejects it';
+  const periodSeconds = r.num(o, 'periodSeconds', field, { min: 1, integer: true, unit: 's', why }) ?? base.periodSeconds;
+  const timeoutSeconds = r.num(o, 'timeoutSeconds', field, { min: 1, integer: true, unit: 's', why }) ?? base.timeoutSeconds;
+  const failureThreshold = r.num(o, 'failureThreshold', field, { min: 1, integer: true, why }) ?? base.failureThreshold;
+  const successThreshold = r.num(o, 'successThreshold', field, { min: 1, integer: true, why }) ?? base.successThreshold;
+  if (isLiveness && successThreshold !== 1) {
+    r.problem(`${field}.successThreshold`, successThreshold, 'must be 1 for a liveness probe (Kubernetes rejects anything else)', 'remove it or set it to 1');
+  }
+  let dependency: DependencySettings | undefined;
+  const dO = r.obj(o?.dependency, `${field}.dependency`, ['p50Seconds', 'p99Seconds']);
+  if (dO) {
+    const p50 = r.num(dO, 'p50Seconds', `${field}.dependency`, { above: 0, unit: 's' });
+    const p99 = r.num(dO, 'p99Seconds', `${field}.dependency`, { above: 0, unit: 's' });
+    if (dO.p50Seconds === undefined) r.problem(`${field}.dependency.p50Seconds`, undefined, 'is required to fit the latency distribution', 'give the dependency median latency, e.g. 0.2');
+    if (dO.p99Seconds === undefined) r.problem(`${field}.dependency.p99Seconds`, undefined, 'is required to fit the latency distribution', 'give the dependency p99 latency under load, e.g. 1.5');
+    if (p50 !== undefined && p99 !== undefined) {
+      if (p99 <= p50) r.problem(`${field}.dependency.p99Seconds`, p99, `must be above p50Seconds (${p50}) for a lognormal fit`, 'use the measured p99, which is never below the median');
+      else dependency = { p50Seconds: p50, p99Seconds: p99 };
+    }
+  }
+  const out: ReadinessSettings = { periodSeconds, timeoutSeconds, failureThreshold, successThreshold };
+  if (dependency) out.dependency = dependency;
+  if (!isLiveness) return out;
+  const handler = (r.str(o, 'handler', field, ['http', 'tcp']) as 'http' | 'tcp' | undefined) ?? fromManifest?.handler ?? 'http';
+  return { ...out, handler };
+}
+
+function readCapacity(r: Reader, v: unknown, m: ManifestSettings | undefined): CapacityModel | undefined {
+  const o = r.obj(v, 'capacity', ['cpu', 'points', 'saturationRps']);
+  if (!o) {
+    return r.problem('capacity', v, 'is required: the model needs per-replica capacity', 'add capacity.cpu (cpuSecondsPerRequest, ...) or capacity.points (rps -> p99Seconds)');
+  }
+  const hasCpu = o.cpu !== undefined;
+  const hasPoints = o.points !== undefined;
+  if (hasCpu === hasPoints) {
+    return r.problem('capacity', Object.keys(o), 'give exactly one of cpu or points', 'use capacity.cpu for a CPU model or capacity.points for measured latency points');
+  }
+  if (hasCpu) {
+    if (o.saturationRps !== undefined) r.problem('capacity.saturationRps', o.saturationRps, 'only applies to capacity.points', 'remove it: the CPU model derives saturation from cores / cpuSecondsPerRequest');
+    const c = r.obj(o.cpu, 'capacity.cpu', ['requestCores', 'limitCores', 'burstCores', 'cpuSecondsPerRequest', 'healthSeconds']);
+    if (!c) return undefined;
+    const requestCores = r.num(c, 'requestCores', 'capacity.cpu', { above: 0, unit: 'cores' }) ?? m?.cpuRequestCores;
+    // limitCores: null in the scenario removes a manifest's limit explicitly.
+    const limitCores = c.limitCores === null ? undefined : r.num(c, 'limitCores', 'capacity.cpu', { above: 0, unit: 'cores' }) ?? m?.cpuLimitCores;
+    const cpuSecondsPerRequest = r.num(c, 'cpuSecondsPerRequest', 'capacity.cpu', { above: 0, unit: 'core-seconds' });
+    const healthSeconds = r.num(c, 'healthSeconds', 'capacity.cpu', { above: 0, unit: 's' }) ?? DEFAULTS.healthSeconds;
+    if (requestCores === undefined) {
+      r.problem('capacity.cpu.requestCores', undefined, 'no CPU request: neither the scenario nor the manifest (resources.requests.cpu) gives one', 'add requestCores, e.g. 1');
+    }
+    if (c.cpuSecondsPerRequest === undefined) {
+      r.problem('capacity.cpu.cpuSecondsPerRequest', undefined, 'is required: CPU cost of one request', 'measure CPU seconds / requests at steady load, e.g. 0.0025 (400 req/s per core)');
+    }
+    const burstCores = r.num(c, 'burstCores', 'capacity.cpu', { above: 0, unit: 'cores' }) ?? (requestCores ?? 1) * DEFAULTS.burstFactor;
+    if (requestCores !== undefined && burstCores < requestCores) {
+      r.problem('capacity.cpu.burstCores', burstCores, `is below requestCores (${requestCores}): cpu.shares guarantee at least the request`, `use at least ${requestCores}`);
+    }
+    if (requestCores !== undefined && limitCores !== undefined && limitCores < requestCores) {
+      r.problem('capacity.cpu.limitCores', limitCores, `is below requestCores (${requestCores}); Kubernetes rejects a limit under the request`, `raise it to at least ${requestCores} or remove it (limitCores: null)`);
+    }
+    if (requestCores === undefined || cpuSecondsPerRequest === undefined) return undefined;
+    const cap: CapacityModel = { kind: 'cpu', requestCores, burstCores, cpuSecondsPerRequest, healthSeconds };
+    if (limitCores !== undefined) cap.limitCores = limitCores;
+    return cap;
+  }
+  const list = r.arr(o, 'points', 'capacity');
+  if (!list) return undefined;
+  if (list.length === 0) return r.problem('capacity.points', list, 'is empty', 'give at least one {rps, p99Seconds} point');
+  const points: Array<{ rps: number; p99Seconds: number }> = [];
+  list.forEach((p, i) => {
+    const f = `capacity.points[${i}]`;
+    const po = r.obj(p, f, ['rps', 'p99Seconds']);
+    const rps = r.num(po, 'rps', f, { min: 0, unit: 'req/s per replica' });
+    const p99 = r.num(po, 'p99Seconds', f, { above: 0, unit: 's' });
+    if (po && (po.rps === undefined || po.p99Seconds === undefined)) r.problem(f, p, 'needs both rps and p99Seconds', 'write {rps: 300, p99Seconds: 0.25}');
+    if (rps === undefined || p99 === undefined) return;
+    const prev = points[points.length - 1];
+    if (prev && rps <= prev.rps) r.problem(`${f}.rps`, rps, `must be above the previous point's rps (${prev.rps})`, 'sort the points by rps, one point per rate');
+    points.push({ rps, p99Seconds: p99 });
+  });
+  // Default saturation: the last measured rate. Beyond the measurements we cannot
+  // know, so we assume the last point is the knee where requests start to queue.
+  const last = points[points.length - 1];
+  const saturationRps = r.num(o, 'saturationRps', 'capacity', { above: 0, unit: 'req/s per replica' }) ?? (last && last.rps > 0 ? last.rps : undefined);
+  if (saturationRps === undefined && !r.problems.some((p) => p.field.startsWith('capacity'))) {
+    r.problem('capacity.saturationRps', undefined, 'cannot be derived (the only point is at 0 req/s)', 'give saturationRps, the per-replica rate where requests start to queue');
+  }
+  if (saturationRps === undefined) return undefined;
+  return { kind: 'points', points, saturationRps };
+}
+
+function readLoad(r: Reader, v: unknown, durationSeconds: number): LoadProfile | undefined {
+  const o = r.obj(v, 'load', ['constantRps', 'steps', 'daily']);
+  if (!o) return r.problem('load', v, 'is required', 'add load.constantRps: 3000 (or load.steps / load.daily)');
+  const kinds = ['constantRps', 'steps', 'daily'].filter((k) => o[k] !== undefined);
+  if (kinds.length !== 1) return r.problem('load', Object.keys(o), 'give exactly one of constantRps, steps or daily', 'keep a single load shape');
+  if (kinds[0] === 'constantRps') {
+    const rps = r.num(o, 'constantRps', 'load', { min: 0, unit: 'req/s' });
+    return rps === undefined ? undefined : { kind: 'constant', rps };
+  }
+  if (kinds[0] === 'steps') {
+    const list = r.arr(o, 'steps', 'load');
+    if (!list) return undefined;
+    if (list.length === 0) return r.problem('load.steps', list, 'is empty', 'give at least one {atSeconds: 0, rps: ...} step');
+    const steps: Array<{ atSeconds: number; rps: number }> = [];
+    list.forEach((s, i) => {
+      const f = `load.steps[${i}]`;
+      const so = r.obj(s, f, ['atSeconds', 'rps']);
+      const at = r.num(so, 'atSeconds', f, { min: 0, unit: 's' });
+      const rps = r.num(so, 'rps', f, { min: 0, unit: 'req/s' });
+      if (so && (so.atSeconds === undefined || so.rps === undefined)) r.problem(f, s, 'needs both atSeconds and rps', 'write {atSeconds: 300, rps: 3000}');
+      if (at === undefined || rps === undefined) return;
+      const prev = steps[steps.length - 1];
+      if (prev && at <= prev.atSeconds) r.problem(`${f}.atSeconds`, at, `must be after the previous step (${prev.atSeconds} s)`, 'sort the steps by time');
+      if (at > durationSeconds) r.problem(`${f}.atSeconds`, at, `is after the end of the run (durationSeconds ${durationSeconds})`, 'raise durationSeconds or drop the step');
+      steps.push({ atSeconds: at, rps });
+    });
+    if (steps.length > 0 && steps[0].atSeconds !== 0) r.problem('load.steps[0].atSeconds', steps[0].atSeconds, 'the first step must start at 0 so the load is defined from the start', 'add {atSeconds: 0, rps: ...}');
+    return { kind: 'steps', steps };
+  }
+  const d = r.obj(o.daily, 'load.daily', ['troughRps', 'peakRps', 'peakAtSeconds']);
+  if (!d) return undefined;
+  const troughRps = r.num(d, 'troughRps', 'load.daily', { min: 0, unit: 'req/s' });
+  const peakRps = r.num(d, 'peakRps', 'load.daily', { min: 0, unit: 'req/s' });
+  const peakAtSeconds = r.num(d, 'peakAtSeconds', 'load.daily', { min: 0, unit: 's after the start' });
+  for (const k of ['troughRps', 'peakRps', 'peakAtSeconds']) {
+    if (d[k] === undefined) r.problem(`load.daily.${k}`, undefined, 'is required for a daily curve', 'give troughRps, peakRps and peakAtSeconds');
+  }
+  if (troughRps !== undefined && peakRps !== undefined && peakRps < troughRps) r.problem('load.daily.peakRps', peakRps, `is below troughRps (${troughRps})`, 'swap them');
+  if (troughRps === undefined || peakRps === undefined || peakAtSeconds === undefined) return undefined;
+  return { kind: 'daily', troughRps, peakRps, peakAtSeconds };
+}
+
+/** "25%" of n, or an integer count; Kubernetes rounds surge up and unavailable down. */
+function readIntOrPercent(r: Reader, v: unknown, field: string, n: number, round: 'up' | 'down'): number | undefined {
+  if (typeof v === 'number' && Number.isInteger(v) && v >= 0) return v;
+  if (typeof v === 'string') {
+    const m = /^(\d+(?:\.\d+)?)%$/.exec(v.trim());
+    if (m && Number(m[1]) <= 100) {
+      const x = (Number(m[1]) / 100) * n;
+      return round === 'up' ? Math.ceil(x - 1e-9) : Math.floor(x + 1e-9);
+    }
+  }
+  return r.problem(field, v, 'must be a whole number of pods or a percentage like "25%"', 'write e.g. 1 or "25%"');
+}
+
+function readEvents(r: Reader, top: Obj, replicas: number, durationSeconds: number): SimEvent[] {
+  const list = r.arr(top, 'events', '') ?? [];
+  const events: SimEvent[] = [];
+  list.forEach((e, i) => {
+    const f = `events[${i}]`;
+    const eo = r.obj(e, f, ['drain', 'rollout']);
+    if (!eo) return;
+    const keys = Object.keys(eo);
+    if (keys.length !== 1) {
+      r.problem(f, e, 'each event must have exactly one kind (drain or rollout)', 'split it into separate list items');
+      return;
+    }
+    if (eo.drain !== undefined) {
+      const g = `${f}.drain`;
+      const d = r.obj(eo.drain, g, ['atSeconds', 'count', 'replaceAfterSeconds']);
+      if (!d) return r.problem(g, eo.drain, 'must be a mapping', 'write drain: {atSeconds: 60, count: 2}');
+      const at = r.num(d, 'atSeconds', g, { min: 0, unit: 's' });
+      const count = r.num(d, 'count', g, { min: 1, integer: true, why: 'a pod count' });
+      const replaceAfterSeconds = r.num(d, 'replaceAfterSeconds', g, { min: 0, unit: 's' });
+      if (d.atSeconds === undefined) r.problem(`${g}.atSeconds`, undefined, 'is required', 'give the time of the drain in seconds from the start');
+      if (d.count === undefined) r.problem(`${g}.count`, undefined, 'is required', 'give the number of pods evicted');
+      if (at !== undefined && at >= durationSeconds) r.problem(`${g}.atSeconds`, at, `is not before the end of the run (durationSeconds ${durationSeconds})`, 'move it earlier or raise durationSeconds');
+      if (count !== undefined && count > replicas) r.problem(`${g}.count`, count, `is more than the fleet (${replicas} replicas)`, `drain at most ${replicas}`);
+      if (at === undefined || count === undefined) return;
+      const ev: SimEvent = { kind: 'drain', atSeconds: at, count };
+      if (replaceAfterSeconds !== undefined) ev.replaceAfterSeconds = replaceAfterSeconds;
+      events.push(ev);
+      return;
+    }
+    const g = `${f}.rollout`;
+    const ro = r.obj(eo.rollout, g, ['atSeconds', 'maxSurge', 'maxUnavailable', 'minReadySeconds']);
+    if (!ro) return r.problem(g, eo.rollout, 'must be a mapping', 'write rollout: {atSeconds: 120}');
+    const at = r.num(ro, 'atSeconds', g, { min: 0, unit: 's' });
+    if (ro.atSeconds === undefined) r.problem(`${g}.atSeconds`, undefined, 'is required', 'give the time the new ReplicaSet is created');
+    if (at !== undefined && at >= durationSeconds) r.problem(`${g}.atSeconds`, at, `is not before the end of the run (durationSeconds ${durationSeconds})`, 'move it earlier or raise durationSeconds');
+    const maxSurge = readIntOrPercent(r, ro.maxSurge ?? DEFAULTS.rollout.maxSurge, `${g}.maxSurge`, replicas, 'up');
+    const maxUnavailable = readIntOrPercent(r, ro.maxUnavailable ?? DEFAULTS.rollout.maxUnavailable, `${g}.maxUnavailable`, replicas, 'down');
+    const minReadySeconds = r.num(ro, 'minReadySeconds', g, { min: 0, integer: true, unit: 's' }) ?? DEFAULTS.rollout.minReadySeconds;
+    if (maxSurge === 0 && maxUnavailable === 0) {
+      r.problem(`${g}.maxUnavailable`, ro.maxUnavailable ?? 0, 'maxSurge and maxUnavailable cannot both be 0 (Kubernetes rejects it: the rollout could never progress)', 'set maxSurge: 1');
+    }
+    if (at === undefined || maxSurge === undefined || maxUnavailable === undefined) return;
+    events.push({ kind: 'rollout', atSeconds: at, maxSurge, maxUnavailable, minReadySeconds });
+  });
+  return events.sort((a, b) => a.atSeconds - b.atSeconds);
+}
