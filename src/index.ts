@@ -30,3 +30,5 @@ export * from './docs/keep-alive-table';
 export * from './decisions/alerts';
 export * from './constructs/service-alerts';
 export { renderRunbook, headingAnchors, RUNBOOK_SECTIONS } from './justify/runbook';
+export * from './rules';
+export * from './simulate';

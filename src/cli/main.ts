@@ -5,6 +5,8 @@ import { Command, CommanderError } from 'commander';
 import { RollwiseInputError } from '../errors';
 import { explainManifest, formatExplained } from '../justify/explain';
 import { synthesize } from '../synth/synth';
+import { LintCliOptions, runLintCli } from '../rules/run-lint';
+import { runSimulate } from '../simulate/command';
 
 type Write = (text: string) => void;
 
@@ -60,6 +62,27 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
         out(items.length ? `${formatExplained(items)}\n` : `${f}: no rollwise reasons found (no ${'rollwise.dev/reasons'} annotation)\n`);
       }
     });
+
+  const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+  program.command('lint')
+    .description('check manifests for the probe, rollout and proxy compositions that took services down (docs/rules.md)')
+    .argument('[paths...]', 'manifest files or folders (*.yaml, *.yml, *.json, searched recursively); - reads standard input')
+    .option('-f, --format <format>', 'text, json or sarif', 'text')
+    .option('--fail-on <severity>', 'exit 1 when a finding is at or above: error, warning, info or none', 'error')
+    .option('--explain-skips', 'list the rules skipped for lack of a fact, and how to declare it')
+    .option('--p99 <name=seconds>', "readiness handler's p99 under load for a workload (repeatable)", collect)
+    .option('--keepalive <name=seconds|none>', "app server's idle keep-alive for a Service or workload (repeatable)", collect)
+    .option('--peak-rps <name=rps>', 'peak requests per second of a workload (repeatable)', collect)
+    .option('--saturation-rps <name=rps>', 'per-replica saturation rate of a workload (repeatable)', collect)
+    .option('--calls-dependency <name>', 'declare that the readiness handler of a workload calls a dependency (repeatable)', collect)
+    .action((paths: string[], opts: LintCliOptions) => { code = runLintCli(paths, opts, out, err); });
+
+  program.command('simulate')
+    .description('simulate a fleet\'s readiness control loop under a drain or a peak (docs/simulate.md)')
+    .argument('<scenario>', 'scenario file (YAML)')
+    .option('--svg <file>', 'write a chart of ready endpoints, load per ready replica and error ratio')
+    .option('--json', 'print the summary and time series as JSON')
+    .action((scenario: string, o: { svg?: string; json?: boolean }) => { code = runSimulate({ scenario, svg: o.svg, json: o.json, write: out }); });
 
   try {
     await program.parseAsync(argv);

@@ -13,6 +13,7 @@ import { Override } from '../decisions/decision';
 import { WorkloadKind } from '../decisions/alerts';
 import { addSynthWarning } from '../synth/output';
 import { ServiceAlerts } from './service-alerts';
+import { blockingFindings, lintObjects } from '../rules/synth-check';
 import { Platform } from '../decisions/platform';
 import { CapacityProps, decideService, replicasDecision, HealthProps, HttpServiceOverrides, ResourcesProps, ServiceDecisions } from '../decisions/service';
 import { ANNOTATIONS } from '../justify/annotations';
@@ -199,7 +200,7 @@ export class HttpService extends Construct {
     } else {
       addSynthWarning(this, 'no PrometheusRule: platform.runbookBaseUrl is not set, and every alert must link to its runbook section. Without alerts on ready endpoints / desired replicas, a readiness cascade is invisible (restarts and error logs stay flat, field-notes 10).');
     }
-    this.node.addValidation({ validate: () => this.checkController() });
+    this.node.addValidation({ validate: () => [...this.checkController(), ...this.checkComposition()] });
   }
 
   /** Whether an autoscaler owns the replica count (Argo CD must then ignore it). */
@@ -245,6 +246,15 @@ export class HttpService extends Construct {
     };
     r.note('spec.metrics[0]', `Input: scale out above ${a.targetCpuUtilisationPercent} % average CPU utilisation of the request, as measured in the service's load test.`);
     return new k8s.KubeHorizontalPodAutoscalerV2(this, 'hpa', { metadata: { name: d.name, namespace, labels, annotations: r.annotations() }, spec });
+  }
+
+  /**
+   * The lint rules on everything this service emits (escape-hatch patches included): an error-level
+   * finding fails synth unless the value was overridden with a reason (rollwise.dev/overrides).
+   */
+  private checkComposition(): string[] {
+    const objects = this.node.findAll().filter((c): c is ApiObject => c instanceof ApiObject).map((o) => o.toJson());
+    return blockingFindings(lintObjects(objects)).map((f) => `${f.ruleId} ${f.object} ${f.path}: ${f.message} Fix: ${f.fix}`);
   }
 
   /** The controller's checks on the final objects (escape-hatch patches included). */

@@ -57,7 +57,7 @@ export interface AlertSettings {
   readonly platform?: Platform;
 }
 
-export type Severity = 'critical' | 'warning';
+export type AlertSeverity = 'critical' | 'warning';
 
 /** One alerting rule with what a responder needs; the reason lives in the enclosing Decision. */
 export interface AlertRule {
@@ -65,7 +65,7 @@ export interface AlertRule {
   readonly alert: string;
   /** The mechanism it detects, as a label value (e.g. "UH", "readiness-floor"). */
   readonly mechanism: string;
-  readonly severity: Severity;
+  readonly severity: AlertSeverity;
   readonly expr: string;
   /** Prometheus duration, e.g. "2m". */
   readonly for: string;

@@ -2,7 +2,9 @@ import { Duration } from 'cdk8s';
 import { RollwiseInputError } from '../errors';
 import { Override } from './decision';
 import { Capacity, disruptionBudget } from './disruption';
-import { checkDuration, checkInteger, checkName, checkPath, checkPort, checkPositive, seconds } from './inputs';
+import { checkCpu, checkDuration, checkInteger, checkName, checkPath, checkPort, checkPositive, seconds } from './inputs';
+import { simulateDrainAtPeak } from '../simulate/drain-at-peak';
+import { isBadVerdict, Verdict } from '../simulate/model';
 import { Platform } from './platform';
 import { shutdown, ShutdownDecisions } from './pod';
 import { livenessTiming, LivenessTiming, readinessTiming, ReadinessTiming, startupTiming, StartupTiming } from './probes';
@@ -149,6 +151,9 @@ export function decideService(inp: ServiceInputs, platform: Platform): ServiceDe
       saturationRpsPerReplica: checkPositive('capacity.saturationRequestsPerSecondPerReplica', inp.capacity.saturationRequestsPerSecondPerReplica, 'it is the per-replica rate where the handler\'s latency takes off, from a load test.', 'load-test one replica and give the rate where p99 starts climbing, e.g. 450.'),
     };
   }
+  const liveness = livenessTiming(readiness, health.livenessPath, readinessPath);
+  const res2 = resources(res.cpu, res.memory, o.cpuLimit);
+  const budget = disruptionBudget({ replicas, capacity, ceiling: platform.peakUtilisationCeiling.value, override: o.pdbMaxUnavailable });
   return {
     name,
     image: inp.image,
@@ -158,11 +163,11 @@ export function decideService(inp: ServiceInputs, platform: Platform): ServiceDe
     readinessP99Seconds: p99,
     capacity,
     readiness,
-    liveness: livenessTiming(readiness, health.livenessPath, readinessPath),
+    liveness,
     startup: startupTiming(startupBudget, readiness),
-    resources: resources(res.cpu, res.memory, o.cpuLimit),
+    resources: res2,
     rollout: rolloutStrategy(readiness, startupBudget, { minReadySeconds: secOverride(o.minReadySeconds) }),
-    pdbMaxUnavailable: disruptionBudget({ replicas, capacity, ceiling: platform.peakUtilisationCeiling.value, override: o.pdbMaxUnavailable }),
+    pdbMaxUnavailable: capacity && !budget.overridden ? simulatedDrainEvidence(budget, replicas, capacity, readiness, p99, res2) : budget,
     shutdown: shutdown(platform.endpointPropagationSeconds.value, platform.shutdownDrainSeconds.value, platform.shutdownDelay),
   };
 }
@@ -171,4 +176,34 @@ export function decideService(inp: ServiceInputs, platform: Platform): ServiceDe
 export function replicasDecision(d: ServiceDecisions): Decision<number> {
   const c = d.capacity;
   return decided(d.replicas, `Input: ${d.replicas} replicas${c ? `, ${(c.peakRps / d.replicas).toFixed(0)} req/s each at the ${c.peakRps} req/s peak (${Math.round((c.peakRps / d.replicas / c.saturationRpsPerReplica) * 100)} % of saturation)` : ''}.`);
+}
+
+/**
+ * Backs the capacity-derived disruption budget with the fleet simulator: a drain of the budgeted
+ * pods at peak, with the generated probe settings (field-notes 10: a fix you have not reproduced is
+ * a hypothesis). A budget whose drain flaps or cascades is lowered until the drain holds; when even
+ * one pod cannot be drained, synth fails with the simulated result.
+ */
+function simulatedDrainEvidence(budget: Decision<number>, replicas: number, capacity: Capacity, readiness: ReadinessTiming, p99: number | undefined, res: ResourceDecisions): Decision<number> {
+  const cpuLimitRatio = res.cpuLimit.value === undefined ? undefined : checkCpu('overrides.cpuLimit', res.cpuLimit.value) / checkCpu('resources.cpu', res.cpuRequest.value);
+  const simulateDrain = (drain: number) => simulateDrainAtPeak({
+    replicas,
+    drain,
+    peakRps: capacity.peakRps,
+    saturationRpsPerReplica: capacity.saturationRpsPerReplica,
+    readiness: { periodSeconds: readiness.periodSeconds.value, timeoutSeconds: readiness.timeoutSeconds.value, failureThreshold: readiness.failureThreshold.value, successThreshold: readiness.successThreshold.value },
+    healthP99Seconds: p99,
+    cpuLimitRatio,
+    seed: 1,
+  });
+  for (let drain = budget.value; drain >= 1; drain--) {
+    const sim = simulateDrain(drain);
+    if (isBadVerdict(sim.verdict as Verdict)) continue;
+    const lowered = drain < budget.value ? ` The arithmetic allowed ${budget.value}, but the simulated drain of ${budget.value} did not hold, so the budget is ${drain}.` : '';
+    return { ...budget, value: drain, reason: `${budget.reason} Simulated: ${sim.sentence}.${lowered}`, inputs: { ...budget.inputs, simulatedVerdict: sim.verdict, simulatedMinReady: sim.minReady } };
+  }
+  const sim = simulateDrain(1);
+  throw new RollwiseInputError('replicas', replicas,
+    `the fleet simulator says even a one-pod drain at peak does not hold: ${sim.sentence}. The survivors' health path slows past the probe deadline and readiness removes capacity exactly when it is short (field-notes 1).`,
+    `scale out first (more replicas), or lower the health path's latency under load; run \`rollwise simulate\` on a scenario to see the collapse.`);
 }

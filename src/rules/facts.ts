@@ -39,7 +39,7 @@ export const FACTS: readonly FactDefinition[] = [
   },
   {
     name: 'appKeepAliveSeconds', annotation: ANNOTATIONS.appKeepAliveSeconds, option: '--keepalive <name>=<seconds|none>', on: 'Service or workload',
-    format: 'seconds, or "none" when the server closes the connection after each response', meaning: "The application server's idle keep-alive timeout (uvicorn 5 s, Node.js <= 25 5 s, gunicorn gthread 2 s, ...).", example: '5',
+    format: 'seconds, "none" when the server closes the connection after each response, or "unlimited" when it never closes idle connections', meaning: "The application server's idle keep-alive timeout (uvicorn 5 s, Node.js <= 25 5 s, gunicorn gthread 2 s, ...).", example: '5',
   },
 ];
 
@@ -75,12 +75,15 @@ export class FactReader {
     return { text: String(a), source: `annotation ${def.annotation} on ${o.ref}` };
   }
 
-  /** A positive number of seconds / requests; `none` is returned as the string "none" where allowed. */
-  public number(o: LintObject, name: FactName, allowNone = false): FactValue<number | 'none'> {
+  /**
+   * A positive number of seconds / requests; where allowed, `none` (closes after each response) and
+   * `unlimited` (never closes idle connections) are returned as those strings.
+   */
+  public number(o: LintObject, name: FactName, allowNone = false): FactValue<number | 'none' | 'unlimited'> {
     const raw = this.raw(o, name);
     if (!raw) return { ok: false };
     const t = raw.text.trim();
-    if (allowNone && t.toLowerCase() === 'none') return { ok: true, value: 'none', source: raw.source };
+    if (allowNone && (t.toLowerCase() === 'none' || t.toLowerCase() === 'unlimited')) return { ok: true, value: t.toLowerCase() as 'none' | 'unlimited', source: raw.source };
     const n = Number(t.replace(/s$/, ''));
     if (t === '' || !Number.isFinite(n) || n <= 0) return { ok: false, invalid: raw.text, source: raw.source };
     return { ok: true, value: n, source: raw.source };

@@ -77,7 +77,7 @@ function computeIdle(route: LintObject, ctx: RuleContext): EffectiveIdle {
 }
 
 /** The app keep-alive behind a backend Service: on the Service, on the option, or on a workload it selects. */
-function keepAliveOf(ns: string | undefined, service: string, ctx: RuleContext): { value: number | 'none'; source: string; invalid?: string } | undefined {
+function keepAliveOf(ns: string | undefined, service: string, ctx: RuleContext): { value: number | 'none' | 'unlimited'; source: string; invalid?: string } | undefined {
   const svc = ctx.index.get('Service', ns, service) ?? memoryObject({ kind: 'Service', metadata: { name: service, namespace: ns } });
   const own = ctx.facts.number(svc, 'appKeepAliveSeconds', true);
   if (own.ok) return { value: own.value, source: own.source };
@@ -123,7 +123,7 @@ function checkRoute(route: LintObject, ctx: RuleContext, which: 'RW501' | 'RW502
       if (which === 'RW501') ctx.invalidFact(ctx.index.get('Service', b.ns, b.name) ?? route, 'appKeepAliveSeconds', ka.invalid, ka.source);
       continue;
     }
-    if (ka.value === 'none') continue;
+    if (ka.value === 'none' || ka.value === 'unlimited') continue;
     const idle = effectiveIdle(route, ctx);
     if (idle.seconds < ka.value) continue;
     const values = { connectionIdleTimeoutSeconds: idle.seconds, appKeepAliveSeconds: ka.value, backend: `Service/${b.name}` };
