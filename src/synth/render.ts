@@ -1,7 +1,8 @@
 import * as path from 'path';
 import { ApiObject, App, Chart, Names, Yaml, YamlOutputType } from 'cdk8s';
 import { IConstruct, Node } from 'constructs';
-import { reasonsOf, toCommentedYaml, YAML_OPTIONS } from '../justify/comments';
+import { ANNOTATIONS } from '../justify/annotations';
+import { toCommentedYaml, YAML_OPTIONS } from '../justify/comments';
 import { checkRelPath, SynthLayout } from './layout';
 import { chartOf, outputFileEntriesOf } from './output';
 import * as YAML from 'yaml';
@@ -135,12 +136,15 @@ export function* renderApp(app: App, opts: RenderOptions = {}): Generator<SynthF
 
 /**
  * Serializes manifest objects as `Yaml.stringify` does (YAML 1.1, no folding, documents joined by
- * "---"), with the justification comments. Objects without reasons skip the comment pass.
+ * "---"), with the justification comments. Objects without a reasons annotation skip the comment
+ * pass (it would add nothing); `Yaml.stringify` writes an undefined document as an empty line.
  */
 function commented(objects: unknown[]): string {
-  return objects
-    .map((o) => (o === undefined ? '\n' : Object.keys(reasonsOf(o)).length > 0 ? toCommentedYaml([o]) : YAML.stringify(o, YAML_OPTIONS)))
-    .join('---\n');
+  return objects.map((o) => (o === undefined ? '\n' : hasReasons(o) ? toCommentedYaml([o]) : YAML.stringify(o, YAML_OPTIONS))).join('---\n');
+}
+
+function hasReasons(obj: unknown): boolean {
+  return (obj as { metadata?: { annotations?: Record<string, unknown> } } | null)?.metadata?.annotations?.[ANNOTATIONS.reasons] !== undefined;
 }
 
 /** The ApiObjects of a chart in the order `App.synth()` writes them. */
