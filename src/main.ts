@@ -1,13 +1,43 @@
-import { App, Chart } from 'cdk8s';
-import { HttpService } from './constructs/http-service';
+import { App } from 'cdk8s';
+import { Platform } from './decisions/platform';
+import { addEstate, Environment, Sizing } from './environments';
 import { checkoutApiProps } from './example';
 import { synthesize } from './synth/synth';
 
-/** The example app: checkout-api (src/example.ts). */
+/**
+ * The example estate's environments. dev runs 2 replicas per service without the production
+ * capacity figures; prod runs the services as described. Platform settings per environment
+ * (gateway, Prometheus address, Argo CD) go into each `new Platform({...})`.
+ */
+export function exampleEnvironments(): Environment[] {
+  return [
+    new Environment({
+      name: 'dev',
+      destination: { server: 'https://kubernetes.default.svc', namespace: 'checkout-dev' },
+      platform: new Platform({}),
+      sizing: Sizing.fixed(2),
+    }),
+    new Environment({
+      name: 'prod',
+      destination: { server: 'https://kubernetes.default.svc', namespace: 'checkout' },
+      platform: new Platform({}),
+      sizing: Sizing.asGiven(),
+    }),
+  ];
+}
+
+/**
+ * The example app: checkout-api (src/example.ts) in every example environment, written to
+ * `<outdir>/<env>/checkout-api.k8s.yaml`.
+ */
 export function buildApp(outdir?: string): App {
   const app = new App({ outdir });
-  const chart = new Chart(app, 'checkout-api', { namespace: 'checkout' });
-  new HttpService(chart, 'checkout-api', checkoutApiProps());
+  addEstate(app, {
+    environments: exampleEnvironments(),
+    services: { 'checkout-api': checkoutApiProps() },
+    // Per service and environment (e.g. its Argo CD Application, issue 3): add a `perService`
+    // callback here; it gets { environment, name, chart, service, namespace }.
+  });
   return app;
 }
 
