@@ -50,6 +50,8 @@ interface Sample {
   readonly services: number;
   readonly buildMs: number;
   readonly synthMs: number;
+  /** CPU time (user + system, all threads of the child) of the synth step. */
+  readonly synthCpuMs: number;
   readonly files: number;
   readonly bytes: number;
   readonly objects: number;
@@ -76,11 +78,13 @@ function measure(mode: Mode, n: number, work: string): Sample {
   const buildMs = Number(process.hrtime.bigint() - t0) / 1e6;
   const objects = app.node.findAll().filter((c) => c instanceof ApiObject).length;
   let synthMs: number;
+  let cpu0: NodeJS.CpuUsage;
   if (mode === 'floor') {
     // The same plain objects, computed outside the timing; then only serialize + write.
     const perChart = app.node.children.filter((c): c is Chart => c instanceof Chart)
       .map((chart) => ({ name: chart.node.id, objects: chart.node.findAll().filter((c): c is ApiObject => c instanceof ApiObject).map((o) => o.toJson()) }));
     (global as { gc?: () => void }).gc?.();
+    cpu0 = process.cpuUsage();
     const t1 = process.hrtime.bigint();
     fs.mkdirSync(outdir, { recursive: true });
     for (const c of perChart) {
@@ -90,14 +94,17 @@ function measure(mode: Mode, n: number, work: string): Sample {
     synthMs = Number(process.hrtime.bigint() - t1) / 1e6;
   } else {
     (global as { gc?: () => void }).gc?.();
+    cpu0 = process.cpuUsage();
     const t1 = process.hrtime.bigint();
     if (mode === 'cdk8s') app.synth();
     else synthesize(() => app, { outdir, progress: () => undefined });
     synthMs = Number(process.hrtime.bigint() - t1) / 1e6;
   }
+  const cpu = process.cpuUsage(cpu0);
+  const synthCpuMs = (cpu.user + cpu.system) / 1000;
   const size = dirSize(outdir);
   fs.rmSync(outdir, { recursive: true, force: true });
-  return { mode, services: n, buildMs, synthMs, objects, ...size, maxRssMb: process.resourceUsage().maxRSS / 1024 };
+  return { mode, services: n, buildMs, synthMs, synthCpuMs, objects, ...size, maxRssMb: process.resourceUsage().maxRSS / 1024 };
 }
 
 function runChild(mode: Mode, n: number, work: string): Sample {
@@ -119,7 +126,7 @@ export async function benchSynth(log: (line: string) => void = (l) => process.st
         if (mode === 'cdk8s' && !cdk8sSizes.has(n)) continue;
         log(`bench synth: ${mode} at ${n} services ...`);
         const r = runChild(mode, n, work);
-        log(`  synth ${s(r.synthMs)} s, build ${s(r.buildMs)} s, peak RSS ${r.maxRssMb.toFixed(0)} MB`);
+        log(`  synth ${s(r.synthMs)} s (CPU ${s(r.synthCpuMs)} s), build ${s(r.buildMs)} s, peak RSS ${r.maxRssMb.toFixed(0)} MB`);
         samples.push(r);
       }
     }
@@ -130,11 +137,14 @@ export async function benchSynth(log: (line: string) => void = (l) => process.st
   const rows = samples.map((x) => {
     const floor = get('floor', x.services)!;
     const cdk8s = get('cdk8s', x.services);
-    return `| ${x.services} | ${x.mode === 'cdk8s' ? 'App.synth()' : x.mode} | ${x.objects} | ${x.files} | ${(x.bytes / 1e6).toFixed(1)} | ${s(x.buildMs)} | ${s(x.synthMs)} | ${(x.synthMs / floor.synthMs).toFixed(2)}x | ${cdk8s ? `${(x.synthMs / cdk8s.synthMs).toFixed(3)}x` : 'n/a'} | ${x.maxRssMb.toFixed(0)} |`;
+    const ratio = (a: number, b: number | undefined) => (b ? `${(a / b).toFixed(2)}x` : 'n/a');
+    return `| ${x.services} | ${x.mode === 'cdk8s' ? 'App.synth()' : x.mode} | ${x.objects} | ${x.files} | ${(x.bytes / 1e6).toFixed(1)} | ${s(x.buildMs)} | ${s(x.synthMs)} | ${s(x.synthCpuMs)} | ${ratio(x.synthCpuMs, floor.synthCpuMs)} | ${ratio(x.synthCpuMs, cdk8s?.synthCpuMs)} | ${x.maxRssMb.toFixed(0)} |`;
   });
   const lines = [
-    '| services | synth | objects | files | MB written | build s (excluded) | synth s | vs floor | vs App.synth() | peak RSS MB |',
-    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    `machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, load average at the end ${os.loadavg()[0].toFixed(1)}; ratios use CPU time (the machine is shared, so wall time includes waiting for a core)`,
+    '',
+    '| services | synth | objects | files | MB written | build s (excluded) | synth wall s | synth CPU s | CPU vs floor | CPU vs App.synth() | peak RSS MB |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows,
   ];
   if (sizes.length >= 2) {
@@ -142,7 +152,7 @@ export async function benchSynth(log: (line: string) => void = (l) => process.st
     for (const mode of ['rollwise', 'cdk8s', 'floor'] as Mode[]) {
       const x = get(mode, a);
       const y = get(mode, b);
-      if (x && y) lines.push(`\n${mode === 'cdk8s' ? 'App.synth()' : mode}: time(${b}) / time(${a}) = ${(y.synthMs / x.synthMs).toFixed(2)}`);
+      if (x && y) lines.push(`\n${mode === 'cdk8s' ? 'App.synth()' : mode}: time(${b}) / time(${a}) = ${(y.synthCpuMs / x.synthCpuMs).toFixed(2)} (CPU), ${(y.synthMs / x.synthMs).toFixed(2)} (wall)`);
     }
   }
   return lines.join('\n');

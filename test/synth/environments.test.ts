@@ -21,7 +21,9 @@ const docs = (file: string) => YAML.parseAllDocuments(fs.readFileSync(file, 'utf
 
 test('the example app: checkout-api in dev and prod, one folder per environment', () => {
   const out = path.join(root, 'dist');
-  const r = synthesize(buildApp, { outdir: out, progress: () => undefined });
+  const calls: string[] = [];
+  const r = synthesize(buildApp, { outdir: out, progress: (done, total) => calls.push(`${done}/${total}`) });
+  expect(calls).toEqual(['1/2', '2/2']);
   expect(r.files).toEqual(['dev/checkout-api.k8s.yaml', 'prod/checkout-api.k8s.yaml']);
   const dev = docs(path.join(out, 'dev/checkout-api.k8s.yaml'));
   const prod = docs(path.join(out, 'prod/checkout-api.k8s.yaml'));
