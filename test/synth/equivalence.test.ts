@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { ApiObject, App, Chart, YamlOutputType } from 'cdk8s';
 import { commentYamlText } from '../../src/justify/comments';
 import { listFiles } from '../../src/synth/diff';
 import { SynthLayout } from '../../src/synth/layout';
@@ -89,4 +90,29 @@ test('the dependent-charts fixture gets the indexed names, in dependency order',
   writeApp(FIXTURES['dependencies between charts (indexed file names)'](out), out, { comments: false });
   expect(listFiles(out)).toEqual(['0000-base.k8s.yaml', '0001-crds.k8s.yaml', '0002-apps.k8s.yaml', '0003-empty.k8s.yaml']);
   expect(fs.readFileSync(path.join(out, '0003-empty.k8s.yaml'), 'utf8')).toBe('');
+});
+
+describe.each([
+  ['FILE_PER_APP', YamlOutputType.FILE_PER_APP],
+  ['FILE_PER_RESOURCE', YamlOutputType.FILE_PER_RESOURCE],
+  ['FOLDER_PER_CHART_FILE_PER_RESOURCE', YamlOutputType.FOLDER_PER_CHART_FILE_PER_RESOURCE],
+])('yamlOutputType %s, construct metadata, custom extension', (name, yamlOutputType) => {
+  const build = (outdir: string) => {
+    const app = new App({ outdir, yamlOutputType, outputFileExtension: '.yml', recordConstructMetadata: true });
+    const a = new Chart(app, 'a');
+    const x = new ApiObject(a, 'x', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'same' } });
+    new ApiObject(a, 'y', { apiVersion: 'v1', kind: 'Secret' });
+    const b = new Chart(app, 'b');
+    new ApiObject(b, 'z', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'same' }, data: { wins: 'last' } } as never).addDependency(x);
+    return app;
+  };
+  test('same files and bytes as App.synth()', () => {
+    const expectedDir = path.join(root, `${name}-cdk8s`);
+    build(expectedDir).synth();
+    const actualDir = path.join(root, `${name}-ours`);
+    writeApp(build(actualDir), actualDir, { comments: false });
+    const expected = read(expectedDir);
+    expect(Object.keys(expected).length).toBeGreaterThan(1);
+    expect(read(actualDir)).toEqual(expected);
+  });
 });
