@@ -113,7 +113,10 @@ export class Environment {
     return chart;
   }
 
-  /** The props a service runs with in this environment: the sizing applied, this platform. */
+  /**
+   * The props a service runs with in this environment: the sizing applied, and this environment's
+   * platform (it replaces a platform given in the service's props).
+   */
   public serviceProps(service: string, props: HttpServiceProps): HttpServiceProps {
     return { ...this.sizing.apply(service, props), platform: this.platform };
   }

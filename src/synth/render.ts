@@ -1,11 +1,11 @@
 import * as path from 'path';
 import { ApiObject, App, Chart, Names, Yaml, YamlOutputType } from 'cdk8s';
 import { IConstruct, Node } from 'constructs';
+import * as YAML from 'yaml';
 import { ANNOTATIONS } from '../justify/annotations';
 import { toCommentedYaml, YAML_OPTIONS } from '../justify/comments';
 import { checkRelPath, SynthLayout } from './layout';
 import { chartOf, outputFileEntriesOf } from './output';
-import * as YAML from 'yaml';
 
 /** One file of the synthesized output. */
 export interface SynthFile {
