@@ -68,6 +68,12 @@ export interface EnvironmentProps {
    * @default Sizing.asGiven()
    */
   readonly sizing?: Sizing;
+  /**
+   * Any other per-environment change to a service's props, applied after the sizing (e.g. the
+   * environment's hostnames).
+   * @default none
+   */
+  readonly adjust?: (props: HttpServiceProps, service: string) => HttpServiceProps;
 }
 
 export interface EnvironmentChartOptions {
@@ -89,6 +95,7 @@ export class Environment {
   public readonly destination: ClusterDestination;
   public readonly platform: Platform;
   public readonly sizing: Sizing;
+  private readonly adjust: (props: HttpServiceProps, service: string) => HttpServiceProps;
 
   constructor(props: EnvironmentProps) {
     this.name = checkName('environment.name', props.name);
@@ -100,6 +107,7 @@ export class Environment {
     this.destination = { server, namespace: props.destination.namespace };
     this.platform = props.platform ?? Platform.defaults();
     this.sizing = props.sizing ?? Sizing.asGiven();
+    this.adjust = props.adjust ?? ((p) => p);
   }
 
   /**
@@ -114,11 +122,11 @@ export class Environment {
   }
 
   /**
-   * The props a service runs with in this environment: the sizing applied, and this environment's
-   * platform (it replaces a platform given in the service's props).
+   * The props a service runs with in this environment: the sizing and the adjustment applied, and
+   * this environment's platform (it replaces a platform given in the service's props).
    */
   public serviceProps(service: string, props: HttpServiceProps): HttpServiceProps {
-    return { ...this.sizing.apply(service, props), platform: this.platform };
+    return { ...this.adjust(this.sizing.apply(service, props), service), platform: this.platform };
   }
 
   /** Adds `service` to this environment: its own chart (see addChart) with one HttpService. */

@@ -52,7 +52,7 @@ test('addEstate: services in name order per environment, the per-service hook on
   const app = new App({ outdir: root });
   const calls: string[] = [];
   const envs = [
-    new Environment({ name: 'staging', destination: { server: 'https://staging.example.com:6443', namespace: 'shop' }, sizing: Sizing.fixed(3) }),
+    new Environment({ name: 'staging', destination: { server: 'https://staging.example.com:6443', namespace: 'shop' }, sizing: Sizing.fixed(3), adjust: (p, svc) => ({ ...p, image: `${p.image}-${svc}-rc` }) }),
     new Environment({ name: 'prod', destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' }, platform: new Platform({ labels: { env: 'prod' } }) }),
   ];
   const deployed = addEstate(app, {
@@ -71,6 +71,7 @@ test('addEstate: services in name order per environment, the per-service hook on
   ]);
   expect(deployed.map((d) => d.service.decisions.replicas)).toEqual([3, 3, 12, 4]);
   expect(deployed[2].service.platform.labels).toEqual({ env: 'prod' });
+  expect(deployed.map((d) => d.service.decisions.image)).toEqual(['ghcr.io/acme/checkout-api:1.4.2-checkout-api-rc', 'ghcr.io/acme/checkout-api:1.4.2-payments-rc', 'ghcr.io/acme/checkout-api:1.4.2', 'ghcr.io/acme/checkout-api:1.4.2']);
   const files = [...renderApp(app)];
   expect(files.map((f) => f.path)).toEqual([
     'staging/checkout-api.k8s.yaml', 'staging/payments.k8s.yaml', 'prod/checkout-api.k8s.yaml', 'prod/payments.k8s.yaml',
