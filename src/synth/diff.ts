@@ -22,6 +22,12 @@ export interface DriftSummaryOptions {
    * @default { committed: 'committed', synthesized: 'synthesized' }
    */
   readonly labels?: { readonly committed: string; readonly synthesized: string };
+  /**
+   * Start with the lists of changed, missing and extra files (leave out when the caller prints
+   * them itself, e.g. from `SynthResult.drift`).
+   * @default true
+   */
+  readonly fileLists?: boolean;
 }
 
 /**
@@ -42,14 +48,17 @@ export function summarizeDrift(synthesizedDir: string, committedDir: string, opt
   const list = (title: string, files: string[]) => {
     if (files.length) out.push(`${title} (${files.length}):`, ...files.map((f) => `  ${f}`));
   };
-  list('changed', changed);
-  list('not committed yet (the code produces them)', missing);
-  list('committed but no longer produced', extra);
+  if (opts.fileLists ?? true) {
+    list('changed', changed);
+    list('not committed yet (the code produces them)', missing);
+    list('committed but no longer produced', extra);
+  }
   for (const f of changed.slice(0, maxFiles)) {
-    out.push('', excerpt(f, fs.readFileSync(path.join(committedDir, f), 'utf8'), fs.readFileSync(path.join(synthesizedDir, f), 'utf8'), opts));
+    if (out.length) out.push('');
+    out.push(excerpt(f, fs.readFileSync(path.join(committedDir, f), 'utf8'), fs.readFileSync(path.join(synthesizedDir, f), 'utf8'), opts));
   }
   if (changed.length > maxFiles) out.push('', `(${changed.length - maxFiles} more changed file(s) not shown)`);
-  return `${out.join('\n')}\n`;
+  return out.length ? `${out.join('\n')}\n` : '';
 }
 
 /**
@@ -100,4 +109,19 @@ export function listFiles(dir: string, base = ''): string[] {
     else out.push(rel);
   }
   return out.sort();
+}
+
+/**
+ * A short description of a list of output files: all names when there are at most `max`, else
+ * the count per top-level folder ("1500 in dev/, 1500 in prod/").
+ */
+export function describeFiles(files: readonly string[], max = 10): string {
+  if (files.length <= max) return files.join(', ');
+  const per = new Map<string, number>();
+  for (const f of files) {
+    const i = f.indexOf('/');
+    const folder = i < 0 ? '.' : `${f.slice(0, i)}/`;
+    per.set(folder, (per.get(folder) ?? 0) + 1);
+  }
+  return [...per].sort(([a], [b]) => a.localeCompare(b)).map(([folder, n]) => `${n} in ${folder === '.' ? 'the top folder' : folder}`).join(', ');
 }

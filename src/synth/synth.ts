@@ -40,8 +40,9 @@ export interface SynthResult {
   /** Under `check`: files that differ, are missing or are extra (empty when in sync). */
   readonly drift: string[];
   /**
-   * Under `check` with drift: a readable summary (file lists and, per changed file, the first
-   * differing lines with line numbers; see `summarizeDrift`). Otherwise "".
+   * Under `check` with changed files: for each (up to 5) an excerpt of the differing lines with
+   * line numbers, unified-diff style (see `summarizeDrift`; `drift` has the file lists).
+   * Otherwise "".
    */
   readonly diff: string;
   /** Warnings the constructs recorded (see addSynthWarning). */
@@ -66,7 +67,7 @@ export function synthesize(build: (outdir: string) => App, opts: SynthOptions): 
     const files = listFiles(tmp);
     const warnings = warningsOf(app);
     if (opts.check) {
-      return { files, drift: diffDirs(tmp, outdir), diff: summarizeDrift(tmp, outdir, { labels: { committed: `committed in ${opts.outdir}`, synthesized: 'synthesized from the code' } }), warnings };
+      return { files, drift: diffDirs(tmp, outdir), diff: summarizeDrift(tmp, outdir, { fileLists: false, labels: { committed: `committed in ${opts.outdir}`, synthesized: 'synthesized from the code' } }), warnings };
     }
     swapIn(tmp, outdir);
     return { files, drift: [], diff: '', warnings };

@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { ApiObject, App, Chart, Lazy } from 'cdk8s';
-import { listFiles } from '../../src/synth/diff';
+import { describeFiles, listFiles, summarizeDrift } from '../../src/synth/diff';
 import { synthesize } from '../../src/synth/synth';
 import { FIXTURES } from './fixtures';
 
@@ -101,21 +101,32 @@ test('check reports drift with a readable diff and writes nothing', () => {
   const before = snapshot(out);
 
   const r = synthesize(FIXTURES['HttpService (with reasons)'], { outdir: out, check: true, ...quiet });
+  const fresh = path.join(root, 'fresh');
+  synthesize(FIXTURES['HttpService (with reasons)'], { outdir: fresh, ...quiet });
   expect(r.drift).toEqual(['changed checkout-api.k8s.yaml', 'extra old.k8s.yaml', 'missing payments.k8s.yaml']);
   expect(snapshot(out)).toEqual(before);
   const line = committed.split('\n').indexOf('  replicas: 10') + 1;
   expect(line).toBeGreaterThan(10); // two-digit line numbers below (width of the last number shown)
   expect(line).toBeLessThan(97);
   const lines = r.diff.split('\n');
-  expect(lines.slice(0, 7)).toEqual([
+  expect(lines[0]).toBe(`--- checkout-api.k8s.yaml (committed in ${out})`);
+  expect(lines[1]).toBe('+++ checkout-api.k8s.yaml (synthesized from the code)');
+  expect(lines[2]).toBe(`@@ -${line},1 +${line},1 @@ first difference at line ${line}`);
+  expect(lines).toHaveLength(10); // 3 header, 2 context, -, +, 2 context, final newline
+  const summary = summarizeDrift(fresh, out).split('\n');
+  expect(summary.slice(0, 7)).toEqual([
     'changed (1):', '  checkout-api.k8s.yaml',
     'not committed yet (the code produces them) (1):', '  payments.k8s.yaml',
     'committed but no longer produced (1):', '  old.k8s.yaml', '',
   ]);
-  expect(lines[7]).toBe(`--- checkout-api.k8s.yaml (committed in ${out})`);
-  expect(lines[8]).toBe('+++ checkout-api.k8s.yaml (synthesized from the code)');
-  expect(lines[9]).toBe(`@@ -${line},1 +${line},1 @@ first difference at line ${line}`);
+  expect(summary[7]).toBe('--- checkout-api.k8s.yaml (committed)');
   expect(lines).toContain(`${line} -   replicas: 10`);
   expect(lines).toContain(`${line} +   replicas: 12`);
   expect(lines).toContain(`${line - 1}     # Input: 12 replicas, 308 req/s each at the 3700 req/s peak (69 % of saturation).`);
+});
+
+test('describeFiles lists few files, counts many per folder', () => {
+  expect(describeFiles(['dev/a.k8s.yaml', 'prod/a.k8s.yaml'])).toBe('dev/a.k8s.yaml, prod/a.k8s.yaml');
+  const many = [...Array(6).keys()].flatMap((i) => [`prod/s${i}.k8s.yaml`, `dev/s${i}.k8s.yaml`]);
+  expect(describeFiles([...many, 'index.md'])).toBe('1 in the top folder, 6 in dev/, 6 in prod/');
 });
