@@ -20,7 +20,10 @@ import { synthesize } from '../src/synth/synth';
  * part of the synth time. Peak RSS covers the whole child (build + synth).
  *
  * Environment: ROLLWISE_BENCH_SIZES (default "1000,3000"), ROLLWISE_BENCH_CDK8S_SIZES (sizes at
- * which App.synth() is measured; default: the same).
+ * which App.synth() is measured; default: the same), ROLLWISE_BENCH_NODE_FLAGS (V8 flags for every
+ * child alike; default "--initial-old-space-size=1024": with a large live construct tree V8 keeps
+ * re-marking the old generation while it grows, which makes serialization 3-4x slower; a larger
+ * initial old space avoids it. Set it to "" to measure node's defaults).
  */
 
 /** What a service in the generated estate looks like: only the required props. */
@@ -112,8 +115,10 @@ function measure(mode: Mode, n: number, work: string): Sample {
   return { mode, services: n, buildMs, synthMs, synthCpuMs, objects, ...size, maxRssMb: process.resourceUsage().maxRSS / 1024 };
 }
 
+const NODE_FLAGS = (process.env.ROLLWISE_BENCH_NODE_FLAGS ?? '--initial-old-space-size=1024').split(' ').filter(Boolean);
+
 function runChild(mode: Mode, n: number, work: string): Sample {
-  const out = execFileSync(process.execPath, ['--expose-gc', __filename, '--child', mode, String(n), work], { encoding: 'utf8', maxBuffer: 1 << 20, stdio: ['ignore', 'pipe', 'inherit'] });
+  const out = execFileSync(process.execPath, ['--expose-gc', ...NODE_FLAGS, __filename, '--child', mode, String(n), work], { encoding: 'utf8', maxBuffer: 1 << 20, stdio: ['ignore', 'pipe', 'inherit'] });
   return JSON.parse(out.trim().split('\n').pop()!) as Sample;
 }
 
@@ -146,7 +151,7 @@ export async function benchSynth(log: (line: string) => void = (l) => process.st
     return `| ${x.services} | ${x.mode === 'cdk8s' ? 'App.synth()' : x.mode} | ${x.objects} | ${x.files} | ${(x.bytes / 1e6).toFixed(1)} | ${s(x.buildMs)} | ${s(x.synthMs)} | ${s(x.synthCpuMs)} | ${ratio(x.synthCpuMs, floor.synthCpuMs)} | ${ratio(x.synthCpuMs, cdk8s?.synthCpuMs)} | ${x.maxRssMb.toFixed(0)} |`;
   });
   const lines = [
-    `machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, load average at the end ${os.loadavg()[0].toFixed(1)}; ratios use CPU time (the machine is shared, so wall time includes waiting for a core)`,
+    `machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, load average at the end ${os.loadavg()[0].toFixed(1)}; node ${process.version} ${NODE_FLAGS.join(' ') || '(default flags)'} in every child; ratios use CPU time (the machine is shared, so wall time includes waiting for a core)`,
     '',
     '| services | synth | objects | files | MB written | build s (excluded) | synth wall s | synth CPU s | CPU vs floor | CPU vs App.synth() | peak RSS MB |',
     '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
