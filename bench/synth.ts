@@ -21,9 +21,7 @@ import { synthesize } from '../src/synth/synth';
  *
  * Environment: ROLLWISE_BENCH_SIZES (default "1000,3000"), ROLLWISE_BENCH_CDK8S_SIZES (sizes at
  * which App.synth() is measured; default: the same), ROLLWISE_BENCH_NODE_FLAGS (V8 flags for every
- * child alike; default "--initial-old-space-size=1024": with a large live construct tree V8 keeps
- * re-marking the old generation while it grows, which makes serialization 3-4x slower; a larger
- * initial old space avoids it. Set it to "" to measure node's defaults).
+ * child alike, e.g. "--initial-old-space-size=1024"; default none: node's defaults, as users run it).
  */
 
 /** What a service in the generated estate looks like: only the required props. */
@@ -115,7 +113,7 @@ function measure(mode: Mode, n: number, work: string): Sample {
   return { mode, services: n, buildMs, synthMs, synthCpuMs, objects, ...size, maxRssMb: process.resourceUsage().maxRSS / 1024 };
 }
 
-const NODE_FLAGS = (process.env.ROLLWISE_BENCH_NODE_FLAGS ?? '--initial-old-space-size=1024').split(' ').filter(Boolean);
+const NODE_FLAGS = (process.env.ROLLWISE_BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 
 function runChild(mode: Mode, n: number, work: string): Sample {
   const out = execFileSync(process.execPath, ['--expose-gc', ...NODE_FLAGS, __filename, '--child', mode, String(n), work], { encoding: 'utf8', maxBuffer: 1 << 20, stdio: ['ignore', 'pipe', 'inherit'] });
