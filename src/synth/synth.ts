@@ -5,7 +5,7 @@ import { listFiles, summarizeDrift } from './diff';
 import { SynthLayout } from './layout';
 import { warningsOf } from './output';
 import { progressWanted, terminalProgress } from './progress';
-import { renderApp } from './render';
+import { renderApp, RenderOptions } from './render';
 
 export { listFiles } from './diff';
 
@@ -79,7 +79,7 @@ export function synthesize(build: (outdir: string) => App, opts: SynthOptions): 
 /**
  * Writes an app's output into `dir` (not atomic; `synthesize` wraps it). Returns the paths written.
  */
-export function writeApp(app: App, dir: string, opts: Parameters<typeof renderApp>[1] = {}): string[] {
+export function writeApp(app: App, dir: string, opts: RenderOptions = {}): string[] {
   const made = new Set<string>();
   const paths: string[] = [];
   for (const f of renderApp(app, opts)) {
