@@ -12,6 +12,7 @@ import { synthesize } from '../src/synth/synth';
  * own chart, measured side by side, each measurement in its own child process (so peak RSS is
  * that measurement's own high-water mark):
  * - rollwise: `synthesize()` (linear synth, justification comments, temp folder + swap);
+ * - rollwise-no-comments: the same without the comment pass (the bytes App.synth() writes);
  * - App.synth(): cdk8s on the same construct tree (no comments);
  * - floor: the same plain objects (computed beforehand, outside the timing, then the construct
  *   tree is dropped) serialized with the `yaml` package (cdk8s' options) and written one file per
@@ -45,7 +46,7 @@ export function buildEstate(n: number, outdir?: string): App {
   return app;
 }
 
-type Mode = 'rollwise' | 'cdk8s' | 'floor';
+type Mode = 'rollwise' | 'rollwise-no-comments' | 'cdk8s' | 'floor';
 
 interface Sample {
   readonly mode: Mode;
@@ -103,7 +104,7 @@ function measure(mode: Mode, n: number, work: string): Sample {
     const t1 = process.hrtime.bigint();
     const built = app;
     if (mode === 'cdk8s') built.synth();
-    else synthesize(() => built, { outdir, progress: () => undefined });
+    else synthesize(() => built, { outdir, progress: () => undefined, comments: mode === 'rollwise' });
     synthMs = Number(process.hrtime.bigint() - t1) / 1e6;
   }
   const cpu = process.cpuUsage(cpu0);
@@ -130,7 +131,7 @@ export async function benchSynth(log: (line: string) => void = (l) => process.st
   const samples: Sample[] = [];
   try {
     for (const n of sizes) {
-      for (const mode of ['floor', 'rollwise', 'cdk8s'] as Mode[]) {
+      for (const mode of ['floor', 'rollwise', 'rollwise-no-comments', 'cdk8s'] as Mode[]) {
         if (mode === 'cdk8s' && !cdk8sSizes.has(n)) continue;
         log(`bench synth: ${mode} at ${n} services ...`);
         const r = runChild(mode, n, work);
