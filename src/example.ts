@@ -3,13 +3,17 @@ import { HttpServiceProps } from './constructs/http-service';
 import { AppServer } from './decisions/keep-alive';
 import { Platform } from './decisions/platform';
 
-/** The platform settings of the example organisation (one Gateway, one Prometheus, one deploy repo). */
-export function examplePlatform(): Platform {
+/**
+ * The platform settings of the example organisation (one Gateway, one Prometheus, one deploy repo),
+ * for the output folder `dist/<env>` of an environment, or `dist` without one.
+ */
+export function examplePlatform(env?: string, server?: string): Platform {
+  const path = env ? `dist/${env}` : 'dist';
   return new Platform({
     gateway: { name: 'public', namespace: 'envoy-gateway-system' },
     prometheusAddress: 'http://prometheus-operated.monitoring.svc:9090',
-    argoCd: { repoURL: 'https://github.com/acme/deploy.git', path: 'dist' },
-    runbookBaseUrl: 'https://github.com/acme/deploy/blob/main/dist',
+    argoCd: { repoURL: 'https://github.com/acme/deploy.git', path, server },
+    runbookBaseUrl: `https://github.com/acme/deploy/blob/main/${path}`,
     prometheusRuleLabels: { release: 'kube-prometheus-stack' },
   });
 }

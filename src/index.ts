@@ -32,3 +32,8 @@ export * from './constructs/service-alerts';
 export { renderRunbook, headingAnchors, RUNBOOK_SECTIONS } from './justify/runbook';
 export * from './rules';
 export * from './simulate';
+export * from './synth/render';
+export * from './synth/layout';
+export * from './synth/diff';
+export * from './synth/progress';
+export * from './environments';

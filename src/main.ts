@@ -1,20 +1,49 @@
-import { App, Chart } from 'cdk8s';
+import { App } from 'cdk8s';
 import { ArgoCdApplication } from './constructs/argo-cd-application';
-import { HttpService } from './constructs/http-service';
-import { checkoutApiProps } from './example';
+import { addEstate, Environment, Sizing } from './environments';
+import { checkoutApiProps, examplePlatform } from './example';
 import { synthesize } from './synth/synth';
 
-/** The example app: checkout-api (src/example.ts) and its Argo CD Application. */
+/**
+ * The example estate's environments. dev runs 2 replicas per service without the production
+ * capacity figures, on its own hostname; prod runs the services as described.
+ */
+export function exampleEnvironments(): Environment[] {
+  const server = 'https://kubernetes.default.svc';
+  return [
+    new Environment({
+      name: 'dev',
+      destination: { server, namespace: 'checkout-dev' },
+      platform: examplePlatform('dev', server),
+      sizing: Sizing.fixed(2),
+      adjust: (props) => ({ ...props, route: props.route && { ...props.route, hostnames: props.route.hostnames.map((h) => h.replace(/^([^.]+)\./, '$1.dev.')) } }),
+    }),
+    new Environment({
+      name: 'prod',
+      destination: { server, namespace: 'checkout' },
+      platform: examplePlatform('prod', server),
+      sizing: Sizing.asGiven(),
+    }),
+  ];
+}
+
+/**
+ * The example app: checkout-api (src/example.ts) in every example environment, written to
+ * `<outdir>/<env>/checkout-api.k8s.yaml`, and one Argo CD Application per service and environment
+ * in `<outdir>/argocd/<env>/`, outside the folder it points at so it never applies itself.
+ */
 export function buildApp(outdir?: string): App {
   const app = new App({ outdir });
-  const props = checkoutApiProps();
-  const chart = new Chart(app, 'checkout-api', { namespace: 'checkout' });
-  const service = new HttpService(chart, 'checkout-api', props);
-  const settings = props.platform?.argoCd;
-  if (settings) {
-    const apps = new Chart(app, 'argocd-applications');
-    new ArgoCdApplication(apps, 'checkout-api', { service, settings, include: 'checkout-api.k8s.yaml' });
-  }
+  addEstate(app, {
+    environments: exampleEnvironments(),
+    services: { 'checkout-api': checkoutApiProps() },
+    perService: ({ environment, name, service }) => {
+      const settings = environment.platform.argoCd;
+      if (!settings) return;
+      const chart = environment.addChart(app, `${name}-application`, { outputPath: `argocd/${environment.name}/${name}.k8s.yaml` });
+      new ArgoCdApplication(chart, `${name}-${environment.name}`, { service, settings, include: `${name}.k8s.yaml` });
+    },
+  });
   return app;
 }
 

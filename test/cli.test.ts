@@ -22,13 +22,14 @@ describe('rollwise synth', () => {
     const out = path.join(dir, 'dist');
     const first = await cli(['synth', '--app', path.join(fixtures, 'example-app.ts'), '--out', out]);
     expect(first.code).toBe(0);
-    expect(fs.readdirSync(out)).toContain('checkout-api.k8s.yaml');
+    expect(fs.readdirSync(path.join(out, 'prod'))).toEqual(['checkout-api.k8s.yaml', 'checkout-api.runbook.md']);
     expect((await cli(['synth', '--app', path.join(fixtures, 'example-app.ts'), '--out', out, '--check'])).code).toBe(0);
-    fs.appendFileSync(path.join(out, 'checkout-api.k8s.yaml'), '# hand edit\n');
+    fs.appendFileSync(path.join(out, 'prod', 'checkout-api.k8s.yaml'), '# hand edit\n');
     fs.writeFileSync(path.join(out, 'stray.yaml'), 'kind: x\n');
     const drift = await cli(['synth', '--app', path.join(fixtures, 'example-app.ts'), '--out', out, '--check']);
     expect(drift.code).toBe(1);
-    expect(drift.err).toContain('changed checkout-api.k8s.yaml');
+    expect(drift.err).toContain('changed prod/checkout-api.k8s.yaml');
+    expect(drift.err).toMatch(/first difference at line \d+/);
     expect(drift.err).toContain('extra stray.yaml');
   });
 
@@ -48,7 +49,7 @@ describe('rollwise synth', () => {
 
 describe('rollwise explain', () => {
   test('prints each decided value with its reason', async () => {
-    const res = await cli(['explain', path.join(__dirname, '..', 'dist', 'checkout-api.k8s.yaml')]);
+    const res = await cli(['explain', path.join(__dirname, '..', 'dist', 'prod', 'checkout-api.k8s.yaml')]);
     expect(res.code).toBe(0);
     expect(res.out).toContain('Rollout/checkout-api spec.template.spec.containers[0].readinessProbe.timeoutSeconds = 3');
     expect(res.out).toContain('PodDisruptionBudget/checkout-api spec.maxUnavailable = 1');

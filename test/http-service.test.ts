@@ -42,7 +42,7 @@ describe('HttpService (checkout-api example)', () => {
   });
 
   test('every decided value has a reason in the annotation, readable by explain', () => {
-    const text = fs.readFileSync(path.join(__dirname, '..', 'dist', 'checkout-api.k8s.yaml'), 'utf8');
+    const text = fs.readFileSync(path.join(__dirname, '..', 'dist', 'prod', 'checkout-api.k8s.yaml'), 'utf8');
     const items = explainManifest(text);
     const byPath = new Map(items.map((i) => [`${i.object} ${i.path}`, i]));
     const timeout = byPath.get('Rollout/checkout-api spec.template.spec.containers[0].readinessProbe.timeoutSeconds');
@@ -54,7 +54,7 @@ describe('HttpService (checkout-api example)', () => {
   });
 
   test('the committed dist/ carries the reasons as YAML comments beside the values', () => {
-    const text = fs.readFileSync(path.join(__dirname, '..', 'dist', 'checkout-api.k8s.yaml'), 'utf8');
+    const text = fs.readFileSync(path.join(__dirname, '..', 'dist', 'prod', 'checkout-api.k8s.yaml'), 'utf8');
     expect(text).toMatch(/# .*Leave window 3 x 10 s = 30 s[\s\S]*?failureThreshold: 3/);
     expect(text).toMatch(/# Return window 3 x 10 s = 30 s[^\n]*\n(\s+#[^\n]*\n)*\s+successThreshold: 3/);
     expect(text).toMatch(/# No CPU limit[^\n]*\n(\s+#[^\n]*\n)*\s+limits:\n\s+#[^\n]*\n(\s+#[^\n]*\n)*\s+memory: 512Mi/);
@@ -85,7 +85,7 @@ describe('HttpService (checkout-api example)', () => {
 
 describe('HttpService keep-alive policy (issue 4 done-when)', () => {
   test('the committed example has connectionIdleTimeout 3s on its HTTPRoute, both values explained', () => {
-    const text = fs.readFileSync(path.join(__dirname, '..', 'dist', 'checkout-api.k8s.yaml'), 'utf8');
+    const text = fs.readFileSync(path.join(__dirname, '..', 'dist', 'prod', 'checkout-api.k8s.yaml'), 'utf8');
     const btp = parseYamlDocs(text).find((o) => o.kind === 'BackendTrafficPolicy');
     expect(btp?.spec.targetRefs).toEqual([{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: 'checkout-api' }]);
     expect(btp?.spec.timeout.http.connectionIdleTimeout).toBe('3s');

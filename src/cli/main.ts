@@ -5,6 +5,7 @@ import { Command, CommanderError } from 'commander';
 import { RollwiseInputError } from '../errors';
 import { explainManifest, formatExplained } from '../justify/explain';
 import { synthesize } from '../synth/synth';
+import { describeFiles } from '../synth/diff';
 import { LintCliOptions, runLintCli } from '../rules/run-lint';
 import { runSimulate } from '../simulate/command';
 
@@ -37,19 +38,19 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
     .description('synthesize the app into the output folder (atomic: a failure leaves it untouched)')
     .option('--app <module>', 'compiled module exporting buildApp(outdir) (default: from cdk8s.yaml)')
     .option('-o, --out <dir>', 'output folder', 'dist')
-    .option('--check', 'compare with the committed output instead of writing; exit 1 on drift')
+    .option('--check', 'compare with the committed output instead of writing; exit 1 on drift and print the differing lines')
     .action((opts: { app?: string; out: string; check?: boolean }) => {
       const result = synthesize(loadBuild(appModule(opts.app)), { outdir: opts.out, check: opts.check });
       for (const w of result.warnings) err(`warning: ${w}\n`);
       if (opts.check) {
         if (result.drift.length > 0) {
-          err(`${opts.out}/ is out of date with the code (${result.drift.length} file(s)):\n${result.drift.map((d) => `  ${d}`).join('\n')}\nRun \`npm run synth\` and commit the result.\n`);
+          err(`${opts.out}/ is out of date with the code (${result.drift.length} file(s)):\n${result.drift.map((d) => `  ${d}`).join('\n')}\n${result.diff ? `\n${result.diff}` : ''}Run \`npm run synth\` and commit the result.\n`);
           code = 1;
         } else {
           out(`${opts.out}/ is in sync with the code (${result.files.length} file(s)).\n`);
         }
       } else {
-        out(`wrote ${result.files.length} file(s) to ${opts.out}/: ${result.files.join(', ')}\n`);
+        out(`wrote ${result.files.length} file(s) to ${opts.out}/: ${describeFiles(result.files)}\n`);
       }
     });
 

@@ -1,14 +1,37 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { App } from 'cdk8s';
-import { commentYamlText } from '../justify/comments';
-import { outputFilesOf, warningsOf } from './output';
+import { listFiles, summarizeDrift } from './diff';
+import { SynthLayout } from './layout';
+import { warningsOf } from './output';
+import { progressWanted, terminalProgress } from './progress';
+import { renderApp, RenderOptions } from './render';
+
+export { listFiles } from './diff';
 
 export interface SynthOptions {
   /** Where the output goes (e.g. "dist"). */
   readonly outdir: string;
-  /** Compare with the existing output instead of writing it. */
+  /**
+   * Compare with the existing output instead of writing it.
+   * @default false
+   */
   readonly check?: boolean;
+  /**
+   * Justification comments above the decided values.
+   * @default true
+   */
+  readonly comments?: boolean;
+  /**
+   * Where each chart's file goes.
+   * @default SynthLayout.declared(): declared paths (environments), else the `cdk8s synth` names
+   */
+  readonly layout?: SynthLayout;
+  /**
+   * Progress callback, called after each chart.
+   * @default "synthesized N/M charts" on stderr when stderr is a terminal and CI is not "true"; else none
+   */
+  readonly progress?: (done: number, total: number) => void;
 }
 
 export interface SynthResult {
@@ -16,38 +39,60 @@ export interface SynthResult {
   readonly files: string[];
   /** Under `check`: files that differ, are missing or are extra (empty when in sync). */
   readonly drift: string[];
+  /**
+   * Under `check` with changed files: for each (up to 5) an excerpt of the differing lines with
+   * line numbers, unified-diff style (see `summarizeDrift`; `drift` has the file lists).
+   * Otherwise "".
+   */
+  readonly diff: string;
   /** Warnings the constructs recorded (see addSynthWarning). */
   readonly warnings: readonly string[];
 }
 
 /**
- * Synthesizes an app built by `build(outdir)` into `opts.outdir`, with justification comments.
- * The output is written to a temporary sibling folder and swapped in only when everything
- * succeeded, so a failed synth leaves the previous output untouched.
+ * Synthesizes an app built by `build(outdir)` into `opts.outdir`, with justification comments, in
+ * time linear in the number of charts (`renderApp`). The output is written to a temporary sibling
+ * folder and swapped in only when everything succeeded (building the app, validation,
+ * serialization, writing), so a failed synth leaves the previous output untouched. The same app
+ * gives the same bytes: no timestamps, charts in dependency order, files sorted.
  */
 export function synthesize(build: (outdir: string) => App, opts: SynthOptions): SynthResult {
   const outdir = path.resolve(opts.outdir);
+  fs.mkdirSync(path.dirname(outdir), { recursive: true });
   const tmp = fs.mkdtempSync(path.join(path.dirname(outdir), `.${path.basename(outdir)}-tmp-`));
   try {
     const app = build(tmp);
-    app.synth();
-    for (const f of listFiles(tmp)) {
-      if (!f.endsWith('.yaml')) continue;
-      const p = path.join(tmp, f);
-      fs.writeFileSync(p, commentYamlText(fs.readFileSync(p, 'utf8')));
-    }
-    for (const [rel, content] of outputFilesOf(app)) {
-      fs.mkdirSync(path.dirname(path.join(tmp, rel)), { recursive: true });
-      fs.writeFileSync(path.join(tmp, rel), content);
-    }
+    const progress = opts.progress ?? (progressWanted() ? terminalProgress() : undefined);
+    writeApp(app, tmp, { comments: opts.comments, layout: opts.layout, onChart: progress });
     const files = listFiles(tmp);
     const warnings = warningsOf(app);
-    if (opts.check) return { files, drift: diffDirs(tmp, outdir), warnings };
+    if (opts.check) {
+      return { files, drift: diffDirs(tmp, outdir), diff: summarizeDrift(tmp, outdir, { fileLists: false, labels: { committed: `committed in ${opts.outdir}`, synthesized: 'synthesized from the code' } }), warnings };
+    }
     swapIn(tmp, outdir);
-    return { files, drift: [], warnings };
+    return { files, drift: [], diff: '', warnings };
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/**
+ * Writes an app's output into `dir` (not atomic; `synthesize` wraps it). Returns the paths written.
+ */
+export function writeApp(app: App, dir: string, opts: RenderOptions = {}): string[] {
+  const made = new Set<string>();
+  const paths: string[] = [];
+  for (const f of renderApp(app, opts)) {
+    const target = path.join(dir, f.path);
+    const folder = path.dirname(target);
+    if (!made.has(folder)) {
+      fs.mkdirSync(folder, { recursive: true });
+      made.add(folder);
+    }
+    fs.writeFileSync(target, f.content);
+    paths.push(f.path);
+  }
+  return paths;
 }
 
 function swapIn(tmp: string, outdir: string): void {
@@ -55,17 +100,6 @@ function swapIn(tmp: string, outdir: string): void {
   if (fs.existsSync(outdir)) fs.renameSync(outdir, old);
   fs.renameSync(tmp, outdir);
   fs.rmSync(old, { recursive: true, force: true });
-}
-
-export function listFiles(dir: string, base = ''): string[] {
-  if (!fs.existsSync(dir)) return [];
-  const out: string[] = [];
-  for (const e of fs.readdirSync(path.join(dir, base), { withFileTypes: true })) {
-    const rel = path.join(base, e.name);
-    if (e.isDirectory()) out.push(...listFiles(dir, rel));
-    else out.push(rel);
-  }
-  return out.sort();
 }
 
 /** Files that differ between two folders: "changed x", "missing x" (only in expected), "extra x". */

@@ -1,0 +1,186 @@
+import { App, Chart } from 'cdk8s';
+import { HttpService, HttpServiceProps } from './constructs/http-service';
+import { checkName } from './decisions/inputs';
+import { Platform } from './decisions/platform';
+import { RollwiseInputError } from './errors';
+import { declareOutputPath } from './synth/layout';
+
+/** Where Argo CD deploys an environment: the cluster's API server and the namespace. */
+export interface ClusterDestination {
+  /** The destination cluster's API server, e.g. "https://kubernetes.default.svc" (the cluster Argo CD runs in). */
+  readonly server: string;
+  /** The namespace the environment's services go to (each chart's namespace). */
+  readonly namespace: string;
+}
+
+/**
+ * How the services are sized in an environment. The service's props describe production; an
+ * environment can take them as given, run a fixed small fleet, or adjust them with a function.
+ */
+export class Sizing {
+  /** The service's replicas and capacity figures unchanged. */
+  public static asGiven(): Sizing {
+    return new Sizing('as given', (props) => props);
+  }
+
+  /**
+   * The same number of replicas for every service, without the capacity figures: they describe
+   * production traffic, which this environment does not see, so the disruption budget falls back
+   * to one pod at a time (its reason says so) instead of being sized from a load that is not there.
+   * @param replicas at least 2 (the service refuses fewer)
+   */
+  public static fixed(replicas: number): Sizing {
+    return new Sizing(`${replicas} replicas, no capacity figures`, (props) => ({ ...props, replicas, capacity: undefined }));
+  }
+
+  /** Your own adjustment of each service's props (e.g. a smaller memory request in dev). */
+  public static custom(description: string, adjust: (props: HttpServiceProps, service: string) => HttpServiceProps): Sizing {
+    return new Sizing(description, adjust);
+  }
+
+  private constructor(
+    /** What the sizing does, in words. */
+    public readonly description: string,
+    private readonly adjust: (props: HttpServiceProps, service: string) => HttpServiceProps,
+  ) {}
+
+  /** The props of `service` in an environment with this sizing. */
+  public apply(service: string, props: HttpServiceProps): HttpServiceProps {
+    return this.adjust(props, service);
+  }
+}
+
+export interface EnvironmentProps {
+  /**
+   * The environment's name: a DNS label ("dev", "staging", "prod"). It is the output folder
+   * (`dist/<name>/`) and the prefix of every chart id in the environment.
+   */
+  readonly name: string;
+  /** Where Argo CD deploys the environment's services. */
+  readonly destination: ClusterDestination;
+  /**
+   * Platform settings of this environment (gateway, Prometheus, Argo CD, timings).
+   * @default Platform.defaults()
+   */
+  readonly platform?: Platform;
+  /**
+   * How the services are sized here.
+   * @default Sizing.asGiven()
+   */
+  readonly sizing?: Sizing;
+  /**
+   * Any other per-environment change to a service's props, applied after the sizing (e.g. the
+   * environment's hostnames).
+   * @default none
+   */
+  readonly adjust?: (props: HttpServiceProps, service: string) => HttpServiceProps;
+}
+
+export interface EnvironmentChartOptions {
+  /**
+   * The chart's output file, relative to the output folder.
+   * @default "<environment>/<id><app's file extension>", e.g. "prod/checkout-api.k8s.yaml"
+   */
+  readonly outputPath?: string;
+  /**
+   * The chart's namespace.
+   * @default the environment's destination namespace
+   */
+  readonly namespace?: string;
+}
+
+/** One environment (dev, staging, prod): a platform, a sizing and an Argo CD destination. */
+export class Environment {
+  public readonly name: string;
+  public readonly destination: ClusterDestination;
+  public readonly platform: Platform;
+  public readonly sizing: Sizing;
+  private readonly adjust: (props: HttpServiceProps, service: string) => HttpServiceProps;
+
+  constructor(props: EnvironmentProps) {
+    this.name = checkName('environment.name', props.name);
+    const server = props.destination?.server;
+    if (typeof server !== 'string' || !/^https:\/\/[^\s/]+(\/\S*)?$/.test(server)) {
+      throw new RollwiseInputError(`environments.${props.name}.destination.server`, server, 'Argo CD needs the destination cluster\'s API server as an absolute https URL; with anything else the Application never syncs.', 'use "https://kubernetes.default.svc" for the cluster Argo CD runs in, or the server URL of a cluster registered in Argo CD.');
+    }
+    checkName(`environments.${props.name}.destination.namespace`, props.destination.namespace);
+    this.destination = { server, namespace: props.destination.namespace };
+    this.platform = props.platform ?? Platform.defaults();
+    this.sizing = props.sizing ?? Sizing.asGiven();
+    this.adjust = props.adjust ?? ((p) => p);
+  }
+
+  /**
+   * A chart of this environment: id "<environment>-<id>", the destination namespace, and its
+   * file declared as "<environment>/<id>.k8s.yaml" (see SynthLayout.declared()). Extra output
+   * files its constructs add land in the same folder.
+   */
+  public addChart(app: App, id: string, opts: EnvironmentChartOptions = {}): Chart {
+    const chart = new Chart(app, `${this.name}-${id}`, { namespace: opts.namespace ?? this.destination.namespace });
+    declareOutputPath(chart, opts.outputPath ?? `${this.name}/${id}${app.outputFileExtension}`);
+    return chart;
+  }
+
+  /**
+   * The props a service runs with in this environment: the sizing and the adjustment applied, and
+   * this environment's platform (it replaces a platform given in the service's props).
+   */
+  public serviceProps(service: string, props: HttpServiceProps): HttpServiceProps {
+    return { ...this.adjust(this.sizing.apply(service, props), service), platform: this.platform };
+  }
+
+  /** Adds `service` to this environment: its own chart (see addChart) with one HttpService. */
+  public addService(app: App, service: string, props: HttpServiceProps): DeployedService {
+    const chart = this.addChart(app, service);
+    const construct = new HttpService(chart, service, this.serviceProps(service, props));
+    return { environment: this, name: service, chart, service: construct, namespace: props.namespace ?? chart.namespace ?? this.destination.namespace };
+  }
+}
+
+/** A service in one environment. */
+export interface DeployedService {
+  readonly environment: Environment;
+  /** The service's name (its construct id, the name of every object it emits). */
+  readonly name: string;
+  /** The service's chart in this environment (file "<environment>/<name>.k8s.yaml"). */
+  readonly chart: Chart;
+  readonly service: HttpService;
+  /** The namespace its objects go to. */
+  readonly namespace: string;
+}
+
+export interface EstateProps {
+  /** The environments, in the order their charts are added. */
+  readonly environments: readonly Environment[];
+  /** The services by name, with their production props; each runs in every environment. */
+  readonly services: Readonly<Record<string, HttpServiceProps>>;
+  /**
+   * Called once per service and environment, right after the service's chart is built: the place
+   * for what belongs to one service in one environment (e.g. its Argo CD Application).
+   * @default none
+   */
+  readonly perService?: (deployed: DeployedService) => void;
+}
+
+/**
+ * The same services in several environments: for each environment (in order) and each service
+ * (in name order, so the output does not depend on object key order), a chart
+ * "<environment>-<service>" written to "<environment>/<service>.k8s.yaml". Returns what it added.
+ */
+export function addEstate(app: App, props: EstateProps): DeployedService[] {
+  const seen = new Set<string>();
+  for (const env of props.environments) {
+    if (seen.has(env.name)) throw new RollwiseInputError('environments', env.name, 'two environments with the same name would write the same output folder and the same chart ids.', 'give each environment its own name.');
+    seen.add(env.name);
+  }
+  const names = Object.keys(props.services).sort();
+  const deployed: DeployedService[] = [];
+  for (const env of props.environments) {
+    for (const name of names) {
+      const d = env.addService(app, name, props.services[name]);
+      props.perService?.(d);
+      deployed.push(d);
+    }
+  }
+  return deployed;
+}
