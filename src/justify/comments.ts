@@ -16,10 +16,9 @@ export function reasonsOf(obj: unknown): Record<string, string> {
  * Puts each reason from the object's reasons annotation as a comment on the line(s) above the
  * field it justifies. Fields that do not exist in the document are skipped.
  */
-export function commentDocument(doc: YAML.Document): void {
-  const reasons = reasonsOf(doc.toJS());
+export function commentDocument(doc: YAML.Document, reasons: Record<string, string> = reasonsOf(doc.toJS())): void {
   for (const [path, reason] of Object.entries(reasons)) {
-    const segs = parseFieldPath(path);
+    const segs = cachedFieldPath(path);
     const parent = doc.getIn(segs.slice(0, -1), true);
     if (!YAML.isMap(parent) && !YAML.isSeq(parent)) continue;
     const last = segs[segs.length - 1];
@@ -33,8 +32,28 @@ export function commentDocument(doc: YAML.Document): void {
   }
 }
 
+// Estates repeat the same paths and reasons across thousands of services: parse and wrap each once.
+const pathCache = new Map<string, (string | number)[]>();
+function cachedFieldPath(path: string): (string | number)[] {
+  let segs = pathCache.get(path);
+  if (!segs) {
+    segs = parseFieldPath(path);
+    pathCache.set(path, segs);
+  }
+  return segs;
+}
+
+const wrapCache = new Map<string, string>();
 /** Wraps a reason into comment lines (the yaml package adds the "#"). */
 function wrap(text: string): string {
+  const hit = wrapCache.get(text);
+  if (hit !== undefined) return hit;
+  const wrapped = wrapUncached(text);
+  if (wrapCache.size < 100_000) wrapCache.set(text, wrapped);
+  return wrapped;
+}
+
+function wrapUncached(text: string): string {
   const lines: string[] = [];
   let line = '';
   for (const word of text.split(/\s+/)) {
@@ -54,7 +73,7 @@ export function toCommentedYaml(objects: readonly unknown[]): string {
   return objects
     .map((obj) => {
       const doc = new YAML.Document(obj, YAML_OPTIONS);
-      commentDocument(doc);
+      commentDocument(doc, reasonsOf(obj));
       return doc.toString(YAML_OPTIONS);
     })
     .join('---\n');
