@@ -200,7 +200,10 @@ export class HttpService extends Construct {
     } else {
       addSynthWarning(this, 'no PrometheusRule: platform.runbookBaseUrl is not set, and every alert must link to its runbook section. Without alerts on ready endpoints / desired replicas, a readiness cascade is invisible (restarts and error logs stay flat, field-notes 10).');
     }
-    this.node.addValidation({ validate: () => [...this.checkController(), ...this.checkComposition()] });
+    // cdk8s' App.synth() validates the whole app once per chart; the tree is final by then, so the
+    // checks run once per service and their result is reused (otherwise n charts cost n^2 lint runs).
+    let checked: string[] | undefined;
+    this.node.addValidation({ validate: () => (checked ??= [...this.checkController(), ...this.checkComposition()]) });
   }
 
   /** Whether an autoscaler owns the replica count (Argo CD must then ignore it). */
