@@ -1,9 +1,7 @@
 import * as path from 'path';
-import { ApiObject, App, Chart, Names, Yaml, YamlOutputType } from 'cdk8s';
+import { ApiObject, App, Chart, Names, YamlOutputType } from 'cdk8s';
 import { IConstruct, Node } from 'constructs';
-import * as YAML from 'yaml';
-import { ANNOTATIONS } from '../justify/annotations';
-import { toCommentedYaml, YAML_OPTIONS } from '../justify/comments';
+import { serializeObjects } from './serialize';
 import { checkRelPath, SynthLayout } from './layout';
 import { chartOf, outputFileEntriesOf } from './output';
 
@@ -48,8 +46,18 @@ export interface RenderOptions {
  */
 export function* renderApp(app: App, opts: RenderOptions = {}): Generator<SynthFile> {
   const comments = opts.comments ?? true;
+  for (const f of planApp(app, opts)) yield 'content' in f ? f : { path: f.path, content: serializeObjects(f.objects, comments) };
+}
+
+/** A file of the output: its objects still to be serialized, or its final content. */
+export type PlannedFile = { readonly path: string; readonly objects: unknown[] } | SynthFile;
+
+/**
+ * renderApp's work without the serialization: the files in order, each with the plain objects
+ * to serialize (charts) or its content (extra files). Lets a writer serialize elsewhere.
+ */
+export function* planApp(app: App, opts: RenderOptions = {}): Generator<PlannedFile> {
   const layout = opts.layout ?? SynthLayout.declared();
-  const serialize = (objects: unknown[]) => (comments ? commented(objects) : Yaml.stringify(...objects));
 
   // App.synth(): one cache for validate and resolveDependencies, validate first.
   const cache = new Map<Node, IConstruct[]>();
@@ -80,7 +88,7 @@ export function* renderApp(app: App, opts: RenderOptions = {}): Generator<SynthF
         all.push(...chartJson(chart));
         progress();
       }
-      if (charts.length > 0) yield { path: claim(`app${ext}`, 'the app'), content: serialize(all) };
+      if (charts.length > 0) yield { path: claim(`app${ext}`, 'the app'), objects: all };
       break;
     }
     case YamlOutputType.FILE_PER_CHART: {
@@ -90,7 +98,7 @@ export function* renderApp(app: App, opts: RenderOptions = {}): Generator<SynthF
         const flat = `${hasDependantCharts ? `${(index++).toString().padStart(4, '0')}-${base}` : base}${ext}`;
         const file = claim(layout.fileFor(chart, flat), `chart ${chart.node.path}`);
         chartFiles.set(chart, file);
-        yield { path: file, content: serialize(chartJson(chart)) };
+        yield { path: file, objects: chartJson(chart) };
         progress();
       }
       break;
@@ -112,7 +120,7 @@ export function* renderApp(app: App, opts: RenderOptions = {}): Generator<SynthF
         }
         progress();
       }
-      for (const [file, obj] of files) yield { path: claim(file, 'an object'), content: serialize([obj]) };
+      for (const [file, obj] of files) yield { path: claim(file, 'an object'), objects: [obj] };
       break;
     }
     default:
@@ -132,19 +140,6 @@ export function* renderApp(app: App, opts: RenderOptions = {}): Generator<SynthF
     const file = checkRelPath(`output file of ${f.scope.node.path}`, path.posix.join(folder, f.relPath));
     yield { path: claim(file, `construct ${f.scope.node.path}`), content: f.content };
   }
-}
-
-/**
- * Serializes manifest objects as `Yaml.stringify` does (YAML 1.1, no folding, documents joined by
- * "---"), with the justification comments. Objects without a reasons annotation skip the comment
- * pass (it would add nothing); `Yaml.stringify` writes an undefined document as an empty line.
- */
-function commented(objects: unknown[]): string {
-  return objects.map((o) => (o === undefined ? '\n' : hasReasons(o) ? toCommentedYaml([o]) : YAML.stringify(o, YAML_OPTIONS))).join('---\n');
-}
-
-function hasReasons(obj: unknown): boolean {
-  return (obj as { metadata?: { annotations?: Record<string, unknown> } } | null)?.metadata?.annotations?.[ANNOTATIONS.reasons] !== undefined;
 }
 
 /** The ApiObjects of a chart in the order `App.synth()` writes them. */

@@ -5,7 +5,9 @@ import { listFiles, summarizeDrift } from './diff';
 import { SynthLayout } from './layout';
 import { warningsOf } from './output';
 import { progressWanted, terminalProgress } from './progress';
-import { renderApp, RenderOptions } from './render';
+import { planApp, RenderOptions } from './render';
+import { SerializerPool } from './parallel';
+import { serializeObjects } from './serialize';
 
 export { listFiles } from './diff';
 
@@ -79,21 +81,39 @@ export function synthesize(build: (outdir: string) => App, opts: SynthOptions): 
 /**
  * Writes an app's output into `dir` (not atomic; `synthesize` wraps it). Returns the paths written.
  */
-export function writeApp(app: App, dir: string, opts: RenderOptions = {}): string[] {
+export function writeApp(app: App, dir: string, opts: RenderOptions & { readonly parallel?: boolean } = {}): string[] {
+  const comments = opts.comments ?? true;
+  const pool = (opts.parallel ?? app.charts.length >= PARALLEL_FROM_CHARTS) ? SerializerPool.create() : undefined;
   const made = new Set<string>();
   const paths: string[] = [];
-  for (const f of renderApp(app, opts)) {
-    const target = path.join(dir, f.path);
-    const folder = path.dirname(target);
-    if (!made.has(folder)) {
-      fs.mkdirSync(folder, { recursive: true });
-      made.add(folder);
+  try {
+    for (const f of planApp(app, opts)) {
+      const target = path.join(dir, f.path);
+      paths.push(f.path);
+      if (pool && 'objects' in f) {
+        pool.submit(target, f.objects, comments);
+        continue;
+      }
+      const folder = path.dirname(target);
+      if (!made.has(folder)) {
+        fs.mkdirSync(folder, { recursive: true });
+        made.add(folder);
+      }
+      fs.writeFileSync(target, 'content' in f ? f.content : serializeObjects(f.objects, comments));
     }
-    fs.writeFileSync(target, f.content);
-    paths.push(f.path);
+  } catch (e) {
+    pool?.abort();
+    throw e;
   }
+  pool?.finish();
   return paths;
 }
+
+/**
+ * From this many charts on, files are serialized on worker threads (parallel.ts); below it the
+ * workers' start-up (about 50 ms each, loading the yaml package) costs more than it saves.
+ */
+const PARALLEL_FROM_CHARTS = 64;
 
 function swapIn(tmp: string, outdir: string): void {
   const old = `${tmp}-old`;

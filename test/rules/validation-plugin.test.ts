@@ -2,21 +2,15 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { transformFileSync } from '@swc/core';
+import { compileSrc } from '../support/compile';
 import { c0, cleanDeployment, pdb, service } from './helpers';
 
 const ROOT = path.join(__dirname, '..', '..');
 const CDK8S = path.join(ROOT, 'node_modules', 'cdk8s-cli', 'bin', 'cdk8s');
 
-/** Compiles src/ to CommonJS in `out` (swc, well under a second) so the plugin loads as cdk8s would load it. */
-function compileSrc(out: string): string {
-  const walk = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
-  for (const file of walk(path.join(ROOT, 'src'))) {
-    const { code } = transformFileSync(file, { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } });
-    const dest = path.join(out, path.relative(ROOT, file)).replace(/\.ts$/, '.js');
-    fs.mkdirSync(path.dirname(dest), { recursive: true });
-    fs.writeFileSync(dest, code);
-  }
+/** Compiles src/ (and imports/) so the plugin loads as cdk8s would load it. */
+function compilePlugin(out: string): string {
+  compileSrc(out);
   return path.join(out, 'src', 'rules', 'validation-plugin.js');
 }
 
@@ -55,7 +49,7 @@ describe('cdk8s validation plugin (real `cdk8s synth`, local plugin path)', () =
   const build = fs.mkdtempSync(path.join(os.tmpdir(), 'rw-plugin-'));
   temps.push(build);
   fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(build, 'node_modules'), 'dir');
-  const plugin = compileSrc(build);
+  const plugin = compilePlugin(build);
 
   test('a hazardous app fails synth with exit 2 and the rule in the report', () => {
     const d = cleanDeployment();
