@@ -158,13 +158,13 @@ export async function benchSynth(log: (line: string) => void = (l) => process.st
     const floor = get('floor', x.services)!;
     const cdk8s = get('cdk8s', x.services);
     const ratio = (a: number, b: number | undefined) => (b ? `${(a / b).toFixed(2)}x` : 'n/a');
-    return `| ${x.services} | ${x.mode === 'cdk8s' ? 'App.synth()' : x.mode} | ${x.objects} | ${x.files} | ${(x.bytes / 1e6).toFixed(1)} | ${s(x.buildMs)} | ${s(x.synthMs)} | ${s(x.synthCpuMs)} | ${ratio(x.synthCpuMs, floor.synthCpuMs)} | ${ratio(x.synthCpuMs, cdk8s?.synthCpuMs)} | ${x.maxRssMb.toFixed(0)} |`;
+    return `| ${x.services} | ${x.mode === 'cdk8s' ? 'App.synth()' : x.mode} | ${x.objects} | ${x.files} | ${(x.bytes / 1e6).toFixed(1)} | ${s(x.buildMs)} | ${s(x.synthMs)} | ${s(x.synthCpuMs)} | ${ratio(x.synthMs, floor.synthMs)} | ${ratio(x.synthMs, cdk8s?.synthMs)} | ${ratio(x.synthCpuMs, floor.synthCpuMs)} | ${ratio(x.synthCpuMs, cdk8s?.synthCpuMs)} | ${x.maxRssMb.toFixed(0)} |`;
   });
   const lines = [
-    `machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, load average at the end ${os.loadavg()[0].toFixed(1)}; node ${process.version} ${NODE_FLAGS.join(' ') || '(default flags)'} in every child; ratios use CPU time (the machine is shared, so wall time includes waiting for a core)`,
+    `machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, load average at the end ${os.loadavg()[0].toFixed(1)}; node ${process.version} ${NODE_FLAGS.join(' ') || '(default flags)'} in every child. rollwise serializes on worker threads, so its CPU time adds up the threads: wall-time ratios are the time a user waits, CPU-time ratios the work done (on a shared machine wall time also includes waiting for a core)`,
     '',
-    '| services | synth | objects | files | MB written | build s (excluded) | synth wall s | synth CPU s | CPU vs floor | CPU vs App.synth() | peak RSS MB |',
-    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| services | synth | objects | files | MB written | build s (excluded) | synth wall s | synth CPU s | wall vs floor | wall vs App.synth() | CPU vs floor | CPU vs App.synth() | peak RSS MB |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows,
   ];
   if (sizes.length >= 2) {

@@ -143,7 +143,7 @@ export function decideService(inp: ServiceInputs, platform: Platform): ServiceDe
     p99Seconds: p99,
     overrides: { timeoutSeconds: secOverride(o.readinessTimeout), failureThreshold: o.readinessFailureThreshold, successThreshold: o.readinessSuccessThreshold },
   });
-  const res = inp.resources ?? ({} as ResourcesProps);
+  const resourceInputs = inp.resources ?? ({} as ResourcesProps);
   let capacity: Capacity | undefined;
   if (inp.capacity) {
     capacity = {
@@ -152,7 +152,7 @@ export function decideService(inp: ServiceInputs, platform: Platform): ServiceDe
     };
   }
   const liveness = livenessTiming(readiness, health.livenessPath, readinessPath);
-  const res2 = resources(res.cpu, res.memory, o.cpuLimit);
+  const resourceDecisions = resources(resourceInputs.cpu, resourceInputs.memory, o.cpuLimit);
   const budget = disruptionBudget({ replicas, capacity, ceiling: platform.peakUtilisationCeiling.value, override: o.pdbMaxUnavailable });
   return {
     name,
@@ -165,9 +165,9 @@ export function decideService(inp: ServiceInputs, platform: Platform): ServiceDe
     readiness,
     liveness,
     startup: startupTiming(startupBudget, readiness),
-    resources: res2,
+    resources: resourceDecisions,
     rollout: rolloutStrategy(readiness, startupBudget, { minReadySeconds: secOverride(o.minReadySeconds) }),
-    pdbMaxUnavailable: capacity && !budget.overridden ? simulatedDrainEvidence(budget, replicas, capacity, readiness, p99, res2) : budget,
+    pdbMaxUnavailable: capacity && !budget.overridden ? simulatedDrainEvidence(budget, replicas, capacity, readiness, p99, resourceDecisions) : budget,
     shutdown: shutdown(platform.endpointPropagationSeconds.value, platform.shutdownDrainSeconds.value, platform.shutdownDelay),
   };
 }
