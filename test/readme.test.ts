@@ -1,5 +1,10 @@
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
+import { transformSync } from '@swc/core';
+import * as cdk8s from 'cdk8s';
+import * as YAML from 'yaml';
+import * as rollwise from '../src';
 import { syncReadme } from '../src/docs/readme';
 
 test('the README sections generated from code are in sync (run `npm run docs`)', () => {
@@ -11,4 +16,23 @@ test('the README sections generated from code are in sync (run `npm run docs`)',
 test('the README opens with the two commands', () => {
   const lines = fs.readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8').split('\n');
   expect(lines.slice(0, 6).join('\n')).toMatch(/```sh\nnpm ci && npm run synth .*\nnpm ci && npm test /);
+});
+
+test('the simplest example in the README runs as written', () => {
+  const text = fs.readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
+  const snippet = /```ts\n([\s\S]*?)```/.exec(text)?.[1];
+  expect(snippet).toContain("from 'rollwise'");
+  const { code } = transformSync(snippet ?? '', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } });
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'rw-readme-'));
+  const previous = process.env.CDK8S_OUTDIR;
+  process.env.CDK8S_OUTDIR = out;
+  try {
+    const load = (id: string): unknown => (id === 'rollwise' ? rollwise : id === 'cdk8s' ? cdk8s : undefined);
+    new Function('require', 'exports', code)(load, {});
+    const objects = fs.readdirSync(out).flatMap((f) => YAML.parseAllDocuments(fs.readFileSync(path.join(out, f), 'utf8')).map((d) => (d.toJS() as { kind: string }).kind));
+    expect(objects).toEqual(['Deployment', 'Service', 'PodDisruptionBudget']);
+  } finally {
+    if (previous === undefined) delete process.env.CDK8S_OUTDIR; else process.env.CDK8S_OUTDIR = previous;
+    fs.rmSync(out, { recursive: true, force: true });
+  }
 });
