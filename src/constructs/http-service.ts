@@ -203,7 +203,7 @@ export class HttpService extends Construct {
     // cdk8s' App.synth() validates the whole app once per chart; the tree is final by then, so the
     // checks run once per service and their result is reused (otherwise n charts cost n^2 lint runs).
     let checked: string[] | undefined;
-    this.node.addValidation({ validate: () => (checked ??= [...this.checkController(), ...this.checkComposition()]) });
+    this.node.addValidation({ validate: () => (checked ??= this.check()) });
   }
 
   /** Whether an autoscaler owns the replica count (Argo CD must then ignore it). */
@@ -252,19 +252,15 @@ export class HttpService extends Construct {
   }
 
   /**
-   * The lint rules on everything this service emits (escape-hatch patches included): an error-level
-   * finding fails synth unless the value was overridden with a reason (rollwise.dev/overrides).
+   * The synth-time checks on everything this service emits (escape-hatch patches included): what
+   * the Argo Rollouts controller checks, and the lint rules, whose error-level findings fail synth
+   * unless the value was overridden with a reason (rollwise.dev/overrides).
    */
-  private checkComposition(): string[] {
-    const objects = this.node.findAll().filter((c): c is ApiObject => c instanceof ApiObject).map((o) => o.toJson());
-    return blockingFindings(lintObjects(objects)).map((f) => `${f.ruleId} ${f.object} ${f.path}: ${f.message} Fix: ${f.fix}`);
-  }
-
-  /** The controller's checks on the final objects (escape-hatch patches included). */
-  private checkController(): string[] {
-    if (!this.canary) return [];
-    const objects = [this.canary.rollout, this.canary.canaryService, this.canary.route, this.canary.backgroundTemplate, this.canary.gateTemplate, this.service].map((o) => o.toJson());
-    return checkRolloutSpec(objects[0], objects);
+  private check(): string[] {
+    const objects = this.node.findAll().filter((c): c is ApiObject => c instanceof ApiObject).map((o) => o.toJson() as { kind?: string });
+    const controller = this.canary ? checkRolloutSpec(objects.find((o) => o.kind === 'Rollout') ?? {}, objects) : [];
+    const composition = blockingFindings(lintObjects(objects)).map((f) => `${f.ruleId} ${f.object} ${f.path}: ${f.message} Fix: ${f.fix}`);
+    return [...controller, ...composition];
   }
 }
 

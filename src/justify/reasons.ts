@@ -31,7 +31,12 @@ export class Reasons {
  * annotation reads well in YAML (a literal block) and in `kubectl get -o yaml`.
  */
 export function formatReasonLines(reasons: Record<string, string>): string {
-  return Object.keys(reasons).sort().map((p) => `${p}: ${reasons[p].replace(/\s+/g, ' ')}`).join('\n');
+  return Object.keys(reasons).sort().map((p) => `${p}: ${oneLine(reasons[p])}`).join('\n');
+}
+
+/** A reason on one line (the format is line-based); most reasons already are, so skip the regex then. */
+function oneLine(text: string): string {
+  return /[\n\r]/.test(text) ? text.replace(/\s+/g, ' ') : text;
 }
 
 /** Parses the annotation format back into path -> reason (lines without ": " are ignored). */
