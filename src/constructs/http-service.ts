@@ -93,9 +93,11 @@ export interface AutoscalingProps {
 }
 
 /**
- * An HTTP service on the golden path: a Deployment, a Service and a PodDisruptionBudget in which
- * every safety-relevant value is derived from the inputs and carries its reason. The construct id
- * is the service's name and the name of every object it emits.
+ * An HTTP service on the golden path, in which every safety-relevant value is derived from the
+ * inputs and carries its reason: the workload (an Argo Rollout with canary analysis, or a
+ * Deployment), its Service(s), HTTPRoute and BackendTrafficPolicy, a PodDisruptionBudget, an
+ * optional HorizontalPodAutoscaler, and the PrometheusRule with its runbook. The construct id is the
+ * service's name and the name of the objects it emits. Unsafe compositions fail synth.
  */
 export class HttpService extends Construct {
   public readonly name: string;
@@ -113,11 +115,8 @@ export class HttpService extends Construct {
   /** The PrometheusRule and runbook (when the platform has a runbook URL). */
   public readonly alerts?: ServiceAlerts;
 
-  private readonly props: HttpServiceProps;
-
   constructor(scope: Construct, id: string, props: HttpServiceProps) {
     super(scope, id);
-    this.props = props;
     this.platform = props.platform ?? Platform.defaults();
     this.decisions = decideService({ ...props, name: id }, this.platform);
     this.name = this.decisions.name;
@@ -140,13 +139,13 @@ export class HttpService extends Construct {
         prometheusAddress: requirePlatform('prometheusAddress', this.platform.prometheusAddress, '"http://prometheus-operated.monitoring.svc:9090"'),
         maxErrorRatio: this.platform.canaryMaxErrorRatio.value,
         steps: delivery.steps,
-        facts: { ...workloadFacts(d), [ANNOTATIONS.appKeepAliveSeconds]: props.appServer.keepAliveFact },
+        facts: workloadFacts(d, props.appServer),
         replicasOwnedByAutoscaler: props.autoscaling !== undefined,
       });
       this.workload = this.canary.rollout;
     } else {
       if (props.route) throw new RollwiseInputError('route', JSON.stringify(props.route), 'a route is only emitted with canary delivery: with Delivery.rollingUpdate() nothing would split or measure its traffic.', 'use Delivery.canary() (the default), or remove route and expose the Service another way.');
-      this.workload = this.deployment(d, labels, namespace, props.autoscaling !== undefined);
+      this.workload = this.deployment(d, labels, namespace, props.autoscaling !== undefined, props.appServer);
     }
 
     const svc = new Reasons();
@@ -211,11 +210,7 @@ export class HttpService extends Construct {
     return this.autoscaler !== undefined;
   }
 
-  private get appServerFact(): string {
-    return this.props.appServer.keepAliveFact;
-  }
-
-  private deployment(d: ServiceDecisions, labels: Record<string, string>, namespace: string | undefined, autoscaled: boolean): ApiObject {
+  private deployment(d: ServiceDecisions, labels: Record<string, string>, namespace: string | undefined, autoscaled: boolean, appServer: AppServer): ApiObject {
     const dep = new Reasons();
     const template = renderPodTemplate(d, labels, dep);
     const strategy = {
@@ -233,7 +228,7 @@ export class HttpService extends Construct {
       strategy,
       template,
     };
-    return new k8s.KubeDeployment(this, 'deployment', { metadata: { name: d.name, namespace, labels, annotations: { ...workloadFacts(d), [ANNOTATIONS.appKeepAliveSeconds]: this.appServerFact, ...dep.annotations() } }, spec });
+    return new k8s.KubeDeployment(this, 'deployment', { metadata: { name: d.name, namespace, labels, annotations: { ...workloadFacts(d, appServer), ...dep.annotations() } }, spec });
   }
 
   private horizontalPodAutoscaler(a: AutoscalingProps, labels: Record<string, string>, namespace: string | undefined): ApiObject {
@@ -285,8 +280,8 @@ function requirePlatform<T>(setting: string, value: T | undefined, example: stri
 }
 
 /** The measured facts the lint rules need and a manifest cannot otherwise hold. */
-function workloadFacts(d: ServiceDecisions): Record<string, string> {
-  const facts: Record<string, string> = { [ANNOTATIONS.readinessCallsDependency]: 'false' };
+function workloadFacts(d: ServiceDecisions, appServer: AppServer): Record<string, string> {
+  const facts: Record<string, string> = { [ANNOTATIONS.readinessCallsDependency]: 'false', [ANNOTATIONS.appKeepAliveSeconds]: appServer.keepAliveFact };
   if (d.readinessP99Seconds !== undefined) facts[ANNOTATIONS.readinessP99Seconds] = String(d.readinessP99Seconds);
   if (d.capacity) {
     facts[ANNOTATIONS.peakRps] = String(d.capacity.peakRps);
