@@ -146,7 +146,7 @@ export async function benchSynth(log: (line: string) => void = (l) => process.st
         if (mode === 'cdk8s' && !cdk8sSizes.has(n)) continue;
         log(`bench synth: ${mode} at ${n} services ...`);
         const r = runChild(mode, n, work);
-        log(`  synth ${s(r.synthMs)} s (CPU ${s(r.synthCpuMs)} s), build ${s(r.buildMs)} s, peak RSS ${r.maxRssMb.toFixed(0)} MB`);
+        log(`  synth ${s(r.synthMs)} s (CPU ${s(r.synthCpuMs)} s), build ${s(r.buildMs)} s, peak RSS ${r.maxRssMb.toFixed(0)} MiB`);
         samples.push(r);
       }
     }
@@ -163,7 +163,7 @@ export async function benchSynth(log: (line: string) => void = (l) => process.st
   const lines = [
     `machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, load average at the end ${os.loadavg()[0].toFixed(1)}; node ${process.version} ${NODE_FLAGS.join(' ') || '(default flags)'} in every child. rollwise serializes on worker threads, so its CPU time adds up the threads: wall-time ratios are the time a user waits, CPU-time ratios the work done (on a shared machine wall time also includes waiting for a core)`,
     '',
-    '| services | synth | objects | files | MB written | build s (excluded) | synth wall s | synth CPU s | wall vs floor | wall vs App.synth() | CPU vs floor | CPU vs App.synth() | peak RSS MB |',
+    '| services | synth | objects | files | MB written | build s (excluded) | synth wall s | synth CPU s | wall vs floor | wall vs App.synth() | CPU vs floor | CPU vs App.synth() | peak RSS MiB |',
     '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows,
   ];
