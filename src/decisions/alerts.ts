@@ -2,7 +2,7 @@ import { Duration } from 'cdk8s';
 import { RollwiseInputError } from '../errors';
 import { decided, Decision, Fact, Override, withOverride } from './decision';
 import { replicasNeededAtPeak } from './disruption';
-import { checkName, seconds } from './inputs';
+import { checkName, formatGoDuration, seconds } from './inputs';
 import { Platform } from './platform';
 import { ServiceDecisions } from './service';
 
@@ -111,11 +111,7 @@ export const FLAP_WINDOW_FLOOR_SECONDS = 600;
 /** Prometheus duration text for whole seconds: 120 -> "2m", 90 -> "1m30s", 0 -> "0s". */
 export function promDuration(totalSeconds: number): string {
   const s = Math.round(totalSeconds);
-  if (s === 0) return '0s';
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  const r = s % 60;
-  return `${h ? `${h}h` : ''}${m ? `${m}m` : ''}${r ? `${r}s` : ''}`;
+  return s === 0 ? '0s' : formatGoDuration(s);
 }
 
 /** GitHub's heading anchor: lower case, punctuation other than "-" and "_" removed, spaces to "-". */

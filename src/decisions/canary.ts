@@ -1,6 +1,7 @@
 import { Duration } from 'cdk8s';
 import { RollwiseInputError } from '../errors';
 import { decided, Decision } from './decision';
+import { formatGoDuration } from './inputs';
 import { RolloutDecisions } from './rollout';
 
 /** A canary step as the Rollout spec holds it (exactly one key). */
@@ -34,13 +35,11 @@ export class CanaryStep {
   private constructor(public readonly json: StepJson, public readonly description: string) {}
 }
 
-/** Go duration text for Argo Rollouts ("10m", "90s"): whole minutes when exact, else seconds. */
+/** A pause as Argo Rollouts reads it ("10m", "1m30s"); it must be a positive whole number of seconds. */
 export function goDuration(d: Duration): string {
   const s = d.toSeconds({ integral: false });
   if (!Number.isInteger(s) || s <= 0) throw new RollwiseInputError('steps.pause', d.toHumanString(), 'a pause must be a positive whole number of seconds.', 'use Duration.seconds(n) or Duration.minutes(n).');
-  if (s % 3600 === 0) return `${s / 3600}h`;
-  if (s % 60 === 0) return `${s / 60}m`;
-  return `${s}s`;
+  return formatGoDuration(s);
 }
 
 /** The default canary: 5 % for 10 min, 25 % for 10 min, the inline gate, then full promotion (field-notes 6). */

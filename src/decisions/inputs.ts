@@ -64,6 +64,20 @@ export function checkDuration(input: string, value: Duration, minSeconds: number
   return s;
 }
 
+/**
+ * A duration in Go's notation, which Argo Rollouts, Envoy Gateway and Prometheus all read:
+ * "3s", "10m", "1m30s", "1h", "500ms". `seconds` must be a positive whole number of milliseconds.
+ */
+export function formatGoDuration(seconds: number): string {
+  const totalMs = Math.round(seconds * 1000);
+  if (!(totalMs > 0) || Math.abs(totalMs - seconds * 1000) > 1e-6) throw new Error(`not a positive whole number of milliseconds: ${seconds} s`);
+  const h = Math.floor(totalMs / 3_600_000);
+  const m = Math.floor((totalMs % 3_600_000) / 60_000);
+  const sec = Math.floor((totalMs % 60_000) / 1000);
+  const ms = totalMs % 1000;
+  return `${h ? `${h}h` : ''}${m ? `${m}m` : ''}${sec ? `${sec}s` : ''}${ms ? `${ms}ms` : ''}`;
+}
+
 /** "250 ms", "1.5 s", "60 s": how durations appear in reasons and errors. */
 export function showSeconds(s: number): string {
   if (s < 1) return `${round(s * 1000)} ms`;

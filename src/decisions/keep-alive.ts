@@ -1,7 +1,7 @@
 import { Duration } from 'cdk8s';
 import { RollwiseInputError } from '../errors';
 import { decided, Decision, Override, withOverride } from './decision';
-import { checkInteger, seconds } from './inputs';
+import { checkInteger, formatGoDuration, seconds } from './inputs';
 
 /**
  * How an application server treats an idle keep-alive connection:
@@ -518,15 +518,8 @@ export function showDuration(s: number): string {
 
 /** Envoy Gateway duration string ("3s", "1h", "1m30s", "500ms"), matching the CRD's pattern. */
 export function envoyDuration(s: number): string {
-  const totalMs = Math.round(s * 1000);
-  if (!(totalMs > 0) || Math.abs(totalMs - s * 1000) > 1e-6) throw new Error(`not a positive whole number of milliseconds: ${s} s`);
-  const h = Math.floor(totalMs / 3_600_000);
-  const m = Math.floor((totalMs % 3_600_000) / 60_000);
-  const sec = Math.floor((totalMs % 60_000) / 1000);
-  const ms = totalMs % 1000;
-  const out = `${h ? `${h}h` : ''}${m ? `${m}m` : ''}${sec ? `${sec}s` : ''}${ms ? `${ms}ms` : ''}`;
-  if (h > 99_999) throw new Error(`duration too long for Envoy Gateway: ${s} s`);
-  return out;
+  if (s > 99_999 * 3600) throw new Error(`duration too long for Envoy Gateway: ${s} s`);
+  return formatGoDuration(s);
 }
 
 function representable(s: number): boolean {

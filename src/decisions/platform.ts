@@ -1,7 +1,7 @@
 import { Duration } from 'cdk8s';
 import { RollwiseInputError } from '../errors';
 import { decided, Decision, Override, withOverride } from './decision';
-import { checkDuration, showSeconds } from './inputs';
+import { checkDuration, seconds, showSeconds } from './inputs';
 
 /**
  * How a pod delays its exit until the proxies have stopped sending it requests. Kubernetes 1.28
@@ -157,8 +157,7 @@ export class Platform {
   public readonly prometheusRuleLabels: Record<string, string>;
 
   constructor(props: PlatformProps) {
-    const secs = (d: Duration) => d.toSeconds({ integral: false });
-    const dur = (o: Override<Duration> | undefined) => o && { value: secs(o.value), because: o.because };
+    const dur = (o: Override<Duration> | undefined) => o && { value: seconds(o.value), because: o.because };
     const show = (s: number) => showSeconds(s);
 
     this.readinessPeriodSeconds = withOverride('platform.readinessPeriod', decided(10,
