@@ -30,6 +30,23 @@ export interface DriftSummaryOptions {
   readonly fileLists?: boolean;
 }
 
+/** How `actual` differs from `expected`: files only in expected (missing), only in actual (extra), and with other bytes (changed). */
+export function compareDirs(expected: string, actual: string): { missing: string[]; extra: string[]; changed: string[] } {
+  const a = new Set(listFiles(expected));
+  const b = new Set(listFiles(actual));
+  return {
+    missing: [...a].filter((f) => !b.has(f)),
+    extra: [...b].filter((f) => !a.has(f)),
+    changed: [...a].filter((f) => b.has(f) && !fs.readFileSync(path.join(expected, f)).equals(fs.readFileSync(path.join(actual, f)))),
+  };
+}
+
+/** Files that differ between two folders: "changed x", "missing x" (only in expected), "extra x", sorted. */
+export function diffDirs(expected: string, actual: string): string[] {
+  const { missing, extra, changed } = compareDirs(expected, actual);
+  return [...changed.map((f) => `changed ${f}`), ...missing.map((f) => `missing ${f}`), ...extra.map((f) => `extra ${f}`)].sort();
+}
+
 /**
  * A readable summary of how a committed output folder differs from a freshly synthesized one:
  * the missing, extra and changed files, and for each changed file (up to `maxFiles`) a
@@ -38,11 +55,7 @@ export interface DriftSummaryOptions {
  */
 export function summarizeDrift(synthesizedDir: string, committedDir: string, opts: DriftSummaryOptions = {}): string {
   const maxFiles = opts.maxFiles ?? 5;
-  const fresh = new Set(listFiles(synthesizedDir));
-  const committed = new Set(listFiles(committedDir));
-  const missing = [...fresh].filter((f) => !committed.has(f));
-  const extra = [...committed].filter((f) => !fresh.has(f));
-  const changed = [...fresh].filter((f) => committed.has(f) && !fs.readFileSync(path.join(synthesizedDir, f)).equals(fs.readFileSync(path.join(committedDir, f))));
+  const { missing, extra, changed } = compareDirs(synthesizedDir, committedDir);
   if (missing.length + extra.length + changed.length === 0) return '';
   const out: string[] = [];
   const list = (title: string, files: string[]) => {

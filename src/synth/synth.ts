@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { App } from 'cdk8s';
-import { listFiles, summarizeDrift } from './diff';
+import { diffDirs, listFiles, summarizeDrift } from './diff';
 import { SynthLayout } from './layout';
 import { warningsOf } from './output';
 import { progressWanted, terminalProgress } from './progress';
@@ -9,7 +9,7 @@ import { planApp, RenderOptions } from './render';
 import { SerializerPool } from './parallel';
 import { serializeObjects } from './serialize';
 
-export { listFiles } from './diff';
+export { diffDirs, listFiles } from './diff';
 
 export interface SynthOptions {
   /** Where the output goes (e.g. "dist"). */
@@ -122,15 +122,3 @@ function swapIn(tmp: string, outdir: string): void {
   fs.rmSync(old, { recursive: true, force: true });
 }
 
-/** Files that differ between two folders: "changed x", "missing x" (only in expected), "extra x". */
-export function diffDirs(expected: string, actual: string): string[] {
-  const a = new Set(listFiles(expected));
-  const b = new Set(listFiles(actual));
-  const drift: string[] = [];
-  for (const f of a) {
-    if (!b.has(f)) drift.push(`missing ${f}`);
-    else if (!fs.readFileSync(path.join(expected, f)).equals(fs.readFileSync(path.join(actual, f)))) drift.push(`changed ${f}`);
-  }
-  for (const f of b) if (!a.has(f)) drift.push(`extra ${f}`);
-  return drift.sort();
-}
