@@ -1,5 +1,5 @@
 import { ContainerRef, containers, cpuCores, Json, probeHandler, probeTiming, rec, secs, WORKLOAD_KINDS } from './k8s';
-import { RuleDefinition } from './rule';
+import { requireFact, RuleDefinition } from './rule';
 
 const W = WORKLOAD_KINDS;
 
@@ -24,14 +24,10 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
     check(o, ctx) {
       const first = withProbe(containers(o), 'readinessProbe')[0];
       if (!first) return;
-      const p99 = ctx.facts.number(o, 'readinessP99Seconds');
-      if (!p99.ok) {
-        if (p99.invalid !== undefined) ctx.invalidFact(o, 'readinessP99Seconds', p99.invalid, p99.source!);
-        else ctx.skip(o, 'readinessP99Seconds');
-        return;
-      }
-      const t = probeTiming(first.p).timeoutSeconds;
+      const p99 = requireFact(ctx, o, 'readinessP99Seconds', ctx.facts.number(o, 'readinessP99Seconds'));
+      if (!p99) return;
       const v = p99.value as number;
+      const t = probeTiming(first.p).timeoutSeconds;
       if (t <= v) {
         ctx.report(o, `${first.ref.path}.readinessProbe.timeoutSeconds`,
           `container "${first.ref.name}": readiness timeoutSeconds ${t}${first.p.timeoutSeconds === undefined ? ' (default)' : ''} is not above the health path's p99 under load ${secs(v)} (${p99.source}): at least one probe in a hundred times out by design.`,
@@ -188,13 +184,8 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
     check(o, ctx) {
       const first = withProbe(containers(o), 'readinessProbe')[0];
       if (!first) return;
-      const calls = ctx.facts.bool(o, 'readinessCallsDependency');
-      if (!calls.ok) {
-        if (calls.invalid !== undefined) ctx.invalidFact(o, 'readinessCallsDependency', calls.invalid, calls.source!);
-        else ctx.skip(o, 'readinessCallsDependency');
-        return;
-      }
-      if (calls.value) {
+      const calls = requireFact(ctx, o, 'readinessCallsDependency', ctx.facts.bool(o, 'readinessCallsDependency'));
+      if (calls?.value) {
         ctx.report(o, `${first.ref.path}.readinessProbe`, `container "${first.ref.name}": the readiness handler ${probeHandler(first.p)} calls a dependency (${calls.source}).`, { readinessCallsDependency: true });
       }
     },

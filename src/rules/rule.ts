@@ -1,4 +1,4 @@
-import { FactName, FactReader } from './facts';
+import { FactName, FactReader, FactValue } from './facts';
 import { LintObject } from './source';
 import { FindingValue, Severity } from './types';
 
@@ -45,4 +45,15 @@ export interface RuleContext {
   skip(target: LintObject, fact: FactName, detail?: string): void;
   /** Reports a fact annotation/option whose value cannot be read (RW903). */
   invalidFact(target: LintObject, fact: FactName, raw: string, source: string): void;
+}
+
+/**
+ * A fact a rule needs: its value and source when it could be read; otherwise undefined, after
+ * reporting an unreadable fact (RW903) or recording the skip for --explain-skips.
+ */
+export function requireFact<T>(ctx: RuleContext, o: LintObject, name: FactName, f: FactValue<T>): { readonly value: T; readonly source: string } | undefined {
+  if (f.ok) return f;
+  if (f.invalid !== undefined) ctx.invalidFact(o, name, f.invalid, f.source!);
+  else ctx.skip(o, name);
+  return undefined;
 }

@@ -6,10 +6,11 @@ import { decideService } from '../../src/decisions/service';
 import { parseReasonLines } from '../../src/justify/reasons';
 import { headingAnchors } from '../../src/justify/runbook';
 import { outputFilesOf } from '../../src/synth/output';
-import { bothServices, build, CHECKOUT, crdValidator, RUNBOOK_BASE } from './support';
+import { bothServices, build, CHECKOUT, RUNBOOK_BASE } from './support';
+import { SchemaValidator } from '../../src/schemas/validator';
 
 const { checkout, inventory } = bothServices();
-const validator = crdValidator();
+const validator = SchemaValidator.load();
 
 describe('PrometheusRule', () => {
   test('validates against the pinned monitoring.coreos.com/v1 CRD (v0.93.0)', () => {

@@ -8,7 +8,6 @@ import { ServiceAlerts, ServiceAlertsProps } from '../../src/constructs/service-
 import { AlertRule, WorkloadKind } from '../../src/decisions/alerts';
 import { Platform } from '../../src/decisions/platform';
 import { decideService, ServiceInputs } from '../../src/decisions/service';
-import { SchemaValidator } from '../../src/schemas/validator';
 
 export const RUNBOOK_BASE = 'https://git.example.com/acme/deploy/blob/main/dist';
 
@@ -139,12 +138,3 @@ export function repeat(v: number, n: number): number[] {
   return Array.from({ length: n }, () => v);
 }
 
-/**
- * The shared SchemaValidator, able to compile the PrometheusRule CRD. The v0.93.0 CRD has a Go
- * regex pattern (`^(?i)(abort|warn)?$` on partial_response_strategy) that JavaScript's RegExp
- * rejects; when the validator throws on it, the CRDs are copied with `(?i)` patterns rewritten to
- * the equivalent case classes (`[aA][bB]...`) and validated by the same validator code.
- */
-export function crdValidator(): { validate(obj: unknown): string[] } {
-  return SchemaValidator.load();
-}

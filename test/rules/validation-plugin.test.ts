@@ -2,10 +2,9 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { compileSrc } from '../support/compile';
+import { compileSrc, ROOT } from '../support/compile';
 import { c0, cleanDeployment, pdb, service } from './helpers';
 
-const ROOT = path.join(__dirname, '..', '..');
 const CDK8S = path.join(ROOT, 'node_modules', 'cdk8s-cli', 'bin', 'cdk8s');
 
 /** Compiles src/ (and imports/) so the plugin loads as cdk8s would load it. */

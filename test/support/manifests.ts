@@ -1,4 +1,4 @@
-import { App, Chart, Testing } from 'cdk8s';
+import { Chart, Testing } from 'cdk8s';
 import * as YAML from 'yaml';
 import { HttpService, HttpServiceProps } from '../../src/constructs/http-service';
 import { checkoutApiProps } from '../../src/example';
@@ -30,4 +30,3 @@ export function parseYamlDocs(text: string): Manifest[] {
   return YAML.parseAllDocuments(text, { version: '1.1' }).map((d) => d.toJS() as Manifest);
 }
 
-export { App };
