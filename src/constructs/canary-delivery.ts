@@ -123,6 +123,7 @@ export class CanaryDelivery extends Construct {
         backendRefs: [backendRef(d.name, 100, 'stable'), backendRef(canaryName, 0, 'canary')],
       }],
     };
+    rt.note('spec.rules[0].matches[0]', `Every path under ${props.route.pathPrefix ?? '/'} (route.pathPrefix${props.route.pathPrefix ? '' : ', default "/": the whole host belongs to this service'}), in one rule, so the canary split and the per-backend clusters the analysis reads cover all of the service's traffic.`);
     rt.note('spec.rules[0].backendRefs[0]', 'Stable backend at weight 100, written out with group "" and kind Service so Argo CD sees no defaulting drift; the Gateway API plugin sets the weights during a canary (Argo CD ignores them).');
     rt.note('spec.rules[0].backendRefs[1]', `Canary backend at weight 0. Its header filter (x-rollwise-backend: canary, seen only by the app) makes Envoy Gateway build it a cluster of its own, ${clusters.canary}, so the analysis can measure the canary alone.`);
     this.route = new ApiObject(this, 'route', { ...HttpRoute.GVK, metadata: meta(d.name, rt), spec: routeSpec });

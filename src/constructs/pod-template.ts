@@ -69,6 +69,7 @@ export function renderPodTemplate(d: ServiceDecisions, labels: Record<string, st
   reasons.use(`${prefix}.spec.automountServiceAccountToken`, securityReason('token'));
   reasons.note(`${prefix}.spec.topologySpreadConstraints[0]`, SPREAD_REASON.hostname);
   reasons.note(`${prefix}.spec.topologySpreadConstraints[1]`, SPREAD_REASON.zone);
+  reasons.note(`${prefix}.spec.enableServiceLinks`, 'No Docker-link environment variables for every Service in the namespace: the service finds its dependencies by DNS, and thousands of injected variables slow container start and can collide with the app\'s own settings.');
   reasons.note(`${prefix}.spec.volumes[0]`, 'A writable /tmp because the root filesystem is read-only and many servers write temporary files there; capped at 64Mi so a runaway writer is evicted before it fills the node\'s disk.');
 
   return {

@@ -88,7 +88,11 @@ export class SerializerPool {
 /** Files queued to the workers at most: enough to keep them busy, few enough to bound memory. */
 const MAX_IN_FLIGHT = 32;
 
-/** One worker per core beyond the main thread's, at least one, at most four. */
+/**
+ * One worker per core beyond the main thread's, at least one. At most four: each worker holds a
+ * heap of its own, and the main thread's toJson has to keep them fed; only the one-worker case
+ * (this 2-core machine) has been measured.
+ */
 function defaultPoolSize(): number {
   const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
   return Math.min(4, Math.max(1, cores - 1));

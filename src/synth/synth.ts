@@ -110,8 +110,10 @@ export function writeApp(app: App, dir: string, opts: RenderOptions & { readonly
 }
 
 /**
- * From this many charts on, files are serialized on worker threads (parallel.ts); below it the
- * workers' start-up (about 50 ms each, loading the yaml package) costs more than it saves.
+ * From this many charts on, files are serialized on worker threads (parallel.ts). Measured here:
+ * starting a worker and writing its first file takes 76-109 ms, and serializing one chart of the
+ * canary set about 3 ms (bench/synth.ts floor: 2.9 s per 1,000), so below about 64 charts the
+ * worker's start-up costs more than handing it the serialization saves.
  */
 const PARALLEL_FROM_CHARTS = 64;
 
