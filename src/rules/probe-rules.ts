@@ -1,5 +1,6 @@
 import { ContainerRef, containers, cpuCores, Json, probeHandler, probeTiming, rec, secs, WORKLOAD_KINDS } from './k8s';
 import { requireFact, RuleDefinition } from './rule';
+import { LintObject } from './source';
 
 const W = WORKLOAD_KINDS;
 
@@ -8,6 +9,19 @@ function withProbe(containersOf: ContainerRef[], probe: 'readinessProbe' | 'live
   return containersOf.flatMap((ref) => {
     const p = rec(ref.c[probe]);
     return p ? [{ ref, p }] : [];
+  });
+}
+
+/** Containers with both probes, their timings, and whether liveness is a copy of readiness (RW105, RW106). */
+function livenessReadinessPairs(o: LintObject) {
+  return containers(o).flatMap((ref) => {
+    const r = rec(ref.c.readinessProbe);
+    const l = rec(ref.c.livenessProbe);
+    if (!r || !l) return [];
+    const rt = probeTiming(r);
+    const lt = probeTiming(l);
+    const identical = probeHandler(r) === probeHandler(l) && rt.timeoutSeconds === lt.timeoutSeconds && rt.periodSeconds === lt.periodSeconds && rt.failureThreshold === lt.failureThreshold;
+    return [{ ref, l, rt, lt, identical }];
   });
 }
 
@@ -107,13 +121,8 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
     fix: 'Give liveness a process-only check (a TCP connect or a handler that touches no dependency) and make it far more lenient than readiness (longer timeout, more failures).',
     facts: [],
     check(o, ctx) {
-      for (const ref of containers(o)) {
-        const r = rec(ref.c.readinessProbe);
-        const l = rec(ref.c.livenessProbe);
-        if (!r || !l) continue;
-        const rt = probeTiming(r);
-        const lt = probeTiming(l);
-        if (probeHandler(r) === probeHandler(l) && rt.timeoutSeconds === lt.timeoutSeconds && rt.periodSeconds === lt.periodSeconds && rt.failureThreshold === lt.failureThreshold) {
+      for (const { ref, l, lt, identical } of livenessReadinessPairs(o)) {
+        if (identical) {
           ctx.report(o, `${ref.path}.livenessProbe`,
             `container "${ref.name}": livenessProbe equals readinessProbe (${probeHandler(l)}, timeout ${lt.timeoutSeconds} s, period ${lt.periodSeconds} s, failureThreshold ${lt.failureThreshold}).`,
             { handler: probeHandler(l), timeoutSeconds: lt.timeoutSeconds, periodSeconds: lt.periodSeconds, failureThreshold: lt.failureThreshold });
@@ -131,13 +140,7 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
     fix: 'Make liveness more lenient than readiness on every axis: timeoutSeconds >= readiness, failureThreshold >= readiness, and failureThreshold x periodSeconds well above the readiness leave window.',
     facts: [],
     check(o, ctx) {
-      for (const ref of containers(o)) {
-        const r = rec(ref.c.readinessProbe);
-        const l = rec(ref.c.livenessProbe);
-        if (!r || !l) continue;
-        const rt = probeTiming(r);
-        const lt = probeTiming(l);
-        const identical = probeHandler(r) === probeHandler(l) && rt.timeoutSeconds === lt.timeoutSeconds && rt.periodSeconds === lt.periodSeconds && rt.failureThreshold === lt.failureThreshold;
+      for (const { ref, rt, lt, identical } of livenessReadinessPairs(o)) {
         if (identical) continue; // RW105
         const axes: string[] = [];
         if (lt.timeoutSeconds < rt.timeoutSeconds) axes.push(`timeoutSeconds ${lt.timeoutSeconds} < readiness ${rt.timeoutSeconds}`);
