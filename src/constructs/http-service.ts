@@ -139,6 +139,7 @@ export class HttpService extends Construct {
         prometheusAddress: requirePlatform('prometheusAddress', this.platform.prometheusAddress, '"http://prometheus-operated.monitoring.svc:9090"'),
         maxErrorRatio: this.platform.canaryMaxErrorRatio.value,
         steps: delivery.steps,
+        manualPromotion: delivery.manualPromotion,
         facts: workloadFacts(d, props.appServer),
         replicasOwnedByAutoscaler: props.autoscaling !== undefined,
       });
