@@ -196,6 +196,7 @@ export class HttpService extends Construct {
         sloErrorRatio: props.sloErrorRatio,
         gatewayNamespace: this.platform.gateway?.namespace,
         ruleLabels: this.platform.prometheusRuleLabels,
+        hasRoute: this.canary !== undefined,
       });
     } else {
       addSynthWarning(this, 'no PrometheusRule: platform.runbookBaseUrl is not set, and every alert must link to its runbook section. Without alerts on ready endpoints / desired replicas, a readiness cascade is invisible (restarts and error logs stay flat, field-notes 10).');
