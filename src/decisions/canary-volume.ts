@@ -38,7 +38,7 @@ export interface VolumePlan {
 }
 
 const minutes = (s: number) => (s % 60 === 0 ? `${s / 60} min` : `${s} s`);
-const fmt = (n: number) => (Number.isInteger(n) ? n.toLocaleString('en-US') : n.toLocaleString('en-US', { maximumFractionDigits: 1 }));
+const fmt = (n: number) => (Number.isInteger(n) ? n.toLocaleString('en-US') : n < 10 ? String(Number(n.toPrecision(2))) : n.toLocaleString('en-US', { maximumFractionDigits: 1 }));
 
 /** The default steps for a first weight and pause: first weight, its pause, 25 % for 10 min (unless the first is 25 %), the gate. */
 export function plannedSteps(firstWeight: number, firstPauseSeconds: number, windowSeconds: number, manual: boolean): CanaryStep[] {
