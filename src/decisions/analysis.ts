@@ -132,7 +132,8 @@ export interface MetricLimits {
 // assessMetricFailureInconclusiveOrError compares failed > failureLimit, inconclusive >
 // inconclusiveLimit and consecutiveErrors > consecutiveErrorLimit (all strict); an errored
 // measurement is retried after DefaultErrorRetryInterval (10 s), not after the metric's interval.
-// The default consecutiveErrorLimit is 4 (utils/defaults/defaults.go DefaultConsecutiveErrorLimit, v1.9.1).
+// The default consecutiveErrorLimit is 4 (utils/defaults/defaults.go DefaultConsecutiveErrorLimit, v1.9.1);
+// the Prometheus provider's default query timeout is 30 s (metricproviders/prometheus/prometheus.go, v1.9.1).
 export function metricLimits(): MetricLimits {
   return {
     failureLimit: decided(FAILURE_LIMIT, 'The run fails when failed measurements > 1 (Argo Rollouts compares with ">"), i.e. on the second failed measurement, which aborts the rollout: one minute of errors can be a blip at the moment of a weight change, two are a pattern (the design card\'s failureLimit 1).'),
