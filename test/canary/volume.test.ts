@@ -100,6 +100,16 @@ describe('the volume gate is derived from the traffic', () => {
     expect(() => Delivery.canary({ manualPromotion: { because: 'low' } })).toThrow(/delivery.manualPromotion.because = low: manual promotion takes the release decision away/);
   });
 
+  test('manual promotion with the service\'s own steps keeps them, with the longest window and no volume metric', () => {
+    const steps = [CanaryStep.setWeight(20), CanaryStep.pauseUntilPromoted(), CanaryStep.analysisGate()];
+    const objs = synthService({ ...lowTraffic(2), delivery: Delivery.canary({ steps, manualPromotion: { because: 'a 2 req/s back-office API, checked by its owner' } }) });
+    expect(workload(objs).spec.strategy.canary.steps.slice(0, 2)).toEqual([{ setWeight: 20 }, { pause: {} }]);
+    const bg = metrics(objs, 'checkout-api-canary-background');
+    expect(bg.map((m) => m.name)).not.toContain('canary-request-volume');
+    expect(bg[0].provider.prometheus.query).toContain('[10m]');
+    expect(bg[0].initialDelay).toBe('10m');
+  });
+
   test('release traffic above the peak is refused', () => {
     expect(() => synthService(lowTraffic(100, 200))).toThrow(/capacity.releaseRequestsPerSecond = 200: is above the peak/);
   });
