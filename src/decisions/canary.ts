@@ -97,7 +97,7 @@ export function canaryStrategy(rollout: RolloutDecisions, gateTemplate: string, 
 export class Delivery {
   /**
    * An Argo Rollout canary on the service's HTTPRoute with automatic analysis (the golden path).
-   * @param steps replaces the default steps (5 % for 10 min, 25 % for 10 min, the gate)
+   * @param options the steps (default: derived from the traffic) and manual promotion (default: the analysis promotes)
    */
   public static canary(options: CanaryOptions = {}): Delivery {
     let because: string | undefined;
