@@ -139,6 +139,7 @@ export class HttpService extends Construct {
         prometheusAddress: requirePlatform('prometheusAddress', this.platform.prometheusAddress, '"http://prometheus-operated.monitoring.svc:9090"'),
         maxErrorRatio: this.platform.canaryMaxErrorRatio.value,
         steps: delivery.steps,
+        manualPromotion: delivery.manualPromotion,
         facts: workloadFacts(d, props.appServer),
         replicasOwnedByAutoscaler: props.autoscaling !== undefined,
       });
@@ -195,6 +196,7 @@ export class HttpService extends Construct {
         sloErrorRatio: props.sloErrorRatio,
         gatewayNamespace: this.platform.gateway?.namespace,
         ruleLabels: this.platform.prometheusRuleLabels,
+        hasRoute: this.canary !== undefined,
       });
     } else {
       addSynthWarning(this, 'no PrometheusRule: platform.runbookBaseUrl is not set, and every alert must link to its runbook section. Without alerts on ready endpoints / desired replicas, a readiness cascade is invisible (restarts and error logs stay flat, field-notes 10).');
@@ -287,6 +289,7 @@ function workloadFacts(d: ServiceDecisions, appServer: AppServer): Record<string
     facts[ANNOTATIONS.peakRps] = String(d.capacity.peakRps);
     facts[ANNOTATIONS.saturationRpsPerReplica] = String(d.capacity.saturationRpsPerReplica);
   }
+  if (d.releaseRps !== undefined) facts[ANNOTATIONS.releaseRps] = String(d.releaseRps);
   return facts;
 }
 
