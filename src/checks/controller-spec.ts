@@ -272,7 +272,7 @@ function validateCanary(canary: Json, out: Findings): void {
       const seconds = pauseDurationSeconds(rec(step.pause)?.duration);
       if (seconds < 0) {
         const d = rec(step.pause)?.duration;
-        out.add('pauseDuration', `${sp}.pause.duration`, `${sp}.pause.duration = ${show(d)}: the controller reads it as ${typeof d === 'string' && 'error' in parseGoDuration(d) && goParseInt32(d) === undefined ? 'unreadable (not whole seconds, and Go time.ParseDuration refuses it)' : 'a negative duration'} and refuses it ("Duration needs to be greater than 0"). Write whole seconds (600) or a Go duration with units ns, us, ms, s, m, h ("10m", "1h30m"); there is no "d" unit: use "24h".`, { value: show(d) });
+        out.add('pauseDuration', `${sp}.pause.duration`, `${sp}.pause.duration = ${show(d)}: ${typeof d === 'string' && 'error' in parseGoDuration(d) && goParseInt32(d) === undefined ? 'neither whole seconds nor a Go duration (time.ParseDuration refuses it), so the controller reads it as -1' : 'a negative duration'}, and the controller refuses it ("Duration needs to be greater than 0"). Write whole seconds (600) or a Go duration with units ns, us, ms, s, m, h ("10m", "1h30m"); there is no "d" unit: use "24h".`, { value: show(d) });
       }
     }
     if (has('setCanaryScale') && !routing) {
@@ -522,8 +522,8 @@ function validateAnalysisUse(ro: Json, at: string, analysis: Json, background: b
     for (const m of arr(t.spec.metrics)) {
       const n = str(rec(m)?.name);
       const prev = metricNames.get(n);
-      if (prev !== undefined && prev !== t.name) {
-        out.add('templatesMergeInvalid', `${at}.templates`, `${at}: templates ${prev} and ${t.name} both have a metric named "${n}": the controller cannot build the AnalysisRun ("two metrics have the same name '${n}'") and marks the Rollout InvalidSpec. Rename one of the metrics.`, { templates: names, metric: n });
+      if (prev !== undefined) {
+        out.add('templatesMergeInvalid', `${at}.templates`, `${at}: ${prev === t.name ? `template ${t.name} has two metrics` : `templates ${prev} and ${t.name} both have a metric`} named "${n}": the controller cannot build the AnalysisRun ("two metrics have the same name '${n}'") and marks the Rollout InvalidSpec. Rename one of the metrics.`, { templates: names, metric: n });
         return;
       }
       metricNames.set(n, t.name);
