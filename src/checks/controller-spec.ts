@@ -395,7 +395,11 @@ function validateReferences(ro: Json, lookup: ObjectLookup, out: Findings): void
   if (!canary || set(rec(rec(ro.spec)?.strategy)?.blueGreen)) return;
   const ns = str(rec(ro.metadata)?.namespace) || undefined;
   const roName = str(rec(ro.metadata)?.name);
-  const templateLabels = (rec(rec(rec(rec(ro.spec)?.template)?.metadata)?.labels) ?? {}) as Record<string, string>;
+  // A workloadRef Rollout is validated with the template of the workload it references
+  // (TemplateResolvedFromRef); without that workload among the objects, its labels are unknown.
+  const ref = rec(rec(ro.spec)?.workloadRef);
+  const source = ref ? lookup.get(str(ref.kind), ns, str(ref.name)) : ro;
+  const templateLabels = (rec(rec(rec(rec(source?.spec)?.template)?.metadata)?.labels) ?? {}) as Record<string, string>;
   const at = 'spec.strategy.canary';
   // getReferencedServices: stable, canary, then ping and pong; a Service that does not exist is
   // an InvalidSpec ("service ... not found"). ValidateService: every selector label but
@@ -411,7 +415,7 @@ function validateReferences(ro: Json, lookup: ObjectLookup, out: Findings): void
       continue;
     }
     const sel = (rec(rec(svc.spec)?.selector) ?? {}) as Record<string, unknown>;
-    const bad = Object.entries(sel).filter(([k, v]) => k !== POD_TEMPLATE_HASH && templateLabels[k] !== v).map(([k]) => k);
+    const bad = source ? Object.entries(sel).filter(([k, v]) => k !== POD_TEMPLATE_HASH && templateLabels[k] !== v).map(([k]) => k) : [];
     if (bad.length > 0) {
       out.add('serviceSelectorMismatch', `${at}.${field}`, `Service ${name}'s selector ${show(sel)} has ${bad.map((k) => `"${k}"`).join(', ')} that the pod template labels ${show(templateLabels)} do not carry with the same value: the controller refuses it (Service "${name}" has unmatch label "${bad[0]}" in rollout), since the Service would select no pod of this Rollout. Make the Service select the template's labels.`, { service: name, labels: bad.join(', ') });
     }
