@@ -272,7 +272,7 @@ function validateCanary(canary: Json, out: Findings): void {
       const seconds = pauseDurationSeconds(rec(step.pause)?.duration);
       if (seconds < 0) {
         const d = rec(step.pause)?.duration;
-        out.add('pauseDuration', `${sp}.pause.duration`, `${sp}.pause.duration = ${show(d)}: ${typeof d === 'string' && 'error' in parseGoDuration(d) && goParseInt32(d) === undefined ? 'neither whole seconds nor a Go duration (time.ParseDuration refuses it), so the controller reads it as -1' : 'a negative duration'}, and the controller refuses it ("Duration needs to be greater than 0"). Write whole seconds (600) or a Go duration with units ns, us, ms, s, m, h ("10m", "1h30m"); there is no "d" unit: use "24h".`, { value: show(d) });
+        out.add('pauseDuration', `${sp}.pause.duration`, `${sp}.pause.duration = ${show(d)}: ${typeof d === 'string' && 'error' in parseGoDuration(d) && goParseInt32(d) === undefined ? 'neither whole seconds nor a Go duration (time.ParseDuration refuses it), so the controller reads it as -1 s' : 'a negative duration'} and refuses it ("Duration needs to be greater than 0"). Write whole seconds (600) or a Go duration with units ns, us, ms, s, m, h ("10m", "1h30m"); there is no "d" unit: use "24h".`, { value: show(d) });
       }
     }
     if (has('setCanaryScale') && !routing) {

@@ -25,14 +25,15 @@ export function lookupIn(objects: readonly Obj[]): ObjectLookup {
  */
 export function checkRolloutSpec(rollout: Obj, objects: readonly Obj[]): string[] {
   const lookup = lookupIn(objects);
-  const out = checkController(rollout as Record<string, unknown>, lookup).map((f) => `Rollout ${rollout.metadata?.name}: ${f.path}: ${f.message}`);
+  const line = (what: string, f: { path: string; message: string }) => `${what}: ${f.message.startsWith(f.path) ? '' : `${f.path}: `}${f.message}`;
+  const out = checkController(rollout as Record<string, unknown>, lookup).map((f) => line(`Rollout ${rollout.metadata?.name}`, f));
   const seen = new Set<string>();
   for (const ref of templateRefs(rollout)) {
     const kind = ref.clusterScope ? 'ClusterAnalysisTemplate' : 'AnalysisTemplate';
     const t = lookup.get(kind, ref.clusterScope ? undefined : rollout.metadata?.namespace || undefined, ref.templateName);
     if (!t || seen.has(`${kind}/${ref.templateName}`)) continue;
     seen.add(`${kind}/${ref.templateName}`);
-    out.push(...checkController(t, lookup).map((f) => `${kind} ${ref.templateName}: ${f.path}: ${f.message}`));
+    out.push(...checkController(t, lookup).map((f) => line(`${kind} ${ref.templateName}`, f)));
   }
   return out;
 }

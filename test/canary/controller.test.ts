@@ -25,7 +25,7 @@ describe('controller validation (what Argo Rollouts checks at reconcile time)', 
   test.each<[string, (ro: Manifest, objs: Manifest[]) => void, RegExp]>([
     // The controller's checks case by case are in test/checks/controller-parity.test.ts; these
     // run them on rollwise's own output.
-    ['pause: 1d', (ro) => { ro.spec.strategy.canary.steps[1] = { pause: { duration: '1d' } }; }, /steps\[1\]\.pause\.duration: .*"1d": neither whole seconds nor a Go duration.*use "24h"/],
+    ['pause: 1d', (ro) => { ro.spec.strategy.canary.steps[1] = { pause: { duration: '1d' } }; }, /^Rollout checkout-api: spec\.strategy\.canary\.steps\[1\]\.pause\.duration = "1d": neither whole seconds nor a Go duration.*use "24h"/m],
     ['count below the limits', (ro, objs) => { const step = ro.spec.strategy.canary.steps.find((x: { analysis?: unknown }) => x.analysis); find(objs, 'AnalysisTemplate', step.analysis.templates[0].templateName).spec.metrics[0].failureLimit = 99; }, /^AnalysisTemplate .*count \d+ is below failureLimit \+ consecutiveSuccessLimit \(99 \+ \d+\)/m],
     ['a Service whose selector misses the pods', (ro, objs) => { find(objs, 'Service', ro.spec.strategy.canary.canaryService).spec.selector = { app: 'other' }; }, /has unmatch label "app" in rollout/],
     ['HTTPRoute without the canary backendRef', (ro, objs) => { const r = find(objs, 'HTTPRoute'); for (const rule of r.spec.rules) rule.backendRefs = rule.backendRefs.filter((b: { name: string }) => b.name !== ro.spec.strategy.canary.canaryService); }, /backendRef was not found in httpRoute/],

@@ -13,7 +13,7 @@ import { parseGoDuration } from '../../src/checks/go-values';
 import { checkRolloutSpec } from '../../src/checks/rollout-spec';
 import { main } from '../../src/cli/main';
 import { CONTROLLER_RULES, controllerRuleId } from '../../src/rules/controller-rules';
-import { lintObjects } from '../../src/rules';
+import { lintObjects, RollwiseValidation } from '../../src/rules';
 import { synthService } from '../support/manifests';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- fixtures are free-form manifests mutated by path
@@ -291,7 +291,7 @@ describe('the checker', () => {
     canary(objs).steps[1] = { pause: { duration: '1d' } };
     gate(objs).failureLimit = 7;
     expect(checkRolloutSpec(ro(objs), objs)).toEqual([
-      expect.stringMatching(/^Rollout checkout-api: spec\.strategy\.canary\.steps\[1\]\.pause\.duration: /),
+      expect.stringMatching(/^Rollout checkout-api: spec\.strategy\.canary\.steps\[1\]\.pause\.duration = "1d": /),
       expect.stringMatching(/^AnalysisTemplate canary-gate: spec\.metrics\[0\]\.count: metric "canary-error-ratio": count 5 is below/),
     ]);
   });
@@ -310,5 +310,40 @@ describe('the checker', () => {
   test.each([['1d', /unknown unit "d"/], ['10', /missing unit/], ['', /invalid duration/], ['.s', /invalid duration/], ['1h-5m', /unknown unit "h-"/]])('Go refuses the duration %j', (s, err) => {
     const r = parseGoDuration(s);
     expect('error' in r && r.error).toMatch(err);
+  });
+});
+
+describe('SARIF and the cdk8s validation plugin carry the controller rules', () => {
+  let dir: string;
+  let file: string;
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rollwise-parity-sarif-'));
+    const objs = baseline();
+    canary(objs).steps[1] = { pause: { duration: '1d' } };
+    file = path.join(dir, 'rollout.yaml');
+    fs.writeFileSync(file, objs.map((o) => YAML.stringify(o, { version: '1.1' })).join('---\n'));
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test('SARIF: the rule in the driver, the result at the field\'s line', async () => {
+    let out = '';
+    const code = await main(['node', 'rollwise', 'lint', file, '--format', 'sarif'], (t) => { out += t; });
+    expect(code).toBe(1);
+    const run0 = (JSON.parse(out) as { runs: { tool: { driver: { rules: { id: string }[] } }; results: { ruleId: string; level: string; locations: { physicalLocation: { region: { startLine: number } } }[] }[] }[] }).runs[0];
+    for (const r of CONTROLLER_RULES) expect(run0.tool.driver.rules.map((x) => x.id)).toContain(r.id);
+    const res = run0.results.filter((r) => r.ruleId.startsWith('RW7'));
+    expect(res.map((r) => r.ruleId)).toEqual(['RW720-canary-pause-duration-invalid']);
+    expect(res[0].level).toBe('error');
+    const line = fs.readFileSync(file, 'utf8').split('\n').findIndex((l) => l.includes('duration: 1d')) + 1;
+    expect(res[0].locations[0].physicalLocation.region.startLine).toBe(line);
+  });
+
+  test('the validation plugin reports the violation and fails', async () => {
+    const violations: { ruleName: string; recommendation: string }[] = [];
+    let status = '';
+    const context = { manifests: [file], report: { addViolation: (v: { ruleName: string; recommendation: string }) => violations.push(v), submit: (s: string) => { status = s; } } };
+    await new RollwiseValidation().validate(context as unknown as Parameters<RollwiseValidation['validate']>[0]);
+    expect(status).toBe('failure');
+    expect(violations.filter((v) => v.ruleName.startsWith('RW7'))).toEqual([expect.objectContaining({ ruleName: 'RW720-canary-pause-duration-invalid (error)', recommendation: expect.stringMatching(/"1d": neither whole seconds nor a Go duration/) })]);
   });
 });
