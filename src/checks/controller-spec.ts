@@ -27,7 +27,7 @@ export type ControllerCheck =
   | 'headerRouteUnsupported' | 'routeMatchInvalid' | 'mirrorRouteWithoutIstio' | 'managedRoutesMissing' | 'routeNotManaged'
   | 'experimentWeightUnsupported' | 'analysisArgFieldRef' | 'antiAffinity'
   | 'serviceNotFound' | 'serviceSelectorMismatch' | 'serviceManagedByOther' | 'templateNotFound' | 'analysisArgsNotSupplied'
-  | 'inlineAnalysisIndefinite' | 'templatesMergeInvalid' | 'argValueAndValueFrom'
+  | 'inlineAnalysisIndefinite' | 'inlineUnresolvedArg' | 'templatesMergeInvalid' | 'argValueAndValueFrom'
   | 'noMetrics' | 'duplicateMetric' | 'negativeLimit' | 'limitsBothDisabled' | 'countBelowLimits' | 'countBelowInconclusive'
   | 'intervalRequired' | 'durationInvalid' | 'providerCount' | 'dryRunRule' | 'unresolvedArg'
   | 'rwPluginWithoutServices' | 'rwPluginRouteNotFound' | 'rwPluginBackendRefMissing' | 'rwPluginRuleWithoutBoth'
@@ -587,7 +587,12 @@ function validateAnalysisUse(ro: Json, at: string, analysis: Json, background: b
   for (const [n, arg] of args) values.set(n, typeof arg.value === 'string' ? arg.value : 'dummy-value');
   for (const t of templates) {
     for (const m of arr(t.spec.metrics)) {
-      const resolved = rec(resolveArgs(m, values).value) ?? {};
+      const r = resolveArgs(m, values);
+      if (r.unknown.length > 0) {
+        out.add('inlineUnresolvedArg', `${at}.templates`, `${at}: ${t.kind} ${t.name} metric "${str(rec(m)?.name)}" uses ${r.unknown[0]}, which is not an arg of the template: the controller cannot resolve it for an analysis step ("AnalysisTemplate ${t.name}: failed to resolve ${r.unknown[0]}") and marks the Rollout InvalidSpec. Declare the arg in the template's spec.args or fix the name.`, { template: t.name, tag: r.unknown[0] });
+        return;
+      }
+      const resolved = rec(r.value) ?? {};
       const count = intOrStringValue(resolved.count) ?? 0;
       if (count === 0 && str(resolved.interval) !== '') {
         out.add('inlineAnalysisIndefinite', `${at}.templates`, `${at}: ${t.kind} ${t.name} metric "${str(resolved.name)}" has interval ${show(resolved.interval)} and ${set(rec(m)?.count) ? `count ${show(rec(m)?.count)}, which reads as 0 here` : 'no count'}: it would run until stopped, and an inline analysis step must end, so the controller refuses it ("runs indefinitely. Invalid value for count"). Set a literal count (e.g. 5); a count from a Rollout arg does not count here.`, { template: t.name, metric: str(resolved.name) });
@@ -633,6 +638,7 @@ function resolveArgs(x: unknown, values: ReadonlyMap<string, string | undefined>
   return { value: walk(x), unknown, pending };
 }
 
+/** The MetricProvider fields (pkg/apis/rollouts/v1alpha1/analysis_types.go, v1.9.1); `plugin` counts once per entry. */
 const PROVIDERS = ['prometheus', 'job', 'web', 'wavefront', 'kayenta', 'datadog', 'newRelic', 'cloudWatch', 'graphite', 'influxdb', 'skywalking'];
 
 function validateTemplate(t: Json, out: Findings): void {
