@@ -20,7 +20,7 @@ type Json = Record<string, unknown>;
 
 /** The checks, by key; `src/rules/controller-rules.ts` gives each a stable rule id. */
 export type ControllerCheck =
-  | 'negativeField' | 'selectorInvalid' | 'selectorTemplateMismatch' | 'templateNotForReplicaSet' | 'workloadRefWithTemplate'
+  | 'negativeField' | 'selectorInvalid' | 'selectorTemplateMismatch' | 'templateNotForReplicaSet' | 'workloadRefWithTemplate' | 'workloadRefUnresolved'
   | 'progressDeadline' | 'strategyMissing' | 'strategyBoth' | 'surgeUnavailableZero' | 'sameService' | 'pingPong'
   | 'routingWithoutServices' | 'scaleDownDelayWithoutRouting' | 'dynamicStableScaleWithoutRouting' | 'dynamicStableScaleWithDelay'
   | 'maxTrafficWeightUnsupported' | 'stepSeveralKinds' | 'stepNoKind' | 'setWeightRange' | 'pauseDuration' | 'setCanaryScaleWithoutRouting'
@@ -96,7 +96,7 @@ export const CONTROLLER_KINDS = ['Rollout', 'AnalysisTemplate', 'ClusterAnalysis
 export function checkController(obj: Json, lookup: ObjectLookup): ControllerFinding[] {
   const out = new Findings();
   if (obj.kind === 'Rollout') {
-    validateRolloutSpec(obj, out);
+    validateRolloutSpec(resolveWorkloadRef(obj, lookup, out), out);
     validateReferences(obj, lookup, out);
   } else if (obj.kind === 'AnalysisTemplate' || obj.kind === 'ClusterAnalysisTemplate') {
     validateTemplate(obj, out);
@@ -107,8 +107,51 @@ export function checkController(obj: Json, lookup: ObjectLookup): ControllerFind
 // ---------------------------------------------------------------------------------------------
 // pkg/apis/rollouts/validation/validation.go (v1.9.1)
 
-/** ValidateRolloutSpec. */
+/**
+ * The template resolver of a workloadRef Rollout (informerBasedTemplateResolver.Resolve,
+ * rollout/templateref.go, v1.9.1): the template must be empty; the workload must be a PodTemplate,
+ * Deployment or ReplicaSet and exist; its template (and, when the Rollout has none, its selector)
+ * become the Rollout's. Returns the Rollout the controller validates, marked as resolved.
+ */
+const WORKLOAD_KINDS: Readonly<Record<string, { template: string[]; selector?: string[] }>> = {
+  '/PodTemplate': { template: ['template'] },
+  'apps/Deployment': { template: ['spec', 'template'], selector: ['spec', 'selector'] },
+  'apps/ReplicaSet': { template: ['spec', 'template'], selector: ['spec', 'selector'] },
+};
+const RESOLVED = Symbol('templateResolvedFromRef');
+
+function resolveWorkloadRef(ro: Json, lookup: ObjectLookup, out: Findings): Json {
+  const spec = rec(ro.spec) ?? {};
+  const ref = rec(spec.workloadRef);
+  if (!ref) return ro;
+  const tmeta = rec(rec(spec.template)?.metadata) ?? {};
+  if (Object.keys(rec(tmeta.labels) ?? {}).length > 0 || Object.keys(rec(tmeta.annotations) ?? {}).length > 0) {
+    out.add('workloadRefWithTemplate', 'spec.template', 'spec.workloadRef and spec.template are both set: the controller refuses it ("template must be empty for workload reference rollout"). Remove spec.template (labels and annotations included), or remove spec.workloadRef.');
+    return ro;
+  }
+  const apiVersion = str(ref.apiVersion);
+  const group = apiVersion.includes('/') ? apiVersion.split('/')[0] : '';
+  const kind = str(ref.kind);
+  const info = WORKLOAD_KINDS[`${group}/${kind}`];
+  if (!info) {
+    out.add('workloadRefUnresolved', 'spec.workloadRef', `spec.workloadRef ${show(ref)}: the controller resolves only a PodTemplate, Deployment or ReplicaSet and refuses the Rollout ("workload of type ${group}/${kind} is not supported"). Reference a Deployment (apps/v1).`, { kind, apiVersion });
+    return ro;
+  }
+  const ns = str(rec(ro.metadata)?.namespace) || undefined;
+  const w = lookup.get(kind, ns, str(ref.name));
+  if (!w) {
+    out.add('workloadRefUnresolved', 'spec.workloadRef.name', `spec.workloadRef names ${kind} "${str(ref.name)}", which is not among the checked objects in namespace ${ns ?? '(unset)'}: the controller cannot resolve the template and marks the Rollout InvalidSpec (${kind.toLowerCase()}s "${str(ref.name)}" not found). Add the ${kind} (or lint it with the Rollout) or fix the name.`, { kind, name: str(ref.name) });
+    return ro;
+  }
+  const at = (o: unknown, path: string[]) => path.reduce<unknown>((x, k) => rec(x)?.[k], o);
+  const resolved: Json = { ...spec, template: at(w, info.template) ?? {} };
+  if (!set(spec.selector) && info.selector && rec(at(w, info.selector))) resolved.selector = at(w, info.selector);
+  return { ...ro, spec: resolved, [RESOLVED]: true };
+}
+
+/** ValidateRolloutSpec, on the Rollout with its workloadRef resolved. */
 function validateRolloutSpec(ro: Json, out: Findings): void {
+  const resolved = (ro as { [RESOLVED]?: boolean })[RESOLVED] === true;
   const spec = rec(ro.spec) ?? {};
   // apivalidation.ValidateNonnegativeField on replicas (default 1), minReadySeconds,
   // revisionHistoryLimit (default 10) and progressDeadlineSeconds (default 600).
@@ -121,6 +164,10 @@ function validateRolloutSpec(ro: Json, out: Findings): void {
   const workloadRef = set(spec.workloadRef);
   const template = rec(spec.template) ?? {};
   const tmeta = rec(template.metadata) ?? {};
+  if (workloadRef && !resolved) {
+    validateRolloutStrategy(ro, out);
+    return;
+  }
   const templateLabels = (rec(tmeta.labels) ?? {}) as Record<string, string>;
   let selectorOk = true;
   if (!workloadRef) {
@@ -139,16 +186,15 @@ function validateRolloutSpec(ro: Json, out: Findings): void {
       }
     }
   }
-  const templateNonEmpty = Object.keys(templateLabels).length > 0 || Object.keys(rec(tmeta.annotations) ?? {}).length > 0;
-  if (workloadRef && templateNonEmpty) {
-    out.add('workloadRefWithTemplate', 'spec.template', 'spec.workloadRef and spec.template are both set: the controller refuses it ("template must be empty for workload reference rollout"). Remove spec.template (labels and annotations included), or remove spec.workloadRef.');
-  }
-  // ValidatePodTemplateSpecForReplicaSet (k8s.io/kubernetes pkg/apis/apps/validation), skipped for
-  // workloadRef Rollouts: the selector must match the template labels; restartPolicy must be Always;
-  // activeDeadlineSeconds is not allowed. (The rest of the pod spec is checked by the schema validator.)
-  if (!workloadRef && selectorOk) {
+  // ValidatePodTemplateSpecForReplicaSet (k8s.io/kubernetes pkg/apis/apps/validation/validation.go),
+  // on the Rollout's template or the resolved workload's: the selector must match the template
+  // labels (a missing selector matches nothing); restartPolicy must be Always; activeDeadlineSeconds
+  // is not allowed. (The rest of the pod spec is checked by the schema validator.)
+  if ((!workloadRef || resolved) && selectorOk) {
     const sel = readSelector(spec.selector);
-    if (!selectorMatches(sel, templateLabels)) {
+    if (!set(spec.selector)) {
+      out.add('selectorTemplateMismatch', 'spec.selector', `spec.selector is missing and the ${str(rec(spec.workloadRef)?.kind)} the workloadRef names has none to lend: a missing selector matches no pod, and the controller refuses it ("\`selector\` does not match template \`labels\`"). Set spec.selector.matchLabels to the template's labels.`);
+    } else if (!selectorMatches(sel, templateLabels)) {
       out.add('selectorTemplateMismatch', 'spec.template.metadata.labels', `spec.selector ${show(spec.selector)} does not match the pod template labels ${show(templateLabels)}: the controller refuses it ("\`selector\` does not match template \`labels\`"), since the ReplicaSets it creates would not own their pods. Make spec.template.metadata.labels carry every selector label.`, { selector: show(spec.selector), labels: show(templateLabels) });
     }
     const podSpec = rec(template.spec) ?? {};
@@ -397,8 +443,8 @@ function validateReferences(ro: Json, lookup: ObjectLookup, out: Findings): void
   const roName = str(rec(ro.metadata)?.name);
   // A workloadRef Rollout is validated with the template of the workload it references
   // (TemplateResolvedFromRef); without that workload among the objects, its labels are unknown.
-  const ref = rec(rec(ro.spec)?.workloadRef);
-  const source = ref ? lookup.get(str(ref.kind), ns, str(ref.name)) : ro;
+  const effective = resolveWorkloadRef(ro, lookup, new Findings());
+  const source = !set(rec(ro.spec)?.workloadRef) || (effective as { [RESOLVED]?: boolean })[RESOLVED] ? effective : undefined;
   const templateLabels = (rec(rec(rec(rec(source?.spec)?.template)?.metadata)?.labels) ?? {}) as Record<string, string>;
   const at = 'spec.strategy.canary';
   // getReferencedServices: stable, canary, then ping and pong; a Service that does not exist is

@@ -92,6 +92,14 @@ const bgMetric = (objs: Obj[]) => get(objs, 'AnalysisTemplate', 'error-ratio').s
 const noRouting = (objs: Obj[]) => { delete canary(objs).trafficRouting; };
 const svc = (name: string, selector: Obj = { ...LABELS }): Obj => ({ apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: 'checkout' }, spec: { selector } });
 
+/** A Deployment scaled to 0 that lends its template to the Rollout (workloadRef). */
+function workloadDeployment(objs: Obj[], labels: Record<string, string>): Obj {
+  return {
+    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'checkout-api', namespace: 'checkout' },
+    spec: { replicas: 0, selector: { matchLabels: { ...labels } }, template: { ...ro(objs).spec.template, metadata: { labels: { ...labels } } } },
+  };
+}
+
 /** What the controller does with one defect: the rules that report it and the message of the first. */
 interface Case {
   readonly title: string;
@@ -118,6 +126,9 @@ const CASES: readonly Case[] = [
   { title: 'template restartPolicy OnFailure', mutate: (o) => { ro(o).spec.template.spec.restartPolicy = 'OnFailure'; }, verdict: ['RW704'], message: /restartPolicy = "OnFailure".*anything but "Always"/ },
   { title: 'template activeDeadlineSeconds', mutate: (o) => { ro(o).spec.template.spec.activeDeadlineSeconds = 600; }, verdict: ['RW704'], message: /activeDeadlineSeconds = 600/ },
   { title: 'workloadRef with a template', mutate: (o) => { ro(o).spec.workloadRef = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'checkout-api' }; }, verdict: ['RW705'], message: /template must be empty for workload reference rollout/ },
+  { title: 'workloadRef to a Deployment that is not there', mutate: (o) => { delete ro(o).spec.template; ro(o).spec.workloadRef = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'checkout-api' }; }, verdict: ['RW739'], message: /names Deployment "checkout-api", which is not among the checked objects.*deployments "checkout-api" not found/ },
+  { title: 'workloadRef to a StatefulSet', mutate: (o) => { delete ro(o).spec.template; ro(o).spec.workloadRef = { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'checkout-api' }; }, verdict: ['RW739'], message: /workload of type apps\/StatefulSet is not supported/ },
+  { title: 'workloadRef whose template misses the selector', mutate: (o) => { o.push(workloadDeployment(o, { app: 'other' })); delete ro(o).spec.template; ro(o).spec.workloadRef = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'checkout-api' }; }, verdict: ['RW703', 'RW731'], message: /does not match the pod template labels \{"app":"other"\}/, why: 'The controller validates the resolved template: the selector and both Services miss its pods.' },
   { title: 'progressDeadlineSeconds equal to minReadySeconds', mutate: (o) => { ro(o).spec.progressDeadlineSeconds = 30; }, verdict: ['RW706'], message: /progressDeadlineSeconds = 30 is not greater than spec\.minReadySeconds = 30.*must be greater than minReadySeconds/ },
   { title: 'minReadySeconds at the default deadline', mutate: (o) => { delete ro(o).spec.progressDeadlineSeconds; ro(o).spec.minReadySeconds = 600; }, verdict: ['RW706'], message: /progressDeadlineSeconds = 600 \(default\)/ },
   // ValidateRolloutStrategy
@@ -215,6 +226,8 @@ const CASES: readonly Case[] = [
   { title: 'header route with a plugin router and managedRoutes', mutate: (o) => { canary(o).trafficRouting.managedRoutes = [{ name: 'hdr' }]; canary(o).steps.splice(0, 0, { setHeaderRoute: { name: 'hdr', match: [{ headerName: 'x-canary', headerValue: { exact: 'always' } }] } }); }, verdict: 'accept' },
   { title: 'fieldRef to a quoted label', mutate: (o) => { canary(o).steps[2].analysis.args.push({ name: 'team', valueFrom: { fieldRef: { fieldPath: "metadata.labels['team']" } } }); }, verdict: 'accept' },
   { title: 'nested templates', mutate: (o) => { o.push({ apiVersion: 'argoproj.io/v1alpha1', kind: 'ClusterAnalysisTemplate', metadata: { name: 'platform-slo' }, spec: { templates: [{ templateName: 'canary-gate' }] } }); canary(o).steps[2].analysis.templates = [{ templateName: 'platform-slo', clusterScope: true }]; }, verdict: 'accept' },
+  { title: 'workloadRef to a Deployment', mutate: (o) => { o.push(workloadDeployment(o, { ...LABELS })); delete ro(o).spec.template; ro(o).spec.workloadRef = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'checkout-api' }; }, verdict: 'accept' },
+  { title: 'workloadRef to a Deployment, selector lent by it', mutate: (o) => { o.push(workloadDeployment(o, { ...LABELS })); delete ro(o).spec.template; delete ro(o).spec.selector; ro(o).spec.workloadRef = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'checkout-api' }; }, verdict: 'accept', why: 'The resolver takes the Deployment\'s selector when the Rollout has none.' },
   { title: 'a manifest without namespaces (kubectl -n)', mutate: (o) => { for (const x of o) delete x.metadata.namespace; delete canary(o).trafficRouting.plugins[PLUGIN].namespace; }, verdict: 'accept' },
 ];
 

@@ -242,9 +242,10 @@ describe('engine behaviour', () => {
   test('a Rollout with workloadRef has no pod template: pod rules skip it, rollout rules still run', () => {
     const r = rollout();
     delete r.spec.template;
-    r.spec.workloadRef = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'checkout-api' };
+    r.spec.workloadRef = { apiVersion: 'v1', kind: 'PodTemplate', name: 'checkout-api' };
     delete r.spec.progressDeadlineAbort;
-    expect(ids(lintObjects([r, pdb(), analysisTemplate(GUARDED, QUERY), ...rolloutPeers()]))).toEqual(['RW302-rollout-without-progress-deadline-abort']);
+    const podTemplate = { apiVersion: 'v1', kind: 'PodTemplate', metadata: { name: 'checkout-api', namespace: 'checkout' }, template: rollout().spec.template };
+    expect(ids(lintObjects([r, pdb(), podTemplate, analysisTemplate(GUARDED, QUERY), ...rolloutPeers()]))).toEqual(['RW302-rollout-without-progress-deadline-abort']);
   });
 
   test('a route policy without idle timeout and without mergeType hides the Gateway policy (RW502)', () => {
