@@ -361,3 +361,29 @@ describe('SARIF and the cdk8s validation plugin carry the controller rules', () 
     expect(violations.filter((v) => v.ruleName.startsWith('RW7'))).toEqual([expect.objectContaining({ ruleName: 'RW720-canary-pause-duration-invalid (error)', recommendation: expect.stringMatching(/"1d": neither whole seconds nor a Go duration/) })]);
   });
 });
+
+describe('any shape of input', () => {
+  /** Every field path of the baseline, with its parent and key. */
+  function paths(x: unknown, at: (string | number)[] = [], out: (string | number)[][] = []): (string | number)[][] {
+    if (Array.isArray(x)) x.forEach((v, i) => { out.push([...at, i]); paths(v, [...at, i], out); });
+    else if (x && typeof x === 'object') for (const [k, v] of Object.entries(x)) { out.push([...at, k]); paths(v, [...at, k], out); }
+    return out;
+  }
+
+  test('a field replaced by a value of another type never makes the checker throw, and the finding names a path', () => {
+    const all = paths(baseline()).filter((p) => p.length > 1 && p[1] !== 'apiVersion' && p[1] !== 'kind');
+    let runs = 0;
+    for (const p of all) {
+      for (const v of [null, 'x', -1, 2.5, [], {}, ['x'], { a: 1 }]) {
+        const objs = baseline();
+        let parent: Obj = objs;
+        for (const k of p.slice(0, -1)) parent = parent[k as never];
+        parent[p[p.length - 1] as never] = v as never;
+        const findings = lintObjects(objs).filter((f) => f.ruleId.startsWith('RW7'));
+        for (const f of findings) expect(f.path).toMatch(/^(spec|metadata)/);
+        runs++;
+      }
+    }
+    expect(runs).toBeGreaterThan(500);
+  });
+});
