@@ -25,7 +25,7 @@ export type ControllerCheck =
   | 'routingWithoutServices' | 'scaleDownDelayWithoutRouting' | 'dynamicStableScaleWithoutRouting' | 'dynamicStableScaleWithDelay'
   | 'maxTrafficWeightUnsupported' | 'stepSeveralKinds' | 'stepNoKind' | 'setWeightRange' | 'pauseDuration' | 'setCanaryScaleWithoutRouting'
   | 'headerRouteUnsupported' | 'routeMatchInvalid' | 'mirrorRouteWithoutIstio' | 'managedRoutesMissing' | 'routeNotManaged'
-  | 'experimentWeightUnsupported' | 'analysisArgFieldRef' | 'antiAffinity'
+  | 'experimentWeightUnsupported' | 'analysisArgFieldRef' | 'antiAffinity' | 'routerConfigInvalid'
   | 'serviceNotFound' | 'serviceSelectorMismatch' | 'serviceManagedByOther' | 'templateNotFound' | 'analysisArgsNotSupplied'
   | 'inlineAnalysisIndefinite' | 'inlineUnresolvedArg' | 'templatesMergeInvalid' | 'argValueAndValueFrom'
   | 'noMetrics' | 'duplicateMetric' | 'negativeLimit' | 'limitsBothDisabled' | 'countBelowLimits' | 'countBelowInconclusive'
@@ -470,6 +470,7 @@ function validateReferences(ro: Json, lookup: ObjectLookup, out: Findings): void
       out.add('serviceManagedByOther', `${at}.${field}`, `Service ${name} carries ${MANAGED_BY}: "${managedBy}", another Rollout: the controller refuses it (Service "${name}" is managed by another Rollout). Give each Rollout its own Services.`, { service: name, managedBy });
     }
   }
+  validateRouterConfig(canary, out);
   validatePluginRoute(ro, canary, lookup, out);
   // getReferencedRolloutAnalyses: the background analysis and every inline analysis step.
   const steps = arr(canary.steps);
@@ -479,6 +480,34 @@ function validateReferences(ro: Json, lookup: ObjectLookup, out: Findings): void
     const a = rec(rec(s)?.analysis);
     if (a) validateAnalysisUse(ro, `${at}.steps[${i}].analysis`, a, false, steps, lookup, out);
   });
+}
+
+/**
+ * The router settings getRolloutReferencedResources (rollout/controller.go, v1.9.1) checks before it
+ * looks the router's objects up: ValidateRolloutNginxIngressesConfig, ValidateRolloutAlbIngressesConfig,
+ * ValidateRolloutVirtualServicesConfig (validation_references.go), getAmbassadorMappings and
+ * getReferencedAppMeshResources. (The Ingress, VirtualService, Mapping and AppMesh objects themselves
+ * are not checked here.)
+ */
+function validateRouterConfig(canary: Json, out: Findings): void {
+  const tr = rec(canary.trafficRouting);
+  if (!tr) return;
+  const at = 'spec.strategy.canary.trafficRouting';
+  const oneOf = (router: string, single: string, multiple: string, singleSet: boolean, multipleSet: boolean, controller: string) => {
+    if (singleSet === multipleSet) {
+      out.add('routerConfigInvalid', `${at}.${router}`, `${at}.${router} has ${singleSet ? 'both' : 'neither'} ${single} ${singleSet ? 'and' : 'nor'} ${multiple}: the controller refuses it ("${controller}"). Set exactly one of them.`, { router });
+    }
+  };
+  const nginx = rec(tr.nginx);
+  if (nginx) oneOf('nginx', 'stableIngress', 'stableIngresses', str(nginx.stableIngress) !== '', set(nginx.stableIngresses), `Either StableIngress or StableIngresses must be configured. ${str(nginx.stableIngress) !== '' ? 'Both' : 'Neither'} are configured.`);
+  const alb = rec(tr.alb);
+  if (alb) oneOf('alb', 'ingress', 'ingresses', str(alb.ingress) !== '', set(alb.ingresses), `Either Ingress or Ingresses must be configured. ${str(alb.ingress) !== '' ? 'Both' : 'Neither'} are configured.`);
+  const istio = rec(tr.istio);
+  if (istio) oneOf('istio', 'virtualService', 'virtualServices', set(istio.virtualService), set(istio.virtualServices), 'either VirtualService or VirtualServices must be configured');
+  const ambassador = rec(tr.ambassador);
+  if (ambassador && arr(ambassador.mappings).length === 0) out.add('routerConfigInvalid', `${at}.ambassador.mappings`, `${at}.ambassador.mappings is empty: the controller refuses it ("must provide at least one mapping"). List the Mapping names.`, { router: 'ambassador' });
+  const appMesh = rec(tr.appMesh);
+  if (appMesh && !set(appMesh.virtualService)) out.add('routerConfigInvalid', `${at}.appMesh.virtualService`, `${at}.appMesh.virtualService is missing: the controller refuses it ("must provide virtual-service"). Name the App Mesh VirtualService.`, { router: 'appMesh' });
 }
 
 /** The Gateway API plugin (rollouts-plugin-trafficrouter-gatewayapi v0.15.0, pkg/plugin/httproute.go). */
