@@ -46,6 +46,8 @@ export interface ControllerFinding {
 export interface ObjectLookup {
   /** An object by kind, namespace (undefined for cluster-scoped or unset) and name. */
   get(kind: string, namespace: string | undefined, name: string): Json | undefined;
+  /** The objects of a kind in a namespace (and those without one). */
+  list(kind: string, namespace: string | undefined): readonly Json[];
 }
 
 const GATEWAY_PLUGIN = 'argoproj-labs/gatewayAPI';
@@ -524,8 +526,17 @@ function validatePluginRoute(ro: Json, canary: Json, lookup: ObjectLookup, out: 
   const names: { name: string; path: string }[] = [];
   if (str(config.httpRoute) !== '') names.push({ name: str(config.httpRoute), path: `${at}.httpRoute` });
   arr(config.httpRoutes).forEach((r, i) => names.push({ name: str(rec(r)?.name), path: `${at}.httpRoutes[${i}].name` }));
-  if (names.length === 0 && arr(config.grpcRoutes).length === 0 && arr(config.tcpRoutes).length === 0 && !set(config.grpcRoute) && !set(config.tcpRoute)) {
-    out.add('rwPluginRouteNotFound', at, `${at} names no route (httpRoute or httpRoutes): the controller accepts it, but the plugin has nothing to set weights on and the canary never receives traffic through the Gateway. Set httpRoute: "<the HTTPRoute's name>".`);
+  // discoverRoutesBySelector (pkg/plugin/plugin.go, v0.15.0): routes found by label in the namespace.
+  if (set(config.httpRouteSelector)) {
+    const sel = readSelector(config.httpRouteSelector);
+    const found = lookup.list('HTTPRoute', routeNs).filter((r) => selectorMatches(sel, (rec(rec(r.metadata)?.labels) ?? {}) as Record<string, string>));
+    if (found.length === 0) out.add('rwPluginRouteNotFound', `${at}.httpRouteSelector`, `${at}.httpRouteSelector ${show(config.httpRouteSelector)} selects no HTTPRoute in namespace ${routeNs ?? '(unset)'} among the checked objects: the controller accepts it, but the plugin then finds no route to set weights on. Label the HTTPRoute or fix the selector.`);
+    for (const r of found) names.push({ name: str(rec(r.metadata)?.name), path: `${at}.httpRouteSelector` });
+  }
+  const other = ['grpcRoute', 'tcpRoute', 'tlsRoute'].some((k) => str(config[k]) !== '') || ['grpcRoutes', 'tcpRoutes', 'tlsRoutes'].some((k) => arr(config[k]).length > 0)
+    || ['grpcRouteSelector', 'tcpRouteSelector', 'tlsRouteSelector'].some((k) => set(config[k]));
+  if (names.length === 0 && !other && !set(config.httpRouteSelector)) {
+    out.add('rwPluginRouteNotFound', at, `${at} names no route: the controller accepts it, but the plugin fails every weight change ("No routes configured. At least one of 'httpRoutes', ... or 'tlsRoute' must be set", pkg/plugin/errors.go v0.15.0). Set httpRoute: "<the HTTPRoute's name>".`);
   }
   for (const { name, path } of names) {
     const route = lookup.get('HTTPRoute', routeNs, name);
@@ -546,7 +557,7 @@ function validatePluginRoute(ro: Json, canary: Json, lookup: ObjectLookup, out: 
       if (canarySvc === '' || stableSvc === '' || refs.includes(canarySvc) === refs.includes(stableSvc)) return;
       const missing = refs.includes(canarySvc) ? stableSvc : canarySvc;
       if (!rules.some((x) => refsOf(x).includes(missing))) return; // reported above: the plugin fails
-      out.add('rwPluginRuleWithoutBoth', path, `HTTPRoute ${name} rule ${i} has a backendRef to "${missing === canarySvc ? stableSvc : canarySvc}" but none to "${missing}": the plugin accepts the route (another rule has it) and sets weights only on the backendRefs it finds, so this rule's traffic ${missing === canarySvc ? 'never reaches the canary and escapes the analysis' : 'all goes to the canary whatever the weight (and fails at weight 0)'}. Give the rule backendRefs to both Services.`, { route: name, rule: i, missing });
+      out.add('rwPluginRuleWithoutBoth', path, `HTTPRoute ${name} rule ${i} has a backendRef to "${missing === canarySvc ? stableSvc : canarySvc}" but none to "${missing}": the plugin accepts the route (another rule has it) and sets weights only on the backendRefs it finds, so this rule's traffic ${missing === canarySvc ? 'never reaches the canary and escapes the analysis' : 'has no stable backend: it goes only to the canary'}. Give the rule backendRefs to both Services.`, { route: name, rule: i, missing });
     });
   }
 }

@@ -15,6 +15,9 @@ export function lookupIn(objects: readonly Obj[]): ObjectLookup {
       const found = same.find((o) => (o.metadata?.namespace || undefined) === namespace) ?? same.find((o) => !o.metadata?.namespace || namespace === undefined);
       return found as Record<string, unknown> | undefined;
     },
+    list(kind, namespace) {
+      return objects.filter((o) => o.kind === kind && (!o.metadata?.namespace || namespace === undefined || o.metadata.namespace === namespace)) as Record<string, unknown>[];
+    },
   };
 }
 

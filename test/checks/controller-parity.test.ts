@@ -210,7 +210,8 @@ const CASES: readonly Case[] = [
   // rollwise's own refusals of what the controller accepts
   { title: 'plugin routing without canaryService', mutate: (o) => { delete canary(o).canaryService; }, verdict: ['RW780'], message: /the controller accepts this for plugin routers, but the Gateway API plugin .*backendRef was not found in httpRoute/, why: 'requireCanaryStableServices is false for plugin routers; the plugin fails at the first weight change.' },
   { title: 'plugin naming a route that does not exist', mutate: (o) => { canary(o).trafficRouting.plugins[PLUGIN].httpRoute = 'gone'; }, verdict: ['RW781'], message: /httpRoute = "gone" names no HTTPRoute in namespace checkout.*the controller accepts it/, why: 'The controller does not read plugin configuration.' },
-  { title: 'plugin without a route', mutate: (o) => { canary(o).trafficRouting.plugins[PLUGIN] = { namespace: 'checkout' }; }, verdict: ['RW781'], message: /names no route \(httpRoute or httpRoutes\)/, why: 'The controller does not read plugin configuration.' },
+  { title: 'plugin without a route', mutate: (o) => { canary(o).trafficRouting.plugins[PLUGIN] = { namespace: 'checkout' }; }, verdict: ['RW781'], message: /names no route: the controller accepts it, but the plugin fails every weight change \("No routes configured/, why: 'The controller does not read plugin configuration.' },
+  { title: 'plugin route selector matching no HTTPRoute', mutate: (o) => { canary(o).trafficRouting.plugins[PLUGIN] = { httpRouteSelector: { matchLabels: { app: 'checkout' } } }; }, verdict: ['RW781'], message: /httpRouteSelector \{"matchLabels":\{"app":"checkout"\}\} selects no HTTPRoute in namespace checkout/, why: 'discoverRoutesBySelector finds nothing; the controller does not look.' },
   { title: 'HTTPRoute without the canary backendRef', mutate: (o) => { get(o, 'HTTPRoute').spec.rules[0].backendRefs.pop(); }, verdict: ['RW782'], message: /has no rule with a backendRef to Service "checkout-api-canary".*backendRef was not found in httpRoute/, why: 'The controller accepts the Rollout; the plugin fails every weight change.' },
   { title: 'HTTPRoute rule routing only to stable', mutate: (o) => { get(o, 'HTTPRoute').spec.rules.push({ matches: [{ path: { type: 'PathPrefix', value: '/admin' } }], backendRefs: [{ name: 'checkout-api', port: 80 }] }); }, verdict: ['RW783'], message: /rule 1 has a backendRef to "checkout-api" but none to "checkout-api-canary".*never reaches the canary/, why: 'The plugin succeeds when some rule has each name; the admin rule is never canaried (warning).' },
   { title: 'setWeight with setCanaryScale in one step', mutate: (o) => { canary(o).steps[0] = { setWeight: 5, setCanaryScale: { weight: 5 } }; }, verdict: ['RW784'], message: /the controller accepts this .* judges the step complete by setCanaryScale alone/, why: 'hasMultipleStepsType looks at four kinds only.' },
@@ -232,6 +233,7 @@ const CASES: readonly Case[] = [
   { title: 'nested templates', mutate: (o) => { o.push({ apiVersion: 'argoproj.io/v1alpha1', kind: 'ClusterAnalysisTemplate', metadata: { name: 'platform-slo' }, spec: { templates: [{ templateName: 'canary-gate' }] } }); canary(o).steps[2].analysis.templates = [{ templateName: 'platform-slo', clusterScope: true }]; }, verdict: 'accept' },
   { title: 'workloadRef to a Deployment', mutate: (o) => { o.push(workloadDeployment(o, { ...LABELS })); delete ro(o).spec.template; ro(o).spec.workloadRef = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'checkout-api' }; }, verdict: 'accept' },
   { title: 'workloadRef to a Deployment, selector lent by it', mutate: (o) => { o.push(workloadDeployment(o, { ...LABELS })); delete ro(o).spec.template; delete ro(o).spec.selector; ro(o).spec.workloadRef = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'checkout-api' }; }, verdict: 'accept', why: 'The resolver takes the Deployment\'s selector when the Rollout has none.' },
+  { title: 'plugin route selector matching the HTTPRoute', mutate: (o) => { get(o, 'HTTPRoute').metadata.labels = { app: 'checkout' }; canary(o).trafficRouting.plugins[PLUGIN] = { httpRouteSelector: { matchLabels: { app: 'checkout' } } }; }, verdict: 'accept' },
   { title: 'a manifest without namespaces (kubectl -n)', mutate: (o) => { for (const x of o) delete x.metadata.namespace; delete canary(o).trafficRouting.plugins[PLUGIN].namespace; }, verdict: 'accept' },
 ];
 
@@ -316,7 +318,7 @@ describe('the checker', () => {
 
   test('a ClusterAnalysisTemplate is checked like an AnalysisTemplate', () => {
     const t = { apiVersion: 'argoproj.io/v1alpha1', kind: 'ClusterAnalysisTemplate', metadata: { name: 'slo' }, spec: { metrics: [{ name: 'm', count: 3, provider: prometheus('up') }] } };
-    expect(checkController(t, { get: () => undefined }).map((f) => f.check)).toEqual(['intervalRequired']);
+    expect(checkController(t, { get: () => undefined, list: () => [] }).map((f) => f.check)).toEqual(['intervalRequired']);
   });
 
   test.each([
