@@ -292,7 +292,7 @@ function validateCanary(canary: Json, out: Findings): void {
     // The API server prunes fields the CRD does not declare: the controller sees only these.
     const unknown = Object.keys(step).filter((k) => !STEP_FIELDS.includes(k));
     if (unknown.length > 0) {
-      out.add('rwStepUnknownField', `${sp}.${unknown[0]}`, `${sp} has ${unknown.map((k) => `"${k}"`).join(', ')}, which is not a step field: the controller accepts the Rollout because the API server silently drops unknown fields (the CRD declares only ${STEP_FIELDS.join(', ')}), so this part of the step never runs. Use one of the step fields (e.g. pause: { duration: "10m" }).`, { fields: unknown.join(', ') });
+      out.add('rwStepUnknownField', `${sp}.${unknown[0]}`, `${sp} has ${unknown.map((k) => `"${k}"`).join(', ')}, which is not a step field: the Rollout CRD declares only ${STEP_FIELDS.join(', ')}, so the API server prunes it from the stored Rollout (or, with strict field validation, refuses the request); the controller never sees it and this part of the step never runs. Use one of the step fields (e.g. pause: { duration: "10m" }).`, { fields: unknown.join(', ') });
     }
     const has = (k: string) => set(step[k]);
     // hasMultipleStepsType looks only at setWeight, pause, experiment and analysis.
