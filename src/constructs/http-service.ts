@@ -4,7 +4,6 @@ import { Construct } from 'constructs';
 import { decided } from '../decisions/decision';
 import { Delivery } from '../decisions/canary';
 import { checkInteger, checkPath } from '../decisions/inputs';
-import { checkRolloutSpec } from '../checks/rollout-spec';
 import { RollwiseInputError } from '../errors';
 import { CanaryDelivery, RouteProps } from './canary-delivery';
 import { RouteTrafficPolicy } from './backend-traffic-policy';
@@ -250,14 +249,13 @@ export class HttpService extends Construct {
 
   /**
    * The synth-time checks on everything this service emits (escape-hatch patches included): what
-   * the Argo Rollouts controller checks, and the lint rules, whose error-level findings fail synth
+   * the Argo Rollouts controller checks (the RW7xx lint rules) and the other lint rules, whose error-level findings fail synth
    * unless the value was overridden with a reason (rollwise.dev/overrides).
    */
   private check(): string[] {
     const objects = this.node.findAll().filter((c): c is ApiObject => c instanceof ApiObject).map((o) => o.toJson() as { kind?: string });
-    const controller = this.canary ? checkRolloutSpec(objects.find((o) => o.kind === 'Rollout') ?? {}, objects) : [];
     const composition = blockingFindings(lintObjects(objects)).map((f) => `${f.ruleId} ${f.object} ${f.path}: ${f.message} Fix: ${f.fix}`);
-    return [...controller, ...composition];
+    return composition;
   }
 }
 
