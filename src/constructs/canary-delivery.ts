@@ -138,7 +138,8 @@ export class CanaryDelivery extends Construct {
         metrics: metrics.map((m, i) => {
           r.note(`spec.metrics[${i}].provider.prometheus.query`, m.reason);
           r.note(`spec.metrics[${i}].successCondition`, 'Guarded: an empty result (no series) or NaN (0/0 without traffic) satisfies neither condition, so the measurement is Inconclusive and the rollout pauses; unguarded, `result[0]` on an empty result is an Error and NaN fails the comparison (reference: AnalysisTemplate).');
-          if (i > 0) r.note(`spec.metrics[${i}].failureLimit`, `The same interval and limits as ${metrics[0].name}, for the same reasons.`);
+          if (i > 0 && m.failureLimit) r.use(`spec.metrics[${i}].failureLimit`, m.failureLimit);
+          else if (i > 0) r.note(`spec.metrics[${i}].failureLimit`, `The same interval and limits as ${metrics[0].name}, for the same reasons.`);
           if (i === 0) {
             r.use(`spec.metrics[${i}].interval`, decided(INTERVAL, `One measurement a minute over a ${RATE_WINDOW} rate window (4 scrapes at 30 s): measurements overlap, so a burst of errors is seen twice, and one lost scrape does not empty the window.`));
             r.use(`spec.metrics[${i}].failureLimit`, limits.failureLimit);
@@ -153,7 +154,7 @@ export class CanaryDelivery extends Construct {
             ...(inline ? { count: GATE_COUNT } : { initialDelay: RATE_WINDOW }),
             successCondition: m.successCondition,
             failureCondition: m.failureCondition,
-            failureLimit: limits.failureLimit.value,
+            failureLimit: (m.failureLimit ?? limits.failureLimit).value,
             inconclusiveLimit: limits.inconclusiveLimit.value,
             consecutiveErrorLimit: limits.consecutiveErrorLimit.value,
             provider: { prometheus: { address: props.prometheusAddress, query: m.query } },

@@ -100,11 +100,11 @@ describe('Argo CD Application and autoscaling', () => {
     return { svc: Testing.synth(chart) as Manifest[], apps: Testing.synth(apps) as Manifest[] };
   }
 
-  test('automated sync with self-heal and prune, RespectIgnoreDifferences, weights ignored', () => {
+  test('automated sync with self-heal and prune, weights ignored, no RespectIgnoreDifferences (it would freeze spec.rules)', () => {
     const { apps, svc } = build();
     const a = find(apps, 'Application');
     expect(validator.validate(a)).toEqual([]);
-    expect(a.spec.syncPolicy).toEqual({ automated: { prune: true, selfHeal: true }, syncOptions: ['RespectIgnoreDifferences=true', 'ApplyOutOfSyncOnly=true'] });
+    expect(a.spec.syncPolicy).toEqual({ automated: { prune: true, selfHeal: true }, syncOptions: ['ApplyOutOfSyncOnly=true'] });
     expect(a.spec.ignoreDifferences).toEqual([{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: 'checkout-api', namespace: 'checkout', jqPathExpressions: ['.spec.rules[].backendRefs[].weight'] }]);
     expect(a.spec.source.directory.include).toBe('checkout-api.k8s.yaml');
     expect(a.metadata.annotations?.['rollwise.dev/reasons']).toContain('git revert');
