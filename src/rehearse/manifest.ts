@@ -273,7 +273,12 @@ export interface ReadOptions {
 
 /** Every canary Rollout in the manifests, ready to rehearse. */
 export function readRollouts(texts: Array<{ file: string; text: string }>, opts: ReadOptions = {}): RolloutModel[] {
-  const docs = loadDocs(texts);
+  return readRolloutObjects(loadDocs(texts), opts, texts.map((t) => t.file).join(', '));
+}
+
+/** The same from objects already in memory (what a chart synthesizes). */
+export function readRolloutObjects(objects: readonly unknown[], opts: ReadOptions = {}, source = 'the manifests'): RolloutModel[] {
+  const docs = objects.filter(isObj);
   const templates = new Map<string, Obj>();
   const routes = new Map<string, Obj>();
   for (const d of docs) {
@@ -283,7 +288,7 @@ export function readRollouts(texts: Array<{ file: string; text: string }>, opts:
   }
   const rollouts = docs.filter((d) => d.kind === 'Rollout' && isObj(get(d, 'spec', 'strategy', 'canary')));
   if (rollouts.length === 0) {
-    throw new RehearseInputError(texts.map((t) => t.file).join(', '), 'no canary Rollout', 'holds no argoproj.io Rollout with a canary strategy.', 'pass the manifest file of a service with a canary (e.g. dist/prod/<service>.k8s.yaml).');
+    throw new RehearseInputError(source, 'no canary Rollout', 'holds no argoproj.io Rollout with a canary strategy.', 'pass the manifest file of a service with a canary (e.g. dist/prod/<service>.k8s.yaml).');
   }
   return rollouts.map((r) => readRollout(r, templates, routes, opts));
 }

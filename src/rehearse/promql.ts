@@ -163,6 +163,23 @@ export function parsePromql(src: string): Node {
   return n;
 }
 
+const REGEX = new Map<string, RegExp>();
+const BY_NAME = new WeakMap<Series[], Map<string, Series[]>>();
+function named(series: Series[], name: string | undefined): Series[] {
+  if (name === undefined) return series;
+  let idx = BY_NAME.get(series);
+  if (!idx) {
+    idx = new Map();
+    for (const s of series) {
+      const list = idx.get(s.name);
+      if (list) list.push(s);
+      else idx.set(s.name, [s]);
+    }
+    BY_NAME.set(series, idx);
+  }
+  return idx.get(name) ?? [];
+}
+
 function matches(labels: Labels, name: string, ms: Matcher[], selName?: string): boolean {
   if (selName !== undefined && name !== selName) return false;
   for (const m of ms) {
@@ -170,7 +187,12 @@ function matches(labels: Labels, name: string, ms: Matcher[], selName?: string):
     if (m.op === '=' && v !== m.value) return false;
     if (m.op === '!=' && v === m.value) return false;
     if (m.op === '=~' || m.op === '!~') {
-      const ok = new RegExp(`^(?:${m.value})$`).test(v);
+      let re = REGEX.get(m.value);
+      if (!re) {
+        re = new RegExp(`^(?:${m.value})$`);
+        REGEX.set(m.value, re);
+      }
+      const ok = re.test(v);
       if (ok !== (m.op === '=~')) return false;
     }
   }
@@ -227,7 +249,7 @@ function evalNode(n: Node, series: Series[], t: number): Val {
     }
     case 'sel': {
       const at = t - n.offset;
-      const picked = series.filter((s) => matches(s.labels, s.name, n.matchers, n.name));
+      const picked = named(series, n.name).filter((s) => matches(s.labels, s.name, n.matchers, n.name));
       if (n.range !== undefined) {
         const from = at - n.range;
         return { k: 'matrix', s: picked.map((s) => ({ labels: { __name__: s.name, ...s.labels }, pts: s.samples.filter(([ts]) => ts >= from && ts <= at) })).filter((x) => x.pts.length > 0) };

@@ -280,7 +280,7 @@ export function buildWorld(model: RolloutModel, release: Release, opts: WorldOpt
   }
   const duration = Math.min(t, HORIZON_SECONDS);
 
-  const series = exporterSeries(model, release, rps, scrape, { weight, canaryReadyOf: (p, at) => p.readyAt(at) }, canary, stable, duration);
+  const series = exporterSeries(model, release, rps, scrape, { weight, canaryReady, canaryReadyOf: (p, at) => p.readyAt(at) }, canary, stable, duration);
   return { release, rps, durationSeconds: duration, scrapeSeconds: scrape, weight, canaryPods, canaryReady, canaryAvailable, stepIndex, series, events, backgroundStart, gates, promotedAt, stuck };
 }
 
@@ -292,7 +292,7 @@ interface Counters {
 }
 
 function exporterSeries(model: RolloutModel, release: Release, rps: number, scrape: number,
-  state: { weight: number[]; canaryReadyOf: (p: Pod, t: number) => boolean }, canary: Pod[], stable: Pod[], duration: number): Series[] {
+  state: { weight: number[]; canaryReady: number[]; canaryReadyOf: (p: Pod, t: number) => boolean }, canary: Pod[], stable: Pod[], duration: number): Series[] {
   const out = new Map<string, Series>();
   const put = (name: string, labels: Record<string, string>, t: number, v: number) => {
     const key = `${name}${JSON.stringify(labels)}`;
@@ -304,6 +304,7 @@ function exporterSeries(model: RolloutModel, release: Release, rps: number, scra
     s.samples.push([t, v]);
   };
   const stableSet = new Set(stable);
+  const podSeries = new Map<Pod, Series[]>();
   const shared = model.canaryCluster === model.stableCluster;
   // Per cluster and proxy: cumulative expected counts since the cluster was (re)created.
   const clusters = shared ? [model.canaryCluster] : [model.stableCluster, model.canaryCluster];
@@ -312,7 +313,7 @@ function exporterSeries(model: RolloutModel, release: Release, rps: number, scra
   const key = (c: string, p: string) => `${c}|${p}`;
   for (let t = 0; t <= duration; t++) {
     const w = state.weight[Math.min(t, state.weight.length - 1)];
-    const readyCanary = canary.filter((p) => state.canaryReadyOf(p, t)).length;
+    const readyCanary = state.canaryReady[Math.min(t, state.canaryReady.length - 1)];
     for (const c of clusters) {
       const canaryShare = c === model.canaryCluster ? w / 100 : 0;
       const stableShare = c === model.stableCluster ? (100 - w) / 100 : 0;
@@ -372,13 +373,18 @@ function exporterSeries(model: RolloutModel, release: Release, rps: number, scra
     for (const pod of [...stable, ...canary]) {
       if (pod.created > t) continue;
       const r = stableSet.has(pod) || state.canaryReadyOf(pod, t);
-      const labels = { namespace: model.namespace, pod: pod.name, uid: pod.uid };
-      put('kube_pod_status_ready', { ...labels, condition: 'true' }, t, r ? 1 : 0);
-      put('kube_pod_status_ready', { ...labels, condition: 'false' }, t, r ? 0 : 1);
-      put('kube_pod_status_ready', { ...labels, condition: 'unknown' }, t, 0);
+      let three = podSeries.get(pod);
+      if (!three) {
+        const labels = { namespace: model.namespace, pod: pod.name, uid: pod.uid };
+        three = (['true', 'false', 'unknown'] as const).map((condition) => ({ name: 'kube_pod_status_ready', labels: { ...labels, condition }, samples: [] as Array<[number, number]> }));
+        podSeries.set(pod, three);
+      }
+      three[0].samples.push([t, r ? 1 : 0]);
+      three[1].samples.push([t, r ? 0 : 1]);
+      three[2].samples.push([t, 0]);
     }
   }
-  return [...out.values()];
+  return [...out.values(), ...[...podSeries.values()].flat()];
 }
 
 /** Traffic and start time this release uses, for the report. */
