@@ -62,8 +62,8 @@ export function rehearseForSynth(objects: readonly unknown[]): SynthRehearsal {
       if (x.met) continue;
       const expected = x.release.expect === 'aborted-at-first-weight' ? `aborted at ${firstWeight(m)} %` : x.release.expect;
       const rps = Math.round(x.world.rps * 100) / 100;
-      // A healthy release that only pauses for want of data: the traffic is the input at fault.
-      const starved = x.release.id === 'healthy' && x.verdict.outcome === 'paused' && x.verdict.metricPhase === 'Inconclusive';
+      // The traffic is the input at fault when the same release would behave at 100 x the traffic.
+      const starved = rehearseInProcess(m, { releases: [x.release.id], releaseRps: x.world.rps * 100 }).ok;
       refusals.push({
         input: starved ? 'capacity.peakRequestsPerSecond' : 'delivery',
         value: starved ? String(rps) : 'Delivery.canary()',
