@@ -46,8 +46,8 @@ function lastValue(v: Verdict): string | undefined {
 }
 
 /** The rehearsal's sentence for one verdict. */
-export function sentence(v: Verdict): string {
-  if (v.outcome === 'promoted') return `promoted after ${minutes(v.t)}`;
+export function sentence(v: Verdict, manualPromotions = 0): string {
+  if (v.outcome === 'promoted') return `promoted after ${minutes(v.t)}${manualPromotions > 0 ? ` (${manualPromotions} pause(s) without duration promoted by a human)` : ''}`;
   const value = lastValue(v);
   const shown = value === '[]' ? ' (last result [] : no series)' : value !== undefined ? ` (last result ${value})` : '';
   const why = v.metric ? `${v.reason}${shown}` : v.reason;
@@ -78,7 +78,7 @@ function pick(opts: RehearseOptions): Release[] {
 }
 
 function judge(model: RolloutModel, release: Release, world: World, verdict: Verdict): ReleaseResult {
-  return { release, world, verdict, met: meets(model, release, verdict), sentence: sentence(verdict) };
+  return { release, world, verdict, met: meets(model, release, verdict), sentence: sentence(verdict, world.manualPromotions) };
 }
 
 /** Hours between two releases' series in the shared TSDB: far beyond the 5 m lookback and any window. */

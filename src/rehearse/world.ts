@@ -34,6 +34,8 @@ export const DEFAULT_SCRAPE_SECONDS = 30;
 export const SCRAPE_OFFSET_SECONDS = 7;
 /** Envoy proxies in front of the service; each gets half of the requests. */
 export const PROXIES = ['envoy-public-7d4b9-kx2lp', 'envoy-public-7d4b9-q8zrt'];
+/** How long the rehearsal's human takes to promote a pause without duration. */
+export const HUMAN_PROMOTE_SECONDS = 300;
 /** Beyond this the rehearsal stops (a rollout waiting on a pause without duration). */
 export const HORIZON_SECONDS = 4 * 3600;
 
@@ -77,7 +79,9 @@ export interface World {
   readonly gates: GatePlan[];
   /** Full promotion, if the rollout gets there. */
   readonly promotedAt?: number;
-  /** Why the world stopped without promotion (progress deadline, pause without duration). */
+  /** Pauses without duration the rehearsal's human promoted. */
+  readonly manualPromotions: number;
+  /** Why the world stopped without promotion (the progress deadline). */
   readonly stuck?: { readonly t: number; readonly why: string; readonly outcome: 'aborted' | 'paused' };
 }
 
@@ -175,6 +179,7 @@ export function buildWorld(model: RolloutModel, release: Release, opts: WorldOpt
   let lastProgress = 0;
   let lastAvailable = 0;
   let desiredCanary = 0;
+  let manualPromotions = 0;
   const steps = model.steps;
   const setWeightAt = (i: number): number => {
     for (let k = Math.min(i, steps.length - 1); k >= 0; k--) {
@@ -265,11 +270,15 @@ export function buildWorld(model: RolloutModel, release: Release, opts: WorldOpt
     let done = false;
     if (s.kind === 'setWeight') done = atDesired && available > 0 && w === s.weight;
     else if (s.kind === 'pause') {
-      if (s.seconds === null) {
-        stuck = { t, why: `step ${index} is a pause without duration: it waits for \`kubectl argo rollouts promote\``, outcome: 'paused' };
-        break;
+      // A pause without duration waits for `kubectl argo rollouts promote`: the service chose a
+      // human here. The rehearsal has that human promote after HUMAN_PROMOTE_SECONDS and goes on,
+      // so the analysis after the step is rehearsed too.
+      const wait = s.seconds ?? HUMAN_PROMOTE_SECONDS;
+      done = t - stepStarted >= wait;
+      if (done && s.seconds === null) {
+        manualPromotions++;
+        events.push({ t, text: `step ${index}: pause without duration, promoted by a human (the rehearsal assumes after ${HUMAN_PROMOTE_SECONDS / 60} min)` });
       }
-      done = t - stepStarted >= s.seconds;
     } else if (s.kind === 'analysis') done = t - stepStarted >= gateDuration(s.run);
     else done = true;
     if (done) {
@@ -281,7 +290,7 @@ export function buildWorld(model: RolloutModel, release: Release, opts: WorldOpt
   const duration = Math.min(t, HORIZON_SECONDS);
 
   const series = exporterSeries(model, release, rps, scrape, { weight, canaryReady, canaryReadyOf: (p, at) => p.readyAt(at) }, canary, stable, duration);
-  return { release, rps, durationSeconds: duration, scrapeSeconds: scrape, weight, canaryPods, canaryReady, canaryAvailable, stepIndex, series, events, backgroundStart, gates, promotedAt, stuck };
+  return { release, rps, durationSeconds: duration, scrapeSeconds: scrape, weight, canaryPods, canaryReady, canaryAvailable, stepIndex, series, events, backgroundStart, gates, promotedAt, stuck, manualPromotions };
 }
 
 interface Counters {

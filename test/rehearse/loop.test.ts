@@ -16,7 +16,7 @@ function world(over: Partial<World> = {}): World {
   return {
     release: RELEASES[0], rps: 100, durationSeconds: n, scrapeSeconds: 30,
     weight: new Array<number>(n + 1).fill(5), canaryPods: [], canaryReady: [], canaryAvailable: [],
-    stepIndex: new Array<number>(n + 1).fill(1), series: [], events: [], backgroundStart: 100, gates: [], ...over,
+    stepIndex: new Array<number>(n + 1).fill(1), series: [], events: [], backgroundStart: 100, gates: [], manualPromotions: 0, ...over,
   };
 }
 const steps = [{ kind: 'setWeight', weight: 5 }, { kind: 'pause' }];
