@@ -21,6 +21,7 @@ export * from './schemas/locate';
 export * from './decisions/keep-alive';
 export * from './decisions/canary';
 export * from './decisions/analysis';
+export * from './decisions/canary-volume';
 export * from './constructs/backend-traffic-policy';
 export * from './constructs/canary-delivery';
 export * from './constructs/argo-cd-application';

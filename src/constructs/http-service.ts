@@ -140,6 +140,7 @@ export class HttpService extends Construct {
         prometheusAddress: requirePlatform('prometheusAddress', this.platform.prometheusAddress, '"http://prometheus-operated.monitoring.svc:9090"'),
         maxErrorRatio: this.platform.canaryMaxErrorRatio.value,
         steps: delivery.steps,
+        manualPromotion: delivery.manualPromotion,
         facts: workloadFacts(d, props.appServer),
         replicasOwnedByAutoscaler: props.autoscaling !== undefined,
       });
@@ -196,6 +197,7 @@ export class HttpService extends Construct {
         sloErrorRatio: props.sloErrorRatio,
         gatewayNamespace: this.platform.gateway?.namespace,
         ruleLabels: this.platform.prometheusRuleLabels,
+        hasRoute: this.canary !== undefined,
       });
     } else {
       addSynthWarning(this, 'no PrometheusRule: platform.runbookBaseUrl is not set, and every alert must link to its runbook section. Without alerts on ready endpoints / desired replicas, a readiness cascade is invisible (restarts and error logs stay flat, field-notes 10).');

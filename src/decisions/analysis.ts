@@ -132,10 +132,12 @@ export interface MetricLimits {
 // assessMetricFailureInconclusiveOrError compares failed > failureLimit, inconclusive >
 // inconclusiveLimit and consecutiveErrors > consecutiveErrorLimit (all strict); an errored
 // measurement is retried after DefaultErrorRetryInterval (10 s), not after the metric's interval.
+// The default consecutiveErrorLimit is 4 (utils/defaults/defaults.go DefaultConsecutiveErrorLimit, v1.9.1);
+// the Prometheus provider's default query timeout is 30 s (metricproviders/prometheus/prometheus.go, v1.9.1).
 export function metricLimits(): MetricLimits {
   return {
     failureLimit: decided(FAILURE_LIMIT, 'The run fails when failed measurements > 1 (Argo Rollouts compares with ">"), i.e. on the second failed measurement, which aborts the rollout: one minute of errors can be a blip at the moment of a weight change, two are a pattern (the design card\'s failureLimit 1).'),
     inconclusiveLimit: decided(1, 'The run ends Inconclusive when inconclusive measurements > 1, i.e. on the second one with no data or too little traffic: the rollout pauses for a human instead of promoting blind.'),
-    consecutiveErrorLimit: decided(2, 'The run ends in Error, which aborts, when consecutive errors > 2, i.e. on the third consecutive query error (Prometheus unreachable, a bad query); an errored measurement is retried after 10 s, not after the interval, so that is about 20 s after the first error. Errors never count as failures, so the run must not go on blind; the default 4 would end it on the fifth, about 40 s in.'),
+    consecutiveErrorLimit: decided(2, 'The run ends in Error, which aborts, when consecutive errors > 2, i.e. on the third consecutive query error (Prometheus unreachable, a bad query); an errored measurement is retried after 10 s, not after the interval, so that is about 20 s after the first error when queries fail fast (a query that times out adds the provider\'s timeout, 30 s by default, per attempt). Errors never count as failures, so the run must not go on blind; the default 4 would end it on the fifth, about 40 s in.'),
   };
 }

@@ -87,7 +87,7 @@ export const ANALYSIS_RULES: readonly RuleDefinition[] = [
     severity: 'error',
     title: 'Analysis query turns no data into 0 (`or vector(0)`)',
     kinds: KINDS,
-    mechanism: 'A query that answers 0 when there is no data passes the error-ratio check exactly when the canary serves nothing or its metrics are missing (e.g. its pods are not Ready, so its 503s never reach the upstream counters). A default on the numerator alone, `(errors or on() vector(0)) / all`, is safe and needed: Envoy creates the 5xx counter at the first 5xx, and the denominator still gives no sample without traffic.',
+    mechanism: 'A query that answers 0 when there is no data passes the error-ratio check exactly when the canary serves nothing or its metrics are missing (e.g. its pods are not Ready, its weight goes back to 0 and its Envoy cluster, with every series on it, disappears). A default on the numerator alone, `(errors or on() vector(0)) / all`, is safe and needed: Envoy creates the 5xx counter at the first 5xx, and the denominator still gives no sample without traffic.',
     fieldNotes: 'field-notes 6 (reference: AnalysisTemplate, Measuring the canary)',
     fix: 'Move the default to the numerator of the ratio, `(sum(rate(errors[2m])) or on() vector(0)) / sum(rate(all[2m]))`, or remove it; let an empty result be Inconclusive with guarded conditions, and add a request-volume metric that is Inconclusive below N requests.',
     facts: [],

@@ -135,6 +135,17 @@ describe('error ratios on the real Prometheus engine, with Envoy-shaped series',
     }]);
   });
 
+  test('a canary failing every request: only its class-5 counter exists, the ratio is 1; the route blends it to 5 %', () => {
+    promtoolTest([{
+      interval: '30s',
+      input_series: [xx(stable, '2', envoyCounter(stableRps)), xx(canary, '5', envoyCounter(canaryRps, FIRST_WEIGHT_AT)), total(canary, staticCounter(canaryRps, FIRST_WEIGHT_AT))],
+      promql_expr_test: [
+        { expr: query('canary-error-ratio'), eval_time: at(FIRST_WEIGHT_AT + 180), exp_samples: [{ labels: '{}', value: 1 }] },
+        between(query('route-error-ratio'), 0.049, 0.051, FIRST_WEIGHT_AT + 180),
+      ],
+    }]);
+  });
+
   test('stable errors while the canary is healthy: the canary ratio stays 0, the route ratio shows them', () => {
     promtoolTest([{
       interval: '30s',
