@@ -261,7 +261,7 @@ export class HttpService extends Construct {
     // The canary replayed through its analysis (src/rehearse): a healthy release must promote, a
     // 10 % error release must abort at the first weight. Skipped when other checks already failed.
     if (!this.canary || controller.length + composition.length > 0) return [...controller, ...composition];
-    const rehearsal = rehearseForSynth(objects);
+    const rehearsal = rehearseForSynth(objects, { releaseRps: this.decisions.releaseRps });
     for (const w of rehearsal.warnings) addSynthWarning(this, w);
     const refused = rehearsal.refusals[0];
     if (refused) throw new RollwiseInputError(refused.input, refused.value, rehearsal.refusals.map((r) => r.why).join(' Also, '), refused.fix);

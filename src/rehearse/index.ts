@@ -6,7 +6,7 @@ export { analysisLoop, runLoop, runLoopSync, ERROR_RETRY_SECONDS, type Verdict a
 export { evalCondition, assessResult, parseCondition as parseExprCondition, ConditionSyntaxError, type Phase } from './condition';
 export { evaluateInstant, parsePromql, supportsQuery, PromqlUnsupported } from './promql';
 export { PrometheusHarness, toOpenMetrics, resultFromApi, EPOCH_SECONDS, PrometheusUnavailable, type PrometheusBinaries } from './prometheus';
-export { rehearseOnPrometheus, rehearseInProcess, firstWeight, sentence, meets, type Rehearsal, type ReleaseResult, type RehearseOptions } from './rehearse';
+export { rehearseOnPrometheus, rehearseInProcess, firstWeight, humanAtFirstWeight, sentence, meets, type Rehearsal, type ReleaseResult, type RehearseOptions } from './rehearse';
 export { formatRehearsal, rehearsalJson, renderRehearsalSvg } from './report';
 export { runRehearse, type RunRehearseOptions } from './command';
 export { rehearseForSynth, type SynthRehearsal, type Refusal } from './synth-check';

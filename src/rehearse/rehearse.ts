@@ -56,12 +56,27 @@ export function sentence(v: Verdict, manualPromotions = 0): string {
   return why;
 }
 
+/**
+ * Does a human decide at the first weight (a pause without duration right after it)? Then that
+ * person, not the analysis, is the first weight's gate (e.g. a low-traffic service promoted by hand
+ * with a reason), and a bad release must be stopped before full promotion rather than at 5 %.
+ */
+export function humanAtFirstWeight(model: RolloutModel): boolean {
+  const i = model.steps.findIndex((s) => s.kind === 'setWeight' && s.weight > 0);
+  for (let k = i + 1; k >= 1 && k < model.steps.length; k++) {
+    const s = model.steps[k];
+    if (s.kind === 'setWeight') return false;
+    if (s.kind === 'pause' && s.seconds === null) return true;
+  }
+  return false;
+}
+
 export function meets(model: RolloutModel, release: Release, v: Verdict): boolean {
   const first = firstWeight(model);
   switch (release.expect) {
     case 'promoted': return v.outcome === 'promoted';
     case 'aborted': return v.outcome === 'aborted';
-    case 'aborted-at-first-weight': return v.outcome === 'aborted' && v.weight === first;
+    case 'aborted-at-first-weight': return v.outcome === 'aborted' && (v.weight === first || humanAtFirstWeight(model));
     case 'paused-at-first-weight': return v.outcome === 'paused' && v.weight === first;
     case 'not-promoted': return v.outcome === 'aborted' || v.outcome === 'paused';
     case 'not-aborted': return v.outcome === 'promoted' || v.outcome === 'paused';

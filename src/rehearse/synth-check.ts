@@ -7,7 +7,7 @@
  */
 import { readRolloutObjects, RehearseInputError } from './manifest';
 import { PromqlUnsupported } from './promql';
-import { firstWeight, rehearseInProcess } from './rehearse';
+import { firstWeight, humanAtFirstWeight, rehearseInProcess } from './rehearse';
 import { SYNTH_RELEASES } from './releases';
 
 export interface Refusal {
@@ -33,12 +33,12 @@ const FIX: Record<string, string> = {
 const LOW_TRAFFIC_FIX = 'declare the traffic the canary really gets, or give the canary more of it: a higher first weight, a longer measurement window and pause, or a first step that waits for a human (CanaryStep.pauseUntilPromoted()) with a reason; `rollwise rehearse <manifest>` shows the timeline.';
 
 /** Rehearse the synthesized objects of one service (its Rollout, AnalysisTemplates and HTTPRoute). */
-export function rehearseForSynth(objects: readonly unknown[]): SynthRehearsal {
+export function rehearseForSynth(objects: readonly unknown[], opts: { readonly releaseRps?: number } = {}): SynthRehearsal {
   const refusals: Refusal[] = [];
   const warnings: string[] = [];
   let models;
   try {
-    models = readRolloutObjects(objects, {}, 'the synthesized service');
+    models = readRolloutObjects(objects, { releaseRps: opts.releaseRps }, 'the synthesized service');
   } catch (e) {
     if (e instanceof RehearseInputError) return { refusals, warnings: [`not rehearsed: ${e.message}`] };
     throw e;
@@ -60,7 +60,8 @@ export function rehearseForSynth(objects: readonly unknown[]): SynthRehearsal {
     }
     for (const x of r.results) {
       if (x.met) continue;
-      const expected = x.release.expect === 'aborted-at-first-weight' ? `aborted at ${firstWeight(m)} %` : x.release.expect;
+      const expected = x.release.expect !== 'aborted-at-first-weight' ? x.release.expect
+        : humanAtFirstWeight(m) ? 'aborted before full promotion (a human decides at the first weight)' : `aborted at ${firstWeight(m)} %`;
       const rps = Math.round(x.world.rps * 100) / 100;
       // The traffic is the input at fault when the same release would behave at 100 x the traffic.
       const starved = rehearseInProcess(m, { releases: [x.release.id], releaseRps: x.world.rps * 100 }).ok;

@@ -5,8 +5,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { parseAllDocuments } from 'yaml';
-import { RollwiseInputError } from '../../src/errors';
-import { rehearseForSynth } from '../../src/rehearse';
+import { Delivery } from '../../src/decisions/canary';
+import { firstWeight, humanAtFirstWeight, readRolloutObjects, rehearseForSynth, rehearseInProcess } from '../../src/rehearse';
 import { synthService } from '../support/manifests';
 
 const docs = (f: string) => parseAllDocuments(fs.readFileSync(f, 'utf8')).map((d) => d.toJS() as unknown);
@@ -20,18 +20,22 @@ test('the example service passes; the previous version\'s templates are refused 
   expect(old.refusals[0].why).toMatch(/^the rehearsal of release "healthy" .* says: paused at 5 % after 4 min: Inconclusive, canary-error-ratio inconclusive .*\(last result \[\] : no series\); expected promoted/);
 });
 
-test('a 20 req/s service is refused at synth: 5 % of 20 req/s cannot fill the analysis', () => {
-  let err: unknown;
-  try {
-    synthService({ capacity: { peakRequestsPerSecond: 20, saturationRequestsPerSecondPerReplica: 450 } });
-  } catch (e) {
-    err = e;
-  }
-  expect(err).toBeInstanceOf(RollwiseInputError);
-  const e = err as RollwiseInputError;
-  expect(e.message).toMatch(/^capacity\.peakRequestsPerSecond = 20: /);
-  expect(e.message).toMatch(/20 req\/s, 5 % to the canary\) says: paused at 5 %/);
-  expect(e.fix).toMatch(/higher first weight, a longer measurement window/);
+test('a 20 req/s service gets an analysis that passes the rehearsal: healthy promotes, 10 % errors abort at the first weight', () => {
+  const objs = synthService({ capacity: { peakRequestsPerSecond: 20, saturationRequestsPerSecondPerReplica: 450 } });
+  const [model] = readRolloutObjects(objs);
+  const r = rehearseInProcess(model, { releases: ['healthy', 'canary-5xx-10'] });
+  expect(r.results.map((x) => [x.release.id, x.verdict.outcome, x.met])).toEqual([['healthy', 'promoted', true], ['canary-5xx-10', 'aborted', true]]);
+  expect(r.results[1].verdict.weight).toBe(firstWeight(model));
+});
+
+test('a canary promoted by hand at the first weight: the bad release must be stopped before full promotion', () => {
+  const objs = synthService({ capacity: { peakRequestsPerSecond: 2, saturationRequestsPerSecondPerReplica: 450 }, delivery: Delivery.canary({ manualPromotion: { because: 'two requests a second (test)' } }) });
+  const [model] = readRolloutObjects(objs);
+  expect(humanAtFirstWeight(model)).toBe(true);
+  const r = rehearseInProcess(model, { releases: ['healthy', 'canary-5xx-10'] });
+  expect(r.results[0].sentence).toMatch(/promoted after \d+ min \(1 pause\(s\) without duration promoted by a human\)/);
+  expect(r.results[1].verdict.outcome).toBe('aborted');
+  expect(r.ok).toBe(true);
 });
 
 test('a service without capacity figures is not rehearsed, and synth says so', () => {
