@@ -57,9 +57,12 @@ export async function runRehearse(o: RunRehearseOptions): Promise<number> {
   if (o.json) o.write(`${JSON.stringify(rehearsalJson(result), null, 2)}\n`);
   else o.write(formatRehearsal(result));
   if (o.svg) {
-    const svg = result.map((r) => renderRehearsalSvg(r));
-    fs.writeFileSync(o.svg, svg[0]);
-    if (!o.json) o.write(`timeline written to ${o.svg}\n`);
+    // One file per Rollout: the given name for the first, -<namespace>-<name> before the extension for the others.
+    for (const [i, r] of result.entries()) {
+      const file = i === 0 ? o.svg : o.svg.replace(/(\.svg)?$/, `-${r.rollout.namespace}-${r.rollout.name}.svg`);
+      fs.writeFileSync(file, renderRehearsalSvg(r));
+      if (!o.json) o.write(`timeline written to ${file}\n`);
+    }
   }
   return result.every((r) => r.ok) ? 0 : 1;
 }
