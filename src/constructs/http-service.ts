@@ -297,6 +297,7 @@ function workloadFacts(d: ServiceDecisions, appServer: AppServer): Record<string
     facts[ANNOTATIONS.peakRps] = String(d.capacity.peakRps);
     facts[ANNOTATIONS.saturationRpsPerReplica] = String(d.capacity.saturationRpsPerReplica);
   }
+  if (d.releaseRps !== undefined) facts[ANNOTATIONS.releaseRps] = String(d.releaseRps);
   return facts;
 }
 

@@ -74,6 +74,7 @@ describe('the volume gate is derived from the traffic', () => {
   test('the release-time traffic sizes the gate, not the peak', () => {
     const ro = workload(synthService(lowTraffic(3700, 100)));
     expect(ro.spec.strategy.canary.steps[0]).toEqual({ setWeight: 5 });
+    expect(ro.metadata.annotations?.['rollwise.dev/release-rps']).toBe('100');
     expect(ro.metadata.annotations?.['rollwise.dev/reasons']).toMatch(/capacity.releaseRequestsPerSecond 100 req\/s .*5 % x 100 req\/s x 300 s = 1,500 requests per 5 min window/);
   });
 
