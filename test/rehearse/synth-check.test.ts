@@ -44,3 +44,12 @@ test('a service without capacity figures is not rehearsed, and synth says so', (
   expect(r.refusals).toEqual([]);
   expect(r.warnings.join('\n')).toMatch(/canary not rehearsed: no capacity figures/);
 });
+
+test('the traffic a release usually sees (rollwise.dev/release-rps) is the traffic the rehearsal replays', () => {
+  const objs = synthService({ capacity: { peakRequestsPerSecond: 3700, saturationRequestsPerSecondPerReplica: 450, releaseRequestsPerSecond: 900 } });
+  const [model] = readRolloutObjects(objs);
+  expect(model.releaseRps).toBe(900);
+  const r = rehearseInProcess(model, { releases: ['healthy'] });
+  expect(r.results[0].world.rps).toBe(900);
+  expect(r.ok).toBe(true);
+});
