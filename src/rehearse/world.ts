@@ -20,7 +20,10 @@
  *   a cluster `.../rule/<n>/backend/<i>` (internal/gatewayapi/helpers.go). Envoy creates the
  *   response-code and response-class counters at their first use (source/common/http/codes.cc),
  *   while upstream_rq_total exists with the cluster. 503s for "no healthy upstream" are charged to
- *   upstream_rq_xx class 5 and not to upstream_rq_total (the router's local reply).
+ *   upstream_rq_xx class 5 and not to upstream_rq_total: the router's local reply
+ *   (envoyproxy/envoy source/common/router/router.cc Filter::sendNoHealthyUpstreamResponse calls
+ *   chargeUpstreamCode(503) without an upstream request, and upstream_rq_total counts requests sent
+ *   upstream).
  * - kube-state-metrics (v2.19.1): kube_pod_status_ready{condition="true"|"false"|"unknown"} for each
  *   pod, from its Ready condition (internal/store/pod.go); a new pod is not Ready until its readiness
  *   probe passed successThreshold times in a row after the start-up probe passed once.
