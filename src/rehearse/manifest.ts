@@ -283,7 +283,7 @@ export function readRolloutObjects(objects: readonly unknown[], opts: ReadOption
   const routes = new Map<string, Obj>();
   for (const d of docs) {
     const key = `${String(get(d, 'metadata', 'namespace') ?? 'default')}/${String(get(d, 'metadata', 'name'))}`;
-    if (d.kind === 'AnalysisTemplate') templates.set(String(get(d, 'metadata', 'name')), d);
+    if (d.kind === 'AnalysisTemplate') templates.set(key, d);
     if (d.kind === 'HTTPRoute') routes.set(key, d);
   }
   const rollouts = docs.filter((d) => d.kind === 'Rollout' && isObj(get(d, 'spec', 'strategy', 'canary')));
@@ -293,9 +293,12 @@ export function readRolloutObjects(objects: readonly unknown[], opts: ReadOption
   return rollouts.map((r) => readRollout(r, templates, routes, opts));
 }
 
-function readRollout(r: Obj, templates: Map<string, Obj>, routes: Map<string, Obj>, opts: ReadOptions): RolloutModel {
+function readRollout(r: Obj, allTemplates: Map<string, Obj>, routes: Map<string, Obj>, opts: ReadOptions): RolloutModel {
   const name = String(get(r, 'metadata', 'name'));
   const namespace = String(get(r, 'metadata', 'namespace') ?? 'default');
+  // An AnalysisTemplate is looked up in the Rollout's namespace.
+  const templates = new Map<string, Obj>();
+  for (const [key, t] of allTemplates) if (key.startsWith(`${namespace}/`)) templates.set(key.slice(namespace.length + 1), t);
   const where = `Rollout ${namespace}/${name}`;
   const canary = get(r, 'spec', 'strategy', 'canary') as Obj;
   // The rehearsal's pod-template hashes; real ones are 8-10 characters of [a-z0-9].
