@@ -5,7 +5,7 @@ export { buildWorld, firstReady, gateDuration, type World, type Series, type Wor
 export { analysisLoop, runLoop, runLoopSync, ERROR_RETRY_SECONDS, type Verdict as RehearsalVerdict, type Measurement, type QueryAnswer, type QueryRequest, type Outcome } from './loop';
 export { evalCondition, assessResult, parseCondition as parseExprCondition, ConditionSyntaxError, type Phase } from './condition';
 export { evaluateInstant, parsePromql, supportsQuery, PromqlUnsupported } from './promql';
-export { PrometheusHarness, toOpenMetrics, resultFromApi, EPOCH_SECONDS, PrometheusUnavailable, type PrometheusBinaries } from './prometheus';
+export { PrometheusHarness, DEFAULT_BINARIES, toOpenMetrics, resultFromApi, EPOCH_SECONDS, PrometheusUnavailable, type PrometheusBinaries } from './prometheus';
 export { rehearseOnPrometheus, rehearseInProcess, firstWeight, humanAtFirstWeight, sentence, meets, type Rehearsal, type ReleaseResult, type RehearseOptions } from './rehearse';
 export { formatRehearsal, rehearsalJson, renderRehearsalSvg } from './report';
 export { runRehearse, type RunRehearseOptions } from './command';

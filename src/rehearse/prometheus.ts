@@ -88,7 +88,8 @@ export class PrometheusHarness {
   private readonly onExit = () => this.stopSync();
   public port = 0;
 
-  constructor(private readonly bins: PrometheusBinaries = DEFAULT_BINARIES) {}
+  /** @param tmpRoot where the backfill and data directory go (default: the OS temporary folder) */
+  constructor(private readonly bins: PrometheusBinaries = DEFAULT_BINARIES, private readonly tmpRoot: string = os.tmpdir()) {}
 
   /** Backfill the OpenMetrics text and start the server; resolves once /-/ready answers. */
   async start(openMetrics: string): Promise<void> {
@@ -99,7 +100,7 @@ export class PrometheusHarness {
     process.once('SIGTERM', this.onSignal);
     process.once('exit', this.onExit);
     try {
-      this.dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rollwise-rehearse-'));
+      this.dir = fs.mkdtempSync(path.join(this.tmpRoot, 'rollwise-rehearse-'));
       const om = path.join(this.dir, 'series.om.txt');
       const data = path.join(this.dir, 'data');
       const cfg = path.join(this.dir, 'prometheus.yml');
