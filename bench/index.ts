@@ -1,6 +1,7 @@
 import { benchLint } from './lint';
 import { benchSimulate } from './simulate';
 import { benchSynth } from './synth';
+import { benchRehearse } from './rehearse';
 
 /**
  * Every benchmark `npm run bench` runs, in order. Each entry's function returns a markdown table.
@@ -10,6 +11,7 @@ export const BENCHES: ReadonlyArray<readonly [name: string, run: () => Promise<s
   ['simulate', () => benchSimulate()],
   ['lint', () => benchLint()],
   ['synth', () => benchSynth()],
+  ['rehearse', () => benchRehearse()],
 ];
 
 /** Runs the benches named on the command line (all when none is named) and prints their tables. */

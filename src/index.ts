@@ -36,6 +36,7 @@ export * from './constructs/service-alerts';
 export { renderRunbook, headingAnchors, RUNBOOK_SECTIONS } from './justify/runbook';
 export * from './rules';
 export * from './simulate';
+export * from './rehearse';
 export * from './synth/render';
 export * from './synth/layout';
 export * from './synth/diff';

@@ -8,6 +8,7 @@ import { synthesize } from '../synth/synth';
 import { describeFiles } from '../synth/diff';
 import { LintCliOptions, runLintCli } from '../rules/run-lint';
 import { runSimulate } from '../simulate/command';
+import { runRehearse } from '../rehearse/command';
 
 type Write = (text: string) => void;
 
@@ -84,6 +85,25 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
     .option('--svg <file>', 'write a chart of ready endpoints, load per ready replica and error ratio')
     .option('--json', 'print the summary and time series as JSON')
     .action((scenario: string, o: { svg?: string; json?: boolean }) => { code = runSimulate({ scenario, svg: o.svg, json: o.json, write: out }); });
+
+  const num = (v: string): number => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < 0) throw new RollwiseInputError('rehearse option', v, 'is not a non-negative number.', 'pass a number of requests per second or seconds.');
+    return n;
+  };
+  program.command('rehearse')
+    .description('replay healthy and bad releases through a Rollout\'s canary and its analysis on a real Prometheus (docs/rehearse.md)')
+    .argument('<files...>', 'manifest files holding the Rollout, its AnalysisTemplates and HTTPRoute')
+    .option('--json', 'print every release\'s outcome, events and measurements as JSON')
+    .option('--svg <file>', 'write the timeline of every release as an SVG')
+    .option('--release <id>', 'replay only this release of the catalogue (repeatable)', collect)
+    .option('--peak-rps <rps>', 'peak traffic when the Rollout has no rollwise.dev/peak-rps annotation', num)
+    .option('--release-rps <rps>', 'traffic at the time releases usually go out (default: release-rps annotation, else the peak)', num)
+    .option('--low-rps <rps>', 'quiet-hours traffic for the low-traffic release (default 5 % of the peak)', num)
+    .option('--scrape-interval <seconds>', 'scrape interval of the exporters (default 30)', num)
+    .action(async (files: string[], o: { json?: boolean; svg?: string; release?: string[]; peakRps?: number; releaseRps?: number; lowRps?: number; scrapeInterval?: number }) => {
+      code = await runRehearse({ files, json: o.json, svg: o.svg, releases: o.release, peakRps: o.peakRps, releaseRps: o.releaseRps, lowRps: o.lowRps, scrapeSeconds: o.scrapeInterval, write: out, writeErr: err });
+    });
 
   try {
     await program.parseAsync(argv);

@@ -13,6 +13,7 @@ import { WorkloadKind } from '../decisions/alerts';
 import { addSynthWarning } from '../synth/output';
 import { ServiceAlerts } from './service-alerts';
 import { blockingFindings, lintObjects } from '../rules/synth-check';
+import { rehearseForSynth } from '../rehearse/synth-check';
 import { Platform } from '../decisions/platform';
 import { CapacityProps, decideService, replicasDecision, HealthProps, HttpServiceOverrides, ResourcesProps, ServiceDecisions } from '../decisions/service';
 import { ANNOTATIONS } from '../justify/annotations';
@@ -255,7 +256,14 @@ export class HttpService extends Construct {
   private check(): string[] {
     const objects = this.node.findAll().filter((c): c is ApiObject => c instanceof ApiObject).map((o) => o.toJson() as { kind?: string });
     const composition = blockingFindings(lintObjects(objects)).map((f) => `${f.ruleId} ${f.object} ${f.path}: ${f.message} Fix: ${f.fix}`);
-    return composition;
+    // The canary replayed through its analysis (src/rehearse): a healthy release must promote, a
+    // 10 % error release must abort at the first weight. Skipped when other checks already failed.
+    if (!this.canary || composition.length > 0) return composition;
+    const rehearsal = rehearseForSynth(objects, { releaseRps: this.decisions.releaseRps });
+    for (const w of rehearsal.warnings) addSynthWarning(this, w);
+    const refused = rehearsal.refusals[0];
+    if (refused) throw new RollwiseInputError(refused.input, refused.value, rehearsal.refusals.map((r) => r.why).join(' Also, '), refused.fix);
+    return [];
   }
 }
 

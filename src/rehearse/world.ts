@@ -1,0 +1,406 @@
+/**
+ * The world a canary runs in, second by second, and the series the exporters expose at each scrape.
+ *
+ * Until the first analysis verdict that stops it, a rollout does not depend on analysis outcomes:
+ * it scales, sets weights and waits through pauses on its own. So one timeline per release, built
+ * as if every analysis passed, can be measured measurement by measurement until the first verdict
+ * that aborts or pauses (the analysis loop, loop.ts, stops there).
+ *
+ * Faithful where it matters:
+ * - Argo Rollouts (v1.9.1): the canary ReplicaSet is scaled to ceil(weight x replicas / 100)
+ *   (utils/replicaset/canary.go trafficWeightToReplicas) when a setWeight step starts; the route
+ *   weight moves to the step's weight only once the canary has those pods available, keeps the
+ *   previous setWeight while it has not, and is 0 while the canary has no available pod at all
+ *   (rollout/trafficrouting.go reconcileTrafficRouting). A pod is available after minReadySeconds
+ *   Ready. The background run starts when the step index reaches startingStep
+ *   (rollout/analysis.go) and ends at full promotion; after the last step the canary is scaled to
+ *   every replica and the rollout is fully promoted once they are available.
+ * - Envoy Gateway (v1.9.0): a backendRef with weight 0 is skipped (internal/gatewayapi/route.go),
+ *   so its cluster exists only while its weight is above 0; a backendRef with filters of its own is
+ *   a cluster `.../rule/<n>/backend/<i>` (internal/gatewayapi/helpers.go). Envoy creates the
+ *   response-code and response-class counters at their first use (source/common/http/codes.cc),
+ *   while upstream_rq_total exists with the cluster. 503s for "no healthy upstream" are charged to
+ *   upstream_rq_xx class 5 and not to upstream_rq_total: the router's local reply
+ *   (envoyproxy/envoy source/common/router/router.cc Filter::sendNoHealthyUpstreamResponse calls
+ *   chargeUpstreamCode(503) without an upstream request, and upstream_rq_total counts requests sent
+ *   upstream).
+ * - kube-state-metrics (v2.19.1): kube_pod_status_ready{condition="true"|"false"|"unknown"} for each
+ *   pod, from its Ready condition (internal/store/pod.go); a new pod is not Ready until its readiness
+ *   probe passed successThreshold times in a row after the start-up probe passed once.
+ */
+import type { RolloutModel, RunSpec } from './manifest';
+import { HEALTHY_START_SECONDS, LOW_TRAFFIC_FRACTION, type Release } from './releases';
+
+/** kube-prometheus-stack scrapes its ServiceMonitors every 30 s. */
+export const DEFAULT_SCRAPE_SECONDS = 30;
+/** Scrapes are not aligned with measurements: the first one lands this many seconds in. */
+export const SCRAPE_OFFSET_SECONDS = 7;
+/** Envoy proxies in front of the service; each gets half of the requests. */
+export const PROXIES = ['envoy-public-7d4b9-kx2lp', 'envoy-public-7d4b9-q8zrt'];
+/** How long the rehearsal's human takes to promote a pause without duration. */
+export const HUMAN_PROMOTE_SECONDS = 300;
+/** Beyond this the rehearsal stops (a rollout waiting on a pause without duration). */
+export const HORIZON_SECONDS = 4 * 3600;
+
+export interface WorldOptions {
+  readonly scrapeSeconds?: number;
+  /** Requests per second at a release's usual time; default the model's release-rps, else peak. */
+  readonly releaseRps?: number;
+  /** Requests per second in quiet hours; default LOW_TRAFFIC_FRACTION of the peak. */
+  readonly lowRps?: number;
+}
+
+export interface Series {
+  readonly name: string;
+  readonly labels: Record<string, string>;
+  /** [seconds since the rollout started, value], at scrapes. */
+  readonly samples: Array<[number, number]>;
+}
+
+export type WorldEvent = { readonly t: number; readonly text: string };
+
+export interface GatePlan {
+  readonly stepIndex: number;
+  readonly start: number;
+  readonly run: RunSpec;
+}
+
+export interface World {
+  readonly release: Release;
+  readonly rps: number;
+  readonly durationSeconds: number;
+  readonly scrapeSeconds: number;
+  /** Per second: the canary's route weight, its pods, Ready pods and available pods, the step index. */
+  readonly weight: number[];
+  readonly canaryPods: number[];
+  readonly canaryReady: number[];
+  readonly canaryAvailable: number[];
+  readonly stepIndex: number[];
+  readonly series: Series[];
+  readonly events: WorldEvent[];
+  readonly backgroundStart?: number;
+  readonly gates: GatePlan[];
+  /** Full promotion, if the rollout gets there. */
+  readonly promotedAt?: number;
+  /** Pauses without duration the rehearsal's human promoted. */
+  readonly manualPromotions: number;
+  /** Why the world stopped without promotion (the progress deadline). */
+  readonly stuck?: { readonly t: number; readonly why: string; readonly outcome: 'aborted' | 'paused' };
+}
+
+/** Seconds a gate needs when every metric succeeds: initialDelay + (count - 1) x interval. */
+export function gateDuration(run: RunSpec): number {
+  let d = 0;
+  for (const m of run.metrics) d = Math.max(d, m.initialDelaySeconds + ((m.count ?? 1) - 1) * (m.intervalSeconds ?? 0));
+  return d;
+}
+
+interface Pod {
+  readonly name: string;
+  readonly uid: string;
+  readonly created: number;
+  /** Per second from creation: Ready? */
+  readyAt(t: number): boolean;
+}
+
+const SUFFIX = 'bcdfghjklmnpqrstvwxz2456789';
+function podSuffix(i: number): string {
+  let s = '';
+  let x = i * 7919 + 104729;
+  for (let k = 0; k < 5; k++) {
+    s += SUFFIX[x % SUFFIX.length];
+    x = Math.floor(x / SUFFIX.length) + k * 31;
+  }
+  return s;
+}
+
+/** When a pod created at `created` turns Ready, from its probes and the process start time. */
+export function firstReady(model: RolloutModel, created: number, startSeconds: number): number {
+  const r = model.readiness;
+  let probesFrom = created + r.initialDelaySeconds;
+  if (model.startupPeriodSeconds > 0) {
+    // Start-up probe every period from container start; readiness probes only count after it passed.
+    const p = model.startupPeriodSeconds;
+    probesFrom = created + Math.ceil(startSeconds / p) * p;
+  }
+  // Readiness probes tick every period from the pod's start; the first success is the first tick at
+  // or after both the process answering and the start-up probe passing.
+  const ready = Math.max(probesFrom, created + startSeconds);
+  const firstTick = created + r.initialDelaySeconds + Math.ceil(Math.max(0, ready - created - r.initialDelaySeconds) / r.periodSeconds) * r.periodSeconds;
+  return firstTick + (r.successThreshold - 1) * r.periodSeconds;
+}
+
+function makePod(model: RolloutModel, release: Release | undefined, hash: string, index: number, created: number): Pod {
+  const name = `${model.name}-${hash}-${podSuffix(index + (hash === model.canaryHash ? 100 : 0))}`;
+  const uid = `00000000-0000-4000-8000-${String(index + (hash === model.canaryHash ? 100 : 0)).padStart(12, '0')}`;
+  if (!release) return { name, uid, created, readyAt: () => true };
+  const budget = model.startupBudgetSeconds;
+  const start = release.startSeconds === 'budget' ? Math.floor(0.9 * (budget ?? 60)) : release.startSeconds;
+  const ready = firstReady(model, created, start);
+  const flap = release.flapAfterReadySeconds;
+  const r = model.readiness;
+  const leave = r.failureThreshold * r.periodSeconds;
+  const back = r.successThreshold * r.periodSeconds;
+  return {
+    name,
+    uid,
+    created,
+    readyAt: (t: number) => {
+      if (t < ready) return false;
+      if (flap === undefined) return true;
+      // Ready for `flap` s, then the probe fails: out after the leave window, back after the return window.
+      const cycle = flap + leave + back;
+      return (t - ready) % cycle < flap + leave;
+    },
+  };
+}
+
+/** Build the world of one release for one rollout. */
+export function buildWorld(model: RolloutModel, release: Release, opts: WorldOptions = {}): World {
+  const scrape = opts.scrapeSeconds ?? DEFAULT_SCRAPE_SECONDS;
+  const peak = model.peakRps ?? 0;
+  const releaseRps = opts.releaseRps ?? model.releaseRps ?? peak;
+  const rps = release.traffic === 'none' ? 0 : release.traffic === 'low' ? (opts.lowRps ?? peak * LOW_TRAFFIC_FRACTION) : releaseRps;
+  const N = model.replicas;
+  const events: WorldEvent[] = [];
+  const stable: Pod[] = Array.from({ length: N }, (_, i) => makePod(model, undefined, model.stableHash, i, -3600));
+  const canary: Pod[] = [];
+  const weight: number[] = [];
+  const canaryPods: number[] = [];
+  const canaryReady: number[] = [];
+  const canaryAvailable: number[] = [];
+  const stepIndex: number[] = [];
+  const gates: GatePlan[] = [];
+  const readySince = new Map<string, number>();
+
+  let index = 0;
+  let stepStarted = 0;
+  let currentWeight = 0;
+  let backgroundStart: number | undefined;
+  let promotedAt: number | undefined;
+  let stuck: World['stuck'];
+  let lastProgress = 0;
+  let lastAvailable = 0;
+  let desiredCanary = 0;
+  let manualPromotions = 0;
+  const steps = model.steps;
+  const setWeightAt = (i: number): number => {
+    for (let k = Math.min(i, steps.length - 1); k >= 0; k--) {
+      const s = steps[k];
+      if (s.kind === 'setWeight') return s.weight;
+    }
+    return 0;
+  };
+  const prevSetWeight = (i: number): number => {
+    for (let k = i - 1; k >= 0; k--) {
+      const s = steps[k];
+      if (s.kind === 'setWeight') return s.weight;
+    }
+    return 0;
+  };
+
+  const scale = (t: number, want: number) => {
+    if (want <= canary.length) return;
+    for (let i = canary.length; i < want; i++) canary.push(makePod(model, release, model.canaryHash, i, t));
+    events.push({ t, text: `canary scaled to ${want} pod(s)` });
+    desiredCanary = want;
+  };
+
+  const enterStep = (t: number) => {
+    stepStarted = t;
+    lastProgress = t;
+    if (model.background && backgroundStart === undefined && index >= model.background.startingStep && index < steps.length) {
+      backgroundStart = t;
+      events.push({ t, text: `background analysis starts (${model.background.templates.join(', ')})` });
+    }
+    if (index >= steps.length) {
+      events.push({ t, text: 'all steps done: canary scaled to every replica for full promotion' });
+      scale(t, N);
+      return;
+    }
+    const s = steps[index];
+    if (s.kind === 'setWeight') scale(t, Math.ceil((s.weight * N) / 100));
+    if (s.kind === 'analysis') {
+      gates.push({ stepIndex: index, start: t, run: s.run });
+      events.push({ t, text: `gate analysis starts (${s.run.templates.join(', ')})` });
+    }
+  };
+
+  enterStep(0);
+  let t = 0;
+  for (; t <= HORIZON_SECONDS; t++) {
+    // Pod readiness and availability.
+    let ready = 0;
+    let available = 0;
+    for (const p of canary) {
+      const r = p.readyAt(t);
+      if (r) {
+        ready++;
+        if (!readySince.has(p.name)) readySince.set(p.name, t);
+        if (t - (readySince.get(p.name) ?? t) >= model.minReadySeconds) available++;
+      } else readySince.delete(p.name);
+    }
+    if (available > lastAvailable) lastProgress = t;
+    lastAvailable = available;
+    // Route weight (rollout/trafficrouting.go v1.9.1).
+    const atDesired = available >= desiredCanary;
+    let w: number;
+    if (available === 0) w = 0;
+    else if (index >= steps.length) w = atDesired ? 100 : prevSetWeight(steps.length);
+    else if (!atDesired) w = prevSetWeight(index);
+    else w = setWeightAt(index);
+    if (w !== currentWeight) events.push({ t, text: `route weight ${currentWeight} -> ${w} % (${available} canary pod(s) available)` });
+    currentWeight = w;
+    weight.push(w);
+    canaryPods.push(canary.length);
+    canaryReady.push(ready);
+    canaryAvailable.push(available);
+    stepIndex.push(index);
+
+    if (index >= steps.length && available >= N) {
+      promotedAt = t;
+      events.push({ t, text: 'fully promoted: the canary is the stable ReplicaSet' });
+      break;
+    }
+    // Progress deadline (the clock stops while paused, reference: Argo Rollouts).
+    const s = steps[index];
+    const waitingForPods = index >= steps.length || s.kind === 'setWeight';
+    if (waitingForPods && t - lastProgress > model.progressDeadlineSeconds) {
+      stuck = { t, why: `no canary pod became available for ${model.progressDeadlineSeconds} s (progress deadline)`, outcome: 'aborted' };
+      break;
+    }
+    if (index >= steps.length) continue;
+    let done = false;
+    if (s.kind === 'setWeight') done = atDesired && available > 0 && w === s.weight;
+    else if (s.kind === 'pause') {
+      // A pause without duration waits for `kubectl argo rollouts promote`: the service chose a
+      // human here. The rehearsal has that human promote after HUMAN_PROMOTE_SECONDS and goes on,
+      // so the analysis after the step is rehearsed too.
+      const wait = s.seconds ?? HUMAN_PROMOTE_SECONDS;
+      done = t - stepStarted >= wait;
+      if (done && s.seconds === null) {
+        manualPromotions++;
+        events.push({ t, text: `step ${index}: pause without duration, promoted by a human (the rehearsal assumes after ${HUMAN_PROMOTE_SECONDS / 60} min)` });
+      }
+    } else if (s.kind === 'analysis') done = t - stepStarted >= gateDuration(s.run);
+    else done = true;
+    if (done) {
+      if (s.kind === 'setWeight') events.push({ t, text: `step ${index}: setWeight ${s.weight} done` });
+      index++;
+      enterStep(t);
+    }
+  }
+  const duration = Math.min(t, HORIZON_SECONDS);
+
+  const series = exporterSeries(model, release, rps, scrape, { weight, canaryReady, canaryReadyOf: (p, at) => p.readyAt(at) }, canary, stable, duration);
+  return { release, rps, durationSeconds: duration, scrapeSeconds: scrape, weight, canaryPods, canaryReady, canaryAvailable, stepIndex, series, events, backgroundStart, gates, promotedAt, stuck, manualPromotions };
+}
+
+interface Counters {
+  total: number;
+  ok: number;
+  appErr: number;
+  noHost: number;
+}
+
+function exporterSeries(model: RolloutModel, release: Release, rps: number, scrape: number,
+  state: { weight: number[]; canaryReady: number[]; canaryReadyOf: (p: Pod, t: number) => boolean }, canary: Pod[], stable: Pod[], duration: number): Series[] {
+  const out = new Map<string, Series>();
+  const put = (name: string, labels: Record<string, string>, t: number, v: number) => {
+    const key = `${name}${JSON.stringify(labels)}`;
+    let s = out.get(key);
+    if (!s) {
+      s = { name, labels, samples: [] };
+      out.set(key, s);
+    }
+    s.samples.push([t, v]);
+  };
+  const stableSet = new Set(stable);
+  const podSeries = new Map<Pod, Series[]>();
+  const shared = model.canaryCluster === model.stableCluster;
+  // Per cluster and proxy: cumulative expected counts since the cluster was (re)created.
+  const clusters = shared ? [model.canaryCluster] : [model.stableCluster, model.canaryCluster];
+  const acc = new Map<string, Counters | undefined>();
+  const firstUse = new Map<string, Set<string>>();
+  const key = (c: string, p: string) => `${c}|${p}`;
+  for (let t = 0; t <= duration; t++) {
+    const w = state.weight[Math.min(t, state.weight.length - 1)];
+    const readyCanary = state.canaryReady[Math.min(t, state.canaryReady.length - 1)];
+    for (const c of clusters) {
+      const canaryShare = c === model.canaryCluster ? w / 100 : 0;
+      const stableShare = c === model.stableCluster ? (100 - w) / 100 : 0;
+      const exists = canaryShare + stableShare > 0;
+      for (const p of PROXIES) {
+        const k = key(c, p);
+        if (!exists) {
+          acc.set(k, undefined);
+          firstUse.delete(k);
+          continue;
+        }
+        let a = acc.get(k);
+        if (!a) {
+          a = { total: 0, ok: 0, appErr: 0, noHost: 0 };
+          acc.set(k, a);
+          firstUse.set(k, new Set());
+        }
+        const perProxy = rps / PROXIES.length;
+        const toCanary = perProxy * canaryShare;
+        const toStable = perProxy * stableShare;
+        if (toCanary > 0 && readyCanary === 0) {
+          // No ready canary host: the router answers 503 locally (class 5, not upstream_rq_total).
+          a.noHost += toCanary;
+        } else {
+          a.total += toCanary;
+          a.appErr += toCanary * release.canaryErrorRatio;
+        }
+        a.total += toStable;
+        a.appErr += toStable * release.stableErrorRatio;
+        a.ok = a.total - a.appErr;
+        const used = firstUse.get(k) as Set<string>;
+        if (Math.floor(a.ok) > 0) used.add('2');
+        if (Math.floor(a.appErr) + Math.floor(a.noHost) > 0) used.add('5');
+      }
+    }
+    if ((t - SCRAPE_OFFSET_SECONDS) % scrape !== 0 || t < SCRAPE_OFFSET_SECONDS) continue;
+    for (const c of clusters) {
+      for (const p of PROXIES) {
+        const a = acc.get(key(c, p));
+        if (!a) continue;
+        const base = { envoy_cluster_name: c, namespace: 'envoy-gateway-system', pod: p };
+        const total = Math.floor(a.total);
+        const err = Math.floor(a.appErr);
+        const noHost = Math.floor(a.noHost);
+        put('envoy_cluster_upstream_rq_total', base, t, total);
+        const used = firstUse.get(key(c, p)) as Set<string>;
+        if (used.has('2')) {
+          put('envoy_cluster_upstream_rq_xx', { ...base, envoy_response_code_class: '2' }, t, total - err);
+          put('envoy_cluster_upstream_rq', { ...base, envoy_response_code: '200' }, t, total - err);
+        }
+        if (used.has('5')) {
+          put('envoy_cluster_upstream_rq_xx', { ...base, envoy_response_code_class: '5' }, t, err + noHost);
+          put('envoy_cluster_upstream_rq', { ...base, envoy_response_code: '503' }, t, err + noHost);
+        }
+      }
+    }
+    for (const pod of [...stable, ...canary]) {
+      if (pod.created > t) continue;
+      const r = stableSet.has(pod) || state.canaryReadyOf(pod, t);
+      let three = podSeries.get(pod);
+      if (!three) {
+        const labels = { namespace: model.namespace, pod: pod.name, uid: pod.uid };
+        three = (['true', 'false', 'unknown'] as const).map((condition) => ({ name: 'kube_pod_status_ready', labels: { ...labels, condition }, samples: [] as Array<[number, number]> }));
+        podSeries.set(pod, three);
+      }
+      three[0].samples.push([t, r ? 1 : 0]);
+      three[1].samples.push([t, r ? 0 : 1]);
+      three[2].samples.push([t, 0]);
+    }
+  }
+  return [...out.values(), ...[...podSeries.values()].flat()];
+}
+
+/** Traffic and start time this release uses, for the report. */
+export function describeRelease(model: RolloutModel, release: Release, world: World): string {
+  const start = release.startSeconds === 'budget' ? Math.floor(0.9 * (model.startupBudgetSeconds ?? 60)) : release.startSeconds ?? HEALTHY_START_SECONDS;
+  return `${world.rps.toFixed(world.rps < 10 ? 1 : 0)} req/s, pods answer after ${start} s`;
+}

@@ -1,0 +1,55 @@
+/**
+ * Synth's rehearsal: the same model as `rollwise rehearse`, in process, refusing a canary whose
+ * healthy release would not promote or whose 10 % error release would not abort at the first weight.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { parseAllDocuments } from 'yaml';
+import { Delivery } from '../../src/decisions/canary';
+import { firstWeight, humanAtFirstWeight, readRolloutObjects, rehearseForSynth, rehearseInProcess } from '../../src/rehearse';
+import { synthService } from '../support/manifests';
+
+const docs = (f: string) => parseAllDocuments(fs.readFileSync(f, 'utf8')).map((d) => d.toJS() as unknown);
+
+test('the example service passes; the previous version\'s templates are refused with the rehearsal\'s sentence', () => {
+  expect(rehearseForSynth(docs(path.join(__dirname, '..', '..', 'dist', 'prod', 'checkout-api.k8s.yaml')))).toEqual({ refusals: [], warnings: [] });
+  const old = rehearseForSynth(docs(path.join(__dirname, 'fixtures', 'checkout-api.v0.1.0.k8s.yaml')));
+  expect(old.refusals).toHaveLength(1);
+  // Not a traffic problem (100 x the traffic pauses too): the analysis is at fault.
+  expect(old.refusals[0]).toMatchObject({ input: 'delivery', value: 'Delivery.canary()' });
+  expect(old.refusals[0].why).toMatch(/^the rehearsal of release "healthy" .* says: paused at 5 % after 4 min: Inconclusive, canary-error-ratio inconclusive .*\(last result \[\] : no series\); expected promoted/);
+});
+
+test('a 20 req/s service gets an analysis that passes the rehearsal: healthy promotes, 10 % errors abort at the first weight', () => {
+  const objs = synthService({ capacity: { peakRequestsPerSecond: 20, saturationRequestsPerSecondPerReplica: 450 } });
+  const [model] = readRolloutObjects(objs);
+  const r = rehearseInProcess(model, { releases: ['healthy', 'canary-5xx-10'] });
+  expect(r.results.map((x) => [x.release.id, x.verdict.outcome, x.met])).toEqual([['healthy', 'promoted', true], ['canary-5xx-10', 'aborted', true]]);
+  expect(r.results[1].verdict.weight).toBe(firstWeight(model));
+});
+
+test('a canary promoted by hand at the first weight: the bad release must be stopped before full promotion', () => {
+  const objs = synthService({ capacity: { peakRequestsPerSecond: 2, saturationRequestsPerSecondPerReplica: 450 }, delivery: Delivery.canary({ manualPromotion: { because: 'two requests a second (test)' } }) });
+  const [model] = readRolloutObjects(objs);
+  expect(humanAtFirstWeight(model)).toBe(true);
+  const r = rehearseInProcess(model, { releases: ['healthy', 'canary-5xx-10'] });
+  expect(r.results[0].sentence).toMatch(/promoted after \d+ min \(1 pause\(s\) without duration promoted by a human\)/);
+  expect(r.results[1].verdict.outcome).toBe('aborted');
+  expect(r.ok).toBe(true);
+});
+
+test('a service without capacity figures is not rehearsed, and synth says so', () => {
+  const objs = synthService({ capacity: undefined });
+  const r = rehearseForSynth(objs);
+  expect(r.refusals).toEqual([]);
+  expect(r.warnings.join('\n')).toMatch(/canary not rehearsed: no capacity figures/);
+});
+
+test('the traffic a release usually sees (rollwise.dev/release-rps) is the traffic the rehearsal replays', () => {
+  const objs = synthService({ capacity: { peakRequestsPerSecond: 3700, saturationRequestsPerSecondPerReplica: 450, releaseRequestsPerSecond: 900 } });
+  const [model] = readRolloutObjects(objs);
+  expect(model.releaseRps).toBe(900);
+  const r = rehearseInProcess(model, { releases: ['healthy'] });
+  expect(r.results[0].world.rps).toBe(900);
+  expect(r.ok).toBe(true);
+});
