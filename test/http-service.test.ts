@@ -34,7 +34,7 @@ describe('HttpService (checkout-api example)', () => {
   test('restricted security context, no token, spread, shutdown delay', () => {
     const pod = dep.spec.template.spec;
     expect(pod.automountServiceAccountToken).toBe(false);
-    expect(pod.securityContext).toEqual({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(pod.securityContext).toEqual({ runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } });
     expect(container.securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] } });
     expect(pod.topologySpreadConstraints.map((t: { topologyKey: string }) => t.topologyKey)).toEqual(['kubernetes.io/hostname', 'topology.kubernetes.io/zone']);
     expect(container.lifecycle.preStop.exec.command).toEqual(['sleep', '10']);

@@ -6,7 +6,10 @@ import { Delivery } from '../decisions/canary';
 import { checkInteger, checkPath } from '../decisions/inputs';
 import { checkRolloutSpec } from '../checks/rollout-spec';
 import { RollwiseInputError } from '../errors';
-import { CanaryDelivery, RouteProps } from './canary-delivery';
+import { CanaryDelivery } from './canary-delivery';
+import { renderHttpRoute, RouteProps } from './http-route';
+import { ContainerProps, InitContainerProps, PodProps, SidecarProps, WorkloadMetadataProps } from '../decisions/containers';
+import { inService } from '../errors';
 import { RouteTrafficPolicy } from './backend-traffic-policy';
 import { AppServer } from '../decisions/keep-alive';
 import { Override } from '../decisions/decision';
@@ -18,9 +21,10 @@ import { Platform } from '../decisions/platform';
 import { CapacityProps, decideService, replicasDecision, HealthProps, HttpServiceOverrides, ResourcesProps, ServiceDecisions } from '../decisions/service';
 import { ANNOTATIONS } from '../justify/annotations';
 import { Reasons } from '../justify/reasons';
-import { PORT_NAME, renderPodTemplate, selectorLabels } from './pod-template';
+import { podTemplatePatches, PORT_NAME, renderPodTemplate, selectorLabels } from './pod-template';
 
 export interface HttpServiceProps {
+  // --- What runs ---------------------------------------------------------------------------
   /** Container image, pinned by tag or digest. */
   readonly image: string;
   /** Port the server listens on. */
@@ -37,6 +41,37 @@ export interface HttpServiceProps {
    * the 503 UC race (field-notes 8).
    */
   readonly appServer: AppServer;
+  /**
+   * Command, args, environment (values, Secret and ConfigMap keys, the downward API), mounted
+   * files, extra named ports, the numeric user and the image's shutdown delay.
+   * @default the image's entrypoint, no environment, user 65532, the platform's shutdown delay
+   */
+  readonly container?: ContainerProps;
+  /**
+   * Containers beside the app (a proxy, an agent), checked like it: resources without a CPU limit
+   * unless overridden with a reason, the restricted security context, a readiness probe when they
+   * serve. Native sidecars where platform.kubernetesVersion allows (1.29+).
+   * @default none
+   */
+  readonly sidecars?: SidecarProps[];
+  /**
+   * Containers that run to completion before the app starts (after the native sidecars).
+   * @default none
+   */
+  readonly initContainers?: InitContainerProps[];
+  // --- What it needs -----------------------------------------------------------------------
+  /**
+   * The service account, image pull secrets, volumes, placement (node selector, tolerations,
+   * affinity, priority class) and the pods' own labels and annotations.
+   * @default the namespace's default service account without its token; no extra volumes or placement
+   */
+  readonly pod?: PodProps;
+  /**
+   * Labels and annotations of the workload object (Rollout or Deployment).
+   * @default the platform labels and rollwise's annotations
+   */
+  readonly metadata?: WorkloadMetadataProps;
+  // --- How it is reached and delivered -----------------------------------------------------
   /**
    * Passive health checking (Envoy outlier detection) on the route, with an ejection cap derived
    * from the disruption budget.
@@ -74,7 +109,8 @@ export interface HttpServiceProps {
    */
   readonly delivery?: Delivery;
   /**
-   * The HTTPRoute's hostnames and path (required for canary delivery).
+   * The HTTPRoute's hostnames and path (required for canary delivery). With a rolling update the
+   * route, its BackendTrafficPolicy and the route's alerts are emitted too.
    * @default none: no HTTPRoute (only allowed with Delivery.rollingUpdate())
    */
   readonly route?: RouteProps;
@@ -110,32 +146,40 @@ export class HttpService extends Construct {
   /** The canary objects (Rollout, canary Service, HTTPRoute, AnalysisTemplates), in canary mode. */
   public readonly canary?: CanaryDelivery;
   public readonly autoscaler?: ApiObject;
-  /** The BackendTrafficPolicy on the service's HTTPRoute (canary delivery only). */
+  /** The BackendTrafficPolicy on the service's HTTPRoute (whenever there is a route). */
   public readonly trafficPolicy?: RouteTrafficPolicy;
+  /** The HTTPRoute (the canary's under canary delivery; its own with a rolling update and a route). */
+  public readonly route?: ApiObject;
   /** The PrometheusRule and runbook (when the platform has a runbook URL). */
   public readonly alerts?: ServiceAlerts;
 
   constructor(scope: Construct, id: string, props: HttpServiceProps) {
     super(scope, id);
-    this.platform = props.platform ?? Platform.defaults();
-    this.decisions = decideService({ ...props, name: id }, this.platform);
+    // With many services in an app, an error must say which one it is about (and where).
+    try {
+      this.platform = props.platform ?? Platform.defaults();
+      this.decisions = decideService({ ...props, name: id }, this.platform);
     this.name = this.decisions.name;
     const d = this.decisions;
     const namespace = props.namespace ?? Chart.of(this).namespace;
     const labels = { ...this.platform.labels, ...selectorLabels(d.name), 'app.kubernetes.io/managed-by': 'rollwise' };
+    const workloadLabels = { ...d.pod.workloadLabels, ...labels };
     const meta = (reasons: Reasons, extra: Record<string, string> = {}) => ({
       name: d.name, namespace, labels, annotations: { ...extra, ...reasons.annotations() },
     });
 
     const delivery = props.delivery ?? Delivery.canary();
     this.namespace = namespace;
+    const gateway = () => requirePlatform('gateway', this.platform.gateway, '{ name: "public", namespace: "envoy-gateway-system" }');
     if (delivery.kind === 'canary') {
       this.canary = new CanaryDelivery(this, 'canary', {
         decisions: d,
         namespace,
         labels,
+        workloadLabels,
+        workloadAnnotations: d.pod.workloadAnnotations,
         route: requireRoute(props.route),
-        gateway: requirePlatform('gateway', this.platform.gateway, '{ name: "public", namespace: "envoy-gateway-system" }'),
+        gateway: gateway(),
         prometheusAddress: requirePlatform('prometheusAddress', this.platform.prometheusAddress, '"http://prometheus-operated.monitoring.svc:9090"'),
         maxErrorRatio: this.platform.canaryMaxErrorRatio.value,
         steps: delivery.steps,
@@ -143,9 +187,12 @@ export class HttpService extends Construct {
         replicasOwnedByAutoscaler: props.autoscaling !== undefined,
       });
       this.workload = this.canary.rollout;
+      this.route = this.canary.route;
     } else {
-      if (props.route) throw new RollwiseInputError('route', JSON.stringify(props.route), 'a route is only emitted with canary delivery: with Delivery.rollingUpdate() nothing would split or measure its traffic.', 'use Delivery.canary() (the default), or remove route and expose the Service another way.');
-      this.workload = this.deployment(d, labels, namespace, props.autoscaling !== undefined, props.appServer);
+      this.workload = this.deployment(d, labels, workloadLabels, namespace, props.autoscaling !== undefined, props.appServer);
+      if (props.route !== undefined) {
+        this.route = renderHttpRoute(this, 'route', { name: d.name, namespace, labels, route: checkRoute(props.route, 'add route: { hostnames: ["checkout.example.com"] }, or remove route to expose the Service another way.'), gateway: gateway() });
+      }
     }
 
     const svc = new Reasons();
@@ -168,7 +215,7 @@ export class HttpService extends Construct {
     };
     this.podDisruptionBudget = new k8s.KubePodDisruptionBudget(this, 'pdb', { metadata: meta(pdb), spec: pdbSpec });
 
-    if (this.canary) {
+    if (this.route) {
       const o = props.overrides ?? {};
       this.trafficPolicy = new RouteTrafficPolicy(new Construct(this, 'traffic'), d.name, {
         routeName: d.name,
@@ -188,6 +235,7 @@ export class HttpService extends Construct {
       this.alerts = new ServiceAlerts(new Construct(this, 'alerts'), d.name, {
         decisions: d,
         namespace,
+        route: this.route !== undefined,
         workload: this.canary ? WorkloadKind.ROLLOUT : WorkloadKind.DEPLOYMENT,
         runbookUrl: `${runbookBase}/${d.name}.runbook.md`,
         runbookPath: `${d.name}.runbook.md`,
@@ -198,6 +246,9 @@ export class HttpService extends Construct {
       });
     } else {
       addSynthWarning(this, 'no PrometheusRule: platform.runbookBaseUrl is not set, and every alert must link to its runbook section. Without alerts on ready endpoints / desired replicas, a readiness cascade is invisible (restarts and error logs stay flat, field-notes 10).');
+    }
+    } catch (e) {
+      throw inService(e, id, this.node.path);
     }
     // cdk8s' App.synth() validates the whole app once per chart; the tree is final by then, so the
     // checks run once per service and their result is reused (otherwise n charts cost n^2 lint runs).
@@ -210,7 +261,7 @@ export class HttpService extends Construct {
     return this.autoscaler !== undefined;
   }
 
-  private deployment(d: ServiceDecisions, labels: Record<string, string>, namespace: string | undefined, autoscaled: boolean, appServer: AppServer): ApiObject {
+  private deployment(d: ServiceDecisions, labels: Record<string, string>, workloadLabels: Record<string, string>, namespace: string | undefined, autoscaled: boolean, appServer: AppServer): ApiObject {
     const dep = new Reasons();
     const template = renderPodTemplate(d, labels, dep);
     const strategy = {
@@ -228,7 +279,9 @@ export class HttpService extends Construct {
       strategy,
       template,
     };
-    return new k8s.KubeDeployment(this, 'deployment', { metadata: { name: d.name, namespace, labels, annotations: { ...workloadFacts(d, appServer), ...dep.annotations() } }, spec });
+    const deployment = new k8s.KubeDeployment(this, 'deployment', { metadata: { name: d.name, namespace, labels: workloadLabels, annotations: { ...d.pod.workloadAnnotations, ...workloadFacts(d, appServer), ...dep.annotations() } }, spec });
+    deployment.addJsonPatch(...podTemplatePatches(d));
+    return deployment;
   }
 
   private horizontalPodAutoscaler(a: AutoscalingProps, labels: Record<string, string>, namespace: string | undefined): ApiObject {
@@ -263,6 +316,13 @@ function requireRoute(route: RouteProps | undefined): RouteProps {
   if (!route || !Array.isArray(route.hostnames) || route.hostnames.length === 0) {
     throw new RollwiseInputError('route', JSON.stringify(route ?? null), 'canary delivery splits traffic on an HTTPRoute and needs its hostnames; a route without hostnames would capture every host on the shared Gateway.', 'add route: { hostnames: ["checkout.example.com"] }, or use delivery: Delivery.rollingUpdate().');
   }
+  return checkRoute(route, '');
+}
+
+function checkRoute(route: RouteProps, fix: string): RouteProps {
+  if (!route || !Array.isArray(route.hostnames) || route.hostnames.length === 0) {
+    throw new RollwiseInputError('route', JSON.stringify(route ?? null), 'an HTTPRoute needs its hostnames: a route without hostnames would capture every host on the shared Gateway.', fix);
+  }
   for (const h of route.hostnames) {
     if (!/^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(h)) {
       throw new RollwiseInputError('route.hostnames', h, 'is not a DNS hostname (lower case, optionally starting with "*."); the Gateway API rejects it.', 'use a hostname like "checkout.example.com".');
@@ -274,7 +334,7 @@ function requireRoute(route: RouteProps | undefined): RouteProps {
 
 function requirePlatform<T>(setting: string, value: T | undefined, example: string): T {
   if (value === undefined) {
-    throw new RollwiseInputError(`platform.${setting}`, 'unset', `canary delivery needs it: the HTTPRoute attaches to the platform's Gateway and the analysis queries Prometheus.`, `set ${setting}: ${example} in the shared Platform, or use delivery: Delivery.rollingUpdate().`);
+    throw new RollwiseInputError(`platform.${setting}`, 'unset', `canary delivery and a route need it: the HTTPRoute attaches to the platform's Gateway and the analysis queries Prometheus.`, `set ${setting}: ${example} in the shared Platform, or use delivery: Delivery.rollingUpdate() without a route.`);
   }
   return value;
 }

@@ -11,6 +11,11 @@ import { livenessTiming, LivenessTiming, readinessTiming, ReadinessTiming, start
 import { resources, ResourceDecisions } from './resources';
 import { rolloutStrategy, RolloutDecisions } from './rollout';
 import { decided, Decision } from './decision';
+import { Delivery } from './canary';
+import { ContainerProps, decidePodExtras, InitContainerProps, PodExtrasDecisions, PodProps, SidecarProps, WorkloadMetadataProps } from './containers';
+import { KubernetesVersion } from './kubernetes-version';
+import { checkDerivedNames } from './names';
+import { checkShutdownDelay } from './platform';
 
 /** What the service's health endpoints are and how they behave under load. */
 export interface HealthProps {
@@ -88,6 +93,15 @@ export interface ServiceInputs {
   readonly resources: ResourcesProps;
   readonly capacity?: CapacityProps;
   readonly overrides?: HttpServiceOverrides;
+  /** @default Delivery.canary() (decides which derived names must fit their limits) */
+  readonly delivery?: Delivery;
+  /** Whether an HTTPRoute is emitted. @default true with canary delivery */
+  readonly route?: unknown;
+  readonly container?: ContainerProps;
+  readonly pod?: PodProps;
+  readonly sidecars?: SidecarProps[];
+  readonly initContainers?: InitContainerProps[];
+  readonly metadata?: WorkloadMetadataProps;
 }
 
 /** Every decision for one service: the pure core that the constructs render. */
@@ -106,6 +120,9 @@ export interface ServiceDecisions {
   readonly rollout: RolloutDecisions;
   readonly pdbMaxUnavailable: Decision<number>;
   readonly shutdown: ShutdownDecisions;
+  /** Environment, identity, volumes, placement, sidecars and init containers. */
+  readonly pod: PodExtrasDecisions;
+  readonly kubernetesVersion: KubernetesVersion;
 }
 
 /** The largest fleet rollwise plans for; beyond it, shard the service. */
@@ -113,6 +130,8 @@ const MAX_REPLICAS = 1000;
 
 export function decideService(inp: ServiceInputs, platform: Platform): ServiceDecisions {
   const name = checkName('name', inp.name);
+  const canary = (inp.delivery?.kind ?? 'canary') === 'canary';
+  checkDerivedNames('name', name, canary, canary || inp.route !== undefined);
   if (typeof inp.image !== 'string' || inp.image.trim() === '' || /\s/.test(inp.image)) {
     throw new RollwiseInputError('image', inp.image, 'an image reference must be a non-empty string without spaces; the kubelet could not pull anything else.', 'give the image as registry/repository:tag or @sha256 digest, e.g. "ghcr.io/acme/checkout-api:1.4.2".');
   }
@@ -168,8 +187,30 @@ export function decideService(inp: ServiceInputs, platform: Platform): ServiceDe
     resources: resourceDecisions,
     rollout: rolloutStrategy(readiness, startupBudget, { minReadySeconds: secOverride(o.minReadySeconds) }),
     pdbMaxUnavailable: capacity && !budget.overridden ? simulatedDrainEvidence(budget, replicas, capacity, readiness, p99, resourceDecisions) : budget,
-    shutdown: shutdown(platform.endpointPropagationSeconds.value, platform.shutdownDrainSeconds.value, platform.shutdownDelay),
+    shutdown: decideShutdown(inp, platform),
+    pod: decidePodExtras(inp, platform.kubernetesVersion),
+    kubernetesVersion: platform.kubernetesVersion,
   };
+}
+
+/**
+ * The service's shutdown delay: its own (`container.shutdownDelay`, it depends on the image) or the
+ * platform's. An exec of `sleep` in an image that names itself distroless or scratch is refused:
+ * such images have no sleep binary, the hook fails, the kubelet records FailedPreStopHook and
+ * sends SIGTERM at once, and the proxies keep sending requests to a closed listener.
+ */
+function decideShutdown(inp: ServiceInputs, platform: Platform): ShutdownDecisions {
+  const own = inp.container?.shutdownDelay;
+  const version = platform.kubernetesVersion;
+  if (own !== undefined) checkShutdownDelay('container.shutdownDelay', own, version);
+  const delay = own ?? platform.shutdownDelay;
+  const source = own !== undefined ? 'this service\'s container.shutdownDelay' : platform.shutdownDelaySet ? 'platform shutdownDelay' : `platform default for Kubernetes ${version.name}`;
+  if (delay.kind === 'exec' && delay.target === 'sleep' && /(^|[/:@_.-])(distroless|scratch)([/:@_.-]|$)/.test(inp.image)) {
+    throw new RollwiseInputError(own !== undefined ? 'container.shutdownDelay' : 'platform.shutdownDelay', `ShutdownDelay.execSleep() (${source})`,
+      `the image ${inp.image} looks distroless, and distroless images have no sleep binary: the preStop exec fails, the kubelet records a FailedPreStopHook event and sends SIGTERM at once, so the pod stops while proxies still route to it (503s on every rollout and drain, field-notes 1, 9).`,
+      `set container.shutdownDelay to ${version.sleepAction ? 'ShutdownDelay.sleepAction() (Kubernetes 1.30+)' : 'ShutdownDelay.httpGet("/shutdown-delay") (a handler that waits before answering) or ShutdownDelay.inApplication(), or ShutdownDelay.execSleep("/busybox/sleep") for a :debug image; on Kubernetes 1.30+ set platform.kubernetesVersion and use ShutdownDelay.sleepAction()'}.`);
+  }
+  return shutdown(platform.endpointPropagationSeconds.value, platform.shutdownDrainSeconds.value, delay, version, source);
 }
 
 /** The replica count's reason: the input, and the load per replica at peak when capacity is known. */
