@@ -279,7 +279,13 @@ export class HttpService extends Construct {
       strategy,
       template,
     };
-    const deployment = new k8s.KubeDeployment(this, 'deployment', { metadata: { name: d.name, namespace, labels: workloadLabels, annotations: { ...d.pod.workloadAnnotations, ...workloadFacts(d, appServer), ...dep.annotations() } }, spec });
+    // A plain ApiObject with the serialized spec (like the Rollout), so fields newer than
+    // cdk8s-plus-28's 1.28 types survive: KubeDeployment re-serializes after JSON patches.
+    const deployment = new ApiObject(this, 'deployment', {
+      ...k8s.KubeDeployment.GVK,
+      metadata: { name: d.name, namespace, labels: workloadLabels, annotations: { ...d.pod.workloadAnnotations, ...workloadFacts(d, appServer), ...dep.annotations() } },
+      spec: k8s.toJson_DeploymentSpec(spec),
+    });
     deployment.addJsonPatch(...podTemplatePatches(d));
     return deployment;
   }

@@ -29,6 +29,10 @@ export class KubernetesVersion {
 
   private constructor(public readonly minor: number) {}
 
+  public toString(): string {
+    return this.name;
+  }
+
   /** "1.28". */
   public get name(): string {
     return `1.${this.minor}`;
