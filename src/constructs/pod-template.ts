@@ -72,7 +72,7 @@ export function renderPodTemplate(d: ServiceDecisions, labels: Record<string, st
   const x = d.pod;
   const runAs = x.runAs.value;
   reasons.use(`${prefix}.spec.securityContext.runAsUser`, { ...x.runAs, value: runAs.user });
-  reasons.use(`${prefix}.spec.securityContext.runAsGroup`, { ...x.runAs, value: runAs.group });
+  reasons.note(`${prefix}.spec.securityContext.runAsGroup`, `Group ${runAs.group}: ${runAs.group === runAs.user ? 'the user id (container.runAs.group not given)' : 'input (container.runAs.group)'}; the processes' primary group, which owns the files they create.`);
 
   reasons.use(`${prefix}.spec.securityContext`, securityReason('pod'));
   reasons.use(`${c}.securityContext`, securityReason('container'));
