@@ -190,10 +190,11 @@ export class HttpService extends Construct {
       this.route = this.canary.route;
     } else {
       this.workload = this.deployment(d, labels, workloadLabels, namespace, props.autoscaling !== undefined, props.appServer);
-      if (props.route !== undefined) {
-        this.route = renderHttpRoute(this, 'route', { name: d.name, namespace, labels, route: checkRoute(props.route, 'add route: { hostnames: ["checkout.example.com"] }, or remove route to expose the Service another way.'), gateway: gateway() });
-      }
     }
+    // A rolling update may still have a route (after the Service, which it points at).
+    const ownRoute = !this.canary && props.route !== undefined
+      ? { route: checkRoute(props.route, 'add route: { hostnames: ["checkout.example.com"] }, or remove route to expose the Service another way.'), gateway: gateway() }
+      : undefined;
 
     const svc = new Reasons();
     svc.note('spec.ports[0]', `Port 80 forwards to the container's named port "${PORT_NAME}" (${d.port}); only Ready endpoints receive traffic, which is why readiness timing matters (field-notes 1).`);
@@ -205,6 +206,8 @@ export class HttpService extends Construct {
         ports: [{ name: PORT_NAME, port: 80, targetPort: k8s.IntOrString.fromString(PORT_NAME), protocol: 'TCP' }],
       },
     });
+
+    if (ownRoute) this.route = renderHttpRoute(this, 'route', { name: d.name, namespace, labels, ...ownRoute });
 
     const pdb = new Reasons();
     const pdbSpec: k8s.PodDisruptionBudgetSpec = {
