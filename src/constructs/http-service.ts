@@ -161,6 +161,7 @@ export class HttpService extends Construct {
       this.decisions = decideService({ ...props, name: id }, this.platform);
     this.name = this.decisions.name;
     const d = this.decisions;
+    for (const w of d.warnings) addSynthWarning(this, w);
     const namespace = props.namespace ?? Chart.of(this).namespace;
     const labels = { ...this.platform.labels, ...selectorLabels(d.name), 'app.kubernetes.io/managed-by': 'rollwise' };
     const workloadLabels = { ...d.pod.workloadLabels, ...labels };

@@ -186,7 +186,12 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
   const propagation = platform.endpointPropagationSeconds.value;
 
   let floorD: Decision<number>;
-  if (d.capacity) {
+  if (d.noHeadroomAccepted !== undefined) {
+    const floor = d.replicas - d.pdbMaxUnavailable.value;
+    floorD = decided(floor,
+      `The fleet has no headroom at peak, accepted by override (overrides.acceptNoHeadroom: ${d.noHeadroomAccepted}), so the capacity floor would be every replica and the alert would never clear; the floor is what the disruption budget allows instead, ${d.replicas} - ${d.pdbMaxUnavailable.value} = ${floor}: it fires on more than the one planned disruption, while even that one already runs the survivors past the utilisation ceiling at peak (field-notes 1).`,
+      { replicas: d.replicas, pdbMaxUnavailable: d.pdbMaxUnavailable.value, noHeadroomAccepted: true });
+  } else if (d.capacity) {
     const ceiling = platform.peakUtilisationCeiling.value;
     const needed = replicasNeededAtPeak(d.capacity, ceiling);
     floorD = decided(needed,

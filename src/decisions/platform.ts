@@ -181,7 +181,7 @@ export class Platform {
     this.readinessPeriodSeconds = withOverride('platform.readinessPeriod', decided(10,
       'The Kubernetes default period; every readiness window below is a multiple of it, and probing more often adds load on the handler without detecting a real failure sooner than the failure threshold allows.'),
     dur(props.readinessPeriod), show);
-    if (props.readinessPeriod) checkDuration('platform.readinessPeriod', props.readinessPeriod.value, 2, 60, 'the period must leave room for a 3 s timeout below it, and a period over a minute makes leaving and returning take minutes.', 'use 10 s unless you measured a reason to differ.');
+    if (props.readinessPeriod) checkDuration('platform.readinessPeriod', props.readinessPeriod.value, 4, 60, 'the period must leave room for the 3 s timeout floor below it (probes must not overlap), and a period over a minute makes leaving and returning take minutes.', 'use 10 s unless you measured a reason to differ.');
 
     this.startupBudgetSeconds = withOverride('platform.startupBudget', decided(60,
       'Platform default for services that do not declare a start-up budget: one minute covers a typical JVM/Python warm-up; declare health.startupBudget for anything slower so liveness never counts a slow start.'),

@@ -1,8 +1,8 @@
 import { Duration } from 'cdk8s';
 import { RollwiseInputError } from '../errors';
 import { Override } from './decision';
-import { Capacity, disruptionBudget } from './disruption';
-import { checkCpu, checkDuration, checkInteger, checkName, checkPath, checkPort, checkPositive, seconds } from './inputs';
+import { acceptedNoHeadroom, Capacity, disruptionBudget } from './disruption';
+import { checkCpu, checkDuration, checkInteger, checkMemory, checkName, checkPath, checkPort, checkPositive, seconds } from './inputs';
 import { simulateDrainAtPeak } from '../simulate/drain-at-peak';
 import { isBadVerdict, Verdict } from '../simulate/model';
 import { Platform } from './platform';
@@ -81,6 +81,13 @@ export interface HttpServiceOverrides {
   readonly acceptKeepAliveRace?: Override<boolean>;
   /** Retries on reset (1-3) for this route, with why it is safe. @default no retry */
   readonly retryOnReset?: Override<number>;
+  /**
+   * Run a fleet that has no headroom at peak (the capacity figures need every replica, or the
+   * simulated one-pod drain does not hold), with the reason: the budget is then 1, the alert floor
+   * allows that one disruption, and the PDB, alerts and runbook say so.
+   * @default refused ("scale out first")
+   */
+  readonly acceptNoHeadroom?: Override<boolean>;
 }
 
 /** The inputs of a service, as the constructs take them. */
@@ -123,6 +130,10 @@ export interface ServiceDecisions {
   /** Environment, identity, volumes, placement, sidecars and init containers. */
   readonly pod: PodExtrasDecisions;
   readonly kubernetesVersion: KubernetesVersion;
+  /** The `because` of an accepted no-headroom override; the alerts and runbook say so. */
+  readonly noHeadroomAccepted?: string;
+  /** Implausible inputs, questioned at synth (each names both values). */
+  readonly warnings: readonly string[];
 }
 
 /** The largest fleet rollwise plans for; beyond it, shard the service. */
@@ -172,7 +183,14 @@ export function decideService(inp: ServiceInputs, platform: Platform): ServiceDe
   }
   const liveness = livenessTiming(readiness, health.livenessPath, readinessPath);
   const resourceDecisions = resources(resourceInputs.cpu, resourceInputs.memory, o.cpuLimit);
-  const budget = disruptionBudget({ replicas, capacity, ceiling: platform.peakUtilisationCeiling.value, override: o.pdbMaxUnavailable });
+  const budget = disruptionBudget({ replicas, capacity, ceiling: platform.peakUtilisationCeiling.value, override: o.pdbMaxUnavailable, acceptNoHeadroom: o.acceptNoHeadroom });
+  const accepted = acceptedNoHeadroom(o.acceptNoHeadroom, 'refuses a fleet without headroom at peak');
+  const pdbMaxUnavailable = capacity && !budget.overridden ? simulatedDrainEvidence(budget, replicas, capacity, readiness, p99, resourceDecisions, accepted) : budget;
+  const noHeadroomAccepted = pdbMaxUnavailable.inputs.noHeadroomAccepted === true ? accepted : undefined;
+  const warnings = implausibleInputs(resourceInputs, o);
+  if (accepted !== undefined && noHeadroomAccepted === undefined) {
+    warnings.push(`overrides.acceptNoHeadroom is set, but the fleet has headroom at peak${capacity ? '' : ' (no capacity figures are given)'}: the override changes nothing; remove it so it cannot hide a real shortfall later.`);
+  }
   return {
     name,
     image: inp.image,
@@ -186,11 +204,34 @@ export function decideService(inp: ServiceInputs, platform: Platform): ServiceDe
     startup: startupTiming(startupBudget, readiness),
     resources: resourceDecisions,
     rollout: rolloutStrategy(readiness, startupBudget, { minReadySeconds: secOverride(o.minReadySeconds) }),
-    pdbMaxUnavailable: capacity && !budget.overridden ? simulatedDrainEvidence(budget, replicas, capacity, readiness, p99, resourceDecisions) : budget,
+    pdbMaxUnavailable,
     shutdown: decideShutdown(inp, platform),
     pod: decidePodExtras(inp, platform.kubernetesVersion),
     kubernetesVersion: platform.kubernetesVersion,
+    noHeadroomAccepted,
+    warnings,
   };
+}
+
+/**
+ * Inputs that are valid but implausible, questioned at synth with a warning naming both values:
+ * a CPU request ten times the memory's scale (cores vs GiB, e.g. "5000m" with "512Mi": a "0" too
+ * many), and a readiness failureThreshold override that silently drags the success threshold
+ * (which follows it unless overridden too).
+ */
+function implausibleInputs(res: ResourcesProps, o: HttpServiceOverrides): string[] {
+  const out: string[] = [];
+  if (typeof res.cpu === 'string' && typeof res.memory === 'string') {
+    const cores = checkCpu('resources.cpu', res.cpu) / 1000;
+    const gib = checkMemory('resources.memory', res.memory) / 1024 ** 3;
+    if (cores >= 10 * gib) {
+      out.push(`resources.cpu = ${res.cpu} is ${+(cores / gib).toFixed(1)} times resources.memory = ${res.memory} in cores per GiB (typical HTTP services run 0.25-2 cores per GiB): a digit too many in the CPU request reserves CPU no node may have, and the pods stay Pending. Check both against your load test.`);
+    }
+  }
+  if (o.readinessFailureThreshold && !o.readinessSuccessThreshold) {
+    out.push(`overrides.readinessFailureThreshold = ${o.readinessFailureThreshold.value} also sets readinessSuccessThreshold to ${o.readinessFailureThreshold.value} (the return window follows the leave window unless overridden): if you only meant to change how fast pods leave, override overrides.readinessSuccessThreshold too.`);
+  }
+  return out;
 }
 
 /**
@@ -225,7 +266,7 @@ export function replicasDecision(d: ServiceDecisions): Decision<number> {
  * a hypothesis). A budget whose drain flaps or cascades is lowered until the drain holds; when even
  * one pod cannot be drained, synth fails with the simulated result.
  */
-function simulatedDrainEvidence(budget: Decision<number>, replicas: number, capacity: Capacity, readiness: ReadinessTiming, p99: number | undefined, res: ResourceDecisions): Decision<number> {
+function simulatedDrainEvidence(budget: Decision<number>, replicas: number, capacity: Capacity, readiness: ReadinessTiming, p99: number | undefined, res: ResourceDecisions, accepted?: string): Decision<number> {
   const cpuLimitRatio = res.cpuLimit.value === undefined ? undefined : checkCpu('overrides.cpuLimit', res.cpuLimit.value) / checkCpu('resources.cpu', res.cpuRequest.value);
   const simulateDrain = (drain: number) => simulateDrainAtPeak({
     replicas,
@@ -244,7 +285,11 @@ function simulatedDrainEvidence(budget: Decision<number>, replicas: number, capa
     return { ...budget, value: drain, reason: `${budget.reason} Simulated: ${sim.sentence}.${lowered}`, inputs: { ...budget.inputs, simulatedVerdict: sim.verdict, simulatedMinReady: sim.minReady } };
   }
   const sim = simulateDrain(1);
+  if (accepted !== undefined) {
+    return { value: 1, overridden: true, inputs: { ...budget.inputs, simulatedVerdict: sim.verdict, noHeadroomAccepted: true },
+      reason: `Overridden (overrides.acceptNoHeadroom): ${accepted} The fleet has NO headroom at peak: the simulated one-pod drain does not hold (${sim.sentence}), so a drain at peak can start the readiness cascade (field-notes 1). One pod at a time, the least that still lets nodes drain; drain off-peak, and scale out to remove this override.` };
+  }
   throw new RollwiseInputError('replicas', replicas,
     `the fleet simulator says even a one-pod drain at peak does not hold: ${sim.sentence}. The survivors' health path slows past the probe deadline and readiness removes capacity exactly when it is short (field-notes 1).`,
-    `scale out first (more replicas), or lower the health path's latency under load; run \`rollwise simulate\` on a scenario to see the collapse.`);
+    `scale out first (more replicas), or lower the health path's latency under load; run \`rollwise simulate\` on a scenario to see the collapse. If the fleet must run so for now, accept it with overrides.acceptNoHeadroom: { value: true, because: '<why, and until when>' }.`);
 }

@@ -42,6 +42,9 @@ export function renderRunbook(d: ServiceDecisions, a: AlertDecisions, opts: Runb
     (a.route ? `HTTPRoute \`${name}\` (Envoy clusters matching \`${a.routeClusterRegex}\`)` : 'no HTTPRoute (so no gateway alerts)') +
     `; pods \`${a.podRegex}\`, container \`${a.containerName}\`.`, '',
     'This failure class produces no restarts, no exit codes and no error logs: the signals are ready endpoints against desired replicas and the proxy\'s own counters (field-notes 1, 10).', '');
+  if (d.noHeadroomAccepted !== undefined) {
+    p(`**No headroom at peak, accepted by override:** ${d.noHeadroomAccepted} Every disruption at peak (a drain, a rollout surge wave ending, a crash) runs the survivors past the utilisation ceiling; drain off-peak, and treat any alert below as the start of the cascade. Scale out to remove the override.`, '');
+  }
 
   p(`## ${RUNBOOK_SECTIONS.alerts}`, '');
   for (const { value: r, reason } of a.rules) {
