@@ -57,6 +57,7 @@ const cases: Case[] = [
   { title: 'sleep action on Kubernetes 1.28', props: { container: { shutdownDelay: ShutdownDelay.sleepAction() } }, input: 'container.shutdownDelay', value: 'ShutdownDelay.sleepAction()', why: /only from Kubernetes 1\.30.*kubernetesVersion is 1\.28/, fix: /KubernetesVersion\.V1_33/ },
   { title: 'distroless image with the exec sleep default', props: { image: 'gcr.io/acme/checkout-distroless:1.4.2' }, input: 'platform.shutdownDelay', value: 'ShutdownDelay.execSleep() (platform default for Kubernetes 1.28)', why: /no sleep binary.*FailedPreStopHook/, fix: /ShutdownDelay\.httpGet/ },
   { title: 'unsupported Kubernetes version', build: () => KubernetesVersion.of('1.30'), input: 'platform.kubernetesVersion', value: '1.30', why: /pinned OpenAPI schema/, fix: /V1_28 for 1\.28-1\.32/ },
+  { title: 'route on a rolling update without a platform gateway', props: { delivery: Delivery.rollingUpdate(), platform: Platform.defaults() }, input: 'platform.gateway', value: 'unset', why: /the route needs it/, fix: /or remove route/ },
   { title: 'route without hostnames on a rolling update', props: { delivery: Delivery.rollingUpdate(), route: { hostnames: [] } }, input: 'route', value: '{"hostnames":[]}', why: /capture every host/, fix: /hostnames/ },
   { title: 'zero replicas', props: { replicas: 0 }, input: 'replicas', value: '0', why: /cannot survive a node drain/, fix: /at least 2 replicas/ },
   { title: 'negative replicas', props: { replicas: -3 }, input: 'replicas', value: '-3', why: /whole number from 2/, fix: /at least 2 replicas/ },

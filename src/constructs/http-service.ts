@@ -171,7 +171,7 @@ export class HttpService extends Construct {
 
     const delivery = props.delivery ?? Delivery.canary();
     this.namespace = namespace;
-    const gateway = () => requirePlatform('gateway', this.platform.gateway, '{ name: "public", namespace: "envoy-gateway-system" }');
+    const gateway = (canary = true) => requirePlatform('gateway', this.platform.gateway, '{ name: "public", namespace: "envoy-gateway-system" }', canary);
     if (delivery.kind === 'canary') {
       this.canary = new CanaryDelivery(this, 'canary', {
         decisions: d,
@@ -194,7 +194,7 @@ export class HttpService extends Construct {
     }
     // A rolling update may still have a route (after the Service, which it points at).
     const ownRoute = !this.canary && props.route !== undefined
-      ? { route: checkRoute(props.route, 'add route: { hostnames: ["checkout.example.com"] }, or remove route to expose the Service another way.'), gateway: gateway() }
+      ? { route: checkRoute(props.route, 'add route: { hostnames: ["checkout.example.com"] }, or remove route to expose the Service another way.'), gateway: gateway(false) }
       : undefined;
 
     const svc = new Reasons();
@@ -342,9 +342,12 @@ function checkRoute(route: RouteProps, fix: string): RouteProps {
   return route;
 }
 
-function requirePlatform<T>(setting: string, value: T | undefined, example: string): T {
+function requirePlatform<T>(setting: string, value: T | undefined, example: string, canary = true): T {
   if (value === undefined) {
-    throw new RollwiseInputError(`platform.${setting}`, 'unset', `canary delivery and a route need it: the HTTPRoute attaches to the platform's Gateway and the analysis queries Prometheus.`, `set ${setting}: ${example} in the shared Platform, or use delivery: Delivery.rollingUpdate() without a route.`);
+    if (!canary) {
+      throw new RollwiseInputError(`platform.${setting}`, 'unset', 'the route needs it: the HTTPRoute attaches to the platform\'s Gateway.', `set ${setting}: ${example} in the shared Platform, or remove route.`);
+    }
+    throw new RollwiseInputError(`platform.${setting}`, 'unset', `canary delivery needs it: the HTTPRoute attaches to the platform's Gateway and the analysis queries Prometheus.`, `set ${setting}: ${example} in the shared Platform, or use delivery: Delivery.rollingUpdate().`);
   }
   return value;
 }
