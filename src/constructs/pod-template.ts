@@ -100,11 +100,6 @@ export function renderPodTemplate(d: ServiceDecisions, labels: Record<string, st
         periodSeconds: r.periodSeconds.value, timeoutSeconds: r.timeoutSeconds.value, failureThreshold: r.failureThreshold.value, successThreshold: r.successThreshold.value,
       };
     }
-    let sidecarLifecycle: k8s.Lifecycle | undefined;
-    if (sidecar && e.port && !native && lifecycle) {
-      sidecarLifecycle = lifecycle.preStop?.httpGet ? undefined : lifecycle;
-      if (sidecarLifecycle) reasons.note(`${path}.lifecycle.preStop`, `An ordinary-container sidecar gets SIGTERM together with the app, so one that serves keeps serving through the same ${preStopSeconds} s of endpoint propagation (field-notes 1).`);
-    }
     if (e.runAsUser) reasons.use(`${path}.securityContext.runAsUser`, e.runAsUser);
     return {
       name: e.name,
@@ -122,7 +117,6 @@ export function renderPodTemplate(d: ServiceDecisions, labels: Record<string, st
         },
         limits: elimits,
       },
-      ...(sidecarLifecycle ? { lifecycle: sidecarLifecycle } : {}),
       securityContext: { ...containerSecurity, ...(e.runAsUser ? { runAsUser: e.runAsUser.value } : {}) },
       volumeMounts: [tmpMount, ...e.mounts],
     };

@@ -256,6 +256,8 @@ export interface PodExtrasDecisions {
   readonly initContainers: ExtraContainerDecisions[];
   /** Whether sidecars are native (init containers with restartPolicy Always), with the version's reason. */
   readonly nativeSidecars: Decision<boolean>;
+  /** Questions for synth (e.g. sidecars that stop with the app on 1.28). */
+  readonly warnings: readonly string[];
   readonly podLabels: Record<string, string>;
   readonly podAnnotations: Record<string, string>;
   readonly workloadLabels: Record<string, string>;
@@ -309,7 +311,7 @@ export function decidePodExtras(inp: PodExtrasInputs, version: KubernetesVersion
 
   const pullSecrets = (pod.imagePullSecrets ?? []).map((s, i) => checkSubdomain(`pod.imagePullSecrets[${i}]`, s, 'it names a docker-registry Secret in the service\'s namespace.', 'give the Secret\'s name, e.g. "ghcr-pull".'));
 
-  const appPorts = (c.ports ?? []).map((p, i) => checkNamedPort(`container.ports[${i}]`, p, inp.port));
+  const appPorts = (c.ports ?? []).map((p, i) => checkNamedPort(`container.ports[${i}]`, p));
   const seenPorts = new Set<string>([RESERVED_PORT]);
   const seenNumbers = new Set<number>([inp.port]);
   for (const [i, p] of appPorts.entries()) {
@@ -332,7 +334,7 @@ export function decidePodExtras(inp: PodExtrasInputs, version: KubernetesVersion
     const r = resources(res.cpu, res.memory, x.overrides?.cpuLimit, `${at}.`);
     let port: ExtraContainerDecisions['port'];
     if (kind === 'sidecars' && x.port !== undefined) {
-      const p = checkNamedPort(`${at}.port`, x.port, inp.port);
+      const p = checkNamedPort(`${at}.port`, x.port);
       if (seenPorts.has(p.name) || seenNumbers.has(p.port)) {
         throw new RollwiseInputError(`${at}.port`, `${p.name}:${p.port}`, 'the name or number is already used in the pod; containers of a pod share one network namespace, so two cannot listen on one port.', 'give the sidecar its own port name and number.');
       }
@@ -363,8 +365,9 @@ export function decidePodExtras(inp: PodExtrasInputs, version: KubernetesVersion
 
   const nativeSidecars = version.nativeSidecars
     ? decided(true, `Kubernetes ${version.name} (platform.kubernetesVersion) runs native sidecars (SidecarContainers, on by default since 1.29): an init container with restartPolicy Always starts before the app and init containers, and stops only after the app has exited, so the app never runs without it, including during the shutdown delay.`, { kubernetesVersion: version.name })
-    : decided(false, `Kubernetes ${version.name} (platform.kubernetesVersion): native sidecars are alpha and off by default before 1.29, and with the gate off the API server drops restartPolicy, leaving an init container that never exits (the pod never starts). So sidecars run as ordinary containers: they may start after the app and get SIGTERM with it, which is why a sidecar that serves gets the same preStop delay. Set platform.kubernetesVersion to KubernetesVersion.V1_33 when every cluster runs 1.33 or later.`, { kubernetesVersion: version.name });
+    : decided(false, `Kubernetes ${version.name} (platform.kubernetesVersion): native sidecars are alpha and off by default before 1.29, and with the gate off the API server drops restartPolicy, leaving an init container that never exits (the pod never starts). So sidecars run as ordinary containers: they may start after the app, and they get SIGTERM together with it, so a sidecar the app needs while it drains (a database proxy) must itself keep serving that long (its own graceful-shutdown setting); no preStop hook is added, since the sidecar's image may have no sleep binary and its named ports differ. Set platform.kubernetesVersion to KubernetesVersion.V1_33 when every cluster runs 1.33 or later.`, { kubernetesVersion: version.name });
 
+  const warnings = nativeSidecars.value ? [] : sidecars.map((x, i) => `sidecars[${i}] (${x.name}) runs as an ordinary container on Kubernetes ${version.name} and gets SIGTERM together with the app: if the app needs it while draining (a proxy to its database or another service), make it wait out the app's drain itself (its own graceful-shutdown setting), or target Kubernetes 1.33 (platform.kubernetesVersion) for a native sidecar that stops after the app.`);
   const podLabels = checkLabels('pod.labels', pod.labels);
   const workloadLabels = checkLabels('metadata.labels', inp.metadata?.labels);
   return {
@@ -384,6 +387,7 @@ export function decidePodExtras(inp: PodExtrasInputs, version: KubernetesVersion
     sidecars,
     initContainers,
     nativeSidecars,
+    warnings,
     podLabels,
     podAnnotations: checkAnnotations('pod.annotations', pod.annotations),
     workloadLabels,
@@ -513,12 +517,11 @@ function checkMounts(input: string, mounts: Mount[] | undefined, volumes: Map<st
   });
 }
 
-function checkNamedPort(input: string, p: NamedPort, mainPort: number): NamedPort {
+function checkNamedPort(input: string, p: NamedPort): NamedPort {
   if (typeof p?.name !== 'string' || p.name.length > 15 || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(p.name) || !/[a-z]/.test(p.name) || p.name.includes('--')) {
     throw new RollwiseInputError(`${input}.name`, p?.name, 'a port name must be an IANA service name: at most 15 lower-case letters, digits and "-", with a letter; the API server refuses anything else.', 'use a name like "metrics".');
   }
   checkPort(`${input}.port`, p.port);
-  void mainPort;
   return { name: p.name, port: p.port };
 }
 

@@ -188,6 +188,7 @@ export function decideService(inp: ServiceInputs, platform: Platform): ServiceDe
   const pdbMaxUnavailable = capacity && !budget.overridden ? simulatedDrainEvidence(budget, replicas, capacity, readiness, p99, resourceDecisions, accepted) : budget;
   const noHeadroomAccepted = pdbMaxUnavailable.inputs.noHeadroomAccepted === true ? accepted : undefined;
   const warnings = implausibleInputs(resourceInputs, o);
+  const pod = decidePodExtras(inp, platform.kubernetesVersion);
   if (accepted !== undefined && noHeadroomAccepted === undefined) {
     warnings.push(`overrides.acceptNoHeadroom is set, but the fleet has headroom at peak${capacity ? '' : ' (no capacity figures are given)'}: the override changes nothing; remove it so it cannot hide a real shortfall later.`);
   }
@@ -206,10 +207,10 @@ export function decideService(inp: ServiceInputs, platform: Platform): ServiceDe
     rollout: rolloutStrategy(readiness, startupBudget, { minReadySeconds: secOverride(o.minReadySeconds) }),
     pdbMaxUnavailable,
     shutdown: decideShutdown(inp, platform),
-    pod: decidePodExtras(inp, platform.kubernetesVersion),
+    pod,
     kubernetesVersion: platform.kubernetesVersion,
     noHeadroomAccepted,
-    warnings,
+    warnings: [...warnings, ...pod.warnings],
   };
 }
 

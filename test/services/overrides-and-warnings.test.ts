@@ -1,5 +1,6 @@
 import { Chart, Duration, Testing } from 'cdk8s';
 import { HttpService, HttpServiceProps } from '../../src/constructs/http-service';
+import { KubernetesVersion } from '../../src/decisions/kubernetes-version';
 import { Platform } from '../../src/decisions/platform';
 import { checkoutApiProps, examplePlatform } from '../../src/example';
 import { RollwiseInputError } from '../../src/errors';
@@ -91,6 +92,15 @@ describe('implausible inputs are questioned at synth, naming both values', () =>
     expect(probe).toMatchObject({ failureThreshold: 2, successThreshold: 2 });
     const both = synth({ overrides: { readinessFailureThreshold: { value: 2, because: 'leave faster on real failures' }, readinessSuccessThreshold: { value: 3, because: 'return as slowly as before' } } });
     expect(both.warnings.join('\n')).not.toMatch(/readinessFailureThreshold/);
+  });
+});
+
+describe('sidecars on Kubernetes 1.28', () => {
+  test('a sidecar that stops with the app is questioned at synth; on 1.33 (native) it is not', () => {
+    const sidecars = [{ name: 'sql-proxy', image: 'gcr.io/cloud-sql-connectors/cloud-sql-proxy:2.14.1', resources: { cpu: '100m', memory: '128Mi' } }];
+    expect(synth({ sidecars }).warnings.join('\n')).toMatch(/sidecars\[0\] \(sql-proxy\) runs as an ordinary container on Kubernetes 1\.28 and gets SIGTERM together with the app/);
+    const platform = new Platform({ ...platformProps(), kubernetesVersion: KubernetesVersion.V1_33 });
+    expect(synth({ sidecars, platform }).warnings.join('\n')).not.toMatch(/sidecars\[0\]/);
   });
 });
 
