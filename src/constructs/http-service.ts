@@ -155,7 +155,8 @@ export class HttpService extends Construct {
 
   constructor(scope: Construct, id: string, props: HttpServiceProps) {
     super(scope, id);
-    // With many services in an app, an error must say which one it is about (and where).
+    // With many services in an app, an error must say which one it is about (and where). The body
+    // below is deliberately not re-indented inside this try, to keep the parallel merge small.
     try {
       this.platform = props.platform ?? Platform.defaults();
       this.decisions = decideService({ ...props, name: id }, this.platform);
