@@ -2,7 +2,7 @@ import { Duration } from 'cdk8s';
 import { HttpServiceProps } from '../src/constructs/http-service';
 import { Platform, ShutdownDelay } from '../src/decisions/platform';
 import { Delivery } from '../src/decisions/canary';
-import { EnvValue, Volume } from '../src/decisions/containers';
+import { EnvFrom, EnvValue, Volume } from '../src/decisions/containers';
 import { KubernetesVersion } from '../src/decisions/kubernetes-version';
 import { checkoutApiProps } from '../src/example';
 import { RollwiseInputError } from '../src/errors';
@@ -36,6 +36,13 @@ const cases: Case[] = [
   { title: 'env name starting with a digit', props: { container: { env: { '1DB': EnvValue.fromValue('x') } } }, input: 'container.env.1DB', value: '1DB', why: /not a valid environment variable name/, fix: /"DATABASE_URL"/ },
   { title: 'env value that is not an EnvValue', props: { container: { env: { DB: 'postgres://u:p@db' as unknown as EnvValue } } }, input: 'container.env.DB', value: 'postgres://u:p@db', why: /secret can never be written as a plain value/, fix: /EnvValue\.fromSecret/ },
   { title: 'command as a string', props: { container: { command: 'gunicorn app:app' as unknown as string[] } }, input: 'container.command', value: 'gunicorn app:app', why: /without a shell, one argument per item/, fix: /write it as a list/ },
+  { title: 'args as a string', props: { container: { args: '--workers 4' as unknown as string[] } }, input: 'container.args', value: '--workers 4', why: /one argument per item/, fix: /write it as a list/ },
+  { title: 'envFrom prefix starting with a digit', props: { container: { envFrom: [EnvFrom.configMap('checkout-config', '1_')] } }, input: 'container.envFrom[0].prefix', value: '1_', why: /starts every variable name/, fix: /"DB_"/ },
+  { title: 'hand-written rollwise.dev/ pod annotation', props: { pod: { annotations: { 'rollwise.dev/overrides': 'x' } } }, input: 'pod.annotations.rollwise.dev/overrides', value: 'x', why: /trusted as a fact/, fix: /your own prefix/ },
+  { title: 'workload label value too long', props: { metadata: { labels: { team: 'x'.repeat(64) } } }, input: 'metadata.labels.team', value: 'x'.repeat(64), why: /at most 63/, fix: /move it to an annotation/ },
+  { title: 'toleration Exists with a value', props: { pod: { tolerations: [{ key: 'dedicated', operator: 'Exists', value: 'web' }] } }, input: 'pod.tolerations[0].value', value: 'web', why: /value must be empty/, fix: /remove value/ },
+  { title: 'toleration with an unknown effect', props: { pod: { tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'web', effect: 'NoScheduling' }] } }, input: 'pod.tolerations[0].effect', value: 'NoScheduling', why: /not a taint effect/, fix: /"NoSchedule"/ },
+  { title: 'affinity with an unknown field', props: { pod: { affinity: { nodeSelector: { pool: 'web' } } as never } }, input: 'pod.affinity', value: '{"nodeSelector":{"pool":"web"}}', why: /pruned by the API server/, fix: /nodeAffinity/ },
   { title: 'mount of an undeclared volume', props: { container: { mounts: [{ volume: 'tls', path: '/etc/tls' }] } }, input: 'container.mounts[0].volume', value: 'tls', why: /not one of pod\.volumes/, fix: /declare it in pod\.volumes/ },
   { title: 'mount over /tmp', props: { pod: { volumes: [Volume.fromSecret('tls', 'checkout-tls')] }, container: { mounts: [{ volume: 'tls', path: '/tmp' }] } }, input: 'container.mounts[0].path', value: '/tmp', why: /already the writable scratch space/, fix: /"\/etc\/tls"/ },
   { title: 'volume named tmp', props: { pod: { volumes: [Volume.emptyDir('tmp')] } }, input: 'pod.volumes[0].name', value: 'tmp', why: /writable \/tmp rollwise mounts/, fix: /short name/ },

@@ -394,8 +394,8 @@ export function decidePodExtras(inp: PodExtrasInputs, version: KubernetesVersion
     workloadAnnotations: checkAnnotations('metadata.annotations', inp.metadata?.annotations),
     scheduling: {
       nodeSelector: pod.nodeSelector === undefined ? undefined : checkLabels('pod.nodeSelector', pod.nodeSelector, false),
-      tolerations: pod.tolerations,
-      affinity: pod.affinity,
+      tolerations: checkTolerations(pod.tolerations),
+      affinity: checkAffinity(pod.affinity),
       priorityClassName: pod.priorityClassName === undefined ? undefined : checkSubdomain('pod.priorityClassName', pod.priorityClassName, 'it names an existing PriorityClass; the API server refuses a pod whose class does not exist.', 'give the PriorityClass\'s name, e.g. "business-critical".'),
     },
   };
@@ -541,6 +541,29 @@ function checkLabels(input: string, labels: Record<string, string> | undefined, 
     out[k] = v;
   }
   return out;
+}
+
+/** The API server's toleration rules (operator Equal or Exists; Exists takes no value; known effects). */
+function checkTolerations(list: k8s.Toleration[] | undefined): k8s.Toleration[] | undefined {
+  if (list === undefined) return undefined;
+  if (!Array.isArray(list)) throw new RollwiseInputError('pod.tolerations', list, 'must be a list of tolerations.', 'pass tolerations: [{ key: "dedicated", operator: "Equal", value: "web", effect: "NoSchedule" }].');
+  list.forEach((t, i) => {
+    const at = `pod.tolerations[${i}]`;
+    const op = t?.operator ?? 'Equal';
+    if (op !== 'Equal' && op !== 'Exists') throw new RollwiseInputError(`${at}.operator`, t?.operator, 'the API server accepts only "Equal" and "Exists".', 'use operator: "Equal" with a value, or "Exists" without one.');
+    if (op === 'Exists' && t.value !== undefined && t.value !== '') throw new RollwiseInputError(`${at}.value`, t.value, 'with operator "Exists" the value must be empty (the API server refuses the pod): Exists matches any value of the key.', 'remove value, or use operator: "Equal".');
+    if (t.effect !== undefined && !['NoSchedule', 'PreferNoSchedule', 'NoExecute'].includes(t.effect)) throw new RollwiseInputError(`${at}.effect`, t.effect, 'is not a taint effect; the API server accepts NoSchedule, PreferNoSchedule and NoExecute.', 'use the effect of the taint you tolerate, e.g. "NoSchedule".');
+    if (t.key === undefined && op !== 'Exists') throw new RollwiseInputError(`${at}.key`, 'unset', 'a toleration without a key must use operator "Exists" (it then tolerates every taint, which is rarely meant).', 'give the taint\'s key.');
+  });
+  return list;
+}
+
+function checkAffinity(a: k8s.Affinity | undefined): k8s.Affinity | undefined {
+  if (a === undefined) return undefined;
+  if (typeof a !== 'object' || a === null || Array.isArray(a) || Object.keys(a).some((k) => !['nodeAffinity', 'podAffinity', 'podAntiAffinity'].includes(k))) {
+    throw new RollwiseInputError('pod.affinity', a, 'must be an object with nodeAffinity, podAffinity or podAntiAffinity; anything else is pruned by the API server and the placement silently lost.', 'write it as in the Pod spec, e.g. { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: ... } }.');
+  }
+  return a;
 }
 
 function checkAnnotations(input: string, annotations: Record<string, string> | undefined): Record<string, string> {
