@@ -319,8 +319,26 @@ export class HttpService extends Construct {
     const objects = this.node.findAll().filter((c): c is ApiObject => c instanceof ApiObject).map((o) => o.toJson() as { kind?: string });
     const controller = this.canary ? checkRolloutSpec(objects.find((o) => o.kind === 'Rollout') ?? {}, objects) : [];
     const composition = blockingFindings(lintObjects(objects)).map((f) => `${f.ruleId} ${f.object} ${f.path}: ${f.message} Fix: ${f.fix}`);
-    return [...controller, ...composition];
+    return [...controller, ...composition, ...undeclaredContainers(this.workload.toJson(), this.decisions)];
   }
+}
+
+/**
+ * Containers added to the pod template by an escape-hatch patch: rollwise decided none of their
+ * resources, probes or security context, so synth refuses them instead of shipping them unchecked.
+ */
+export function undeclaredContainers(workload: unknown, d: ServiceDecisions): string[] {
+  const spec = (workload as { spec?: { template?: { spec?: { containers?: { name?: string }[]; initContainers?: { name?: string }[] } } } }).spec?.template?.spec;
+  const known = new Set(['app', ...d.pod.sidecars.map((x) => x.name), ...d.pod.initContainers.map((x) => x.name)]);
+  const out: string[] = [];
+  for (const list of ['containers', 'initContainers'] as const) {
+    (spec?.[list] ?? []).forEach((c, i) => {
+      if (!known.has(c?.name ?? '')) {
+        out.push(`${d.name} spec.template.spec.${list}[${i}]: container "${c?.name}" was added by a patch, so rollwise decided none of its resources, probes or security context and no rule vouches for them. Fix: declare it in sidecars (or initContainers), where it is checked like the app.`);
+      }
+    });
+  }
+  return out;
 }
 
 function requireRoute(route: RouteProps | undefined): RouteProps {

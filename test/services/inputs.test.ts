@@ -153,6 +153,16 @@ describe('sidecars and init containers', () => {
   });
 });
 
+test('a container patched into the pod template fails synth, naming it and the fix', () => {
+  const app = Testing.app();
+  const chart = new Chart(app, 'test', { namespace: 'checkout' });
+  const declared = new HttpService(new Chart(app, 'declared', { namespace: 'checkout' }), 'checkout-api', { ...checkoutApiProps(), sidecars: [sidecar], initContainers: [{ ...sidecar, name: 'migrate' }] });
+  expect(declared.node.validate()).toEqual([]);
+  const svc = new HttpService(chart, 'checkout-api', { ...checkoutApiProps(), sidecars: [sidecar] });
+  svc.workload.addJsonPatch(JsonPatch.add('/spec/template/spec/containers/-', { name: 'log-shipper', image: 'fluent/fluent-bit:3.1.4' }));
+  expect(svc.node.validate().join('\n')).toMatch(/spec\.template\.spec\.containers\[2\]: container "log-shipper" was added by a patch.*Fix: declare it in sidecars/);
+});
+
 describe('routes without a canary', () => {
   test('rolling update with a route: HTTPRoute (one backend), BackendTrafficPolicy, route alerts; no canary objects', () => {
     const objs = synthService({ delivery: Delivery.rollingUpdate() });
