@@ -9,6 +9,8 @@ export class RollwiseInputError extends Error {
   public readonly fix: string;
   /** The service the error is about, once an HttpService has added it (see inService). */
   public service?: string;
+  /** The construct path of that service. */
+  public path?: string;
 
   constructor(input: string, value: unknown, why: string, fix: string) {
     const shown = typeof value === 'string' ? value : JSON.stringify(value);
@@ -29,6 +31,7 @@ export function inService(error: unknown, service: string, path: string): unknow
   if (!(error instanceof RollwiseInputError) || error.service !== undefined) return error;
   const e = new RollwiseInputError(error.input, error.value, error.why, error.fix);
   e.service = service;
+  e.path = path;
   e.message = `service ${service} (${path}): ${error.message}`;
   return e;
 }
