@@ -401,6 +401,11 @@ export function decidePodExtras(inp: PodExtrasInputs, version: KubernetesVersion
   };
 }
 
+/**
+ * The numeric user. kubernetes/kubernetes pkg/kubelet/kuberuntime/security_context_others.go
+ * verifyRunAsNonRoot: with runAsNonRoot and no runAsUser, an image user that is a name fails
+ * ("image has non-numeric user"), and uid 0 fails; a non-zero runAsUser passes whatever the image says.
+ */
 function decideRunAs(runAs: RunAs | undefined): Decision<{ user: number; group: number }> {
   const why = 'with runAsNonRoot alone, the kubelet refuses to start an image whose USER is root or a name, such as the official node and python images ("container has runAsNonRoot and image has non-numeric user", CreateContainerConfigError; kubelet verifyRunAsNonRoot); a numeric user passes that check whatever the image declares';
   if (runAs === undefined) {

@@ -47,7 +47,9 @@ export class KubernetesVersion {
    * Native sidecars (init containers with `restartPolicy: Always`): the SidecarContainers feature
    * gate is alpha and off in 1.28, beta and on by default from 1.29, GA in 1.33 (KEP-753). With the
    * gate off the API server drops the field, and the sidecar becomes an init container that never
-   * exits, so the pod never starts: on 1.28 sidecars must be ordinary containers.
+   * exits, so the pod never starts: on 1.28 sidecars must be ordinary containers. (Checked in
+   * kubernetes/kubernetes pkg/api/pod/util.go dropDisabledFields: without SidecarContainers it sets
+   * InitContainers[i].RestartPolicy = nil; not a pinned mirror, so no tag.)
    */
   public get nativeSidecars(): boolean {
     return this.minor >= 29;
@@ -55,7 +57,8 @@ export class KubernetesVersion {
 
   /**
    * The preStop `sleep` action (PodLifecycleSleepAction, KEP-3960): alpha in 1.29, beta and on by
-   * default from 1.30. It needs no binary in the image, unlike an exec of `sleep`.
+   * default from 1.30. It needs no binary in the image, unlike an exec of `sleep`. With the gate
+   * off the API server drops the hook (pkg/api/pod/util.go dropPodLifecycleSleepAction).
    */
   public get sleepAction(): boolean {
     return this.minor >= 30;
