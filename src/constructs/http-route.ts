@@ -20,6 +20,7 @@ export interface RouteProps {
 export interface ServiceRouteProps {
   /** The service's name: the route's name and its stable backend Service. */
   readonly name: string;
+  /** @default none (the Argo CD Application's destination namespace applies) */
   readonly namespace?: string;
   readonly labels: Record<string, string>;
   readonly route: RouteProps;

@@ -14,7 +14,7 @@ export interface DisruptionInputs {
   /** Fraction of saturation survivors may run at (platform.peakUtilisationCeiling). */
   readonly ceiling: number;
   readonly override?: Override<number>;
-  /** overrides.acceptNoHeadroom: run a fleet without headroom at peak, with the reason. */
+  /** overrides.acceptNoHeadroom: run a fleet without headroom at peak, with the reason. @default refused */
   readonly acceptNoHeadroom?: Override<boolean>;
 }
 

@@ -104,10 +104,15 @@ export interface ServiceInputs {
   readonly delivery?: Delivery;
   /** Whether an HTTPRoute is emitted. @default true with canary delivery */
   readonly route?: unknown;
+  /** @default the image's entrypoint, no environment, user 65532 (see HttpServiceProps.container) */
   readonly container?: ContainerProps;
+  /** @default the default service account without its token, no extra volumes or placement */
   readonly pod?: PodProps;
+  /** @default none */
   readonly sidecars?: SidecarProps[];
+  /** @default none */
   readonly initContainers?: InitContainerProps[];
+  /** @default the platform labels and rollwise's annotations */
   readonly metadata?: WorkloadMetadataProps;
 }
 
