@@ -153,6 +153,9 @@ const ENVOY_FLAGS = [
     checkFirst: ['The application\'s latency percentiles and its database / downstream latency.', 'CPU throttling of the pods if a CPU limit is set.', 'Whether the route\'s timeout (HTTPRoute timeouts.request) changed recently.'] },
 ] as const;
 
+/** Mechanisms of the alerts on the HTTPRoute's Envoy clusters (emitted only when there is a route). */
+const ROUTE_MECHANISMS = new Set<string>(['5xx-slo', 'UH', 'UC', ...ENVOY_FLAGS.map((f) => f.flag)]);
+
 /**
  * The service's alert rules. Every rule selects this service's series by namespace and names
  * (workload `<name>`, Services `<name>` / `<name>-canary`, HTTPRoute `<name>`), and every
@@ -299,67 +302,64 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
   }, `Per pod of the service (pod=~"${podRegex}": <name>-<pod-template-hash>-<suffix>, which Deployment and Rollout pods share; kube_pod_status_ready carries no pod labels without --metric-labels-allowlist, hence the name match): changes of ${SOURCES.podReady} over ${promDuration(flapWindow)} >= ${FLAP_CHANGES}, minus pods whose ${SOURCES.restarts} increased (restart loops are a different failure, field-notes 4). Window: ${flapWindowD.reason} for ${promDuration(rateWindow)} (4 scrapes) so one evaluation on a half-scraped window does not fire.`,
   { windowSeconds: flapWindow, changes: FLAP_CHANGES });
 
-  // The route's Envoy alerts, only for a route that exists: without one their series never exist.
-  if (hasRoute) {
-    const total = `sum(rate(envoy_cluster_upstream_rq_total{${routeSel}}[5m]))`;
-    add({
-      alert: 'Route5xxOverSlo', mechanism: '5xx-slo', severity: 'critical',
-      expr: `(sum(rate(envoy_cluster_upstream_rq_xx{${routeSel}, envoy_response_code_class="5"}[5m])) / ${total} > ${slo.value}) and on() (${total} > 0)`,
-      for: '5m',
-      summary: `${name}: route 5xx ratio above the ${slo.value * 100} % SLO (read the response flags to find the mechanism)`,
-      description: `HTTPRoute ${ns}/${name} answered {{ $value | humanizePercentage }} 5xx over 5 minutes (SLO ${slo.value * 100} %). The status code alone does not say why: the response flags in the gateway's access log do (field-notes 9).`,
-      meaning: `More than ${slo.value * 100} % of the route's upstream responses were 5xx for 5 minutes. Stable and canary share one Envoy cluster, so this ratio is blended; and 503s Envoy answers itself with no ready endpoint (UH) never reach these counters: see the UH alert (reference: measuring the canary at Envoy Gateway).`,
-      checkFirst: [
-        'The response flags of the 503s in Loki (query below): "-" = the pod answered 5xx, UC = keep-alive race, UF = connect failure, UO = overflow, UT = timeout.',
-        'Whether a canary is in progress (a canary failing at 20 % shows as 1 % at 5 % weight).',
-        'The application\'s own error logs when the flag is "-".',
-      ],
-    }, `Ratio of ${SOURCES.rqXx} over the route's clusters (envoy_cluster_name=~"${route}", Envoy Gateway's names for HTTPRoute ${name}'s rule clusters, including per-backend clusters) over 5 minutes, above the SLO: ${slo.reason} 0/0 with no traffic is NaN, which never compares true, and the "and ... > 0" guard says so explicitly: no alert without traffic. for 5m: a single burst (one pod restarting) does not page; an SLO breach lasting 5 minutes does.`,
-    { sloErrorRatio: slo.value });
+  const total = `sum(rate(envoy_cluster_upstream_rq_total{${routeSel}}[5m]))`;
+  add({
+    alert: 'Route5xxOverSlo', mechanism: '5xx-slo', severity: 'critical',
+    expr: `(sum(rate(envoy_cluster_upstream_rq_xx{${routeSel}, envoy_response_code_class="5"}[5m])) / ${total} > ${slo.value}) and on() (${total} > 0)`,
+    for: '5m',
+    summary: `${name}: route 5xx ratio above the ${slo.value * 100} % SLO (read the response flags to find the mechanism)`,
+    description: `HTTPRoute ${ns}/${name} answered {{ $value | humanizePercentage }} 5xx over 5 minutes (SLO ${slo.value * 100} %). The status code alone does not say why: the response flags in the gateway's access log do (field-notes 9).`,
+    meaning: `More than ${slo.value * 100} % of the route's upstream responses were 5xx for 5 minutes. Stable and canary share one Envoy cluster, so this ratio is blended; and 503s Envoy answers itself with no ready endpoint (UH) never reach these counters: see the UH alert (reference: measuring the canary at Envoy Gateway).`,
+    checkFirst: [
+      'The response flags of the 503s in Loki (query below): "-" = the pod answered 5xx, UC = keep-alive race, UF = connect failure, UO = overflow, UT = timeout.',
+      'Whether a canary is in progress (a canary failing at 20 % shows as 1 % at 5 % weight).',
+      'The application\'s own error logs when the flag is "-".',
+    ],
+  }, `Ratio of ${SOURCES.rqXx} over the route's clusters (envoy_cluster_name=~"${route}", Envoy Gateway's names for HTTPRoute ${name}'s rule clusters, including per-backend clusters) over 5 minutes, above the SLO: ${slo.reason} 0/0 with no traffic is NaN, which never compares true, and the "and ... > 0" guard says so explicitly: no alert without traffic. for 5m: a single burst (one pod restarting) does not page; an SLO breach lasting 5 minutes does.`,
+  { sloErrorRatio: slo.value });
 
-    add({
-      alert: 'EnvoyNoHealthyUpstream', mechanism: 'UH', severity: 'critical',
-      expr: `(max by (envoy_cluster_name) (envoy_cluster_membership_healthy{${routeSel}}) == 0) and on(envoy_cluster_name) (sum by (envoy_cluster_name) (rate(envoy_cluster_upstream_cx_none_healthy{${routeSel}}[${promDuration(rateWindow)}])) > 0)`,
-      for: promDuration(2 * scrape),
-      summary: `${name}: no healthy upstream (Envoy UH): every request to {{ $labels.envoy_cluster_name }} is answered 503 by the gateway`,
-      description: `Envoy cluster {{ $labels.envoy_cluster_name }} of route ${ns}/${name} has no healthy endpoint while requests arrive: the gateway answers 503 with flag UH without contacting a pod, and these 503s are absent from the route's 5xx ratio (field-notes 9).`,
-      meaning: 'The endpoint list Envoy has for this route (or for one backend of it, e.g. the canary) is empty while requests arrive: every one of them is answered 503 UH by the gateway. This is the bottom of the readiness cascade, or a canary whose pods never became ready (field-notes 1, 9).',
-      checkFirst: [
-        `Ready endpoints: \`kubectl -n ${ns} get endpointslices -l kubernetes.io/service-name=${name}\` (and ${name}-canary).`,
-        'Which cluster: a name ending in /backend/<i> is one backendRef (the canary when it is the second one).',
-        'Probe failure events, as for ReadyEndpointsBelowFloor.',
-      ],
-    }, `${SOURCES.membership}, per cluster of the route: the healthy-member gauge is 0 on every Envoy replica (max) while the no-healthy-host counter grows (requests arrive; an idle empty cluster does not fire). for ${promDuration(2 * scrape)} (two scrapes): one stale gauge sample during an xDS update does not page.`,
-    { forSeconds: 2 * scrape });
+  add({
+    alert: 'EnvoyNoHealthyUpstream', mechanism: 'UH', severity: 'critical',
+    expr: `(max by (envoy_cluster_name) (envoy_cluster_membership_healthy{${routeSel}}) == 0) and on(envoy_cluster_name) (sum by (envoy_cluster_name) (rate(envoy_cluster_upstream_cx_none_healthy{${routeSel}}[${promDuration(rateWindow)}])) > 0)`,
+    for: promDuration(2 * scrape),
+    summary: `${name}: no healthy upstream (Envoy UH): every request to {{ $labels.envoy_cluster_name }} is answered 503 by the gateway`,
+    description: `Envoy cluster {{ $labels.envoy_cluster_name }} of route ${ns}/${name} has no healthy endpoint while requests arrive: the gateway answers 503 with flag UH without contacting a pod, and these 503s are absent from the route's 5xx ratio (field-notes 9).`,
+    meaning: 'The endpoint list Envoy has for this route (or for one backend of it, e.g. the canary) is empty while requests arrive: every one of them is answered 503 UH by the gateway. This is the bottom of the readiness cascade, or a canary whose pods never became ready (field-notes 1, 9).',
+    checkFirst: [
+      `Ready endpoints: \`kubectl -n ${ns} get endpointslices -l kubernetes.io/service-name=${name}\` (and ${name}-canary).`,
+      'Which cluster: a name ending in /backend/<i> is one backendRef (the canary when it is the second one).',
+      'Probe failure events, as for ReadyEndpointsBelowFloor.',
+    ],
+  }, `${SOURCES.membership}, per cluster of the route: the healthy-member gauge is 0 on every Envoy replica (max) while the no-healthy-host counter grows (requests arrive; an idle empty cluster does not fire). for ${promDuration(2 * scrape)} (two scrapes): one stale gauge sample during an xDS update does not page.`,
+  { forSeconds: 2 * scrape });
 
-    add({
-      alert: 'EnvoyUpstreamResetKeepAliveRace', mechanism: 'UC', severity: 'warning',
-      expr: `sum by (envoy_cluster_name) (increase(envoy_cluster_upstream_cx_destroy_remote_with_active_rq{${routeSel}}[15m])) > 0`,
-      for: '0s',
-      summary: `${name}: upstream closed a connection with a request on it (Envoy UC, the keep-alive race)`,
-      description: `Envoy cluster {{ $labels.envoy_cluster_name }} saw connections closed by the pod with a request in flight in the last 15 minutes: each is a 503 UC the client sees. The proxy's idle timeout must be shorter than the application's keep-alive (field-notes 8).`,
-      meaning: 'A pod closed a pooled connection exactly as Envoy wrote a request onto it: no byte of response, 503 UC (upstream_reset_before_response_started). Rare under steady load, clustered when pools are redistributed (scale-out, rollout). Ratios never show it; any occurrence means the two idle timeouts are in the wrong order or a pod closes connections before it left the endpoints (field-notes 8).',
-      checkFirst: [
-        `The BackendTrafficPolicy attached to HTTPRoute ${name}: connectionIdleTimeout must be below the app's keep-alive (uvicorn 5 s, Node <= 25 5 s, ...).`,
-        'Whether envoy_cluster_upstream_cx_idle_timeout grows (the proxy closing first: it should, after the fix).',
-        'Pod terminations at the same moments (preStop delay shorter than endpoint propagation).',
-        'Do not add retry-on-reset to hide it: unsafe for non-idempotent requests (field-notes 8).',
-      ],
-    }, `envoy_cluster_upstream_cx_destroy_remote_with_active_rq (Envoy cluster stat via Envoy Gateway; the keep-alive race signature in the reference) over 15 minutes per cluster of the route, above 0. The race is rare (a few per hour under steady load), so a ratio or a short rate window would never see it; with the proxy's idle timeout below the app's and a preStop delay, the counter stays flat, so any increase is a misconfiguration. No for: each event is already a user-visible 503.`,
-    { windowSeconds: 900 });
+  add({
+    alert: 'EnvoyUpstreamResetKeepAliveRace', mechanism: 'UC', severity: 'warning',
+    expr: `sum by (envoy_cluster_name) (increase(envoy_cluster_upstream_cx_destroy_remote_with_active_rq{${routeSel}}[15m])) > 0`,
+    for: '0s',
+    summary: `${name}: upstream closed a connection with a request on it (Envoy UC, the keep-alive race)`,
+    description: `Envoy cluster {{ $labels.envoy_cluster_name }} saw connections closed by the pod with a request in flight in the last 15 minutes: each is a 503 UC the client sees. The proxy's idle timeout must be shorter than the application's keep-alive (field-notes 8).`,
+    meaning: 'A pod closed a pooled connection exactly as Envoy wrote a request onto it: no byte of response, 503 UC (upstream_reset_before_response_started). Rare under steady load, clustered when pools are redistributed (scale-out, rollout). Ratios never show it; any occurrence means the two idle timeouts are in the wrong order or a pod closes connections before it left the endpoints (field-notes 8).',
+    checkFirst: [
+      `The BackendTrafficPolicy attached to HTTPRoute ${name}: connectionIdleTimeout must be below the app's keep-alive (uvicorn 5 s, Node <= 25 5 s, ...).`,
+      'Whether envoy_cluster_upstream_cx_idle_timeout grows (the proxy closing first: it should, after the fix).',
+      'Pod terminations at the same moments (preStop delay shorter than endpoint propagation).',
+      'Do not add retry-on-reset to hide it: unsafe for non-idempotent requests (field-notes 8).',
+    ],
+  }, `envoy_cluster_upstream_cx_destroy_remote_with_active_rq (Envoy cluster stat via Envoy Gateway; the keep-alive race signature in the reference) over 15 minutes per cluster of the route, above 0. The race is rare (a few per hour under steady load), so a ratio or a short rate window would never see it; with the proxy's idle timeout below the app's and a preStop delay, the counter stays flat, so any increase is a misconfiguration. No for: each event is already a user-visible 503.`,
+  { windowSeconds: 900 });
 
-    for (const f of ENVOY_FLAGS) {
-      add({
-        alert: f.alert, mechanism: f.flag, severity: 'warning',
-        expr: `sum by (envoy_cluster_name) (rate(${f.metric}{${routeSel}}[${promDuration(rateWindow)}])) > 0`,
-        for: promDuration(rateWindow),
-        summary: `${name}: ${f.what} (Envoy ${f.flag}) on {{ $labels.envoy_cluster_name }}`,
-        description: `Envoy cluster {{ $labels.envoy_cluster_name }} of route ${ns}/${name} counts ${f.metric} for over ${promDuration(rateWindow)}: 5xx with response flag ${f.flag} (field-notes 9).`,
-        meaning: f.meaning,
-        checkFirst: [...f.checkFirst],
-      }, `${f.metric} (Envoy cluster stat via Envoy Gateway) per cluster of the route, rate over ${promDuration(rateWindow)} (4 scrapes) above 0, for another ${promDuration(rateWindow)}: one mechanism per alert so the responder starts at the right place (field-notes 9); a transient event (one pod going away) does not last two windows.`,
-      { windowSeconds: rateWindow });
-    }
+  for (const f of ENVOY_FLAGS) {
+    add({
+      alert: f.alert, mechanism: f.flag, severity: 'warning',
+      expr: `sum by (envoy_cluster_name) (rate(${f.metric}{${routeSel}}[${promDuration(rateWindow)}])) > 0`,
+      for: promDuration(rateWindow),
+      summary: `${name}: ${f.what} (Envoy ${f.flag}) on {{ $labels.envoy_cluster_name }}`,
+      description: `Envoy cluster {{ $labels.envoy_cluster_name }} of route ${ns}/${name} counts ${f.metric} for over ${promDuration(rateWindow)}: 5xx with response flag ${f.flag} (field-notes 9).`,
+      meaning: f.meaning,
+      checkFirst: [...f.checkFirst],
+    }, `${f.metric} (Envoy cluster stat via Envoy Gateway) per cluster of the route, rate over ${promDuration(rateWindow)} (4 scrapes) above 0, for another ${promDuration(rateWindow)}: one mechanism per alert so the responder starts at the right place (field-notes 9); a transient event (one pod going away) does not last two windows.`,
+    { windowSeconds: rateWindow });
   }
 
   if (d.resources.cpuLimit.value !== undefined) {
@@ -437,8 +437,11 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
     'Rate window (s)': rateWindowD,
   };
   if (d.resources.cpuLimit.value !== undefined) values['CPU throttling ratio'] = throttle;
+  if (!hasRoute) delete values['SLO error ratio']; // measured on the route's clusters only
 
-  return { name, namespace: ns, workload: targets.workload, runbookUrl, routeClusterRegex: route, route: hasRoute, podRegex, containerName: container, rules, values };
+  // The route's Envoy alerts exist only for a route that exists: without one their series never do.
+  const kept = hasRoute ? rules : rules.filter((r) => !ROUTE_MECHANISMS.has(r.value.mechanism));
+  return { name, namespace: ns, workload: targets.workload, runbookUrl, routeClusterRegex: route, route: hasRoute, podRegex, containerName: container, rules: kept, values };
 }
 
 function checkRatio(input: string, v: number): void {
