@@ -140,6 +140,7 @@ export function renderPodTemplate(d: ServiceDecisions, labels: Record<string, st
     initContainers.push(extra(e, path, false));
   });
   if (x.app.ports.length) reasons.note(`${c}.ports[1]`, 'Input (container.ports): extra named ports are not part of the Service; a PodMonitor or another consumer reaches them on the pod.');
+  x.volumes.forEach((v, i) => { if (v.reason) reasons.note(`${prefix}.spec.volumes[${i + 1}].emptyDir.sizeLimit`, v.reason); });
   if (x.scheduling.affinity) reasons.note(`${prefix}.spec.affinity`, 'Input (pod.affinity): placement the team chose; the topology spread above still applies.');
   const podLabels = { ...x.podLabels, ...labels };
   const podAnnotations = Object.keys(x.podAnnotations).length ? x.podAnnotations : undefined;
@@ -184,7 +185,7 @@ export function renderPodTemplate(d: ServiceDecisions, labels: Record<string, st
         securityContext: containerSecurity,
         volumeMounts: [tmpMount, ...x.app.mounts],
       }, ...sidecars],
-      volumes: [{ name: 'tmp', emptyDir: { sizeLimit: k8s.Quantity.fromString('64Mi') } }, ...x.volumes.map(toVolume)],
+      volumes: [{ name: 'tmp', emptyDir: { sizeLimit: k8s.Quantity.fromString('64Mi') } }, ...x.volumes.map((v) => toVolume(v.spec))],
     },
   };
 }

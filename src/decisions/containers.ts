@@ -68,7 +68,7 @@ export class Volume {
    * @param options.sizeLimit the most it may hold (@default "64Mi": a runaway writer is evicted before it fills the node's disk)
    */
   public static emptyDir(name: string, options: { sizeLimit?: string } = {}): Volume {
-    return new Volume(name, 'emptyDir', options.sizeLimit ?? '64Mi');
+    return new Volume(name, 'emptyDir', options.sizeLimit ?? '64Mi', options.sizeLimit === undefined);
   }
   /** The keys of a Secret as files (read-only). */
   public static fromSecret(name: string, secretName: string): Volume {
@@ -82,7 +82,7 @@ export class Volume {
   public static fromPersistentVolumeClaim(name: string, claimName: string): Volume {
     return new Volume(name, 'pvc', claimName);
   }
-  private constructor(public readonly name: string, public readonly kind: 'emptyDir' | 'secret' | 'configMap' | 'pvc', public readonly source: string) {}
+  private constructor(public readonly name: string, public readonly kind: 'emptyDir' | 'secret' | 'configMap' | 'pvc', public readonly source: string, public readonly defaulted = false) {}
 }
 
 /** Where a container sees a volume. */
@@ -251,7 +251,8 @@ export interface PodExtrasDecisions {
     readonly mounts: ExtraContainerDecisions['mounts'];
     readonly ports: NamedPort[];
   };
-  readonly volumes: Record<string, unknown>[];
+  /** Extra volumes as the API takes them, each emptyDir with the reason for its size limit. */
+  readonly volumes: { readonly spec: Record<string, unknown>; readonly reason?: string }[];
   readonly sidecars: ExtraContainerDecisions[];
   readonly initContainers: ExtraContainerDecisions[];
   /** Whether sidecars are native (init containers with restartPolicy Always), with the version's reason. */
@@ -383,7 +384,12 @@ export function decidePodExtras(inp: PodExtrasInputs, version: KubernetesVersion
       mounts: checkMounts('container.mounts', c.mounts, volumeKinds),
       ports: appPorts,
     },
-    volumes: volumes.map(renderVolume),
+    volumes: volumes.map((v) => ({
+      spec: renderVolume(v),
+      reason: v.kind !== 'emptyDir' ? undefined : v.defaulted
+        ? `Capped at ${v.source} (the Volume.emptyDir default, like /tmp): a runaway writer is evicted before it fills the node's disk; pass sizeLimit for more.`
+        : `Capped at ${v.source} (input, Volume.emptyDir sizeLimit): the kubelet evicts the pod when the volume grows past it, before it fills the node's disk.`,
+    })),
     sidecars,
     initContainers,
     nativeSidecars,

@@ -41,6 +41,11 @@ describe('container inputs render', () => {
   });
 
   test('files from Secrets and ConfigMaps, emptyDir and PVC volumes', () => {
+    const objs = synthService({
+      pod: { volumes: [Volume.emptyDir('scratch')] }, container: { mounts: [{ volume: 'scratch', path: '/scratch' }] },
+    });
+    expect(podOf(objs).volumes[1]).toEqual({ name: 'scratch', emptyDir: { sizeLimit: '64Mi' } });
+    expect(reasonsOf(objs)).toContain('volumes[1].emptyDir.sizeLimit: Capped at 64Mi (the Volume.emptyDir default');
     const pod = podOf(synthService({
       pod: { volumes: [Volume.fromSecret('tls', 'checkout-tls'), Volume.fromConfigMap('conf', 'checkout-conf'), Volume.emptyDir('cache', { sizeLimit: '256Mi' }), Volume.fromPersistentVolumeClaim('data', 'checkout-data')] },
       container: { mounts: [{ volume: 'tls', path: '/etc/tls' }, { volume: 'conf', path: '/etc/conf' }, { volume: 'cache', path: '/var/cache/app' }, { volume: 'data', path: '/data', readOnly: true }] },
