@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Downloads the pinned CRDs and the Kubernetes 1.28 definitions into .schemas/ (git-ignored),
+// Downloads the pinned CRDs and the Kubernetes 1.28 and 1.33 definitions into .schemas/ (git-ignored),
 // for a fresh clone that has no ../shared folder. Usage: npm run fetch:schemas [-- <dir>]
 const fs = require('fs');
 const path = require('path');

@@ -19,4 +19,6 @@ module.exports = [
   { file: 'crds/prometheus-operator-podmonitors.yaml', url: promop('podmonitors') },
   { file: 'crds/argo-cd-application.yaml', url: `${gh}/argoproj/argo-cd/v3.5.1/manifests/crds/application-crd.yaml` },
   { file: 'schemas/k8s-v1.28.0-definitions.json', url: `${gh}/cdk8s-team/cdk8s/master/kubernetes-schemas/v1.28.0/_definitions.json` },
+  // platform.kubernetesVersion V1_33 (src/decisions/kubernetes-version.ts) validates against it.
+  { file: 'schemas/k8s-v1.33.0-definitions.json', url: `${gh}/cdk8s-team/cdk8s/master/kubernetes-schemas/v1.33.0/_definitions.json` },
 ];

@@ -7,6 +7,10 @@ export class RollwiseInputError extends Error {
   public readonly value: string;
   public readonly why: string;
   public readonly fix: string;
+  /** The service the error is about, once an HttpService has added it (see inService). */
+  public service?: string;
+  /** The construct path of that service. */
+  public path?: string;
 
   constructor(input: string, value: unknown, why: string, fix: string) {
     const shown = typeof value === 'string' ? value : JSON.stringify(value);
@@ -17,4 +21,17 @@ export class RollwiseInputError extends Error {
     this.why = why;
     this.fix = fix;
   }
+}
+
+/**
+ * The same error, saying which service (and construct path) it is about: with many services in
+ * an app, "replicas = 11" alone does not say where. Other errors pass through unchanged.
+ */
+export function inService(error: unknown, service: string, path: string): unknown {
+  if (!(error instanceof RollwiseInputError) || error.service !== undefined) return error;
+  const e = new RollwiseInputError(error.input, error.value, error.why, error.fix);
+  e.service = service;
+  e.path = path;
+  e.message = `service ${service} (${path}): ${error.message}`;
+  return e;
 }

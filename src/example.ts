@@ -1,5 +1,6 @@
 import { Duration } from 'cdk8s';
 import { HttpServiceProps } from './constructs/http-service';
+import { EnvValue } from './decisions/containers';
 import { AppServer } from './decisions/keep-alive';
 import { Platform } from './decisions/platform';
 
@@ -27,6 +28,16 @@ export function checkoutApiProps(): HttpServiceProps {
     health: { readinessPath: '/healthz', readinessP99UnderLoad: Duration.millis(250) },
     resources: { cpu: '250m', memory: '512Mi' },
     appServer: AppServer.uvicorn(),
+    container: {
+      env: {
+        DATABASE_URL: EnvValue.fromSecret('checkout-db', 'url'),
+        LOG_LEVEL: EnvValue.fromValue('info'),
+        POD_NAME: EnvValue.fromField('metadata.name'),
+      },
+      // The image's USER is "app" (a name), which runAsNonRoot cannot verify: give its uid.
+      runAs: { user: 10001 },
+    },
+    pod: { serviceAccount: { name: 'checkout-api' } },
     capacity: { peakRequestsPerSecond: 3700, saturationRequestsPerSecondPerReplica: 450 },
     route: { hostnames: ['checkout.example.com'] },
     platform: examplePlatform(),

@@ -1,6 +1,9 @@
 import { Duration } from 'cdk8s';
 import { HttpServiceProps } from '../src/constructs/http-service';
-import { Platform } from '../src/decisions/platform';
+import { Platform, ShutdownDelay } from '../src/decisions/platform';
+import { Delivery } from '../src/decisions/canary';
+import { EnvFrom, EnvValue, Volume } from '../src/decisions/containers';
+import { KubernetesVersion } from '../src/decisions/kubernetes-version';
 import { checkoutApiProps } from '../src/example';
 import { RollwiseInputError } from '../src/errors';
 import { synthService } from './support/manifests';
@@ -21,7 +24,48 @@ interface Case {
 }
 
 const base = checkoutApiProps();
+const sidecar = { name: 'proxy', image: 'ghcr.io/acme/proxy:1.0.0', resources: { cpu: '100m', memory: '64Mi' } };
+const sixty = `checkout-api-${'x'.repeat(47)}`;
 const cases: Case[] = [
+  // issue 12: the inputs a container and a pod need
+  { title: 'sidecar with a CPU limit and no reason', props: { sidecars: [{ ...sidecar, overrides: { cpuLimit: { value: '200m', because: '' } } }] }, input: 'sidecars[0].overrides.cpuLimit', value: '200m', why: /must carry its reason.*No CPU limit/, fix: /add because:/ },
+  { title: '60-character name (the canary Service would have 67)', id: sixty, input: 'name', value: sixty, why: /Service name "checkout-api-x+-canary" \(67 characters\).*DNS-1035 label, at most 63.*longest derived suffix is "-canary-background"/, fix: /at most 56 characters/ },
+  { title: 'root user', props: { container: { runAs: { user: 0 } } }, input: 'container.runAs.user', value: '0', why: /runAsNonRoot refuses user 0/, fix: /numeric uid your image runs as/ },
+  { title: 'env from a Secret key with a space', props: { container: { env: { DATABASE_URL: EnvValue.fromSecret('checkout-db', 'pass word') } } }, input: 'container.env.DATABASE_URL', value: 'pass word', why: /not a Secret key/, fix: /key as it appears/ },
+  { title: 'env from a Secret with an invalid name', props: { container: { env: { DATABASE_URL: EnvValue.fromSecret('Checkout_DB', 'url') } } }, input: 'container.env.DATABASE_URL', value: 'Checkout_DB', why: /names the Secret holding the value/, fix: /Secret's name/ },
+  { title: 'env name starting with a digit', props: { container: { env: { '1DB': EnvValue.fromValue('x') } } }, input: 'container.env.1DB', value: '1DB', why: /not a valid environment variable name/, fix: /"DATABASE_URL"/ },
+  { title: 'env value that is not an EnvValue', props: { container: { env: { DB: 'postgres://u:p@db' as unknown as EnvValue } } }, input: 'container.env.DB', value: 'postgres://u:p@db', why: /secret can never be written as a plain value/, fix: /EnvValue\.fromSecret/ },
+  { title: 'command as a string', props: { container: { command: 'gunicorn app:app' as unknown as string[] } }, input: 'container.command', value: 'gunicorn app:app', why: /without a shell, one argument per item/, fix: /write it as a list/ },
+  { title: 'args as a string', props: { container: { args: '--workers 4' as unknown as string[] } }, input: 'container.args', value: '--workers 4', why: /one argument per item/, fix: /write it as a list/ },
+  { title: 'envFrom prefix starting with a digit', props: { container: { envFrom: [EnvFrom.configMap('checkout-config', '1_')] } }, input: 'container.envFrom[0].prefix', value: '1_', why: /starts every variable name/, fix: /"DB_"/ },
+  { title: 'hand-written rollwise.dev/ pod annotation', props: { pod: { annotations: { 'rollwise.dev/overrides': 'x' } } }, input: 'pod.annotations.rollwise.dev/overrides', value: 'x', why: /trusted as a fact/, fix: /your own prefix/ },
+  { title: 'workload label value too long', props: { metadata: { labels: { team: 'x'.repeat(64) } } }, input: 'metadata.labels.team', value: 'x'.repeat(64), why: /at most 63/, fix: /move it to an annotation/ },
+  { title: 'toleration Exists with a value', props: { pod: { tolerations: [{ key: 'dedicated', operator: 'Exists', value: 'web' }] } }, input: 'pod.tolerations[0].value', value: 'web', why: /value must be empty/, fix: /remove value/ },
+  { title: 'toleration with an unknown effect', props: { pod: { tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'web', effect: 'NoScheduling' }] } }, input: 'pod.tolerations[0].effect', value: 'NoScheduling', why: /not a taint effect/, fix: /"NoSchedule"/ },
+  { title: 'affinity with an unknown field', props: { pod: { affinity: { nodeSelector: { pool: 'web' } } as never } }, input: 'pod.affinity', value: '{"nodeSelector":{"pool":"web"}}', why: /pruned by the API server/, fix: /nodeAffinity/ },
+  { title: 'mount of an undeclared volume', props: { container: { mounts: [{ volume: 'tls', path: '/etc/tls' }] } }, input: 'container.mounts[0].volume', value: 'tls', why: /not one of pod\.volumes/, fix: /declare it in pod\.volumes/ },
+  { title: 'mount over /tmp', props: { pod: { volumes: [Volume.fromSecret('tls', 'checkout-tls')] }, container: { mounts: [{ volume: 'tls', path: '/tmp' }] } }, input: 'container.mounts[0].path', value: '/tmp', why: /already the writable scratch space/, fix: /"\/etc\/tls"/ },
+  { title: 'volume named tmp', props: { pod: { volumes: [Volume.emptyDir('tmp')] } }, input: 'pod.volumes[0].name', value: 'tmp', why: /writable \/tmp rollwise mounts/, fix: /short name/ },
+  { title: 'emptyDir without a binary unit', props: { pod: { volumes: [Volume.emptyDir('cache', { sizeLimit: '1G' })] } }, input: 'pod.volumes[0].sizeLimit', value: '1G', why: /binary unit/, fix: /"256Mi"/ },
+  { title: 'extra port on the main port', props: { container: { ports: [{ name: 'metrics', port: 8080 }] } }, input: 'container.ports[0]', value: 'metrics:8080', why: /already used in the pod/, fix: /own name and number/ },
+  { title: 'extra port name too long', props: { container: { ports: [{ name: 'prometheus-metrics', port: 9090 }] } }, input: 'container.ports[0].name', value: 'prometheus-metrics', why: /at most 15/, fix: /"metrics"/ },
+  { title: 'service account that is not an object name', props: { pod: { serviceAccount: { name: 'Checkout_API' } } }, input: 'pod.serviceAccount.name', value: 'Checkout_API', why: /ServiceAccount/, fix: /ServiceAccount's name/ },
+  { title: 'token mounted without a reason', props: { pod: { serviceAccount: { name: 'checkout-api', mountToken: { value: true, because: 'needed' } } } }, input: 'pod.serviceAccount.mountToken', value: 'true', why: /must carry its reason.*No service-account token mounted/, fix: /add because:/ },
+  { title: 'image pull secret with upper case', props: { pod: { imagePullSecrets: ['GHCR'] } }, input: 'pod.imagePullSecrets[0]', value: 'GHCR', why: /docker-registry Secret/, fix: /"ghcr-pull"/ },
+  { title: 'pod label that replaces the selector label', props: { pod: { labels: { 'app.kubernetes.io/name': 'other' } } }, input: 'pod.labels.app.kubernetes.io/name', value: 'other', why: /select pods by it/, fix: /remove app\.kubernetes\.io\/name/ },
+  { title: 'node selector value with a space', props: { pod: { nodeSelector: { disk: 'ssd fast' } } }, input: 'pod.nodeSelector.disk', value: 'ssd fast', why: /not a label value/, fix: /shorten it/ },
+  { title: 'priority class with upper case', props: { pod: { priorityClassName: 'Critical' } }, input: 'pod.priorityClassName', value: 'Critical', why: /PriorityClass/, fix: /"business-critical"/ },
+  { title: 'hand-written rollwise.dev/ annotation', props: { metadata: { annotations: { 'rollwise.dev/readiness-p99-seconds': '0.01' } } }, input: 'metadata.annotations.rollwise.dev/readiness-p99-seconds', value: '0.01', why: /trusted as a fact/, fix: /your own prefix/ },
+  { title: 'sidecar named like the app', props: { sidecars: [{ ...sidecar, name: 'app' }] }, input: 'sidecars[0].name', value: 'app', why: /"app" is the main container/, fix: /"cloud-sql-proxy"/ },
+  { title: 'sidecar image :latest', props: { sidecars: [{ ...sidecar, image: 'ghcr.io/acme/proxy:latest' }] }, input: 'sidecars[0].image', value: 'ghcr.io/acme/proxy:latest', why: /no tag or uses "latest"/, fix: /proxy:1\.2\.3/ },
+  { title: 'sidecar memory without unit', props: { sidecars: [{ ...sidecar, resources: { cpu: '100m', memory: '64' } }] }, input: 'sidecars[0].resources.memory', value: '64', why: /below 16Mi/, fix: /"64Mi"/ },
+  { title: 'sidecar port on the main port', props: { sidecars: [{ ...sidecar, port: { name: 'proxy', port: 8080 } }] }, input: 'sidecars[0].port', value: 'proxy:8080', why: /share one network namespace/, fix: /its own port/ },
+  { title: 'init container with a port', props: { initContainers: [{ ...sidecar, port: { name: 'x', port: 9000 } } as typeof sidecar] }, input: 'initContainers[0].port', value: '{"name":"x","port":9000}', why: /runs to completion/, fix: /move it to sidecars/ },
+  { title: 'sleep action on Kubernetes 1.28', props: { container: { shutdownDelay: ShutdownDelay.sleepAction() } }, input: 'container.shutdownDelay', value: 'ShutdownDelay.sleepAction()', why: /only from Kubernetes 1\.30.*kubernetesVersion is 1\.28/, fix: /KubernetesVersion\.V1_33/ },
+  { title: 'distroless image with the exec sleep default', props: { image: 'gcr.io/acme/checkout-distroless:1.4.2' }, input: 'platform.shutdownDelay', value: 'ShutdownDelay.execSleep() (platform default for Kubernetes 1.28)', why: /no sleep binary.*FailedPreStopHook/, fix: /ShutdownDelay\.httpGet/ },
+  { title: 'unsupported Kubernetes version', build: () => KubernetesVersion.of('1.30'), input: 'platform.kubernetesVersion', value: '1.30', why: /pinned OpenAPI schema/, fix: /V1_28 for 1\.28-1\.32/ },
+  { title: 'route on a rolling update without a platform gateway', props: { delivery: Delivery.rollingUpdate(), platform: Platform.defaults() }, input: 'platform.gateway', value: 'unset', why: /the route needs it/, fix: /or remove route/ },
+  { title: 'route without hostnames on a rolling update', props: { delivery: Delivery.rollingUpdate(), route: { hostnames: [] } }, input: 'route', value: '{"hostnames":[]}', why: /capture every host/, fix: /hostnames/ },
   { title: 'zero replicas', props: { replicas: 0 }, input: 'replicas', value: '0', why: /cannot survive a node drain/, fix: /at least 2 replicas/ },
   { title: 'negative replicas', props: { replicas: -3 }, input: 'replicas', value: '-3', why: /whole number from 2/, fix: /at least 2 replicas/ },
   { title: 'fractional replicas', props: { replicas: 2.5 }, input: 'replicas', value: '2.5', why: /whole number/, fix: /replicas/ },

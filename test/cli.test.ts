@@ -47,6 +47,29 @@ describe('rollwise synth', () => {
   });
 });
 
+describe('rollwise synth: the three-service app (issue 12)', () => {
+  let dir: string;
+  beforeEach(() => { dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rollwise-cli-')); });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test('synthesizes the three services, and rollwise lint finds nothing in the output', async () => {
+    const out = path.join(dir, 'dist');
+    const res = await cli(['synth', '--app', path.join(fixtures, 'three-services.ts'), '--out', out]);
+    expect(res.code).toBe(0);
+    expect(fs.readdirSync(out).filter((f) => f.endsWith('.k8s.yaml')).sort()).toEqual(['ledger.k8s.yaml', 'orders-api.k8s.yaml', 'web-front.k8s.yaml']);
+    const lint = await cli(['lint', out]);
+    expect({ code: lint.code, err: lint.err }).toEqual({ code: 0, err: '' });
+  });
+
+  test('a sidecar CPU limit without a reason fails synth, naming the service and leaving nothing behind', async () => {
+    const out = path.join(dir, 'dist');
+    const res = await cli(['synth', '--app', path.join(fixtures, 'three-services-broken.ts'), '--out', out]);
+    expect(res.code).toBe(2);
+    expect(res.err).toContain('rollwise: invalid input in service web-front (web-front/web-front)\n  sidecars[0].overrides.cpuLimit = 200m\n  why: an override must carry its reason');
+    expect(fs.existsSync(out)).toBe(false);
+  });
+});
+
 describe('rollwise explain', () => {
   test('prints each decided value with its reason', async () => {
     const res = await cli(['explain', path.join(__dirname, '..', 'dist', 'prod', 'checkout-api.k8s.yaml')]);

@@ -4,12 +4,29 @@ import { replicasNeededAtPeak } from '../src/decisions/disruption';
 import { Delivery } from '../src/decisions/canary';
 import { appServerPresets } from '../src/decisions/keep-alive';
 import { examplePlatform } from '../src/example';
+import { EnvValue, Volume } from '../src/decisions/containers';
+import { KubernetesVersion } from '../src/decisions/kubernetes-version';
+import { Platform } from '../src/decisions/platform';
 import { HttpServiceProps } from '../src/constructs/http-service';
 import { SchemaValidator } from '../src/schemas/validator';
 import { RollwiseInputError } from '../src/errors';
 import { find, workload, synthService } from './support/manifests';
 
-const validator = SchemaValidator.load();
+const validators = new Map(KubernetesVersion.supported().map((v) => [v, SchemaValidator.load(undefined, v)]));
+const platforms = new Map(KubernetesVersion.supported().map((v) => [v, new Platform({ ...examplePlatformProps(), kubernetesVersion: v })]));
+
+/** The example platform's settings, for a platform on another Kubernetes version. */
+function examplePlatformProps() {
+  const p = examplePlatform();
+  return { gateway: p.gateway, prometheusAddress: p.prometheusAddress, runbookBaseUrl: p.runbookBaseUrl, prometheusRuleLabels: p.prometheusRuleLabels };
+}
+
+const envName = fc.stringMatching(/^[A-Z][A-Z0-9_]{0,15}$/);
+const envValue = fc.oneof(
+  fc.string({ maxLength: 20 }).map((v) => EnvValue.fromValue(v)),
+  fc.record({ s: fc.stringMatching(/^[a-z][a-z0-9-]{0,10}[a-z0-9]$/), k: fc.stringMatching(/^[a-zA-Z0-9._-]{1,12}$/) }).map(({ s, k }) => EnvValue.fromSecret(s, k)),
+  fc.constantFrom('metadata.name', 'status.podIP').map((f) => EnvValue.fromField(f as 'metadata.name' | 'status.podIP')),
+);
 
 /** Valid inputs: every field within its documented range; capacity only where the fleet has headroom. */
 const validProps: fc.Arbitrary<HttpServiceProps> = fc.record({
@@ -23,6 +40,15 @@ const validProps: fc.Arbitrary<HttpServiceProps> = fc.record({
   capacity: fc.option(fc.record({ saturation: fc.integer({ min: 1, max: 5000 }), load: fc.double({ min: 0.01, max: 1, noNaN: true }) }), { nil: undefined }),
   cpuLimitFactor: fc.option(fc.integer({ min: 1, max: 4 }), { nil: undefined }),
   canary: fc.boolean(),
+  routeWithoutCanary: fc.boolean(),
+  version: fc.constantFrom(...KubernetesVersion.supported()),
+  env: fc.option(fc.dictionary(envName, envValue, { maxKeys: 4 }), { nil: undefined }),
+  user: fc.option(fc.integer({ min: 1, max: 2147483647 }), { nil: undefined }),
+  serviceAccount: fc.option(fc.constantFrom('svc', 'svc-identity'), { nil: undefined }),
+  secretFiles: fc.boolean(),
+  metricsPort: fc.boolean(),
+  sidecar: fc.option(fc.record({ cpuMillis: fc.integer({ min: 1, max: 2000 }), memoryMi: fc.integer({ min: 16, max: 1024 }), serves: fc.boolean() }), { nil: undefined }),
+  init: fc.boolean(),
   server: fc.constantFrom(...appServerPresets().filter((p) => p.factory !== 'goNetHttp')),
 }).map((g) => {
   // peak load scaled so that at least one replica can be disrupted at the 80 % ceiling
@@ -41,8 +67,24 @@ const validProps: fc.Arbitrary<HttpServiceProps> = fc.record({
     capacity: g.capacity && { peakRequestsPerSecond: Math.max(0.01, g.capacity.load * maxPeak), saturationRequestsPerSecondPerReplica: g.capacity.saturation },
     appServer: g.server.server,
     delivery: g.canary ? Delivery.canary() : Delivery.rollingUpdate(),
-    route: g.canary ? { hostnames: ['svc.example.com'] } : undefined,
-    platform: examplePlatform(),
+    route: g.canary || g.routeWithoutCanary ? { hostnames: ['svc.example.com'] } : undefined,
+    platform: platforms.get(g.version) as Platform,
+    container: {
+      env: g.env,
+      runAs: g.user === undefined ? undefined : { user: g.user },
+      mounts: g.secretFiles ? [{ volume: 'config', path: '/etc/svc' }] : undefined,
+      // distinct from the main port and the sidecar's
+      ports: g.metricsPort ? [{ name: 'metrics', port: g.port === 9090 ? 9091 : 9090 }] : undefined,
+    },
+    pod: {
+      serviceAccount: g.serviceAccount === undefined ? undefined : { name: g.serviceAccount },
+      volumes: g.secretFiles ? [Volume.fromSecret('config', 'svc-config')] : undefined,
+    },
+    sidecars: g.sidecar && [{
+      name: 'agent', image: 'ghcr.io/acme/agent:3.1.0', resources: { cpu: `${g.sidecar.cpuMillis}m`, memory: `${g.sidecar.memoryMi}Mi` },
+      port: g.sidecar.serves ? { name: 'agent', port: g.port === 9801 ? 9802 : 9801 } : undefined,
+    }],
+    initContainers: g.init ? [{ name: 'migrate', image: 'ghcr.io/acme/svc:1.0.0', command: ['/svc', 'migrate'], resources: { cpu: '100m', memory: '64Mi' } }] : undefined,
     overrides: g.cpuLimitFactor === undefined ? undefined : { cpuLimit: { value: `${g.cpuMillis * g.cpuLimitFactor}m`, because: 'batch-priced node pool (property test)' } },
   };
 });
@@ -60,7 +102,8 @@ describe('every valid input yields safe, schema-valid output', () => {
         // (e.g. a p99 near the timeout with survivors near saturation), or a canary whose traffic is too
         // low for the volume gate at any weight and window rollwise would choose. Each must say so and how to fix it.
         expect(e).toBeInstanceOf(RollwiseInputError);
-        const message = (e as RollwiseInputError).message;
+        // Input errors from HttpService name their service (issue 12): "service svc (test/svc): <input> = ...".
+        const message = (e as RollwiseInputError).message.replace(/^service svc \(test\/svc\): /, '');
         if (message.startsWith('capacity.')) {
           expect(props.delivery?.kind).toBe('canary');
           expect(message).toMatch(/^capacity\.peakRequestsPerSecond = [\d.]+: the canary cannot collect the sample its error ratio needs .* = [\d,.]+ .*below [\d,]+\..*Fix: .*manualPromotion/);
@@ -71,9 +114,36 @@ describe('every valid input yields safe, schema-valid output', () => {
         return;
       }
       synthesized++;
-      for (const o of objs) expect(validator.validate(o)).toEqual([]);
+      const version = (props.platform as Platform).kubernetesVersion;
+      for (const o of objs) expect(validators.get(version)?.validate(o)).toEqual([]);
       const dep = workload(objs);
-      const c = dep.spec.template.spec.containers[0];
+      const pod = dep.spec.template.spec;
+      const c = pod.containers[0];
+      // a numeric, non-root user always (runAsNonRoot alone is refused for images with a named or root USER)
+      expect(pod.securityContext.runAsNonRoot).toBe(true);
+      expect(pod.securityContext.runAsUser).toBe(props.container?.runAs?.user ?? 65532);
+      expect(pod.automountServiceAccountToken).toBe(false);
+      expect(pod.serviceAccountName).toBe(props.pod?.serviceAccount?.name);
+      expect((c.env ?? []).map((e: { name: string }) => e.name)).toEqual(Object.keys(props.container?.env ?? {}));
+      // every extra container is checked like the app: no CPU limit, memory limit = request, restricted context
+      const extra = [...pod.containers.slice(1), ...(pod.initContainers ?? [])];
+      expect(extra.length).toBe((props.sidecars?.length ?? 0) + (props.initContainers?.length ?? 0));
+      for (const x of extra) {
+        expect(x.resources.limits.cpu).toBeUndefined();
+        expect(x.resources.limits.memory).toBe(x.resources.requests.memory);
+        expect(x.securityContext).toEqual(c.securityContext);
+      }
+      const sidecar = pod.initContainers?.find((x: { name: string }) => x.name === 'agent') ?? pod.containers.find((x: { name: string }) => x.name === 'agent');
+      if (props.sidecars) {
+        expect(sidecar.restartPolicy).toBe(version.nativeSidecars ? 'Always' : undefined);
+        expect(sidecar.readinessProbe !== undefined).toBe(props.sidecars[0].port !== undefined);
+      }
+      // the route, its policy and the route's alerts exist together or not at all
+      const hasRoute = props.route !== undefined;
+      expect(objs.some((o) => o.kind === 'HTTPRoute')).toBe(hasRoute);
+      expect(objs.some((o) => o.kind === 'BackendTrafficPolicy')).toBe(hasRoute);
+      expect(JSON.stringify(find(objs, 'PrometheusRule').spec).includes('envoy_cluster')).toBe(hasRoute);
+      if (version.sleepAction) expect(c.lifecycle.preStop).toEqual({ sleep: { seconds: 10 } });
       const r = c.readinessProbe;
       const l = c.livenessProbe;
       // readiness returns no faster than it leaves; timeout below period
@@ -96,7 +166,7 @@ describe('every valid input yields safe, schema-valid output', () => {
       expect(dep.kind === 'Rollout' ? dep.spec.strategy.canary.maxUnavailable : dep.spec.strategy.rollingUpdate.maxUnavailable).toBe(0);
       expect(dep.spec.minReadySeconds).toBeGreaterThanOrEqual(r.failureThreshold * r.periodSeconds);
       // the proxy always closes idle upstream connections before the app does
-      if (props.delivery?.kind === 'canary') {
+      if (hasRoute) {
         const btp = find(objs, 'BackendTrafficPolicy');
         const idle = btp.spec.timeout.http?.connectionIdleTimeout as string | undefined;
         const ka = props.appServer.keepAliveSeconds;

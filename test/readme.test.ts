@@ -18,9 +18,8 @@ test('the README opens with the two commands', () => {
   expect(lines.slice(0, 6).join('\n')).toMatch(/```sh\nnpm ci && npm run synth .*\nnpm ci && npm test /);
 });
 
-test('the simplest example in the README runs as written', () => {
-  const text = fs.readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
-  const snippet = /```ts\n([\s\S]*?)```/.exec(text)?.[1];
+/** Runs a README snippet with `rollwise` and `cdk8s` resolved, returning the kinds it wrote. */
+function runSnippet(snippet: string | undefined): string[] {
   expect(snippet).toContain("from 'rollwise'");
   const { code } = transformSync(snippet ?? '', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } });
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'rw-readme-'));
@@ -29,10 +28,21 @@ test('the simplest example in the README runs as written', () => {
   try {
     const load = (id: string): unknown => (id === 'rollwise' ? rollwise : id === 'cdk8s' ? cdk8s : undefined);
     new Function('require', 'exports', code)(load, {});
-    const objects = fs.readdirSync(out).flatMap((f) => YAML.parseAllDocuments(fs.readFileSync(path.join(out, f), 'utf8')).map((d) => (d.toJS() as { kind: string }).kind));
-    expect(objects).toEqual(['Deployment', 'Service', 'PodDisruptionBudget']);
+    return fs.readdirSync(out).flatMap((f) => YAML.parseAllDocuments(fs.readFileSync(path.join(out, f), 'utf8')).map((d) => (d.toJS() as { kind: string }).kind));
   } finally {
     if (previous === undefined) delete process.env.CDK8S_OUTDIR; else process.env.CDK8S_OUTDIR = previous;
     fs.rmSync(out, { recursive: true, force: true });
   }
+}
+
+test('the simplest example in the README runs as written', () => {
+  const text = fs.readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
+  expect(runSnippet(/```ts\n([\s\S]*?)```/.exec(text)?.[1])).toEqual(['Deployment', 'Service', 'PodDisruptionBudget']);
+});
+
+test('the README example with env, a Secret and a sidecar runs as written', () => {
+  const text = fs.readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
+  const snippet = [...text.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]).find((s) => s.includes('sidecars:'));
+  expect(snippet).toContain("EnvValue.fromSecret('orders-db', 'password')");
+  expect(runSnippet(snippet)).toEqual(['Deployment', 'Service', 'HTTPRoute', 'PodDisruptionBudget', 'BackendTrafficPolicy']);
 });

@@ -110,7 +110,7 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
     if (e instanceof RollwiseInputError) {
-      err(`rollwise: invalid input\n  ${e.input} = ${e.value}\n  why: ${e.why}\n  fix: ${e.fix}\n`);
+      err(`rollwise: invalid input${e.service ? ` in service ${e.service} (${e.path})` : ''}\n  ${e.input} = ${e.value}\n  why: ${e.why}\n  fix: ${e.fix}\n`);
       return 2;
     }
     throw e;

@@ -2,9 +2,8 @@ import { ApiObject } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { AnalysisTemplate } from '../../imports/analysistemplate-argoproj.io';
-import { HttpRoute } from '../../imports/gateway-api-gateway.networking.k8s.io';
 import { Rollout } from '../../imports/rollout-argoproj.io';
-import { analysisMetrics, envoyClusters, GATE_COUNT, INTERVAL, metricLimits, RATE_WINDOW } from '../decisions/analysis';
+import { analysisMetrics, GATE_COUNT, INTERVAL, metricLimits, RATE_WINDOW } from '../decisions/analysis';
 import { canaryStrategy, CanaryStep, CanaryStrategyDecisions } from '../decisions/canary';
 import { planCanaryVolume, VolumePlan } from '../decisions/canary-volume';
 import { formatGoDuration } from '../decisions/inputs';
@@ -12,23 +11,19 @@ import { decided } from '../decisions/decision';
 import { GatewayRef } from '../decisions/platform';
 import { replicasDecision, ServiceDecisions } from '../decisions/service';
 import { Reasons } from '../justify/reasons';
-import { PORT_NAME, renderPodTemplate, selectorLabels } from './pod-template';
+import { RouteProps, renderHttpRoute } from './http-route';
+import { podTemplatePatches, PORT_NAME, renderPodTemplate, selectorLabels } from './pod-template';
 
-/** Where the route listens. */
-export interface RouteProps {
-  /** Hostnames the route serves (required: a route without hostnames captures every host on a shared Gateway listener). */
-  readonly hostnames: string[];
-  /**
-   * Path prefix routed to the service.
-   * @default '/'
-   */
-  readonly pathPrefix?: string;
-}
+export type { RouteProps } from './http-route';
 
 export interface CanaryDeliveryProps {
   readonly decisions: ServiceDecisions;
   readonly namespace?: string;
   readonly labels: Record<string, string>;
+  /** @default labels */
+  readonly workloadLabels?: Record<string, string>;
+  /** Extra annotations of the Rollout. @default none */
+  readonly workloadAnnotations?: Record<string, string>;
   readonly route: RouteProps;
   readonly gateway: GatewayRef;
   readonly prometheusAddress: string;
@@ -108,7 +103,8 @@ export class CanaryDelivery extends Construct {
       template: k8s.toJson_PodTemplateSpec(podTemplate),
       strategy: { canary },
     };
-    this.rollout = new ApiObject(this, 'rollout', { ...Rollout.GVK, metadata: meta(d.name, ro, props.facts), spec });
+    this.rollout = new ApiObject(this, 'rollout', { ...Rollout.GVK, metadata: { ...meta(d.name, ro, { ...props.workloadAnnotations, ...props.facts }), labels: props.workloadLabels ?? props.labels }, spec });
+    this.rollout.addJsonPatch(...podTemplatePatches(d));
 
     // Canary Service: same selector as stable; the controller adds the revision hash at runtime.
     const svc = new Reasons();
@@ -119,24 +115,7 @@ export class CanaryDelivery extends Construct {
     });
 
     // HTTPRoute with both backendRefs explicit.
-    const rt = new Reasons();
-    const clusters = envoyClusters(ns ?? 'default', d.name);
-    const backendRef = (name: string, weight: number, role: string) => ({
-      group: '', kind: 'Service', name, port: 80, weight,
-      filters: [{ type: 'RequestHeaderModifier', requestHeaderModifier: { set: [{ name: 'x-rollwise-backend', value: role }] } }],
-    });
-    const routeSpec = {
-      parentRefs: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', name: props.gateway.name, namespace: props.gateway.namespace, ...(props.gateway.sectionName ? { sectionName: props.gateway.sectionName } : {}) }],
-      hostnames: rt.use('spec.hostnames', decided(props.route.hostnames, `Only these hostnames: a route without hostnames would capture every host on the shared Gateway ${props.gateway.namespace}/${props.gateway.name}.`)),
-      rules: [{
-        matches: [{ path: { type: 'PathPrefix', value: props.route.pathPrefix ?? '/' } }],
-        backendRefs: [backendRef(d.name, 100, 'stable'), backendRef(canaryName, 0, 'canary')],
-      }],
-    };
-    rt.note('spec.rules[0].matches[0]', `Every path under ${props.route.pathPrefix ?? '/'} (route.pathPrefix${props.route.pathPrefix ? '' : ', default "/": the whole host belongs to this service'}), in one rule, so the canary split and the per-backend clusters the analysis reads cover all of the service's traffic.`);
-    rt.note('spec.rules[0].backendRefs[0]', 'Stable backend at weight 100, written out with group "" and kind Service so Argo CD sees no defaulting drift; the Gateway API plugin sets the weights during a canary (Argo CD ignores them).');
-    rt.note('spec.rules[0].backendRefs[1]', `Canary backend at weight 0. Its header filter (x-rollwise-backend: canary, seen only by the app) makes Envoy Gateway build it a cluster of its own, ${clusters.canary}, so the analysis can measure the canary alone.`);
-    this.route = new ApiObject(this, 'route', { ...HttpRoute.GVK, metadata: meta(d.name, rt), spec: routeSpec });
+    this.route = renderHttpRoute(this, 'route', { name: d.name, namespace: ns, labels: props.labels, route: props.route, gateway: props.gateway, canaryService: canaryName });
 
     // Analysis templates.
     const v = this.volume;

@@ -5,7 +5,10 @@ import { decided } from '../decisions/decision';
 import { Delivery } from '../decisions/canary';
 import { checkInteger, checkPath } from '../decisions/inputs';
 import { RollwiseInputError } from '../errors';
-import { CanaryDelivery, RouteProps } from './canary-delivery';
+import { CanaryDelivery } from './canary-delivery';
+import { renderHttpRoute, RouteProps } from './http-route';
+import { ContainerProps, InitContainerProps, PodProps, SidecarProps, WorkloadMetadataProps } from '../decisions/containers';
+import { inService } from '../errors';
 import { RouteTrafficPolicy } from './backend-traffic-policy';
 import { AppServer } from '../decisions/keep-alive';
 import { Override } from '../decisions/decision';
@@ -18,9 +21,10 @@ import { Platform } from '../decisions/platform';
 import { CapacityProps, decideService, replicasDecision, HealthProps, HttpServiceOverrides, ResourcesProps, ServiceDecisions } from '../decisions/service';
 import { ANNOTATIONS } from '../justify/annotations';
 import { Reasons } from '../justify/reasons';
-import { PORT_NAME, renderPodTemplate, selectorLabels } from './pod-template';
+import { podTemplatePatches, PORT_NAME, renderPodTemplate, selectorLabels } from './pod-template';
 
 export interface HttpServiceProps {
+  // --- What runs ---------------------------------------------------------------------------
   /** Container image, pinned by tag or digest. */
   readonly image: string;
   /** Port the server listens on. */
@@ -37,6 +41,37 @@ export interface HttpServiceProps {
    * the 503 UC race (field-notes 8).
    */
   readonly appServer: AppServer;
+  /**
+   * Command, args, environment (values, Secret and ConfigMap keys, the downward API), mounted
+   * files, extra named ports, the numeric user and the image's shutdown delay.
+   * @default the image's entrypoint, no environment, user 65532, the platform's shutdown delay
+   */
+  readonly container?: ContainerProps;
+  /**
+   * Containers beside the app (a proxy, an agent), checked like it: resources without a CPU limit
+   * unless overridden with a reason, the restricted security context, a readiness probe when they
+   * serve. Native sidecars where platform.kubernetesVersion allows (1.29+).
+   * @default none
+   */
+  readonly sidecars?: SidecarProps[];
+  /**
+   * Containers that run to completion before the app starts (after the native sidecars).
+   * @default none
+   */
+  readonly initContainers?: InitContainerProps[];
+  // --- What it needs -----------------------------------------------------------------------
+  /**
+   * The service account, image pull secrets, volumes, placement (node selector, tolerations,
+   * affinity, priority class) and the pods' own labels and annotations.
+   * @default the namespace's default service account without its token; no extra volumes or placement
+   */
+  readonly pod?: PodProps;
+  /**
+   * Labels and annotations of the workload object (Rollout or Deployment).
+   * @default the platform labels and rollwise's annotations
+   */
+  readonly metadata?: WorkloadMetadataProps;
+  // --- How it is reached and delivered -----------------------------------------------------
   /**
    * Passive health checking (Envoy outlier detection) on the route, with an ejection cap derived
    * from the disruption budget.
@@ -74,7 +109,8 @@ export interface HttpServiceProps {
    */
   readonly delivery?: Delivery;
   /**
-   * The HTTPRoute's hostnames and path (required for canary delivery).
+   * The HTTPRoute's hostnames and path (required for canary delivery). With a rolling update the
+   * route, its BackendTrafficPolicy and the route's alerts are emitted too.
    * @default none: no HTTPRoute (only allowed with Delivery.rollingUpdate())
    */
   readonly route?: RouteProps;
@@ -110,32 +146,42 @@ export class HttpService extends Construct {
   /** The canary objects (Rollout, canary Service, HTTPRoute, AnalysisTemplates), in canary mode. */
   public readonly canary?: CanaryDelivery;
   public readonly autoscaler?: ApiObject;
-  /** The BackendTrafficPolicy on the service's HTTPRoute (canary delivery only). */
+  /** The BackendTrafficPolicy on the service's HTTPRoute (whenever there is a route). */
   public readonly trafficPolicy?: RouteTrafficPolicy;
+  /** The HTTPRoute (the canary's under canary delivery; its own with a rolling update and a route). */
+  public readonly route?: ApiObject;
   /** The PrometheusRule and runbook (when the platform has a runbook URL). */
   public readonly alerts?: ServiceAlerts;
 
   constructor(scope: Construct, id: string, props: HttpServiceProps) {
     super(scope, id);
-    this.platform = props.platform ?? Platform.defaults();
-    this.decisions = decideService({ ...props, name: id }, this.platform);
+    // With many services in an app, an error must say which one it is about (and where). The body
+    // below is deliberately not re-indented inside this try, to keep the parallel merge small.
+    try {
+      this.platform = props.platform ?? Platform.defaults();
+      this.decisions = decideService({ ...props, name: id }, this.platform);
     this.name = this.decisions.name;
     const d = this.decisions;
+    for (const w of d.warnings) addSynthWarning(this, w);
     const namespace = props.namespace ?? Chart.of(this).namespace;
     const labels = { ...this.platform.labels, ...selectorLabels(d.name), 'app.kubernetes.io/managed-by': 'rollwise' };
+    const workloadLabels = { ...d.pod.workloadLabels, ...labels };
     const meta = (reasons: Reasons, extra: Record<string, string> = {}) => ({
       name: d.name, namespace, labels, annotations: { ...extra, ...reasons.annotations() },
     });
 
     const delivery = props.delivery ?? Delivery.canary();
     this.namespace = namespace;
+    const gateway = (canary = true) => requirePlatform('gateway', this.platform.gateway, '{ name: "public", namespace: "envoy-gateway-system" }', canary);
     if (delivery.kind === 'canary') {
       this.canary = new CanaryDelivery(this, 'canary', {
         decisions: d,
         namespace,
         labels,
+        workloadLabels,
+        workloadAnnotations: d.pod.workloadAnnotations,
         route: requireRoute(props.route),
-        gateway: requirePlatform('gateway', this.platform.gateway, '{ name: "public", namespace: "envoy-gateway-system" }'),
+        gateway: gateway(),
         prometheusAddress: requirePlatform('prometheusAddress', this.platform.prometheusAddress, '"http://prometheus-operated.monitoring.svc:9090"'),
         maxErrorRatio: this.platform.canaryMaxErrorRatio.value,
         steps: delivery.steps,
@@ -144,10 +190,14 @@ export class HttpService extends Construct {
         replicasOwnedByAutoscaler: props.autoscaling !== undefined,
       });
       this.workload = this.canary.rollout;
+      this.route = this.canary.route;
     } else {
-      if (props.route) throw new RollwiseInputError('route', JSON.stringify(props.route), 'a route is only emitted with canary delivery: with Delivery.rollingUpdate() nothing would split or measure its traffic.', 'use Delivery.canary() (the default), or remove route and expose the Service another way.');
-      this.workload = this.deployment(d, labels, namespace, props.autoscaling !== undefined, props.appServer);
+      this.workload = this.deployment(d, labels, workloadLabels, namespace, props.autoscaling !== undefined, props.appServer);
     }
+    // A rolling update may still have a route (after the Service, which it points at).
+    const ownRoute = !this.canary && props.route !== undefined
+      ? { route: checkRoute(props.route, 'add route: { hostnames: ["checkout.example.com"] }, or remove route to expose the Service another way.'), gateway: gateway(false) }
+      : undefined;
 
     const svc = new Reasons();
     svc.note('spec.ports[0]', `Port 80 forwards to the container's named port "${PORT_NAME}" (${d.port}); only Ready endpoints receive traffic, which is why readiness timing matters (field-notes 1).`);
@@ -160,6 +210,8 @@ export class HttpService extends Construct {
       },
     });
 
+    if (ownRoute) this.route = renderHttpRoute(this, 'route', { name: d.name, namespace, labels, ...ownRoute });
+
     const pdb = new Reasons();
     const pdbSpec: k8s.PodDisruptionBudgetSpec = {
       maxUnavailable: k8s.IntOrString.fromNumber(pdb.use('spec.maxUnavailable', d.pdbMaxUnavailable)),
@@ -169,7 +221,7 @@ export class HttpService extends Construct {
     };
     this.podDisruptionBudget = new k8s.KubePodDisruptionBudget(this, 'pdb', { metadata: meta(pdb), spec: pdbSpec });
 
-    if (this.canary) {
+    if (this.route) {
       const o = props.overrides ?? {};
       this.trafficPolicy = new RouteTrafficPolicy(new Construct(this, 'traffic'), d.name, {
         routeName: d.name,
@@ -189,6 +241,7 @@ export class HttpService extends Construct {
       this.alerts = new ServiceAlerts(new Construct(this, 'alerts'), d.name, {
         decisions: d,
         namespace,
+        route: this.route !== undefined,
         workload: this.canary ? WorkloadKind.ROLLOUT : WorkloadKind.DEPLOYMENT,
         runbookUrl: `${runbookBase}/${d.name}.runbook.md`,
         runbookPath: `${d.name}.runbook.md`,
@@ -196,10 +249,12 @@ export class HttpService extends Construct {
         sloErrorRatio: props.sloErrorRatio,
         gatewayNamespace: this.platform.gateway?.namespace,
         ruleLabels: this.platform.prometheusRuleLabels,
-        hasRoute: this.canary !== undefined,
       });
     } else {
       addSynthWarning(this, 'no PrometheusRule: platform.runbookBaseUrl is not set, and every alert must link to its runbook section. Without alerts on ready endpoints / desired replicas, a readiness cascade is invisible (restarts and error logs stay flat, field-notes 10).');
+    }
+    } catch (e) {
+      throw inService(e, id, this.node.path);
     }
     // cdk8s' App.synth() validates the whole app once per chart; the tree is final by then, so the
     // checks run once per service and their result is reused (otherwise n charts cost n^2 lint runs).
@@ -212,7 +267,7 @@ export class HttpService extends Construct {
     return this.autoscaler !== undefined;
   }
 
-  private deployment(d: ServiceDecisions, labels: Record<string, string>, namespace: string | undefined, autoscaled: boolean, appServer: AppServer): ApiObject {
+  private deployment(d: ServiceDecisions, labels: Record<string, string>, workloadLabels: Record<string, string>, namespace: string | undefined, autoscaled: boolean, appServer: AppServer): ApiObject {
     const dep = new Reasons();
     const template = renderPodTemplate(d, labels, dep);
     const strategy = {
@@ -230,7 +285,15 @@ export class HttpService extends Construct {
       strategy,
       template,
     };
-    return new k8s.KubeDeployment(this, 'deployment', { metadata: { name: d.name, namespace, labels, annotations: { ...workloadFacts(d, appServer), ...dep.annotations() } }, spec });
+    // A plain ApiObject with the serialized spec (like the Rollout), so fields newer than
+    // cdk8s-plus-28's 1.28 types survive: KubeDeployment re-serializes after JSON patches.
+    const deployment = new ApiObject(this, 'deployment', {
+      ...k8s.KubeDeployment.GVK,
+      metadata: { name: d.name, namespace, labels: workloadLabels, annotations: { ...d.pod.workloadAnnotations, ...workloadFacts(d, appServer), ...dep.annotations() } },
+      spec: k8s.toJson_DeploymentSpec(spec),
+    });
+    deployment.addJsonPatch(...podTemplatePatches(d));
+    return deployment;
   }
 
   private horizontalPodAutoscaler(a: AutoscalingProps, labels: Record<string, string>, namespace: string | undefined): ApiObject {
@@ -256,9 +319,10 @@ export class HttpService extends Construct {
   private check(): string[] {
     const objects = this.node.findAll().filter((c): c is ApiObject => c instanceof ApiObject).map((o) => o.toJson() as { kind?: string });
     const composition = blockingFindings(lintObjects(objects)).map((f) => `${f.ruleId} ${f.object} ${f.path}: ${f.message} Fix: ${f.fix}`);
+    const problems = [...composition, ...undeclaredContainers(this.workload.toJson(), this.decisions)];
     // The canary replayed through its analysis (src/rehearse): a healthy release must promote, a
     // 10 % error release must abort at the first weight. Skipped when other checks already failed.
-    if (!this.canary || composition.length > 0) return composition;
+    if (!this.canary || problems.length > 0) return problems;
     const rehearsal = rehearseForSynth(objects, { releaseRps: this.decisions.releaseRps });
     for (const w of rehearsal.warnings) addSynthWarning(this, w);
     const refused = rehearsal.refusals[0];
@@ -267,9 +331,34 @@ export class HttpService extends Construct {
   }
 }
 
+/**
+ * Containers added to the pod template by an escape-hatch patch: rollwise decided none of their
+ * resources, probes or security context, so synth refuses them instead of shipping them unchecked.
+ */
+export function undeclaredContainers(workload: unknown, d: ServiceDecisions): string[] {
+  const spec = (workload as { spec?: { template?: { spec?: { containers?: { name?: string }[]; initContainers?: { name?: string }[] } } } }).spec?.template?.spec;
+  const known = new Set(['app', ...d.pod.sidecars.map((x) => x.name), ...d.pod.initContainers.map((x) => x.name)]);
+  const out: string[] = [];
+  for (const list of ['containers', 'initContainers'] as const) {
+    (spec?.[list] ?? []).forEach((c, i) => {
+      if (!known.has(c?.name ?? '')) {
+        out.push(`${d.name} spec.template.spec.${list}[${i}]: container "${c?.name}" was added by a patch, so rollwise decided none of its resources, probes or security context and no rule vouches for them. Fix: declare it in sidecars (or initContainers), where it is checked like the app.`);
+      }
+    });
+  }
+  return out;
+}
+
 function requireRoute(route: RouteProps | undefined): RouteProps {
   if (!route || !Array.isArray(route.hostnames) || route.hostnames.length === 0) {
     throw new RollwiseInputError('route', JSON.stringify(route ?? null), 'canary delivery splits traffic on an HTTPRoute and needs its hostnames; a route without hostnames would capture every host on the shared Gateway.', 'add route: { hostnames: ["checkout.example.com"] }, or use delivery: Delivery.rollingUpdate().');
+  }
+  return checkRoute(route, '');
+}
+
+function checkRoute(route: RouteProps, fix: string): RouteProps {
+  if (!route || !Array.isArray(route.hostnames) || route.hostnames.length === 0) {
+    throw new RollwiseInputError('route', JSON.stringify(route ?? null), 'an HTTPRoute needs its hostnames: a route without hostnames would capture every host on the shared Gateway.', fix);
   }
   for (const h of route.hostnames) {
     if (!/^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(h)) {
@@ -280,8 +369,11 @@ function requireRoute(route: RouteProps | undefined): RouteProps {
   return route;
 }
 
-function requirePlatform<T>(setting: string, value: T | undefined, example: string): T {
+function requirePlatform<T>(setting: string, value: T | undefined, example: string, canary = true): T {
   if (value === undefined) {
+    if (!canary) {
+      throw new RollwiseInputError(`platform.${setting}`, 'unset', 'the route needs it: the HTTPRoute attaches to the platform\'s Gateway.', `set ${setting}: ${example} in the shared Platform, or remove route.`);
+    }
     throw new RollwiseInputError(`platform.${setting}`, 'unset', `canary delivery needs it: the HTTPRoute attaches to the platform's Gateway and the analysis queries Prometheus.`, `set ${setting}: ${example} in the shared Platform, or use delivery: Delivery.rollingUpdate().`);
   }
   return value;

@@ -1,7 +1,9 @@
+import { JsonPatch } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { ServiceDecisions } from '../decisions/service';
 import { securityReason, SPREAD_REASON } from '../decisions/pod';
 import { ProcessCheck } from '../decisions/probes';
+import { ExtraContainerDecisions } from '../decisions/containers';
 import { Reasons } from '../justify/reasons';
 
 /** The container port's name; the Service and probes refer to it. */
@@ -62,31 +64,113 @@ export function renderPodTemplate(d: ServiceDecisions, labels: Record<string, st
   const preStopSeconds = sd.preStopSeconds.value;
   if (delay.kind === 'exec') lifecycle = { preStop: { exec: { command: [delay.target, String(preStopSeconds)] } } };
   if (delay.kind === 'http') lifecycle = { preStop: { httpGet: { path: delay.target, port: k8s.IntOrString.fromString(PORT_NAME) } } };
+  // The sleep action is not in cdk8s-plus-28's 1.28 types (their serializer drops it):
+  // podTemplatePatches() writes it into the workload; the 1.33 schema validates it.
+  if (delay.kind === 'sleep') lifecycle = { preStop: {} };
   if (lifecycle) reasons.use(`${c}.lifecycle.preStop`, sd.preStopSeconds);
+
+  const x = d.pod;
+  const runAs = x.runAs.value;
+  reasons.use(`${prefix}.spec.securityContext.runAsUser`, { ...x.runAs, value: runAs.user });
+  reasons.note(`${prefix}.spec.securityContext.runAsGroup`, `Group ${runAs.group}: ${runAs.group === runAs.user ? 'the user id (container.runAs.group not given)' : 'input (container.runAs.group)'}; the processes' primary group, which owns the files they create.`);
 
   reasons.use(`${prefix}.spec.securityContext`, securityReason('pod'));
   reasons.use(`${c}.securityContext`, securityReason('container'));
-  reasons.use(`${prefix}.spec.automountServiceAccountToken`, securityReason('token'));
+  const automountToken = reasons.use(`${prefix}.spec.automountServiceAccountToken`, x.automountToken);
+  if (x.serviceAccountName) reasons.note(`${prefix}.spec.serviceAccountName`, `Input (pod.serviceAccount): the pods' identity; ${automountToken ? 'its API token is mounted (override above)' : 'its API token is not mounted'}.`);
   reasons.note(`${prefix}.spec.topologySpreadConstraints[0]`, SPREAD_REASON.hostname);
   reasons.note(`${prefix}.spec.topologySpreadConstraints[1]`, SPREAD_REASON.zone);
   reasons.note(`${prefix}.spec.enableServiceLinks`, 'No Docker-link environment variables for every Service in the namespace: the service finds its dependencies by DNS, and thousands of injected variables slow container start and can collide with the app\'s own settings.');
   reasons.note(`${prefix}.spec.volumes[0]`, 'A writable /tmp because the root filesystem is read-only and many servers write temporary files there; capped at 64Mi so a runaway writer is evicted before it fills the node\'s disk.');
 
+  const containerSecurity = { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] } };
+  const tmpMount = { name: 'tmp', mountPath: '/tmp' };
+  const native = x.sidecars.length > 0 && x.nativeSidecars.value;
+  const extra = (e: ExtraContainerDecisions, path: string, sidecar: boolean): k8s.Container => {
+    const er = e.resources;
+    const elimits: Record<string, k8s.Quantity> = { memory: k8s.Quantity.fromString(reasons.use(`${path}.resources.limits.memory`, er.memoryLimit)) };
+    if (er.cpuLimit.value !== undefined) elimits.cpu = k8s.Quantity.fromString(reasons.use(`${path}.resources.limits.cpu`, { ...er.cpuLimit, value: er.cpuLimit.value }));
+    else reasons.use(`${path}.resources.limits`, er.cpuLimit);
+    reasons.use(`${path}.securityContext`, securityReason('container'));
+    let readinessProbe: k8s.Probe | undefined;
+    if (sidecar && e.port) {
+      reasons.note(`${path}.readinessProbe`, `The sidecar serves on port ${e.port.name} (${e.port.port}), so it is probed with the app's readiness timing (period ${r.periodSeconds.value} s, timeout ${r.timeoutSeconds.value} s, thresholds ${r.failureThreshold.value}/${r.successThreshold.value}): a pod is Ready only when every serving container is, and one timing keeps the leave and return windows the rest of the output is derived from.`);
+      readinessProbe = {
+        ...(e.port.readinessPath ? { httpGet: { path: e.port.readinessPath, port: k8s.IntOrString.fromString(e.port.name) } } : { tcpSocket: { port: k8s.IntOrString.fromString(e.port.name) } }),
+        periodSeconds: r.periodSeconds.value, timeoutSeconds: r.timeoutSeconds.value, failureThreshold: r.failureThreshold.value, successThreshold: r.successThreshold.value,
+      };
+    }
+    if (e.runAsUser) reasons.use(`${path}.securityContext.runAsUser`, e.runAsUser);
+    return {
+      name: e.name,
+      image: e.image,
+      ...(e.command ? { command: e.command } : {}),
+      ...(e.args ? { args: e.args } : {}),
+      ...(e.env.length ? { env: e.env as k8s.EnvVar[] } : {}),
+      ...(e.envFrom.length ? { envFrom: e.envFrom as k8s.EnvFromSource[] } : {}),
+      ...(e.port ? { ports: [{ name: e.port.name, containerPort: e.port.port, protocol: 'TCP' }] } : {}),
+      ...(readinessProbe ? { readinessProbe } : {}),
+      resources: {
+        requests: {
+          cpu: k8s.Quantity.fromString(reasons.use(`${path}.resources.requests.cpu`, er.cpuRequest)),
+          memory: k8s.Quantity.fromString(reasons.use(`${path}.resources.requests.memory`, er.memoryRequest)),
+        },
+        limits: elimits,
+      },
+      securityContext: { ...containerSecurity, ...(e.runAsUser ? { runAsUser: e.runAsUser.value } : {}) },
+      volumeMounts: [tmpMount, ...e.mounts],
+    };
+  };
+  // Native sidecars come first among the init containers, so the init containers (a migration) can use them.
+  const initContainers: k8s.Container[] = [];
+  const sidecars: k8s.Container[] = [];
+  x.sidecars.forEach((e, i) => {
+    if (native) {
+      const path = `${prefix}.spec.initContainers[${initContainers.length}]`;
+      reasons.use(`${path}.restartPolicy`, x.nativeSidecars);
+      initContainers.push({ ...extra(e, path, true), restartPolicy: 'Always' } as k8s.Container);
+    } else {
+      const path = `${prefix}.spec.containers[${1 + i}]`;
+      if (i === 0) reasons.use(`${path}.name`, x.nativeSidecars);
+      sidecars.push(extra(e, path, true));
+    }
+  });
+  x.initContainers.forEach((e) => {
+    const path = `${prefix}.spec.initContainers[${initContainers.length}]`;
+    initContainers.push(extra(e, path, false));
+  });
+  if (x.app.ports.length) reasons.note(`${c}.ports[1]`, 'Input (container.ports): extra named ports are not part of the Service; a PodMonitor or another consumer reaches them on the pod.');
+  x.volumes.forEach((v, i) => { if (v.reason) reasons.note(`${prefix}.spec.volumes[${i + 1}].emptyDir.sizeLimit`, v.reason); });
+  if (x.scheduling.affinity) reasons.note(`${prefix}.spec.affinity`, 'Input (pod.affinity): placement the team chose; the topology spread above still applies.');
+  const podLabels = { ...x.podLabels, ...labels };
+  const podAnnotations = Object.keys(x.podAnnotations).length ? x.podAnnotations : undefined;
+
   return {
-    metadata: { labels },
+    metadata: { labels: podLabels, ...(podAnnotations ? { annotations: podAnnotations } : {}) },
     spec: {
-      automountServiceAccountToken: false,
+      automountServiceAccountToken: automountToken,
+      ...(x.serviceAccountName ? { serviceAccountName: x.serviceAccountName } : {}),
+      ...(x.imagePullSecrets.length ? { imagePullSecrets: x.imagePullSecrets.map((name) => ({ name })) } : {}),
+      ...(x.scheduling.nodeSelector ? { nodeSelector: x.scheduling.nodeSelector } : {}),
+      ...(x.scheduling.tolerations ? { tolerations: x.scheduling.tolerations } : {}),
+      ...(x.scheduling.affinity ? { affinity: x.scheduling.affinity } : {}),
+      ...(x.scheduling.priorityClassName ? { priorityClassName: x.scheduling.priorityClassName } : {}),
       enableServiceLinks: false,
       terminationGracePeriodSeconds: reasons.use(`${prefix}.spec.terminationGracePeriodSeconds`, sd.terminationGracePeriodSeconds),
-      securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
+      securityContext: { runAsNonRoot: true, runAsUser: runAs.user, runAsGroup: runAs.group, seccompProfile: { type: 'RuntimeDefault' } },
       topologySpreadConstraints: [
         { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: selectorLabels(d.name) }, matchLabelKeys: [hashLabel] },
         { maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: selectorLabels(d.name) }, matchLabelKeys: [hashLabel] },
       ],
+      ...(initContainers.length ? { initContainers } : {}),
       containers: [{
         name: 'app',
         image: d.image,
-        ports: [{ name: PORT_NAME, containerPort: d.port, protocol: 'TCP' }],
+        ...(x.app.command ? { command: x.app.command } : {}),
+        ...(x.app.args ? { args: x.app.args } : {}),
+        ...(x.app.env.length ? { env: x.app.env as k8s.EnvVar[] } : {}),
+        ...(x.app.envFrom.length ? { envFrom: x.app.envFrom as k8s.EnvFromSource[] } : {}),
+        ports: [{ name: PORT_NAME, containerPort: d.port, protocol: 'TCP' }, ...x.app.ports.map((p) => ({ name: p.name, containerPort: p.port, protocol: 'TCP' }))],
         readinessProbe,
         livenessProbe,
         startupProbe,
@@ -98,10 +182,25 @@ export function renderPodTemplate(d: ServiceDecisions, labels: Record<string, st
           limits,
         },
         lifecycle,
-        securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] } },
-        volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
-      }],
-      volumes: [{ name: 'tmp', emptyDir: { sizeLimit: k8s.Quantity.fromString('64Mi') } }],
+        securityContext: containerSecurity,
+        volumeMounts: [tmpMount, ...x.app.mounts],
+      }, ...sidecars],
+      volumes: [{ name: 'tmp', emptyDir: { sizeLimit: k8s.Quantity.fromString('64Mi') } }, ...x.volumes.map((v) => toVolume(v.spec))],
     },
   };
+}
+
+/** A decided volume in cdk8s-plus' types (quantities are objects there). */
+function toVolume(v: Record<string, unknown>): k8s.Volume {
+  const empty = v.emptyDir as { sizeLimit: string } | undefined;
+  return (empty ? { ...v, emptyDir: { sizeLimit: k8s.Quantity.fromString(empty.sizeLimit) } } : v) as unknown as k8s.Volume;
+}
+
+/**
+ * JSON patches for fields newer than cdk8s-plus-28's Kubernetes 1.28 types, which its serializer
+ * would drop: the preStop sleep action (Kubernetes 1.30+). Applied to the workload object.
+ */
+export function podTemplatePatches(d: ServiceDecisions): JsonPatch[] {
+  if (d.shutdown.delay.kind !== 'sleep') return [];
+  return [JsonPatch.add('/spec/template/spec/containers/0/lifecycle/preStop/sleep', { seconds: d.shutdown.preStopSeconds.value })];
 }

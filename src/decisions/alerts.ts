@@ -26,17 +26,15 @@ export interface AlertTargets {
   /** Base URL of the service's runbook (e.g. the Git web URL of the committed file); each alert links `<runbookUrl>#<section>`. */
   readonly runbookUrl: string;
   /**
+   * Whether the service has an HTTPRoute; without one, no Envoy alerts (their series would never exist).
+   * @default true
+   */
+  readonly route?: boolean;
+  /**
    * Name of the application container (cAdvisor's `container` label).
    * @default "app" (the container the pod template renders)
    */
   readonly containerName?: string;
-  /**
-   * Whether the service has an HTTPRoute on the gateway. Without one its traffic never passes an
-   * Envoy cluster of the route, so the route alerts (5xx SLO, UH, UC, per-flag) would select
-   * nothing and are not emitted.
-   * @default true
-   */
-  readonly hasRoute?: boolean;
 }
 
 /** Settings of the alerts; each has a reasoned default. */
@@ -94,6 +92,8 @@ export interface AlertDecisions {
   readonly runbookUrl: string;
   /** Regex on `envoy_cluster_name` matching every cluster of the service's HTTPRoute. */
   readonly routeClusterRegex: string;
+  /** Whether the service has an HTTPRoute (and so the Envoy alerts). */
+  readonly route: boolean;
   /** Regex on kube-state-metrics' / cAdvisor's `pod` label matching the service's pods. */
   readonly podRegex: string;
   readonly containerName: string;
@@ -153,6 +153,8 @@ const ENVOY_FLAGS = [
     checkFirst: ['The application\'s latency percentiles and its database / downstream latency.', 'CPU throttling of the pods if a CPU limit is set.', 'Whether the route\'s timeout (HTTPRoute timeouts.request) changed recently.'] },
 ] as const;
 
+/** Mechanisms of the alerts on the HTTPRoute's Envoy clusters (emitted only when there is a route). */
+
 /**
  * The service's alert rules. Every rule selects this service's series by namespace and names
  * (workload `<name>`, Services `<name>` / `<name>-canary`, HTTPRoute `<name>`), and every
@@ -165,6 +167,7 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
   const container = targets.containerName ?? 'app';
   const platform = settings.platform ?? Platform.defaults();
   const isRollout = targets.workload === WorkloadKind.ROLLOUT;
+  const hasRoute = targets.route ?? true;
 
   // --- values -------------------------------------------------------------------------------
   const scrape = settings.scrapeInterval === undefined ? DEFAULT_SCRAPE_INTERVAL_SECONDS : seconds(settings.scrapeInterval);
@@ -185,7 +188,12 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
   const propagation = platform.endpointPropagationSeconds.value;
 
   let floorD: Decision<number>;
-  if (d.capacity) {
+  if (d.noHeadroomAccepted !== undefined) {
+    const floor = d.replicas - d.pdbMaxUnavailable.value;
+    floorD = decided(floor,
+      `The fleet has no headroom at peak, accepted by override (overrides.acceptNoHeadroom: ${d.noHeadroomAccepted}), so the capacity floor would be every replica and the alert would never clear; the floor is what the disruption budget allows instead, ${d.replicas} - ${d.pdbMaxUnavailable.value} = ${floor}: it fires on more than the one planned disruption, while even that one already runs the survivors past the utilisation ceiling at peak (field-notes 1).`,
+      { replicas: d.replicas, pdbMaxUnavailable: d.pdbMaxUnavailable.value, noHeadroomAccepted: true });
+  } else if (d.capacity) {
     const ceiling = platform.peakUtilisationCeiling.value;
     const needed = replicasNeededAtPeak(d.capacity, ceiling);
     floorD = decided(needed,
@@ -238,7 +246,6 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
   const below = `${ready} < ${desired} * ${floor} / ${d.replicas}`;
 
   const rules: Decision<AlertRule>[] = [];
-  const hasRoute = targets.hasRoute ?? true;
   const add = (r: Omit<AlertRule, 'labels' | 'annotations' | 'anchor'> & { summary: string; description: string }, reason: string, inputs: Record<string, Fact>) => {
     const anchor = githubSlug(r.alert);
     const { summary, description, ...rest } = r;
@@ -435,8 +442,9 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
     'Rate window (s)': rateWindowD,
   };
   if (d.resources.cpuLimit.value !== undefined) values['CPU throttling ratio'] = throttle;
-
-  return { name, namespace: ns, workload: targets.workload, runbookUrl, routeClusterRegex: route, podRegex, containerName: container, rules, values };
+  // The route's Envoy alerts (added above only when hasRoute) exist only for a route that exists:
+  // without one their series never do.
+  return { name, namespace: ns, workload: targets.workload, runbookUrl, routeClusterRegex: route, route: hasRoute, podRegex, containerName: container, rules, values };
 }
 
 function checkRatio(input: string, v: number): void {

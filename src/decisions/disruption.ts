@@ -14,6 +14,8 @@ export interface DisruptionInputs {
   /** Fraction of saturation survivors may run at (platform.peakUtilisationCeiling). */
   readonly ceiling: number;
   readonly override?: Override<number>;
+  /** overrides.acceptNoHeadroom: run a fleet without headroom at peak, with the reason. @default refused */
+  readonly acceptNoHeadroom?: Override<boolean>;
 }
 
 /** Replicas needed at peak so each runs at most at ceiling x saturation. */
@@ -33,10 +35,16 @@ export function disruptionBudget(inp: DisruptionInputs): Decision<number> {
   } else {
     const needed = replicasNeededAtPeak(c, ceiling);
     const perReplicaAtFull = c.peakRps / replicas;
+    const noHeadroom = `${fmt(c.peakRps)} req/s over ${replicas} replicas is ${fmt(perReplicaAtFull)} req/s each, and the survivors of even one disruption must stay at or below ${Math.round(ceiling * 100)} % of the ${fmt(c.saturationRpsPerReplica)} req/s saturation (${fmt(c.saturationRpsPerReplica * ceiling)} req/s), which needs ${needed} replicas running`;
+    const accepted = acceptedNoHeadroom(inp.acceptNoHeadroom, `refused: the fleet has no headroom at peak (${noHeadroom})`);
+    if (needed >= replicas && accepted) {
+      return { value: 1, overridden: true, inputs: { replicas, peakRps: c.peakRps, saturationRpsPerReplica: c.saturationRpsPerReplica, ceiling, replicasNeeded: needed, noHeadroomAccepted: true },
+        reason: `Overridden (overrides.acceptNoHeadroom): ${accepted} The fleet has NO headroom at peak: ${noHeadroom}, so every drain at peak pushes the survivors past the ceiling toward saturation and their probes toward the deadline (field-notes 1). One pod at a time, the least that still lets nodes drain; drain off-peak, and scale out to ${needed + 1} replicas to remove this override.` };
+    }
     if (needed >= replicas) {
       throw new RollwiseInputError('replicas', replicas,
         `the fleet has no headroom at peak: ${fmt(c.peakRps)} req/s over ${replicas} replicas is ${fmt(perReplicaAtFull)} req/s each, and the survivors of even one disruption must stay at or below ${Math.round(ceiling * 100)} % of the ${fmt(c.saturationRpsPerReplica)} req/s saturation (${fmt(c.saturationRpsPerReplica * ceiling)} req/s), which needs ${needed} replicas running. Draining one pod would push the rest toward saturation, their probes toward the deadline, and start a cascade (field-notes 1).`,
-        `scale out first: set replicas to at least ${needed + 1}.`);
+        `scale out first: set replicas to at least ${needed + 1}; or, if this fleet must run so for now, accept it with overrides.acceptNoHeadroom: { value: true, because: '<why, and until when>' } (the budget, alerts and runbook then say so).`);
     }
     const budget = replicas - needed;
     const perSurvivor = c.peakRps / needed;
@@ -49,6 +57,15 @@ export function disruptionBudget(inp: DisruptionInputs): Decision<number> {
     throw new RollwiseInputError('overrides.pdbMaxUnavailable', d.value, `must be a whole number from 1 to ${replicas - 1}: 0 blocks every node drain forever, ${replicas} or more lets a drain take the whole service.`, `use ${computed.value}.`);
   }
   return d;
+}
+
+/** The `because` of an accepted no-headroom override (undefined when absent or false); refuses one without a reason. */
+export function acceptedNoHeadroom(o: Override<boolean> | undefined, computed: string): string | undefined {
+  if (o === undefined) return undefined;
+  const d = withOverride('overrides.acceptNoHeadroom', decided(false, `rollwise ${computed}.`), o, (v) => String(v));
+  if (d.value !== true) return undefined;
+  const because = o.because.trim();
+  return /[.!?]$/.test(because) ? because : `${because}.`;
 }
 
 function fmt(n: number): string {

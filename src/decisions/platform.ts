@@ -2,12 +2,13 @@ import { Duration } from 'cdk8s';
 import { RollwiseInputError } from '../errors';
 import { decided, Decision, Override, withOverride } from './decision';
 import { checkDuration, seconds, showSeconds } from './inputs';
+import { KubernetesVersion } from './kubernetes-version';
 
 /**
  * How a pod delays its exit until the proxies have stopped sending it requests. Kubernetes 1.28
- * has no built-in sleep hook (the `sleep` lifecycle action arrived in 1.29/1.30), and an `exec`
- * hook runs without a shell but needs a `sleep` binary in the image: distroless and scratch images
- * have none, so they need one of the other two strategies.
+ * has no built-in sleep hook (the `sleep` lifecycle action is alpha in 1.29, on by default from
+ * 1.30), and an `exec` hook runs without a shell but needs a `sleep` binary in the image:
+ * distroless and scratch images have none, so on 1.28 they need `httpGet` or `inApplication`.
  */
 export class ShutdownDelay {
   /** preStop `exec: [binary, N]` (no shell involved). @param binary the sleep executable in the image */
@@ -22,7 +23,14 @@ export class ShutdownDelay {
   public static inApplication(): ShutdownDelay {
     return new ShutdownDelay('app', '');
   }
-  private constructor(public readonly kind: 'exec' | 'http' | 'app', public readonly target: string) {}
+  /**
+   * The kubelet's own preStop `sleep` action: no binary needed in the image (distroless works).
+   * Needs platform.kubernetesVersion 1.30 or later (KubernetesVersion.V1_33).
+   */
+  public static sleepAction(): ShutdownDelay {
+    return new ShutdownDelay('sleep', '');
+  }
+  private constructor(public readonly kind: 'exec' | 'http' | 'app' | 'sleep', public readonly target: string) {}
 }
 
 /** Org-wide settings a platform team sets once and every service shares. */
@@ -54,10 +62,17 @@ export interface PlatformProps {
    */
   readonly shutdownDrain?: Override<Duration>;
   /**
-   * How pods wait out endpoint propagation before the application sees SIGTERM.
-   * @default ShutdownDelay.execSleep()
+   * How pods wait out endpoint propagation before the application sees SIGTERM; each service may
+   * set its own (`container.shutdownDelay`), since it depends on the image.
+   * @default ShutdownDelay.sleepAction() where kubernetesVersion allows it (1.30+), else ShutdownDelay.execSleep()
    */
   readonly shutdownDelay?: ShutdownDelay;
+  /**
+   * The Kubernetes version of the target clusters (the oldest one, if they differ): it decides which
+   * API features are used and which schema the output is validated against.
+   * @default KubernetesVersion.V1_28 (the version cdk8s-plus-28 targets)
+   */
+  readonly kubernetesVersion?: KubernetesVersion;
   /**
    * Labels added to every object (team, cost centre).
    * @default none
@@ -148,6 +163,9 @@ export class Platform {
   public readonly endpointPropagationSeconds: Decision<number>;
   public readonly shutdownDrainSeconds: Decision<number>;
   public readonly shutdownDelay: ShutdownDelay;
+  /** True when shutdownDelay was set explicitly (not derived from the Kubernetes version). */
+  public readonly shutdownDelaySet: boolean;
+  public readonly kubernetesVersion: KubernetesVersion;
   public readonly labels: Record<string, string>;
   public readonly gateway?: GatewayRef;
   public readonly prometheusAddress?: string;
@@ -163,7 +181,7 @@ export class Platform {
     this.readinessPeriodSeconds = withOverride('platform.readinessPeriod', decided(10,
       'The Kubernetes default period; every readiness window below is a multiple of it, and probing more often adds load on the handler without detecting a real failure sooner than the failure threshold allows.'),
     dur(props.readinessPeriod), show);
-    if (props.readinessPeriod) checkDuration('platform.readinessPeriod', props.readinessPeriod.value, 2, 60, 'the period must leave room for a 3 s timeout below it, and a period over a minute makes leaving and returning take minutes.', 'use 10 s unless you measured a reason to differ.');
+    if (props.readinessPeriod) checkDuration('platform.readinessPeriod', props.readinessPeriod.value, 4, 60, 'the period must leave room for the 3 s timeout floor below it (probes must not overlap), and a period over a minute makes leaving and returning take minutes.', 'use 10 s unless you measured a reason to differ.');
 
     this.startupBudgetSeconds = withOverride('platform.startupBudget', decided(60,
       'Platform default for services that do not declare a start-up budget: one minute covers a typical JVM/Python warm-up; declare health.startupBudget for anything slower so liveness never counts a slow start.'),
@@ -187,7 +205,13 @@ export class Platform {
       'Time for in-flight requests to finish after SIGTERM once no new ones arrive; 20 s covers request timeouts of typical HTTP APIs.'),
     dur(props.shutdownDrain), show);
 
-    this.shutdownDelay = props.shutdownDelay ?? ShutdownDelay.execSleep();
+    this.kubernetesVersion = props.kubernetesVersion ?? KubernetesVersion.V1_28;
+    if (!(this.kubernetesVersion instanceof KubernetesVersion)) {
+      throw new RollwiseInputError('platform.kubernetesVersion', props.kubernetesVersion, 'must be a KubernetesVersion: it selects the API features used and the schema the output is validated against.', 'use KubernetesVersion.V1_28, KubernetesVersion.V1_33 or KubernetesVersion.of("1.33").');
+    }
+    this.shutdownDelaySet = props.shutdownDelay !== undefined;
+    this.shutdownDelay = props.shutdownDelay ?? (this.kubernetesVersion.sleepAction ? ShutdownDelay.sleepAction() : ShutdownDelay.execSleep());
+    checkShutdownDelay('platform.shutdownDelay', this.shutdownDelay, this.kubernetesVersion);
     this.labels = { ...(props.labels ?? {}) };
     this.gateway = props.gateway;
     if (props.prometheusAddress !== undefined && !/^https?:\/\/[^\s/]+/.test(props.prometheusAddress)) {
@@ -206,5 +230,21 @@ export class Platform {
     }
     this.runbookBaseUrl = props.runbookBaseUrl?.replace(/\/+$/, '');
     this.prometheusRuleLabels = { ...(props.prometheusRuleLabels ?? {}) };
+  }
+}
+
+/** Refuses a shutdown delay the target Kubernetes version cannot run. */
+export function checkShutdownDelay(input: string, delay: ShutdownDelay, version: KubernetesVersion): void {
+  if (!(delay instanceof ShutdownDelay)) {
+    throw new RollwiseInputError(input, delay, 'must be a ShutdownDelay: it decides how the pod waits out endpoint propagation before SIGTERM.', 'use ShutdownDelay.sleepAction(), execSleep(), httpGet(path) or inApplication().');
+  }
+  if (delay.kind === 'sleep' && !version.sleepAction) {
+    throw new RollwiseInputError(input, 'ShutdownDelay.sleepAction()', `the preStop sleep action is on by default only from Kubernetes 1.30 (PodLifecycleSleepAction), and platform.kubernetesVersion is ${version.name}: the API server would reject or drop the hook and the pod would get SIGTERM while proxies still send it requests.`, 'set platform.kubernetesVersion to KubernetesVersion.V1_33 if every cluster runs 1.33, or use ShutdownDelay.httpGet(path) / inApplication() for an image without a sleep binary.');
+  }
+  if (delay.kind === 'exec' && (typeof delay.target !== 'string' || delay.target.trim() === '' || /\s/.test(delay.target))) {
+    throw new RollwiseInputError(input, delay.target, 'the exec hook runs this binary without a shell, so it must be one path without spaces.', 'use ShutdownDelay.execSleep() or e.g. ShutdownDelay.execSleep("/busybox/sleep").');
+  }
+  if (delay.kind === 'http' && (typeof delay.target !== 'string' || !delay.target.startsWith('/') || /\s/.test(delay.target))) {
+    throw new RollwiseInputError(input, delay.target, 'the preStop httpGet path must start with "/" and contain no whitespace.', 'use e.g. ShutdownDelay.httpGet("/shutdown-delay").');
   }
 }

@@ -1,4 +1,5 @@
 import { decided, Decision } from './decision';
+import { KubernetesVersion } from './kubernetes-version';
 import { ShutdownDelay } from './platform';
 
 export interface ShutdownDecisions {
@@ -12,9 +13,10 @@ export interface ShutdownDecisions {
  * Termination: the pod keeps serving until every proxy has stopped sending it requests, then the
  * application drains. The grace period outlasts both, or the kubelet SIGKILLs mid-request.
  */
-export function shutdown(propagationSeconds: number, drainSeconds: number, delay: ShutdownDelay): ShutdownDecisions {
+export function shutdown(propagationSeconds: number, drainSeconds: number, delay: ShutdownDelay, version: KubernetesVersion = KubernetesVersion.V1_28, source = 'platform shutdownDelay'): ShutdownDecisions {
   const how = {
-    exec: `a preStop exec of \`${delay.target} ${propagationSeconds}\` (exec runs without a shell, but the image needs that binary; use ShutdownDelay.httpGet() or ShutdownDelay.inApplication() for distroless images)`,
+    sleep: `the kubelet's preStop sleep action (no binary needed in the image; on by default from Kubernetes 1.30, and platform.kubernetesVersion is ${version.name}; ${source})`,
+    exec: `a preStop exec of \`${delay.target} ${propagationSeconds}\` (${source}; exec runs without a shell, but the image needs that binary; ${version.sleepAction ? 'ShutdownDelay.sleepAction() needs none' : `Kubernetes ${version.name} has no sleep action (1.30+), so distroless images need ShutdownDelay.httpGet() or ShutdownDelay.inApplication()`})`,
     http: `a preStop GET ${delay.target} whose handler waits ${propagationSeconds} s before answering (for images without a sleep binary)`,
     app: `the application itself, which must keep serving ${propagationSeconds} s after SIGTERM (no hook: ShutdownDelay.inApplication())`,
   }[delay.kind];

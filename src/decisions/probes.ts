@@ -25,6 +25,8 @@ export interface ReadinessInputs {
 export const READINESS_TIMEOUT_FLOOR_SECONDS = 3;
 /** Timeout = this x the measured p99 under load: the p99 is exceeded by 1 % of probes by definition. */
 export const P99_MULTIPLIER = 2;
+/** The platform's default readiness period (the Kubernetes default). */
+export const DEFAULT_READINESS_PERIOD_SECONDS = 10;
 /** Tolerate two bad windows; a third consecutive miss means the pod really cannot serve (field-notes 3, 11). */
 export const READINESS_FAILURE_THRESHOLD = 3;
 
@@ -42,6 +44,12 @@ export function readinessTiming(inp: ReadinessInputs): ReadinessTiming {
     const p99 = inp.p99Seconds;
     const twice = Math.ceil(P99_MULTIPLIER * p99 - 1e-9);
     const value = Math.max(READINESS_TIMEOUT_FLOOR_SECONDS, twice);
+    if (value >= period && value < DEFAULT_READINESS_PERIOD_SECONDS) {
+      // The timeout would fit below the default period: the culprit is the shortened period, not the handler.
+      throw new RollwiseInputError('platform.readinessPeriod', `${period} s`,
+        `the readiness timeout 2 x the health path's p99 (${showSeconds(p99)}) = ${value} s does not fit below a ${period} s probe period, so probes would overlap; the handler itself is fine (it fits below the ${DEFAULT_READINESS_PERIOD_SECONDS} s default).`,
+        `use a period above ${value} s (the default ${DEFAULT_READINESS_PERIOD_SECONDS} s), or leave platform.readinessPeriod unset.`);
+    }
     if (value >= period) {
       throw new RollwiseInputError('health.readinessP99UnderLoad', showSeconds(p99),
         `a readiness timeout of 2 x ${showSeconds(p99)} = ${showSeconds(P99_MULTIPLIER * p99)} (rounded up: ${twice} s) would not fit below the ${period} s probe period, so the readiness handler is not cheap and local: a handler that slow measures load or a dependency, and removes capacity exactly when it is short (field-notes 1, 3).`,

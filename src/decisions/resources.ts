@@ -10,17 +10,18 @@ export interface ResourceDecisions {
   readonly memoryLimit: Decision<string>;
 }
 
-export function resources(cpu: string, memory: string, cpuLimitOverride?: Override<string>): ResourceDecisions {
-  const cpuMillis = checkCpu('resources.cpu', cpu);
-  checkMemory('resources.memory', memory);
+/** `prefix` names the container's inputs in errors (e.g. "sidecars[0]."; the main container has none). */
+export function resources(cpu: string, memory: string, cpuLimitOverride?: Override<string>, prefix = ''): ResourceDecisions {
+  const cpuMillis = checkCpu(`${prefix}resources.cpu`, cpu);
+  checkMemory(`${prefix}resources.memory`, memory);
   const noLimit = decided<string | undefined>(undefined,
     `No CPU limit: with limits.cpu the kernel's CFS quota deschedules the process once it used its slice of each 100 ms period, so the probe handler (which shares the quota) answers in seconds exactly at peak and the probe measures load (field-notes 1). The request (${cpu}) still reserves CPU and weights the pod's share; the pod stays Burstable.`,
     { cpuRequest: cpu });
-  const cpuLimit = withOverride('overrides.cpuLimit', noLimit, cpuLimitOverride, (v) => v ?? 'none');
+  const cpuLimit = withOverride(`${prefix}overrides.cpuLimit`, noLimit, cpuLimitOverride, (v) => v ?? 'none');
   if (cpuLimit.value !== undefined) {
-    const limitMillis = checkCpu('overrides.cpuLimit', cpuLimit.value);
+    const limitMillis = checkCpu(`${prefix}overrides.cpuLimit`, cpuLimit.value);
     if (limitMillis < cpuMillis) {
-      throw new RollwiseInputError('overrides.cpuLimit', cpuLimit.value, `is below the CPU request ${cpu}; Kubernetes rejects a limit under the request.`, `use a limit of at least ${cpu}, or none.`);
+      throw new RollwiseInputError(`${prefix}overrides.cpuLimit`, cpuLimit.value, `is below the CPU request ${cpu}; Kubernetes rejects a limit under the request.`, `use a limit of at least ${cpu}, or none.`);
     }
   }
   return {

@@ -1,8 +1,8 @@
 import { Duration } from 'cdk8s';
 import { RollwiseInputError } from '../errors';
 import { Override } from './decision';
-import { Capacity, disruptionBudget } from './disruption';
-import { checkCpu, checkDuration, checkInteger, checkName, checkPath, checkPort, checkPositive, seconds } from './inputs';
+import { acceptedNoHeadroom, Capacity, disruptionBudget } from './disruption';
+import { checkCpu, checkDuration, checkInteger, checkMemory, checkName, checkPath, checkPort, checkPositive, seconds } from './inputs';
 import { simulateDrainAtPeak } from '../simulate/drain-at-peak';
 import { isBadVerdict, Verdict } from '../simulate/model';
 import { Platform } from './platform';
@@ -11,6 +11,11 @@ import { livenessTiming, LivenessTiming, readinessTiming, ReadinessTiming, start
 import { resources, ResourceDecisions } from './resources';
 import { rolloutStrategy, RolloutDecisions } from './rollout';
 import { decided, Decision } from './decision';
+import { Delivery } from './canary';
+import { ContainerProps, decidePodExtras, InitContainerProps, PodExtrasDecisions, PodProps, SidecarProps, WorkloadMetadataProps } from './containers';
+import { KubernetesVersion } from './kubernetes-version';
+import { checkDerivedNames } from './names';
+import { checkShutdownDelay } from './platform';
 
 /** What the service's health endpoints are and how they behave under load. */
 export interface HealthProps {
@@ -82,6 +87,13 @@ export interface HttpServiceOverrides {
   readonly acceptKeepAliveRace?: Override<boolean>;
   /** Retries on reset (1-3) for this route, with why it is safe. @default no retry */
   readonly retryOnReset?: Override<number>;
+  /**
+   * Run a fleet that has no headroom at peak (the capacity figures need every replica, or the
+   * simulated one-pod drain does not hold), with the reason: the budget is then 1, the alert floor
+   * allows that one disruption, and the PDB, alerts and runbook say so.
+   * @default refused ("scale out first")
+   */
+  readonly acceptNoHeadroom?: Override<boolean>;
 }
 
 /** The inputs of a service, as the constructs take them. */
@@ -94,6 +106,20 @@ export interface ServiceInputs {
   readonly resources: ResourcesProps;
   readonly capacity?: CapacityProps;
   readonly overrides?: HttpServiceOverrides;
+  /** @default Delivery.canary() (decides which derived names must fit their limits) */
+  readonly delivery?: Delivery;
+  /** Whether an HTTPRoute is emitted. @default true with canary delivery */
+  readonly route?: unknown;
+  /** @default the image's entrypoint, no environment, user 65532 (see HttpServiceProps.container) */
+  readonly container?: ContainerProps;
+  /** @default the default service account without its token, no extra volumes or placement */
+  readonly pod?: PodProps;
+  /** @default none */
+  readonly sidecars?: SidecarProps[];
+  /** @default none */
+  readonly initContainers?: InitContainerProps[];
+  /** @default the platform labels and rollwise's annotations */
+  readonly metadata?: WorkloadMetadataProps;
 }
 
 /** Every decision for one service: the pure core that the constructs render. */
@@ -114,6 +140,13 @@ export interface ServiceDecisions {
   readonly rollout: RolloutDecisions;
   readonly pdbMaxUnavailable: Decision<number>;
   readonly shutdown: ShutdownDecisions;
+  /** Environment, identity, volumes, placement, sidecars and init containers. */
+  readonly pod: PodExtrasDecisions;
+  readonly kubernetesVersion: KubernetesVersion;
+  /** The `because` of an accepted no-headroom override; the alerts and runbook say so. */
+  readonly noHeadroomAccepted?: string;
+  /** Implausible inputs, questioned at synth (each names both values). */
+  readonly warnings: readonly string[];
 }
 
 /** The largest fleet rollwise plans for; beyond it, shard the service. */
@@ -121,6 +154,8 @@ const MAX_REPLICAS = 1000;
 
 export function decideService(inp: ServiceInputs, platform: Platform): ServiceDecisions {
   const name = checkName('name', inp.name);
+  const canary = (inp.delivery?.kind ?? 'canary') === 'canary';
+  checkDerivedNames('name', name, canary, canary || inp.route !== undefined);
   if (typeof inp.image !== 'string' || inp.image.trim() === '' || /\s/.test(inp.image)) {
     throw new RollwiseInputError('image', inp.image, 'an image reference must be a non-empty string without spaces; the kubelet could not pull anything else.', 'give the image as registry/repository:tag or @sha256 digest, e.g. "ghcr.io/acme/checkout-api:1.4.2".');
   }
@@ -166,7 +201,15 @@ export function decideService(inp: ServiceInputs, platform: Platform): ServiceDe
   }
   const liveness = livenessTiming(readiness, health.livenessPath, readinessPath);
   const resourceDecisions = resources(resourceInputs.cpu, resourceInputs.memory, o.cpuLimit);
-  const budget = disruptionBudget({ replicas, capacity, ceiling: platform.peakUtilisationCeiling.value, override: o.pdbMaxUnavailable });
+  const budget = disruptionBudget({ replicas, capacity, ceiling: platform.peakUtilisationCeiling.value, override: o.pdbMaxUnavailable, acceptNoHeadroom: o.acceptNoHeadroom });
+  const accepted = acceptedNoHeadroom(o.acceptNoHeadroom, 'refuses a fleet without headroom at peak');
+  const pdbMaxUnavailable = capacity && !budget.overridden ? simulatedDrainEvidence(budget, replicas, capacity, readiness, p99, resourceDecisions, accepted) : budget;
+  const noHeadroomAccepted = pdbMaxUnavailable.inputs.noHeadroomAccepted === true ? accepted : undefined;
+  const warnings = implausibleInputs(resourceInputs, o);
+  const pod = decidePodExtras(inp, platform.kubernetesVersion);
+  if (accepted !== undefined && noHeadroomAccepted === undefined) {
+    warnings.push(`overrides.acceptNoHeadroom is set, but the fleet has headroom at peak${capacity ? '' : ' (no capacity figures are given)'}: the override changes nothing; remove it so it cannot hide a real shortfall later.`);
+  }
   return {
     name,
     image: inp.image,
@@ -181,9 +224,54 @@ export function decideService(inp: ServiceInputs, platform: Platform): ServiceDe
     startup: startupTiming(startupBudget, readiness),
     resources: resourceDecisions,
     rollout: rolloutStrategy(readiness, startupBudget, { minReadySeconds: secOverride(o.minReadySeconds) }),
-    pdbMaxUnavailable: capacity && !budget.overridden ? simulatedDrainEvidence(budget, replicas, capacity, readiness, p99, resourceDecisions) : budget,
-    shutdown: shutdown(platform.endpointPropagationSeconds.value, platform.shutdownDrainSeconds.value, platform.shutdownDelay),
+    pdbMaxUnavailable,
+    shutdown: decideShutdown(inp, platform),
+    pod,
+    kubernetesVersion: platform.kubernetesVersion,
+    noHeadroomAccepted,
+    warnings: [...warnings, ...pod.warnings],
   };
+}
+
+/**
+ * Inputs that are valid but implausible, questioned at synth with a warning naming both values:
+ * a CPU request ten times the memory's scale (cores vs GiB, e.g. "5000m" with "512Mi": a "0" too
+ * many), and a readiness failureThreshold override that silently drags the success threshold
+ * (which follows it unless overridden too).
+ */
+function implausibleInputs(res: ResourcesProps, o: HttpServiceOverrides): string[] {
+  const out: string[] = [];
+  if (typeof res.cpu === 'string' && typeof res.memory === 'string') {
+    const cores = checkCpu('resources.cpu', res.cpu) / 1000;
+    const gib = checkMemory('resources.memory', res.memory) / 1024 ** 3;
+    if (cores >= 10 * gib) {
+      out.push(`resources.cpu = ${res.cpu} is ${+(cores / gib).toFixed(1)} times resources.memory = ${res.memory} in cores per GiB (typical HTTP services run 0.25-2 cores per GiB): a digit too many in the CPU request reserves CPU no node may have, and the pods stay Pending. Check both against your load test.`);
+    }
+  }
+  if (o.readinessFailureThreshold && !o.readinessSuccessThreshold) {
+    out.push(`overrides.readinessFailureThreshold = ${o.readinessFailureThreshold.value} also sets readinessSuccessThreshold to ${o.readinessFailureThreshold.value} (the return window follows the leave window unless overridden): if you only meant to change how fast pods leave, override overrides.readinessSuccessThreshold too.`);
+  }
+  return out;
+}
+
+/**
+ * The service's shutdown delay: its own (`container.shutdownDelay`, it depends on the image) or the
+ * platform's. An exec of `sleep` in an image that names itself distroless or scratch is refused:
+ * such images have no sleep binary, the hook fails, the kubelet records FailedPreStopHook and
+ * sends SIGTERM at once, and the proxies keep sending requests to a closed listener.
+ */
+function decideShutdown(inp: ServiceInputs, platform: Platform): ShutdownDecisions {
+  const own = inp.container?.shutdownDelay;
+  const version = platform.kubernetesVersion;
+  if (own !== undefined) checkShutdownDelay('container.shutdownDelay', own, version);
+  const delay = own ?? platform.shutdownDelay;
+  const source = own !== undefined ? 'this service\'s container.shutdownDelay' : platform.shutdownDelaySet ? 'platform shutdownDelay' : `platform default for Kubernetes ${version.name}`;
+  if (delay.kind === 'exec' && delay.target === 'sleep' && /(^|[/:@_.-])(distroless|scratch)([/:@_.-]|$)/.test(inp.image)) {
+    throw new RollwiseInputError(own !== undefined ? 'container.shutdownDelay' : 'platform.shutdownDelay', `ShutdownDelay.execSleep() (${source})`,
+      `the image ${inp.image} looks distroless, and distroless images have no sleep binary: the preStop exec fails, the kubelet records a FailedPreStopHook event and sends SIGTERM at once, so the pod stops while proxies still route to it (503s on every rollout and drain, field-notes 1, 9).`,
+      `set container.shutdownDelay to ${version.sleepAction ? 'ShutdownDelay.sleepAction() (Kubernetes 1.30+)' : 'ShutdownDelay.httpGet("/shutdown-delay") (a handler that waits before answering) or ShutdownDelay.inApplication(), or ShutdownDelay.execSleep("/busybox/sleep") for a :debug image; on Kubernetes 1.30+ set platform.kubernetesVersion and use ShutdownDelay.sleepAction()'}.`);
+  }
+  return shutdown(platform.endpointPropagationSeconds.value, platform.shutdownDrainSeconds.value, delay, version, source);
 }
 
 /** The replica count's reason: the input, and the load per replica at peak when capacity is known. */
@@ -198,7 +286,7 @@ export function replicasDecision(d: ServiceDecisions): Decision<number> {
  * a hypothesis). A budget whose drain flaps or cascades is lowered until the drain holds; when even
  * one pod cannot be drained, synth fails with the simulated result.
  */
-function simulatedDrainEvidence(budget: Decision<number>, replicas: number, capacity: Capacity, readiness: ReadinessTiming, p99: number | undefined, res: ResourceDecisions): Decision<number> {
+function simulatedDrainEvidence(budget: Decision<number>, replicas: number, capacity: Capacity, readiness: ReadinessTiming, p99: number | undefined, res: ResourceDecisions, accepted?: string): Decision<number> {
   const cpuLimitRatio = res.cpuLimit.value === undefined ? undefined : checkCpu('overrides.cpuLimit', res.cpuLimit.value) / checkCpu('resources.cpu', res.cpuRequest.value);
   const simulateDrain = (drain: number) => simulateDrainAtPeak({
     replicas,
@@ -217,7 +305,11 @@ function simulatedDrainEvidence(budget: Decision<number>, replicas: number, capa
     return { ...budget, value: drain, reason: `${budget.reason} Simulated: ${sim.sentence}.${lowered}`, inputs: { ...budget.inputs, simulatedVerdict: sim.verdict, simulatedMinReady: sim.minReady } };
   }
   const sim = simulateDrain(1);
+  if (accepted !== undefined) {
+    return { value: 1, overridden: true, inputs: { ...budget.inputs, simulatedVerdict: sim.verdict, noHeadroomAccepted: true },
+      reason: `Overridden (overrides.acceptNoHeadroom): ${accepted} The fleet has NO headroom at peak: the simulated one-pod drain does not hold (${sim.sentence}), so a drain at peak can start the readiness cascade (field-notes 1). One pod at a time, the least that still lets nodes drain; drain off-peak, and scale out to remove this override.` };
+  }
   throw new RollwiseInputError('replicas', replicas,
     `the fleet simulator says even a one-pod drain at peak does not hold: ${sim.sentence}. The survivors' health path slows past the probe deadline and readiness removes capacity exactly when it is short (field-notes 1).`,
-    `scale out first (more replicas), or lower the health path's latency under load; run \`rollwise simulate\` on a scenario to see the collapse.`);
+    `scale out first (more replicas), or lower the health path's latency under load; run \`rollwise simulate\` on a scenario to see the collapse. If the fleet must run so for now, accept it with overrides.acceptNoHeadroom: { value: true, because: '<why, and until when>' }.`);
 }

@@ -85,10 +85,17 @@ export function podLabels(o: LintObject): Record<string, string> {
 export function containers(o: LintObject): ContainerRef[] {
   const spec = podSpec(o);
   if (!spec) return [];
-  return arr(spec.containers).flatMap((c, i) => {
+  const regular = arr(spec.containers).flatMap((c, i) => {
     const r = rec(c);
     return r ? [{ c: r, name: str(r.name) ?? `#${i}`, path: `spec.template.spec.containers[${i}]` }] : [];
   });
+  // Native sidecars (init containers with restartPolicy Always) run beside the app for the pod's
+  // whole life and their readiness counts toward the pod's, so every container rule applies to them.
+  const sidecars = arr(spec.initContainers).flatMap((c, i) => {
+    const r = rec(c);
+    return r && r.restartPolicy === 'Always' ? [{ c: r, name: str(r.name) ?? `#init${i}`, path: `spec.template.spec.initContainers[${i}]` }] : [];
+  });
+  return [...regular, ...sidecars];
 }
 
 export function replicasOf(o: LintObject): number | undefined {

@@ -3,18 +3,20 @@ import * as path from 'path';
 import Ajv, { ValidateFunction } from 'ajv';
 import * as YAML from 'yaml';
 import { locateSchemaDir } from './locate';
+import { KubernetesVersion } from '../decisions/kubernetes-version';
 
 type Json = { [k: string]: unknown };
 
 /**
- * Validates manifest objects against the real schemas: Kubernetes kinds against the 1.28 OpenAPI
- * definitions, custom resources against the pinned CRDs. Strict like the API server's pruning:
+ * Validates manifest objects against the real schemas: Kubernetes kinds against the target
+ * version's OpenAPI definitions (1.28 unless told; the platform's kubernetesVersion), custom resources against the pinned CRDs. Strict like the API server's pruning:
  * an object schema that lists its properties rejects unknown fields (unless it preserves unknown
  * fields), because a field the server prunes is a setting silently lost.
  */
 export class SchemaValidator {
-  public static load(dir: string = locateSchemaDir()): SchemaValidator {
-    return new SchemaValidator(dir);
+  /** @param version the Kubernetes version whose pinned definitions validate built-in kinds (@default 1.28) */
+  public static load(dir: string = locateSchemaDir(), version: KubernetesVersion = KubernetesVersion.V1_28): SchemaValidator {
+    return new SchemaValidator(dir, version);
   }
 
   private readonly ajv: Ajv;
@@ -22,7 +24,7 @@ export class SchemaValidator {
   private readonly crds = new Map<string, Json>();
   private readonly cache = new Map<string, ValidateFunction>();
 
-  private constructor(public readonly dir: string) {
+  private constructor(public readonly dir: string, public readonly version: KubernetesVersion = KubernetesVersion.V1_28) {
     // CRD patterns are Go (RE2) regexes; the Prometheus Operator's use a leading "(?i)", which
     // JavaScript spells as the "i" flag.
     const regExp = Object.assign(
@@ -33,7 +35,7 @@ export class SchemaValidator {
       { code: 'new RegExp' },
     );
     this.ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false, code: { regExp } });
-    const defs = JSON.parse(fs.readFileSync(path.join(dir, 'schemas', 'k8s-v1.28.0-definitions.json'), 'utf8')) as { definitions: Record<string, Json> };
+    const defs = JSON.parse(fs.readFileSync(path.join(dir, 'schemas', version.schemaFile), 'utf8')) as { definitions: Record<string, Json> };
     this.k8sDefs = strictify(defs.definitions) as Record<string, Json>;
     this.ajv.addSchema({ $id: 'k8s', definitions: this.k8sDefs });
     for (const f of fs.readdirSync(path.join(dir, 'crds')).filter((x) => x.endsWith('.yaml')).sort()) {

@@ -46,7 +46,8 @@ test('healthy promotes and 10 % errors abort at the first weight, or synth refus
       expect(e).toBeInstanceOf(RollwiseInputError);
       const msg = (e as Error).message;
       // Every refusal names the input and value, says why and how to fix it.
-      expect(msg).toMatch(/^[\w.[\]]+ = .+: .+ Fix: .+/);
+      // "service <name> (<construct path>): " first (issue 12), then input = value: why. Fix: how.
+      expect(msg).toMatch(/^service svc \(test\/svc\): [\w.[\]]+ = .+: .+ Fix: .+/);
       if (msg.includes('the rehearsal of release')) expect(msg).toMatch(/says: (paused|aborted|promoted) /);
       refusals.push(msg);
       return;

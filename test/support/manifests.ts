@@ -3,7 +3,7 @@ import * as YAML from 'yaml';
 import { HttpService, HttpServiceProps } from '../../src/constructs/http-service';
 import { checkoutApiProps } from '../../src/example';
 
-export type Manifest = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; annotations?: Record<string, string> }; spec: any }; // eslint-disable-line @typescript-eslint/no-explicit-any -- test access to arbitrary manifest fields
+export type Manifest = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> }; spec: any }; // eslint-disable-line @typescript-eslint/no-explicit-any -- test access to arbitrary manifest fields
 
 /** Synthesizes one HttpService in its own chart and returns the plain manifest objects. */
 export function synthService(props: Partial<HttpServiceProps> = {}, id = 'checkout-api'): Manifest[] {
