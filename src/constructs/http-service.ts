@@ -14,6 +14,8 @@ import { WorkloadKind } from '../decisions/alerts';
 import { addSynthWarning } from '../synth/output';
 import { ServiceAlerts } from './service-alerts';
 import { blockingFindings, lintObjects } from '../rules/synth-check';
+import { checkInvariants, formatInvariantFailure } from '../invariants/invariants';
+import { acceptPatchedValue, finalObjects } from '../invariants/final-objects';
 import { Platform } from '../decisions/platform';
 import { CapacityProps, decideService, replicasDecision, HealthProps, HttpServiceOverrides, ResourcesProps, ServiceDecisions } from '../decisions/service';
 import { ANNOTATIONS } from '../justify/annotations';
@@ -252,10 +254,32 @@ export class HttpService extends Construct {
    * unless the value was overridden with a reason (rollwise.dev/overrides).
    */
   private check(): string[] {
-    const objects = this.node.findAll().filter((c): c is ApiObject => c instanceof ApiObject).map((o) => o.toJson() as { kind?: string });
+    const rendered = finalObjects(this);
+    if ('errors' in rendered) return rendered.errors;
+    const invariants = checkInvariants({
+      objects: rendered.objects, unpatched: rendered.unpatched,
+      endpointPropagationSeconds: this.platform.endpointPropagationSeconds.value,
+      shutdownInApplication: this.decisions.shutdown.delay.kind === 'app',
+    }).map(formatInvariantFailure);
+    const objects = rendered.objects as { kind?: string }[];
     const controller = this.canary ? checkRolloutSpec(objects.find((o) => o.kind === 'Rollout') ?? {}, objects) : [];
     const composition = blockingFindings(lintObjects(objects)).map((f) => `${f.ruleId} ${f.object} ${f.path}: ${f.message} Fix: ${f.fix}`);
-    return [...controller, ...composition];
+    return [...invariants, ...controller, ...composition];
+  }
+
+  /**
+   * Accepts a value an escape-hatch patch changed on one of this service's objects, with the reason
+   * it is right for this service (held to the same rule as an override's `because`). The reason
+   * replaces rollwise's in the comment, `rollwise.dev/reasons` and `rollwise.dev/overrides`, so
+   * `explain` describes the patched value. Only invariants that an override may change accept it.
+   * @param object one of this service's objects (e.g. `service.workload`)
+   * @param path the field path, as in the reasons (`spec.template.spec.containers[0].resources.limits.cpu`)
+   */
+  public acceptPatch(object: ApiObject, path: string, because: string): void {
+    if (!this.node.findAll().includes(object)) {
+      throw new RollwiseInputError('acceptPatch(object)', object?.node?.path ?? String(object), 'is not one of this service\'s objects, so no invariant of this service reads it.', 'pass one of the service\'s objects, e.g. service.workload or service.podDisruptionBudget.');
+    }
+    acceptPatchedValue(object, path, because);
   }
 }
 
