@@ -32,7 +32,10 @@ export function finalObjects(scope: Construct): FinalObjects {
       // e.g. JsonPatch.remove of a path that does not exist: fast-json-patch's TypeError, which
       // names neither the object nor the patch.
       const detail = (e as Error).message.replace(/^Failed serializing construct at path '[^']*' with name '[^']*': /, '');
-      const why = /TypeError/.test(detail) ? 'a path in it runs through a field or list item that does not exist in the rendered object' : detail;
+      // fast-json-patch and the L1 converters fail with TypeErrors that name neither field nor patch.
+      const why = /TypeError|is not a function|Cannot read propert|is not iterable/.test(detail)
+        ? 'a path in it runs through a field or list item that does not exist in the rendered object, or it sets a value of the wrong type (e.g. a number where the schema has a list)'
+        : detail;
       errors.push(`${o.kind}/${o.name} (${o.node.path}): an escape-hatch patch cannot be applied (${describePatches(o)}): ${why}. Fix: patch only paths that exist in the rendered object (see dist/ or \`rollwise explain\`), or use "add" for a new field.`);
       continue;
     }
