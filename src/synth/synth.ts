@@ -8,6 +8,7 @@ import { progressWanted, terminalProgress } from './progress';
 import { planApp, RenderOptions } from './render';
 import { SerializerPool } from './parallel';
 import { serializeObjects } from './serialize';
+import { acquireLock, assertReplaceable, makeTempDir, recover, swapFault, swapIn, swapPaths, trackTemp } from './swap';
 
 export { diffDirs, listFiles } from './diff';
 
@@ -34,6 +35,11 @@ export interface SynthOptions {
    * @default "synthesized N/M charts" on stderr when stderr is a terminal and CI is not "true"; else none
    */
   readonly progress?: (done: number, total: number) => void;
+  /**
+   * How long to wait for another synth writing the same output folder before failing.
+   * @default 120 (seconds)
+   */
+  readonly lockWaitSeconds?: number;
 }
 
 export interface SynthResult {
@@ -55,26 +61,39 @@ export interface SynthResult {
  * Synthesizes an app built by `build(outdir)` into `opts.outdir`, with justification comments, in
  * time linear in the number of charts (`renderApp`). The output is written to a temporary sibling
  * folder and swapped in only when everything succeeded (building the app, validation,
- * serialization, writing), so a failed synth leaves the previous output untouched. The same app
+ * serialization, writing), so a failed synth leaves the previous output untouched. One synth per
+ * output folder at a time (a lock), and a crash mid-swap is repaired by the next run (swap.ts). The same app
  * gives the same bytes: no timestamps, charts in dependency order, files sorted.
  */
 export function synthesize(build: (outdir: string) => App, opts: SynthOptions): SynthResult {
   const outdir = path.resolve(opts.outdir);
   fs.mkdirSync(path.dirname(outdir), { recursive: true });
-  const tmp = fs.mkdtempSync(path.join(path.dirname(outdir), `.${path.basename(outdir)}-tmp-`));
+  const paths = swapPaths(outdir);
+  const release = acquireLock(paths, opts.lockWaitSeconds ?? 120);
   try {
-    const app = build(tmp);
-    const progress = opts.progress ?? (progressWanted() ? terminalProgress() : undefined);
-    writeApp(app, tmp, { comments: opts.comments, layout: opts.layout, onChart: progress });
-    const files = listFiles(tmp);
-    const warnings = warningsOf(app);
-    if (opts.check) {
-      return { files, drift: diffDirs(tmp, outdir), diff: summarizeDrift(tmp, outdir, { fileLists: false, labels: { committed: `committed in ${opts.outdir}`, synthesized: 'synthesized from the code' } }), warnings };
+    // before anything else: finish or undo a swap a crash interrupted, delete what killed synths left
+    const recovered = recover(paths);
+    if (!opts.check) assertReplaceable(paths);
+    const tmp = makeTempDir(paths);
+    const untrack = trackTemp(tmp);
+    try {
+      const app = build(tmp);
+      const progress = opts.progress ?? (progressWanted() ? terminalProgress() : undefined);
+      writeApp(app, tmp, { comments: opts.comments, layout: opts.layout, onChart: progress });
+      swapFault('written');
+      const files = listFiles(tmp);
+      const warnings = [...recovered, ...warningsOf(app)];
+      if (opts.check) {
+        return { files, drift: diffDirs(tmp, outdir), diff: summarizeDrift(tmp, outdir, { fileLists: false, labels: { committed: `committed in ${opts.outdir}`, synthesized: 'synthesized from the code' } }), warnings };
+      }
+      warnings.push(...swapIn(paths, tmp));
+      return { files, drift: [], diff: '', warnings };
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+      untrack();
     }
-    swapIn(tmp, outdir);
-    return { files, drift: [], diff: '', warnings };
   } finally {
-    fs.rmSync(tmp, { recursive: true, force: true });
+    release();
   }
 }
 
@@ -116,11 +135,4 @@ export function writeApp(app: App, dir: string, opts: RenderOptions & { readonly
  * worker's start-up costs more than handing it the serialization saves.
  */
 const PARALLEL_FROM_CHARTS = 64;
-
-function swapIn(tmp: string, outdir: string): void {
-  const old = `${tmp}-old`;
-  if (fs.existsSync(outdir)) fs.renameSync(outdir, old);
-  fs.renameSync(tmp, outdir);
-  fs.rmSync(old, { recursive: true, force: true });
-}
 
