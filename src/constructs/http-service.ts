@@ -3,7 +3,7 @@ import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { decided } from '../decisions/decision';
 import { Delivery } from '../decisions/canary';
-import { checkInteger, checkPath } from '../decisions/inputs';
+import { checkHostname, checkInteger, checkPath, MAX_ROUTE_HOSTNAMES } from '../decisions/inputs';
 import { checkRolloutSpec } from '../checks/rollout-spec';
 import { RollwiseInputError } from '../errors';
 import { CanaryDelivery, RouteProps } from './canary-delivery';
@@ -119,6 +119,7 @@ export class HttpService extends Construct {
 
   constructor(scope: Construct, id: string, props: HttpServiceProps) {
     super(scope, id);
+    if (!(props.appServer instanceof AppServer)) throw new RollwiseInputError('appServer', props.appServer ?? 'missing', 'is required: the proxy\'s idle timeout is derived from the server\'s keep-alive, and a guessed one is the 503 UC race (field-notes 8).', 'pass e.g. appServer: AppServer.uvicorn() (see AppServer for the presets).');
     this.platform = props.platform ?? Platform.defaults();
     this.decisions = decideService({ ...props, name: id }, this.platform);
     this.name = this.decisions.name;
@@ -287,11 +288,8 @@ function requireRoute(route: RouteProps | undefined): RouteProps {
   if (!route || !Array.isArray(route.hostnames) || route.hostnames.length === 0) {
     throw new RollwiseInputError('route', JSON.stringify(route ?? null), 'canary delivery splits traffic on an HTTPRoute and needs its hostnames; a route without hostnames would capture every host on the shared Gateway.', 'add route: { hostnames: ["checkout.example.com"] }, or use delivery: Delivery.rollingUpdate().');
   }
-  for (const h of route.hostnames) {
-    if (!/^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(h)) {
-      throw new RollwiseInputError('route.hostnames', h, 'is not a DNS hostname (lower case, optionally starting with "*."); the Gateway API rejects it.', 'use a hostname like "checkout.example.com".');
-    }
-  }
+  if (route.hostnames.length > MAX_ROUTE_HOSTNAMES) throw new RollwiseInputError('route.hostnames', `${route.hostnames.length} hostnames`, `an HTTPRoute holds at most ${MAX_ROUTE_HOSTNAMES}; the API server rejects more.`, 'split the service\'s hosts over fewer names (a wildcard "*.example.com" counts as one).');
+  route.hostnames.forEach((h, i) => checkHostname(`route.hostnames[${i}]`, h));
   if (route.pathPrefix !== undefined) checkPath('route.pathPrefix', route.pathPrefix);
   return route;
 }
