@@ -16,6 +16,7 @@ import { ServiceAlerts } from './service-alerts';
 import { blockingFindings, lintObjects } from '../rules/synth-check';
 import { checkInvariants, formatInvariantFailure } from '../invariants/invariants';
 import { acceptPatchedValue, finalObjects } from '../invariants/final-objects';
+import { registerForConflicts } from '../invariants/conflicts';
 import { Platform } from '../decisions/platform';
 import { CapacityProps, decideService, replicasDecision, HealthProps, HttpServiceOverrides, ResourcesProps, ServiceDecisions } from '../decisions/service';
 import { ANNOTATIONS } from '../justify/annotations';
@@ -206,6 +207,7 @@ export class HttpService extends Construct {
     // checks run once per service and their result is reused (otherwise n charts cost n^2 lint runs).
     let checked: string[] | undefined;
     this.node.addValidation({ validate: () => (checked ??= this.check()) });
+    registerForConflicts(this, this.platform.argoCd?.server);
   }
 
   /** Whether an autoscaler owns the replica count (Argo CD must then ignore it). */
