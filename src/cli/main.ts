@@ -8,6 +8,7 @@ import { synthesize } from '../synth/synth';
 import { describeFiles } from '../synth/diff';
 import { LintCliOptions, runLintCli } from '../rules/run-lint';
 import { runSimulate } from '../simulate/command';
+import { InputTooLargeError, readTextCapped } from '../read-limit';
 
 type Write = (text: string) => void;
 
@@ -59,7 +60,7 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
     .argument('<files...>', 'manifest files (YAML, multi-document)')
     .action((files: string[]) => {
       for (const f of files) {
-        const items = explainManifest(fs.readFileSync(f, 'utf8'));
+        const items = explainManifest(readTextCapped(f));
         out(items.length ? `${formatExplained(items)}\n` : `${f}: no rollwise reasons found (no ${'rollwise.dev/reasons'} annotation)\n`);
       }
     });
@@ -89,6 +90,10 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
     await program.parseAsync(argv);
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
+    if (e instanceof InputTooLargeError) {
+      err(`rollwise: ${e.message}\n`);
+      return 2;
+    }
     if (e instanceof RollwiseInputError) {
       err(`rollwise: invalid input\n  ${e.input} = ${e.value}\n  why: ${e.why}\n  fix: ${e.fix}\n`);
       return 2;
