@@ -8,6 +8,8 @@ import { progressWanted, terminalProgress } from './progress';
 import { planApp, RenderOptions } from './render';
 import { SerializerPool } from './parallel';
 import { serializeObjects } from './serialize';
+import * as YAML from 'yaml';
+import { SchemaValidator } from '../schemas/validator';
 import { acquireLock, assertReplaceable, makeTempDir, recover, swapFault, swapIn, swapPaths, trackTemp } from './swap';
 
 export { diffDirs, listFiles } from './diff';
@@ -40,6 +42,13 @@ export interface SynthOptions {
    * @default 120 (seconds)
    */
   readonly lockWaitSeconds?: number;
+  /**
+   * Validate every synthesized object against the pinned schemas (src/schemas/) before the swap;
+   * an invalid object fails the synth, naming file, object and field. Costs about 8 s once (loading
+   * and compiling the schemas, measured here) plus about 1 ms per service.
+   * @default false
+   */
+  readonly validateSchemas?: boolean;
 }
 
 export interface SynthResult {
@@ -82,6 +91,7 @@ export function synthesize(build: (outdir: string) => App, opts: SynthOptions): 
       writeApp(app, tmp, { comments: opts.comments, layout: opts.layout, onChart: progress });
       swapFault('written');
       const files = listFiles(tmp);
+      if (opts.validateSchemas) assertSchemaValid(tmp, files);
       const warnings = [...recovered, ...warningsOf(app)];
       if (opts.check) {
         return { files, drift: diffDirs(tmp, outdir), diff: summarizeDrift(tmp, outdir, { fileLists: false, labels: { committed: `committed in ${opts.outdir}`, synthesized: 'synthesized from the code' } }), warnings };
@@ -94,6 +104,22 @@ export function synthesize(build: (outdir: string) => App, opts: SynthOptions): 
     }
   } finally {
     release();
+  }
+}
+
+/** Every manifest file in `dir` against the pinned schemas; throws listing the invalid objects. */
+function assertSchemaValid(dir: string, files: readonly string[]): void {
+  const validator = SchemaValidator.load();
+  const problems: string[] = [];
+  for (const f of files.filter((x) => /\.(ya?ml|json)$/.test(x))) {
+    for (const doc of YAML.parseAllDocuments(fs.readFileSync(path.join(dir, f), 'utf8'), { version: '1.1' })) {
+      const o = doc.toJS() as { kind?: string; metadata?: { name?: string } } | null;
+      if (!o || typeof o !== 'object') continue;
+      for (const e of validator.validate(o)) problems.push(`${f}: ${o.kind ?? '?'}/${o.metadata?.name ?? '?'} ${e}`);
+    }
+  }
+  if (problems.length > 0) {
+    throw new Error(`rollwise synth: ${problems.length} schema violation(s) in the synthesized objects (the API server would reject them); the previous output is unchanged:\n${problems.slice(0, 50).map((p) => `  ${p}`).join('\n')}`);
   }
 }
 
