@@ -121,3 +121,13 @@ test('every invariant has an id, a why with a mechanism, and a check', () => {
   expect(new Set(ids).size).toBe(ids.length);
   for (const i of INVARIANTS) expect(i.id).toMatch(/^INV\d\d-[a-z-]+$/);
 });
+
+test('every invariant refuses something: memory limit above the request (INV07), a malformed label (INV17)', () => {
+  const memory: Probe = { name: 'memory', target: rollout, patches: [JsonPatch.replace(`${APP}/resources/limits/memory`, '1Gi')], path: 'spec.template.spec.containers[0].resources.limits.memory' };
+  expect(refusal(memory, 'the JVM heap grows past the request at peak, measured')).toMatch(/INV07-memory-and-cpu-request Rollout\/checkout-api spec.template.spec.containers\[0\].resources.limits.memory: memory limit "1Gi" is not the request "512Mi"/);
+  const label: Probe = { name: 'label', target: service, patches: [JsonPatch.add('/metadata/labels/team name', 'payments')], path: 'metadata.labels' };
+  expect(refusal(label)).toMatch(/INV17-metadata-well-formed Service\/checkout-api metadata.labels\["team name"\]: "team name" is not a valid label key/);
+  const probed = new Set(PROBES.flatMap((p) => [...refusal(p).matchAll(/INV\d\d-[a-z-]+/g)].map((m) => m[0])));
+  for (const id of ['INV07-memory-and-cpu-request', 'INV17-metadata-well-formed']) probed.add(id);
+  expect(INVARIANTS.map((i) => i.id).filter((id) => !probed.has(id))).toEqual([]);
+});
