@@ -135,7 +135,8 @@ export function recover(p: SwapPaths): string[] {
     }
   }
   if (journal) fs.rmSync(p.journal, { force: true });
-  const prefixes = [`.${p.base}-tmp-`, `.${p.base}-old-`];
+  // exactly our names (12 hex digits), so a sibling output such as "dist-tmp" keeps its folders
+  const ours = (e: string) => e.length === p.base.length + 18 && e.startsWith(`.${p.base}-`) && /^(tmp|old)-[0-9a-f]{12}$/.test(e.slice(p.base.length + 2));
   let entries: string[] = [];
   try {
     entries = fs.readdirSync(p.parent);
@@ -143,7 +144,7 @@ export function recover(p: SwapPaths): string[] {
     entries = [];
   }
   for (const e of entries) {
-    if (!prefixes.some((x) => e.startsWith(x))) continue;
+    if (!ours(e)) continue;
     try {
       fs.rmSync(path.join(p.parent, e), { recursive: true, force: true });
       notes.push(`removed ${path.join(p.parent, e)}, left by an interrupted synth`);
