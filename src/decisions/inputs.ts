@@ -49,9 +49,11 @@ export function checkPositive(input: string, value: number, why: string, fix: st
 }
 
 /**
- * The container port. Below 1024 binding needs CAP_NET_BIND_SERVICE, which the restricted security
- * context drops (capabilities.drop: ALL) and a non-root user lacks; only a node whose runtime
- * lowers net.ipv4.ip_unprivileged_port_start would let it bind, so rollwise refuses it.
+ * The container port. On Linux, binding a port below net.ipv4.ip_unprivileged_port_start (1024
+ * unless the node or runtime lowers it) needs CAP_NET_BIND_SERVICE, which the restricted security
+ * context drops (capabilities.drop: ALL) and a non-root user lacks, so rollwise refuses it. (Linux
+ * behaviour as documented in ip(7); no container runtime's source is mirrored here to check
+ * whether it lowers the sysctl by default.)
  */
 export function checkPort(input: string, value: number): number {
   checkInteger(input, value, 1, 65535, 'it is the TCP port the container listens on, and the probes and the Service target it.', 'give the port your server binds to, e.g. 8080 (ports below 1024 need root, which the restricted security context forbids).');
