@@ -4,6 +4,7 @@ import { checkName } from './decisions/inputs';
 import { Platform } from './decisions/platform';
 import { RollwiseInputError } from './errors';
 import { declareOutputPath } from './synth/layout';
+import { declareCluster } from './invariants/conflicts';
 
 /** Where Argo CD deploys an environment: the cluster's API server and the namespace. */
 export interface ClusterDestination {
@@ -118,6 +119,7 @@ export class Environment {
   public addChart(app: App, id: string, opts: EnvironmentChartOptions = {}): Chart {
     const chart = new Chart(app, `${this.name}-${id}`, { namespace: opts.namespace ?? this.destination.namespace });
     declareOutputPath(chart, opts.outputPath ?? `${this.name}/${id}${app.outputFileExtension}`);
+    declareCluster(chart, this.destination.server);
     return chart;
   }
 

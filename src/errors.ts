@@ -13,7 +13,10 @@ export class RollwiseInputError extends Error {
   public path?: string;
 
   constructor(input: string, value: unknown, why: string, fix: string) {
-    const shown = typeof value === 'string' ? value : JSON.stringify(value);
+    // JSON.stringify prints NaN and Infinity as null, and undefined as nothing: name them.
+    const shown = typeof value === 'string' ? value
+      : typeof value === 'number' && !Number.isFinite(value) ? String(value)
+        : value === undefined ? 'undefined' : JSON.stringify(value) ?? String(value);
     super(`${input} = ${shown}: ${why} Fix: ${fix}`);
     this.name = 'RollwiseInputError';
     this.input = input;

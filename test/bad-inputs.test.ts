@@ -78,7 +78,7 @@ const cases: Case[] = [
   { title: 'p99 too slow for a probe', props: { health: { readinessPath: '/healthz', readinessP99UnderLoad: Duration.seconds(6) } }, input: 'health.readinessP99UnderLoad', value: '6 s', why: /would not fit below the 10 s probe period/, fix: /local memory read/ },
   { title: 'readiness calls a dependency', props: { health: { readinessPath: '/healthz', readinessCallsDependency: true } }, input: 'health.readinessCallsDependency', value: 'true', why: /every replica fail at the same moment/, fix: /local state only/ },
   { title: 'override without a reason', props: { overrides: { cpuLimit: { value: '500m', because: '' } } }, input: 'overrides.cpuLimit', value: '500m', why: /must carry its reason/, fix: /add because:/ },
-  { title: 'override with a placeholder reason', props: { overrides: { pdbMaxUnavailable: { value: 3, because: 'ok' } } }, input: 'overrides.pdbMaxUnavailable', value: '3 pod(s)', why: /only "ok"/, fix: /add because:/ },
+  { title: 'override with a placeholder reason', props: { overrides: { pdbMaxUnavailable: { value: 3, because: 'ok' } } }, input: 'overrides.pdbMaxUnavailable', value: '3 pod(s)', why: /"ok" is shorter than 10 characters/, fix: /add because:/ },
   { title: 'name that is not a DNS label', id: 'Checkout_API', input: 'name', value: 'Checkout_API', why: /must be a DNS label/, fix: /"checkout-api"/ },
   { title: 'name starting with a digit', id: '1checkout', input: 'name', value: '1checkout', why: /starting with a letter/, fix: /use a name like/ },
   { title: 'image without tag', props: { image: 'ghcr.io/acme/checkout-api' }, input: 'image', value: 'ghcr.io/acme/checkout-api', why: /no tag or uses "latest"/, fix: /pin a version tag/ },

@@ -31,7 +31,7 @@ const envValue = fc.oneof(
 /** Valid inputs: every field within its documented range; capacity only where the fleet has headroom. */
 const validProps: fc.Arbitrary<HttpServiceProps> = fc.record({
   replicas: fc.integer({ min: 2, max: 300 }),
-  port: fc.integer({ min: 1, max: 65535 }),
+  port: fc.integer({ min: 1024, max: 65535 }),
   p99Ms: fc.option(fc.integer({ min: 1, max: 4400 }), { nil: undefined }),
   startupS: fc.option(fc.integer({ min: 1, max: 3600 }), { nil: undefined }),
   cpuMillis: fc.integer({ min: 1, max: 16000 }),

@@ -9,6 +9,7 @@ import { describeFiles } from '../synth/diff';
 import { LintCliOptions, runLintCli } from '../rules/run-lint';
 import { runSimulate } from '../simulate/command';
 import { runRehearse } from '../rehearse/command';
+import { InputTooLargeError, readTextCapped } from '../read-limit';
 
 type Write = (text: string) => void;
 
@@ -40,8 +41,9 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
     .option('--app <module>', 'compiled module exporting buildApp(outdir) (default: from cdk8s.yaml)')
     .option('-o, --out <dir>', 'output folder', 'dist')
     .option('--check', 'compare with the committed output instead of writing; exit 1 on drift and print the differing lines')
-    .action((opts: { app?: string; out: string; check?: boolean }) => {
-      const result = synthesize(loadBuild(appModule(opts.app)), { outdir: opts.out, check: opts.check });
+    .option('--validate-schemas', 'validate every object against the pinned schemas before replacing the output (about 8 s more)')
+    .action((opts: { app?: string; out: string; check?: boolean; validateSchemas?: boolean }) => {
+      const result = synthesize(loadBuild(appModule(opts.app)), { outdir: opts.out, check: opts.check, validateSchemas: opts.validateSchemas });
       for (const w of result.warnings) err(`warning: ${w}\n`);
       if (opts.check) {
         if (result.drift.length > 0) {
@@ -60,7 +62,7 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
     .argument('<files...>', 'manifest files (YAML, multi-document)')
     .action((files: string[]) => {
       for (const f of files) {
-        const items = explainManifest(fs.readFileSync(f, 'utf8'));
+        const items = explainManifest(readTextCapped(f));
         out(items.length ? `${formatExplained(items)}\n` : `${f}: no rollwise reasons found (no ${'rollwise.dev/reasons'} annotation)\n`);
       }
     });
@@ -109,6 +111,10 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
     await program.parseAsync(argv);
   } catch (e) {
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
+    if (e instanceof InputTooLargeError) {
+      err(`rollwise: ${e.message}\n`);
+      return 2;
+    }
     if (e instanceof RollwiseInputError) {
       err(`rollwise: invalid input${e.service ? ` in service ${e.service} (${e.path})` : ''}\n  ${e.input} = ${e.value}\n  why: ${e.why}\n  fix: ${e.fix}\n`);
       return 2;

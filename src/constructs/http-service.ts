@@ -3,7 +3,7 @@ import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { decided } from '../decisions/decision';
 import { Delivery } from '../decisions/canary';
-import { checkInteger, checkPath } from '../decisions/inputs';
+import { checkHostname, checkInteger, checkPath, MAX_ROUTE_HOSTNAMES } from '../decisions/inputs';
 import { RollwiseInputError } from '../errors';
 import { CanaryDelivery } from './canary-delivery';
 import { renderHttpRoute, RouteProps } from './http-route';
@@ -17,6 +17,9 @@ import { addSynthWarning } from '../synth/output';
 import { ServiceAlerts } from './service-alerts';
 import { blockingFindings, lintObjects } from '../rules/synth-check';
 import { rehearseForSynth } from '../rehearse/synth-check';
+import { checkInvariants, formatInvariantFailure } from '../invariants/invariants';
+import { acceptPatchedValue, finalObjects } from '../invariants/final-objects';
+import { registerForConflicts } from '../invariants/conflicts';
 import { Platform } from '../decisions/platform';
 import { CapacityProps, decideService, replicasDecision, HealthProps, HttpServiceOverrides, ResourcesProps, ServiceDecisions } from '../decisions/service';
 import { ANNOTATIONS } from '../justify/annotations';
@@ -158,6 +161,7 @@ export class HttpService extends Construct {
     // With many services in an app, an error must say which one it is about (and where). The body
     // below is deliberately not re-indented inside this try, to keep the parallel merge small.
     try {
+      if (!(props.appServer instanceof AppServer)) throw new RollwiseInputError('appServer', props.appServer ?? 'missing', 'is required: the proxy\'s idle timeout is derived from the server\'s keep-alive, and a guessed one is the 503 UC race (field-notes 8).', 'pass e.g. appServer: AppServer.uvicorn() (see AppServer for the presets).');
       this.platform = props.platform ?? Platform.defaults();
       this.decisions = decideService({ ...props, name: id }, this.platform);
     this.name = this.decisions.name;
@@ -260,6 +264,7 @@ export class HttpService extends Construct {
     // checks run once per service and their result is reused (otherwise n charts cost n^2 lint runs).
     let checked: string[] | undefined;
     this.node.addValidation({ validate: () => (checked ??= this.check()) });
+    registerForConflicts(this, this.platform.argoCd?.server);
   }
 
   /** Whether an autoscaler owns the replica count (Argo CD must then ignore it). */
@@ -317,9 +322,16 @@ export class HttpService extends Construct {
    * unless the value was overridden with a reason (rollwise.dev/overrides).
    */
   private check(): string[] {
-    const objects = this.node.findAll().filter((c): c is ApiObject => c instanceof ApiObject).map((o) => o.toJson() as { kind?: string });
+    const rendered = finalObjects(this);
+    if ('errors' in rendered) return rendered.errors;
+    const invariants = checkInvariants({
+      objects: rendered.objects, unpatched: rendered.unpatched,
+      endpointPropagationSeconds: this.platform.endpointPropagationSeconds.value,
+      shutdownInApplication: this.decisions.shutdown.delay.kind === 'app',
+    }).map(formatInvariantFailure);
+    const objects = rendered.objects as { kind?: string }[];
     const composition = blockingFindings(lintObjects(objects)).map((f) => `${f.ruleId} ${f.object} ${f.path}: ${f.message} Fix: ${f.fix}`);
-    const problems = [...composition, ...undeclaredContainers(this.workload.toJson(), this.decisions)];
+    const problems = [...invariants, ...composition, ...undeclaredContainers(this.workload.toJson(), this.decisions)];
     // The canary replayed through its analysis (src/rehearse): a healthy release must promote, a
     // 10 % error release must abort at the first weight. Skipped when other checks already failed.
     if (!this.canary || problems.length > 0) return problems;
@@ -328,6 +340,21 @@ export class HttpService extends Construct {
     const refused = rehearsal.refusals[0];
     if (refused) throw new RollwiseInputError(refused.input, refused.value, rehearsal.refusals.map((r) => r.why).join(' Also, '), refused.fix);
     return [];
+  }
+
+  /**
+   * Accepts a value an escape-hatch patch changed on one of this service's objects, with the reason
+   * it is right for this service (held to the same rule as an override's `because`). The reason
+   * replaces rollwise's in the comment, `rollwise.dev/reasons` and `rollwise.dev/overrides`, so
+   * `explain` describes the patched value. Only invariants that an override may change accept it.
+   * @param object one of this service's objects (e.g. `service.workload`)
+   * @param path the field path, as in the reasons (`spec.template.spec.containers[0].resources.limits.cpu`)
+   */
+  public acceptPatch(object: ApiObject, path: string, because: string): void {
+    if (!this.node.findAll().includes(object)) {
+      throw new RollwiseInputError('acceptPatch(object)', object?.node?.path ?? String(object), 'is not one of this service\'s objects, so no invariant of this service reads it.', 'pass one of the service\'s objects, e.g. service.workload or service.podDisruptionBudget.');
+    }
+    acceptPatchedValue(object, path, because);
   }
 }
 
@@ -360,11 +387,8 @@ function checkRoute(route: RouteProps, fix: string): RouteProps {
   if (!route || !Array.isArray(route.hostnames) || route.hostnames.length === 0) {
     throw new RollwiseInputError('route', JSON.stringify(route ?? null), 'an HTTPRoute needs its hostnames: a route without hostnames would capture every host on the shared Gateway.', fix);
   }
-  for (const h of route.hostnames) {
-    if (!/^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(h)) {
-      throw new RollwiseInputError('route.hostnames', h, 'is not a DNS hostname (lower case, optionally starting with "*."); the Gateway API rejects it.', 'use a hostname like "checkout.example.com".');
-    }
-  }
+  if (route.hostnames.length > MAX_ROUTE_HOSTNAMES) throw new RollwiseInputError('route.hostnames', `${route.hostnames.length} hostnames`, `an HTTPRoute holds at most ${MAX_ROUTE_HOSTNAMES}; the API server rejects more.`, 'split the service\'s hosts over fewer names (a wildcard "*.example.com" counts as one).');
+  route.hostnames.forEach((h, i) => checkHostname(`route.hostnames[${i}]`, h));
   if (route.pathPrefix !== undefined) checkPath('route.pathPrefix', route.pathPrefix);
   return route;
 }

@@ -1,3 +1,4 @@
+import { renderingPatch } from '../invariants/final-objects';
 import { JsonPatch } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { ServiceDecisions } from '../decisions/service';
@@ -202,5 +203,5 @@ function toVolume(v: Record<string, unknown>): k8s.Volume {
  */
 export function podTemplatePatches(d: ServiceDecisions): JsonPatch[] {
   if (d.shutdown.delay.kind !== 'sleep') return [];
-  return [JsonPatch.add('/spec/template/spec/containers/0/lifecycle/preStop/sleep', { seconds: d.shutdown.preStopSeconds.value })];
+  return renderingPatch(JsonPatch.add('/spec/template/spec/containers/0/lifecycle/preStop/sleep', { seconds: d.shutdown.preStopSeconds.value }));
 }

@@ -1,4 +1,5 @@
 import { RollwiseInputError } from '../errors';
+import { MIN_REASON_LENGTH, reasonProblem } from './reason';
 
 /** A value an input fact or an arithmetic step depends on, as shown in reasons and `explain`. */
 export type Fact = string | number | boolean;
@@ -31,8 +32,6 @@ export function decided<T>(value: T, reason: string, inputs: Record<string, Fact
   return { value, reason, inputs, overridden: false };
 }
 
-/** The shortest `because` accepted: enough for a sentence, not a placeholder like "x" or "ok". */
-const MIN_BECAUSE_LENGTH = 10;
 
 /**
  * Applies an override to a computed decision. An override without a real `because` is refused,
@@ -48,12 +47,13 @@ export function withOverride<T>(
 ): Decision<T> {
   if (override === undefined) return computed;
   const because = typeof override.because === 'string' ? override.because.trim() : '';
-  if (because.length < MIN_BECAUSE_LENGTH) {
+  const problem = reasonProblem(override.because);
+  if (problem !== undefined) {
     const risk = hazard?.(override.value);
     throw new RollwiseInputError(
       input,
       show(override.value),
-      `an override must carry its reason (\`because\`, at least ${MIN_BECAUSE_LENGTH} characters) and this one has ${because ? `only "${because}"` : 'none'}.${risk ? ` ${risk}` : ''} rollwise computed ${show(computed.value)}: ${computed.reason}`,
+      `an override must carry its reason (\`because\`, at least ${MIN_REASON_LENGTH} characters, no placeholder) and ${problem}.${risk ? ` ${risk}` : ''} rollwise computed ${show(computed.value)}: ${computed.reason}`,
       `add because: '<why ${show(override.value)} is right for this service>' to ${input}, or remove the override to keep ${show(computed.value)}.`,
     );
   }

@@ -23,22 +23,99 @@ function suggestName(v: string): string {
   return s || 'my-service';
 }
 
+/** What is wrong with a value that should be a number, when it is not one at all ("" when it is). */
+function notANumber(value: unknown): string {
+  if (typeof value !== 'number') return `is ${value === undefined ? 'missing' : `a ${value === null ? 'null' : typeof value}`}, not a number; `;
+  if (Number.isNaN(value)) return 'is NaN (not a number); ';
+  if (!Number.isFinite(value)) return `is ${value > 0 ? '' : 'negative '}Infinity; `;
+  return '';
+}
+
+/** Kubernetes integer fields are int32 (most, e.g. probe thresholds, replicas, minReadySeconds). */
+export const INT32_MAX = 2_147_483_647;
+
 export function checkInteger(input: string, value: number, min: number, max: number, why: string, fix: string): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new RollwiseInputError(input, value, `must be a whole number from ${min} to ${max}: ${why}`, fix);
+    throw new RollwiseInputError(input, value, `${notANumber(value)}must be a whole number from ${min} to ${max}: ${why}`, fix);
   }
   return value;
 }
 
 export function checkPositive(input: string, value: number, why: string, fix: string): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new RollwiseInputError(input, value, `must be a finite number above 0: ${why}`, fix);
+    throw new RollwiseInputError(input, value, `${notANumber(value)}must be a finite number above 0: ${why}`, fix);
   }
   return value;
 }
 
+/**
+ * The container port. On Linux, binding a port below net.ipv4.ip_unprivileged_port_start (1024
+ * unless the node or runtime lowers it) needs CAP_NET_BIND_SERVICE, which the restricted security
+ * context drops (capabilities.drop: ALL) and a non-root user lacks, so rollwise refuses it. (Linux
+ * behaviour as documented in ip(7); no container runtime's source is mirrored here to check
+ * whether it lowers the sysctl by default.)
+ */
 export function checkPort(input: string, value: number): number {
-  return checkInteger(input, value, 1, 65535, 'it is the TCP port the container listens on, and the probes and the Service target it.', 'give the port your server binds to, e.g. 8080 (ports below 1024 need root, which the restricted security context forbids).');
+  checkInteger(input, value, 1, 65535, 'it is the TCP port the container listens on, and the probes and the Service target it.', 'give the port your server binds to, e.g. 8080 (ports below 1024 need root, which the restricted security context forbids).');
+  if (value < 1024) {
+    throw new RollwiseInputError(input, value, 'is below 1024: binding it needs root or CAP_NET_BIND_SERVICE, and the pod runs as non-root with every capability dropped (the restricted profile), so the server would fail to start. The Service still listens on port 80 for clients.', 'let the server listen on a port from 1024 up, e.g. 8080.');
+  }
+  return value;
+}
+
+const DNS_1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/** A namespace name: an RFC 1123 label, at most 63 characters. */
+export function checkDnsLabel(input: string, value: string, example = 'envoy-gateway-system'): string {
+  if (typeof value !== 'string' || value.length === 0 || value.length > 63 || !DNS_1123_LABEL.test(value)) {
+    throw new RollwiseInputError(input, value ?? null, 'must be a DNS label (RFC 1123): 1-63 lower-case letters, digits or "-", starting and ending with a letter or digit; the API server rejects anything else.', `use a name like "${example}".`);
+  }
+  return value;
+}
+
+/** An object name such as a Gateway's: an RFC 1123 subdomain, at most 253 characters. */
+export function checkDnsSubdomain(input: string, value: string, example = 'public'): string {
+  if (typeof value !== 'string' || value.length === 0 || value.length > 253 || !value.split('.').every((l) => l.length <= 63 && DNS_1123_LABEL.test(l))) {
+    throw new RollwiseInputError(input, value ?? null, 'must be a DNS subdomain (RFC 1123): at most 253 characters of dot-separated labels of lower-case letters, digits or "-"; the API server rejects anything else.', `use a name like "${example}".`);
+  }
+  return value;
+}
+
+/**
+ * A Gateway API hostname (HTTPRoute spec.hostnames items): the pattern
+ * `^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`, minLength 1 and
+ * maxLength 253 of the HTTPRoute CRD (gateway-api-httproutes.yaml, bundle-version v1.6.1, the
+ * pinned CRD in the shared schemas), plus DNS's 63-character label limit (RFC 1123).
+ */
+export function checkHostname(input: string, value: string): string {
+  const ok = typeof value === 'string' && value.length > 0 && value.length <= 253
+    && /^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(value)
+    && value.replace(/^\*\./, '').split('.').every((l) => l.length <= 63);
+  if (!ok) {
+    throw new RollwiseInputError(input, value ?? null, 'is not a DNS hostname (lower-case labels of letters, digits and "-" of at most 63 characters each, optionally starting with "*.", at most 253 characters); the Gateway API rejects it.', 'use a hostname like "checkout.example.com".');
+  }
+  return value;
+}
+
+/** HTTPRoute spec.hostnames maxItems (the same CRD). */
+export const MAX_ROUTE_HOSTNAMES = 16;
+
+/** Label syntax (Kubernetes): key = optional DNS-subdomain prefix + "/" + name of at most 63; value at most 63. */
+export function checkLabels(input: string, labels: Record<string, string> | undefined): Record<string, string> {
+  const name = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+  for (const [k, v] of Object.entries(labels ?? {})) {
+    const i = k.lastIndexOf('/');
+    const prefix = i < 0 ? undefined : k.slice(0, i);
+    const keyName = i < 0 ? k : k.slice(i + 1);
+    const prefixOk = prefix === undefined || (prefix.length <= 253 && prefix.split('.').every((l) => l.length <= 63 && DNS_1123_LABEL.test(l)));
+    if (!prefixOk || keyName.length === 0 || keyName.length > 63 || !name.test(keyName)) {
+      throw new RollwiseInputError(`${input} key`, k, 'is not a Kubernetes label key: an optional DNS-subdomain prefix and "/", then 1-63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit; the API server rejects the object.', 'use a key like "team" or "acme.com/cost-centre".');
+    }
+    if (typeof v !== 'string' || v.length > 63 || (v !== '' && !name.test(v))) {
+      throw new RollwiseInputError(`${input}.${k}`, v ?? null, 'is not a Kubernetes label value: at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit (or empty); the API server rejects the object.', 'use a value like "payments".');
+    }
+  }
+  return { ...(labels ?? {}) };
 }
 
 export function checkPath(input: string, value: string): string {
@@ -55,13 +132,64 @@ export function seconds(d: Duration): number {
 
 export function checkDuration(input: string, value: Duration, minSeconds: number, maxSeconds: number, why: string, fix: string): number {
   if (!(value instanceof Duration)) {
-    throw new RollwiseInputError(input, value, 'must be a Duration (e.g. Duration.millis(250), Duration.seconds(60)).', `pass ${input} as a cdk8s Duration.`);
+    throw new RollwiseInputError(input, value ?? null, 'must be a Duration (e.g. Duration.millis(250), Duration.seconds(60)).', `pass ${input} as a cdk8s Duration.`);
   }
   const s = seconds(value);
   if (!Number.isFinite(s) || s < minSeconds || s > maxSeconds) {
-    throw new RollwiseInputError(input, showSeconds(s), `must be between ${showSeconds(minSeconds)} and ${showSeconds(maxSeconds)}: ${why}`, fix);
+    throw new RollwiseInputError(input, Number.isFinite(s) ? showSeconds(s) : String(s), `${Number.isFinite(s) ? '' : 'is not a finite duration; '}must be between ${showSeconds(minSeconds)} and ${showSeconds(maxSeconds)}: ${why}`, fix);
   }
   return s;
+}
+
+/** A Duration that Kubernetes stores as an integer number of seconds (an int32 field). */
+export function checkWholeSeconds(input: string, value: Duration, minSeconds: number, maxSeconds: number, why: string, fix: string): number {
+  const s = checkDuration(input, value, minSeconds, maxSeconds, why, fix);
+  if (!Number.isInteger(s)) {
+    throw new RollwiseInputError(input, showSeconds(s), `must be a whole number of seconds, since the Kubernetes field it sets is an integer: ${why}`, `use Duration.seconds(${Math.ceil(s)}).`);
+  }
+  return s;
+}
+
+/** A Duration written in Go notation (Envoy Gateway, Argo Rollouts): whole milliseconds, above 0. */
+export function checkWholeMillis(input: string, value: Duration, minSeconds: number, maxSeconds: number, why: string, fix: string): number {
+  const s = checkDuration(input, value, minSeconds, maxSeconds, why, fix);
+  if (Math.abs(Math.round(s * 1000) - s * 1000) > 1e-6) {
+    throw new RollwiseInputError(input, `${s * 1000} ms`, `must be a whole number of milliseconds, since it is written as a Go duration: ${why}`, `use Duration.millis(${Math.ceil(s * 1000)}).`);
+  }
+  return s;
+}
+
+/**
+ * The override values of an HttpService, typed at the boundary like props: each `value` of the
+ * right type and range before any arithmetic uses it (the `because` is checked by withOverride).
+ */
+export function checkOverrideValues(o: OverrideValues | undefined): void {
+  if (o === undefined) return;
+  const probe = 'a probe threshold is an int32 count of consecutive results; beyond 30 a pod takes minutes to leave or return.';
+  if (o.readinessFailureThreshold) checkInteger('overrides.readinessFailureThreshold', o.readinessFailureThreshold.value, 1, 30, probe, 'use a whole number such as 3.');
+  if (o.readinessSuccessThreshold) checkInteger('overrides.readinessSuccessThreshold', o.readinessSuccessThreshold.value, 1, 30, probe, 'use a whole number at least the failure threshold, such as 3.');
+  if (o.readinessTimeout) checkWholeSeconds('overrides.readinessTimeout', o.readinessTimeout.value, 1, 59, 'timeoutSeconds is an integer and must stay below the period.', 'use whole seconds, e.g. Duration.seconds(3).');
+  if (o.minReadySeconds) checkWholeSeconds('overrides.minReadySeconds', o.minReadySeconds.value, 0, 3600, 'minReadySeconds is an int32 number of seconds.', 'use whole seconds, e.g. Duration.seconds(45).');
+  if (o.proxyIdleTimeout) checkWholeMillis('overrides.proxyIdleTimeout', o.proxyIdleTimeout.value, 0.001, 3600, 'Envoy Gateway reads it as a Go duration.', 'use e.g. Duration.seconds(3).');
+  if (o.proxyConnectTimeout) checkWholeMillis('overrides.proxyConnectTimeout', o.proxyConnectTimeout.value, 0.001, 3600, 'Envoy Gateway reads it as a Go duration.', 'use e.g. Duration.seconds(3).');
+  if (o.retryOnReset) checkInteger('overrides.retryOnReset', o.retryOnReset.value, 1, 3, 'each retry multiplies the load a failing backend sees.', 'use 1, 2 or 3.');
+  if (o.acceptKeepAliveRace && typeof o.acceptKeepAliveRace.value !== 'boolean') {
+    throw new RollwiseInputError('overrides.acceptKeepAliveRace', o.acceptKeepAliveRace.value ?? null, 'must be true or false.', 'use { value: true, because: \'...\' }.');
+  }
+  if (o.cpuLimit && typeof o.cpuLimit.value !== 'string') checkCpu('overrides.cpuLimit', o.cpuLimit.value);
+}
+
+/** The override values checkOverrideValues reads (structurally the same as HttpServiceOverrides). */
+export interface OverrideValues {
+  readonly readinessTimeout?: { readonly value: Duration };
+  readonly readinessFailureThreshold?: { readonly value: number };
+  readonly readinessSuccessThreshold?: { readonly value: number };
+  readonly cpuLimit?: { readonly value: string };
+  readonly minReadySeconds?: { readonly value: Duration };
+  readonly proxyIdleTimeout?: { readonly value: Duration };
+  readonly proxyConnectTimeout?: { readonly value: Duration };
+  readonly acceptKeepAliveRace?: { readonly value: boolean };
+  readonly retryOnReset?: { readonly value: number };
 }
 
 /**

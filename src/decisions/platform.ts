@@ -1,7 +1,7 @@
 import { Duration } from 'cdk8s';
 import { RollwiseInputError } from '../errors';
 import { decided, Decision, Override, withOverride } from './decision';
-import { checkDuration, seconds, showSeconds } from './inputs';
+import { checkDnsLabel, checkDnsSubdomain, checkLabels, checkPath, checkWholeSeconds, seconds, showSeconds } from './inputs';
 import { KubernetesVersion } from './kubernetes-version';
 
 /**
@@ -13,11 +13,14 @@ import { KubernetesVersion } from './kubernetes-version';
 export class ShutdownDelay {
   /** preStop `exec: [binary, N]` (no shell involved). @param binary the sleep executable in the image */
   public static execSleep(binary = 'sleep'): ShutdownDelay {
+    if (typeof binary !== 'string' || binary === '' || /\s/.test(binary)) {
+      throw new RollwiseInputError('ShutdownDelay.execSleep(binary)', binary ?? null, 'is run without a shell, so it must be one executable name or path without spaces.', 'use "sleep" or e.g. "/bin/sleep".');
+    }
     return new ShutdownDelay('exec', binary);
   }
   /** preStop `httpGet` on a path whose handler waits before answering (for images without `sleep`). */
   public static httpGet(path: string): ShutdownDelay {
-    return new ShutdownDelay('http', path);
+    return new ShutdownDelay('http', checkPath('ShutdownDelay.httpGet(path)', path));
   }
   /** The application itself keeps serving for the propagation time after SIGTERM; no hook. */
   public static inApplication(): ShutdownDelay {
@@ -181,7 +184,10 @@ export class Platform {
     this.readinessPeriodSeconds = withOverride('platform.readinessPeriod', decided(10,
       'The Kubernetes default period; every readiness window below is a multiple of it, and probing more often adds load on the handler without detecting a real failure sooner than the failure threshold allows.'),
     dur(props.readinessPeriod), show);
-    if (props.readinessPeriod) checkDuration('platform.readinessPeriod', props.readinessPeriod.value, 4, 60, 'the period must leave room for the 3 s timeout floor below it (probes must not overlap), and a period over a minute makes leaving and returning take minutes.', 'use 10 s unless you measured a reason to differ.');
+    if (props.readinessPeriod) checkWholeSeconds('platform.readinessPeriod', props.readinessPeriod.value, 4, 60, 'the period must leave room for the 3 s timeout floor below it (probes must not overlap), and a period over a minute makes leaving and returning take minutes.', 'use 10 s unless you measured a reason to differ.');
+    if (props.startupBudget) checkWholeSeconds('platform.startupBudget', props.startupBudget.value, 1, 3600, 'the startup probe counts whole-second periods up to it.', 'use e.g. Duration.seconds(60).');
+    if (props.endpointPropagation) checkWholeSeconds('platform.endpointPropagation', props.endpointPropagation.value, 1, 300, 'it becomes the preStop sleep and part of terminationGracePeriodSeconds, an integer; 0 would close the listener while proxies still send requests (field-notes 1).', 'use the propagation you measured, rounded up, e.g. Duration.seconds(10).');
+    if (props.shutdownDrain) checkWholeSeconds('platform.shutdownDrain', props.shutdownDrain.value, 0, 3600, 'it is part of terminationGracePeriodSeconds, an integer.', 'use e.g. Duration.seconds(20).');
 
     this.startupBudgetSeconds = withOverride('platform.startupBudget', decided(60,
       'Platform default for services that do not declare a start-up budget: one minute covers a typical JVM/Python warm-up; declare health.startupBudget for anything slower so liveness never counts a slow start.'),
@@ -212,7 +218,12 @@ export class Platform {
     this.shutdownDelaySet = props.shutdownDelay !== undefined;
     this.shutdownDelay = props.shutdownDelay ?? (this.kubernetesVersion.sleepAction ? ShutdownDelay.sleepAction() : ShutdownDelay.execSleep());
     checkShutdownDelay('platform.shutdownDelay', this.shutdownDelay, this.kubernetesVersion);
-    this.labels = { ...(props.labels ?? {}) };
+    this.labels = checkLabels('platform.labels', props.labels);
+    if (props.gateway !== undefined) {
+      checkDnsSubdomain('platform.gateway.name', props.gateway?.name, 'public');
+      checkDnsLabel('platform.gateway.namespace', props.gateway?.namespace, 'envoy-gateway-system');
+      if (props.gateway.sectionName !== undefined) checkDnsSubdomain('platform.gateway.sectionName', props.gateway.sectionName, 'https');
+    }
     this.gateway = props.gateway;
     if (props.prometheusAddress !== undefined && !/^https?:\/\/[^\s/]+/.test(props.prometheusAddress)) {
       throw new RollwiseInputError('platform.prometheusAddress', props.prometheusAddress, 'the Argo Rollouts Prometheus provider needs an absolute http(s) URL; anything else makes every measurement an Error.', 'give the in-cluster URL, e.g. "http://prometheus-operated.monitoring.svc:9090".');
@@ -229,7 +240,7 @@ export class Platform {
       throw new RollwiseInputError('platform.runbookBaseUrl', props.runbookBaseUrl, 'alerts link to `<url>/<service>.runbook.md#<alert>`, so it must be an http(s) URL without "#" or spaces.', 'use e.g. "https://github.com/acme/deploy/blob/main/dist".');
     }
     this.runbookBaseUrl = props.runbookBaseUrl?.replace(/\/+$/, '');
-    this.prometheusRuleLabels = { ...(props.prometheusRuleLabels ?? {}) };
+    this.prometheusRuleLabels = checkLabels('platform.prometheusRuleLabels', props.prometheusRuleLabels);
   }
 }
 

@@ -2,7 +2,7 @@ import { Duration } from 'cdk8s';
 import { RollwiseInputError } from '../errors';
 import { Override } from './decision';
 import { acceptedNoHeadroom, Capacity, disruptionBudget } from './disruption';
-import { checkCpu, checkDuration, checkInteger, checkMemory, checkName, checkPath, checkPort, checkPositive, seconds } from './inputs';
+import { checkCpu, checkDuration, checkInteger, checkMemory, checkName, checkOverrideValues, checkPath, checkPort, checkPositive, seconds } from './inputs';
 import { simulateDrainAtPeak } from '../simulate/drain-at-peak';
 import { isBadVerdict, Verdict } from '../simulate/model';
 import { Platform } from './platform';
@@ -180,6 +180,7 @@ export function decideService(inp: ServiceInputs, platform: Platform): ServiceDe
     : checkDuration('health.startupBudget', health.startupBudget, 1, 3600, 'it bounds how long the startup probe waits for the process; beyond an hour a stuck start goes unnoticed.', 'give the longest start you observed plus a margin, e.g. Duration.seconds(90).');
 
   const o = inp.overrides ?? {};
+  checkOverrideValues(o);
   const secOverride = (x: Override<Duration> | undefined) => x && { value: seconds(x.value), because: x.because };
   const readiness = readinessTiming({
     periodSeconds: platform.readinessPeriodSeconds.value,

@@ -1,5 +1,6 @@
 import { ANNOTATIONS } from '../justify/annotations';
 import { parseReasonLines } from '../justify/reasons';
+import { reasonProblem } from '../decisions/reason';
 import { ENGINE_RULES, findRule, RULES } from './catalogue';
 import { factDefinition, FactName, FactReader, LintFacts } from './facts';
 import { rec } from './k8s';
@@ -169,8 +170,11 @@ function readPolicy(o: LintObject, report: (rule: RuleMeta, path: string, messag
         report(ENGINE_RULES.unknownSuppression, 'metadata.annotations', `${ANNOTATIONS.suppress} line "${t}" names no known rule.`, { line: t });
         continue;
       }
-      if (reason === '') {
-        report(ENGINE_RULES.suppressionWithoutReason, 'metadata.annotations', `${ANNOTATIONS.suppress} line "${t}" suppresses ${rule.id} without a reason; the suppression is ignored.`, { line: t, rule: rule.id });
+      // The same rule as an override's `because` (decisions/reason.ts): a placeholder is no reason.
+      const problem = reason === '' ? undefined : reasonProblem(reason);
+      if (reason === '' || problem !== undefined) {
+        const what = reason === '' ? 'without a reason' : `with no real reason (${problem})`;
+        report(ENGINE_RULES.suppressionWithoutReason, 'metadata.annotations', `${ANNOTATIONS.suppress} line "${t}" suppresses ${rule.id} ${what}; the suppression is ignored.`, { line: t, rule: rule.id });
         continue;
       }
       suppress.set(rule.id, reason);

@@ -5,6 +5,7 @@ import { factsFromOptions, LintFacts } from './facts';
 import { formatJson, formatSarif, formatText, OutputFormat } from './format';
 import { LintObject, parseManifestText } from './source';
 import { FailOn, ParseProblem, SEVERITY_RANK } from './types';
+import { readTextCapped } from '../read-limit';
 
 /** Lints one text (multi-document YAML or JSON); `file` names it in findings. */
 export function lintText(text: string, file: string, opts: LintOptions = {}): LintResult {
@@ -74,16 +75,16 @@ export function runLint(opts: RunLintOptions): number {
   for (const p of opts.paths) {
     try {
       if (p === '-') {
-        inputs.push({ file: '<stdin>', text: opts.readStdin ? opts.readStdin() : fs.readFileSync(0, 'utf8') });
+        inputs.push({ file: '<stdin>', text: opts.readStdin ? opts.readStdin() : readTextCapped(0, '<stdin>') });
       } else if (fs.statSync(p).isDirectory()) {
         const files = manifestFiles(p);
         if (files.length === 0) {
           err(`rollwise lint: ${p}: no *.yaml, *.yml or *.json files in this folder\n`);
           return 2;
         }
-        for (const f of files) inputs.push({ file: f, text: fs.readFileSync(f, 'utf8') });
+        for (const f of files) inputs.push({ file: f, text: readTextCapped(f) });
       } else {
-        inputs.push({ file: p, text: fs.readFileSync(p, 'utf8') });
+        inputs.push({ file: p, text: readTextCapped(p) });
       }
     } catch (e) {
       err(`rollwise lint: cannot read ${p}: ${(e as Error).message}\n`);

@@ -70,7 +70,7 @@ function describeFleet(s: Scenario): string[] {
 export function formatReport(s: Scenario, r: SimResult, width = 72): string {
   const m = r.summary;
   const col = Math.max(m.durationSeconds / Math.min(width, r.series.t.length || 1), 0);
-  const peakLoad = Math.max(...r.series.offeredRps, loadAt(s, 0));
+  const peakLoad = r.series.offeredRps.reduce((a, b) => Math.max(a, b), loadAt(s, 0)); // no spread: series can hold 10^6 samples
   const lines: string[] = [];
   lines.push(`scenario  ${s.name}`);
   lines.push(...describeFleet(s));

@@ -10,9 +10,10 @@
  *
  * Reference for the format: docs/simulate.md.
  */
-import * as fs from 'fs';
 import * as path from 'path';
 import * as YAML from 'yaml';
+import { estimateWork } from './model';
+import { InputTooLargeError, readTextCapped } from '../read-limit';
 
 // ---------------------------------------------------------------------------
 // Resolved scenario (what the model consumes)
@@ -424,9 +425,9 @@ export function parseScenario(yamlText: string, opts: ParseOptions = {}): Scenar
 export function loadScenarioFile(file: string): Scenario {
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = readTextCapped(file);
   } catch (e) {
-    throw new ScenarioError([{ field: '(file)', value: file, why: `cannot read it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, fix: 'check the path' }], file);
+    throw new ScenarioError([{ field: '(file)', value: file, why: e instanceof InputTooLargeError ? e.message : `cannot read it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, fix: 'check the path' }], file);
   }
   return parseScenario(text, { source: file, baseDir: path.dirname(file) });
 }
@@ -445,12 +446,12 @@ export function scenarioFromObject(raw: unknown, opts: ParseOptions = {}): Scena
   const manifestPath = r.str(top, 'manifest', '');
   if (manifestPath !== undefined) {
     const full = path.resolve(opts.baseDir ?? process.cwd(), manifestPath);
-    const read = opts.readFile ?? ((p: string) => fs.readFileSync(p, 'utf8'));
+    const read = opts.readFile ?? ((p: string) => readTextCapped(p));
     let text: string | undefined;
     try {
       text = read(full);
     } catch (e) {
-      r.problem('manifest', manifestPath, `cannot read ${full} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, 'give a path relative to the scenario file');
+      r.problem('manifest', manifestPath, e instanceof InputTooLargeError ? e.message : `cannot read ${full} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, 'give a path relative to the scenario file');
     }
     if (text !== undefined) {
       try {
@@ -512,6 +513,10 @@ export function scenarioFromObject(raw: unknown, opts: ParseOptions = {}): Scena
   if (replicas !== undefined && floor > replicas) r.problem('floor', floor, `is above replicas (${replicas})`, `use at most ${replicas}`);
   const errorBudget = r.num(top, 'errorBudget', '', { min: 0, max: 1, why: 'a ratio of failed requests' }) ?? DEFAULTS.errorBudget;
 
+  if (r.problems.length === 0 && replicas !== undefined) {
+    const work = estimateWork({ durationSeconds, stepSeconds, sampleSeconds, replicas, events });
+    if (work.problem) r.problem('durationSeconds', durationSeconds, work.problem, 'raise stepSeconds (up to 1 s) or sampleSeconds, shorten durationSeconds, or simulate fewer replicas at the same load per pod');
+  }
   if (r.problems.length > 0 || !readiness || !capacity || !load || replicas === undefined) {
     throw new ScenarioError(r.problems, source);
   }

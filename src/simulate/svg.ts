@@ -39,7 +39,7 @@ export function renderSvg(r: SimResult, title?: string): string {
   const tMax = m.durationSeconds;
   const plotW = W - LEFT - RIGHT;
   const x = (s: number): number => LEFT + (s / tMax) * plotW;
-  const loadMax = Math.max(m.capacityRpsPerReplica * 1.25, ...r.series.loadPerReady.map((v) => v ?? 0));
+  const loadMax = r.series.loadPerReady.reduce<number>((a, v) => Math.max(a, v ?? 0), m.capacityRpsPerReplica * 1.25); // no spread: series can hold 10^6 samples
   const panels: Panel[] = [
     { title: 'ready endpoints (proxy view)', values: r.series.readyEndpoints, max: m.replicas, color: '#1f6feb', ref: { value: m.floor, label: `floor ${m.floor}` }, step: true },
     { title: 'load per ready replica (req/s); gaps: no endpoint', values: r.series.loadPerReady, max: loadMax, color: '#9a6700', ref: { value: m.capacityRpsPerReplica, label: `capacity ${fmt(m.capacityRpsPerReplica)}` } },

@@ -1,4 +1,4 @@
-import { App, Chart, JsonPatch, Testing } from 'cdk8s';
+import { ApiObject, App, Chart, JsonPatch, Testing } from 'cdk8s';
 import { HttpService } from '../../src/constructs/http-service';
 import { Delivery } from '../../src/decisions/canary';
 import { EnvFrom, EnvValue, Volume } from '../../src/decisions/containers';
@@ -145,15 +145,17 @@ describe('sidecars and init containers', () => {
     expect(workload(objs).metadata.annotations?.['rollwise.dev/overrides']).toContain('containers[1].resources.limits.cpu: Overridden: the vendor supports');
   });
 
-  test('a CPU limit patched into a serving sidecar is found by the rules (they see ordinary and native sidecars)', () => {
+  test('a CPU limit patched into a serving sidecar fails synth, and the rules see ordinary and native sidecars', () => {
     for (const [platform, path] of [[examplePlatform(), '/spec/template/spec/containers/1'], [v133(), '/spec/template/spec/initContainers/0']] as const) {
       const app = Testing.app();
       const chart = new Chart(app, 'test', { namespace: 'checkout' });
       const svc = new HttpService(chart, 'checkout-api', { ...checkoutApiProps(), platform, sidecars: [{ ...sidecar, port: { name: 'proxy', port: 15000, readinessPath: '/ready' } }] });
       svc.workload.addJsonPatch(JsonPatch.add(`${path}/resources/limits/cpu`, '100m'));
-      const findings = lintObjects(Testing.synth(chart)).map((f) => `${f.ruleId} ${f.path}`);
-      expect(findings).toContain(`RW201-cpu-limit-with-http-probes ${path.slice(1).replace(/\/(\d+)/g, '[$1]').replace(/\//g, '.')}.resources.limits.cpu`);
-      void svc;
+      const field = `${path.slice(1).replace(/\/(\d+)/g, '[$1]').replace(/\//g, '.')}.resources.limits.cpu`;
+      // Synth refuses the patch (issue 13's invariants); the lint rules alone find it too.
+      expect(() => Testing.synth(chart)).toThrow(new RegExp(`INV06-no-cpu-limit Rollout/checkout-api ${field.replace(/[.[\]]/g, '\\$&')}`));
+      const objects = svc.node.findAll().filter((c): c is ApiObject => c instanceof ApiObject).map((o) => o.toJson());
+      expect(lintObjects(objects).map((f) => `${f.ruleId} ${f.path}`)).toContain(`RW201-cpu-limit-with-http-probes ${field}`);
     }
   });
 });

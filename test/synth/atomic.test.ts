@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { ApiObject, App, Chart, Lazy } from 'cdk8s';
+import { ApiObject, App, Chart, JsonPatch, Lazy } from 'cdk8s';
 import { describeFiles, listFiles, summarizeDrift } from '../../src/synth/diff';
 import { synthesize } from '../../src/synth/synth';
 import { FIXTURES } from './fixtures';
@@ -130,3 +130,18 @@ test('describeFiles lists few files, counts many per folder', () => {
   const many = [...Array(6).keys()].flatMap((i) => [`prod/s${i}.k8s.yaml`, `dev/s${i}.k8s.yaml`]);
   expect(describeFiles([...many, 'index.md'])).toBe('1 in the top folder, 6 in dev/, 6 in prod/');
 });
+
+test('validateSchemas: a schema-invalid object (a patch no invariant covers) fails before the swap, naming file, object and field', () => {
+  const out = path.join(root, 'dist');
+  synthesize(goodApp, { outdir: out, ...quiet });
+  const before = snapshot(out);
+  const bad = (outdir: string) => {
+    const app = goodApp(outdir);
+    const o = new ApiObject(new Chart(app, 'svc'), 'svc', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'api' }, spec: { ports: [{ port: 80 }] } });
+    o.addJsonPatch(JsonPatch.add('/spec/type', 5));
+    return app;
+  };
+  expect(() => synthesize(bad, { outdir: out, validateSchemas: true, ...quiet })).toThrow(/1 schema violation\(s\) in the synthesized objects .*\n {2}svc.k8s.yaml: Service\/api \/spec\/type must be string/);
+  expect(snapshot(out)).toEqual(before);
+  expect(fs.readdirSync(root)).toEqual(['dist']);
+}, 60_000);

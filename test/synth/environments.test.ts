@@ -51,7 +51,8 @@ test('the environment layout only moves files: same bytes as the flat (App.synth
   const build = () => {
     const app = new App();
     const platform = new Platform({ gateway: { name: 'public', namespace: 'gw' }, prometheusAddress: 'http://prometheus:9090' });
-    const envs = ['dev', 'prod'].map((name) => new Environment({ name, destination: { server: 'https://kubernetes.default.svc', namespace: 'checkout' }, platform }));
+    // one cluster per environment: the same names and hostname in one cluster would conflict
+    const envs = ['dev', 'prod'].map((name) => new Environment({ name, destination: { server: `https://${name}.example.com:6443`, namespace: 'checkout' }, platform }));
     addEstate(app, { environments: envs, services: { 'checkout-api': checkoutApiProps() } });
     return app;
   };
@@ -74,7 +75,7 @@ test('addEstate: services in name order per environment, the per-service hook on
   ];
   const deployed = addEstate(app, {
     environments: envs,
-    services: { payments: { ...checkoutApiProps(), capacity: undefined, replicas: 4 }, 'checkout-api': checkoutApiProps() },
+    services: { payments: { ...checkoutApiProps(), capacity: undefined, replicas: 4, route: { hostnames: ['payments.example.com'] } }, 'checkout-api': checkoutApiProps() },
     perService: (d) => {
       calls.push(`${d.environment.name}/${d.name} ${d.chart.node.id} ${d.namespace} ${d.environment.destination.server}`);
       addOutputFile(d.service, `${d.name}.runbook.md`, `# ${d.name} in ${d.environment.name}\n`);

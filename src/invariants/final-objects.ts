@@ -1,0 +1,119 @@
+import { ApiObject, JsonPatch } from 'cdk8s';
+import { Construct } from 'constructs';
+import { reasonProblem } from '../decisions/reason';
+import { RollwiseInputError } from '../errors';
+import { ANNOTATIONS, parseFieldPath } from '../justify/annotations';
+import { formatReasonLines, parseReasonLines } from '../justify/reasons';
+import { Json } from '../rules/k8s';
+
+/**
+ * cdk8s keeps an ApiObject's escape-hatch patches in a private `patches` array and applies them in
+ * toJson() after resolving Lazy values (node_modules/cdk8s/lib/api-object.js, cdk8s 2.70.106:
+ * `JsonPatch.apply(json, ...this.patches)`); the L1 classes (KubeDeployment, ...) then convert the
+ * patched JSON again, which drops values of the wrong shape. Reading the array is the only way to
+ * render an object without its patches, so a decided value a patch changed can be named.
+ */
+interface WithPatches {
+  patches?: JsonPatch[];
+}
+
+/**
+ * Patches rollwise itself adds while rendering (a field its L1 classes cannot express, such as the
+ * 1.29+ `preStop.sleep` that cdk8s-plus-28's converter drops): part of the decided rendering, so
+ * the "unpatched" comparison keeps them and only the user's escape-hatch patches are taken out.
+ */
+const renderingPatches = new WeakSet<JsonPatch>();
+
+/** Marks patches as rollwise's own rendering (see `renderingPatches`) and returns them. */
+export function renderingPatch(...patches: JsonPatch[]): JsonPatch[] {
+  for (const p of patches) renderingPatches.add(p);
+  return patches;
+}
+
+/** The final objects of a construct subtree, each also rendered without the user's patches. */
+export type FinalObjects = { objects: Json[]; unpatched: (Json | undefined)[] } | { errors: string[] };
+
+/**
+ * Rendered once per construct: the service's own check and the app-wide conflict check both read
+ * them during one validation (both cache their results, so a tree changed after validation is not
+ * re-checked either way). Rendering is about 2 ms per service (measured), twice that without this.
+ */
+const rendered = new WeakMap<Construct, FinalObjects>();
+
+export function finalObjects(scope: Construct): FinalObjects {
+  let r = rendered.get(scope);
+  if (!r) {
+    r = renderFinal(scope);
+    rendered.set(scope, r);
+  }
+  return r;
+}
+
+function renderFinal(scope: Construct): FinalObjects {
+  const apiObjects = scope.node.findAll().filter((c): c is ApiObject => c instanceof ApiObject);
+  const objects: Json[] = [];
+  const unpatched: (Json | undefined)[] = [];
+  const errors: string[] = [];
+  for (const o of apiObjects) {
+    try {
+      objects.push(o.toJson() as Json);
+    } catch (e) {
+      // e.g. JsonPatch.remove of a path that does not exist: fast-json-patch's TypeError, which
+      // names neither the object nor the patch.
+      const detail = (e as Error).message.replace(/^Failed serializing construct at path '[^']*' with name '[^']*': /, '');
+      // fast-json-patch and the L1 converters fail with TypeErrors that name neither field nor patch.
+      const why = /TypeError|is not a function|Cannot read propert|is not iterable/.test(detail)
+        ? 'a path in it runs through a field or list item that does not exist in the rendered object, or it sets a value of the wrong type (e.g. a number where the schema has a list)'
+        : detail;
+      errors.push(`${o.kind}/${o.name} (${o.node.path}): an escape-hatch patch cannot be applied (${describePatches(o)}): ${why}. Fix: patch only paths that exist in the rendered object (see dist/ or \`rollwise explain\`), or use "add" for a new field.`);
+      continue;
+    }
+    const holder = o as unknown as WithPatches;
+    const saved = holder.patches;
+    const own = Array.isArray(saved) ? saved.filter((p) => renderingPatches.has(p)) : [];
+    if (!Array.isArray(saved) || saved.length === own.length) {
+      unpatched.push(objects[objects.length - 1]);
+      continue;
+    }
+    holder.patches = own;
+    try {
+      unpatched.push(o.toJson() as Json);
+    } catch {
+      unpatched.push(undefined);
+    } finally {
+      holder.patches = saved;
+    }
+  }
+  return errors.length > 0 ? { errors } : { objects, unpatched };
+}
+
+function describePatches(o: ApiObject): string {
+  const patches = ((o as unknown as WithPatches).patches ?? []).filter((p) => !renderingPatches.has(p));
+  // JsonPatch keeps its operation private too; `_toJson()` is what JsonPatch.apply itself calls.
+  const ops = patches.map((p) => (p as unknown as { _toJson(): { op: string; path: string } })._toJson());
+  return ops.map((p) => `${p.op} ${p.path}`).join(', ') || 'none';
+}
+
+/**
+ * Records that a patched value at `path` is accepted with `because`: the object's
+ * `rollwise.dev/overrides` line for the path (which the invariants and lint accept) and its
+ * `rollwise.dev/reasons` line (which the YAML comment and `explain` show).
+ */
+export function acceptPatchedValue(object: ApiObject, path: string, because: string): void {
+  try {
+    parseFieldPath(path);
+  } catch {
+    throw new RollwiseInputError('acceptPatch(path)', path, 'is not a field path like "spec.template.spec.containers[0].resources.limits.cpu".', 'give the path as the reasons and lint findings print it.');
+  }
+  const problem = reasonProblem(because);
+  if (problem !== undefined) {
+    throw new RollwiseInputError(`acceptPatch(${path}).because`, because, `an accepted patch must carry its reason, and ${problem}.`, `say why the patched ${path} is right for this service.`);
+  }
+  const annotations = object.metadata.toJson().annotations ?? {};
+  const reason = `Patched: ${because.trim()}`;
+  for (const key of [ANNOTATIONS.overrides, ANNOTATIONS.reasons]) {
+    const lines = parseReasonLines(annotations[key] ?? '');
+    lines[path] = reason;
+    object.metadata.addAnnotation(key, formatReasonLines(lines));
+  }
+}

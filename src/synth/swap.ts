@@ -1,0 +1,258 @@
+import { randomBytes } from 'crypto';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+/**
+ * How `synthesize` replaces an output folder. Everything lives beside the output, in its parent:
+ *
+ * - `.<out>.lock`: one synth per output folder at a time; a second waits, then fails naming the
+ *   holder. A lock whose process is gone (killed) is taken over.
+ * - `.<out>-tmp-<random>`: the new output, written completely before anything is swapped. Created
+ *   with mkdir (not mkdtemp, which makes it 0700), so the folder gets the mode the umask gives.
+ * - `.<out>.swap`: a journal written once the new output is complete, naming the new folder and
+ *   where the old one goes. The swap is two renames (Linux has no atomic exchange of directories
+ *   that Node exposes); a crash between them leaves no `<out>` for an instant, and the next synth,
+ *   first thing under the lock, finishes the swap from the journal (or puts the old folder back).
+ * - `.<out>-old-<random>`: the previous output until it is deleted.
+ *
+ * Failure is reported only while the old output is still in place: the output tree is checked for
+ * writability before the swap, and a failure to delete the previous copy after the swap is a
+ * warning (the next run deletes it).
+ */
+
+export interface SwapPaths {
+  readonly outdir: string;
+  readonly parent: string;
+  readonly base: string;
+  readonly lock: string;
+  readonly journal: string;
+}
+
+export function swapPaths(outdir: string): SwapPaths {
+  const parent = path.dirname(outdir);
+  const base = path.basename(outdir);
+  return { outdir, parent, base, lock: path.join(parent, `.${base}.lock`), journal: path.join(parent, `.${base}.swap`) };
+}
+
+/** Test hook: called at named points of the swap (a test kills the process there). @internal */
+export type SwapStage = 'written' | 'between-renames';
+let faultHook: ((stage: SwapStage) => void) | undefined;
+
+/** @internal for fault-injection tests only */
+export function setSwapFaultHook(hook: ((stage: SwapStage) => void) | undefined): void {
+  faultHook = hook;
+}
+
+export function swapFault(stage: SwapStage): void {
+  faultHook?.(stage);
+}
+
+function sleepMs(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+interface LockHolder {
+  readonly pid: number;
+  readonly host: string;
+  readonly started: string;
+}
+
+function readHolder(file: string): LockHolder | undefined {
+  try {
+    const h = JSON.parse(fs.readFileSync(file, 'utf8')) as LockHolder;
+    return typeof h.pid === 'number' ? h : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Takes the output folder's lock, waiting up to `waitSeconds` for another synth to finish. Returns
+ * the release function. A lock left by a process that no longer runs on this host is taken over.
+ */
+export function acquireLock(p: SwapPaths, waitSeconds: number): () => void {
+  const deadline = Date.now() + waitSeconds * 1000;
+  const me: LockHolder = { pid: process.pid, host: os.hostname(), started: new Date().toISOString() };
+  for (;;) {
+    try {
+      fs.writeFileSync(p.lock, JSON.stringify(me), { flag: 'wx' });
+      return () => {
+        if (readHolder(p.lock)?.pid === me.pid) fs.rmSync(p.lock, { force: true });
+      };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    const holder = readHolder(p.lock);
+    if (holder === undefined) {
+      // written but not yet filled in by its owner, or garbage: give a writer a moment, then take over
+      const st = fs.statSync(p.lock, { throwIfNoEntry: false });
+      if (st && Date.now() - st.mtimeMs > 2000) fs.rmSync(p.lock, { force: true });
+    } else if (holder.host === me.host && !alive(holder.pid)) {
+      fs.rmSync(p.lock, { force: true });
+      continue;
+    }
+    if (Date.now() >= deadline) {
+      throw new Error(`rollwise synth: ${p.outdir} is being written by another synth (${holder ? `pid ${holder.pid} on ${holder.host}, since ${holder.started}` : 'unknown process'}); waited ${waitSeconds} s. Wait for it to finish, or, if no synth is running, delete ${p.lock}.`);
+    }
+    sleepMs(50);
+  }
+}
+
+interface Journal {
+  readonly next: string;
+  readonly old: string;
+}
+
+/**
+ * Run first, under the lock: finishes or undoes a swap a crash interrupted, and deletes the temporary
+ * and old folders killed synths left. Returns what it did (for the synth's warnings).
+ */
+export function recover(p: SwapPaths): string[] {
+  const notes: string[] = [];
+  let journal: Journal | undefined;
+  try {
+    journal = JSON.parse(fs.readFileSync(p.journal, 'utf8')) as Journal;
+  } catch {
+    journal = undefined;
+  }
+  if (journal && !fs.existsSync(p.outdir)) {
+    if (journal.next && fs.existsSync(journal.next)) {
+      fs.renameSync(journal.next, p.outdir);
+      notes.push(`recovered ${p.outdir}: a previous synth was interrupted between its two renames; its complete output is now in place`);
+    } else if (journal.old && fs.existsSync(journal.old)) {
+      fs.renameSync(journal.old, p.outdir);
+      notes.push(`recovered ${p.outdir}: a previous synth was interrupted during its swap; the output before it is back in place`);
+    }
+  }
+  if (journal) fs.rmSync(p.journal, { force: true });
+  // exactly our names (12 hex digits), so a sibling output such as "dist-tmp" keeps its folders
+  const ours = (e: string) => e.length === p.base.length + 18 && e.startsWith(`.${p.base}-`) && /^(tmp|old)-[0-9a-f]{12}$/.test(e.slice(p.base.length + 2));
+  let entries: string[] = [];
+  try {
+    entries = fs.readdirSync(p.parent);
+  } catch {
+    entries = [];
+  }
+  for (const e of entries) {
+    if (!ours(e)) continue;
+    try {
+      fs.rmSync(path.join(p.parent, e), { recursive: true, force: true });
+      notes.push(`removed ${path.join(p.parent, e)}, left by an interrupted synth`);
+    } catch (err) {
+      notes.push(`could not remove ${path.join(p.parent, e)}, left by an interrupted synth: ${(err as Error).message}`);
+    }
+  }
+  return notes;
+}
+
+/** Creates the new output folder beside the output, with the mode the umask gives (unlike mkdtemp's 0700). */
+export function makeTempDir(p: SwapPaths): string {
+  for (;;) {
+    const dir = path.join(p.parent, `.${p.base}-tmp-${randomBytes(6).toString('hex')}`);
+    try {
+      fs.mkdirSync(dir, { mode: 0o777 });
+      return dir;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+  }
+}
+
+/**
+ * Refuses (before anything is swapped) when the existing output could not be replaced and deleted:
+ * a folder in it that this process cannot write. Names the folder.
+ */
+export function assertReplaceable(p: SwapPaths): void {
+  if (!fs.existsSync(p.outdir)) return;
+  const stack = [p.outdir];
+  while (stack.length > 0) {
+    const dir = stack.pop()!;
+    try {
+      fs.accessSync(dir, fs.constants.W_OK);
+    } catch {
+      throw new Error(`rollwise synth: ${dir} is read-only, so the previous output could not be replaced and deleted; nothing was changed. Fix: make it writable (chmod -R u+w ${p.outdir}) or synthesize into another folder (--out).`);
+    }
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) if (e.isDirectory()) stack.push(path.join(dir, e.name));
+  }
+}
+
+/**
+ * Swaps the complete folder `next` in as the output. Returns warnings (the old copy could not be
+ * deleted); throws only while the old output is in place.
+ */
+export function swapIn(p: SwapPaths, next: string): string[] {
+  const old = path.join(p.parent, `.${p.base}-old-${randomBytes(6).toString('hex')}`);
+  const fd = fs.openSync(p.journal, 'w');
+  try {
+    fs.writeSync(fd, JSON.stringify({ next, old } satisfies Journal));
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  const hadOutput = fs.existsSync(p.outdir);
+  try {
+    if (hadOutput) fs.renameSync(p.outdir, old);
+  } catch (e) {
+    fs.rmSync(p.journal, { force: true });
+    throw e;
+  }
+  swapFault('between-renames');
+  try {
+    fs.renameSync(next, p.outdir);
+  } catch (e) {
+    if (hadOutput) fs.renameSync(old, p.outdir);
+    fs.rmSync(p.journal, { force: true });
+    throw e;
+  }
+  fs.rmSync(p.journal, { force: true });
+  if (!hadOutput) return [];
+  try {
+    fs.rmSync(old, { recursive: true, force: true });
+    return [];
+  } catch (e) {
+    return [`the new output is in place, but the previous copy ${old} could not be deleted (${(e as Error).message}); the next synth deletes it`];
+  }
+}
+
+/**
+ * Signals: synthesize is synchronous, so Node runs a signal listener only once the synth has
+ * finished or failed (and removed its temporary folder). One listener per signal, installed once,
+ * removes any temporary folder still registered, then re-raises the signal when no other listener
+ * handles it, so the process still ends the way the signal asks (exit 130 / 143).
+ */
+const active = new Set<string>();
+const listeners = new Map<NodeJS.Signals, () => void>();
+
+export function trackTemp(dir: string): () => void {
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    if (listeners.has(sig)) continue;
+    const onSignal = (): void => {
+      for (const t of active) fs.rmSync(t, { recursive: true, force: true });
+      active.clear();
+      if (process.listenerCount(sig) === 1) {
+        process.off(sig, onSignal);
+        listeners.delete(sig);
+        process.kill(process.pid, sig);
+      }
+    };
+    listeners.set(sig, onSignal);
+    process.on(sig, onSignal);
+  }
+  active.add(dir);
+  return () => {
+    active.delete(dir);
+    // A signal that arrived during the synchronous synth is pending in libuv; without one more
+    // turn of the event loop a script that ends here would exit 0 and the signal would be lost.
+    setImmediate(() => undefined);
+  };
+}
