@@ -5,7 +5,7 @@ import { LintObject } from './source';
 /** PDBs in the workload's namespace whose selector matches its pod labels. */
 const pdbCache = new WeakMap<LintObject, LintObject[]>();
 
-function pdbsFor(w: LintObject, ctx: RuleContext): LintObject[] {
+export function pdbsFor(w: LintObject, ctx: RuleContext): LintObject[] {
   let found = pdbCache.get(w);
   if (!found) pdbCache.set(w, (found = matchPdbs(w, ctx)));
   return found;
@@ -22,7 +22,7 @@ function matchPdbs(w: LintObject, ctx: RuleContext): LintObject[] {
 }
 
 /** Pods a PDB lets go at once, for a given replica count (percentages round up, as the controller does). */
-function allowedDisruptions(pdb: LintObject, replicas: number): { allowed: number; path: string; shown: string } | undefined {
+export function allowedDisruptions(pdb: LintObject, replicas: number): { allowed: number; path: string; shown: string } | undefined {
   const spec = rec(pdb.obj.spec) ?? {};
   if (spec.maxUnavailable !== undefined) {
     const v = scaleIntOrPercent(spec.maxUnavailable, replicas, true);

@@ -5,7 +5,7 @@ import { factDefinition, FactName, FactReader, LintFacts } from './facts';
 import { rec } from './k8s';
 import { ObjectIndex, RuleContext, RuleDefinition, RuleMeta } from './rule';
 import { LintObject } from './source';
-import { Finding, FindingValue, ParseProblem, Skip } from './types';
+import { Finding, FindingValue, ParseProblem, Severity, Skip } from './types';
 
 export interface LintOptions {
   /**
@@ -14,6 +14,12 @@ export interface LintOptions {
    * @default - only annotations
    */
   readonly facts?: LintFacts;
+  /**
+   * Let composition rules run the fleet simulator's drain at peak on each workload whose capacity
+   * facts (peak-rps, saturation-rps-per-replica) are declared, and quote its verdict.
+   * @default true
+   */
+  readonly simulate?: boolean;
 }
 
 export interface LintResult {
@@ -21,9 +27,17 @@ export interface LintResult {
   readonly findings: Finding[];
   /** Rules that did not run for lack of a fact. */
   readonly skips: Skip[];
-  /** Objects checked. */
+  /** Objects read. */
   readonly objects: number;
+  /** Objects of kinds that no rule looks at, by kind (Jobs, ConfigMaps, ...). */
+  readonly skippedKinds: Readonly<Record<string, number>>;
 }
+
+/**
+ * Kinds no rule is registered for but that rules read across objects (a PDB, an HPA, a route's
+ * Service...): they are checked as context, not skipped.
+ */
+const CONTEXT_KINDS = new Set(['Service', 'PodDisruptionBudget', 'HorizontalPodAutoscaler', 'ScaledObject', 'Gateway', 'BackendTrafficPolicy']);
 
 const RULES_BY_KIND = new Map<string, RuleDefinition[]>();
 for (const r of RULES) for (const k of r.kinds) (RULES_BY_KIND.get(k) ?? RULES_BY_KIND.set(k, []).get(k)!).push(r);
@@ -88,7 +102,7 @@ export function lintParsed(objects: readonly LintObject[], problems: readonly Pa
     return p;
   };
 
-  const push = (rule: RuleMeta, o: LintObject, path: string, message: string, values: Record<string, FindingValue>): void => {
+  const push = (rule: RuleMeta, o: LintObject, path: string, message: string, values: Record<string, FindingValue>, severity: Severity = rule.severity): void => {
     const key = `${rule.id}\u0000${o.ref}\u0000${o.file}\u0000${path}\u0000${message}`;
     if (seen.has(key)) return;
     seen.add(key);
@@ -107,22 +121,27 @@ export function lintParsed(objects: readonly LintObject[], problems: readonly Pa
       }
     }
     const f: Finding = {
-      ruleId: rule.id, severity: rule.severity, file: o.file, line: o.line(path), kind: o.kind, namespace: o.namespace, name: o.name, object: o.ref,
+      ruleId: rule.id, severity, file: o.file, line: o.line(path), kind: o.kind, namespace: o.namespace, name: o.name, object: o.ref,
       path, message, mechanism: `${rule.mechanism} (${rule.fieldNotes})`, fix: rule.fix, values, status, ...(justification !== undefined ? { justification } : {}),
     };
     seq.set(f, seq.size);
     findings.push(f);
   };
 
+  const skippedKinds: Record<string, number> = {};
   for (const o of objects) {
     policyOf(o);
     const rules = RULES_BY_KIND.get(o.kind);
-    if (!rules) continue;
+    if (!rules) {
+      if (!CONTEXT_KINDS.has(o.kind)) skippedKinds[o.kind] = (skippedKinds[o.kind] ?? 0) + 1;
+      continue;
+    }
     for (const rule of rules) {
       const ctx: RuleContext = {
         index,
         facts,
-        report: (target, path, message, values) => push(rule, target, path, message, values),
+        simulate: opts.simulate ?? true,
+        report: (target, path, message, values, severity) => push(rule, target, path, message, values, severity),
         skip: (target, fact, detail) => skips.push({ ruleId: rule.id, file: target.file, object: target.ref, fact, detail: detail ?? missingFact(target, fact) }),
         invalidFact: (target, fact, raw, source) => push(ENGINE_RULES.invalidFact, target, 'metadata.annotations',
           `${factDefinition(fact).annotation} = ${JSON.stringify(raw)} (${source}) is not ${factDefinition(fact).format}; ${rule.id} cannot run.`, { fact, value: raw }),
@@ -144,7 +163,7 @@ export function lintParsed(objects: readonly LintObject[], problems: readonly Pa
   for (const o of objects) if (!fileOrder.has(o.file)) fileOrder.set(o.file, fileOrder.size);
   for (const p of problems) if (!fileOrder.has(p.file)) fileOrder.set(p.file, fileOrder.size);
   findings.sort((a, b) => (fileOrder.get(a.file)! - fileOrder.get(b.file)!) || (a.line - b.line) || (seq.get(a)! - seq.get(b)!));
-  return { findings, skips, objects: objects.length };
+  return { findings, skips, objects: objects.length, skippedKinds };
 }
 
 function missingFact(o: LintObject, fact: FactName): string {
