@@ -1,4 +1,4 @@
-import { podLabels, rec, replicasOf, scaleIntOrPercent, selectorMatches } from './k8s';
+import { podLabels, rec, replicaCount, scaleIntOrPercent, selectorMatches } from './k8s';
 import { RuleContext, RuleDefinition } from './rule';
 import { LintObject } from './source';
 
@@ -48,10 +48,12 @@ export const DISRUPTION_RULES: readonly RuleDefinition[] = [
     fix: 'Add a PodDisruptionBudget selecting the pod labels with maxUnavailable chosen so the survivors stay below saturation at peak (rollwise derives it from peak-rps and saturation-rps-per-replica), and unhealthyPodEvictionPolicy: AlwaysAllow.',
     facts: [],
     check(o, ctx) {
-      const replicas = replicasOf(o);
-      if (replicas === undefined || replicas < 2) return;
+      const count = replicaCount(o, ctx.index);
+      // With an autoscaler the fleet is multi-replica whenever it may scale past one (at peak, when a drain hurts).
+      if (!count || count.max < 2) return;
       if (pdbsFor(o, ctx).length > 0) return;
-      ctx.report(o, 'spec.replicas', `${replicas} replicas and no PodDisruptionBudget in the linted manifests selects labels ${JSON.stringify(podLabels(o))}.`, { replicas });
+      const shown = count.scaler ? `${count.max === count.min ? count.min : `${count.min}-${count.max}`} replicas (${count.source})` : `${count.min} replicas`;
+      ctx.report(o, count.scaler ? 'spec' : 'spec.replicas', `${shown} and no PodDisruptionBudget in the linted manifests selects labels ${JSON.stringify(podLabels(o))}.`, { replicas: count.min, maxReplicas: count.max });
     },
   },
   {
@@ -64,7 +66,8 @@ export const DISRUPTION_RULES: readonly RuleDefinition[] = [
     fix: 'Lower the PDB maxUnavailable (or raise minAvailable, or add replicas) until peak-rps / (replicas - allowed disruptions) stays below the per-replica saturation rate (rollwise keeps 80 % headroom).',
     facts: ['peakRps', 'saturationRpsPerReplica'],
     check(o, ctx) {
-      const replicas = replicasOf(o);
+      // The fewest replicas (an autoscaler's floor): the survivors' share is largest there.
+      const replicas = replicaCount(o, ctx.index)?.min;
       if (replicas === undefined || replicas < 2) return;
       const pdbs = pdbsFor(o, ctx);
       if (pdbs.length === 0) return;
