@@ -9,3 +9,4 @@ export * from './run-lint';
 export * from './synth-check';
 export * from './validation-plugin';
 export * from './docs';
+export * from './scan';
