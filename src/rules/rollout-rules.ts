@@ -1,4 +1,4 @@
-import { arr, containers, int, probeTiming, rec, replicasOf, scaleIntOrPercent, str } from './k8s';
+import { arr, containers, int, probeTiming, rec, replicaCount, replicasOf, scaleIntOrPercent, str } from './k8s';
 import { RuleDefinition } from './rule';
 import { LintObject } from './source';
 
@@ -57,6 +57,10 @@ export const ROLLOUT_RULES: readonly RuleDefinition[] = [
       const withReadiness = containers(o).map((ref) => rec(ref.c.readinessProbe)).filter((p): p is Record<string, unknown> => p !== undefined);
       if (withReadiness.length === 0) return;
       const leave = Math.max(...withReadiness.map((p) => { const t = probeTiming(p); return t.failureThreshold * t.periodSeconds; }));
+      // One replica has no availability for a rollout to keep: the update takes the service down
+      // whatever minReadySeconds says (DaemonSets have no count and are checked).
+      const count = replicaCount(o, ctx.index);
+      if (count && count.max < 2) return;
       const mu = maxUnavailable(o);
       if (!mu || mu.value <= 0) return;
       const minReady = int(rec(o.obj.spec)?.minReadySeconds) ?? 0;
@@ -103,11 +107,15 @@ export const ROLLOUT_RULES: readonly RuleDefinition[] = [
       // Deployment: there is no canary stage for an analysis to gate.
       if (steps.length === 0) return;
       const weights = steps.map((s) => int(s.setWeight)).filter((w): w is number => w !== undefined);
+      // Steps that never give the canary pods or traffic (only pauses, setWeight 0) expose nothing an
+      // analysis could measure: the update is a delayed rolling update, as with no steps.
+      const exposes = weights.some((w) => w > 0) || steps.some((s) => s.setCanaryScale !== undefined || s.experiment !== undefined);
+      if (!exposes) return;
       const scales = steps.filter((s) => s.setCanaryScale !== undefined).length;
       const pauses = steps.filter((s) => s.pause !== undefined).length;
       const routed = rec(canary.trafficRouting) !== undefined;
       const shape = [
-        weights.length ? `setWeight ${weights.join(' -> ')} -> 100` : undefined,
+        weights.length ? `setWeight ${[...weights, ...(weights[weights.length - 1] === 100 ? [] : [100])].join(' -> ')}` : undefined,
         scales ? `${scales} setCanaryScale step(s)` : undefined,
         pauses ? `${pauses} pause step(s)` : undefined,
       ].filter((x) => x !== undefined).join(', ');

@@ -89,7 +89,9 @@ export function parseManifestText(text: string, file: string): ParsedSource {
     const r = js !== null && typeof js === 'object' && !Array.isArray(js) ? (js as Manifest) : undefined;
     const hasKind = typeof r?.kind === 'string';
     const hasApi = typeof r?.apiVersion === 'string';
-    if (!hasKind && !hasApi) {
+    // Neither field: a values file, JSON Schema or OpenAPI document. A Helm Chart.yaml has an
+    // apiVersion (v1/v2) and name/version but no kind: chart metadata, not an object either.
+    if ((!hasKind && !hasApi) || (!hasKind && typeof r?.name === 'string' && r?.version !== undefined)) {
       if (js !== null && js !== undefined) notManifests++;
       continue;
     }
