@@ -1,4 +1,4 @@
-import { podLabels, rec, replicaCount, scaleIntOrPercent, selectorMatches } from './k8s';
+import { rec, replicaCount, scaleIntOrPercent, selectorMatches, workloadLabels } from './k8s';
 import { RuleContext, RuleDefinition } from './rule';
 import { LintObject } from './source';
 
@@ -12,7 +12,7 @@ export function pdbsFor(w: LintObject, ctx: RuleContext): LintObject[] {
 }
 
 function matchPdbs(w: LintObject, ctx: RuleContext): LintObject[] {
-  const labels = podLabels(w);
+  const labels = workloadLabels(w, ctx.index);
   return ctx.index.inNamespace('PodDisruptionBudget', w.namespace).filter((p) => {
     const sel = rec(p.obj.spec)?.selector;
     // policy/v1: an empty selector selects every pod in the namespace.
@@ -51,9 +51,12 @@ export const DISRUPTION_RULES: readonly RuleDefinition[] = [
       const count = replicaCount(o, ctx.index);
       // With an autoscaler the fleet is multi-replica whenever it may scale past one (at peak, when a drain hurts).
       if (!count || count.max < 2) return;
+      // No pod labels: an incomplete object (a kustomize patch, a fixture) that no PDB could select.
+      const labels = workloadLabels(o, ctx.index);
+      if (Object.keys(labels).length === 0) return;
       if (pdbsFor(o, ctx).length > 0) return;
       const shown = count.scaler ? `${count.max === count.min ? count.min : `${count.min}-${count.max}`} replicas (${count.source})` : `${count.min} replicas`;
-      ctx.report(o, count.scaler ? 'spec' : 'spec.replicas', `${shown} and no PodDisruptionBudget in the linted manifests selects labels ${JSON.stringify(podLabels(o))}.`, { replicas: count.min, maxReplicas: count.max });
+      ctx.report(o, count.scaler ? 'spec' : 'spec.replicas', `${shown} and no PodDisruptionBudget in the linted manifests selects labels ${JSON.stringify(labels)}.`, { replicas: count.min, maxReplicas: count.max });
     },
   },
   {

@@ -111,6 +111,19 @@ export function podLabels(o: LintObject): Record<string, string> {
   return labels as Record<string, string>;
 }
 
+/**
+ * The pod labels a PDB would have to select: the template's, or for a Rollout with `workloadRef`
+ * those of the referenced Deployment among the linted objects. Empty for an incomplete object (a
+ * kustomize patch with only `spec.replicas`, a fixture without labels).
+ */
+export function workloadLabels(o: LintObject, index: KindIndex & { get(kind: string, namespace: string | undefined, name: string): LintObject | undefined }): Record<string, string> {
+  const own = podLabels(o);
+  if (Object.keys(own).length > 0 || o.kind !== 'Rollout') return own;
+  const ref = rec(rec(o.obj.spec)?.workloadRef);
+  const target = ref && str(ref.name) ? index.get(str(ref.kind) ?? 'Deployment', o.namespace, str(ref.name)!) : undefined;
+  return target ? podLabels(target) : own;
+}
+
 export function containers(o: LintObject): ContainerRef[] {
   const spec = podSpec(o);
   if (!spec) return [];

@@ -113,10 +113,12 @@ export const ROLLOUT_RULES: readonly RuleDefinition[] = [
       if (!exposes) return;
       const scales = steps.filter((s) => s.setCanaryScale !== undefined).length;
       const pauses = steps.filter((s) => s.pause !== undefined).length;
+      const experiments = steps.filter((s) => s.experiment !== undefined).length;
       const routed = rec(canary.trafficRouting) !== undefined;
       const shape = [
         weights.length ? `setWeight ${[...weights, ...(weights[weights.length - 1] === 100 ? [] : [100])].join(' -> ')}` : undefined,
         scales ? `${scales} setCanaryScale step(s)` : undefined,
+        experiments ? `${experiments} experiment step(s) without analyses` : undefined,
         pauses ? `${pauses} pause step(s)` : undefined,
       ].filter((x) => x !== undefined).join(', ');
       ctx.report(o, 'spec.strategy.canary',

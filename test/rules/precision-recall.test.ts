@@ -139,6 +139,16 @@ describe('precision: Kubernetes defaults and mechanisms that cannot occur', () =
   });
 });
 
+test('RW601 skips an incomplete object (a kustomize patch with only replicas) and follows a Rollout\'s workloadRef', () => {
+  const patch = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'checkout-api', namespace: 'checkout' }, spec: { replicas: 3, template: { spec: { containers: [{ name: 'app' }] } } } };
+  expect(open(lintObjects([patch]))).toEqual([]);
+  const d = cleanDeployment();
+  d.spec.replicas = 0;
+  const r = { apiVersion: 'argoproj.io/v1alpha1', kind: 'Rollout', metadata: { name: 'checkout-api', namespace: 'checkout' }, spec: { replicas: 5, workloadRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'checkout-api' }, progressDeadlineAbort: true, strategy: { canary: {} } } };
+  expect(open(lintObjects([d, r])).map((f) => f.message)).toEqual(['5 replicas and no PodDisruptionBudget in the linted manifests selects labels {"app":"checkout-api"}.']);
+  expect(open(lintObjects([d, r, pdb()]))).toEqual([]);
+});
+
 describe('recall', () => {
   test.each([
     ['grpc', { grpc: { port: 9090 } }],
