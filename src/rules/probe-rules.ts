@@ -117,15 +117,15 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
   {
     id: 'RW105-liveness-identical-to-readiness',
     severity: 'error',
-    title: 'Liveness probe is identical to the readiness probe',
+    title: 'An HTTP, gRPC or exec liveness probe is identical to the readiness probe',
     kinds: W,
-    mechanism: 'A liveness copy of readiness restarts exactly the pods that are merely loaded: each restart lands on a cold cache, survivors carry more load and fail in turn (falling dominoes, CrashLoopBackOff).',
+    mechanism: 'A liveness copy of readiness restarts exactly the pods that are merely loaded: each restart lands on a cold cache, survivors carry more load and fail in turn (falling dominoes, CrashLoopBackOff). Identical tcpSocket probes are not reported: a TCP connect does not run application code, so it does not fail on a loaded pod.',
     fieldNotes: 'field-notes 4',
     fix: 'Give liveness a process-only check (a TCP connect or a handler that touches no dependency) and make it far more lenient than readiness (longer timeout, more failures).',
     facts: [],
     check(o, ctx) {
       for (const { ref, l, lt, identical } of livenessReadinessPairs(o)) {
-        if (identical) {
+        if (identical && inProcessHandler(l)) {
           ctx.report(o, `${ref.path}.livenessProbe`,
             `container "${ref.name}": livenessProbe equals readinessProbe (${probeHandler(l)}, timeout ${lt.timeoutSeconds} s, period ${lt.periodSeconds} s, failureThreshold ${lt.failureThreshold}).`,
             { handler: probeHandler(l), timeoutSeconds: lt.timeoutSeconds, periodSeconds: lt.periodSeconds, failureThreshold: lt.failureThreshold });

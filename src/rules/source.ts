@@ -68,7 +68,8 @@ export function parseManifestText(text: string, file: string): ParsedSource {
       if (!LOOKS_LIKE_MANIFEST.test(source)) { notManifests++; continue; }
       const e = doc.errors[0];
       const line = e.linePos ? e.linePos[0].line : lineCounter.linePos(e.pos[0]).line;
-      problems.push({ file, line, message: e.message.split('\n')[0] });
+      const kind = /^kind:\s*["']?([A-Za-z0-9]+)["']?\s*$/m.exec(source)?.[1];
+      problems.push({ file, line, message: e.message.split('\n')[0], ...(kind ? { kind } : {}) });
       continue;
     }
     if (doc.contents === null) continue;

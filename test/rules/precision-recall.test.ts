@@ -120,6 +120,17 @@ describe('precision: Kubernetes defaults and mechanisms that cannot occur', () =
     expect(open(lintObjects([d, pdb(), service()])).map((x) => x.ruleId)).toEqual(['RW106-liveness-stricter-than-readiness']);
   });
 
+  test('RW105 skips identical tcpSocket probes (a TCP connect does not measure load); exec copies are reported', () => {
+    const d = cleanDeployment();
+    c0(d).readinessProbe = { tcpSocket: { port: 'http' }, timeoutSeconds: 3, periodSeconds: 10, failureThreshold: 3, successThreshold: 3 };
+    c0(d).livenessProbe = { tcpSocket: { port: 'http' }, timeoutSeconds: 3, periodSeconds: 10, failureThreshold: 3 };
+    expect(open(lintObjects([d, pdb(), service()]))).toEqual([]);
+    const exec = { exec: { command: ['/bin/healthcheck'] }, timeoutSeconds: 3, periodSeconds: 10, failureThreshold: 3 };
+    c0(d).readinessProbe = { ...exec, successThreshold: 3 };
+    c0(d).livenessProbe = exec;
+    expect(open(lintObjects([d, pdb(), service()])).map((x) => x.ruleId)).toEqual(['RW105-liveness-identical-to-readiness']);
+  });
+
   test('RW302 skips blue-green Rollouts', () => {
     const r = rollout();
     delete r.spec.progressDeadlineAbort;

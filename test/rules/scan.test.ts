@@ -76,6 +76,15 @@ describe('scans of whole repositories', () => {
     expect(half.findings.map((f) => f.message)).toEqual(['the document has kind Deployment but no apiVersion; kubectl would refuse it']);
   });
 
+  test('a document that does not parse is an error, or info when its kind is one no rule checks', () => {
+    const body = "metadata:\n  name: x\nspec:\n  versions:\n    - columns:\n        - description: 'a long text\n        continued under the key'\n";
+    const crd = lintText(`apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n${body}`, 'crd.yaml');
+    expect(crd.findings.map((f) => `${f.ruleId} ${f.severity}`)).toEqual(['RW000-malformed-document info']);
+    expect(crd.findings[0].message).toContain('kind CustomResourceDefinition, which no rule checks');
+    const dep = lintText(`apiVersion: apps/v1\nkind: Deployment\n${body}`, 'dep.yaml');
+    expect(dep.findings.map((f) => `${f.ruleId} ${f.severity}`)).toEqual(['RW000-malformed-document error']);
+  });
+
   test('a file that cannot be read is reported and the rest is still linted (self-looping symlink, dangling link)', () => {
     const dir = repo({ 'deploy/app.yaml': broken() });
     fs.symlinkSync('loop.yaml', path.join(dir, 'deploy', 'loop.yaml'));
