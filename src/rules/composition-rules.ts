@@ -1,5 +1,5 @@
-import { drainAtPeakScenario } from '../simulate/drain-at-peak';
-import { isBadVerdict, simulate } from '../simulate/model';
+import { drainAtPeakScenario, DrainAtPeakOptions } from '../simulate/drain-at-peak';
+import { isBadVerdict, simulate, SimSummary } from '../simulate/model';
 import { allowedDisruptions, pdbsFor } from './disruption-rules';
 import { factDefinition } from './facts';
 import { ContainerRef, containers, cpuCores, inProcessHandler, Json, probeTiming, ProbeTiming, rec, replicaCount, ReplicaCount, secs } from './k8s';
@@ -105,23 +105,39 @@ function drainSize(o: LintObject, replicas: number, ctx: RuleContext): { drain: 
 
 interface SimVerdict { readonly bad: boolean; readonly text: string; readonly values: Record<string, FindingValue> }
 
+/**
+ * The simulation is deterministic (fixed seed), so one result serves every workload with the same
+ * inputs: a repository of services cut from one template runs it once, not once per workload.
+ */
+const SIM_CACHE = new Map<string, SimSummary | undefined>();
+const SIM_CACHE_MAX = 1000;
+
+function cachedSimulation(opts: DrainAtPeakOptions): SimSummary | undefined {
+  const key = JSON.stringify(opts);
+  if (SIM_CACHE.has(key)) return SIM_CACHE.get(key);
+  let summary: SimSummary | undefined;
+  try {
+    summary = simulate(drainAtPeakScenario(opts)).summary;
+  } catch {
+    summary = undefined; // values the simulator cannot model (e.g. a zero threshold): the plain rules report those
+  }
+  if (SIM_CACHE.size >= SIM_CACHE_MAX) SIM_CACHE.delete(SIM_CACHE.keys().next().value!);
+  SIM_CACHE.set(key, summary);
+  return summary;
+}
+
 /** Runs the drain at peak (src/simulate) with the workload's own probes, limit and replicas. */
 function simulateDrain(o: LintObject, c: Composition, peak: number, sat: number, ctx: RuleContext): SimVerdict | undefined {
   const n = c.replicas.min;
   const { drain, why } = drainSize(o, n, ctx);
   const { periodSeconds, timeoutSeconds, failureThreshold, successThreshold } = c.t;
-  let summary;
-  try {
-    const s = drainAtPeakScenario({
-      replicas: n, drain, peakRps: peak, saturationRpsPerReplica: sat,
-      readiness: { periodSeconds, timeoutSeconds, failureThreshold, successThreshold },
-      ...(c.load?.cpuLimitRatio !== undefined ? { cpuLimitRatio: c.load.cpuLimitRatio } : {}),
-      ...(c.load?.p99 !== undefined ? { healthP99Seconds: c.load.p99 } : {}),
-    });
-    summary = simulate(s).summary;
-  } catch {
-    return undefined; // values the simulator cannot model (e.g. a zero threshold): the plain rules report those
-  }
+  const summary = cachedSimulation({
+    replicas: n, drain, peakRps: peak, saturationRpsPerReplica: sat,
+    readiness: { periodSeconds, timeoutSeconds, failureThreshold, successThreshold },
+    ...(c.load?.cpuLimitRatio !== undefined ? { cpuLimitRatio: c.load.cpuLimitRatio } : {}),
+    ...(c.load?.p99 !== undefined ? { healthP99Seconds: c.load.p99 } : {}),
+  });
+  if (!summary) return undefined;
   const rps = Math.round(peak).toLocaleString('en-US');
   const remaining = n - drain;
   const after = Math.max(0, Math.round(summary.minReadyAtSeconds - 60));
