@@ -172,6 +172,7 @@ export function runLintCli(paths: readonly string[], cli: LintCliOptions, write:
     facts = factsFromOptions(cli);
   } catch (e) {
     writeError(`rollwise lint: ${(e as Error).message}\n`);
+    if (cli.format === 'sarif') write(formatSarifFailure((e as Error).message));
     return 2;
   }
   return runLint({

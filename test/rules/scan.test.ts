@@ -3,7 +3,7 @@ import * as os from 'os';
 import * as path from 'path';
 import Ajv from 'ajv';
 import * as YAML from 'yaml';
-import { Glob, lintText, runLint } from '../../src/rules';
+import { Glob, lintText, runLint, runLintCli } from '../../src/rules';
 import { c0, cleanDeployment, pdb, service } from './helpers';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -138,5 +138,13 @@ describe('SARIF for code scanning', () => {
     expect(log.runs[0].results).toEqual([]);
     expect(log.runs[0].invocations[0].executionSuccessful).toBe(false);
     expect(log.runs[0].invocations[0].toolExecutionNotifications[0].level).toBe('error');
+  });
+
+  test('a malformed option with --format sarif also writes a valid log', () => {
+    let out = '';
+    expect(runLintCli(['.'], { format: 'sarif', p99: ['checkout-api'] }, (s) => { out += s; }, () => undefined)).toBe(2);
+    const log = JSON.parse(out);
+    expect(validate(log)).toBe(true);
+    expect(log.runs[0].invocations[0].toolExecutionNotifications[0].message.text).toContain('--p99 checkout-api: expected <name>=<value>');
   });
 });
