@@ -109,21 +109,24 @@ interface SimVerdict { readonly bad: boolean; readonly text: string; readonly va
  * The simulation is deterministic (fixed seed), so one result serves every workload with the same
  * inputs: a repository of services cut from one template runs it once, not once per workload.
  */
-const SIM_CACHE = new Map<string, SimSummary | undefined>();
+interface SimRun { readonly summary: SimSummary; readonly drainAtSeconds: number; readonly seed: number }
+
+const SIM_CACHE = new Map<string, SimRun | undefined>();
 const SIM_CACHE_MAX = 1000;
 
-function cachedSimulation(opts: DrainAtPeakOptions): SimSummary | undefined {
+function cachedSimulation(opts: DrainAtPeakOptions): SimRun | undefined {
   const key = JSON.stringify(opts);
   if (SIM_CACHE.has(key)) return SIM_CACHE.get(key);
-  let summary: SimSummary | undefined;
+  let run: SimRun | undefined;
   try {
-    summary = simulate(drainAtPeakScenario(opts)).summary;
+    const scenario = drainAtPeakScenario(opts);
+    run = { summary: simulate(scenario).summary, drainAtSeconds: scenario.events[0]?.atSeconds ?? 0, seed: scenario.seed };
   } catch {
-    summary = undefined; // values the simulator cannot model (e.g. a zero threshold): the plain rules report those
+    run = undefined; // values the simulator cannot model (e.g. a zero threshold): the plain rules report those
   }
   if (SIM_CACHE.size >= SIM_CACHE_MAX) SIM_CACHE.delete(SIM_CACHE.keys().next().value!);
-  SIM_CACHE.set(key, summary);
-  return summary;
+  SIM_CACHE.set(key, run);
+  return run;
 }
 
 /** Runs the drain at peak (src/simulate) with the workload's own probes, limit and replicas. */
@@ -131,25 +134,24 @@ function simulateDrain(o: LintObject, c: Composition, peak: number, sat: number,
   const n = c.replicas.min;
   const { drain, why } = drainSize(o, n, ctx);
   const { periodSeconds, timeoutSeconds, failureThreshold, successThreshold } = c.t;
-  const summary = cachedSimulation({
+  const run = cachedSimulation({
     replicas: n, drain, peakRps: peak, saturationRpsPerReplica: sat,
     readiness: { periodSeconds, timeoutSeconds, failureThreshold, successThreshold },
     ...(c.load?.cpuLimitRatio !== undefined ? { cpuLimitRatio: c.load.cpuLimitRatio } : {}),
     ...(c.load?.p99 !== undefined ? { healthP99Seconds: c.load.p99 } : {}),
   });
-  if (!summary) return undefined;
+  if (!run) return undefined;
+  const { summary, seed } = run;
   const rps = Math.round(peak).toLocaleString('en-US');
   const remaining = n - drain;
-  const after = Math.max(0, Math.round(summary.minReadyAtSeconds - 60));
+  const after = Math.max(0, Math.round(summary.minReadyAtSeconds - run.drainAtSeconds));
+  const how = `${summary.verdict}; ${summary.durationSeconds / 60} min simulated, seed ${seed}`;
   const bad = isBadVerdict(summary.verdict);
   const text = bad || summary.minReady < remaining
-    ? `simulated: a drain of ${drain} of ${n} (${why}) at ${rps} req/s: ready endpoints reach ${summary.minReady} after ${after} s (${summary.verdict}; 10 min, seed ${s_seed})`
-    : `simulated: a drain of ${drain} of ${n} (${why}) at ${rps} req/s keeps ${remaining}/${remaining} remaining pods ready (${summary.verdict}; 10 min, seed ${s_seed})`;
+    ? `simulated: a drain of ${drain} of ${n} (${why}) at ${rps} req/s: ready endpoints reach ${summary.minReady} after ${after} s (${how})`
+    : `simulated: a drain of ${drain} of ${n} (${why}) at ${rps} req/s keeps ${remaining}/${remaining} remaining pods ready (${how})`;
   return { bad, text, values: { simulatedDrain: drain, simulatedMinReady: summary.minReady, simulatedVerdict: summary.verdict } };
 }
-
-/** The simulator's default seed (src/simulate/scenario.ts DEFAULTS.seed), quoted so a run can be repeated. */
-const s_seed = 1;
 
 export const COMPOSITION_RULES: readonly RuleDefinition[] = [
   {
