@@ -105,12 +105,12 @@ function drainSize(o: LintObject, replicas: number, ctx: RuleContext): { drain: 
 
 interface SimVerdict { readonly bad: boolean; readonly text: string; readonly values: Record<string, FindingValue> }
 
+interface SimRun { readonly summary: SimSummary; readonly drainAtSeconds: number; readonly seed: number }
+
 /**
  * The simulation is deterministic (fixed seed), so one result serves every workload with the same
  * inputs: a repository of services cut from one template runs it once, not once per workload.
  */
-interface SimRun { readonly summary: SimSummary; readonly drainAtSeconds: number; readonly seed: number }
-
 const SIM_CACHE = new Map<string, SimRun | undefined>();
 const SIM_CACHE_MAX = 1000;
 
