@@ -56,10 +56,17 @@ describe('every valid input yields safe, schema-valid output', () => {
       try {
         objs = synthService(props, 'svc');
       } catch (e) {
-        // The only refusal allowed for in-range inputs: the simulated drain at peak does not hold
-        // (e.g. a p99 near the timeout with survivors near saturation). It must say so and how to fix it.
+        // The only refusals allowed for in-range inputs: the simulated drain at peak does not hold
+        // (e.g. a p99 near the timeout with survivors near saturation), or a canary whose traffic is too
+        // low for the volume gate at any weight and window rollwise would choose. Each must say so and how to fix it.
         expect(e).toBeInstanceOf(RollwiseInputError);
-        expect((e as RollwiseInputError).message).toMatch(/^replicas = \d+: the fleet simulator says even a one-pod drain at peak does not hold: .*Fix: scale out first/);
+        const message = (e as RollwiseInputError).message;
+        if (message.startsWith('capacity.')) {
+          expect(props.delivery?.kind).toBe('canary');
+          expect(message).toMatch(/^capacity\.peakRequestsPerSecond = [\d.]+: the canary cannot collect the sample its error ratio needs .* = [\d,.]+ .*below [\d,]+\..*Fix: .*manualPromotion/);
+        } else {
+          expect(message).toMatch(/^replicas = \d+: the fleet simulator says even a one-pod drain at peak does not hold: .*Fix: scale out first/);
+        }
         refusedBySimulation++;
         return;
       }

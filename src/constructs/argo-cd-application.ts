@@ -57,18 +57,44 @@ export class ArgoCdApplication extends Construct {
       destination: { server: s.server ?? 'https://kubernetes.default.svc', namespace: destNs },
       syncPolicy: {
         automated: r.use('spec.syncPolicy.automated', decided({ prune: true, selfHeal: true }, 'Git is the only way in: self-heal reverts hand edits (including `kubectl argo rollouts undo`, which self-heal re-applies from Git within seconds), prune removes what Git no longer holds. Roll back with `git revert` (field-notes 7).')),
-        syncOptions: r.use('spec.syncPolicy.syncOptions', decided(['RespectIgnoreDifferences=true', 'ApplyOutOfSyncOnly=true'],
-          'RespectIgnoreDifferences=true keeps sync from resetting the fields below (the plugin\'s canary weights mid-rollout would otherwise snap back to 100/0); ApplyOutOfSyncOnly=true applies only changed objects, so a sync never touches a Rollout that did not change.')),
+        syncOptions: r.use('spec.syncPolicy.syncOptions', decided(['ApplyOutOfSyncOnly=true'],
+          'ApplyOutOfSyncOnly=true applies only objects that differ from Git after the ignore rules below, so a release (a Rollout change) never re-applies the HTTPRoute and the plugin\'s canary weights stay as they are. No RespectIgnoreDifferences=true: for custom resources Argo CD copies ignored fields from live with a JSON merge patch, which replaces arrays whole (controller/sync.go normalizeTargetResources, v3.5.1; argo-cd#17694, #25284), so with the weight rule it would copy the live spec.rules into every sync and a Git change to the route\'s rules would never apply. The price: a commit that changes the route itself, applied during a canary, writes Git\'s 100/0 (all traffic to stable, the safe side) until the controller sets the weight again.')),
       },
       ...(ignore.length ? { ignoreDifferences: ignore } : {}),
     };
     if (ignore.length) {
-      r.note('spec.ignoreDifferences', `Fields controllers change at runtime: ${[svc.canary ? 'the HTTPRoute backendRef weights (set by the Argo Rollouts Gateway API plugin during a canary)' : '', svc.replicasOwnedByAutoscaler ? `${svc.workload.kind} /spec/replicas (owned by the autoscaler)` : ''].filter(Boolean).join('; ')}; without this Argo CD reports drift and self-heal fights the controllers (reference: Argo CD and Rollouts).`);
+      r.note('spec.ignoreDifferences', `Fields controllers change at runtime: ${[svc.canary ? 'the HTTPRoute backendRef weights (set by the Argo Rollouts Gateway API plugin during a canary)' : '', svc.replicasOwnedByAutoscaler ? `${svc.workload.kind} /spec/replicas (owned by the autoscaler, and absent from Git)` : ''].filter(Boolean).join('; ')}; without this Argo CD reports drift and self-heal fights the controllers (reference: Argo CD and Rollouts). They only leave the diff: every other field of these objects, the route's rules included, is still applied from Git.`);
     }
+    const frozen = arrayFreezingIgnores(spec);
+    if (frozen.length) throw new Error(`ArgoCdApplication ${name}: ${frozen.join('; ')}`);
     this.application = new ApiObject(this, 'application', {
       ...Application.GVK,
       metadata: { name, namespace: s.namespace ?? 'argocd', labels: { 'app.kubernetes.io/managed-by': 'rollwise' }, annotations: r.annotations() },
       spec,
     });
   }
+}
+
+interface IgnoreRule { readonly kind?: string; readonly jqPathExpressions?: readonly string[]; readonly jsonPointers?: readonly string[] }
+
+/**
+ * The ignore rules that would freeze a whole array in sync: with `RespectIgnoreDifferences=true`,
+ * Argo CD copies the ignored fields of a custom resource from live into the object it applies with
+ * a JSON merge patch (controller/sync.go normalizeTargetResources, v3.5.1; restoreNonIgnoredFields
+ * walks maps only), and a merge patch replaces arrays whole (RFC 7386), so a rule on an array
+ * element (jq `[]` or `[n]`, a numeric JSON pointer segment) makes the whole live array win over
+ * Git (argo-cd#17694, #25284). Empty when the Application is safe.
+ */
+export function arrayFreezingIgnores(spec: { syncPolicy?: { syncOptions?: readonly string[] }; ignoreDifferences?: readonly IgnoreRule[] }): string[] {
+  if (!(spec.syncPolicy?.syncOptions ?? []).includes('RespectIgnoreDifferences=true')) return [];
+  const out: string[] = [];
+  for (const rule of spec.ignoreDifferences ?? []) {
+    for (const jq of rule.jqPathExpressions ?? []) {
+      if (/\[/.test(jq)) out.push(`${rule.kind ?? '?'} jqPathExpression ${jq} names an array element while RespectIgnoreDifferences=true: Argo CD would apply the whole live array instead of Git's`);
+    }
+    for (const ptr of rule.jsonPointers ?? []) {
+      if (/\/(\d+|-)(\/|$)/.test(ptr)) out.push(`${rule.kind ?? '?'} jsonPointer ${ptr} names an array element while RespectIgnoreDifferences=true: Argo CD would apply the whole live array instead of Git's`);
+    }
+  }
+  return out;
 }

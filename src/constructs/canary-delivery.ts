@@ -6,6 +6,8 @@ import { HttpRoute } from '../../imports/gateway-api-gateway.networking.k8s.io';
 import { Rollout } from '../../imports/rollout-argoproj.io';
 import { analysisMetrics, envoyClusters, GATE_COUNT, INTERVAL, metricLimits, RATE_WINDOW } from '../decisions/analysis';
 import { canaryStrategy, CanaryStep, CanaryStrategyDecisions } from '../decisions/canary';
+import { planCanaryVolume, VolumePlan } from '../decisions/canary-volume';
+import { formatGoDuration } from '../decisions/inputs';
 import { decided } from '../decisions/decision';
 import { GatewayRef } from '../decisions/platform';
 import { replicasDecision, ServiceDecisions } from '../decisions/service';
@@ -33,6 +35,11 @@ export interface CanaryDeliveryProps {
   readonly maxErrorRatio: number;
   /** @default the rollwise default steps */
   readonly steps?: CanaryStep[];
+  /**
+   * Why a human promotes instead of the volume gate (Delivery.canary({ manualPromotion })).
+   * @default the analysis promotes
+   */
+  readonly manualPromotion?: string;
   /** Annotations with facts for the lint rules, put on the Rollout. */
   readonly facts: Record<string, string>;
   /** Omit spec.replicas (an autoscaler owns it). */
@@ -54,6 +61,8 @@ export class CanaryDelivery extends Construct {
   public readonly backgroundTemplate: ApiObject;
   public readonly gateTemplate: ApiObject;
   public readonly strategy: CanaryStrategyDecisions;
+  /** The volume gate: measurement window, minimum sample, first weight, with the arithmetic. */
+  public readonly volume: VolumePlan;
 
   constructor(scope: Construct, id: string, props: CanaryDeliveryProps) {
     super(scope, id);
@@ -63,8 +72,9 @@ export class CanaryDelivery extends Construct {
     const gateName = `${d.name}-canary-gate`;
     const backgroundName = `${d.name}-canary-background`;
     const meta = (name: string, reasons: Reasons, extra: Record<string, string> = {}) => ({ name, namespace: ns, labels: props.labels, annotations: { ...extra, ...reasons.annotations() } });
-    this.strategy = canaryStrategy(d.rollout, gateName, props.steps);
-    const firstWeight = (this.strategy.steps.value.find((s) => typeof s.setWeight === 'number' && (s.setWeight as number) > 0)?.setWeight as number | undefined) ?? 5;
+    this.volume = planCanaryVolume({ maxErrorRatio: props.maxErrorRatio, peakRps: d.capacity?.peakRps, releaseRps: d.releaseRps, steps: props.steps, manualPromotion: props.manualPromotion });
+    this.strategy = canaryStrategy(d.rollout, gateName, props.steps, { steps: this.volume.steps, reason: this.volume.reason, manualPromotion: props.manualPromotion });
+    const firstWeight = this.volume.firstWeightPercent;
 
     // The Rollout.
     const ro = new Reasons();
@@ -129,7 +139,10 @@ export class CanaryDelivery extends Construct {
     this.route = new ApiObject(this, 'route', { ...HttpRoute.GVK, metadata: meta(d.name, rt), spec: routeSpec });
 
     // Analysis templates.
-    const metrics = analysisMetrics({ namespace: ns ?? 'default', name: d.name, prometheusAddress: props.prometheusAddress, maxErrorRatio: props.maxErrorRatio, firstWeightPercent: firstWeight });
+    const v = this.volume;
+    const window = formatGoDuration(v.windowSeconds);
+    const metrics = analysisMetrics({ namespace: ns ?? 'default', name: d.name, prometheusAddress: props.prometheusAddress, maxErrorRatio: props.maxErrorRatio, firstWeightPercent: firstWeight, windowSeconds: v.windowSeconds, minRequests: v.minRequests, volumeReason: v.reason })
+      .filter((m) => v.volumeMetric || m.name !== 'canary-request-volume');
     const limits = metricLimits();
     const analysisTemplate = (name: string, inline: boolean) => {
       const r = new Reasons();
@@ -138,22 +151,23 @@ export class CanaryDelivery extends Construct {
         metrics: metrics.map((m, i) => {
           r.note(`spec.metrics[${i}].provider.prometheus.query`, m.reason);
           r.note(`spec.metrics[${i}].successCondition`, 'Guarded: an empty result (no series) or NaN (0/0 without traffic) satisfies neither condition, so the measurement is Inconclusive and the rollout pauses; unguarded, `result[0]` on an empty result is an Error and NaN fails the comparison (reference: AnalysisTemplate).');
-          if (i > 0) r.note(`spec.metrics[${i}].failureLimit`, `The same interval and limits as ${metrics[0].name}, for the same reasons.`);
+          if (i > 0 && m.failureLimit) r.use(`spec.metrics[${i}].failureLimit`, m.failureLimit);
+          else if (i > 0) r.note(`spec.metrics[${i}].failureLimit`, `The same interval and limits as ${metrics[0].name}, for the same reasons.`);
           if (i === 0) {
-            r.use(`spec.metrics[${i}].interval`, decided(INTERVAL, `One measurement a minute over a ${RATE_WINDOW} rate window (4 scrapes at 30 s): measurements overlap, so a burst of errors is seen twice, and one lost scrape does not empty the window.`));
+            r.use(`spec.metrics[${i}].interval`, decided(INTERVAL, `One measurement a minute over a ${window} window (at least ${RATE_WINDOW}, 4 scrapes at 30 s, so one lost scrape does not empty it): measurements overlap, so a burst of errors is seen at least twice.`));
             r.use(`spec.metrics[${i}].failureLimit`, limits.failureLimit);
             r.use(`spec.metrics[${i}].inconclusiveLimit`, limits.inconclusiveLimit);
             r.use(`spec.metrics[${i}].consecutiveErrorLimit`, limits.consecutiveErrorLimit);
             if (inline) r.use(`spec.metrics[${i}].count`, decided(GATE_COUNT, `${GATE_COUNT} measurements, one a minute: the gate watches the canary at its last weight for ${GATE_COUNT} minutes; an inline step needs a finite count, and ${GATE_COUNT} >= failureLimit + consecutiveSuccessLimit.`));
-            else r.use(`spec.metrics[${i}].initialDelay`, decided(RATE_WINDOW, `Waits ${RATE_WINDOW}, one full rate window, after the first weight so the window holds canary traffic only, instead of an empty or partial window that reads as no data.`));
+            else r.use(`spec.metrics[${i}].initialDelay`, decided(window, `Waits ${window}, one full window, after the first weight (the canary's cluster exists only from then on) so the first measurement reads a full window of canary traffic, instead of a partial one that reads as too little traffic.`));
           }
           return {
             name: m.name,
             interval: INTERVAL,
-            ...(inline ? { count: GATE_COUNT } : { initialDelay: RATE_WINDOW }),
+            ...(inline ? { count: GATE_COUNT } : { initialDelay: window }),
             successCondition: m.successCondition,
             failureCondition: m.failureCondition,
-            failureLimit: limits.failureLimit.value,
+            failureLimit: (m.failureLimit ?? limits.failureLimit).value,
             inconclusiveLimit: limits.inconclusiveLimit.value,
             consecutiveErrorLimit: limits.consecutiveErrorLimit.value,
             provider: { prometheus: { address: props.prometheusAddress, query: m.query } },

@@ -4,7 +4,6 @@ import { Construct } from 'constructs';
 import { decided } from '../decisions/decision';
 import { Delivery } from '../decisions/canary';
 import { checkInteger, checkPath } from '../decisions/inputs';
-import { checkRolloutSpec } from '../checks/rollout-spec';
 import { RollwiseInputError } from '../errors';
 import { CanaryDelivery, RouteProps } from './canary-delivery';
 import { RouteTrafficPolicy } from './backend-traffic-policy';
@@ -139,6 +138,7 @@ export class HttpService extends Construct {
         prometheusAddress: requirePlatform('prometheusAddress', this.platform.prometheusAddress, '"http://prometheus-operated.monitoring.svc:9090"'),
         maxErrorRatio: this.platform.canaryMaxErrorRatio.value,
         steps: delivery.steps,
+        manualPromotion: delivery.manualPromotion,
         facts: workloadFacts(d, props.appServer),
         replicasOwnedByAutoscaler: props.autoscaling !== undefined,
       });
@@ -195,6 +195,7 @@ export class HttpService extends Construct {
         sloErrorRatio: props.sloErrorRatio,
         gatewayNamespace: this.platform.gateway?.namespace,
         ruleLabels: this.platform.prometheusRuleLabels,
+        hasRoute: this.canary !== undefined,
       });
     } else {
       addSynthWarning(this, 'no PrometheusRule: platform.runbookBaseUrl is not set, and every alert must link to its runbook section. Without alerts on ready endpoints / desired replicas, a readiness cascade is invisible (restarts and error logs stay flat, field-notes 10).');
@@ -248,14 +249,13 @@ export class HttpService extends Construct {
 
   /**
    * The synth-time checks on everything this service emits (escape-hatch patches included): what
-   * the Argo Rollouts controller checks, and the lint rules, whose error-level findings fail synth
+   * the Argo Rollouts controller checks (the RW7xx lint rules) and the other lint rules, whose error-level findings fail synth
    * unless the value was overridden with a reason (rollwise.dev/overrides).
    */
   private check(): string[] {
     const objects = this.node.findAll().filter((c): c is ApiObject => c instanceof ApiObject).map((o) => o.toJson() as { kind?: string });
-    const controller = this.canary ? checkRolloutSpec(objects.find((o) => o.kind === 'Rollout') ?? {}, objects) : [];
     const composition = blockingFindings(lintObjects(objects)).map((f) => `${f.ruleId} ${f.object} ${f.path}: ${f.message} Fix: ${f.fix}`);
-    return [...controller, ...composition];
+    return composition;
   }
 }
 
@@ -287,6 +287,7 @@ function workloadFacts(d: ServiceDecisions, appServer: AppServer): Record<string
     facts[ANNOTATIONS.peakRps] = String(d.capacity.peakRps);
     facts[ANNOTATIONS.saturationRpsPerReplica] = String(d.capacity.saturationRpsPerReplica);
   }
+  if (d.releaseRps !== undefined) facts[ANNOTATIONS.releaseRps] = String(d.releaseRps);
   return facts;
 }
 

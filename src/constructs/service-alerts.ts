@@ -65,6 +65,11 @@ export interface ServiceAlertsProps {
    * @default the platform's labels only
    */
   readonly ruleLabels?: Record<string, string>;
+  /**
+   * Whether the service has an HTTPRoute; without one the route alerts (5xx SLO, UH, UC, per-flag) are left out.
+   * @default true
+   */
+  readonly hasRoute?: boolean;
 }
 
 /**
@@ -88,7 +93,7 @@ export class ServiceAlerts extends Construct {
       throw new RollwiseInputError('namespace', namespace, 'the alerts select the service\'s series by namespace, and neither the props nor the chart give one.', 'pass namespace (or create the chart with { namespace }).');
     }
     const platform = props.platform ?? Platform.defaults();
-    this.alerts = decideAlerts(d, { namespace, workload: props.workload ?? WorkloadKind.ROLLOUT, runbookUrl: props.runbookUrl }, {
+    this.alerts = decideAlerts(d, { namespace, workload: props.workload ?? WorkloadKind.ROLLOUT, runbookUrl: props.runbookUrl, hasRoute: props.hasRoute }, {
       sloErrorRatio: props.sloErrorRatio, cpuThrottlingRatio: props.cpuThrottlingRatio, scrapeInterval: props.scrapeInterval, platform,
     });
     this.runbookPath = props.runbookPath ?? `${d.name}.runbook.md`;

@@ -30,6 +30,13 @@ export interface AlertTargets {
    * @default "app" (the container the pod template renders)
    */
   readonly containerName?: string;
+  /**
+   * Whether the service has an HTTPRoute on the gateway. Without one its traffic never passes an
+   * Envoy cluster of the route, so the route alerts (5xx SLO, UH, UC, per-flag) would select
+   * nothing and are not emitted.
+   * @default true
+   */
+  readonly hasRoute?: boolean;
 }
 
 /** Settings of the alerts; each has a reasoned default. */
@@ -231,6 +238,7 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
   const below = `${ready} < ${desired} * ${floor} / ${d.replicas}`;
 
   const rules: Decision<AlertRule>[] = [];
+  const hasRoute = targets.hasRoute ?? true;
   const add = (r: Omit<AlertRule, 'labels' | 'annotations' | 'anchor'> & { summary: string; description: string }, reason: string, inputs: Record<string, Fact>) => {
     const anchor = githubSlug(r.alert);
     const { summary, description, ...rest } = r;
@@ -287,63 +295,69 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
   { windowSeconds: flapWindow, changes: FLAP_CHANGES });
 
   const total = `sum(rate(envoy_cluster_upstream_rq_total{${routeSel}}[5m]))`;
-  add({
-    alert: 'Route5xxOverSlo', mechanism: '5xx-slo', severity: 'critical',
-    expr: `(sum(rate(envoy_cluster_upstream_rq_xx{${routeSel}, envoy_response_code_class="5"}[5m])) / ${total} > ${slo.value}) and on() (${total} > 0)`,
-    for: '5m',
-    summary: `${name}: route 5xx ratio above the ${slo.value * 100} % SLO (read the response flags to find the mechanism)`,
-    description: `HTTPRoute ${ns}/${name} answered {{ $value | humanizePercentage }} 5xx over 5 minutes (SLO ${slo.value * 100} %). The status code alone does not say why: the response flags in the gateway's access log do (field-notes 9).`,
-    meaning: `More than ${slo.value * 100} % of the route's upstream responses were 5xx for 5 minutes. Stable and canary share one Envoy cluster, so this ratio is blended; and 503s Envoy answers itself with no ready endpoint (UH) never reach these counters: see the UH alert (reference: measuring the canary at Envoy Gateway).`,
-    checkFirst: [
-      'The response flags of the 503s in Loki (query below): "-" = the pod answered 5xx, UC = keep-alive race, UF = connect failure, UO = overflow, UT = timeout.',
-      'Whether a canary is in progress (a canary failing at 20 % shows as 1 % at 5 % weight).',
-      'The application\'s own error logs when the flag is "-".',
-    ],
-  }, `Ratio of ${SOURCES.rqXx} over the route's clusters (envoy_cluster_name=~"${route}", Envoy Gateway's names for HTTPRoute ${name}'s rule clusters, including per-backend clusters) over 5 minutes, above the SLO: ${slo.reason} 0/0 with no traffic is NaN, which never compares true, and the "and ... > 0" guard says so explicitly: no alert without traffic. for 5m: a single burst (one pod restarting) does not page; an SLO breach lasting 5 minutes does.`,
-  { sloErrorRatio: slo.value });
-
-  add({
-    alert: 'EnvoyNoHealthyUpstream', mechanism: 'UH', severity: 'critical',
-    expr: `(max by (envoy_cluster_name) (envoy_cluster_membership_healthy{${routeSel}}) == 0) and on(envoy_cluster_name) (sum by (envoy_cluster_name) (rate(envoy_cluster_upstream_cx_none_healthy{${routeSel}}[${promDuration(rateWindow)}])) > 0)`,
-    for: promDuration(2 * scrape),
-    summary: `${name}: no healthy upstream (Envoy UH): every request to {{ $labels.envoy_cluster_name }} is answered 503 by the gateway`,
-    description: `Envoy cluster {{ $labels.envoy_cluster_name }} of route ${ns}/${name} has no healthy endpoint while requests arrive: the gateway answers 503 with flag UH without contacting a pod, and these 503s are absent from the route's 5xx ratio (field-notes 9).`,
-    meaning: 'The endpoint list Envoy has for this route (or for one backend of it, e.g. the canary) is empty while requests arrive: every one of them is answered 503 UH by the gateway. This is the bottom of the readiness cascade, or a canary whose pods never became ready (field-notes 1, 9).',
-    checkFirst: [
-      `Ready endpoints: \`kubectl -n ${ns} get endpointslices -l kubernetes.io/service-name=${name}\` (and ${name}-canary).`,
-      'Which cluster: a name ending in /backend/<i> is one backendRef (the canary when it is the second one).',
-      'Probe failure events, as for ReadyEndpointsBelowFloor.',
-    ],
-  }, `${SOURCES.membership}, per cluster of the route: the healthy-member gauge is 0 on every Envoy replica (max) while the no-healthy-host counter grows (requests arrive; an idle empty cluster does not fire). for ${promDuration(2 * scrape)} (two scrapes): one stale gauge sample during an xDS update does not page.`,
-  { forSeconds: 2 * scrape });
-
-  add({
-    alert: 'EnvoyUpstreamResetKeepAliveRace', mechanism: 'UC', severity: 'warning',
-    expr: `sum by (envoy_cluster_name) (increase(envoy_cluster_upstream_cx_destroy_remote_with_active_rq{${routeSel}}[15m])) > 0`,
-    for: '0s',
-    summary: `${name}: upstream closed a connection with a request on it (Envoy UC, the keep-alive race)`,
-    description: `Envoy cluster {{ $labels.envoy_cluster_name }} saw connections closed by the pod with a request in flight in the last 15 minutes: each is a 503 UC the client sees. The proxy's idle timeout must be shorter than the application's keep-alive (field-notes 8).`,
-    meaning: 'A pod closed a pooled connection exactly as Envoy wrote a request onto it: no byte of response, 503 UC (upstream_reset_before_response_started). Rare under steady load, clustered when pools are redistributed (scale-out, rollout). Ratios never show it; any occurrence means the two idle timeouts are in the wrong order or a pod closes connections before it left the endpoints (field-notes 8).',
-    checkFirst: [
-      `The BackendTrafficPolicy attached to HTTPRoute ${name}: connectionIdleTimeout must be below the app's keep-alive (uvicorn 5 s, Node <= 25 5 s, ...).`,
-      'Whether envoy_cluster_upstream_cx_idle_timeout grows (the proxy closing first: it should, after the fix).',
-      'Pod terminations at the same moments (preStop delay shorter than endpoint propagation).',
-      'Do not add retry-on-reset to hide it: unsafe for non-idempotent requests (field-notes 8).',
-    ],
-  }, `envoy_cluster_upstream_cx_destroy_remote_with_active_rq (Envoy cluster stat via Envoy Gateway; the keep-alive race signature in the reference) over 15 minutes per cluster of the route, above 0. The race is rare (a few per hour under steady load), so a ratio or a short rate window would never see it; with the proxy's idle timeout below the app's and a preStop delay, the counter stays flat, so any increase is a misconfiguration. No for: each event is already a user-visible 503.`,
-  { windowSeconds: 900 });
-
-  for (const f of ENVOY_FLAGS) {
+  if (hasRoute) {
     add({
-      alert: f.alert, mechanism: f.flag, severity: 'warning',
-      expr: `sum by (envoy_cluster_name) (rate(${f.metric}{${routeSel}}[${promDuration(rateWindow)}])) > 0`,
-      for: promDuration(rateWindow),
-      summary: `${name}: ${f.what} (Envoy ${f.flag}) on {{ $labels.envoy_cluster_name }}`,
-      description: `Envoy cluster {{ $labels.envoy_cluster_name }} of route ${ns}/${name} counts ${f.metric} for over ${promDuration(rateWindow)}: 5xx with response flag ${f.flag} (field-notes 9).`,
-      meaning: f.meaning,
-      checkFirst: [...f.checkFirst],
-    }, `${f.metric} (Envoy cluster stat via Envoy Gateway) per cluster of the route, rate over ${promDuration(rateWindow)} (4 scrapes) above 0, for another ${promDuration(rateWindow)}: one mechanism per alert so the responder starts at the right place (field-notes 9); a transient event (one pod going away) does not last two windows.`,
-    { windowSeconds: rateWindow });
+      alert: 'Route5xxOverSlo', mechanism: '5xx-slo', severity: 'critical',
+      expr: `(sum(rate(envoy_cluster_upstream_rq_xx{${routeSel}, envoy_response_code_class="5"}[5m])) / ${total} > ${slo.value}) and on() (${total} > 0)`,
+      for: '5m',
+      summary: `${name}: route 5xx ratio above the ${slo.value * 100} % SLO (read the response flags to find the mechanism)`,
+      description: `HTTPRoute ${ns}/${name} answered {{ $value | humanizePercentage }} 5xx over 5 minutes (SLO ${slo.value * 100} %). The status code alone does not say why: the response flags in the gateway's access log do (field-notes 9).`,
+      meaning: `More than ${slo.value * 100} % of the route's upstream responses were 5xx for 5 minutes. Stable and canary share one Envoy cluster, so this ratio is blended. 503s Envoy answers itself because a cluster has no healthy endpoint (UH) are counted here too (class 5, though not in upstream_rq_total); only a Service with no endpoints at all is routed to Envoy Gateway's invalid-backend-cluster and missing from these counters. The UH alert names that cause (reference: measuring the canary at Envoy Gateway).`,
+      checkFirst: [
+        'The response flags of the 503s in Loki (query below): "-" = the pod answered 5xx, UC = keep-alive race, UF = connect failure, UO = overflow, UT = timeout.',
+        'Whether a canary is in progress (a canary failing at 20 % shows as 1 % at 5 % weight).',
+        'The application\'s own error logs when the flag is "-".',
+      ],
+    }, `Ratio of ${SOURCES.rqXx} over the route's clusters (envoy_cluster_name=~"${route}", Envoy Gateway's names for HTTPRoute ${name}'s rule clusters, including per-backend clusters) over 5 minutes, above the SLO: ${slo.reason} 0/0 with no traffic is NaN, which never compares true, and the "and ... > 0" guard says so explicitly: no alert without traffic. for 5m: a single burst (one pod restarting) does not page; an SLO breach lasting 5 minutes does.`,
+    { sloErrorRatio: slo.value });
+
+    // Envoy's router answers a cluster with no healthy host itself and still charges the 503 to the
+    // cluster (source/common/router/router.cc, Filter::sendNoHealthyUpstreamResponse ->
+    // chargeUpstreamCode); a backend with no endpoints at all is sent to invalid-backend-cluster
+    // by Envoy Gateway (internal/xds/translator/route.go, v1.9.0).
+    add({
+      alert: 'EnvoyNoHealthyUpstream', mechanism: 'UH', severity: 'critical',
+      expr: `(max by (envoy_cluster_name) (envoy_cluster_membership_healthy{${routeSel}}) == 0) and on(envoy_cluster_name) (sum by (envoy_cluster_name) (rate(envoy_cluster_upstream_cx_none_healthy{${routeSel}}[${promDuration(rateWindow)}])) > 0)`,
+      for: promDuration(2 * scrape),
+      summary: `${name}: no healthy upstream (Envoy UH): every request to {{ $labels.envoy_cluster_name }} is answered 503 by the gateway`,
+      description: `Envoy cluster {{ $labels.envoy_cluster_name }} of route ${ns}/${name} has no healthy endpoint while requests arrive: the gateway answers 503 with flag UH without contacting a pod. Envoy charges these 503s to the cluster's 5xx counters (upstream_rq_xx class 5), so the route's 5xx ratio rises too, but only this alert names the cause (field-notes 9).`,
+      meaning: 'The endpoint list Envoy has for this route (or for one backend of it, e.g. the canary) is empty while requests arrive: every one of them is answered 503 UH by the gateway. This is the bottom of the readiness cascade, or a canary whose pods never became ready (field-notes 1, 9).',
+      checkFirst: [
+        `Ready endpoints: \`kubectl -n ${ns} get endpointslices -l kubernetes.io/service-name=${name}\` (and ${name}-canary).`,
+        'Which cluster: a name ending in /backend/<i> is one backendRef (the canary when it is the second one).',
+        'Probe failure events, as for ReadyEndpointsBelowFloor.',
+      ],
+    }, `${SOURCES.membership}, per cluster of the route: the healthy-member gauge is 0 on every Envoy replica (max) while the no-healthy-host counter grows (requests arrive; an idle empty cluster does not fire). for ${promDuration(2 * scrape)} (two scrapes): one stale gauge sample during an xDS update does not page.`,
+    { forSeconds: 2 * scrape });
+
+    add({
+      alert: 'EnvoyUpstreamResetKeepAliveRace', mechanism: 'UC', severity: 'warning',
+      expr: `sum by (envoy_cluster_name) (increase(envoy_cluster_upstream_cx_destroy_remote_with_active_rq{${routeSel}}[15m])) > 0`,
+      for: '0s',
+      summary: `${name}: upstream closed a connection with a request on it (Envoy UC, the keep-alive race)`,
+      description: `Envoy cluster {{ $labels.envoy_cluster_name }} saw connections closed by the pod with a request in flight in the last 15 minutes: each is a 503 UC the client sees. The proxy's idle timeout must be shorter than the application's keep-alive (field-notes 8).`,
+      meaning: 'A pod closed a pooled connection exactly as Envoy wrote a request onto it: no byte of response, 503 UC (upstream_reset_before_response_started). Rare under steady load, clustered when pools are redistributed (scale-out, rollout). Ratios never show it; any occurrence means the two idle timeouts are in the wrong order or a pod closes connections before it left the endpoints (field-notes 8).',
+      checkFirst: [
+        `The BackendTrafficPolicy attached to HTTPRoute ${name}: connectionIdleTimeout must be below the app's keep-alive (uvicorn 5 s, Node <= 25 5 s, ...).`,
+        'Whether envoy_cluster_upstream_cx_idle_timeout grows (the proxy closing first: it should, after the fix).',
+        'Pod terminations at the same moments (preStop delay shorter than endpoint propagation).',
+        'Do not add retry-on-reset to hide it: unsafe for non-idempotent requests (field-notes 8).',
+      ],
+    }, `envoy_cluster_upstream_cx_destroy_remote_with_active_rq (Envoy cluster stat via Envoy Gateway; the keep-alive race signature in the reference) over 15 minutes per cluster of the route, above 0. The race is rare (a few per hour under steady load), so a ratio or a short rate window would never see it; with the proxy's idle timeout below the app's and a preStop delay, the counter stays flat, so any increase is a misconfiguration. No for: each event is already a user-visible 503.`,
+    { windowSeconds: 900 });
+
+    for (const f of ENVOY_FLAGS) {
+      add({
+        alert: f.alert, mechanism: f.flag, severity: 'warning',
+        expr: `sum by (envoy_cluster_name) (rate(${f.metric}{${routeSel}}[${promDuration(rateWindow)}])) > 0`,
+        for: promDuration(rateWindow),
+        summary: `${name}: ${f.what} (Envoy ${f.flag}) on {{ $labels.envoy_cluster_name }}`,
+        description: `Envoy cluster {{ $labels.envoy_cluster_name }} of route ${ns}/${name} counts ${f.metric} for over ${promDuration(rateWindow)}: 5xx with response flag ${f.flag} (field-notes 9).`,
+        meaning: f.meaning,
+        checkFirst: [...f.checkFirst],
+      }, `${f.metric} (Envoy cluster stat via Envoy Gateway) per cluster of the route, rate over ${promDuration(rateWindow)} (4 scrapes) above 0, for another ${promDuration(rateWindow)}: one mechanism per alert so the responder starts at the right place (field-notes 9); a transient event (one pod going away) does not last two windows.`,
+      { windowSeconds: rateWindow });
+    }
   }
 
   if (d.resources.cpuLimit.value !== undefined) {
@@ -416,7 +430,7 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
     'Sustained-shortfall for (s)': sustainedD,
     'Oscillation window (s)': oscWindowD,
     'Flap window (s)': flapWindowD,
-    'SLO error ratio': slo,
+    ...(hasRoute ? { 'SLO error ratio': slo } : {}),
     'Scrape interval (s)': scrapeD,
     'Rate window (s)': rateWindowD,
   };

@@ -1,4 +1,5 @@
 import { decided, Decision } from './decision';
+import { formatGoDuration } from './inputs';
 
 /** Names that the analysis queries refer to. */
 export interface AnalysisTargets {
@@ -11,6 +12,19 @@ export interface AnalysisTargets {
   readonly maxErrorRatio: number;
   /** Canary share of traffic at the first step (%), for the dilution arithmetic. */
   readonly firstWeightPercent: number;
+  /**
+   * The measurement window of the error ratios and the request volume, in seconds (from the
+   * volume plan, see `planCanaryVolume`).
+   * @default RATE_WINDOW_SECONDS (2 min)
+   */
+  readonly windowSeconds?: number;
+  /**
+   * Minimum canary requests per window (from the volume plan).
+   * @default minimumSample(maxErrorRatio)
+   */
+  readonly minRequests?: number;
+  /** The volume plan's sentence (traffic, weight, window), appended to the volume metric's reason. */
+  readonly volumeReason?: string;
 }
 
 /** The Envoy Gateway cluster names of the service's route (rule 0): stable and, via its filter, canary. */
@@ -27,12 +41,24 @@ export function guardedConditions(threshold: number): { successCondition: string
   };
 }
 
-/** Rate window of every query: 4 scrapes at the common 30 s interval, so one lost scrape does not empty it. */
+/** Shortest measurement window: 4 scrapes at the common 30 s interval, so one lost scrape does not empty it. */
+export const RATE_WINDOW_SECONDS = 120;
+/** Shortest measurement window in Prometheus notation. */
 export const RATE_WINDOW = '2m';
-/** One measurement a minute: twice per rate window, so consecutive measurements overlap and a burst is seen twice. */
+/** Window of the readiness-departure count: it must overlap the next measurement's window by at least one scrape. */
+export const READINESS_WINDOW = '2m';
+/** One measurement a minute: consecutive measurements overlap, so a burst is seen twice. */
 export const INTERVAL = '1m';
+export const INTERVAL_SECONDS = 60;
 /** The gate measures for five minutes before it lets the canary reach 100 %. */
 export const GATE_COUNT = 5;
+/** failureLimit of the error ratios: the run fails when failures > 1, i.e. on the second failed measurement. */
+export const FAILURE_LIMIT = 1;
+
+/** Minimum canary requests per window for a ratio against `maxErrorRatio`: one error moves it by a tenth of the threshold. */
+export function minimumSample(maxErrorRatio: number): number {
+  return Math.ceil(10 / maxErrorRatio);
+}
 
 export interface MetricSpec {
   readonly name: string;
@@ -40,6 +66,19 @@ export interface MetricSpec {
   readonly reason: string;
   readonly successCondition: string;
   readonly failureCondition: string;
+  /** This metric's failureLimit, when it differs from the shared one. */
+  readonly failureLimit?: Decision<number>;
+}
+
+/**
+ * The error ratio of `selector`'s Envoy clusters over `window`. Envoy creates the response-class
+ * counters on first use (source/common/http/codes.cc): a cluster that never answered a 5xx has no
+ * class "5" series, so the numerator defaults to 0 (`or on() vector(0)`) while the denominator
+ * keeps "no traffic" an empty result (no sample: Inconclusive) and 0/0 a NaN (Inconclusive).
+ */
+export function errorRatioQuery(selector: string, window: string): string {
+  const xx = (extra: string) => `sum(rate(envoy_cluster_upstream_rq_xx{envoy_cluster_name${selector}${extra}}[${window}]))`;
+  return `(${xx(', envoy_response_code_class="5"')} or on() vector(0)) / ${xx('')}`;
 }
 
 /** The metrics both templates evaluate, each with its reason. */
@@ -48,34 +87,37 @@ export function analysisMetrics(t: AnalysisTargets): MetricSpec[] {
   const thr = t.maxErrorRatio;
   const w = t.firstWeightPercent / 100;
   const pct = (x: number) => `${Math.round(x * 10000) / 100} %`;
-  const minRequests = Math.ceil(10 / thr);
-  const ratio = (cluster: string) => `sum(rate(envoy_cluster_upstream_rq_xx{envoy_cluster_name${cluster}, envoy_response_code_class="5"}[${RATE_WINDOW}])) / sum(rate(envoy_cluster_upstream_rq_xx{envoy_cluster_name${cluster}}[${RATE_WINDOW}]))`;
+  const windowSeconds = t.windowSeconds ?? RATE_WINDOW_SECONDS;
+  const window = formatGoDuration(windowSeconds);
+  const minRequests = t.minRequests ?? minimumSample(thr);
+  const absent = 'Envoy creates the class "5" counter at a cluster\'s first 5xx, so a healthy canary has no such series: the numerator defaults to 0 (`or on() vector(0)`) only while the denominator has traffic. Without traffic the division has no sample and 0/0 is NaN; both are Inconclusive (pause), never a pass (field-notes 6).';
   return [
     {
       name: 'canary-error-ratio',
-      query: ratio(`="${c.canary}"`),
+      query: errorRatioQuery(`="${c.canary}"`, window),
       ...guardedConditions(thr),
-      reason: `Canary-only 5xx ratio from Envoy Gateway's per-backend cluster ${c.canary} (the canary backendRef carries a header filter, which makes Envoy Gateway build it a cluster of its own). The route ratio blends both: at ${t.firstWeightPercent} % weight it is ${w} x canary errors + ${1 - w} x stable errors, so a ${pct(thr)} threshold on it trips only when the canary fails ${pct(thr / w)} of its requests; here ${pct(thr)} means ${pct(thr)} of canary requests (field-notes 6). No data or NaN (0/0, no traffic) is Inconclusive: it pauses, never passes and never aborts.`,
+      reason: `Canary-only 5xx ratio over ${window} from Envoy Gateway's per-backend cluster ${c.canary} (the canary backendRef carries a header filter, which makes Envoy Gateway build it a cluster of its own; it exists only while the canary weight is above 0). The route ratio blends both: at ${t.firstWeightPercent} % weight it is ${w} x canary errors + ${Math.round((1 - w) * 100) / 100} x stable errors, so a ${pct(thr)} threshold on it trips only when the canary fails ${pct(thr / w)} of its requests; here ${pct(thr)} means ${pct(thr)} of canary requests (field-notes 6). ${absent} 503s for a canary with no Ready endpoint are charged to the same class-5 counter.`,
     },
     {
       name: 'route-error-ratio',
-      query: ratio(`=~"${c.routeRegex}"`),
+      query: errorRatioQuery(`=~"${c.routeRegex}"`, window),
       ...guardedConditions(thr),
-      reason: `The route's blended 5xx ratio (stable and canary clusters of ${c.route}), against the same ${pct(thr)} threshold: guards the users as a whole; alone it would need the canary to fail ${pct(thr / w)} of its requests at ${t.firstWeightPercent} % weight. No data or NaN is Inconclusive.`,
+      reason: `The route's blended 5xx ratio over ${window} (stable and canary clusters of ${c.route}), against the same ${pct(thr)} threshold: guards the users as a whole; alone it would need the canary to fail ${pct(thr / w)} of its requests at ${t.firstWeightPercent} % weight. ${absent}`,
     },
     {
       name: 'canary-request-volume',
-      query: `sum(increase(envoy_cluster_upstream_rq_total{envoy_cluster_name="${c.canary}"}[${RATE_WINDOW}]))`,
+      query: `sum(increase(envoy_cluster_upstream_rq_total{envoy_cluster_name="${c.canary}"}[${window}]))`,
       successCondition: `len(result) > 0 && !isNaN(result[0]) && result[0] >= ${minRequests}`,
       failureCondition: 'false',
-      reason: `At least ${minRequests} canary requests per ${RATE_WINDOW} (10 / ${thr}): below that one stray error moves the ratio by more than a tenth of the ${pct(thr)} threshold, so a ratio from too little traffic is Inconclusive (pause for a human), never a pass.`,
+      reason: `At least ${minRequests} canary requests per ${window} (10 / ${thr}): below that one stray error moves the ratio by more than a tenth of the ${pct(thr)} threshold, so a ratio from too little traffic is Inconclusive (pause for a human), never a pass. No canary cluster (weight 0) is no sample: Inconclusive.${t.volumeReason ? ` ${t.volumeReason}` : ''}`,
     },
     {
-      name: 'canary-not-ready-pods',
-      query: `sum(max_over_time(kube_pod_status_ready{namespace="${t.namespace}", condition="false", pod=~"${t.name}-{{args.canary-hash}}-.*"}[${RATE_WINDOW}]))`,
+      name: 'canary-readiness-departures',
+      query: `sum(resets(kube_pod_status_ready{namespace="${t.namespace}", condition="true", pod=~"${t.name}-{{args.canary-hash}}-.*"}[${READINESS_WINDOW}]))`,
       successCondition: 'len(result) > 0 && !isNaN(result[0]) && result[0] == 0',
       failureCondition: 'len(result) > 0 && !isNaN(result[0]) && result[0] > 0',
-      reason: `Canary pods (named ${t.name}-<pod-template-hash>-*) that were not Ready at any scrape in the last ${RATE_WINDOW}, from kube-state-metrics: a backend with no ready endpoints is answered 503 by the proxy without reaching the cluster's counters, so a readiness collapse can be invisible to the error ratio; a canary whose pods flip Ready must fail (field-notes 1, 5). A readiness flap lasts at least the 30 s leave window, so a 30 s scrape sees it.`,
+      failureLimit: decided(0, 'One departure from Ready fails the run (failures > 0): a canary pod that passed readiness and then left it, under a few percent of the traffic, is the flapping that later takes the fleet (field-notes 1); the overlapping windows may see one departure twice, and a limit of 0 makes one departure abort either way.'),
+      reason: `Canary pods (named ${t.name}-<pod-template-hash>-*) that left Ready in the last ${READINESS_WINDOW}: resets() counts each drop of kube_pod_status_ready{condition="true"} from 1 to 0. kube-state-metrics exports one series per status (true, false, unknown), each 0 or 1, and only once the pod has a Ready condition (internal/store/pod.go, utils.go addConditionMetrics, v2.19.1), so a pod still starting goes 0 -> 1 and is never counted: scale-ups (the first canary pod, 1 -> 3 at 25 %, the whole fleet at promotion) pass. A pod that leaves Ready (readiness failures, a crash, a node going Unknown) is counted; its 503s may never reach the error ratio because with no Ready endpoint the weight drops back and the canary cluster disappears (field-notes 1, 5). A canary pod that never becomes Ready is the progress deadline's job, not this metric's. The ${READINESS_WINDOW} window overlaps the next measurement by a minute, so no departure falls between two windows at scrape intervals up to 1 min. No series (kube-state-metrics not scraped) is Inconclusive.`,
     },
   ];
 }
@@ -86,10 +128,16 @@ export interface MetricLimits {
   readonly consecutiveErrorLimit: Decision<number>;
 }
 
+// The limits' semantics, from argo-rollouts analysis/analysis.go (v1.9.1):
+// assessMetricFailureInconclusiveOrError compares failed > failureLimit, inconclusive >
+// inconclusiveLimit and consecutiveErrors > consecutiveErrorLimit (all strict); an errored
+// measurement is retried after DefaultErrorRetryInterval (10 s), not after the metric's interval.
+// The default consecutiveErrorLimit is 4 (utils/defaults/defaults.go DefaultConsecutiveErrorLimit, v1.9.1);
+// the Prometheus provider's default query timeout is 30 s (metricproviders/prometheus/prometheus.go, v1.9.1).
 export function metricLimits(): MetricLimits {
   return {
-    failureLimit: decided(1, 'Aborts on the second failed measurement (fails when failures > 1): one minute of errors can be a blip at the moment of a weight change, two are a pattern (the design card\'s failureLimit 1).'),
-    inconclusiveLimit: decided(1, 'A second measurement with no data or too little traffic stops the analysis as Inconclusive: the rollout pauses for a human instead of promoting blind.'),
-    consecutiveErrorLimit: decided(2, 'Two consecutive query errors (Prometheus unreachable, a bad query) end the run in Error, which aborts: the default 4 hides a broken query for minutes, and errors never count as failures.'),
+    failureLimit: decided(FAILURE_LIMIT, 'The run fails when failed measurements > 1 (Argo Rollouts compares with ">"), i.e. on the second failed measurement, which aborts the rollout: one minute of errors can be a blip at the moment of a weight change, two are a pattern (the design card\'s failureLimit 1).'),
+    inconclusiveLimit: decided(1, 'The run ends Inconclusive when inconclusive measurements > 1, i.e. on the second one with no data or too little traffic: the rollout pauses for a human instead of promoting blind.'),
+    consecutiveErrorLimit: decided(2, 'The run ends in Error, which aborts, when consecutive errors > 2, i.e. on the third consecutive query error (Prometheus unreachable, a bad query); an errored measurement is retried after 10 s, not after the interval, so that is about 20 s after the first error when queries fail fast (a query that times out adds the provider\'s timeout, 30 s by default, per attempt). Errors never count as failures, so the run must not go on blind; the default 4 would end it on the fifth, about 40 s in.'),
   };
 }

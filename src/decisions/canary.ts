@@ -68,16 +68,20 @@ export interface CanaryStrategyDecisions {
  * The canary strategy's values. The steps are rendered with the names of the gate template;
  * `userSteps` replaces the default steps (validated when the Rollout is checked).
  */
-export function canaryStrategy(rollout: RolloutDecisions, gateTemplate: string, userSteps?: CanaryStep[]): CanaryStrategyDecisions {
-  const steps = (userSteps ?? defaultCanarySteps()).map((s) => (s.json.analysis === 'gate'
+export function canaryStrategy(rollout: RolloutDecisions, gateTemplate: string, userSteps?: CanaryStep[], planned?: { steps: CanaryStep[]; reason: string; manualPromotion?: string }): CanaryStrategyDecisions {
+  const chosen = userSteps ?? planned?.steps ?? defaultCanarySteps();
+  const steps = chosen.map((s) => (s.json.analysis === 'gate'
     ? { analysis: { templates: [{ templateName: gateTemplate }], args: [{ name: 'canary-hash', valueFrom: { podTemplateHashValue: 'Latest' } }] } }
     : s.json));
   const firstWeight = steps.findIndex((s) => typeof s.setWeight === 'number' && s.setWeight > 0);
-  const described = (userSteps ?? defaultCanarySteps()).map((s) => s.description).join(', ');
+  const described = chosen.map((s) => s.description).join(', ');
+  const firstPct = typeof steps[firstWeight]?.setWeight === 'number' ? steps[firstWeight].setWeight as number : 5;
+  const manual = planned?.manualPromotion ? ` Promoted by hand: ${planned.manualPromotion}.` : '';
+  const volume = planned ? ` ${planned.reason}` : '';
   return {
     steps: userSteps
-      ? decided(steps, `Steps given by the service: ${described}; then full promotion.`)
-      : decided(steps, `${described}, then full promotion (field-notes 6): a bad release costs 5 % of traffic for minutes, and the inline gate cannot be skipped before 100 %.`),
+      ? decided(steps, `Steps given by the service: ${described}; then full promotion.${manual}${volume}`)
+      : decided(steps, `${described}, then full promotion (field-notes 6): a bad release costs ${firstPct} % of traffic for minutes, and the inline gate cannot be skipped before 100 %.${manual}${volume}`),
     maxSurge: decided('25%', 'Canary pods are added a quarter of the fleet at a time (the default), without doubling the footprint.'),
     maxUnavailable: rollout.maxUnavailable,
     progressDeadlineAbort: decided(true, `A rollout that makes no progress for ${rollout.progressDeadlineSeconds.value} s is aborted (traffic back to stable), not just marked Degraded: the default false leaves a stuck canary taking its share of traffic (reference: Argo Rollouts).`),
@@ -93,14 +97,43 @@ export function canaryStrategy(rollout: RolloutDecisions, gateTemplate: string, 
 export class Delivery {
   /**
    * An Argo Rollout canary on the service's HTTPRoute with automatic analysis (the golden path).
-   * @param steps replaces the default steps (5 % for 10 min, 25 % for 10 min, the gate)
+   * @param options the steps (default: derived from the traffic) and manual promotion (default: the analysis promotes)
    */
-  public static canary(options: { steps?: CanaryStep[] } = {}): Delivery {
-    return new Delivery('canary', options.steps);
+  public static canary(options: CanaryOptions = {}): Delivery {
+    let because: string | undefined;
+    if (options.manualPromotion !== undefined) {
+      because = typeof options.manualPromotion?.because === 'string' ? options.manualPromotion.because.trim() : '';
+      if (because.length < 10) {
+        throw new RollwiseInputError('delivery.manualPromotion.because', because, 'manual promotion takes the release decision away from the analysis, so it must say why (at least 10 characters), e.g. that the service\'s traffic is too low for a measured sample.', "give manualPromotion: { because: 'about 2 req/s at release time: too few requests for a 1 % ratio' }, or leave it out to let the analysis promote.");
+      }
+    }
+    return new Delivery('canary', options.steps, because);
   }
   /** A plain Deployment rolling update (no traffic split, no analysis): for services without a route. */
   public static rollingUpdate(): Delivery {
     return new Delivery('rollingUpdate', undefined);
   }
-  private constructor(public readonly kind: 'canary' | 'rollingUpdate', public readonly steps: CanaryStep[] | undefined) {}
+  private constructor(
+    public readonly kind: 'canary' | 'rollingUpdate',
+    public readonly steps: CanaryStep[] | undefined,
+    /** Why a human promotes instead of the analysis (Delivery.canary({ manualPromotion })). */
+    public readonly manualPromotion?: string,
+  ) {}
+}
+
+/** Options of Delivery.canary(). */
+export interface CanaryOptions {
+  /**
+   * Replaces the default steps (5 % for 10 min, 25 % for 10 min, the gate; the first weight and its
+   * pause are raised when the traffic is too low for the volume gate).
+   * @default rollwise's steps, derived from the capacity figures
+   */
+  readonly steps?: CanaryStep[];
+  /**
+   * A human promotes after the first weight (`kubectl argo rollouts promote`) instead of the volume
+   * gate: for services whose traffic is too low for a measured sample. The analysis still aborts a
+   * canary that fails; there is no request-volume metric.
+   * @default the analysis promotes
+   */
+  readonly manualPromotion?: { readonly because: string };
 }

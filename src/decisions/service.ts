@@ -52,6 +52,12 @@ export interface CapacityProps {
   readonly peakRequestsPerSecond: number;
   /** Per-replica request rate at which the handler saturates (from a load test). */
   readonly saturationRequestsPerSecondPerReplica: number;
+  /**
+   * Requests per second for the whole service at the time releases usually happen (e.g. a weekday
+   * afternoon); the canary's volume gate is sized for it.
+   * @default the peak: a release at a quieter hour may pause for too little canary traffic
+   */
+  readonly releaseRequestsPerSecond?: number;
 }
 
 /** Replacements for decided values; each must carry its `because`. */
@@ -99,6 +105,8 @@ export interface ServiceDecisions {
   readonly readinessPath: string;
   readonly readinessP99Seconds?: number;
   readonly capacity?: Capacity;
+  /** capacity.releaseRequestsPerSecond: the traffic a release usually sees (sizes the canary's volume gate). */
+  readonly releaseRps?: number;
   readonly readiness: ReadinessTiming;
   readonly liveness: LivenessTiming;
   readonly startup: StartupTiming;
@@ -151,6 +159,11 @@ export function decideService(inp: ServiceInputs, platform: Platform): ServiceDe
       saturationRpsPerReplica: checkPositive('capacity.saturationRequestsPerSecondPerReplica', inp.capacity.saturationRequestsPerSecondPerReplica, 'it is the per-replica rate where the handler\'s latency takes off, from a load test.', 'load-test one replica and give the rate where p99 starts climbing, e.g. 450.'),
     };
   }
+  const releaseRps = inp.capacity?.releaseRequestsPerSecond === undefined || capacity === undefined ? undefined
+    : checkPositive('capacity.releaseRequestsPerSecond', inp.capacity.releaseRequestsPerSecond, 'it sizes the canary\'s volume gate: the canary must collect enough requests at the traffic a release usually sees.', 'give the service\'s request rate at your usual release time, e.g. 900.');
+  if (releaseRps !== undefined && capacity && releaseRps > capacity.peakRps) {
+    throw new RollwiseInputError('capacity.releaseRequestsPerSecond', releaseRps, `is above the peak (capacity.peakRequestsPerSecond ${capacity.peakRps}): the peak is the most the service ever sees, so one of the two figures is wrong.`, `give the release-time traffic, at most ${capacity.peakRps}, or correct the peak.`);
+  }
   const liveness = livenessTiming(readiness, health.livenessPath, readinessPath);
   const resourceDecisions = resources(resourceInputs.cpu, resourceInputs.memory, o.cpuLimit);
   const budget = disruptionBudget({ replicas, capacity, ceiling: platform.peakUtilisationCeiling.value, override: o.pdbMaxUnavailable });
@@ -162,6 +175,7 @@ export function decideService(inp: ServiceInputs, platform: Platform): ServiceDe
     readinessPath,
     readinessP99Seconds: p99,
     capacity,
+    releaseRps,
     readiness,
     liveness,
     startup: startupTiming(startupBudget, readiness),

@@ -15,6 +15,8 @@ export const ANNOTATIONS = {
   peakRps: 'rollwise.dev/peak-rps',
   /** Per-replica request rate at which the handler saturates. */
   saturationRpsPerReplica: 'rollwise.dev/saturation-rps-per-replica',
+  /** Requests per second for the whole service at the time releases usually happen (sizes the canary's volume gate). */
+  releaseRps: 'rollwise.dev/release-rps',
   /**
    * The application server's idle keep-alive in seconds, "none" when it closes the connection
    * after each response, or "unlimited" when it never closes idle connections. Written on the Service (the backend a route points at) and the workload.

@@ -31,6 +31,44 @@ function providerName(metric: Record<string, unknown>): string {
   return Object.keys(rec(metric.provider) ?? {})[0] ?? 'none';
 }
 
+/**
+ * Whether the `or vector(0)` at `at` (length `len`) defaults only the numerator of a ratio, as in
+ * `(sum(rate(errors[2m])) or on() vector(0)) / sum(rate(all[2m]))`: it closes the parenthesised
+ * group it stands in, that group is divided by something, is not itself a divisor, and the divisor
+ * reads a metric and has no default of its own. Then "no traffic" is still no sample (the
+ * denominator), and only "traffic but no error series yet" becomes 0, which is true. A default
+ * anywhere else (around the whole ratio, a denominator, a count) turns no data into a pass.
+ */
+export function defaultsOnlyNumerator(text: string, at: number, len: number): boolean {
+  // The innermost parenthesised group that contains the match.
+  let open = -1;
+  const stack: number[] = [];
+  for (let i = 0; i < at; i++) {
+    if (text[i] === '(') stack.push(i);
+    else if (text[i] === ')') stack.pop();
+  }
+  if (stack.length === 0) return false;
+  open = stack[stack.length - 1];
+  let i = at + len;
+  while (i < text.length && /\s/.test(text[i])) i++;
+  if (text[i] !== ')') return false;
+  const before = text.slice(0, open).trimEnd();
+  if (before.endsWith('/') || /\/\s*[A-Za-z_]\w*$/.test(before)) return false;
+  const after = text.slice(i + 1);
+  const div = /^\s*\/\s*/.exec(after);
+  if (!div) return false;
+  // The divisor: up to the end of the enclosing group (or of the query).
+  let depth = 0;
+  let end = after.length;
+  for (let j = div[0].length; j < after.length; j++) {
+    if (after[j] === '(') depth++;
+    else if (after[j] === ')') { if (depth === 0) { end = j; break; } depth--; }
+  }
+  const divisor = after.slice(div[0].length, end);
+  if (/\b(or|unless)\b|vector\s*\(|absent/.test(divisor)) return false;
+  return /[A-Za-z_:][\w:]*\s*[{[]/.test(divisor);
+}
+
 /** Every string under a provider (queries of Prometheus, Datadog, New Relic, ...), with its path. */
 function providerStrings(provider: unknown, path: string, out: { path: string; text: string }[] = []): { path: string; text: string }[] {
   const r = rec(provider);
@@ -66,9 +104,9 @@ export const ANALYSIS_RULES: readonly RuleDefinition[] = [
     severity: 'error',
     title: 'Analysis query turns no data into a number (`or vector(n)` around a ratio or a denominator, `default_zero()`)',
     kinds: KINDS,
-    mechanism: 'A query that answers a number when there is no data passes (or fails) the check exactly when the canary serves nothing or its metrics are missing (e.g. its pods are not Ready, so its 503s never reach the upstream counters). A default inside the numerator only, `(sum(rate(err[2m])) or on() vector(0)) / sum(rate(all[2m]))`, is safe: no requests still leave the ratio empty.',
+    mechanism: 'A query that answers a number when there is no data passes (or fails) the check exactly when the canary serves nothing or its metrics are missing (e.g. its pods are not Ready, its weight goes back to 0 and its Envoy cluster, with every series on it, disappears). A default on the numerator alone, `(errors or on() vector(0)) / all`, is safe and needed: Envoy creates the 5xx counter at the first 5xx, and the denominator still gives no sample without traffic.',
     fieldNotes: 'field-notes 6 (reference: AnalysisTemplate, Measuring the canary)',
-    fix: 'Remove the default around the ratio or the denominator; if error series appear only at first use, default the numerator alone: `(sum(rate(err[2m])) or on() vector(0)) / sum(rate(all[2m]))`. Let an empty result be Inconclusive with guarded conditions, and add a request-volume metric that is Inconclusive below N requests.',
+    fix: 'Move the default to the numerator of the ratio, `(sum(rate(errors[2m])) or on() vector(0)) / sum(rate(all[2m]))`, or remove it; let an empty result be Inconclusive with guarded conditions, and add a request-volume metric that is Inconclusive below N requests.',
     facts: [],
     check(o, ctx) {
       arr(rec(o.obj.spec)?.metrics).forEach((m, i) => {
@@ -76,8 +114,10 @@ export const ANALYSIS_RULES: readonly RuleDefinition[] = [
         if (!metric) return;
         for (const s of providerStrings(metric.provider, `spec.metrics[${i}].provider`)) {
           for (const d of queryDefaults(s.text)) {
-            if (d.position === 'numerator') continue;
-            ctx.report(o, s.path, `metric "${str(metric.name) ?? i}": the query contains \`${d.match}\` around ${d.position === 'ratio' ? 'the whole expression' : 'the denominator'}, which reports ${d.value} when there is no data.`,
+            // Safe only on the numerator of a ratio whose divisor reads a metric and has no default of its own.
+            if (d.position === 'numerator' && (d.match.startsWith('default_zero') || defaultsOnlyNumerator(s.text, d.index, d.match.length))) continue;
+            const where = d.position === 'ratio' ? 'around the whole expression' : d.position === 'denominator' ? 'in the denominator' : 'on a numerator whose divisor reads no metric or is defaulted too';
+            ctx.report(o, s.path, `metric "${str(metric.name) ?? i}": the query contains \`${d.match}\` outside the numerator of a ratio (${where}), which reports ${d.value} when there is no data.`,
               { metric: str(metric.name) ?? String(i), match: d.match, position: d.position });
           }
         }

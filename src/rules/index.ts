@@ -10,3 +10,4 @@ export * from './synth-check';
 export * from './validation-plugin';
 export * from './docs';
 export * from './scan';
+export * from './controller-rules';

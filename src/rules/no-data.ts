@@ -201,6 +201,8 @@ export function passesOnNoData(provider: string, successCondition?: string, fail
 export interface QueryDefault {
   /** The matched text, e.g. `or vector(0)`. */
   readonly match: string;
+  /** Where the match starts in the query. */
+  readonly index: number;
   /** The number no data becomes. */
   readonly value: string;
   /** `ratio` (around the whole expression), `denominator`, or `numerator` (safe: see below). */
@@ -221,7 +223,7 @@ const DEFAULT_ZERO = /\bdefault_zero\s*\(/gi;
 export function queryDefaults(query: string): QueryDefault[] {
   const out: QueryDefault[] = [];
   const add = (index: number, match: string, value: string): void => {
-    out.push({ match, value, position: positionOf(query, index) });
+    out.push({ match, index, value, position: positionOf(query, index) });
   };
   for (const m of query.matchAll(OR_VECTOR)) add(m.index ?? 0, m[0], m[1]);
   for (const m of query.matchAll(DEFAULT_ZERO)) add(m.index ?? 0, m[0].replace(/\s*\($/, '()'), '0');

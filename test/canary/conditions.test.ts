@@ -1,5 +1,5 @@
 import { measurementPhase } from '../../src/checks/analysis-condition';
-import { analysisMetrics } from '../../src/decisions/analysis';
+import { analysisMetrics, metricLimits } from '../../src/decisions/analysis';
 
 const metrics = analysisMetrics({ namespace: 'checkout', name: 'checkout-api', prometheusAddress: 'http://p:9090', maxErrorRatio: 0.01, firstWeightPercent: 5 });
 const byName = Object.fromEntries(metrics.map((m) => [m.name, m]));
@@ -31,11 +31,18 @@ describe('analysis conditions, evaluated like the controller', () => {
     expect(measurementPhase([22000], m.successCondition, m.failureCondition)).toBe('Successful');
   });
 
-  test('canary readiness: any not-ready canary pod fails, no series is inconclusive', () => {
-    const m = byName['canary-not-ready-pods'];
+  test('canary readiness: any departure from Ready fails at once (failureLimit 0), none succeeds, no series is inconclusive', () => {
+    const m = byName['canary-readiness-departures'];
     expect(measurementPhase([0], m.successCondition, m.failureCondition)).toBe('Successful');
     expect(measurementPhase([1], m.successCondition, m.failureCondition)).toBe('Failed');
     expect(measurementPhase([], m.successCondition, m.failureCondition)).toBe('Inconclusive');
+    expect(m.failureLimit?.value).toBe(0);
+  });
+
+  test('the limits\' reasons state the controller\'s strict comparisons and the 10 s error retry', () => {
+    const l = metricLimits();
+    expect(l.failureLimit.reason).toMatch(/> 1 .*second failed measurement/);
+    expect(l.consecutiveErrorLimit.reason).toMatch(/> 2, i.e. on the third consecutive query error.*retried after 10 s/);
   });
 
   test('the dilution arithmetic is in the reason', () => {

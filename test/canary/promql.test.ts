@@ -7,19 +7,31 @@ import { find, synthService } from '../support/manifests';
 
 /**
  * The analysis queries on the real Prometheus engine (`promtool test rules`), with the canary-hash
- * argument substituted, against synthetic series replaying each case.
+ * argument substituted, against series shaped the way the exporters shape them:
+ * - Envoy creates a cluster's response-class counters on first use (source/common/http/codes.cc), so a
+ *   canary that never answered a 5xx has no class "5" series at all;
+ * - Envoy Gateway skips weight-0 backendRefs (internal/gatewayapi/route.go, v1.9.0), so the canary's
+ *   cluster and all its series only exist from the first setWeight;
+ * - kube-state-metrics exports kube_pod_status_ready once per status (true/false/unknown), 0 or 1, and
+ *   only once the pod has a Ready condition (internal/store/pod.go, v2.19.1); a new pod is not Ready
+ *   until readiness passed successThreshold times.
+ * One scrape every 30 s; `_` is a scrape at which the series does not exist.
  */
 const HASH = '6d9f8b7c5';
 const objs = synthService();
-const gate = find(objs, 'AnalysisTemplate', 'checkout-api-canary-gate');
+const templates = [find(objs, 'AnalysisTemplate', 'checkout-api-canary-gate'), find(objs, 'AnalysisTemplate', 'checkout-api-canary-background')];
+type Metric = { name: string; provider: { prometheus: { query: string } } };
 const query = (name: string): string => {
-  const m = (gate.spec.metrics as { name: string; provider: { prometheus: { query: string } } }[]).find((x) => x.name === name);
-  if (!m) throw new Error(`no metric ${name}`);
-  return m.provider.prometheus.query.replace(/\{\{args\.canary-hash\}\}/g, HASH);
+  const qs = templates.map((t) => (t.spec.metrics as Metric[]).find((x) => x.name === name)?.provider.prometheus.query);
+  if (!qs[0]) throw new Error(`no metric ${name}`);
+  expect(qs[1]).toBe(qs[0]);
+  return qs[0].replace(/\{\{args\.canary-hash\}\}/g, HASH);
 };
 
 const stable = 'httproute/checkout/checkout-api/rule/0';
 const canary = `${stable}/backend/1`;
+const SCRAPE_S = 30;
+const SCRAPES = 40; // 20 minutes
 
 function promtoolTest(tests: unknown[]): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rollwise-promql-'));
@@ -36,93 +48,222 @@ function promtoolTest(tests: unknown[]): string {
   }
 }
 
-/** Counter series growing by `perMin` per minute for `minutes`, sampled every 30 s. */
-const counter = (perMin: number, minutes = 10) => `0+${perMin / 2}x${minutes * 2}`;
-const rq = (cluster: string, cls: string, perMin: number) => ({ series: `envoy_cluster_upstream_rq_xx{envoy_cluster_name="${cluster}", envoy_response_code_class="${cls}"}`, values: counter(perMin) });
-const total = (cluster: string, perMin: number) => ({ series: `envoy_cluster_upstream_rq_total{envoy_cluster_name="${cluster}"}`, values: counter(perMin) });
+/** One value per scrape (undefined: the series does not exist at that scrape), in promtool notation. */
+const values = (vs: (number | undefined)[]) => vs.map((v) => (v === undefined ? '_' : String(v))).join(' ');
 
-describe('analysis queries on the real Prometheus engine', () => {
-  test('healthy canary: the canary ratio stays under the threshold; volume is enough', () => {
-    // stable 95 % of 3700 req/s with 0.1 % errors, canary 5 % with 0.1 % errors, per minute
-    const s2 = 3700 * 60 * 0.95;
-    const c2 = 3700 * 60 * 0.05;
-    promtoolTest([{
-      interval: '30s',
-      input_series: [rq(stable, '2', s2 * 0.999), rq(stable, '5', s2 * 0.001), rq(canary, '2', c2 * 0.999), rq(canary, '5', c2 * 0.001), total(canary, c2)],
-      promql_expr_test: [
-        { expr: query('canary-error-ratio'), eval_time: '6m', exp_samples: [{ labels: '{}', value: 0.001 }] },
-        { expr: query('route-error-ratio'), eval_time: '6m', exp_samples: [{ labels: '{}', value: 0.001 }] },
-        { expr: query('canary-request-volume'), eval_time: '6m', exp_samples: [{ labels: '{}', value: c2 * 2 }] },
-      ],
-    }]);
-  });
+/**
+ * An Envoy counter that `perSecond` increments from `fromS` on (first use): absent before, and at its
+ * first scrape already holding what it counted since then.
+ */
+function envoyCounter(perSecond: number, fromS = 0): string {
+  const out: (number | undefined)[] = [];
+  for (let i = 0; i < SCRAPES; i++) {
+    const t = i * SCRAPE_S;
+    out.push(t <= fromS ? undefined : Math.round((t - fromS) * perSecond));
+  }
+  return values(out);
+}
+/** A static Envoy counter (e.g. upstream_rq_total): exists at 0 from the cluster's creation at `fromS`. */
+function staticCounter(perSecond: number, fromS = 0): string {
+  const out: (number | undefined)[] = [];
+  for (let i = 0; i < SCRAPES; i++) {
+    const t = i * SCRAPE_S;
+    out.push(t < fromS ? undefined : Math.round((t - fromS) * perSecond));
+  }
+  return values(out);
+}
+const xx = (cluster: string, cls: string, v: string) => ({ series: `envoy_cluster_upstream_rq_xx{envoy_cluster_name="${cluster}", envoy_response_code_class="${cls}"}`, values: v });
+const total = (cluster: string, v: string) => ({ series: `envoy_cluster_upstream_rq_total{envoy_cluster_name="${cluster}"}`, values: v });
 
-  test('a canary failing all its requests at 5 % weight: caught by the canary-only signal at 1.0, while the route blends it to 0.05', () => {
-    const s2 = 3700 * 60 * 0.95;
-    const c2 = 3700 * 60 * 0.05;
-    promtoolTest([{
-      interval: '30s',
-      input_series: [rq(stable, '2', s2), rq(canary, '5', c2), total(canary, c2)],
-      promql_expr_test: [
-        { expr: query('canary-error-ratio'), eval_time: '6m', exp_samples: [{ labels: '{}', value: 1 }] },
-        { expr: query('route-error-ratio'), eval_time: '6m', exp_samples: [{ labels: '{}', value: 0.05 }] },
-      ],
-    }]);
-  });
+// The example's traffic: 3700 req/s at peak; the first weight is 5 % from t = 5 min.
+const RPS = 3700;
+const FIRST_WEIGHT_AT = 300;
+const stableRps = RPS * 0.95;
+const canaryRps = RPS * 0.05;
+const at = (s: number) => `${s}s`;
+/** promtool: the expression has one sample, whatever its value. */
+const oneSample = (expr: string, s: number) => ({ expr: `count(${expr})`, eval_time: at(s), exp_samples: [{ labels: '{}', value: 1 }] });
+/** promtool: the expression's one sample lies strictly between `lo` and `hi`. */
+const between = (expr: string, lo: number, hi: number, s: number) => oneSample(`${expr} > ${lo} < ${hi}`, s);
+const noSample = (expr: string, s: number) => ({ expr, eval_time: at(s), exp_samples: [] });
 
-  test('a canary that fails 10 % of its requests is invisible to a 1 % route threshold (0.5 %) but not to the canary signal', () => {
-    const s2 = 3700 * 60 * 0.95;
-    const c2 = 3700 * 60 * 0.05;
-    promtoolTest([{
-      interval: '30s',
-      input_series: [rq(stable, '2', s2), rq(canary, '2', c2 * 0.9), rq(canary, '5', c2 * 0.1), total(canary, c2)],
-      promql_expr_test: [
-        { expr: query('canary-error-ratio'), eval_time: '6m', exp_samples: [{ labels: '{}', value: 0.1 }] },
-        { expr: query('route-error-ratio'), eval_time: '6m', exp_samples: [{ labels: '{}', value: 0.005 }] },
-      ],
-    }]);
-  });
-
-  test('a canary with flapping readiness is caught; steady canary pods are not', () => {
-    const ready = (pod: string, cond: string, values: string) => ({ series: `kube_pod_status_ready{namespace="checkout", pod="${pod}", condition="${cond}"}`, values });
+describe('error ratios on the real Prometheus engine, with Envoy-shaped series', () => {
+  test('a healthy canary that never answered a 5xx (no class-5 series): 0, not "no sample"; absent before the first weight', () => {
     promtoolTest([{
       interval: '30s',
       input_series: [
-        // canary pod a: flips Ready every ~minute; canary pod b: steady; a stable pod out (not the canary: ignored)
-        ready(`checkout-api-${HASH}-aaaaa`, 'false', '0 0 1 1 0 0 1 1 0 0 1 1 0 0 1 1 0 0 1 1'),
-        ready(`checkout-api-${HASH}-bbbbb`, 'false', '0x19'),
-        ready('checkout-api-5c4b3a2f1-zzzzz', 'false', '1x19'),
+        // stable: 0.1 % errors all along, so its class-5 counter exists
+        xx(stable, '2', envoyCounter(stableRps * 0.999)), xx(stable, '5', envoyCounter(stableRps * 0.001)), total(stable, staticCounter(stableRps)),
+        // canary: cluster created at the first weight, only 2xx
+        xx(canary, '2', envoyCounter(canaryRps, FIRST_WEIGHT_AT)), total(canary, staticCounter(canaryRps, FIRST_WEIGHT_AT)),
       ],
       promql_expr_test: [
-        { expr: query('canary-not-ready-pods'), eval_time: '5m', exp_samples: [{ labels: '{}', value: 1 }] },
-      ],
-    }, {
-      interval: '30s',
-      input_series: [ready(`checkout-api-${HASH}-bbbbb`, 'false', '0x19'), ready('checkout-api-5c4b3a2f1-zzzzz', 'false', '1x19')],
-      promql_expr_test: [
-        { expr: query('canary-not-ready-pods'), eval_time: '5m', exp_samples: [{ labels: '{}', value: 0 }] },
+        noSample(query('canary-error-ratio'), FIRST_WEIGHT_AT - 30),
+        noSample(query('canary-request-volume'), FIRST_WEIGHT_AT - 30),
+        { expr: query('canary-error-ratio'), eval_time: at(FIRST_WEIGHT_AT + 120), exp_samples: [{ labels: '{}', value: 0 }] },
+        { expr: query('canary-error-ratio'), eval_time: at(FIRST_WEIGHT_AT + 600), exp_samples: [{ labels: '{}', value: 0 }] },
+        // the blend: 95 % of the traffic at 0.1 % errors
+        between(query('route-error-ratio'), 0.00094, 0.00096, FIRST_WEIGHT_AT + 300),
+        // 2 min of 185 req/s
+        between(query('canary-request-volume'), 22190, 22210, FIRST_WEIGHT_AT + 300),
       ],
     }]);
   });
 
-  test('no traffic yields no sample (so the guarded condition is inconclusive)', () => {
+  test('a route whose stable has never answered a 5xx either: both ratios 0', () => {
     promtoolTest([{
       interval: '30s',
-      input_series: [rq(stable, '2', 0), rq(canary, '2', 0), rq(canary, '5', 0)],
+      input_series: [xx(stable, '2', envoyCounter(stableRps)), xx(canary, '2', envoyCounter(canaryRps, FIRST_WEIGHT_AT)), total(canary, staticCounter(canaryRps, FIRST_WEIGHT_AT))],
       promql_expr_test: [
-        // counters exist but did not move: 0/0 gives one sample whose value is NaN (no comparison holds)
-        { expr: `count(${query('canary-error-ratio')})`, eval_time: '6m', exp_samples: [{ labels: '{}', value: 1 }] },
-        { expr: `${query('canary-error-ratio')} >= 0`, eval_time: '6m', exp_samples: [] },
-        { expr: `${query('canary-error-ratio')} < 0.01`, eval_time: '6m', exp_samples: [] },
+        { expr: query('canary-error-ratio'), eval_time: at(FIRST_WEIGHT_AT + 180), exp_samples: [{ labels: '{}', value: 0 }] },
+        { expr: query('route-error-ratio'), eval_time: at(FIRST_WEIGHT_AT + 180), exp_samples: [{ labels: '{}', value: 0 }] },
+      ],
+    }]);
+  });
+
+  test('a canary failing 10 %: its class-5 counter appears at the first error and the ratio reaches the threshold; the route blends it to 0.5 %', () => {
+    promtoolTest([{
+      interval: '30s',
+      input_series: [
+        xx(stable, '2', envoyCounter(stableRps)),
+        xx(canary, '2', envoyCounter(canaryRps * 0.9, FIRST_WEIGHT_AT)), xx(canary, '5', envoyCounter(canaryRps * 0.1, FIRST_WEIGHT_AT)), total(canary, staticCounter(canaryRps, FIRST_WEIGHT_AT)),
+      ],
+      promql_expr_test: [
+        between(query('canary-error-ratio'), 0.0999, 0.1001, FIRST_WEIGHT_AT + 180),
+        between(query('route-error-ratio'), 0.0049, 0.0051, FIRST_WEIGHT_AT + 180),
+      ],
+    }]);
+  });
+
+  test('a canary failing every request: only its class-5 counter exists, the ratio is 1; the route blends it to 5 %', () => {
+    promtoolTest([{
+      interval: '30s',
+      input_series: [xx(stable, '2', envoyCounter(stableRps)), xx(canary, '5', envoyCounter(canaryRps, FIRST_WEIGHT_AT)), total(canary, staticCounter(canaryRps, FIRST_WEIGHT_AT))],
+      promql_expr_test: [
+        { expr: query('canary-error-ratio'), eval_time: at(FIRST_WEIGHT_AT + 180), exp_samples: [{ labels: '{}', value: 1 }] },
+        between(query('route-error-ratio'), 0.049, 0.051, FIRST_WEIGHT_AT + 180),
+      ],
+    }]);
+  });
+
+  test('stable errors while the canary is healthy: the canary ratio stays 0, the route ratio shows them', () => {
+    promtoolTest([{
+      interval: '30s',
+      input_series: [
+        xx(stable, '2', envoyCounter(stableRps * 0.95)), xx(stable, '5', envoyCounter(stableRps * 0.05)),
+        xx(canary, '2', envoyCounter(canaryRps, FIRST_WEIGHT_AT)), total(canary, staticCounter(canaryRps, FIRST_WEIGHT_AT)),
+      ],
+      promql_expr_test: [
+        { expr: query('canary-error-ratio'), eval_time: at(FIRST_WEIGHT_AT + 180), exp_samples: [{ labels: '{}', value: 0 }] },
+        between(query('route-error-ratio'), 0.047, 0.048, FIRST_WEIGHT_AT + 180),
+      ],
+    }]);
+  });
+
+  test('no traffic: counters that exist but do not move give NaN, a cluster that does not exist gives no sample; neither is 0', () => {
+    promtoolTest([{
+      interval: '30s',
+      input_series: [xx(stable, '2', staticCounter(0)), xx(canary, '2', staticCounter(0)), total(canary, staticCounter(0))],
+      promql_expr_test: [
+        oneSample(query('canary-error-ratio'), 600),
+        // NaN satisfies no comparison: both guarded conditions are false, the measurement Inconclusive
+        noSample(`${query('canary-error-ratio')} >= 0`, 600),
+        noSample(`${query('canary-error-ratio')} < 0.01`, 600),
+        { expr: query('canary-request-volume'), eval_time: '600s', exp_samples: [{ labels: '{}', value: 0 }] },
       ],
     }, {
       interval: '30s',
-      // no canary cluster at all (no canary traffic yet): no sample, i.e. an empty result
-      input_series: [rq(stable, '2', 6000)],
+      // the canary at weight 0 (before the first step, or after an abort): no canary cluster at all
+      input_series: [xx(stable, '2', envoyCounter(stableRps)), total(stable, staticCounter(stableRps))],
       promql_expr_test: [
-        { expr: query('canary-error-ratio'), eval_time: '6m', exp_samples: [] },
-        { expr: query('canary-request-volume'), eval_time: '6m', exp_samples: [] },
+        noSample(query('canary-error-ratio'), 600),
+        noSample(query('canary-request-volume'), 600),
       ],
+    }, {
+      interval: '30s',
+      // nothing scraped at all (a wrong job, Envoy metrics not collected)
+      input_series: [{ series: 'up{job="other"}', values: '1x39' }],
+      promql_expr_test: [noSample(query('canary-error-ratio'), 600), noSample(query('route-error-ratio'), 600)],
+    }]);
+  });
+});
+
+describe('canary readiness departures on the real Prometheus engine, with kube-state-metrics-shaped series', () => {
+  /** The three series kube-state-metrics exports for a pod's Ready condition, from `ready` (true/false per scrape, undefined before the pod has the condition). */
+  function pod(name: string, ready: (boolean | undefined)[]) {
+    const cond = (c: string, f: (r: boolean) => number) => ({
+      series: `kube_pod_status_ready{namespace="checkout", pod="${name}", uid="${name}-uid", condition="${c}"}`,
+      values: values(ready.map((r) => (r === undefined ? undefined : f(r)))),
+    });
+    return [cond('true', (r) => (r ? 1 : 0)), cond('false', (r) => (r ? 0 : 1)), cond('unknown', () => 0)];
+  }
+  /** A pod created at `fromS` with no Ready condition for 1 scrape, then not Ready for `notReadyS`, then Ready (flapping after that if `flaps`). */
+  function timeline(fromS: number, notReadyS: number, flaps: { downAtS: number; upAtS: number }[] = []): (boolean | undefined)[] {
+    const out: (boolean | undefined)[] = [];
+    for (let i = 0; i < SCRAPES; i++) {
+      const t = i * SCRAPE_S;
+      if (t < fromS) out.push(undefined);
+      else if (t === fromS) out.push(undefined); // scheduled, no Ready condition yet
+      else if (t < fromS + notReadyS) out.push(false);
+      else out.push(!flaps.some((f) => t >= f.downAtS && t < f.upAtS));
+    }
+    return out;
+  }
+  const canaryPod = (s: string) => `checkout-api-${HASH}-${s}`;
+  const stablePod = (s: string) => `checkout-api-5c4b3a2f1-${s}`;
+  // the example's start: startup probe until listening, then readiness successThreshold x period (30 s) to come in
+  const START_S = 90;
+
+  test('scale-up 1 -> 3 canary pods, the new ones not Ready for their start-up and return window: 0 departures at every measurement', () => {
+    const series = [
+      ...pod(canaryPod('aaaaa'), timeline(0, START_S)),
+      ...pod(canaryPod('bbbbb'), timeline(600, START_S)),
+      ...pod(canaryPod('ccccc'), timeline(600, START_S + 60)),
+      // a stable pod restarting is not the canary's
+      ...pod(stablePod('zzzzz'), timeline(0, 30, [{ downAtS: 400, upAtS: 500 }])),
+    ];
+    const readinessTests = [];
+    for (let s = 60; s < SCRAPES * SCRAPE_S; s += 60) readinessTests.push({ expr: query('canary-readiness-departures'), eval_time: at(s), exp_samples: [{ labels: '{}', value: 0 }] });
+    promtoolTest([{ interval: '30s', input_series: series, promql_expr_test: readinessTests }]);
+  });
+
+  test('a canary pod that was Ready and leaves Ready is counted, in every window that holds the drop', () => {
+    const series = [
+      ...pod(canaryPod('aaaaa'), timeline(0, START_S, [{ downAtS: 600, upAtS: 660 }, { downAtS: 900, upAtS: 930 }])),
+      ...pod(canaryPod('bbbbb'), timeline(0, START_S)),
+    ];
+    promtoolTest([{
+      interval: '30s',
+      input_series: series,
+      promql_expr_test: [
+        { expr: query('canary-readiness-departures'), eval_time: at(570), exp_samples: [{ labels: '{}', value: 0 }] },
+        // the drop between the scrapes at 570 s and 600 s is in the windows ending at 600 s .. 690 s
+        { expr: query('canary-readiness-departures'), eval_time: at(600), exp_samples: [{ labels: '{}', value: 1 }] },
+        { expr: query('canary-readiness-departures'), eval_time: at(690), exp_samples: [{ labels: '{}', value: 1 }] },
+        { expr: query('canary-readiness-departures'), eval_time: at(720), exp_samples: [{ labels: '{}', value: 0 }] },
+        // the second departure, 30 s long
+        { expr: query('canary-readiness-departures'), eval_time: at(960), exp_samples: [{ labels: '{}', value: 1 }] },
+      ],
+    }]);
+  });
+
+  test('measurements one interval apart never miss a departure (the windows overlap), wherever the drop falls', () => {
+    const at2m = (t: number) => query('canary-readiness-departures').replace(/\[([^\]]+)\]/, `[$1] @ ${t}`);
+    for (let drop = 420; drop <= 480; drop += 30) {
+      // measurements at 455 s, 515 s and 575 s (one a minute, not aligned with the scrapes)
+      promtoolTest([{
+        interval: '30s',
+        input_series: pod(canaryPod('aaaaa'), timeline(0, START_S, [{ downAtS: drop, upAtS: drop + 30 }])),
+        promql_expr_test: [{ expr: `count((${at2m(455)} + ${at2m(515)} + ${at2m(575)}) >= 1)`, eval_time: at(600), exp_samples: [{ labels: '{}', value: 1 }] }],
+      }]);
+    }
+  });
+
+  test('no kube-state-metrics series for the canary: no sample (Inconclusive)', () => {
+    promtoolTest([{
+      interval: '30s',
+      input_series: pod(stablePod('zzzzz'), timeline(0, 30)),
+      promql_expr_test: [noSample(query('canary-readiness-departures'), 600)],
     }]);
   });
 });

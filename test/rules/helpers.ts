@@ -85,6 +85,14 @@ export function rollout(): Obj {
   };
 }
 
+/** The Services and HTTPRoute that rollout() names (the controller and the Gateway API plugin need them). */
+export function rolloutPeers(): Obj[] {
+  const svc = (name: string): Obj => ({ apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: 'checkout' }, spec: { selector: { app: 'checkout-api' }, ports: [{ port: 80, targetPort: 'http' }] } });
+  const httpRoute = route();
+  httpRoute.spec.rules[0].backendRefs.push({ group: '', kind: 'Service', name: 'checkout-api-canary', port: 80 });
+  return [svc('checkout-api'), svc('checkout-api-canary'), httpRoute];
+}
+
 export function analysisTemplate(successCondition: string, query: string): Obj {
   return {
     apiVersion: 'argoproj.io/v1alpha1', kind: 'AnalysisTemplate', metadata: { name: 'error-ratio', namespace: 'checkout' },

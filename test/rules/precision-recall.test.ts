@@ -1,5 +1,5 @@
 import { Finding, lintObjects, lintText } from '../../src/rules';
-import { analysisTemplate, c0, cleanDeployment, GUARDED, Obj, pdb, QUERY, rollout, service } from './helpers';
+import { analysisTemplate, c0, cleanDeployment, GUARDED, Obj, pdb, QUERY, rollout, rolloutPeers, service } from './helpers';
 
 function open(findings: Finding[]): Finding[] {
   return findings.filter((f) => f.status === 'open');
@@ -142,9 +142,9 @@ describe('precision: Kubernetes defaults and mechanisms that cannot occur', () =
     const r = rollout();
     delete r.spec.strategy.canary.analysis;
     r.spec.strategy.canary.steps = [];
-    expect(open(lintObjects([r, pdb()]))).toEqual([]);
+    expect(open(lintObjects([r, pdb(), ...rolloutPeers()]))).toEqual([]);
     r.spec.strategy.canary.steps = [{ setCanaryScale: { replicas: 1 } }, { pause: {} }];
-    const f = open(lintObjects([r, pdb()])).find((x) => x.ruleId === 'RW303-canary-without-analysis')!;
+    const f = open(lintObjects([r, pdb(), ...rolloutPeers()])).find((x) => x.ruleId === 'RW303-canary-without-analysis')!;
     expect(f.message).toContain('canary with 2 step(s) (1 setCanaryScale step(s), 1 pause step(s))');
     expect(f.message).not.toContain('no steps');
   });

@@ -1,0 +1,24 @@
+import { Delivery } from '../../src/decisions/canary';
+import { find, synthService } from '../support/manifests';
+
+type Rule = { alert: string; annotations: { description: string; meaning?: string } };
+const rules = (objs: ReturnType<typeof synthService>): Rule[] => find(objs, 'PrometheusRule').spec.groups[0].rules as Rule[];
+const ROUTE_ALERTS = ['Route5xxOverSlo', 'EnvoyNoHealthyUpstream', 'EnvoyUpstreamResetKeepAliveRace'];
+
+describe('route alerts', () => {
+  test('a service with a route gets them; the UH description says its 503s are in the 5xx counters', () => {
+    const r = rules(synthService());
+    for (const a of ROUTE_ALERTS) expect(r.map((x) => x.alert)).toContain(a);
+    const uh = r.find((x) => x.alert === 'EnvoyNoHealthyUpstream')!;
+    expect(uh.annotations.description).toContain('charges these 503s to the cluster\'s 5xx counters (upstream_rq_xx class 5)');
+    expect(uh.annotations.description).not.toMatch(/absent from the route's 5xx ratio/);
+  });
+
+  test('a service without a route (rolling update) gets none of them: they would select no series', () => {
+    const r = rules(synthService({ delivery: Delivery.rollingUpdate(), route: undefined }));
+    const names = r.map((x) => x.alert);
+    for (const a of ROUTE_ALERTS) expect(names).not.toContain(a);
+    expect(names.some((n) => /^Envoy/.test(n))).toBe(false);
+    expect(names).toContain('ReadyEndpointsBelowFloor');
+  });
+});
