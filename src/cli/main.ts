@@ -79,6 +79,8 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
     .option('--peak-rps <name=rps>', 'peak requests per second of a workload (repeatable)', collect)
     .option('--saturation-rps <name=rps>', 'per-replica saturation rate of a workload (repeatable)', collect)
     .option('--calls-dependency <name>', 'declare that the readiness handler of a workload calls a dependency (repeatable)', collect)
+    .option('--exclude <glob>', 'leave files or folders out of folder scans, gitignore-like (repeatable; also read from .rollwiseignore)', collect)
+    .option('--no-simulate', 'do not run the simulated drain at peak for workloads that declare peak-rps and saturation-rps')
     .action((paths: string[], opts: LintCliOptions) => { code = runLintCli(paths, opts, out, err); });
 
   program.command('simulate')

@@ -1,12 +1,35 @@
 import { arr, rec, str } from './k8s';
+import { passesOnNoData, queryDefaults } from './no-data';
 import { RuleDefinition } from './rule';
 
 const KINDS = ['AnalysisTemplate', 'ClusterAnalysisTemplate'];
 
 const INDEX0 = /result\s*\[\s*0\s*\]/;
-const LEN_GUARD = /len\s*\(\s*result\s*\)|isNil\s*\(\s*result\s*\)|default\s*\(\s*result/;
+/**
+ * Guards against an empty result. `isNil`/`default` only see nil (utils/evaluate/evaluate.go,
+ * v1.9.1), and the Prometheus provider's empty vector is an empty non-nil array, so for Prometheus
+ * only len() guards; other providers give nil for no data.
+ */
+const LEN_GUARD = /len\s*\(\s*result\s*\)/;
+const NIL_GUARD = /len\s*\(\s*result\s*\)|isNil\s*\(|default\s*\(/;
 const NAN_GUARD = /isNaN\s*\(\s*result\s*\[\s*0\s*\]\s*\)|isNaN\s*\(\s*default\s*\(\s*result/;
-const OR_VECTOR0 = /\bor\s+on\s*\([^)]*\)\s*vector\s*\(\s*0(?:\.0*)?\s*\)|\bor\s+vector\s*\(\s*0(?:\.0*)?\s*\)/i;
+
+/** The conditions of a metric that index result[0] without the guards (RW401). */
+function unguarded(metric: Record<string, unknown>): { cond: string; text: string; missing: string[] }[] {
+  return (['successCondition', 'failureCondition'] as const).flatMap((cond) => {
+    const text = str(metric[cond]);
+    if (!text || !INDEX0.test(text)) return [];
+    const missing: string[] = [];
+    if (!(providerName(metric) === 'prometheus' ? LEN_GUARD : NIL_GUARD).test(text)) missing.push('empty result (len(result) > 0)');
+    if (!NAN_GUARD.test(text)) missing.push('NaN (!isNaN(result[0]))');
+    return missing.length ? [{ cond, text, missing }] : [];
+  });
+}
+
+/** The provider's key (`prometheus`, `datadog`, `web`, ...). */
+function providerName(metric: Record<string, unknown>): string {
+  return Object.keys(rec(metric.provider) ?? {})[0] ?? 'none';
+}
 
 /**
  * Whether the `or vector(0)` at `at` (length `len`) defaults only the numerator of a ratio, as in
@@ -69,15 +92,9 @@ export const ANALYSIS_RULES: readonly RuleDefinition[] = [
       arr(rec(o.obj.spec)?.metrics).forEach((m, i) => {
         const metric = rec(m);
         if (!metric) return;
-        for (const cond of ['successCondition', 'failureCondition'] as const) {
-          const text = str(metric[cond]);
-          if (!text || !INDEX0.test(text)) continue;
-          const missing: string[] = [];
-          if (!LEN_GUARD.test(text)) missing.push('empty result (len(result) > 0)');
-          if (!NAN_GUARD.test(text)) missing.push('NaN (!isNaN(result[0]))');
-          if (missing.length === 0) continue;
-          ctx.report(o, `spec.metrics[${i}].${cond}`, `metric "${str(metric.name) ?? i}": ${cond} \`${text}\` indexes result[0] without a guard for ${missing.join(' or ')}.`,
-            { metric: str(metric.name) ?? String(i), condition: text, missingGuards: missing.join('; ') });
+        for (const u of unguarded(metric)) {
+          ctx.report(o, `spec.metrics[${i}].${u.cond}`, `metric "${str(metric.name) ?? i}": ${u.cond} \`${u.text}\` indexes result[0] without a guard for ${u.missing.join(' or ')}.`,
+            { metric: str(metric.name) ?? String(i), condition: u.text, missingGuards: u.missing.join('; ') });
         }
       });
     },
@@ -85,9 +102,9 @@ export const ANALYSIS_RULES: readonly RuleDefinition[] = [
   {
     id: 'RW402-analysis-no-data-as-zero',
     severity: 'error',
-    title: 'Analysis query turns no data into 0 (`or vector(0)`)',
+    title: 'Analysis query turns no data into a number (`or vector(n)` around a ratio or a denominator, `default_zero()`)',
     kinds: KINDS,
-    mechanism: 'A query that answers 0 when there is no data passes the error-ratio check exactly when the canary serves nothing or its metrics are missing (e.g. its pods are not Ready, its weight goes back to 0 and its Envoy cluster, with every series on it, disappears). A default on the numerator alone, `(errors or on() vector(0)) / all`, is safe and needed: Envoy creates the 5xx counter at the first 5xx, and the denominator still gives no sample without traffic.',
+    mechanism: 'A query that answers a number when there is no data passes (or fails) the check exactly when the canary serves nothing or its metrics are missing (e.g. its pods are not Ready, its weight goes back to 0 and its Envoy cluster, with every series on it, disappears). A default on the numerator alone, `(errors or on() vector(0)) / all`, is safe and needed: Envoy creates the 5xx counter at the first 5xx, and the denominator still gives no sample without traffic.',
     fieldNotes: 'field-notes 6 (reference: AnalysisTemplate, Measuring the canary)',
     fix: 'Move the default to the numerator of the ratio, `(sum(rate(errors[2m])) or on() vector(0)) / sum(rate(all[2m]))`, or remove it; let an empty result be Inconclusive with guarded conditions, and add a request-volume metric that is Inconclusive below N requests.',
     facts: [],
@@ -96,13 +113,39 @@ export const ANALYSIS_RULES: readonly RuleDefinition[] = [
         const metric = rec(m);
         if (!metric) return;
         for (const s of providerStrings(metric.provider, `spec.metrics[${i}].provider`)) {
-          const all = new RegExp(OR_VECTOR0.source, 'gi');
-          for (let hit = all.exec(s.text); hit; hit = all.exec(s.text)) {
-            if (defaultsOnlyNumerator(s.text, hit.index, hit[0].length)) continue;
-            ctx.report(o, s.path, `metric "${str(metric.name) ?? i}": the query contains \`${hit[0]}\` outside the numerator of a ratio, which reports 0 when there is no data.`, { metric: str(metric.name) ?? String(i), match: hit[0] });
-            break;
+          for (const d of queryDefaults(s.text)) {
+            // Safe only on the numerator of a ratio whose divisor reads a metric and has no default of its own.
+            if (d.position === 'numerator' && (d.match.startsWith('default_zero') || defaultsOnlyNumerator(s.text, d.index, d.match.length))) continue;
+            const where = d.position === 'ratio' ? 'around the whole expression' : d.position === 'denominator' ? 'in the denominator' : 'on a numerator whose divisor reads no metric or is defaulted too';
+            ctx.report(o, s.path, `metric "${str(metric.name) ?? i}": the query contains \`${d.match}\` outside the numerator of a ratio (${where}), which reports ${d.value} when there is no data.`,
+              { metric: str(metric.name) ?? String(i), match: d.match, position: d.position });
           }
         }
+      });
+    },
+  },
+  {
+    id: 'RW403-analysis-no-data-passes',
+    severity: 'error',
+    title: 'Analysis conditions pass when there is no data (`default(result, 0) < x`, `isNaN(result[0]) || ...`, `len(result) == 0 || ...`)',
+    kinds: KINDS,
+    mechanism: 'A condition that is true for an empty, nil or NaN result promotes a canary that served nothing or whose metrics are missing: the check passes exactly when it measured nothing. Short-circuits (`isNaN(result[0]) || ...`) and defaults (`default(result, 0)`) read as guards but turn no data into a pass.',
+    fieldNotes: 'field-notes 6 (reference: AnalysisTemplate)',
+    fix: 'Guard with && so no data makes both conditions false (Inconclusive: the rollout pauses): successCondition `len(result) > 0 && !isNaN(result[0]) && result[0] < 0.01` and failureCondition `len(result) > 0 && !isNaN(result[0]) && result[0] >= 0.01`; for providers that give nil, `!isNil(result) && result < 10` and `!isNil(result) && result >= 10`.',
+    facts: [],
+    check(o, ctx) {
+      arr(rec(o.obj.spec)?.metrics).forEach((m, i) => {
+        const metric = rec(m);
+        if (!metric) return;
+        const sc = str(metric.successCondition);
+        const fc = str(metric.failureCondition);
+        if ((!sc && !fc) || unguarded(metric).length > 0) return; // RW401 reports the unguarded index
+        const what = passesOnNoData(providerName(metric), sc, fc);
+        if (what === undefined) return;
+        const cond = sc ? 'successCondition' : 'failureCondition';
+        const shown = [sc ? `successCondition \`${sc}\`` : undefined, fc ? `failureCondition \`${fc}\`` : undefined].filter(Boolean).join(' with ');
+        ctx.report(o, `spec.metrics[${i}].${cond}`, `metric "${str(metric.name) ?? i}": ${shown} ${fc && !sc ? 'is not true' : 'is true'} for ${what}: the measurement is Successful without data.`,
+          { metric: str(metric.name) ?? String(i), ...(sc ? { successCondition: sc } : {}), ...(fc ? { failureCondition: fc } : {}), noData: what });
       });
     },
   },

@@ -1,4 +1,5 @@
 import { ANALYSIS_RULES } from './analysis-rules';
+import { COMPOSITION_RULES } from './composition-rules';
 import { CONTROLLER_RULES } from './controller-rules';
 import { DISRUPTION_RULES } from './disruption-rules';
 import { PROBE_RULES } from './probe-rules';
@@ -51,7 +52,7 @@ export const ENGINE_RULES = {
 } as const satisfies Record<string, RuleMeta>;
 
 /** Every rule with a check, in catalogue order. */
-export const RULES: readonly RuleDefinition[] = [...PROBE_RULES, ...ROLLOUT_RULES, ...ANALYSIS_RULES, ...TRAFFIC_RULES, ...DISRUPTION_RULES, ...CONTROLLER_RULES];
+export const RULES: readonly RuleDefinition[] = [...PROBE_RULES, ...COMPOSITION_RULES, ...ROLLOUT_RULES, ...ANALYSIS_RULES, ...TRAFFIC_RULES, ...DISRUPTION_RULES, ...CONTROLLER_RULES];
 
 /** Every rule id, checks and engine rules, sorted by id. */
 export function allRules(): readonly RuleMeta[] {

@@ -1,18 +1,18 @@
-import { podLabels, rec, replicasOf, scaleIntOrPercent, selectorMatches } from './k8s';
+import { rec, replicaCount, scaleIntOrPercent, selectorMatches, workloadLabels } from './k8s';
 import { RuleContext, RuleDefinition } from './rule';
 import { LintObject } from './source';
 
 /** PDBs in the workload's namespace whose selector matches its pod labels. */
 const pdbCache = new WeakMap<LintObject, LintObject[]>();
 
-function pdbsFor(w: LintObject, ctx: RuleContext): LintObject[] {
+export function pdbsFor(w: LintObject, ctx: RuleContext): LintObject[] {
   let found = pdbCache.get(w);
   if (!found) pdbCache.set(w, (found = matchPdbs(w, ctx)));
   return found;
 }
 
 function matchPdbs(w: LintObject, ctx: RuleContext): LintObject[] {
-  const labels = podLabels(w);
+  const labels = workloadLabels(w, ctx.index);
   return ctx.index.inNamespace('PodDisruptionBudget', w.namespace).filter((p) => {
     const sel = rec(p.obj.spec)?.selector;
     // policy/v1: an empty selector selects every pod in the namespace.
@@ -22,7 +22,7 @@ function matchPdbs(w: LintObject, ctx: RuleContext): LintObject[] {
 }
 
 /** Pods a PDB lets go at once, for a given replica count (percentages round up, as the controller does). */
-function allowedDisruptions(pdb: LintObject, replicas: number): { allowed: number; path: string; shown: string } | undefined {
+export function allowedDisruptions(pdb: LintObject, replicas: number): { allowed: number; path: string; shown: string } | undefined {
   const spec = rec(pdb.obj.spec) ?? {};
   if (spec.maxUnavailable !== undefined) {
     const v = scaleIntOrPercent(spec.maxUnavailable, replicas, true);
@@ -48,10 +48,15 @@ export const DISRUPTION_RULES: readonly RuleDefinition[] = [
     fix: 'Add a PodDisruptionBudget selecting the pod labels with maxUnavailable chosen so the survivors stay below saturation at peak (rollwise derives it from peak-rps and saturation-rps-per-replica), and unhealthyPodEvictionPolicy: AlwaysAllow.',
     facts: [],
     check(o, ctx) {
-      const replicas = replicasOf(o);
-      if (replicas === undefined || replicas < 2) return;
+      const count = replicaCount(o, ctx.index);
+      // With an autoscaler the fleet is multi-replica whenever it may scale past one (at peak, when a drain hurts).
+      if (!count || count.max < 2) return;
+      // No pod labels: an incomplete object (a kustomize patch, a fixture) that no PDB could select.
+      const labels = workloadLabels(o, ctx.index);
+      if (Object.keys(labels).length === 0) return;
       if (pdbsFor(o, ctx).length > 0) return;
-      ctx.report(o, 'spec.replicas', `${replicas} replicas and no PodDisruptionBudget in the linted manifests selects labels ${JSON.stringify(podLabels(o))}.`, { replicas });
+      const shown = count.scaler ? `${count.max === count.min ? count.min : `${count.min}-${count.max}`} replicas (${count.source})` : `${count.min} replicas`;
+      ctx.report(o, count.scaler ? 'spec' : 'spec.replicas', `${shown} and no PodDisruptionBudget in the linted manifests selects labels ${JSON.stringify(labels)}.`, { replicas: count.min, maxReplicas: count.max });
     },
   },
   {
@@ -64,7 +69,8 @@ export const DISRUPTION_RULES: readonly RuleDefinition[] = [
     fix: 'Lower the PDB maxUnavailable (or raise minAvailable, or add replicas) until peak-rps / (replicas - allowed disruptions) stays below the per-replica saturation rate (rollwise keeps 80 % headroom).',
     facts: ['peakRps', 'saturationRpsPerReplica'],
     check(o, ctx) {
-      const replicas = replicasOf(o);
+      // The fewest replicas (an autoscaler's floor): the survivors' share is largest there.
+      const replicas = replicaCount(o, ctx.index)?.min;
       if (replicas === undefined || replicas < 2) return;
       const pdbs = pdbsFor(o, ctx);
       if (pdbs.length === 0) return;

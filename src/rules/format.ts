@@ -1,10 +1,40 @@
 import * as fs from 'fs';
 import * as path from 'path';
+import { pathToFileURL } from 'url';
 import { allRules } from './catalogue';
 import { LintResult } from './engine';
 import { Finding, Severity, Skip } from './types';
 
 export type OutputFormat = 'text' | 'json' | 'sarif';
+
+/** What a run read: files, and the ones it left out and why. */
+export interface ScanSummary {
+  /** Files read. */
+  files: number;
+  /** Files and folders left out by --exclude or .rollwiseignore. */
+  excluded: number;
+  /** Files that are Go/Helm templates (not read as YAML). */
+  templates: number;
+  /** Files with no Kubernetes object (values files, JSON Schemas, OpenAPI documents). */
+  notManifests: number;
+  /** Files that could not be read (each is an RW000 finding too). */
+  unreadable: number;
+}
+
+/** "2 Helm templates, 3 without Kubernetes objects" (empty when nothing was skipped). */
+export function describeSkippedFiles(scan: ScanSummary): string {
+  return [
+    scan.excluded ? `${scan.excluded} excluded` : '',
+    scan.templates ? `${scan.templates} Helm/Go template(s) skipped` : '',
+    scan.notManifests ? `${scan.notManifests} without Kubernetes objects skipped` : '',
+    scan.unreadable ? `${scan.unreadable} unreadable` : '',
+  ].filter((x) => x !== '').join(', ');
+}
+
+/** "Job 3, CronJob 1" from the kinds no rule checks, most first. */
+function describeKinds(kinds: Readonly<Record<string, number>>): string {
+  return Object.entries(kinds).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([k, n]) => `${k} ${n}`).join(', ');
+}
 
 function where(f: Finding): string {
   return f.line > 0 ? `${f.file}:${f.line}` : f.file;
@@ -19,7 +49,7 @@ function objectLabel(f: Finding): string {
  * its mechanism and fix indented; a blank line between objects. Suppressed and accepted findings
  * are listed with their reason and do not count.
  */
-export function formatText(result: LintResult, skips?: readonly Skip[]): string {
+export function formatText(result: LintResult, skips?: readonly Skip[], scan?: ScanSummary): string {
   const lines: string[] = [];
   let last = '';
   for (const f of result.findings) {
@@ -40,6 +70,11 @@ export function formatText(result: LintResult, skips?: readonly Skip[]): string 
   }
   const c = counts(result.findings);
   if (lines.length) lines.push('');
+  if (scan) {
+    const skipped = describeSkippedFiles(scan);
+    const kinds = describeKinds(result.skippedKinds);
+    lines.push(`${scan.files} file(s) read${skipped ? ` (${skipped})` : ''}; kinds no rule checks: ${kinds || 'none'}`);
+  }
   lines.push(`${result.objects} object(s): ${c.error} error(s), ${c.warning} warning(s), ${c.info} info, ${c.suppressed} suppressed, ${c.accepted} accepted override(s)`);
   return `${lines.join('\n')}\n`;
 }
@@ -54,32 +89,31 @@ export function counts(findings: readonly Finding[]): Record<Severity | 'suppres
 }
 
 /** Machine output: findings, counts, and the skips when asked for. */
-export function formatJson(result: LintResult, exitCode: number, skips?: readonly Skip[]): string {
-  return `${JSON.stringify({ tool: 'rollwise', version: toolVersion(), objects: result.objects, summary: counts(result.findings), exitCode, findings: result.findings, ...(skips ? { skips } : {}) }, null, 2)}\n`;
+export function formatJson(result: LintResult, exitCode: number, skips?: readonly Skip[], scan?: ScanSummary): string {
+  return `${JSON.stringify({
+    tool: 'rollwise', version: toolVersion(), objects: result.objects, summary: counts(result.findings), exitCode,
+    ...(scan ? { scan } : {}), skippedKinds: result.skippedKinds, findings: result.findings, ...(skips ? { skips } : {}),
+  }, null, 2)}\n`;
 }
 
 const SARIF_LEVEL: Record<Severity, 'error' | 'warning' | 'note'> = { error: 'error', warning: 'warning', info: 'note' };
 
-/** A SARIF 2.1.0 log for code-scanning upload; file paths relative to `baseDir` (default: cwd). */
-export function formatSarif(result: LintResult, skips?: readonly Skip[], baseDir = process.cwd()): string {
-  const rules = allRules();
-  const ruleIndex = new Map(rules.map((r, i) => [r.id, i]));
-  const results = result.findings.map((f) => ({
-    ruleId: f.ruleId,
-    ruleIndex: ruleIndex.get(f.ruleId)!,
-    level: SARIF_LEVEL[f.severity],
-    message: { text: `${objectLabel(f)}${f.path ? ` ${f.path}` : ''}: ${f.message} Fix: ${f.fix}` },
-    locations: [{
-      physicalLocation: {
-        artifactLocation: { uri: artifactUri(f.file, baseDir) },
-        ...(f.line > 0 ? { region: { startLine: f.line } } : {}),
-      },
-      logicalLocations: [{ fullyQualifiedName: `${objectLabel(f)}${f.path ? `#${f.path}` : ''}`, kind: 'object' }],
-    }],
-    partialFingerprints: { rollwiseObjectPath: `${f.ruleId}|${objectLabel(f)}|${f.path}` },
-    properties: { values: f.values, object: objectLabel(f), path: f.path },
-    ...(f.status !== 'open' ? { suppressions: [{ kind: 'inSource', justification: f.justification ?? '' }] } : {}),
+/** The id under which artifact URIs are relative (SARIF 2.1.0 3.14.14, originalUriBaseIds). */
+const SRCROOT = 'SRCROOT';
+
+function sarifRules(): unknown[] {
+  return allRules().map((r) => ({
+    id: r.id,
+    name: r.id.replace(/^RW\d+-/, ''),
+    shortDescription: { text: r.title },
+    fullDescription: { text: `${r.mechanism} (${r.fieldNotes})` },
+    help: { text: `Fix: ${r.fix}`, markdown: `**Why:** ${r.mechanism} (${r.fieldNotes})\n\n**Fix:** ${r.fix}` },
+    defaultConfiguration: { level: SARIF_LEVEL[r.severity] },
+    properties: { tags: ['kubernetes', 'reliability'], facts: [...r.facts] },
   }));
+}
+
+function sarifLog(baseDir: string, results: unknown[], invocation: Record<string, unknown>, properties?: Record<string, unknown>): string {
   const log = {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
     version: '2.1.0',
@@ -89,31 +123,59 @@ export function formatSarif(result: LintResult, skips?: readonly Skip[], baseDir
           name: 'rollwise',
           version: toolVersion(),
           informationUri: 'https://github.com/rollwise/rollwise/blob/main/docs/rules.md',
-          rules: rules.map((r) => ({
-            id: r.id,
-            name: r.id.replace(/^RW\d+-/, ''),
-            shortDescription: { text: r.title },
-            fullDescription: { text: `${r.mechanism} (${r.fieldNotes})` },
-            help: { text: `Fix: ${r.fix}`, markdown: `**Why:** ${r.mechanism} (${r.fieldNotes})\n\n**Fix:** ${r.fix}` },
-            defaultConfiguration: { level: SARIF_LEVEL[r.severity] },
-            properties: { tags: ['kubernetes', 'reliability'], facts: [...r.facts] },
-          })),
+          rules: sarifRules(),
         },
       },
-      invocations: [{
-        executionSuccessful: true,
-        toolExecutionNotifications: (skips ?? []).map((s) => ({ level: 'note', message: { text: `${s.ruleId} skipped for ${s.object}: ${s.detail}` }, descriptor: { id: s.ruleId } })),
-      }],
+      originalUriBaseIds: { [SRCROOT]: { uri: pathToFileURL(path.resolve(baseDir)).href.replace(/\/?$/, '/') } },
+      invocations: [invocation],
       results,
+      ...(properties ? { properties } : {}),
     }],
   };
   return `${JSON.stringify(log, null, 2)}\n`;
 }
 
-function artifactUri(file: string, baseDir: string): string {
-  if (file.startsWith('<')) return file.replace(/[<>]/g, '');
-  const rel = path.isAbsolute(file) ? path.relative(baseDir, file) : file;
-  return encodeURI(rel.split(path.sep).join('/'));
+/**
+ * A SARIF 2.1.0 log for code-scanning upload. Artifact URIs are relative to `baseDir` (the
+ * repository root of the linted paths, else the working directory) with `uriBaseId` SRCROOT; files
+ * outside it get absolute file: URIs.
+ */
+export function formatSarif(result: LintResult, skips?: readonly Skip[], baseDir = process.cwd(), scan?: ScanSummary): string {
+  const ruleIndex = new Map(allRules().map((r, i) => [r.id, i]));
+  const results = result.findings.map((f) => ({
+    ruleId: f.ruleId,
+    ruleIndex: ruleIndex.get(f.ruleId)!,
+    level: SARIF_LEVEL[f.severity],
+    message: { text: `${objectLabel(f)}${f.path ? ` ${f.path}` : ''}: ${f.message} Fix: ${f.fix}` },
+    locations: [{
+      physicalLocation: {
+        artifactLocation: artifactLocation(f.file, baseDir),
+        ...(f.line > 0 ? { region: { startLine: f.line } } : {}),
+      },
+      logicalLocations: [{ fullyQualifiedName: `${objectLabel(f)}${f.path ? `#${f.path}` : ''}`, kind: 'object' }],
+    }],
+    partialFingerprints: { rollwiseObjectPath: `${f.ruleId}|${objectLabel(f)}|${f.path}` },
+    properties: { values: f.values, object: objectLabel(f), path: f.path },
+    ...(f.status !== 'open' ? { suppressions: [{ kind: 'inSource', justification: f.justification ?? '' }] } : {}),
+  }));
+  const invocation = {
+    executionSuccessful: true,
+    toolExecutionNotifications: (skips ?? []).map((s) => ({ level: 'note', message: { text: `${s.ruleId} skipped for ${s.object}: ${s.detail}` }, descriptor: { id: s.ruleId } })),
+  };
+  return sarifLog(baseDir, results, invocation, scan ? { scan, skippedKinds: result.skippedKinds, objects: result.objects } : undefined);
+}
+
+/** A valid SARIF log for a run that could not lint (exit 2): no results, the problem as an error notification. */
+export function formatSarifFailure(message: string, baseDir = process.cwd()): string {
+  return sarifLog(baseDir, [], { executionSuccessful: false, exitCode: 2, toolExecutionNotifications: [{ level: 'error', message: { text: message } }] });
+}
+
+function artifactLocation(file: string, baseDir: string): { uri: string; uriBaseId?: string } {
+  if (file.startsWith('<')) return { uri: file.replace(/[<>]/g, '') };
+  const abs = path.resolve(file);
+  const rel = path.relative(path.resolve(baseDir), abs);
+  if (rel.startsWith('..') || path.isAbsolute(rel)) return { uri: pathToFileURL(abs).href };
+  return { uri: encodeURI(rel.split(path.sep).join('/')), uriBaseId: SRCROOT };
 }
 
 let version: string | undefined;

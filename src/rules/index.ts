@@ -9,4 +9,5 @@ export * from './run-lint';
 export * from './synth-check';
 export * from './validation-plugin';
 export * from './docs';
+export * from './scan';
 export * from './controller-rules';

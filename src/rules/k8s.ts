@@ -59,6 +59,28 @@ export function stableJson(x: unknown): string {
 /** Kinds whose pod template lives in `spec.template`. */
 export const WORKLOAD_KINDS = ['Deployment', 'StatefulSet', 'DaemonSet', 'Rollout'] as const;
 
+/**
+ * Kinds whose pods serve behind a Service and are probed: the workloads, plus bare Pods and
+ * ReplicaSets (`kubectl get -o yaml` output, operators that create them directly). Jobs and CronJobs
+ * run to completion and take no Service traffic; the probe rules do not apply to them, and the run
+ * counts them as skipped kinds.
+ */
+export const PROBED_KINDS = [...WORKLOAD_KINDS, 'ReplicaSet', 'Pod'] as const;
+
+/**
+ * Probe handlers that run inside the container and share its CPU quota (an HTTP or gRPC handler of
+ * the application, or a command the kubelet execs in the container's cgroup). A tcpSocket probe is a
+ * TCP connect the kernel completes on the listening socket's backlog: it does not run
+ * application code, so it does not slow down with the handler (field-notes 1, 4).
+ */
+export const IN_PROCESS_HANDLERS = ['httpGet', 'grpc', 'exec'] as const;
+
+/** The in-process handler kind of a probe (httpGet, grpc, exec), or undefined (tcpSocket, none). */
+export function inProcessHandler(p: Json | undefined): (typeof IN_PROCESS_HANDLERS)[number] | undefined {
+  if (!p) return undefined;
+  return IN_PROCESS_HANDLERS.find((k) => p[k] !== undefined);
+}
+
 export function isWorkload(o: LintObject): boolean {
   return (WORKLOAD_KINDS as readonly string[]).includes(o.kind);
 }
@@ -70,16 +92,36 @@ export interface ContainerRef {
   readonly path: string;
 }
 
-/** The pod template's spec, or undefined (e.g. a Rollout with `workloadRef`). */
+/** The pod template's spec (a Pod's own spec), or undefined (e.g. a Rollout with `workloadRef`). */
 export function podSpec(o: LintObject): Json | undefined {
+  if (o.kind === 'Pod') return rec(o.obj.spec);
   return rec(rec(rec(o.obj.spec)?.template)?.spec);
+}
+
+/** The field path of the pod spec: `spec` for a Pod, `spec.template.spec` otherwise. */
+export function podSpecPath(o: LintObject): string {
+  return o.kind === 'Pod' ? 'spec' : 'spec.template.spec';
 }
 
 /** The pod template's labels; without a template (Rollout workloadRef), the selector's matchLabels. */
 export function podLabels(o: LintObject): Record<string, string> {
   const spec = rec(o.obj.spec);
+  if (o.kind === 'Pod') return (rec(rec(o.obj.metadata)?.labels) ?? {}) as Record<string, string>;
   const labels = rec(rec(rec(spec?.template)?.metadata)?.labels) ?? rec(rec(spec?.selector)?.matchLabels) ?? {};
   return labels as Record<string, string>;
+}
+
+/**
+ * The pod labels a PDB would have to select: the template's, or for a Rollout with `workloadRef`
+ * those of the referenced Deployment among the linted objects. Empty for an incomplete object (a
+ * kustomize patch with only `spec.replicas`, a fixture without labels).
+ */
+export function workloadLabels(o: LintObject, index: KindIndex & { get(kind: string, namespace: string | undefined, name: string): LintObject | undefined }): Record<string, string> {
+  const own = podLabels(o);
+  if (Object.keys(own).length > 0 || o.kind !== 'Rollout') return own;
+  const ref = rec(rec(o.obj.spec)?.workloadRef);
+  const target = ref && str(ref.name) ? index.get(str(ref.kind) ?? 'Deployment', o.namespace, str(ref.name)!) : undefined;
+  return target ? podLabels(target) : own;
 }
 
 export function containers(o: LintObject): ContainerRef[] {
@@ -87,7 +129,7 @@ export function containers(o: LintObject): ContainerRef[] {
   if (!spec) return [];
   const regular = arr(spec.containers).flatMap((c, i) => {
     const r = rec(c);
-    return r ? [{ c: r, name: str(r.name) ?? `#${i}`, path: `spec.template.spec.containers[${i}]` }] : [];
+    return r ? [{ c: r, name: str(r.name) ?? `#${i}`, path: `${podSpecPath(o)}.containers[${i}]` }] : [];
   });
   // Native sidecars (init containers with restartPolicy Always) run beside the app for the pod's
   // whole life and their readiness counts toward the pod's, so every container rule applies to them.
@@ -100,6 +142,61 @@ export function containers(o: LintObject): ContainerRef[] {
 
 export function replicasOf(o: LintObject): number | undefined {
   return int(rec(o.obj.spec)?.replicas);
+}
+
+/** Where a workload's replica count comes from: its own field, or the autoscaler that owns it. */
+export interface ReplicaCount {
+  /** The fewest replicas the workload runs with (an autoscaler's floor). */
+  readonly min: number;
+  /** The most (equal to min without an autoscaler). */
+  readonly max: number;
+  /** The object and field that decided it, for messages. */
+  readonly source: string;
+  /** The autoscaler, when one owns the count. */
+  readonly scaler?: LintObject;
+  readonly path: string;
+}
+
+/** Objects of the run by kind and namespace (the engine's index; a narrow view to keep k8s.ts free of rule types). */
+export interface KindIndex {
+  inNamespace(kind: string, namespace: string | undefined): readonly LintObject[];
+}
+
+/**
+ * The workload's replica count, taking an autoscaler into account: a HorizontalPodAutoscaler or a
+ * KEDA ScaledObject whose scaleTargetRef names the workload owns `spec.replicas` (it overwrites it).
+ * HPA `minReplicas` defaults to 1 (autoscaling/v2 API: "It defaults to 1 pod"). KEDA: an unset
+ * `minReplicaCount` means scale to zero (the HPA it creates gets its floor of 1 only while active)
+ * and an unset `maxReplicaCount` becomes 100 (kedacore/keda pkg/handler/scale_handler.go,
+ * defaultHPAMaxReplicas; KEDA is not mirrored at a pinned tag here).
+ * Without an autoscaler: `spec.replicas`, default 1 (apps/v1; Argo Rollouts likewise,
+ * pkg/apis/rollouts/v1alpha1/types.go v1.9.1: "Defaults to 1"). DaemonSets and Pods have no count.
+ */
+export function replicaCount(o: LintObject, index: KindIndex): ReplicaCount | undefined {
+  if (!['Deployment', 'StatefulSet', 'Rollout', 'ReplicaSet'].includes(o.kind)) return undefined;
+  const targets = (ref: unknown, defaultKind: string): boolean => {
+    const r = rec(ref);
+    return !!r && str(r.name) === o.name && (str(r.kind) ?? defaultKind) === o.kind;
+  };
+  for (const hpa of index.inNamespace('HorizontalPodAutoscaler', o.namespace)) {
+    const spec = rec(hpa.obj.spec);
+    if (!targets(spec?.scaleTargetRef, '')) continue;
+    const min = int(spec?.minReplicas) ?? 1;
+    const max = int(spec?.maxReplicas) ?? min;
+    return { min, max: Math.max(min, max), source: `${hpa.ref} minReplicas ${min}${spec?.minReplicas === undefined ? ' (default)' : ''}, maxReplicas ${max}`, scaler: hpa, path: 'spec.minReplicas' };
+  }
+  for (const so of index.inNamespace('ScaledObject', o.namespace)) {
+    const spec = rec(so.obj.spec);
+    if (!targets(spec?.scaleTargetRef, 'Deployment')) continue;
+    const min = int(spec?.minReplicaCount) ?? 0;
+    const max = int(spec?.maxReplicaCount) ?? 100;
+    return { min, max: Math.max(min, max), source: `${so.ref} minReplicaCount ${min}${spec?.minReplicaCount === undefined ? ' (default)' : ''}, maxReplicaCount ${max}${spec?.maxReplicaCount === undefined ? ' (default)' : ''}`, scaler: so, path: 'spec.minReplicaCount' };
+  }
+  const raw = rec(o.obj.spec)?.replicas;
+  const n = int(raw);
+  if (raw !== undefined && n === undefined) return undefined;
+  const v = n ?? 1;
+  return { min: v, max: v, source: `spec.replicas ${v}${raw === undefined ? ' (default)' : ''}`, path: 'spec.replicas' };
 }
 
 /** A Kubernetes label selector (`matchLabels` + `matchExpressions`) against a label set. */

@@ -1,8 +1,9 @@
-import { ContainerRef, containers, cpuCores, Json, probeHandler, probeTiming, rec, secs, WORKLOAD_KINDS } from './k8s';
+import { loadSensitivity } from './composition-rules';
+import { ContainerRef, containers, cpuCores, inProcessHandler, Json, probeHandler, probeTiming, PROBED_KINDS, rec, secs } from './k8s';
 import { requireFact, RuleDefinition } from './rule';
 import { LintObject } from './source';
 
-const W = WORKLOAD_KINDS;
+const W = PROBED_KINDS;
 
 /** Containers of the object with a probe of that kind. */
 function withProbe(containersOf: ContainerRef[], probe: 'readinessProbe' | 'livenessProbe' | 'startupProbe'): { ref: ContainerRef; p: Json }[] {
@@ -72,9 +73,9 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
   {
     id: 'RW103-readiness-returns-faster-than-leaves',
     severity: 'warning',
-    title: 'Readiness return window (successThreshold x period) is shorter than its leave window (failureThreshold x period)',
+    title: 'Readiness that measures load returns (successThreshold x period) faster than it leaves (failureThreshold x period)',
     kinds: W,
-    mechanism: 'When every pod has left, traffic is zero and every probe passes: the whole fleet re-enters within the short return window, cold and at full load, and collapses again (a saw-tooth, not a decay).',
+    mechanism: 'When every pod has left, traffic is zero and every probe passes: the whole fleet re-enters within the short return window, cold and at full load, and collapses again (a saw-tooth, not a decay). Only a probe that measures load (a CPU limit on an in-process handler, or a deadline at or under the p99) empties the fleet, so the asymmetry alone, as in the Kubernetes defaults (1 and 3), is not reported.',
     fieldNotes: 'field-notes 1, 11',
     fix: 'Set readinessProbe.successThreshold at least equal to failureThreshold (e.g. 3 and 3), so a removed pod proves itself as long as it took to leave.',
     facts: [],
@@ -83,9 +84,11 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
         const t = probeTiming(p);
         const back = t.successThreshold * t.periodSeconds;
         const leave = t.failureThreshold * t.periodSeconds;
-        if (back < leave) {
+        if (back >= leave) continue;
+        const load = loadSensitivity(o, ref, p, ctx);
+        if (load) {
           ctx.report(o, `${ref.path}.readinessProbe.successThreshold`,
-            `container "${ref.name}": readiness returns after ${t.successThreshold} x ${t.periodSeconds} s = ${back} s but leaves after ${t.failureThreshold} x ${t.periodSeconds} s = ${leave} s.`,
+            `container "${ref.name}": readiness returns after ${t.successThreshold}${p.successThreshold === undefined ? ' (default)' : ''} x ${t.periodSeconds} s = ${back} s but leaves after ${t.failureThreshold}${p.failureThreshold === undefined ? ' (default)' : ''} x ${t.periodSeconds} s = ${leave} s, and it measures load: ${load.text}.`,
             { successThreshold: t.successThreshold, failureThreshold: t.failureThreshold, periodSeconds: t.periodSeconds, returnWindowSeconds: back, leaveWindowSeconds: leave });
         }
       }
@@ -114,15 +117,15 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
   {
     id: 'RW105-liveness-identical-to-readiness',
     severity: 'error',
-    title: 'Liveness probe is identical to the readiness probe',
+    title: 'An HTTP, gRPC or exec liveness probe is identical to the readiness probe',
     kinds: W,
-    mechanism: 'A liveness copy of readiness restarts exactly the pods that are merely loaded: each restart lands on a cold cache, survivors carry more load and fail in turn (falling dominoes, CrashLoopBackOff).',
+    mechanism: 'A liveness copy of readiness restarts exactly the pods that are merely loaded: each restart lands on a cold cache, survivors carry more load and fail in turn (falling dominoes, CrashLoopBackOff). Identical tcpSocket probes are not reported: a TCP connect does not run application code, so it does not fail on a loaded pod.',
     fieldNotes: 'field-notes 4',
     fix: 'Give liveness a process-only check (a TCP connect or a handler that touches no dependency) and make it far more lenient than readiness (longer timeout, more failures).',
     facts: [],
     check(o, ctx) {
       for (const { ref, l, lt, identical } of livenessReadinessPairs(o)) {
-        if (identical) {
+        if (identical && inProcessHandler(l)) {
           ctx.report(o, `${ref.path}.livenessProbe`,
             `container "${ref.name}": livenessProbe equals readinessProbe (${probeHandler(l)}, timeout ${lt.timeoutSeconds} s, period ${lt.periodSeconds} s, failureThreshold ${lt.failureThreshold}).`,
             { handler: probeHandler(l), timeoutSeconds: lt.timeoutSeconds, periodSeconds: lt.periodSeconds, failureThreshold: lt.failureThreshold });
@@ -133,15 +136,18 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
   {
     id: 'RW106-liveness-stricter-than-readiness',
     severity: 'error',
-    title: 'Liveness gives up no later than readiness (shorter timeout, fewer failures, or a failure window not longer)',
+    title: 'An in-process liveness probe gives up no later than readiness (shorter timeout, fewer failures, or a failure window not longer)',
     kinds: W,
-    mechanism: 'If liveness fails as fast as readiness, a pod slow under load is restarted instead of only taken out of the Service: restarts pile up exactly at peak.',
+    mechanism: 'If an HTTP, gRPC or exec liveness fails as fast as readiness, a pod slow under load is restarted instead of only taken out of the Service: restarts pile up exactly at peak. A tcpSocket liveness does not run application code and is not checked.',
     fieldNotes: 'field-notes 4',
     fix: 'Make liveness more lenient than readiness on every axis: timeoutSeconds >= readiness, failureThreshold >= readiness, and failureThreshold x periodSeconds well above the readiness leave window.',
     facts: [],
     check(o, ctx) {
-      for (const { ref, rt, lt, identical } of livenessReadinessPairs(o)) {
+      for (const { ref, l, rt, lt, identical } of livenessReadinessPairs(o)) {
         if (identical) continue; // RW105
+        // A tcpSocket liveness (the fix RW105 recommends) is completed by the kernel, not the
+        // application: it does not slow down with load, so it cannot restart a merely loaded pod.
+        if (!inProcessHandler(l)) continue;
         const axes: string[] = [];
         if (lt.timeoutSeconds < rt.timeoutSeconds) axes.push(`timeoutSeconds ${lt.timeoutSeconds} < readiness ${rt.timeoutSeconds}`);
         if (lt.failureThreshold < rt.failureThreshold) axes.push(`failureThreshold ${lt.failureThreshold} < readiness ${rt.failureThreshold}`);
@@ -196,7 +202,7 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
   {
     id: 'RW201-cpu-limit-with-http-probes',
     severity: 'warning',
-    title: 'CPU limit on a container with HTTP probes',
+    title: 'CPU limit on a container with HTTP, gRPC or exec probes',
     kinds: W,
     mechanism: "The probe handler shares the container's CFS quota: at the limit the kernel deschedules the process for the rest of each 100 ms period, so a 20 ms health check takes seconds exactly at peak and the probe measures load.",
     fieldNotes: 'field-notes 1, 10',
@@ -206,7 +212,10 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
       for (const ref of containers(o)) {
         const limit = rec(rec(ref.c.resources)?.limits)?.cpu;
         if (limit === undefined) continue;
-        const probes = (['readinessProbe', 'livenessProbe', 'startupProbe'] as const).filter((k) => rec(rec(ref.c[k])?.httpGet));
+        const probes = (['readinessProbe', 'livenessProbe', 'startupProbe'] as const).flatMap((k) => {
+          const h = inProcessHandler(rec(ref.c[k]));
+          return h ? [`${k} (${h})`] : [];
+        });
         if (probes.length === 0) continue;
         const request = rec(rec(ref.c.resources)?.requests)?.cpu;
         const l = cpuCores(limit);
@@ -214,7 +223,7 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
         const ratio = l !== undefined && r !== undefined && r > 0 ? Number((l / r).toFixed(2)) : undefined;
         const reqText = request === undefined ? 'no request (it defaults to the limit)' : `request ${String(request)}`;
         ctx.report(o, `${ref.path}.resources.limits.cpu`,
-          `container "${ref.name}": CPU limit ${String(limit)} with ${reqText}${ratio !== undefined ? `, limit/request ratio ${ratio}` : ''}, and HTTP ${probes.join(', ')} that share the throttled quota.`,
+          `container "${ref.name}": CPU limit ${String(limit)} with ${reqText}${ratio !== undefined ? `, limit/request ratio ${ratio}` : ''}, and ${probes.join(', ')} that ${probes.length === 1 ? 'shares' : 'share'} the throttled quota.`,
           { cpuLimit: String(limit), cpuRequest: request === undefined ? 'none' : String(request), ...(ratio !== undefined ? { limitRequestRatio: ratio } : {}), httpProbes: probes.join(',') });
       }
     },

@@ -1,4 +1,4 @@
-import { arr, containers, int, probeTiming, rec, replicasOf, scaleIntOrPercent, str } from './k8s';
+import { arr, containers, int, probeTiming, rec, replicaCount, replicasOf, scaleIntOrPercent, str } from './k8s';
 import { RuleDefinition } from './rule';
 import { LintObject } from './source';
 
@@ -57,6 +57,10 @@ export const ROLLOUT_RULES: readonly RuleDefinition[] = [
       const withReadiness = containers(o).map((ref) => rec(ref.c.readinessProbe)).filter((p): p is Record<string, unknown> => p !== undefined);
       if (withReadiness.length === 0) return;
       const leave = Math.max(...withReadiness.map((p) => { const t = probeTiming(p); return t.failureThreshold * t.periodSeconds; }));
+      // One replica has no availability for a rollout to keep: the update takes the service down
+      // whatever minReadySeconds says (DaemonSets have no count and are checked).
+      const count = replicaCount(o, ctx.index);
+      if (count && count.max < 2) return;
       const mu = maxUnavailable(o);
       if (!mu || mu.value <= 0) return;
       const minReady = int(rec(o.obj.spec)?.minReadySeconds) ?? 0;
@@ -70,34 +74,56 @@ export const ROLLOUT_RULES: readonly RuleDefinition[] = [
   {
     id: 'RW302-rollout-without-progress-deadline-abort',
     severity: 'warning',
-    title: 'Argo Rollout without progressDeadlineAbort: true',
+    title: 'Canary Rollout without progressDeadlineAbort: true',
     kinds: ['Rollout'],
-    mechanism: 'By default a Rollout that misses its progress deadline is only marked Degraded and the stuck canary keeps its traffic share; with progressDeadlineAbort it aborts and traffic returns to stable.',
+    mechanism: 'By default a canary Rollout that misses its progress deadline is only marked Degraded and the stuck canary keeps its traffic share; with progressDeadlineAbort it aborts and traffic returns to stable. Blue-green Rollouts are not checked: their active Service moves only after the new pods are all available.',
     fieldNotes: 'field-notes 5, 6',
     fix: 'Set spec.progressDeadlineAbort: true (and a progressDeadlineSeconds above minReadySeconds).',
     facts: [],
     check(o, ctx) {
+      // Blue-green: the active Service is switched only once the new ReplicaSet is fully saturated
+      // (rollout/service.go reconcileActiveService, v1.9.1), so a stuck update never holds user
+      // traffic and an abort only scales the preview down; the rule is for canaries.
+      if (!rec(rec(rec(o.obj.spec)?.strategy)?.canary)) return;
       const v = rec(o.obj.spec)?.progressDeadlineAbort;
-      if (v !== true) ctx.report(o, 'spec.progressDeadlineAbort', `progressDeadlineAbort is ${v === undefined ? 'absent (default false)' : String(v)}.`, { progressDeadlineAbort: v === undefined ? 'absent' : String(v) });
+      if (v !== true) ctx.report(o, 'spec.progressDeadlineAbort', `canary Rollout: progressDeadlineAbort is ${v === undefined ? 'absent (default false)' : String(v)}, so a canary stuck past progressDeadlineSeconds ${String(rec(o.obj.spec)?.progressDeadlineSeconds ?? '600 (default)')} keeps its share.`, { progressDeadlineAbort: v === undefined ? 'absent' : String(v) });
     },
   },
   {
     id: 'RW303-canary-without-analysis',
     severity: 'error',
-    title: 'Canary shifts traffic without any analysis',
+    title: 'Canary with steps and no analysis',
     kinds: ['Rollout'],
-    mechanism: 'Without an analysis (background or step) nothing measures user-facing errors: a bad release is promoted on schedule, and "rollout complete" only means pods were Ready.',
+    mechanism: 'Without an analysis (background or step) nothing measures user-facing errors: a bad release is promoted on schedule, and "rollout complete" only means pods were Ready. A canary without steps is a plain rolling update and is not checked.',
     fieldNotes: 'field-notes 5, 6',
     fix: 'Add spec.strategy.canary.analysis (background, startingStep at the first setWeight) and an analysis step before full promotion, with an AnalysisTemplate measuring the 5xx ratio (guarded against empty and NaN results).',
     facts: [],
     check(o, ctx) {
       const canary = rec(rec(rec(o.obj.spec)?.strategy)?.canary);
       if (!canary || hasAnalysis(canary)) return;
-      const weights = arr(canary.steps).map((s) => int(rec(s)?.setWeight)).filter((w): w is number => w !== undefined);
+      const steps = arr(canary.steps).map(rec).filter((x): x is Record<string, unknown> => x !== undefined);
+      // A canary without steps is a plain rolling update to 100 % (utils/replicaset/canary.go v1.9.1:
+      // GetCurrentCanaryStep returns no step, so the desired weight is the maximum), as with a
+      // Deployment: there is no canary stage for an analysis to gate.
+      if (steps.length === 0) return;
+      const weights = steps.map((s) => int(s.setWeight)).filter((w): w is number => w !== undefined);
+      // Steps that never give the canary pods or traffic (only pauses, setWeight 0) expose nothing an
+      // analysis could measure: the update is a delayed rolling update, as with no steps.
+      const exposes = weights.some((w) => w > 0) || steps.some((s) => s.setCanaryScale !== undefined || s.experiment !== undefined);
+      if (!exposes) return;
+      const scales = steps.filter((s) => s.setCanaryScale !== undefined).length;
+      const pauses = steps.filter((s) => s.pause !== undefined).length;
+      const experiments = steps.filter((s) => s.experiment !== undefined).length;
       const routed = rec(canary.trafficRouting) !== undefined;
+      const shape = [
+        weights.length ? `setWeight ${[...weights, ...(weights[weights.length - 1] === 100 ? [] : [100])].join(' -> ')}` : undefined,
+        scales ? `${scales} setCanaryScale step(s)` : undefined,
+        experiments ? `${experiments} experiment step(s) without analyses` : undefined,
+        pauses ? `${pauses} pause step(s)` : undefined,
+      ].filter((x) => x !== undefined).join(', ');
       ctx.report(o, 'spec.strategy.canary',
-        `canary ${weights.length ? `steps setWeight ${weights.join(' -> ')} -> 100` : 'with no steps promotes straight to 100'}${routed ? ' (traffic routing)' : ''} and no analysis (canary.analysis and analysis steps absent).`,
-        { setWeights: weights.join(','), trafficRouting: routed, canaryService: str(canary.canaryService) ?? 'none' });
+        `canary with ${steps.length} step(s) (${shape || 'no traffic steps'})${routed ? ' and traffic routing' : ''} and no analysis (canary.analysis and analysis or experiment steps absent): each step is promoted on a timer or by hand.`,
+        { steps: steps.length, setWeights: weights.join(','), trafficRouting: routed, canaryService: str(canary.canaryService) ?? 'none' });
     },
   },
 ];

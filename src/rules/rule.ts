@@ -39,8 +39,13 @@ export interface ObjectIndex {
 export interface RuleContext {
   readonly index: ObjectIndex;
   readonly facts: FactReader;
-  /** Reports a finding of `rule` on `target` at `path`. */
-  report(target: LintObject, path: string, message: string, values: Record<string, FindingValue>): void;
+  /** Whether rules may run the fleet simulator (src/simulate) where the facts let it decide. */
+  readonly simulate: boolean;
+  /**
+   * Reports a finding of `rule` on `target` at `path`; `severity` replaces the rule's default when
+   * the composition found on this object makes it more or less serious.
+   */
+  report(target: LintObject, path: string, message: string, values: Record<string, FindingValue>, severity?: Severity): void;
   /** Records that the rule could not run on `target` for lack of `fact` (shown by --explain-skips). */
   skip(target: LintObject, fact: FactName, detail?: string): void;
   /** Reports a fact annotation/option whose value cannot be read (RW903). */

@@ -2,7 +2,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { lintParsed, LintOptions, LintResult } from './engine';
 import { factsFromOptions, LintFacts } from './facts';
-import { formatJson, formatSarif, formatText, OutputFormat } from './format';
+import { describeSkippedFiles, formatJson, formatSarif, formatSarifFailure, formatText, OutputFormat, ScanSummary } from './format';
+import { Glob, IGNORE_FILE, scanFolder } from './scan';
 import { LintObject, parseManifestText } from './source';
 import { FailOn, ParseProblem, SEVERITY_RANK } from './types';
 import { readTextCapped } from '../read-limit';
@@ -27,6 +28,17 @@ export interface RunLintOptions {
   readonly explainSkips?: boolean;
   /** Facts by object name (see factsFromOptions). @default - annotations only */
   readonly facts?: LintFacts;
+  /**
+   * Globs of files and folders to leave out of folder scans (gitignore-like; see Glob), added to
+   * each scanned folder's .rollwiseignore.
+   * @default - none
+   */
+  readonly exclude?: readonly string[];
+  /**
+   * Run the simulated drain at peak for workloads that declare their capacity (RW109).
+   * @default true
+   */
+  readonly simulate?: boolean;
   /** Where the report goes. */
   readonly write: (s: string) => void;
   /** Where input problems go (unreadable files, nothing to lint). @default write */
@@ -35,82 +47,109 @@ export interface RunLintOptions {
   readonly readStdin?: () => string;
 }
 
-const EXTENSIONS = ['.yaml', '.yml', '.json'];
-
 /** Files under a folder with a manifest extension, sorted, skipping node_modules and dot folders. */
 export function manifestFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) {
-      if (e.name === 'node_modules' || e.name.startsWith('.')) continue;
-      out.push(...manifestFiles(p));
-    } else if (EXTENSIONS.some((x) => e.name.endsWith(x))) {
-      out.push(p);
-    }
+  return scanFolder(dir).files;
+}
+
+/** The nearest folder at or above `from` that holds a .git entry (the repository root), or undefined. */
+function repositoryRoot(from: string): string | undefined {
+  let dir = path.resolve(from);
+  try {
+    if (!fs.statSync(dir).isDirectory()) dir = path.dirname(dir);
+  } catch {
+    return undefined;
   }
-  return out;
+  for (;;) {
+    if (fs.existsSync(path.join(dir, '.git'))) return dir;
+    const up = path.dirname(dir);
+    if (up === dir) return undefined;
+    dir = up;
+  }
 }
 
 /**
  * `rollwise lint`: reads the paths, runs every rule, writes the report and returns the exit code:
  * 0 clean (nothing open at or above `failOn`), 1 findings at or above it, 2 unusable input (no files,
- * an unreadable file, or nothing that parses as a Kubernetes object).
+ * a named path that does not exist, or nothing that parses as a Kubernetes object). A file found in
+ * a folder that cannot be read is reported (RW000) and the rest is still linted. With
+ * `--format sarif` an exit 2 still writes a valid SARIF log whose invocation carries the problem.
  */
 export function runLint(opts: RunLintOptions): number {
   const err = opts.writeError ?? opts.write;
-  if (!['error', 'warning', 'info', 'none'].includes(opts.failOn)) {
-    err(`rollwise lint: --fail-on ${String(opts.failOn)}: expected error, warning, info or none\n`);
+  const sarifBase = repositoryRoot(opts.paths.find((p) => p !== '-') ?? process.cwd()) ?? process.cwd();
+  const unusable = (message: string): number => {
+    err(`rollwise lint: ${message}\n`);
+    if (opts.format === 'sarif') opts.write(formatSarifFailure(message, sarifBase));
+    else if (opts.format === 'json') opts.write(`${JSON.stringify({ tool: 'rollwise', exitCode: 2, error: message }, null, 2)}\n`);
     return 2;
-  }
+  };
+  if (!['error', 'warning', 'info', 'none'].includes(opts.failOn)) return unusable(`--fail-on ${String(opts.failOn)}: expected error, warning, info or none`);
   if (!['text', 'json', 'sarif'].includes(opts.format)) {
     err(`rollwise lint: --format ${String(opts.format)}: expected text, json or sarif\n`);
     return 2;
   }
-  if (opts.paths.length === 0) {
-    err('rollwise lint: no input: give files, folders, or - for standard input\n');
-    return 2;
+  if (opts.paths.length === 0) return unusable('no input: give files, folders, or - for standard input');
+  let globs: Glob[];
+  try {
+    globs = (opts.exclude ?? []).map((g) => new Glob(g));
+  } catch (e) {
+    return unusable(`--exclude: ${(e as Error).message}`);
   }
   const inputs: { file: string; text: string }[] = [];
+  const problems: ParseProblem[] = [];
+  const scan: ScanSummary = { files: 0, excluded: 0, templates: 0, notManifests: 0, unreadable: 0 };
+  const unreadable = (file: string, reason: string): void => {
+    scan.unreadable++;
+    problems.push({ file, line: 0, message: `the file cannot be read (${reason}), so it was not checked; fix it, or leave it out with --exclude or ${IGNORE_FILE}` });
+  };
   for (const p of opts.paths) {
+    if (p === '-') {
+      inputs.push({ file: '<stdin>', text: opts.readStdin ? opts.readStdin() : readTextCapped(0, '<stdin>') });
+      continue;
+    }
+    let isDir: boolean;
     try {
-      if (p === '-') {
-        inputs.push({ file: '<stdin>', text: opts.readStdin ? opts.readStdin() : readTextCapped(0, '<stdin>') });
-      } else if (fs.statSync(p).isDirectory()) {
-        const files = manifestFiles(p);
-        if (files.length === 0) {
-          err(`rollwise lint: ${p}: no *.yaml, *.yml or *.json files in this folder\n`);
-          return 2;
-        }
-        for (const f of files) inputs.push({ file: f, text: readTextCapped(f) });
-      } else {
-        inputs.push({ file: p, text: readTextCapped(p) });
-      }
+      isDir = fs.statSync(p).isDirectory();
     } catch (e) {
-      err(`rollwise lint: cannot read ${p}: ${(e as Error).message}\n`);
-      return 2;
+      return unusable(`cannot read ${p}: ${(e as Error).message}`);
+    }
+    const files = isDir ? scanFolder(p, globs) : { files: [p], excluded: 0, unreadable: [] };
+    if (isDir && files.files.length === 0 && files.unreadable.length === 0) return unusable(`${p}: no *.yaml, *.yml or *.json files in this folder${files.excluded ? ` (${files.excluded} excluded)` : ''}`);
+    scan.excluded += files.excluded;
+    for (const u of files.unreadable) unreadable(u.path, u.reason);
+    for (const f of files.files) {
+      try {
+        // At most the input cap (src/read-limit.ts): /dev/zero or a huge file is named, not read whole.
+        inputs.push({ file: f, text: readTextCapped(f) });
+      } catch (e) {
+        if (!isDir) return unusable(`cannot read ${f}: ${(e as Error).message}`);
+        unreadable(f, (e as Error).message);
+      }
     }
   }
   const objects: LintObject[] = [];
-  const problems: ParseProblem[] = [];
   for (const i of inputs) {
+    scan.files++;
     const parsed = parseManifestText(i.text, i.file);
+    if (parsed.template) scan.templates++;
+    else if (parsed.objects.length === 0 && parsed.problems.length === 0 && parsed.notManifests > 0) scan.notManifests++;
     objects.push(...parsed.objects);
     problems.push(...parsed.problems);
   }
   if (objects.length === 0) {
     const detail = problems.length ? `: ${problems.map((p) => `${p.file}:${p.line} ${p.message}`).join('; ')}` : '';
-    err(`rollwise lint: no Kubernetes object could be read from ${inputs.map((i) => i.file).join(', ')}${detail}\n`);
-    return 2;
+    const skipped = scan.templates + scan.notManifests ? ` (${describeSkippedFiles(scan)})` : '';
+    return unusable(`no Kubernetes object could be read from ${inputs.map((i) => i.file).join(', ') || opts.paths.join(', ')}${skipped}${detail}`);
   }
-  const result = lintParsed(objects, problems, { facts: opts.facts });
+  const result = lintParsed(objects, problems, { facts: opts.facts, simulate: opts.simulate ?? true });
   const threshold = opts.failOn === 'none' ? Infinity : SEVERITY_RANK[opts.failOn];
   const failing = result.findings.some((f) => f.status === 'open' && SEVERITY_RANK[f.severity] >= threshold);
   const code = failing ? 1 : 0;
   const skips = opts.explainSkips ? result.skips : undefined;
-  if (opts.format === 'json') opts.write(formatJson(result, code, skips));
-  else if (opts.format === 'sarif') opts.write(formatSarif(result, skips));
-  else opts.write(formatText(result, skips));
+  if (opts.format === 'json') opts.write(formatJson(result, code, skips, scan));
+  else if (opts.format === 'sarif') opts.write(formatSarif(result, skips, sarifBase, scan));
+  else opts.write(formatText(result, skips, scan));
   return code;
 }
 
@@ -124,6 +163,8 @@ export interface LintCliOptions {
   peakRps?: string[];
   saturationRps?: string[];
   callsDependency?: string[];
+  exclude?: string[];
+  simulate?: boolean;
 }
 
 /** `rollwise lint` from parsed CLI options; a malformed fact option is unusable input (exit 2). */
@@ -133,10 +174,11 @@ export function runLintCli(paths: readonly string[], cli: LintCliOptions, write:
     facts = factsFromOptions(cli);
   } catch (e) {
     writeError(`rollwise lint: ${(e as Error).message}\n`);
+    if (cli.format === 'sarif') write(formatSarifFailure((e as Error).message));
     return 2;
   }
   return runLint({
     paths, format: (cli.format ?? 'text') as OutputFormat, failOn: (cli.failOn ?? 'error') as FailOn,
-    explainSkips: cli.explainSkips ?? false, facts, write, writeError,
+    explainSkips: cli.explainSkips ?? false, facts, write, writeError, exclude: cli.exclude, simulate: cli.simulate ?? true,
   });
 }

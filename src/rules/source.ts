@@ -25,7 +25,22 @@ export interface ParsedSource {
   readonly problems: ParseProblem[];
   /** Documents in the text (empty ones included). */
   readonly documents: number;
+  /** Documents that are not Kubernetes objects (values files, JSON Schemas, OpenAPI): skipped, not errors. */
+  readonly notManifests: number;
+  /** Set when the text is a Go/Helm template whose actions break the YAML: nothing of it is linted. */
+  readonly template?: boolean;
 }
+
+/**
+ * Go template actions as Helm chart sources write them: `{{ .Values.x }}`,
+ * `{{- if ... }}`, `{{ include ... }}`, `{{ $var }}`, template comments. Argo Rollouts' own
+ * `{{args.name}}` (and Argo Workflows' `{{inputs.x}}`) start with a letter and are not matched:
+ * they are plain strings that the controller substitutes.
+ */
+const TEMPLATE_ACTION = /\{\{-?\s*(?:\.|\$|\/\*|(?:if|else|end|range|with|include|template|define|block|toYaml|tpl|required|default|printf|quote|indent|nindent)\b)/;
+
+/** A document's text looks like it was meant to be a Kubernetes object (so a parse error is RW000). */
+const LOOKS_LIKE_MANIFEST = /^\s*"?(?:apiVersion|kind)"?\s*:/m;
 
 /**
  * Parses a multi-document YAML (or JSON) text the way kubectl and cdk8s read it (YAML 1.1), keeping
@@ -33,21 +48,38 @@ export interface ParsedSource {
  * `kind: List` documents (`kubectl get -o yaml`) are expanded into their items.
  */
 export function parseManifestText(text: string, file: string): ParsedSource {
+  // A text with Go template actions is a template when they break the YAML (a parse error, or
+  // `{{ .Values.x }}` read as a flow-mapping key); inside strings (PrometheusRule annotations,
+  // `{{ $value }}`) they are data and the objects are linted.
+  const template: ParsedSource = { objects: [], problems: [], documents: 0, notManifests: 0, template: true };
+  const hasActions = TEMPLATE_ACTION.test(text);
   const lineCounter = new YAML.LineCounter();
   const docs = YAML.parseAllDocuments(text, { version: '1.1', lineCounter });
   // A single document comes back as an array too; an empty text as an EmptyStream (also iterable).
   const objects: LintObject[] = [];
   const problems: ParseProblem[] = [];
   let documents = 0;
+  let notManifests = 0;
   for (const doc of docs) {
     documents++;
+    const source = text.slice(doc.range[0], doc.range[2]);
     if (doc.errors.length > 0) {
+      if (hasActions) return template;
+      if (!LOOKS_LIKE_MANIFEST.test(source)) { notManifests++; continue; }
       const e = doc.errors[0];
       const line = e.linePos ? e.linePos[0].line : lineCounter.linePos(e.pos[0]).line;
-      problems.push({ file, line, message: e.message.split('\n')[0] });
+      const kind = /^kind:\s*["']?([A-Za-z0-9]+)["']?\s*$/m.exec(source)?.[1];
+      problems.push({ file, line, message: e.message.split('\n')[0], ...(kind ? { kind } : {}) });
       continue;
     }
     if (doc.contents === null) continue;
+    const collectionKey = findCollectionKey(doc);
+    if (collectionKey !== undefined) {
+      if (hasActions) return template;
+      problems.push({ file, line: lineCounter.linePos(collectionKey.pos).line,
+        message: `the mapping key ${collectionKey.text} is itself a mapping or a list (an unquoted {{...}}?); Kubernetes accepts only string keys, so kubectl would refuse this document. Quote it.` });
+      continue;
+    }
     let js: unknown;
     try {
       js = doc.toJS({ maxAliasCount: 100 });
@@ -55,22 +87,50 @@ export function parseManifestText(text: string, file: string): ParsedSource {
       problems.push({ file, line: lineCounter.linePos(doc.range[0]).line, message: (err as Error).message });
       continue;
     }
-    if (!isManifest(js)) {
-      if (js !== null && js !== undefined) {
-        problems.push({ file, line: lineCounter.linePos(doc.contents.range[0]).line, message: 'the document is not a Kubernetes object (a mapping with apiVersion and kind)' });
-      }
+    const r = js !== null && typeof js === 'object' && !Array.isArray(js) ? (js as Manifest) : undefined;
+    const hasKind = typeof r?.kind === 'string';
+    const hasApi = typeof r?.apiVersion === 'string';
+    // Neither field: a values file, JSON Schema or OpenAPI document. A Helm Chart.yaml has an
+    // apiVersion (v1/v2) and name/version but no kind: chart metadata, not an object either.
+    if ((!hasKind && !hasApi) || (!hasKind && typeof r?.name === 'string' && r?.version !== undefined)) {
+      if (js !== null && js !== undefined) notManifests++;
+      continue;
+    }
+    if (!hasKind || !hasApi) {
+      problems.push({ file, line: lineCounter.linePos(doc.contents.range[0]).line,
+        message: `the document has ${hasKind ? `kind ${String(r!.kind)} but no apiVersion` : `apiVersion ${String(r!.apiVersion)} but no kind`}; kubectl would refuse it` });
       continue;
     }
     const locate = (segs: (string | number)[]): number => lineOf(doc, segs, lineCounter);
-    if (js.kind === 'List' && Array.isArray(js.items)) {
-      js.items.forEach((item, i) => {
-        if (isManifest(item)) objects.push(lintObject(item, file, (p) => locate(['items', i, ...p])));
-      });
-    } else {
-      objects.push(lintObject(js, file, locate));
-    }
+    expandLists(r!, file, [], locate, objects);
   }
-  return { objects, problems, documents };
+  return { objects, problems, documents, notManifests };
+}
+
+/** Adds an object, or the items of a `kind: List` (nested Lists too), with line lookups into the items. */
+function expandLists(obj: Manifest, file: string, prefix: (string | number)[], locate: (segs: (string | number)[]) => number, out: LintObject[]): void {
+  if (obj.kind === 'List' && Array.isArray(obj.items)) {
+    obj.items.forEach((item, i) => {
+      if (isManifest(item)) expandLists(item, file, [...prefix, 'items', i], locate, out);
+    });
+    return;
+  }
+  out.push(lintObject(obj, file, (p) => locate([...prefix, ...p])));
+}
+
+/** The first mapping key that is a collection (`{{x}}: 1` parses as a flow mapping key), with its position. */
+function findCollectionKey(doc: YAML.Document): { text: string; pos: number } | undefined {
+  let found: { text: string; pos: number } | undefined;
+  YAML.visit(doc, {
+    Pair(_, pair) {
+      if (YAML.isCollection(pair.key)) {
+        found = { text: String(pair.key), pos: pair.key.range?.[0] ?? 0 };
+        return YAML.visit.BREAK;
+      }
+      return undefined;
+    },
+  });
+  return found;
 }
 
 /** Wraps an in-memory object (synth time): no file positions. */

@@ -64,4 +64,6 @@ export interface ParseProblem {
   readonly file: string;
   readonly line: number;
   readonly message: string;
+  /** The document's top-level `kind:` when it can be read from the text despite the error. */
+  readonly kind?: string;
 }

@@ -7,6 +7,13 @@ function deploymentSet(mut: (d: Obj) => void = () => undefined): Obj[] {
   return [d, pdb(), service()];
 }
 
+/** The issue's readiness-cascade probe (timeout 1, period 5, failure 2, success 1), without capacity facts. */
+function cascade(d: Obj): void {
+  delete d.metadata.annotations['rollwise.dev/peak-rps'];
+  delete d.metadata.annotations['rollwise.dev/saturation-rps-per-replica'];
+  Object.assign(c0(d).readinessProbe, { timeoutSeconds: 1, periodSeconds: 5, failureThreshold: 2, successThreshold: 1 });
+}
+
 function ids(findings: Finding[]): string[] {
   return findings.map((f) => f.ruleId);
 }
@@ -37,9 +44,10 @@ const CASES: Case[] = [
   },
   {
     id: 'RW103-readiness-returns-faster-than-leaves',
-    bad: () => deploymentSet((d) => { c0(d).readinessProbe.successThreshold = 2; }),
-    good: () => deploymentSet((d) => { c0(d).readinessProbe.successThreshold = 3; }),
-    message: /returns after 2 x 10 s = 20 s but leaves after 3 x 10 s = 30 s/,
+    // Near miss: the same asymmetric thresholds without the CPU limit do not measure load.
+    bad: () => deploymentSet((d) => { c0(d).readinessProbe.successThreshold = 2; c0(d).resources.limits.cpu = '500m'; }),
+    good: () => deploymentSet((d) => { c0(d).readinessProbe.successThreshold = 2; }),
+    message: /returns after 2 x 10 s = 20 s but leaves after 3 x 10 s = 30 s, and it measures load: CPU limit 500m over request 250m \(httpGet probe shares the throttled quota\)/,
     path: 'spec.template.spec.containers[0].readinessProbe.successThreshold',
   },
   {
@@ -58,8 +66,8 @@ const CASES: Case[] = [
   },
   {
     id: 'RW106-liveness-stricter-than-readiness',
-    bad: () => deploymentSet((d) => { c0(d).livenessProbe.timeoutSeconds = 2; }),
-    good: () => deploymentSet((d) => { c0(d).livenessProbe.timeoutSeconds = 3; }),
+    bad: () => deploymentSet((d) => { c0(d).livenessProbe = { httpGet: { path: '/livez', port: 'http' }, timeoutSeconds: 2, periodSeconds: 20, failureThreshold: 6 }; }),
+    good: () => deploymentSet((d) => { c0(d).livenessProbe = { httpGet: { path: '/livez', port: 'http' }, timeoutSeconds: 3, periodSeconds: 20, failureThreshold: 6 }; }),
     message: /liveness is stricter than readiness: timeoutSeconds 2 < readiness 3/,
     path: 'spec.template.spec.containers[0].livenessProbe',
   },
@@ -81,8 +89,16 @@ const CASES: Case[] = [
     id: 'RW201-cpu-limit-with-http-probes',
     bad: () => deploymentSet((d) => { c0(d).resources.limits.cpu = '1'; }),
     good: () => deploymentSet((d) => { c0(d).resources.limits.cpu = '1'; c0(d).readinessProbe = { tcpSocket: { port: 'http' }, timeoutSeconds: 3, periodSeconds: 10, failureThreshold: 3, successThreshold: 3 }; }),
-    message: /CPU limit 1 with request 250m, limit\/request ratio 4, and HTTP readinessProbe that share the throttled quota/,
+    message: /CPU limit 1 with request 250m, limit\/request ratio 4, and readinessProbe \(httpGet\) that shares the throttled quota/,
     path: 'spec.template.spec.containers[0].resources.limits.cpu',
+  },
+  {
+    id: 'RW109-readiness-cascade-composition',
+    // The issue's composition without capacity facts; near miss: the same without the CPU limit.
+    bad: () => deploymentSet((d) => { cascade(d); c0(d).resources.limits.cpu = '500m'; }),
+    good: () => deploymentSet((d) => { cascade(d); }),
+    message: /CPU limit 500m over request 250m .*readiness timeout 1 s; period 5 s, failureThreshold 2, successThreshold 1 \(leaves after 10 s, returns after 5 s\); 12 replicas \(spec.replicas 12\): the readiness-cascade composition; declaring rollwise.dev\/peak-rps/,
+    path: 'spec.template.spec.containers[0].readinessProbe',
   },
   {
     id: 'RW301-min-ready-below-leave-window',
@@ -102,7 +118,7 @@ const CASES: Case[] = [
     id: 'RW303-canary-without-analysis',
     bad: () => { const r = rollout(); delete r.spec.strategy.canary.analysis; r.spec.strategy.canary.steps.pop(); return [r, pdb(), ...rolloutPeers()]; },
     good: () => { const r = rollout(); delete r.spec.strategy.canary.analysis; return [r, pdb(), analysisTemplate(GUARDED, QUERY), ...rolloutPeers()]; },
-    message: /canary steps setWeight 5 -> 25 -> 100 \(traffic routing\) and no analysis/,
+    message: /canary with 3 step\(s\) \(setWeight 5 -> 25 -> 100, 1 pause step\(s\)\) and traffic routing and no analysis/,
     path: 'spec.strategy.canary',
   },
   {
@@ -118,6 +134,13 @@ const CASES: Case[] = [
     good: () => [analysisTemplate(GUARDED, QUERY)],
     message: /the query contains `or vector\(0\)`/,
     path: 'spec.metrics[0].provider.prometheus.query',
+  },
+  {
+    id: 'RW403-analysis-no-data-passes',
+    bad: () => [analysisTemplate('len(result) == 0 || (!isNaN(result[0]) && result[0] < 0.01)', QUERY)],
+    good: () => [analysisTemplate(GUARDED, QUERY)],
+    message: /successCondition `len\(result\) == 0 \|\| .*` is true for an empty result \(no series yet\): the measurement is Successful without data/,
+    path: 'spec.metrics[0].successCondition',
   },
   {
     id: 'RW501-proxy-idle-timeout-not-below-keepalive',
@@ -207,10 +230,10 @@ describe('engine behaviour', () => {
 
   test('a suppression with a reason keeps the finding, as suppressed, with its reason', () => {
     const f = lintObjects(deploymentSet((d) => {
-      c0(d).readinessProbe.successThreshold = 1;
-      d.metadata.annotations['rollwise.dev/suppress'] = 'RW103: warm-up is done before the listener opens, measured in staging';
+      c0(d).resources.limits.cpu = '1';
+      d.metadata.annotations['rollwise.dev/suppress'] = 'RW201: the limit is 4x the request and peak use is 1.2x, measured in staging';
     }));
-    expect(f.map((x) => [x.ruleId, x.status, x.justification])).toEqual([['RW103-readiness-returns-faster-than-leaves', 'suppressed', 'warm-up is done before the listener opens, measured in staging']]);
+    expect(f.map((x) => [x.ruleId, x.status, x.justification])).toEqual([['RW201-cpu-limit-with-http-probes', 'suppressed', 'the limit is 4x the request and peak use is 1.2x, measured in staging']]);
   });
 
   test('a finding on an overridden field is accepted with the override reason; on another field it stays open', () => {
