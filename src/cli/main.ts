@@ -8,6 +8,7 @@ import { synthesize } from '../synth/synth';
 import { describeFiles } from '../synth/diff';
 import { LintCliOptions, runLintCli } from '../rules/run-lint';
 import { runSimulate } from '../simulate/command';
+import { MeasureCliOptions, runMeasureCli, runVerifyCli, VerifyCliOptions } from '../measure/command';
 
 type Write = (text: string) => void;
 
@@ -84,6 +85,31 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
     .option('--svg <file>', 'write a chart of ready endpoints, load per ready replica and error ratio')
     .option('--json', 'print the summary and time series as JSON')
     .action((scenario: string, o: { svg?: string; json?: boolean }) => { code = runSimulate({ scenario, svg: o.svg, json: o.json, write: out }); });
+
+  // measure / verify (docs/measure.md): Prometheus credentials come from the environment only.
+  const prometheusOptions = (cmd: Command) => cmd
+    .option('--prometheus <url>', 'Prometheus base URL (default: $ROLLWISE_PROMETHEUS_URL)')
+    .option('-n, --namespace <ns>', 'namespace the service runs in')
+    .option('--container <name>', 'container name (default: the service name)')
+    .option('--workload <kind>', 'rollout or deployment: where desired replicas come from', 'rollout')
+    .option('--user <name>', 'basic-auth user; the password is read from $ROLLWISE_PROMETHEUS_PASSWORD (a token from $ROLLWISE_PROMETHEUS_TOKEN)')
+    .option('--json', 'print JSON');
+  prometheusOptions(program.command('measure')
+    .description('measure a service\'s inputs at its busiest hour from the cluster\'s Prometheus and write measurements/<service>.json')
+    .argument('<service>', 'service name')
+    .option('--window <duration>', 'window length, e.g. 7d, 36h', '7d')
+    .option('--end <time>', 'end of the window (ISO 8601, unix time or now)', 'now')
+    .option('-o, --out <file>', 'measurements file (default: measurements/<service>.json)'))
+    .action(async (service: string, o: MeasureCliOptions) => { code = await runMeasureCli(service, o, out, err); });
+  prometheusOptions(program.command('verify')
+    .description('verify a change over a window that includes a peak: exit 0 pass, 1 fail, 2 refused or error')
+    .argument('<service>', 'service name')
+    .requiredOption('--since <time>', 'start of the window (ISO 8601, unix time, or 24h / 7d back from now)')
+    .option('--until <time>', 'end of the window', 'now')
+    .option('--max-unavailable <pods>', 'pods that may be not Ready at once (the PodDisruptionBudget\'s maxUnavailable)', '1')
+    .option('--throttle-threshold <ratio>', 'highest CFS throttled ratio at peak', '0.25')
+    .option('--slo <ratio>', 'highest 5xx ratio of the route', '0.01'))
+    .action(async (service: string, o: VerifyCliOptions) => { code = await runVerifyCli(service, o, out, err); });
 
   try {
     await program.parseAsync(argv);

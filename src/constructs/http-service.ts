@@ -19,6 +19,7 @@ import { CapacityProps, decideService, replicasDecision, HealthProps, HttpServic
 import { ANNOTATIONS } from '../justify/annotations';
 import { Reasons } from '../justify/reasons';
 import { PORT_NAME, renderPodTemplate, selectorLabels } from './pod-template';
+import { Measurements } from '../measure/measurements';
 
 export interface HttpServiceProps {
   /** Container image, pinned by tag or digest. */
@@ -83,6 +84,13 @@ export interface HttpServiceProps {
    * @default none: `replicas` is fixed
    */
   readonly autoscaling?: AutoscalingProps;
+  /**
+   * Measured inputs from `rollwise measure` (`Measurements.fromFile('measurements/<service>.json')`):
+   * the readiness p99 at peak, with its provenance in the reason. Older than
+   * `platform.measurementMaxAge` is a synth warning.
+   * @default none: inputs are typed, and the reasons say so
+   */
+  readonly measurements?: Measurements;
 }
 
 /** Autoscaling on CPU; `replicas` is the floor the capacity figures were checked against. */
@@ -120,6 +128,7 @@ export class HttpService extends Construct {
     this.platform = props.platform ?? Platform.defaults();
     this.decisions = decideService({ ...props, name: id }, this.platform);
     this.name = this.decisions.name;
+    if (props.measurements) warnIfStale(this, props.measurements, this.platform);
     const d = this.decisions;
     const namespace = props.namespace ?? Chart.of(this).namespace;
     const labels = { ...this.platform.labels, ...selectorLabels(d.name), 'app.kubernetes.io/managed-by': 'rollwise' };
@@ -290,3 +299,11 @@ function workloadFacts(d: ServiceDecisions, appServer: AppServer): Record<string
   return facts;
 }
 
+/** A synth warning when the measurements are older than the platform allows. */
+function warnIfStale(scope: Construct, m: Measurements, platform: Platform): void {
+  const age = m.ageSeconds();
+  const max = platform.measurementMaxAgeSeconds.value;
+  if (age > max) {
+    addSynthWarning(scope, `measurements ${m.origin} are ${Math.floor(age / 86400)} days old (measured ${m.document.measuredAt}), older than platform.measurementMaxAge (${Math.round(max / 86400)} days): the p99 that sized the readiness timeout may no longer hold at peak. Run \`rollwise measure ${m.document.service.name} --namespace ${m.document.service.namespace}\` again and commit the file.`);
+  }
+}

@@ -65,9 +65,10 @@ export class PrometheusClient {
     return parseResult(await this.call('/api/v1/query_range', { query, start: String(start), end: String(end), step: String(step) }, query), query);
   }
 
-  /** The label sets of series matching `match` with samples between start and end. */
-  async series(match: string, start: number, end: number): Promise<Array<Record<string, string>>> {
-    const data = await this.call('/api/v1/series', { 'match[]': match, start: String(start), end: String(end) }, match);
+  /** The label sets of series matching `match` with samples between start and end (default: all the server holds). */
+  async series(match: string, start?: number, end?: number): Promise<Array<Record<string, string>>> {
+    const range: Record<string, string> = start === undefined || end === undefined ? {} : { start: String(start), end: String(end) };
+    const data = await this.call('/api/v1/series', { 'match[]': match, ...range }, match);
     return Array.isArray(data) ? (data as Array<Record<string, string>>) : [];
   }
 

@@ -76,6 +76,11 @@ export async function scalar(client: PrometheusClient, query: string, time: numb
 export async function requireSeries(client: PrometheusClient, src: MetricSource, selector: string, start: number, end: number, service: string): Promise<void> {
   if ((await client.series(`${src.metric}{${selector}}`, start, end)).length > 0) return;
   const any = (await client.series(src.metric, start, end)).length > 0;
+  if (!any && (await client.series(`${src.metric}{${selector}}`)).length > 0) {
+    throw new MeasureError(`the window ${showTime(start)} - ${showTime(end)}`,
+      `is empty: Prometheus holds ${src.metric} for ${service}, but no sample in this window (before the service existed, after the last scrape, or beyond the server's retention).`,
+      'choose a window with data (--end, --window, --since); the server\'s retention is its --storage.tsdb.retention.time.');
+  }
   if (any) {
     throw new MeasureError(`${src.metric}{${selector}}`,
       `Prometheus has ${src.metric} between ${showTime(start)} and ${showTime(end)}, but no series for ${service}.`,

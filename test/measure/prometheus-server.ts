@@ -20,6 +20,11 @@ export interface StartOptions {
   readonly openMetrics: string;
   /** Basic-auth users for --web.config.file: user -> bcrypt hash. */
   readonly basicAuthUsers?: Record<string, string>;
+  /**
+   * The server's --query.lookback-delta.
+   * @default '59s' (just under the recorded data's 1 min scrape interval)
+   */
+  readonly lookbackDelta?: string;
 }
 
 export async function startPrometheus(opts: StartOptions): Promise<TestPrometheus> {
@@ -51,6 +56,11 @@ export async function startPrometheus(opts: StartOptions): Promise<TestPrometheu
       // The recorded week lies in the past: keep it (the default retention is 15 days).
       '--storage.tsdb.retention.time=3650d',
       '--log.level=warn',
+      // Backfilled blocks carry no staleness markers (a scraping server writes one when a series
+      // leaves a scrape, e.g. an endpoint address that stops being Ready), so an ended series would
+      // linger for the default 5 min lookback. A lookback of one scrape interval (the recorded
+      // data's 1 min; 59 s because the lookback includes its start) gives what a scraping server shows.
+      `--query.lookback-delta=${opts.lookbackDelta ?? '59s'}`,
     ];
     if (opts.basicAuthUsers) {
       const web = path.join(dir, 'web.yml');

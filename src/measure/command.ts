@@ -1,0 +1,160 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { RollwiseInputError } from '../errors';
+import { measureService } from './measure';
+import { Measured, MeasurementsDocument } from './measurements';
+import { MeasureError, PrometheusClient, PrometheusClientOptions } from './prometheus';
+import { ServiceTarget } from './queries';
+import { showRange } from './series';
+import { formatVerify, verifyService } from './verify';
+
+type Write = (text: string) => void;
+
+/** Options shared by `measure` and `verify` (flags; credentials come from the environment). */
+export interface PrometheusCliOptions {
+  readonly prometheus?: string;
+  readonly namespace?: string;
+  readonly container?: string;
+  readonly workload?: string;
+  readonly user?: string;
+}
+
+/** Seconds since the epoch from an ISO 8601 time ("2026-11-24T12:00:00Z"), a unix time, or "now". */
+export function parseTime(input: string, value: string): number {
+  if (value === 'now') return Math.floor(Date.now() / 1000);
+  if (/^\d+(\.\d+)?$/.test(value)) return Math.floor(Number(value));
+  const rel = /^(\d+)([mhd])$/.exec(value);
+  if (rel) return Math.floor(Date.now() / 1000) - Number(rel[1]) * { m: 60, h: 3600, d: 86400 }[rel[2] as 'm' | 'h' | 'd'];
+  const t = Date.parse(value);
+  if (!Number.isFinite(t)) throw new RollwiseInputError(input, value, 'is not a time.', 'give an ISO 8601 time with its zone (2026-11-24T12:00:00Z), a unix time, a duration back from now (24h, 7d) or "now".');
+  return Math.floor(t / 1000);
+}
+
+/** "7d", "36h", "90m" to seconds. */
+export function parseWindow(input: string, value: string): number {
+  const m = /^(\d+)([mhd])$/.exec(value);
+  if (!m || Number(m[1]) <= 0) throw new RollwiseInputError(input, value, 'is not a duration in minutes, hours or days.', 'write e.g. 7d, 36h or 90m.');
+  return Number(m[1]) * { m: 60, h: 3600, d: 86400 }[m[2] as 'm' | 'h' | 'd'];
+}
+
+export function clientFrom(o: PrometheusCliOptions, env: NodeJS.ProcessEnv = process.env): PrometheusClient {
+  const url = o.prometheus ?? env.ROLLWISE_PROMETHEUS_URL;
+  if (!url) throw new RollwiseInputError('--prometheus', 'missing', 'measure and verify read the cluster\'s Prometheus and need its address.', 'pass --prometheus http://<host>:9090 or set ROLLWISE_PROMETHEUS_URL (from outside the cluster: kubectl -n monitoring port-forward svc/prometheus-operated 9090).');
+  const opts: PrometheusClientOptions = { url };
+  if (o.user !== undefined) {
+    const password = env.ROLLWISE_PROMETHEUS_PASSWORD;
+    if (password === undefined) throw new RollwiseInputError('--user', o.user, 'basic auth needs a password, and rollwise reads it from the environment only (a command-line password is visible to every process on the machine).', 'set ROLLWISE_PROMETHEUS_PASSWORD.');
+    return new PrometheusClient({ ...opts, basicAuth: { username: o.user, password } });
+  }
+  if (env.ROLLWISE_PROMETHEUS_TOKEN) return new PrometheusClient({ ...opts, bearerToken: env.ROLLWISE_PROMETHEUS_TOKEN });
+  return new PrometheusClient(opts);
+}
+
+export function targetFrom(service: string, o: PrometheusCliOptions): ServiceTarget {
+  if (!o.namespace) throw new RollwiseInputError('--namespace', 'missing', `the series of ${service} are selected by namespace.`, 'pass --namespace <the namespace the service runs in>.');
+  if (o.workload !== undefined && o.workload !== 'rollout' && o.workload !== 'deployment') {
+    throw new RollwiseInputError('--workload', o.workload, 'desired replicas come from the Argo Rollouts controller (rollout) or kube-state-metrics (deployment).', 'use rollout (canary delivery, the default) or deployment (Delivery.rollingUpdate()).');
+  }
+  return { name: service, namespace: o.namespace, container: o.container, workload: o.workload as ServiceTarget['workload'] };
+}
+
+export interface MeasureCliOptions extends PrometheusCliOptions {
+  readonly end?: string;
+  readonly window?: string;
+  readonly out?: string;
+  readonly json?: boolean;
+}
+
+/** `rollwise measure <service>`: writes the measurements file (atomically) and prints the summary. Returns the exit code. */
+export async function runMeasureCli(service: string, o: MeasureCliOptions, out: Write, err: Write): Promise<number> {
+  try {
+    const doc = await measureService({
+      client: clientFrom(o),
+      target: targetFrom(service, o),
+      end: o.end ? parseTime('--end', o.end) : undefined,
+      windowSeconds: o.window ? parseWindow('--window', o.window) : undefined,
+    });
+    const file = o.out ?? path.join('measurements', `${service}.json`);
+    fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    const tmp = `${file}.tmp-${process.pid}`;
+    fs.writeFileSync(tmp, `${JSON.stringify(doc, null, 2)}\n`);
+    fs.renameSync(tmp, file);
+    out(o.json ? `${JSON.stringify(doc, null, 2)}\n` : `${formatMeasurements(doc)}\nwrote ${file}\n`);
+    return 0;
+  } catch (e) {
+    return reportError(e, err);
+  }
+}
+
+export interface VerifyCliOptions extends PrometheusCliOptions {
+  readonly since: string;
+  readonly until?: string;
+  readonly maxUnavailable?: string;
+  readonly throttleThreshold?: string;
+  readonly slo?: string;
+  readonly json?: boolean;
+}
+
+/** `rollwise verify <service> --since <time>`: 0 all checks pass, 1 a check failed, 2 refused or could not run. */
+export async function runVerifyCli(service: string, o: VerifyCliOptions, out: Write, err: Write): Promise<number> {
+  try {
+    const num = (input: string, v: string | undefined) => {
+      if (v === undefined) return undefined;
+      const n = Number(v);
+      if (!Number.isFinite(n) || n < 0) throw new RollwiseInputError(input, v, 'is not a non-negative number.', `give ${input} as a number.`);
+      return n;
+    };
+    const report = await verifyService({
+      client: clientFrom(o),
+      target: targetFrom(service, o),
+      since: parseTime('--since', o.since),
+      until: o.until ? parseTime('--until', o.until) : undefined,
+      maxUnavailable: num('--max-unavailable', o.maxUnavailable),
+      throttleThreshold: num('--throttle-threshold', o.throttleThreshold),
+      sloErrorRatio: num('--slo', o.slo),
+    });
+    out(o.json ? `${JSON.stringify(report, null, 2)}\n` : formatVerify(report));
+    return report.verdict === 'pass' ? 0 : report.verdict === 'fail' ? 1 : 2;
+  } catch (e) {
+    return reportError(e, err);
+  }
+}
+
+function reportError(e: unknown, err: Write): number {
+  if (e instanceof MeasureError) {
+    err(`rollwise: ${e.what}\n  why: ${e.why}\n  fix: ${e.fix}\n`);
+    return 2;
+  }
+  throw e;
+}
+
+function fig(m: Measured, digits = 3): string {
+  if (m.value === null) return `not measured (${m.note ?? 'no data'})`;
+  const v = Math.abs(m.value) >= 100 ? Math.round(m.value).toString() : Number(m.value.toPrecision(digits)).toString();
+  return `${v} ${m.unit}${m.note ? ` (${m.note})` : ''}`;
+}
+
+/** The readable summary of a measurements document: each figure with the query that gave it. */
+export function formatMeasurements(d: MeasurementsDocument): string {
+  const p = d.readiness.p99;
+  const rows: Array<[string, Measured]> = [
+    ['readiness p99 at peak', p],
+    ['readiness p50 at peak', d.readiness.p50],
+    ['readiness failures at peak', d.readiness.failedAtPeak],
+    ['peak request rate', d.traffic.peakRequestsPerSecond],
+    ['per ready replica at peak', d.traffic.perReadyReplicaAtPeak],
+    ['CPU seconds per request at peak', d.cpu.secondsPerRequestAtPeak],
+    ['CFS throttled ratio at peak', d.cpu.throttledRatioAtPeak],
+    ['lowest ready endpoints / desired', d.endpoints.lowestReadyRatio],
+    ['resets with a request in flight', d.proxy.remoteResetsWithActiveRequest],
+    ['proxy idle-timeout closes', d.proxy.idleTimeouts],
+  ];
+  const lines = [
+    `${d.service.namespace}/${d.service.name}: measured ${d.measuredAt} from ${d.prometheus}`,
+    `window ${showRange(Date.parse(d.window.start) / 1000, Date.parse(d.window.end) / 1000)}; busiest hour ${showRange(Date.parse(d.peak.start) / 1000, Date.parse(d.peak.end) / 1000)} (${Math.round(d.peak.requestsPerSecond)} req/s, ${d.peak.pods} pods)`,
+    '',
+  ];
+  for (const [label, m] of rows) lines.push(`${label}: ${fig(m)}`, `  query: ${m.query}`);
+  lines.push('', `capacity points (per-replica req/s -> p99): ${d.capacity.points.map((c) => `${c.rps} -> ${Math.round(c.p99Seconds * 1000)} ms`).join(', ') || 'none'}`, `saturation: ${d.capacity.saturation.sentence}`);
+  return `${lines.join('\n')}\n`;
+}

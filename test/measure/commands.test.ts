@@ -1,0 +1,199 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { App, Chart, Duration } from 'cdk8s';
+import * as YAML from 'yaml';
+import { main } from '../../src/cli/main';
+import { HttpService } from '../../src/constructs/http-service';
+import { checkoutApiProps } from '../../src/example';
+import { explainManifest } from '../../src/justify/explain';
+import { Measurements } from '../../src/measure/measurements';
+import { synthesize } from '../../src/synth/synth';
+import { freePort, startPrometheus, TestPrometheus } from './prometheus-server';
+import { recordedPrometheus } from './setup';
+
+jest.setTimeout(180_000);
+
+/** The test password's bcrypt hash (cost 10) for Prometheus' --web.config.file basic_auth_users. */
+const AUTH = { user: 'rollwise', password: 'measure-test-only', hash: '$2b$10$9TOM8lRfTgW55sSIo3GpieOffIzcKxqlwJD/61I/inW1P89YktLj6' };
+
+let server: TestPrometheus | undefined;
+let url = '';
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rollwise-measure-'));
+
+beforeAll(async () => {
+  ({ server } = await recordedPrometheus());
+  url = server.url;
+});
+afterAll(async () => {
+  await server?.stop();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+async function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const saved = { ...process.env };
+  Object.assign(process.env, env);
+  try {
+    const code = await main(['node', 'rollwise', ...args], (t) => { out += t; }, (t) => { err += t; });
+    return { code, out, err };
+  } finally {
+    process.env = saved;
+  }
+}
+
+const WEEK = ['--end', '2026-11-29T00:00:00Z'];
+
+function synthWith(measurements: Measurements | undefined, typedP99?: Duration) {
+  const outdir = fs.mkdtempSync(path.join(tmp, 'dist-'));
+  const result = synthesize((dir) => {
+    const app = new App({ outdir: dir });
+    const chart = new Chart(app, 'checkout-api', { namespace: 'healthy' });
+    const props = checkoutApiProps();
+    new HttpService(chart, 'checkout-api', { ...props, health: { ...props.health, readinessP99UnderLoad: typedP99 }, measurements });
+    return app;
+  }, { outdir });
+  const text = fs.readFileSync(path.join(outdir, result.files.find((f) => f.endsWith('.k8s.yaml'))!), 'utf8');
+  const rollout = YAML.parseAllDocuments(text).map((d) => d.toJSON()).find((o) => o.kind === 'Rollout');
+  // What `rollwise explain` prints for the Rollout's readiness timeout.
+  const item = explainManifest(text).find((e) => e.object === 'Rollout/checkout-api' && e.path.endsWith('readinessProbe.timeoutSeconds'))!;
+  return { text, rollout, reason: item.reason, warnings: result.warnings };
+}
+
+describe('rollwise measure -> measurements file -> synth', () => {
+  const file = path.join(tmp, 'checkout-api.json');
+
+  test('measure writes a versioned file and a summary with each query', async () => {
+    const r = await cli(['measure', 'checkout-api', '-n', 'healthy', '--prometheus', url, ...WEEK, '-o', file]);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('busiest hour 2026-11-24 12:00-13:00 UTC (3662 req/s, 4 pods)');
+    expect(r.out).toMatch(/readiness p99 at peak: 0\.5 seconds .*\n {2}query: histogram_quantile\(0\.99, sum by \(le\) \(increase\(prober_probe_duration_seconds_bucket\{probe_type="Readiness", namespace="healthy"/);
+    expect(r.out).toMatch(/CFS throttled ratio at peak: not measured \(no CFS series/);
+    const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
+    expect(doc.apiVersion).toBe('rollwise.dev/measurements/v1');
+    expect(doc.readiness.p99.value).toBe(0.5);
+    expect(fs.readdirSync(tmp).filter((f) => f.includes('.tmp-'))).toEqual([]);
+  });
+
+  test('synth with the file: the readiness timeout\'s reason names the measured p99 and where it came from', () => {
+    const { rollout, reason, text, warnings } = synthWith(Measurements.fromFile(file));
+    expect(rollout.spec.template.spec.containers[0].readinessProbe.timeoutSeconds).toBe(3);
+    expect(reason).toContain("2 x the health path's p99 under peak load (500 ms, measured by rollwise measure (checkout-api.json");
+    expect(reason).toContain('the kubelet\'s readiness probe durations (prober_probe_duration_seconds');
+    expect(reason).toContain('busiest hour 2026-11-24 12:00-13:00 UTC at 3662 req/s, 4 pods, in the bucket 250 ms-500 ms');
+    expect(reason).toContain('query histogram_quantile(0.99, sum by (le) (increase(prober_probe_duration_seconds_bucket{probe_type="Readiness", namespace="healthy"');
+    expect(text).toContain('busiest hour 2026-11-24 12:00-13:00 UTC');
+    expect(warnings.filter((w) => /measurements/.test(w))).toEqual([]);
+  });
+
+  test('a measurement older than platform.measurementMaxAge is a synth warning', () => {
+    const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
+    doc.measuredAt = new Date(Date.now() - 45 * 86400_000).toISOString();
+    const old = path.join(tmp, 'old.json');
+    fs.writeFileSync(old, JSON.stringify(doc));
+    const { warnings } = synthWith(Measurements.fromFile(old));
+    expect(warnings.join('\n')).toMatch(/measurements old\.json are 45 days old .*older than platform\.measurementMaxAge \(30 days\).*rollwise measure checkout-api --namespace healthy/);
+  });
+
+  test('typed numbers still work and the reason says they are typed; both at once is refused', () => {
+    expect(synthWith(undefined, Duration.millis(250)).reason).toContain('(250 ms, typed in as health.readinessP99UnderLoad, not measured by rollwise');
+    expect(() => synthWith(Measurements.fromFile(file), Duration.millis(250))).toThrow(/health.readinessP99UnderLoad = 250 ms: is typed in while measurements \(checkout-api.json\) also give the p99 \(500 ms\)/);
+  });
+
+  test('a file of another service, or of another format version, is refused', () => {
+    const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
+    expect(() => Measurements.fromJson({ ...doc, apiVersion: 'rollwise.dev/measurements/v0' }, 'x.json')).toThrow(/reads rollwise.dev\/measurements\/v1 only/);
+    const other = path.join(tmp, 'other.json');
+    fs.writeFileSync(other, JSON.stringify({ ...doc, service: { ...doc.service, name: 'payments' } }));
+    expect(() => synthWith(Measurements.fromFile(other))).toThrow(/the file measures payments, not checkout-api/);
+  });
+});
+
+describe('rollwise verify', () => {
+  test('passes on the healthy week, with a figure for each check', async () => {
+    const r = await cli(['verify', 'checkout-api', '-n', 'healthy', '--prometheus', url, '--since', '2026-11-22T00:00:00Z', '--until', '2026-11-29T00:00:00Z']);
+    expect(r.err).toBe('');
+    expect(r.out).toContain('peak: 2026-11-24 12:00-13:00 UTC, 3662 req/s');
+    expect(r.out).toContain('PASS readiness timeouts at peak: 0 failed readiness probes in the busiest hour 2026-11-24 12:00-13:00 UTC (0 over the whole window)');
+    expect(r.out).toContain('PASS ready endpoints / desired replicas: never below the floor; lowest 4 of 4');
+    expect(r.out).toContain('SKIP CPU throttling at peak: no CFS series: no CPU limit');
+    expect(r.out).toContain('PASS resets with a request in flight: 0 connections');
+    expect(r.out).toContain('PASS route 5xx ratio: 0 % in the busiest hour');
+    expect(r.out).toContain('verdict: PASS');
+    expect(r.code).toBe(0);
+  });
+
+  test('fails on the week with readiness timeouts at the peak, naming the time and the count', async () => {
+    const r = await cli(['verify', 'checkout-api', '-n', 'incident', '--prometheus', url, '--since', '2026-11-22T00:00:00Z', '--until', '2026-11-29T00:00:00Z']);
+    expect(r.out).toContain('FAIL readiness timeouts at peak: 72 failed readiness probes in the busiest hour 2026-11-24 12:00-13:00 UTC, from 2026-11-24 12:21 UTC to 2026-11-24 12:32 UTC');
+    expect(r.out).toMatch(/FAIL ready endpoints \/ desired replicas: below the floor in \d+ minute\(s\), first at 2026-11-24 12:25 UTC \(2 of 4 ready\)/);
+    expect(r.out).toMatch(/FAIL CPU throttling at peak: 39\.\d+ % of CFS periods throttled/);
+    expect(r.out).toContain('FAIL resets with a request in flight: 3 connections closed by the pods with a request in flight (each a 503 UC), first at 2026-11-24 12:30 UTC');
+    expect(r.out).toMatch(/FAIL route 5xx ratio: [\d.]+ % in the busiest hour/);
+    expect(r.out).toContain('verdict: FAIL');
+    expect(r.code).toBe(1);
+    const json = await cli(['verify', 'checkout-api', '-n', 'incident', '--prometheus', url, '--since', '2026-11-22T00:00:00Z', '--until', '2026-11-29T00:00:00Z', '--json']);
+    const report = JSON.parse(json.out);
+    expect(report.verdict).toBe('fail');
+    expect(report.checks.map((c: { name: string; verdict: string }) => `${c.name}: ${c.verdict}`)).toContain('readiness timeouts at peak: fail');
+  });
+
+  test('refuses a window without a peak, and says why', async () => {
+    const r = await cli(['verify', 'checkout-api', '-n', 'incident', '--prometheus', url, '--since', '2026-11-28T20:00:00Z', '--until', '2026-11-29T00:00:00Z']);
+    expect(r.out).toMatch(/REFUSED: the window has no peak: its busiest hour \(2026-11-28 \d\d:\d\d-\d\d:\d\d UTC, \d+ req\/s\) is below 80 % of the busiest hour of the week up to its end \(2026-11-24 12:00-13:00 UTC, \d+ req\/s\)/);
+    expect(r.code).toBe(2);
+  });
+});
+
+describe('failure modes, each with what is missing and how to get it', () => {
+  test('unreachable Prometheus', async () => {
+    const port = await freePort();
+    const r = await cli(['measure', 'checkout-api', '-n', 'healthy', '--prometheus', `http://127.0.0.1:${port}`, ...WEEK, '-o', path.join(tmp, 'x.json')]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`rollwise: Prometheus at http://127.0.0.1:${port}\n  why: cannot be reached (ECONNREFUSED).\n  fix: check the address`);
+    expect(fs.existsSync(path.join(tmp, 'x.json'))).toBe(false);
+  });
+
+  test('an empty window', async () => {
+    const r = await cli(['measure', 'checkout-api', '-n', 'healthy', '--prometheus', url, '--end', '2026-12-20T00:00:00Z']);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/the window 2026-12-13 00:00 UTC - 2026-12-20 00:00 UTC\n {2}why: is empty: Prometheus holds envoy_cluster_upstream_rq_total for healthy\/checkout-api, but no sample in this window/);
+  });
+
+  test('a service with no series', async () => {
+    const r = await cli(['measure', 'payments', '-n', 'healthy', '--prometheus', url, ...WEEK]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/why: Prometheus has envoy_cluster_upstream_rq_total between .* but no series for healthy\/payments/);
+  });
+
+  describe('a Prometheus with basic auth and without the kubelet\'s probe metrics', () => {
+    let authed: TestPrometheus | undefined;
+    beforeAll(async () => {
+      const t0 = Date.UTC(2026, 10, 28) / 1000;
+      const lines = ['# TYPE envoy_cluster_upstream_rq counter'];
+      for (let i = 0; i <= 180; i++) lines.push(`envoy_cluster_upstream_rq_total{envoy_cluster_name="httproute/tiny/checkout-api/rule/0"} ${i * 6000} ${t0 + i * 60}`);
+      lines.push('# EOF', '');
+      authed = await startPrometheus({ openMetrics: lines.join('\n'), basicAuthUsers: { [AUTH.user]: AUTH.hash } });
+    });
+    afterAll(async () => { await authed?.stop(); });
+    const args = () => ['measure', 'checkout-api', '-n', 'tiny', '--prometheus', authed!.url, '--end', '2026-11-28T03:00:00Z', '--window', '3h'];
+
+    test('no credentials, then wrong credentials', async () => {
+      const none = await cli(args());
+      expect(none.code).toBe(2);
+      expect(none.err).toContain('why: refused the request (HTTP 401 Unauthorized): it requires credentials and none were given.');
+      const wrong = await cli([...args(), '--user', AUTH.user], { ROLLWISE_PROMETHEUS_PASSWORD: 'not-the-password' });
+      expect(wrong.err).toContain('why: refused the request (HTTP 401 Unauthorized): the credentials given were not accepted.');
+      expect(wrong.err).toContain('fix: pass --user <name> with the password in $ROLLWISE_PROMETHEUS_PASSWORD');
+    });
+
+    test('the right credentials get through, and a metric that does not exist names how to enable it', async () => {
+      const r = await cli([...args(), '--user', AUTH.user], { ROLLWISE_PROMETHEUS_PASSWORD: AUTH.password });
+      expect(r.code).toBe(2);
+      expect(r.err).toMatch(/rollwise: prober_probe_duration_seconds_bucket\n {2}why: Prometheus has no prober_probe_duration_seconds_bucket series at all between .*: nothing scrapes the kubelet's readiness probe durations/);
+      expect(r.err).toContain("fix: scrape the kubelet's /metrics/probes endpoint");
+    });
+  });
+});
