@@ -43,7 +43,7 @@ export const SOURCES = {
   },
   requests: {
     metric: 'envoy_cluster_upstream_rq_total',
-    source: 'Envoy\'s per-route cluster counters via Envoy Gateway (envoy_cluster_upstream_rq_total{envoy_cluster_name="httproute/<ns>/<route>/rule/<n>"}, /stats/prometheus on port 19001)',
+    source: 'Envoy\'s per-route cluster counters via Envoy Gateway (envoy_cluster_upstream_rq_total{envoy_cluster_name="httproute/<ns>/<route>/rule/<n>"}, /stats/prometheus on port 19001; the names Envoy Gateway v1.9.0\'s own dashboards query, charts/gateway-addons-helm/dashboards/envoy-clusters.json)',
     enable: 'scrape the Envoy proxies\' /stats/prometheus (port 19001) with a PodMonitor on the Envoy Gateway proxy pods (Envoy Gateway\'s observability docs), and keep the default cluster stat names (no EnvoyProxy telemetry.metrics.clusterStatName).',
   },
   responseClasses: {
@@ -68,7 +68,7 @@ export const SOURCES = {
   },
   cfs: {
     metric: 'container_cpu_cfs_periods_total',
-    source: 'cAdvisor\'s CFS counters (container_cpu_cfs_throttled_periods_total / container_cpu_cfs_periods_total, kubelet /metrics/cadvisor; exported only for containers with a CFS quota, i.e. a CPU limit)',
+    source: 'cAdvisor\'s CFS counters (container_cpu_cfs_throttled_periods_total / container_cpu_cfs_periods_total, kubelet /metrics/cadvisor; exported only for containers with a CFS quota, i.e. a CPU limit: google/cadvisor metrics/prometheus.go, condition Cpu.Quota != 0)',
     enable: 'nothing to enable: without a CPU limit there is no CFS quota and no throttling.',
   },
   readyEndpoints: {

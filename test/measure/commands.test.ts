@@ -8,6 +8,7 @@ import { HttpService } from '../../src/constructs/http-service';
 import { checkoutApiProps } from '../../src/example';
 import { explainManifest } from '../../src/justify/explain';
 import { Measurements } from '../../src/measure/measurements';
+import { loadScenarioFile } from '../../src/simulate/scenario';
 import { synthesize } from '../../src/synth/synth';
 import { freePort, startPrometheus, TestPrometheus } from './prometheus-server';
 import { recordedPrometheus } from './setup';
@@ -108,6 +109,31 @@ describe('rollwise measure -> measurements file -> synth', () => {
     const other = path.join(tmp, 'other.json');
     fs.writeFileSync(other, JSON.stringify({ ...doc, service: { ...doc.service, name: 'payments' } }));
     expect(() => synthWith(Measurements.fromFile(other))).toThrow(/the file measures payments, not checkout-api/);
+  });
+});
+
+describe('the simulator takes the measurements as capacity', () => {
+  test('capacity.measurements: the points and the knee\'s saturation estimate from the file', async () => {
+    const file = path.join(tmp, 'sim', 'checkout-api.json');
+    expect((await cli(['measure', 'checkout-api', '-n', 'healthy', '--prometheus', url, ...WEEK, '-o', file])).code).toBe(0);
+    const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
+    const scenarioFile = path.join(tmp, 'sim', 'drain.yaml');
+    fs.writeFileSync(scenarioFile, [
+      'name: measured checkout-api, a drain at the measured peak',
+      'replicas: 4',
+      'readiness: { periodSeconds: 10, timeoutSeconds: 3, failureThreshold: 3, successThreshold: 3 }',
+      'capacity:',
+      '  measurements: checkout-api.json',
+      `load: { constantRps: ${Math.round(doc.peak.requestsPerSecond)} }`,
+      'events:',
+      '  - drain: { atSeconds: 60, count: 1 }',
+      '',
+    ].join('\n'));
+    const s = loadScenarioFile(scenarioFile);
+    expect(s.capacity).toEqual({ kind: 'points', points: doc.capacity.points.map((p: { rps: number; p99Seconds: number }) => ({ rps: p.rps, p99Seconds: p.p99Seconds })), saturationRps: doc.capacity.saturation.estimateRps });
+    expect(doc.capacity.saturation.estimateRps).toBeGreaterThan(0);
+    const r = await cli(['simulate', scenarioFile]);
+    expect(r.out).toMatch(/verdict/i);
   });
 });
 

@@ -10,7 +10,8 @@
  *   and worker.go (doProbe).
  * - kubelet /metrics/cadvisor: `container_cpu_usage_seconds_total{container, pod, namespace, cpu}`
  *   and, only for containers with a CFS quota (a CPU limit), `container_cpu_cfs_periods_total` and
- *   `container_cpu_cfs_throttled_periods_total`.
+ *   `container_cpu_cfs_throttled_periods_total` (google/cadvisor metrics/prometheus.go: condition
+ *   Cpu.Quota != 0).
  * - kube-state-metrics v2.19.1 internal/store/endpoint.go: `kube_endpoint_address{namespace,
  *   endpoint, ip, ready, port_*}`, one series per address; an address that is not Ready is listed
  *   with ready="false" instead.
@@ -22,7 +23,8 @@
  *   start), all with `envoy_cluster_name="httproute/<ns>/<route>/rule/0"`. Envoy names counters
  *   by the stat itself and appends no `_total` (upstream_rq_total is the stat's own name), so in the
  *   OpenMetrics text, which requires `_total` on counter samples, they are typed `unknown` to keep
- *   the exact names (the TSDB stores no types).
+ *   the exact names (the TSDB stores no types). Envoy Gateway v1.9.0's dashboards query these names
+ *   (charts/gateway-addons-helm/dashboards/envoy-clusters.json: irate(envoy_cluster_upstream_rq_xx)).
  *
  * Samples every minute (a 1-minute scrape), 4 pods, 2026-11-22 00:00 to 2026-11-29 00:00 UTC.
  * Lunchtime (12:00-13:00 UTC) is the daily peak; Tuesday 2026-11-24 is the busiest.
