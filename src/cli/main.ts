@@ -1,4 +1,5 @@
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import { App } from 'cdk8s';
 import { Command, CommanderError } from 'commander';
@@ -88,10 +89,11 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
 
   // measure / verify (docs/measure.md): Prometheus credentials come from the environment only.
   const prometheusOptions = (cmd: Command) => cmd
-    .option('--prometheus <url>', 'Prometheus base URL (default: $ROLLWISE_PROMETHEUS_URL)')
-    .option('-n, --namespace <ns>', 'namespace the service runs in')
+    .option('--app <module>', 'app to read the service\'s namespace, Prometheus and budget from (default: cdk8s.yaml\'s, for what the flags leave out)')
+    .option('--prometheus <url>', 'Prometheus base URL (default: $ROLLWISE_PROMETHEUS_URL, else the app\'s platform.prometheusAddress)')
+    .option('-n, --namespace <ns>', 'namespace the service runs in (default: the app\'s, when it has one HttpService of that name)')
     .option('--container <name>', 'container name (default: the service name)')
-    .option('--workload <kind>', 'rollout or deployment: where desired replicas come from', 'rollout')
+    .option('--workload <kind>', 'rollout or deployment: where desired replicas come from (default: the app\'s delivery, else rollout)')
     .option('--user <name>', 'basic-auth user; the password is read from $ROLLWISE_PROMETHEUS_PASSWORD (a token from $ROLLWISE_PROMETHEUS_TOKEN)')
     .option('--json', 'print JSON');
   prometheusOptions(program.command('measure')
@@ -100,16 +102,16 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
     .option('--window <duration>', 'window length, e.g. 7d, 36h', '7d')
     .option('--end <time>', 'end of the window (ISO 8601, unix time or now)', 'now')
     .option('-o, --out <file>', 'measurements file (default: measurements/<service>.json)'))
-    .action(async (service: string, o: MeasureCliOptions) => { code = await runMeasureCli(service, o, out, err); });
+    .action(async (service: string, o: MeasureCliOptions) => { code = await runMeasureCli(service, o, out, err, () => loadBuild(appModule(o.app))(os.tmpdir())); });
   prometheusOptions(program.command('verify')
     .description('verify a change over a window that includes a peak: exit 0 pass, 1 fail, 2 refused or error')
     .argument('<service>', 'service name')
     .requiredOption('--since <time>', 'start of the window (ISO 8601, unix time, or 24h / 7d back from now)')
     .option('--until <time>', 'end of the window', 'now')
-    .option('--max-unavailable <pods>', 'pods that may be not Ready at once (the PodDisruptionBudget\'s maxUnavailable)', '1')
+    .option('--max-unavailable <pods>', 'pods that may be not Ready at once (default: the app\'s PodDisruptionBudget, else 1)')
     .option('--throttle-threshold <ratio>', 'highest CFS throttled ratio at peak', '0.25')
     .option('--slo <ratio>', 'highest 5xx ratio of the route', '0.01'))
-    .action(async (service: string, o: VerifyCliOptions) => { code = await runVerifyCli(service, o, out, err); });
+    .action(async (service: string, o: VerifyCliOptions) => { code = await runVerifyCli(service, o, out, err, () => loadBuild(appModule(o.app))(os.tmpdir())); });
 
   try {
     await program.parseAsync(argv);

@@ -1,5 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
+import { App } from 'cdk8s';
+import { HttpService } from '../constructs/http-service';
 import { RollwiseInputError } from '../errors';
 import { measureService } from './measure';
 import { Measured, MeasurementsDocument } from './measurements';
@@ -10,8 +12,53 @@ import { formatVerify, verifyService } from './verify';
 
 type Write = (text: string) => void;
 
+/** Builds the project's app (construct tree only, nothing written), to read a service's settings. */
+export type AppLoader = () => App;
+
+/** What the app says about a service: its namespace, workload, Prometheus and disruption budget. */
+export interface ServiceSettings {
+  readonly namespace?: string;
+  readonly prometheus?: string;
+  readonly workload: 'rollout' | 'deployment';
+  readonly maxUnavailable: number;
+}
+
+/**
+ * The HttpService named `service` in the app (in `namespace` when given). The platform settings
+ * give the Prometheus address; the decisions give the workload kind and the disruption budget.
+ */
+export function serviceFromApp(app: App, service: string, namespace?: string): ServiceSettings {
+  const all = app.node.findAll().filter((c): c is HttpService => c instanceof HttpService && c.name === service);
+  const found = all.filter((s) => namespace === undefined || s.namespace === namespace);
+  if (found.length !== 1) {
+    const where = all.map((s) => s.namespace ?? '(no namespace)').join(', ');
+    throw new RollwiseInputError(namespace ? '--namespace' : 'service', namespace ?? service,
+      found.length === 0 ? `the app has no HttpService ${service}${namespace ? ` in namespace ${namespace}` : ''}${all.length ? ` (it has one in ${where})` : ''}.` : `the app has ${found.length} HttpServices named ${service}, in ${where}: one per environment.`,
+      found.length === 0 ? 'check the name, or pass --prometheus and --namespace instead of reading them from the app.' : 'pass --namespace to choose the environment.');
+  }
+  const s = found[0];
+  return { namespace: s.namespace, prometheus: s.platform.prometheusAddress, workload: s.canary ? 'rollout' : 'deployment', maxUnavailable: s.decisions.pdbMaxUnavailable.value };
+}
+
+/** Flags first; what they leave out comes from the app (when one can be loaded). */
+function resolve(service: string, o: PrometheusCliOptions, loadApp?: AppLoader): { options: PrometheusCliOptions; fromApp?: ServiceSettings } {
+  const needApp = o.app !== undefined || o.prometheus === undefined || o.namespace === undefined;
+  if (!needApp || !loadApp) return { options: o };
+  let app: App;
+  try {
+    app = loadApp();
+  } catch (e) {
+    if (o.app !== undefined) throw e;
+    return { options: o }; // no app here: the flags must do
+  }
+  const fromApp = serviceFromApp(app, service, o.namespace);
+  return { options: { ...o, namespace: o.namespace ?? fromApp.namespace, prometheus: o.prometheus ?? fromApp.prometheus, workload: o.workload ?? fromApp.workload }, fromApp };
+}
+
 /** Options shared by `measure` and `verify` (flags; credentials come from the environment). */
 export interface PrometheusCliOptions {
+  /** The app module to read the service's settings from (default: cdk8s.yaml's, when flags leave something out). */
+  readonly app?: string;
   readonly prometheus?: string;
   readonly namespace?: string;
   readonly container?: string;
@@ -39,7 +86,7 @@ export function parseWindow(input: string, value: string): number {
 
 export function clientFrom(o: PrometheusCliOptions, env: NodeJS.ProcessEnv = process.env): PrometheusClient {
   const url = o.prometheus ?? env.ROLLWISE_PROMETHEUS_URL;
-  if (!url) throw new RollwiseInputError('--prometheus', 'missing', 'measure and verify read the cluster\'s Prometheus and need its address.', 'pass --prometheus http://<host>:9090 or set ROLLWISE_PROMETHEUS_URL (from outside the cluster: kubectl -n monitoring port-forward svc/prometheus-operated 9090).');
+  if (!url) throw new RollwiseInputError('--prometheus', 'missing', 'measure and verify read the cluster\'s Prometheus and need its address, and neither the flags nor the app\'s platform (prometheusAddress) give one.', 'pass --prometheus http://<host>:9090 or set ROLLWISE_PROMETHEUS_URL (from outside the cluster: kubectl -n monitoring port-forward svc/prometheus-operated 9090).');
   const opts: PrometheusClientOptions = { url };
   if (o.user !== undefined) {
     const password = env.ROLLWISE_PROMETHEUS_PASSWORD;
@@ -66,8 +113,9 @@ export interface MeasureCliOptions extends PrometheusCliOptions {
 }
 
 /** `rollwise measure <service>`: writes the measurements file (atomically) and prints the summary. Returns the exit code. */
-export async function runMeasureCli(service: string, o: MeasureCliOptions, out: Write, err: Write): Promise<number> {
+export async function runMeasureCli(service: string, flags: MeasureCliOptions, out: Write, err: Write, loadApp?: AppLoader): Promise<number> {
   try {
+    const o = { ...flags, ...resolve(service, flags, loadApp).options };
     const doc = await measureService({
       client: clientFrom(o),
       target: targetFrom(service, o),
@@ -96,8 +144,10 @@ export interface VerifyCliOptions extends PrometheusCliOptions {
 }
 
 /** `rollwise verify <service> --since <time>`: 0 all checks pass, 1 a check failed, 2 refused or could not run. */
-export async function runVerifyCli(service: string, o: VerifyCliOptions, out: Write, err: Write): Promise<number> {
+export async function runVerifyCli(service: string, flags: VerifyCliOptions, out: Write, err: Write, loadApp?: AppLoader): Promise<number> {
   try {
+    const resolved = resolve(service, flags, loadApp);
+    const o = { ...flags, ...resolved.options };
     const num = (input: string, v: string | undefined) => {
       if (v === undefined) return undefined;
       const n = Number(v);
@@ -109,7 +159,8 @@ export async function runVerifyCli(service: string, o: VerifyCliOptions, out: Wr
       target: targetFrom(service, o),
       since: parseTime('--since', o.since),
       until: o.until ? parseTime('--until', o.until) : undefined,
-      maxUnavailable: num('--max-unavailable', o.maxUnavailable),
+      maxUnavailable: num('--max-unavailable', o.maxUnavailable) ?? resolved.fromApp?.maxUnavailable,
+      maxUnavailableSource: o.maxUnavailable !== undefined ? '--max-unavailable' : resolved.fromApp ? 'the app\'s PodDisruptionBudget maxUnavailable' : undefined,
       throttleThreshold: num('--throttle-threshold', o.throttleThreshold),
       sloErrorRatio: num('--slo', o.slo),
     });

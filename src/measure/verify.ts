@@ -20,6 +20,11 @@ export interface VerifyOptions {
    */
   readonly maxUnavailable?: number;
   /**
+   * Where maxUnavailable came from, for the report.
+   * @default "--max-unavailable" when given, else rollwise's budget without capacity figures
+   */
+  readonly maxUnavailableSource?: string;
+  /**
    * Highest CFS throttled-periods ratio at peak, where a CPU limit is kept.
    * @default 0.25 (kubernetes-mixin's CPUThrottlingHigh, as in the service's alerts)
    */
@@ -121,7 +126,7 @@ export async function verifyService(o: VerifyOptions): Promise<VerifyReport> {
       : below.length === 0
         ? `never below the floor; lowest ${lowest ? `${lowest.v} of ${desiredSamples.get(lowest.t)} at ${showTime(lowest.t)}` : 'n/a'}`
         : `below the floor in ${below.length} minute(s), first at ${showTime(below[0].t)} (${below[0].v} of ${desiredSamples.get(below[0].t)} ready), lowest ${lowest!.v} of ${desiredSamples.get(lowest!.t)} at ${showTime(lowest!.t)}`,
-    threshold: `ready >= desired - ${maxUnavailable} (sampled every minute)`,
+    threshold: `ready >= desired - ${maxUnavailable} (${o.maxUnavailableSource ?? (o.maxUnavailable === undefined ? 'rollwise\'s disruption budget without capacity figures' : 'maxUnavailable given')}; sampled every minute)`,
     query: `${q.ready} / ${q.desired}`,
     source: `${SOURCES.readyEndpoints.source} / ${q.desiredSource.source}`,
   });

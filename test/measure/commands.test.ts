@@ -166,6 +166,18 @@ describe('rollwise verify', () => {
     expect(report.checks.map((c: { name: string; verdict: string }) => `${c.name}: ${c.verdict}`)).toContain('readiness timeouts at peak: fail');
   });
 
+  test('without flags, the namespace, Prometheus and disruption budget come from the app', async () => {
+    const app = path.join(__dirname, '..', 'fixtures', 'apps', 'measured-app.ts');
+    const r = await cli(['verify', 'checkout-api', '--app', app, '--since', '2026-11-22T00:00:00Z', '--until', '2026-11-29T00:00:00Z'], { ROLLWISE_TEST_PROMETHEUS: url });
+    expect(r.err).toBe('');
+    expect(r.out).toContain('verify incident/checkout-api over');
+    expect(r.out).toContain("(threshold ready >= desired - 1 (the app's PodDisruptionBudget maxUnavailable; sampled every minute))");
+    expect(r.code).toBe(1);
+    const missing = await cli(['verify', 'payments', '--app', app, '--since', '2026-11-22T00:00:00Z'], { ROLLWISE_TEST_PROMETHEUS: url });
+    expect(missing.err).toContain('service = payments\n  why: the app has no HttpService payments.');
+    expect(missing.code).toBe(2);
+  });
+
   test('refuses a window without a peak, and says why', async () => {
     const r = await cli(['verify', 'checkout-api', '-n', 'incident', '--prometheus', url, '--since', '2026-11-28T20:00:00Z', '--until', '2026-11-29T00:00:00Z']);
     expect(r.out).toMatch(/REFUSED: the window has no peak: its busiest hour \(2026-11-28 \d\d:\d\d-\d\d:\d\d UTC, \d+ req\/s\) is below 80 % of the busiest hour of the week up to its end \(2026-11-24 12:00-13:00 UTC, \d+ req\/s\)/);
