@@ -110,7 +110,9 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
     .option('--until <time>', 'end of the window', 'now')
     .option('--max-unavailable <pods>', 'pods that may be not Ready at once (default: the app\'s PodDisruptionBudget, else 1)')
     .option('--throttle-threshold <ratio>', 'highest CFS throttled ratio at peak', '0.25')
-    .option('--slo <ratio>', 'highest 5xx ratio of the route', '0.01'))
+    .option('--slo <ratio>', 'highest 5xx ratio of the route', '0.01')
+    .option('--listener-stopped <pod@time>', 'check that the probe can still fail: this pod\'s listener was stopped at that time')
+    .option('--leave-within <seconds>', 'the window the probe timing implies (default: from the app\'s readiness probe)'))
     .action(async (service: string, o: VerifyCliOptions) => { code = await runVerifyCli(service, o, out, err, () => loadBuild(appModule(o.app))(os.tmpdir())); });
 
   try {

@@ -8,7 +8,7 @@ import { Measured, MeasurementsDocument } from './measurements';
 import { MeasureError, PrometheusClient, PrometheusClientOptions } from './prometheus';
 import { ServiceTarget } from './queries';
 import { showRange } from './series';
-import { formatVerify, verifyService } from './verify';
+import { formatVerify, verifyService, VerifyOptions } from './verify';
 
 type Write = (text: string) => void;
 
@@ -21,6 +21,9 @@ export interface ServiceSettings {
   readonly prometheus?: string;
   readonly workload: 'rollout' | 'deployment';
   readonly maxUnavailable: number;
+  /** (failureThreshold + 1) x period: a stopped listener's first failing probe comes up to one period late. */
+  readonly leaveWithinSeconds: number;
+  readonly leaveWithinSource: string;
 }
 
 /**
@@ -37,7 +40,14 @@ export function serviceFromApp(app: App, service: string, namespace?: string): S
       found.length === 0 ? 'check the name, or pass --prometheus and --namespace instead of reading them from the app.' : 'pass --namespace to choose the environment.');
   }
   const s = found[0];
-  return { namespace: s.namespace, prometheus: s.platform.prometheusAddress, workload: s.canary ? 'rollout' : 'deployment', maxUnavailable: s.decisions.pdbMaxUnavailable.value };
+  const r = s.decisions.readiness;
+  const ft = r.failureThreshold.value;
+  const period = r.periodSeconds.value;
+  return {
+    namespace: s.namespace, prometheus: s.platform.prometheusAddress, workload: s.canary ? 'rollout' : 'deployment', maxUnavailable: s.decisions.pdbMaxUnavailable.value,
+    leaveWithinSeconds: (ft + 1) * period,
+    leaveWithinSource: `the app's readiness: (failureThreshold ${ft} + 1) x period ${period} s, the first failing probe coming up to a period after the stop`,
+  };
 }
 
 /** Flags first; what they leave out comes from the app (when one can be loaded). */
@@ -140,6 +150,9 @@ export interface VerifyCliOptions extends PrometheusCliOptions {
   readonly maxUnavailable?: string;
   readonly throttleThreshold?: string;
   readonly slo?: string;
+  /** "<pod>@<time>": a pod whose listener was stopped then (the probe-can-still-fail check). */
+  readonly listenerStopped?: string;
+  readonly leaveWithin?: string;
   readonly json?: boolean;
 }
 
@@ -163,12 +176,27 @@ export async function runVerifyCli(service: string, flags: VerifyCliOptions, out
       maxUnavailableSource: o.maxUnavailable !== undefined ? '--max-unavailable' : resolved.fromApp ? 'the app\'s PodDisruptionBudget maxUnavailable' : undefined,
       throttleThreshold: num('--throttle-threshold', o.throttleThreshold),
       sloErrorRatio: num('--slo', o.slo),
+      probeCanFail: experiment(o, resolved.fromApp),
     });
     out(o.json ? `${JSON.stringify(report, null, 2)}\n` : formatVerify(report));
     return report.verdict === 'pass' ? 0 : report.verdict === 'fail' ? 1 : 2;
   } catch (e) {
     return reportError(e, err);
   }
+}
+
+function experiment(o: VerifyCliOptions, app: ServiceSettings | undefined): VerifyOptions['probeCanFail'] {
+  if (o.listenerStopped === undefined) return undefined;
+  const m = /^([a-z0-9][-a-z0-9.]*)@(.+)$/.exec(o.listenerStopped);
+  if (!m) throw new RollwiseInputError('--listener-stopped', o.listenerStopped, 'must name the pod and the time its listener was stopped.', 'write <pod>@<time>, e.g. checkout-api-6f7c9d8b5-x2k9q@2026-11-26T10:00:00Z.');
+  const at = parseTime('--listener-stopped', m[2]);
+  if (o.leaveWithin !== undefined) {
+    const s = Number(o.leaveWithin);
+    if (!(s > 0)) throw new RollwiseInputError('--leave-within', o.leaveWithin, 'is not a positive number of seconds.', 'give (failureThreshold + 1) x period of the readiness probe, e.g. 40.');
+    return { pod: m[1], at, leaveWithinSeconds: s, leaveWithinSource: '--leave-within' };
+  }
+  if (!app) throw new RollwiseInputError('--leave-within', 'missing', 'the check needs the window the probe timing implies, and without the app rollwise cannot read the readiness probe.', 'pass --leave-within <(failureThreshold + 1) x period seconds>, or --app.');
+  return { pod: m[1], at, leaveWithinSeconds: app.leaveWithinSeconds, leaveWithinSource: app.leaveWithinSource };
 }
 
 function reportError(e: unknown, err: Write): number {

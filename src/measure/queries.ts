@@ -76,6 +76,11 @@ export const SOURCES = {
     source: 'kube-state-metrics\' endpoint addresses (kube_endpoint_address{ready}, one series per address; kube-state-metrics v2.19.1 internal/store/endpoint.go)',
     enable: 'run kube-state-metrics with the endpoints resource (on by default) and scrape it.',
   },
+  podReady: {
+    metric: 'kube_pod_status_ready',
+    source: 'kube-state-metrics\' pod Ready condition (kube_pod_status_ready{namespace, pod, condition}, 0/1 per condition; kube-state-metrics v2.19.1 internal/store/pod.go)',
+    enable: 'run kube-state-metrics (pods are on by default) and scrape it.',
+  },
   rolloutDesired: {
     metric: 'rollout_info_replicas_desired',
     source: 'the Argo Rollouts controller\'s desired replicas (rollout_info_replicas_desired; argo-rollouts v1.9.1 controller/metrics/prommetrics.go)',

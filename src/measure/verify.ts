@@ -1,4 +1,5 @@
 import { DEFAULT_CPU_THROTTLING_RATIO, DEFAULT_SLO_ERROR_RATIO } from '../decisions/alerts';
+import { RollwiseInputError } from '../errors';
 import { PEAK_SECONDS } from './measure';
 import { PrometheusClient, Sample } from './prometheus';
 import { ServiceQueries, ServiceTarget, SOURCES } from './queries';
@@ -34,6 +35,22 @@ export interface VerifyOptions {
    * @default 0.01 (the service alerts' default SLO, field-notes 6)
    */
   readonly sloErrorRatio?: number;
+  /**
+   * A listener-stop experiment to check that the probe can still fail: the pod whose listener was
+   * stopped at `at` must leave Ready within `leaveWithinSeconds`.
+   * @default none: the check is not run
+   */
+  readonly probeCanFail?: ProbeFailureExperiment;
+}
+
+export interface ProbeFailureExperiment {
+  readonly pod: string;
+  /** When the listener was stopped (seconds since the epoch). */
+  readonly at: number;
+  /** The window the probe timing implies, e.g. (failureThreshold + 1) x period. */
+  readonly leaveWithinSeconds: number;
+  /** Where that window came from, for the report. */
+  readonly leaveWithinSource: string;
 }
 
 /** A window "includes a peak" when its busiest hour reaches this share of the busiest hour of the week up to its end. */
@@ -169,6 +186,8 @@ export async function verifyService(o: VerifyOptions): Promise<VerifyReport> {
     source: SOURCES.responseClasses.source,
   });
 
+  if (o.probeCanFail) checks.push(await probeCanFailCheck(c, o.target, o.probeCanFail, since, until));
+
   return {
     service,
     window,
@@ -176,6 +195,34 @@ export async function verifyService(o: VerifyOptions): Promise<VerifyReport> {
     peak: { start: iso(peakStart), end: iso(peakEnd), requestsPerSecond: rps, referenceRequestsPerSecond: refRps },
     checks,
   };
+}
+
+/**
+ * The stopped pod's Ready condition, sampled as kube-state-metrics is scraped: the first sample
+ * after the stop that reads not Ready must come within the implied window plus one sample interval
+ * (the scrape can only see the change at its next sample).
+ */
+async function probeCanFailCheck(c: PrometheusClient, target: ServiceTarget, x: ProbeFailureExperiment, since: number, until: number): Promise<VerifyCheck> {
+  if (x.at < since || x.at > until) {
+    throw new RollwiseInputError('--listener-stopped', `${x.pod}@${iso(x.at)}`, `the experiment lies outside the verified window ${showRange(since, until)}.`, 'give the time the listener was stopped, inside --since .. --until.');
+  }
+  const selector = `namespace="${target.namespace}", pod="${x.pod}", condition="true"`;
+  const from = x.at - 600;
+  const to = Math.min(until, x.at + x.leaveWithinSeconds + 600);
+  await requireSeries(c, SOURCES.podReady, selector, from, to, `${target.namespace}/${x.pod}`);
+  const query = `kube_pod_status_ready{${selector}}[${promRange(to - from)}]`;
+  const samples = ((await c.instant(query, to))[0]?.samples ?? []).slice().sort((a, b) => a.t - b.t);
+  const gaps = samples.slice(1).map((s, i) => s.t - samples[i].t).sort((a, b) => a - b);
+  const interval = gaps.length ? gaps[Math.floor(gaps.length / 2)] : 0;
+  const left = samples.find((s) => s.t >= x.at && s.v === 0);
+  const limit = x.leaveWithinSeconds + interval;
+  const base = { name: 'probe can still fail', threshold: `not Ready within ${x.leaveWithinSeconds} s (${x.leaveWithinSource}) + one ${interval} s sample`, query, source: SOURCES.podReady.source };
+  if (!left) {
+    const last = samples[samples.length - 1];
+    return { ...base, verdict: 'fail', figure: `${x.pod} was still Ready at ${last ? showTime(last.t) : 'the end of the data'}, ${last ? last.t - x.at : '?'} s after its listener was stopped at ${showTime(x.at)}: a probe that cannot fail protects nothing (readiness on another port, a handler that answers without the listener, or no readiness probe)` };
+  }
+  const after = left.t - x.at;
+  return { ...base, verdict: after <= limit ? 'pass' : 'fail', figure: `${x.pod} was first seen not Ready ${after} s after its listener was stopped at ${showTime(x.at)} (sample at ${showTime(left.t)}, every ${interval} s)` };
 }
 
 function pct(r: number): string {

@@ -11,7 +11,7 @@ import { Measurements } from '../../src/measure/measurements';
 import { loadScenarioFile } from '../../src/simulate/scenario';
 import { synthesize } from '../../src/synth/synth';
 import { freePort, startPrometheus, TestPrometheus } from './prometheus-server';
-import { recordedPrometheus } from './setup';
+import { recordedPrometheus, STOPPED_POD } from './setup';
 
 jest.setTimeout(180_000);
 
@@ -142,8 +142,8 @@ describe('rollwise verify', () => {
     const r = await cli(['verify', 'checkout-api', '-n', 'healthy', '--prometheus', url, '--since', '2026-11-22T00:00:00Z', '--until', '2026-11-29T00:00:00Z']);
     expect(r.err).toBe('');
     expect(r.out).toContain('peak: 2026-11-24 12:00-13:00 UTC, 3662 req/s');
-    expect(r.out).toContain('PASS readiness timeouts at peak: 0 failed readiness probes in the busiest hour 2026-11-24 12:00-13:00 UTC (0 over the whole window)');
-    expect(r.out).toContain('PASS ready endpoints / desired replicas: never below the floor; lowest 4 of 4');
+    expect(r.out).toContain('PASS readiness timeouts at peak: 0 failed readiness probes in the busiest hour 2026-11-24 12:00-13:00 UTC (30 over the whole window)');
+    expect(r.out).toContain('PASS ready endpoints / desired replicas: never below the floor; lowest 3 of 4 at 2026-11-26 10:01 UTC');
     expect(r.out).toContain('SKIP CPU throttling at peak: no CFS series: no CPU limit');
     expect(r.out).toContain('PASS resets with a request in flight: 0 connections');
     expect(r.out).toContain('PASS route 5xx ratio: 0 % in the busiest hour');
@@ -176,6 +176,22 @@ describe('rollwise verify', () => {
     const missing = await cli(['verify', 'payments', '--app', app, '--since', '2026-11-22T00:00:00Z'], { ROLLWISE_TEST_PROMETHEUS: url });
     expect(missing.err).toContain('service = payments\n  why: the app has no HttpService payments.');
     expect(missing.code).toBe(2);
+  });
+
+  test('the probe can still fail: the pod whose listener was stopped left within the window its timing implies', async () => {
+    const week = ['--since', '2026-11-22T00:00:00Z', '--until', '2026-11-29T00:00:00Z'];
+    const ok = await cli(['verify', 'checkout-api', '-n', 'healthy', '--prometheus', url, ...week, '--listener-stopped', `${STOPPED_POD}@2026-11-26T10:00:00Z`, '--leave-within', '40']);
+    expect(ok.out).toContain(`PASS probe can still fail: ${STOPPED_POD} was first seen not Ready 60 s after its listener was stopped at 2026-11-26 10:00 UTC (sample at 2026-11-26 10:01 UTC, every 60 s) (threshold not Ready within 40 s (--leave-within) + one 60 s sample)`);
+    expect(ok.code).toBe(0);
+    // In "incident" nothing was stopped on Thursday: a pod that stays Ready fails the check.
+    const app = path.join(__dirname, '..', 'fixtures', 'apps', 'measured-app.ts');
+    const pod = 'checkout-api-6f7c9d8b5-a2x0q';
+    const never = await cli(['verify', 'checkout-api', '--app', app, ...week, '--listener-stopped', `${pod}@2026-11-26T10:00:00Z`], { ROLLWISE_TEST_PROMETHEUS: url });
+    expect(never.out).toContain(`FAIL probe can still fail: ${pod} was still Ready at 2026-11-26 10:10 UTC, 600 s after its listener was stopped at 2026-11-26 10:00 UTC`);
+    expect(never.out).toContain("threshold not Ready within 40 s (the app's readiness: (failureThreshold 3 + 1) x period 10 s");
+    const outside = await cli(['verify', 'checkout-api', '-n', 'healthy', '--prometheus', url, ...week, '--listener-stopped', `${STOPPED_POD}@2026-12-02T10:00:00Z`, '--leave-within', '40']);
+    expect(outside.err).toContain('the experiment lies outside the verified window');
+    expect(outside.code).toBe(2);
   });
 
   test('refuses a window without a peak, and says why', async () => {

@@ -14,7 +14,8 @@
  *   Cpu.Quota != 0).
  * - kube-state-metrics v2.19.1 internal/store/endpoint.go: `kube_endpoint_address{namespace,
  *   endpoint, ip, ready, port_*}`, one series per address; an address that is not Ready is listed
- *   with ready="false" instead.
+ *   with ready="false" instead. internal/store/pod.go: `kube_pod_status_ready{namespace, pod, uid,
+ *   condition}`, 0/1 per condition (the "unknown" condition, always 0 here, is left out).
  * - Argo Rollouts v1.9.1 controller/metrics/prommetrics.go: `rollout_info_replicas_desired`.
  * - Envoy (via Envoy Gateway's /stats/prometheus): `envoy_cluster_upstream_rq_total`,
  *   `envoy_cluster_upstream_rq_xx{envoy_response_code_class}` (a class's series exists only after
@@ -46,8 +47,16 @@ export interface Incident {
   readonly timeoutsToMinute: number;
 }
 
+/** A deliberate experiment: one pod's listener is stopped for 5 minutes (its probes all fail). */
+export interface ListenerStop {
+  readonly podIndex: number;
+  /** Seconds since the epoch. */
+  readonly at: number;
+}
+
 export interface RecordedService {
   readonly namespace: string;
+  readonly listenerStop?: ListenerStop;
   /** Containers have a CPU limit (CFS series exist). */
   readonly cpuLimit: boolean;
   readonly incident?: Incident;
@@ -130,7 +139,12 @@ function recordService(rec: Recorder, svc: RecordedService, nsIndex: number): vo
     const timingOut = inc !== undefined && minute >= inc.timeoutsFromMinute && minute < inc.timeoutsToMinute;
     // Pods 0 and 1 leave the endpoints 3 minutes after their probes start failing (3 misses at a
     // 10 s period, at most a scrape late) and return once probes pass again.
-    const notReady = (i: number) => timingOut && i < 2 && minute >= inc!.timeoutsFromMinute + 3 + i;
+    // A stopped listener: every probe fails; the pod is not Ready at the next scrape (3 misses at a
+    // 10 s period take 30 s) and Ready again one scrape after the listener returns.
+    const ls = svc.listenerStop;
+    const stopped = (i: number) => ls !== undefined && i === ls.podIndex && t > ls.at && t <= ls.at + 300;
+    const stoppedNotReady = (i: number) => ls !== undefined && i === ls.podIndex && t > ls.at && t <= ls.at + 360;
+    const notReady = (i: number) => (timingOut && i < 2 && minute >= inc!.timeoutsFromMinute + 3 + i) || stoppedNotReady(i);
     const readyCount = pods.filter((_, i) => !notReady(i)).length;
     const load = offeredLoad(t);
     const perPod = load / readyCount;
@@ -139,7 +153,7 @@ function recordService(rec: Recorder, svc: RecordedService, nsIndex: number): vo
       const p = pods[i];
       const podLabels = { container: SERVICE, pod: p.name, namespace: ns };
       // Readiness probes this minute: failures (timeouts) are counted, never observed.
-      const fails = timingOut && i < 2 ? 3 : 0;
+      const fails = stopped(i) ? PROBES_PER_MINUTE : timingOut && i < 2 ? 3 : 0;
       const fractions = probeLatency(notReady(i) ? 0 : perPod);
       for (const [le, f] of fractions) {
         const b = BUCKETS.indexOf(le);
@@ -171,6 +185,9 @@ function recordService(rec: Recorder, svc: RecordedService, nsIndex: number): vo
         rec.add('container_cpu_cfs_periods', 'counter', 'container_cpu_cfs_periods_total', podLabels, t, periods[i]);
         rec.add('container_cpu_cfs_throttled_periods', 'counter', 'container_cpu_cfs_throttled_periods_total', podLabels, t, throttled[i]);
       }
+      const podReady = { namespace: ns, pod: p.name, uid: p.uid };
+      rec.add('kube_pod_status_ready', 'gauge', 'kube_pod_status_ready', { ...podReady, condition: 'true' }, t, notReady(i) ? 0 : 1);
+      rec.add('kube_pod_status_ready', 'gauge', 'kube_pod_status_ready', { ...podReady, condition: 'false' }, t, notReady(i) ? 1 : 0);
       if (!notReady(i)) {
         rec.add('kube_endpoint_address', 'gauge', 'kube_endpoint_address', { namespace: ns, endpoint: SERVICE, port_protocol: 'TCP', port_number: '8080', port_name: 'http', ip: p.ip, ready: 'true' }, t, 1);
       } else {
@@ -180,7 +197,8 @@ function recordService(rec: Recorder, svc: RecordedService, nsIndex: number): vo
     rec.add('rollout_info_replicas_desired', 'gauge', 'rollout_info_replicas_desired', { namespace: ns, name: SERVICE }, t, PODS);
 
     const requests = Math.round(load * STEP);
-    const errors = readyCount < PODS ? Math.round(requests * 0.2) : 0;
+    // Only the incident's cascade sends 503s; a single pod leaving at low load costs none.
+    const errors = timingOut && readyCount < PODS ? Math.round(requests * 0.2) : 0;
     rq += requests - errors; rq2 += requests - errors; rq5 += errors;
     idle += Math.round(load / 100);
     if (inc && minute === inc.timeoutsFromMinute + 9) resets += 3;
