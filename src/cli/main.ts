@@ -100,6 +100,7 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
     .description('measure a service\'s inputs at its busiest hour from the cluster\'s Prometheus and write measurements/<service>.json')
     .argument('<service>', 'service name')
     .option('--window <duration>', 'window length, e.g. 7d, 36h', '7d')
+    .option('--app-histogram <selector>', 'the app\'s own histogram for the readiness path, e.g. \'http_request_duration_seconds{handler="/healthz"}\'')
     .option('--end <time>', 'end of the window (ISO 8601, unix time or now)', 'now')
     .option('-o, --out <file>', 'measurements file (default: measurements/<service>.json)'))
     .action(async (service: string, o: MeasureCliOptions) => { code = await runMeasureCli(service, o, out, err, () => loadBuild(appModule(o.app))(os.tmpdir())); });

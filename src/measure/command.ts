@@ -116,6 +116,7 @@ export function targetFrom(service: string, o: PrometheusCliOptions): ServiceTar
 }
 
 export interface MeasureCliOptions extends PrometheusCliOptions {
+  readonly appHistogram?: string;
   readonly end?: string;
   readonly window?: string;
   readonly out?: string;
@@ -131,6 +132,7 @@ export async function runMeasureCli(service: string, flags: MeasureCliOptions, o
       target: targetFrom(service, o),
       end: o.end ? parseTime('--end', o.end) : undefined,
       windowSeconds: o.window ? parseWindow('--window', o.window) : undefined,
+      appHistogram: o.appHistogram,
     });
     const file = o.out ?? path.join('measurements', `${service}.json`);
     fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
@@ -219,6 +221,7 @@ export function formatMeasurements(d: MeasurementsDocument): string {
   const rows: Array<[string, Measured]> = [
     ['readiness p99 at peak', p],
     ['readiness p50 at peak', d.readiness.p50],
+    ...(d.readiness.appP99 ? [['readiness p99 at peak, the app\'s own histogram', d.readiness.appP99] as [string, Measured]] : []),
     ['readiness failures at peak', d.readiness.failedAtPeak],
     ['peak request rate', d.traffic.peakRequestsPerSecond],
     ['per ready replica at peak', d.traffic.perReadyReplicaAtPeak],

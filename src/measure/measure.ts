@@ -21,6 +21,12 @@ export interface MeasureOptions {
    * @default Date.now
    */
   readonly now?: () => number;
+  /**
+   * The app's own HTTP histogram for the readiness path, e.g.
+   * `http_request_duration_seconds{handler="/healthz"}`: a second p99, measured inside the app.
+   * @default none: only the kubelet's probe durations
+   */
+  readonly appHistogram?: string;
 }
 
 export const DEFAULT_WINDOW_SECONDS = 7 * 86400;
@@ -101,6 +107,8 @@ export async function measureService(o: MeasureOptions): Promise<MeasurementsDoc
   const failedAtPeak = measured(failed.total, 'probes', failedQuery, peakWindow, SOURCES.probeTotal.source,
     'timeouts and error status codes are both result="failed" in the kubelet\'s counter; it cannot split them (the Unhealthy events\' messages can: "context deadline exceeded" vs "statuscode: 503", field-notes 2). A missing "failed" series means none failed.');
 
+  const appP99 = o.appHistogram === undefined ? undefined : await appHistogramP99(c, o.appHistogram, target, peakStart, peakEnd, peakWindow, service);
+
   // --- traffic and CPU at the peak ------------------------------------------------------------------
   const rpsQuery = `${hourly} / ${PEAK_SECONDS}`;
   const peakRpsM = measured(peakRps, 'req/s', rpsQuery, peakWindow, SOURCES.requests.source);
@@ -146,13 +154,36 @@ export async function measureService(o: MeasureOptions): Promise<MeasurementsDoc
     measuredAt: iso((o.now ?? Date.now)() / 1000),
     window,
     peak: { start: peakWindow.start, end: peakWindow.end, requestsPerSecond: peakRps, pods, query: hourly },
-    readiness: { p99, p50, failedAtPeak },
+    readiness: { p99, p50, failedAtPeak, ...(appP99 ? { appP99 } : {}) },
     traffic: { peakRequestsPerSecond: peakRpsM, perReadyReplicaAtPeak: perReplica },
     cpu: { secondsPerRequestAtPeak: cpuPerRequest, throttledRatioAtPeak: throttledM },
     endpoints: { lowestReadyRatio: lowestM },
     proxy: { remoteResetsWithActiveRequest: await proxyCounter(SOURCES.remoteResets), idleTimeouts: await proxyCounter(SOURCES.idleTimeouts) },
     capacity,
   };
+}
+
+/**
+ * The p99 of the app's own histogram at the peak. Its labels are the app's and the scrape's, so
+ * only namespace and pod are added to the user's matchers (a PodMonitor or ServiceMonitor adds
+ * both). The value is the upper bound of the bucket holding the p99, as for the kubelet's.
+ */
+async function appHistogramP99(c: PrometheusClient, spec: string, target: ServiceTarget, peakStart: number, peakEnd: number, window: Measured['window'], service: string): Promise<Measured> {
+  const m = /^\s*([a-zA-Z_:][a-zA-Z0-9_:]*)\s*(?:\{(.*)\})?\s*$/.exec(spec);
+  if (!m) throw new MeasureError(`--app-histogram ${spec}`, 'is not a metric name with optional matchers.', 'write e.g. http_request_duration_seconds{handler="/healthz"}.');
+  const name = m[1].endsWith('_bucket') ? m[1] : `${m[1]}_bucket`;
+  const sel = [m[2]?.trim(), `namespace="${target.namespace}", pod=~"${target.name}-[a-z0-9]+-[a-z0-9]+"`].filter((x) => x).join(', ');
+  const src: MetricSource = { metric: name, source: `the app's own request histogram (${name}{${m[2] ?? ''}}, as the app exports it)`, enable: 'check the metric name and its labels in the app\'s /metrics, and that a ServiceMonitor or PodMonitor scrapes the pods.' };
+  await requireSeries(c, src, sel, peakStart, peakEnd, service);
+  const query = `histogram_quantile(0.99, sum by (le) (increase(${name}{${sel}}[1h])))`;
+  const buckets = (await c.instant(`sum by (le) (increase(${name}{${sel}}[1h]))`, peakEnd))
+    .map((s) => ({ le: s.labels.le === '+Inf' ? Infinity : Number(s.labels.le), n: s.samples[0].v }))
+    .sort((a, b) => a.le - b.le);
+  if (!buckets.length || !(buckets[buckets.length - 1].n > 0)) return measured(undefined, 'seconds', query, window, src.source, 'no requests to the readiness path in the busiest hour');
+  const b = quantileBucket(buckets, 0.99);
+  const interpolated = await scalar(c, query, peakEnd);
+  return measured(Number.isFinite(b.upper) ? b.upper : undefined, 'seconds', query, window, src.source,
+    `in the app's bucket (${b.lower}, ${b.upper}] s${interpolated === undefined ? '' : `, interpolated ${Math.round(interpolated * 1000)} ms`}; measured inside the app, so it leaves out the network, the kubelet and any queueing before the handler that the probe sees`);
 }
 
 function measured(v: number | undefined, unit: string, query: string, window: Measured['window'], source: string, note?: string): Measured {

@@ -42,6 +42,8 @@ export interface MeasurementsDocument {
     readonly p99: Measured & { readonly interpolatedSeconds: number | null; readonly bucketLowerSeconds: number | null };
     readonly p50: Measured;
     readonly failedAtPeak: Measured;
+    /** The p99 of the app's own histogram for the readiness path, when one was named. */
+    readonly appP99?: Measured;
   };
   readonly traffic: { readonly peakRequestsPerSecond: Measured; readonly perReadyReplicaAtPeak: Measured };
   readonly cpu: { readonly secondsPerRequestAtPeak: Measured; readonly throttledRatioAtPeak: Measured };

@@ -66,8 +66,9 @@ describe('rollwise measure -> measurements file -> synth', () => {
   const file = path.join(tmp, 'checkout-api.json');
 
   test('measure writes a versioned file and a summary with each query', async () => {
-    const r = await cli(['measure', 'checkout-api', '-n', 'healthy', '--prometheus', url, ...WEEK, '-o', file]);
+    const r = await cli(['measure', 'checkout-api', '-n', 'healthy', '--prometheus', url, ...WEEK, '-o', file, '--app-histogram', 'http_request_duration_seconds{handler="/healthz"}']);
     expect(r.err).toBe('');
+    expect(r.out).toMatch(/readiness p99 at peak, the app's own histogram: 0\.5 seconds \(in the app's bucket \(0\.25, 0\.5\] s, interpolated \d+ ms; measured inside the app.*\n {2}query: histogram_quantile\(0\.99, sum by \(le\) \(increase\(http_request_duration_seconds_bucket\{handler="\/healthz", namespace="healthy", pod=~"checkout-api-\[a-z0-9\]\+-\[a-z0-9\]\+"\}\[1h\]\)\)\)/);
     expect(r.code).toBe(0);
     expect(r.out).toContain('busiest hour 2026-11-24 12:00-13:00 UTC (3662 req/s, 4 pods)');
     expect(r.out).toMatch(/readiness p99 at peak: 0\.5 seconds .*\n {2}query: histogram_quantile\(0\.99, sum by \(le\) \(increase\(prober_probe_duration_seconds_bucket\{probe_type="Readiness", namespace="healthy"/);

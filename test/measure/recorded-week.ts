@@ -54,8 +54,13 @@ export interface ListenerStop {
   readonly at: number;
 }
 
+/** The default buckets of the Python prometheus_client (a uvicorn app's own HTTP histogram). */
+const APP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
+
 export interface RecordedService {
   readonly namespace: string;
+  /** The app exports its own request histogram, `http_request_duration_seconds{handler}`. */
+  readonly appHistogram?: boolean;
   readonly listenerStop?: ListenerStop;
   /** Containers have a CPU limit (CFS series exist). */
   readonly cpuLimit: boolean;
@@ -122,6 +127,7 @@ function recordService(rec: Recorder, svc: RecordedService, nsIndex: number): vo
   }));
   // Cumulative counters per pod.
   const buckets = pods.map(() => BUCKETS.map(() => 0));
+  const appBuckets = pods.map(() => APP_BUCKETS.map(() => 0));
   const carry = pods.map(() => BUCKETS.map(() => 0));
   const probeSum = pods.map(() => 0);
   const ok = pods.map(() => 0);
@@ -161,6 +167,8 @@ function recordService(rec: Recorder, svc: RecordedService, nsIndex: number): vo
         const whole = Math.floor(carry[i][b] + 1e-9);
         carry[i][b] -= whole;
         for (let j = b; j < BUCKETS.length; j++) buckets[i][j] += whole;
+        // The handler answers each successful probe in the same bucket the kubelet measured.
+        for (let j = APP_BUCKETS.indexOf(le); j < APP_BUCKETS.length; j++) appBuckets[i][j] += whole;
         ok[i] += whole;
         probeSum[i] += whole * le * 0.7;
       }
@@ -171,6 +179,14 @@ function recordService(rec: Recorder, svc: RecordedService, nsIndex: number): vo
       rec.add('prober_probe_duration_seconds', 'histogram', 'prober_probe_duration_seconds_bucket', { probe_type: 'Readiness', ...podLabels, le: '+Inf' }, t, ok[i]);
       rec.add('prober_probe_duration_seconds', 'histogram', 'prober_probe_duration_seconds_count', { probe_type: 'Readiness', ...podLabels }, t, ok[i]);
       rec.add('prober_probe_duration_seconds', 'histogram', 'prober_probe_duration_seconds_sum', { probe_type: 'Readiness', ...podLabels }, t, probeSum[i]);
+      if (svc.appHistogram) {
+        const appLabels = { namespace: ns, pod: p.name, container: SERVICE, handler: '/healthz', method: 'GET' };
+        for (let j = 0; j < APP_BUCKETS.length; j++) {
+          rec.add('http_request_duration_seconds', 'histogram', 'http_request_duration_seconds_bucket', { ...appLabels, le: String(APP_BUCKETS[j]) }, t, appBuckets[i][j]);
+        }
+        rec.add('http_request_duration_seconds', 'histogram', 'http_request_duration_seconds_bucket', { ...appLabels, le: '+Inf' }, t, appBuckets[i][APP_BUCKETS.length - 1]);
+        rec.add('http_request_duration_seconds', 'histogram', 'http_request_duration_seconds_count', appLabels, t, appBuckets[i][APP_BUCKETS.length - 1]);
+      }
       const probeLabels = { probe_type: 'Readiness', container: SERVICE, pod: p.name, namespace: ns, pod_uid: p.uid };
       rec.add('prober_probe', 'counter', 'prober_probe_total', { ...probeLabels, result: 'successful' }, t, ok[i]);
       if (failed[i] > 0) failedSeen[i] = true;

@@ -16,7 +16,7 @@ export const STOPPED_POD = 'checkout-api-6f7c9d8b5-d1x3q';
 export async function recordedPrometheus(): Promise<{ server: TestPrometheus; client: PrometheusClient }> {
   const server = await startPrometheus({
     openMetrics: recordedWeek([
-      { namespace: 'healthy', cpuLimit: false, listenerStop: LISTENER_STOP },
+      { namespace: 'healthy', cpuLimit: false, listenerStop: LISTENER_STOP, appHistogram: true },
       { namespace: 'incident', cpuLimit: true, incident: INCIDENT },
     ]),
   });
