@@ -128,7 +128,7 @@ export class HttpService extends Construct {
     this.platform = props.platform ?? Platform.defaults();
     this.decisions = decideService({ ...props, name: id }, this.platform);
     this.name = this.decisions.name;
-    if (props.measurements) warnIfStale(this, props.measurements, this.platform);
+    if (props.measurements) warnAboutMeasurements(this, props.measurements, this.platform);
     const d = this.decisions;
     const namespace = props.namespace ?? Chart.of(this).namespace;
     const labels = { ...this.platform.labels, ...selectorLabels(d.name), 'app.kubernetes.io/managed-by': 'rollwise' };
@@ -299,8 +299,15 @@ function workloadFacts(d: ServiceDecisions, appServer: AppServer): Record<string
   return facts;
 }
 
-/** A synth warning when the measurements are older than the platform allows. */
-function warnIfStale(scope: Construct, m: Measurements, platform: Platform): void {
+/**
+ * Synth warnings about measurements: older than the platform allows, or a p99 that leaves out
+ * probes that failed at the peak (the kubelet observes durations of successful probes only).
+ */
+function warnAboutMeasurements(scope: Construct, m: Measurements, platform: Platform): void {
+  const failed = m.document.readiness.failedAtPeak.value;
+  if (typeof failed === 'number' && failed > 0) {
+    addSynthWarning(scope, `measurements ${m.origin}: ${failed} readiness probes failed in the busiest hour, and the kubelet's duration histogram leaves failed probes out, so the measured p99 is lower than the handler's real tail. Find out why they failed (timeouts or status codes: the pods' Unhealthy events, field-notes 2) before trusting the timeout derived from it.`);
+  }
   const age = m.ageSeconds();
   const max = platform.measurementMaxAgeSeconds.value;
   if (age > max) {

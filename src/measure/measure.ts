@@ -118,7 +118,7 @@ export async function measureService(o: MeasureOptions): Promise<MeasurementsDoc
   const perReplica = measured(readyAtPeak ? peakRps / readyAtPeak : undefined, 'req/s', perReplicaQuery, peakWindow, `${SOURCES.requests.source} / ${SOURCES.readyEndpoints.source}`,
     readyAtPeak ? `${Math.round(readyAtPeak * 10) / 10} ready endpoints on average` : `no ready endpoints recorded: ${SOURCES.readyEndpoints.enable}`);
   const cpuQuery = `${q.cpuSeconds('1h')} / ${hourly}`;
-  const cpuPerRequest = await optional(c, SOURCES.cpu, q.pods, peakStart, peakEnd, cpuQuery, 'cpu-seconds', peakWindow);
+  const cpuPerRequest = await optional(c, SOURCES.cpu, q.pods, peakStart, peakEnd, cpuQuery, 'cpu-seconds', peakWindow, service);
   const throttleQuery = q.throttledRatio('1h');
   const throttled = await scalar(c, throttleQuery, peakEnd);
   const throttledM = measured(throttled, 'ratio', throttleQuery, peakWindow, SOURCES.cfs.source,
@@ -190,9 +190,9 @@ function measured(v: number | undefined, unit: string, query: string, window: Me
   return { value: v === undefined || !Number.isFinite(v) ? null : v, unit, query, window, source, ...(note ? { note } : {}) };
 }
 
-async function optional(c: PrometheusClient, src: MetricSource, selector: string, start: number, end: number, query: string, unit: string, window: Measured['window']): Promise<Measured> {
+async function optional(c: PrometheusClient, src: MetricSource, selector: string, start: number, end: number, query: string, unit: string, window: Measured['window'], service: string): Promise<Measured> {
   try {
-    await requireSeries(c, src, selector, start, end, '');
+    await requireSeries(c, src, selector, start, end, service);
   } catch (e) {
     if (e instanceof MeasureError) return measured(undefined, unit, query, window, src.source, `not measured: ${e.why} ${e.fix}`);
     throw e;

@@ -64,9 +64,13 @@ function synthWith(measurements: Measurements | undefined, typedP99?: Duration) 
 
 describe('rollwise measure -> measurements file -> synth', () => {
   const file = path.join(tmp, 'checkout-api.json');
+  let r: { code: number; out: string; err: string };
+  // Every test below reads the file this writes, so it runs once for all of them.
+  beforeAll(async () => {
+    r = await cli(['measure', 'checkout-api', '-n', 'healthy', '--prometheus', url, ...WEEK, '-o', file, '--app-histogram', 'http_request_duration_seconds{handler="/healthz"}']);
+  });
 
-  test('measure writes a versioned file and a summary with each query', async () => {
-    const r = await cli(['measure', 'checkout-api', '-n', 'healthy', '--prometheus', url, ...WEEK, '-o', file, '--app-histogram', 'http_request_duration_seconds{handler="/healthz"}']);
+  test('measure writes a versioned file and a summary with each query', () => {
     expect(r.err).toBe('');
     expect(r.out).toMatch(/readiness p99 at peak, the app's own histogram: 0\.5 seconds \(in the app's bucket \(0\.25, 0\.5\] s, interpolated \d+ ms; measured inside the app.*\n {2}query: histogram_quantile\(0\.99, sum by \(le\) \(increase\(http_request_duration_seconds_bucket\{handler="\/healthz", namespace="healthy", pod=~"checkout-api-\[a-z0-9\]\+-\[a-z0-9\]\+"\}\[1h\]\)\)\)/);
     expect(r.code).toBe(0);
@@ -97,6 +101,13 @@ describe('rollwise measure -> measurements file -> synth', () => {
     fs.writeFileSync(old, JSON.stringify(doc));
     const { warnings } = synthWith(Measurements.fromFile(old));
     expect(warnings.join('\n')).toMatch(/measurements old\.json are 45 days old .*older than platform\.measurementMaxAge \(30 days\).*rollwise measure checkout-api --namespace healthy/);
+  });
+
+  test('a p99 measured while probes failed at the peak is a synth warning', async () => {
+    const incident = path.join(tmp, 'incident.json');
+    expect((await cli(['measure', 'checkout-api', '-n', 'incident', '--prometheus', url, ...WEEK, '-o', incident])).code).toBe(0);
+    const { warnings } = synthWith(Measurements.fromFile(incident));
+    expect(warnings.join('\n')).toContain("measurements incident.json: 72 readiness probes failed in the busiest hour, and the kubelet's duration histogram leaves failed probes out");
   });
 
   test('typed numbers still work and the reason says they are typed; both at once is refused', () => {
