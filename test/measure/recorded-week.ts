@@ -59,6 +59,8 @@ const APP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2
 
 export interface RecordedService {
   readonly namespace: string;
+  /** A pod replaced with a surge on Wednesday at 12:29 (a node drain). */
+  readonly replacement?: boolean;
   /** The app exports its own request histogram, `http_request_duration_seconds{handler}`. */
   readonly appHistogram?: boolean;
   readonly listenerStop?: ListenerStop;
@@ -117,13 +119,20 @@ class Recorder {
 }
 
 const TUESDAY_NOON = Date.UTC(2026, 10, 24, 12) / 1000;
+export const WEDNESDAY_REPLACEMENT = Date.UTC(2026, 10, 25, 12, 29) / 1000;
 
 function recordService(rec: Recorder, svc: RecordedService, nsIndex: number): void {
   const ns = svc.namespace;
-  const pods = Array.from({ length: PODS }, (_, i) => ({
+  // Wednesday 12:29 a node is drained with a surge: pod e starts (not Ready at its first scrape,
+  // its series begin then), is Ready at 12:30, and pod c leaves at 12:31 (its series end).
+  const replaced = svc.replacement ? WEDNESDAY_REPLACEMENT : undefined;
+  const pods = Array.from({ length: PODS + (replaced ? 1 : 0) }, (_, i) => ({
     name: `${SERVICE}-6f7c9d8b5-${'abcdefgh'[i]}${nsIndex}x${i}q`,
     uid: `0000000${nsIndex}-0000-4000-8000-00000000000${i}`,
     ip: `10.${nsIndex}.0.${10 + i}`,
+    from: replaced && i === PODS ? replaced : -Infinity,
+    readyFrom: replaced && i === PODS ? replaced + 60 : -Infinity,
+    to: replaced && i === 2 ? replaced + 120 : Infinity,
   }));
   // Cumulative counters per pod.
   const buckets = pods.map(() => BUCKETS.map(() => 0));
@@ -150,12 +159,14 @@ function recordService(rec: Recorder, svc: RecordedService, nsIndex: number): vo
     const ls = svc.listenerStop;
     const stopped = (i: number) => ls !== undefined && i === ls.podIndex && t > ls.at && t <= ls.at + 300;
     const stoppedNotReady = (i: number) => ls !== undefined && i === ls.podIndex && t > ls.at && t <= ls.at + 360;
-    const notReady = (i: number) => (timingOut && i < 2 && minute >= inc!.timeoutsFromMinute + 3 + i) || stoppedNotReady(i);
-    const readyCount = pods.filter((_, i) => !notReady(i)).length;
+    const alive = (i: number) => t >= pods[i].from && t < pods[i].to;
+    const notReady = (i: number) => t < pods[i].readyFrom || (timingOut && i < 2 && minute >= inc!.timeoutsFromMinute + 3 + i) || stoppedNotReady(i);
+    const readyCount = pods.filter((_, i) => alive(i) && !notReady(i)).length;
     const load = offeredLoad(t);
     const perPod = load / readyCount;
 
-    for (let i = 0; i < PODS; i++) {
+    for (let i = 0; i < pods.length; i++) {
+      if (!alive(i)) continue;
       const p = pods[i];
       const podLabels = { container: SERVICE, pod: p.name, namespace: ns };
       // Readiness probes this minute: failures (timeouts) are counted, never observed.

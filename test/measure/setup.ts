@@ -5,7 +5,7 @@ import { startPrometheus, TestPrometheus } from './prometheus-server';
 /**
  * One real Prometheus per test file, holding the recorded week of two services: "healthy"
  * (no CPU limit, no 5xx, no probe failures at peak; one pod's listener stopped on Thursday at 10:00
- * for 5 minutes, a verification experiment) and "incident" (a CPU limit, and readiness timeouts on
+ * for 5 minutes, a verification experiment; a pod replaced with a surge on Wednesday at 12:29) and "incident" (a CPU limit, and readiness timeouts on
  * two pods during Tuesday's lunchtime peak, from 12:21 to 12:33 UTC).
  */
 export const INCIDENT = { timeoutsFromMinute: 21, timeoutsToMinute: 33 };
@@ -16,7 +16,7 @@ export const STOPPED_POD = 'checkout-api-6f7c9d8b5-d1x3q';
 export async function recordedPrometheus(): Promise<{ server: TestPrometheus; client: PrometheusClient }> {
   const server = await startPrometheus({
     openMetrics: recordedWeek([
-      { namespace: 'healthy', cpuLimit: false, listenerStop: LISTENER_STOP, appHistogram: true },
+      { namespace: 'healthy', cpuLimit: false, listenerStop: LISTENER_STOP, appHistogram: true, replacement: true },
       { namespace: 'incident', cpuLimit: true, incident: INCIDENT },
     ]),
   });
