@@ -30,6 +30,24 @@ export interface MetricSource {
   readonly enable: string;
 }
 
+/*
+ * Upstream facts behind these sources, checked in the upstream code (file, version):
+ * - kubelet: prober_probe_total{probe_type, result, container, pod, namespace, pod_uid} and
+ *   prober_probe_duration_seconds{probe_type, container, pod, namespace} (no Buckets option, so the
+ *   client's default buckets 5 ms .. 10 s), probe_type "Readiness" from probeType.String(), results
+ *   "successful" / "failed" / "unknown": pkg/kubelet/prober/prober_manager.go; durations observed
+ *   for Success and Unknown only, failures only counted: pkg/kubelet/prober/worker.go doProbe;
+ *   served on /metrics/probes: pkg/kubelet/server/server.go proberMetricsPath (kubernetes/kubernetes
+ *   master as held by the code index; not pinned to a release here).
+ * - kube-prometheus-stack values.yaml: kubelet.serviceMonitor.cAdvisor and .probes, both true.
+ * - cAdvisor metrics/prometheus.go: the CFS counters carry condition Cpu.Quota != 0.
+ * - kube-state-metrics v2.19.1 internal/store/endpoint.go (kube_endpoint_address{ip, ready}),
+ *   pod.go (kube_pod_status_ready{condition}), deployment.go (kube_deployment_spec_replicas).
+ * - Argo Rollouts v1.9.1 controller/metrics/prommetrics.go (rollout_info_replicas_desired).
+ * - Envoy Gateway v1.9.0 charts/gateway-addons-helm/dashboards/envoy-clusters.json queries
+ *   envoy_cluster_upstream_rq_total and envoy_cluster_upstream_rq_xx{envoy_response_code_class}
+ *   by envoy_cluster_name "httproute/<ns>/<route>/rule/<n>".
+ */
 export const SOURCES = {
   probeDuration: {
     metric: 'prober_probe_duration_seconds_bucket',
