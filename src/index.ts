@@ -50,3 +50,4 @@ export { INVARIANTS, checkInvariants, formatInvariantFailure } from './invariant
 export type { Invariant, InvariantFailure, ServiceObjects, Violation } from './invariants/invariants';
 export { reasonProblem, MIN_REASON_LENGTH } from './decisions/reason';
 export { readTextCapped, maxInputBytes, DEFAULT_MAX_INPUT_BYTES, InputTooLargeError } from './read-limit';
+export * from './measure';

@@ -1,4 +1,5 @@
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import { App } from 'cdk8s';
 import { Command, CommanderError } from 'commander';
@@ -10,6 +11,7 @@ import { LintCliOptions, runLintCli } from '../rules/run-lint';
 import { runSimulate } from '../simulate/command';
 import { runRehearse } from '../rehearse/command';
 import { InputTooLargeError, readTextCapped } from '../read-limit';
+import { MeasureCliOptions, runMeasureCli, runVerifyCli, VerifyCliOptions } from '../measure/command';
 
 type Write = (text: string) => void;
 
@@ -108,6 +110,35 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
     .action(async (files: string[], o: { json?: boolean; svg?: string; release?: string[]; peakRps?: number; releaseRps?: number; lowRps?: number; scrapeInterval?: number }) => {
       code = await runRehearse({ files, json: o.json, svg: o.svg, releases: o.release, peakRps: o.peakRps, releaseRps: o.releaseRps, lowRps: o.lowRps, scrapeSeconds: o.scrapeInterval, write: out, writeErr: err });
     });
+
+  // measure / verify (docs/measure.md): Prometheus credentials come from the environment only.
+  const prometheusOptions = (cmd: Command) => cmd
+    .option('--app <module>', 'app to read the service\'s namespace, Prometheus and budget from (default: cdk8s.yaml\'s, for what the flags leave out)')
+    .option('--prometheus <url>', 'Prometheus base URL (default: $ROLLWISE_PROMETHEUS_URL, else the app\'s platform.prometheusAddress)')
+    .option('-n, --namespace <ns>', 'namespace the service runs in (default: the app\'s, when it has one HttpService of that name)')
+    .option('--container <name>', 'container name (default: the service name)')
+    .option('--workload <kind>', 'rollout or deployment: where desired replicas come from (default: the app\'s delivery, else rollout)')
+    .option('--user <name>', 'basic-auth user; the password is read from $ROLLWISE_PROMETHEUS_PASSWORD (a token from $ROLLWISE_PROMETHEUS_TOKEN)')
+    .option('--json', 'print JSON');
+  prometheusOptions(program.command('measure')
+    .description('measure a service\'s inputs at its busiest hour from the cluster\'s Prometheus and write measurements/<service>.json')
+    .argument('<service>', 'service name')
+    .option('--window <duration>', 'window length, e.g. 7d, 36h', '7d')
+    .option('--app-histogram <selector>', 'the app\'s own histogram for the readiness path, e.g. \'http_request_duration_seconds{handler="/healthz"}\'')
+    .option('--end <time>', 'end of the window (ISO 8601, unix time or now)', 'now')
+    .option('-o, --out <file>', 'measurements file (default: measurements/<service>.json)'))
+    .action(async (service: string, o: MeasureCliOptions) => { code = await runMeasureCli(service, o, out, err, () => loadBuild(appModule(o.app))(os.tmpdir())); });
+  prometheusOptions(program.command('verify')
+    .description('verify a change over a window that includes a peak: exit 0 pass, 1 fail, 2 refused or error')
+    .argument('<service>', 'service name')
+    .requiredOption('--since <time>', 'start of the window (ISO 8601, unix time, or 24h / 7d back from now)')
+    .option('--until <time>', 'end of the window', 'now')
+    .option('--max-unavailable <pods>', 'pods that may be not Ready at once (default: the app\'s PodDisruptionBudget, else 1)')
+    .option('--throttle-threshold <ratio>', 'highest CFS throttled ratio at peak', '0.25')
+    .option('--slo <ratio>', 'highest 5xx ratio of the route', '0.01')
+    .option('--listener-stopped <pod@time>', 'check that the probe can still fail: this pod\'s listener was stopped at that time')
+    .option('--leave-within <seconds>', 'the window the probe timing implies (default: from the app\'s readiness probe)'))
+    .action(async (service: string, o: VerifyCliOptions) => { code = await runVerifyCli(service, o, out, err, () => loadBuild(appModule(o.app))(os.tmpdir())); });
 
   try {
     await program.parseAsync(argv);

@@ -25,6 +25,7 @@ import { CapacityProps, decideService, replicasDecision, HealthProps, HttpServic
 import { ANNOTATIONS } from '../justify/annotations';
 import { Reasons } from '../justify/reasons';
 import { podTemplatePatches, PORT_NAME, renderPodTemplate, selectorLabels } from './pod-template';
+import { Measurements } from '../measure/measurements';
 
 export interface HttpServiceProps {
   // --- What runs ---------------------------------------------------------------------------
@@ -122,6 +123,13 @@ export interface HttpServiceProps {
    * @default none: `replicas` is fixed
    */
   readonly autoscaling?: AutoscalingProps;
+  /**
+   * Measured inputs from `rollwise measure` (`Measurements.fromFile('measurements/<service>.json')`):
+   * the readiness p99 at peak, with its provenance in the reason. Older than
+   * `platform.measurementMaxAge` is a synth warning.
+   * @default none: inputs are typed, and the reasons say so
+   */
+  readonly measurements?: Measurements;
 }
 
 /** Autoscaling on CPU; `replicas` is the floor the capacity figures were checked against. */
@@ -165,6 +173,7 @@ export class HttpService extends Construct {
       this.platform = props.platform ?? Platform.defaults();
       this.decisions = decideService({ ...props, name: id }, this.platform);
     this.name = this.decisions.name;
+    if (props.measurements) warnAboutMeasurements(this, props.measurements, this.platform);
     const d = this.decisions;
     for (const w of d.warnings) addSynthWarning(this, w);
     const namespace = props.namespace ?? Chart.of(this).namespace;
@@ -415,3 +424,18 @@ function workloadFacts(d: ServiceDecisions, appServer: AppServer): Record<string
   return facts;
 }
 
+/**
+ * Synth warnings about measurements: older than the platform allows, or a p99 that leaves out
+ * probes that failed at the peak (the kubelet observes durations of successful probes only).
+ */
+function warnAboutMeasurements(scope: Construct, m: Measurements, platform: Platform): void {
+  const failed = m.document.readiness.failedAtPeak.value;
+  if (typeof failed === 'number' && failed > 0) {
+    addSynthWarning(scope, `measurements ${m.origin}: ${failed} readiness probes failed in the busiest hour, and the kubelet's duration histogram leaves failed probes out, so the measured p99 is lower than the handler's real tail. Find out why they failed (timeouts or status codes: the pods' Unhealthy events, field-notes 2) before trusting the timeout derived from it.`);
+  }
+  const age = m.ageSeconds();
+  const max = platform.measurementMaxAgeSeconds.value;
+  if (age > max) {
+    addSynthWarning(scope, `measurements ${m.origin} are ${Math.floor(age / 86400)} days old (measured ${m.document.measuredAt}), older than platform.measurementMaxAge (${Math.round(max / 86400)} days): the p99 that sized the readiness timeout may no longer hold at peak. Run \`rollwise measure ${m.document.service.name} --namespace ${m.document.service.namespace}\` again and commit the file.`);
+  }
+}

@@ -108,6 +108,11 @@ export interface PlatformProps {
    */
   readonly prometheusRuleLabels?: Record<string, string>;
   /**
+   * Oldest a service's measurements (`rollwise measure`) may be before synth warns.
+   * @default 30 days
+   */
+  readonly measurementMaxAge?: Override<Duration>;
+  /**
    * Where Argo CD finds the committed output.
    * @default none: no Argo CD Application is emitted
    */
@@ -176,6 +181,7 @@ export class Platform {
   public readonly argoCd?: ArgoCdSettings;
   public readonly runbookBaseUrl?: string;
   public readonly prometheusRuleLabels: Record<string, string>;
+  public readonly measurementMaxAgeSeconds: Decision<number>;
 
   constructor(props: PlatformProps) {
     const dur = (o: Override<Duration> | undefined) => o && { value: seconds(o.value), because: o.because };
@@ -210,6 +216,10 @@ export class Platform {
     this.shutdownDrainSeconds = withOverride('platform.shutdownDrain', decided(20,
       'Time for in-flight requests to finish after SIGTERM once no new ones arrive; 20 s covers request timeouts of typical HTTP APIs.'),
     dur(props.shutdownDrain), show);
+
+    this.measurementMaxAgeSeconds = withOverride('platform.measurementMaxAge', decided(30 * 86400,
+      'A month: releases, traffic growth and dependency changes move a handler\'s p99 at peak within weeks, and a month still holds four weekly peaks to measure again from.'),
+    dur(props.measurementMaxAge), show);
 
     this.kubernetesVersion = props.kubernetesVersion ?? KubernetesVersion.V1_28;
     if (!(this.kubernetesVersion instanceof KubernetesVersion)) {

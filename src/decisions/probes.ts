@@ -14,6 +14,11 @@ export interface ReadinessInputs {
   readonly periodSeconds: number;
   /** The health path's measured p99 latency under peak load, in seconds; undefined when not measured. */
   readonly p99Seconds?: number;
+  /**
+   * Where the p99 came from, for the reason ("typed in as ...", or a measurement's provenance).
+   * @default none: the reason states the figure only
+   */
+  readonly p99Source?: string;
   readonly overrides?: {
     readonly timeoutSeconds?: Override<number>;
     readonly failureThreshold?: Override<number>;
@@ -56,7 +61,7 @@ export function readinessTiming(inp: ReadinessInputs): ReadinessTiming {
         'make the readiness handler a local memory read (listeners up, config loaded, at most a dependency status cached in the background), then measure its p99 under peak load again.');
     }
     timeout = decided(value,
-      `2 x the health path's p99 under peak load (${showSeconds(p99)}) = ${showSeconds(P99_MULTIPLIER * p99)}, rounded up to ${twice} s${value > twice ? `, raised to the ${READINESS_TIMEOUT_FLOOR_SECONDS} s floor` : ''}: a probe times out only when the handler is far slower than its measured tail, never at the p99 itself (field-notes 3). ${value} s < the ${period} s period.`,
+      `2 x the health path's p99 under peak load (${showSeconds(p99)}${inp.p99Source ? `, ${inp.p99Source}` : ''}) = ${showSeconds(P99_MULTIPLIER * p99)}, rounded up to ${twice} s${value > twice ? `, raised to the ${READINESS_TIMEOUT_FLOOR_SECONDS} s floor` : ''}: a probe times out only when the handler is far slower than its measured tail, never at the p99 itself (field-notes 3). ${value} s < the ${period} s period.`,
       { p99Seconds: p99, periodSeconds: period, floorSeconds: READINESS_TIMEOUT_FLOOR_SECONDS });
   }
   timeout = withOverride('overrides.readinessTimeout', timeout, o.timeoutSeconds, (v) => `${v} s`, (v) => (inp.p99Seconds !== undefined && v <= inp.p99Seconds

@@ -2,7 +2,7 @@ import { Duration } from 'cdk8s';
 import { RollwiseInputError } from '../errors';
 import { Override } from './decision';
 import { acceptedNoHeadroom, Capacity, disruptionBudget } from './disruption';
-import { checkCpu, checkDuration, checkInteger, checkMemory, checkName, checkOverrideValues, checkPath, checkPort, checkPositive, seconds } from './inputs';
+import { checkCpu, checkDuration, checkInteger, checkMemory, checkName, checkOverrideValues, checkPath, checkPort, checkPositive, seconds, showSeconds } from './inputs';
 import { simulateDrainAtPeak } from '../simulate/drain-at-peak';
 import { isBadVerdict, Verdict } from '../simulate/model';
 import { Platform } from './platform';
@@ -16,6 +16,7 @@ import { ContainerProps, decidePodExtras, InitContainerProps, PodExtrasDecisions
 import { KubernetesVersion } from './kubernetes-version';
 import { checkDerivedNames } from './names';
 import { checkShutdownDelay } from './platform';
+import { Measurements } from '../measure/measurements';
 
 /** What the service's health endpoints are and how they behave under load. */
 export interface HealthProps {
@@ -120,6 +121,8 @@ export interface ServiceInputs {
   readonly initContainers?: InitContainerProps[];
   /** @default the platform labels and rollwise's annotations */
   readonly metadata?: WorkloadMetadataProps;
+  /** Measured inputs from `rollwise measure` (the readiness p99 at peak). */
+  readonly measurements?: Measurements;
 }
 
 /** Every decision for one service: the pure core that the constructs render. */
@@ -174,8 +177,7 @@ export function decideService(inp: ServiceInputs, platform: Platform): ServiceDe
       'a readiness handler that calls a dependency makes every replica fail at the same moment the dependency is slow, turning a partial slowdown into a total outage while the probes keep hammering the dependency (field-notes 3).',
       'make readiness report local state only (listeners up, config loaded, warm-up done), with at most a dependency status cached by a background task; requests that need the dependency get a fast 503 instead.');
   }
-  const p99 = health.readinessP99UnderLoad === undefined ? undefined
-    : checkDuration('health.readinessP99UnderLoad', health.readinessP99UnderLoad, 0.001, 60, 'it is the latency of the readiness handler at peak load; the timeout is derived from it.', 'measure the handler\'s p99 under peak load (not idle) and pass it, e.g. Duration.millis(250).');
+  const { p99, p99Source } = readinessP99(name, health, inp.measurements);
   const startupBudget = health.startupBudget === undefined ? platform.startupBudgetSeconds.value
     : checkDuration('health.startupBudget', health.startupBudget, 1, 3600, 'it bounds how long the startup probe waits for the process; beyond an hour a stuck start goes unnoticed.', 'give the longest start you observed plus a margin, e.g. Duration.seconds(90).');
 
@@ -185,6 +187,7 @@ export function decideService(inp: ServiceInputs, platform: Platform): ServiceDe
   const readiness = readinessTiming({
     periodSeconds: platform.readinessPeriodSeconds.value,
     p99Seconds: p99,
+    p99Source,
     overrides: { timeoutSeconds: secOverride(o.readinessTimeout), failureThreshold: o.readinessFailureThreshold, successThreshold: o.readinessSuccessThreshold },
   });
   const resourceInputs = inp.resources ?? ({} as ResourcesProps);
@@ -273,6 +276,35 @@ function decideShutdown(inp: ServiceInputs, platform: Platform): ShutdownDecisio
       `set container.shutdownDelay to ${version.sleepAction ? 'ShutdownDelay.sleepAction() (Kubernetes 1.30+)' : 'ShutdownDelay.httpGet("/shutdown-delay") (a handler that waits before answering) or ShutdownDelay.inApplication(), or ShutdownDelay.execSleep("/busybox/sleep") for a :debug image; on Kubernetes 1.30+ set platform.kubernetesVersion and use ShutdownDelay.sleepAction()'}.`);
   }
   return shutdown(platform.endpointPropagationSeconds.value, platform.shutdownDrainSeconds.value, delay, version, source);
+}
+
+/**
+ * The readiness handler's p99 at peak: typed in (health.readinessP99UnderLoad) or measured (a
+ * measurements file from `rollwise measure`), never both; the reason says which, and for a
+ * measurement where it came from.
+ */
+function readinessP99(name: string, health: HealthProps, measurements: Measurements | undefined): { p99?: number; p99Source?: string } {
+  const typed = health.readinessP99UnderLoad;
+  if (measurements === undefined) {
+    if (typed === undefined) return {};
+    const p99 = checkDuration('health.readinessP99UnderLoad', typed, 0.001, 60, 'it is the latency of the readiness handler at peak load; the timeout is derived from it.', 'measure the handler\'s p99 under peak load (not idle) and pass it, e.g. Duration.millis(250).');
+    return { p99, p99Source: 'typed in as health.readinessP99UnderLoad, not measured by rollwise (`rollwise measure` reads it from the kubelet\'s probe durations at the busiest hour)' };
+  }
+  if (!(measurements instanceof Measurements)) {
+    throw new RollwiseInputError('measurements', String(measurements), 'must be a Measurements object, read from the file `rollwise measure` wrote.', 'pass Measurements.fromFile(\'measurements/<service>.json\').');
+  }
+  const m = measurements.document.service;
+  if (m.name !== name) {
+    throw new RollwiseInputError('measurements', `${measurements.origin} (service ${m.namespace}/${m.name})`, `the file measures ${m.name}, not ${name}: another service's p99 would size this one's probes.`, `measure ${name}: rollwise measure ${name} --namespace <ns>.`);
+  }
+  if (typed !== undefined) {
+    throw new RollwiseInputError('health.readinessP99UnderLoad', showSeconds(seconds(typed)), `is typed in while measurements (${measurements.origin}) also give the p99 (${showSeconds(measurements.readinessP99Seconds ?? NaN)}): two sources for one input, and a reader cannot tell which one sized the timeout.`, 'remove health.readinessP99UnderLoad to use the measurement, or remove measurements to keep the typed figure.');
+  }
+  const p99 = measurements.readinessP99Seconds;
+  if (p99 === undefined) {
+    throw new RollwiseInputError('measurements', measurements.origin, `holds no readiness p99 (${measurements.document.readiness.p99.note ?? 'not measured'}).`, 'fix what the note says and measure again, or type health.readinessP99UnderLoad with a reason you can defend.');
+  }
+  return { p99, p99Source: measurements.readinessP99Provenance() };
 }
 
 /** The replica count's reason: the input, and the load per replica at peak when capacity is known. */

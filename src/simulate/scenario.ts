@@ -14,6 +14,8 @@ import * as path from 'path';
 import * as YAML from 'yaml';
 import { estimateWork } from './model';
 import { InputTooLargeError, readTextCapped } from '../read-limit';
+import { RollwiseInputError } from '../errors';
+import { Measurements } from '../measure/measurements';
 
 // ---------------------------------------------------------------------------
 // Resolved scenario (what the model consumes)
@@ -488,7 +490,7 @@ export function scenarioFromObject(raw: unknown, opts: ParseOptions = {}): Scena
   }
 
   // --- capacity ------------------------------------------------------------------
-  const capacity = readCapacity(r, top.capacity, m);
+  const capacity = readCapacity(r, top.capacity, m, opts);
 
   // --- load ----------------------------------------------------------------------
   const load = readLoad(r, top.load, durationSeconds);
@@ -565,8 +567,9 @@ function readProbeSection(
   return { ...out, handler };
 }
 
-function readCapacity(r: Reader, v: unknown, m: ManifestSettings | undefined): CapacityModel | undefined {
-  const o = r.obj(v, 'capacity', ['cpu', 'points', 'saturationRps']);
+function readCapacity(r: Reader, v: unknown, m: ManifestSettings | undefined, opts: ParseOptions): CapacityModel | undefined {
+  const o = r.obj(v, 'capacity', ['cpu', 'points', 'saturationRps', 'measurements']);
+  if (o && o.measurements !== undefined) return readMeasuredCapacity(r, o, opts);
   if (!o) {
     return r.problem('capacity', v, 'is required: the model needs per-replica capacity', 'add capacity.cpu (cpuSecondsPerRequest, ...) or capacity.points (rps -> p99Seconds)');
   }
@@ -625,6 +628,33 @@ function readCapacity(r: Reader, v: unknown, m: ManifestSettings | undefined): C
     r.problem('capacity.saturationRps', undefined, 'cannot be derived (the only point is at 0 req/s)', 'give saturationRps, the per-replica rate where requests start to queue');
   }
   if (saturationRps === undefined) return undefined;
+  return { kind: 'points', points, saturationRps };
+}
+
+/**
+ * `capacity.measurements: <file>`: the capacity points `rollwise measure` wrote (per-replica load
+ * -> the readiness handler's p99, hour by hour), and its saturation estimate where the data showed
+ * a knee; without a knee `saturationRps` must be given.
+ */
+function readMeasuredCapacity(r: Reader, o: Obj, opts: ParseOptions): CapacityModel | undefined {
+  const file = r.str(o, 'measurements', 'capacity');
+  if (file === undefined) return undefined;
+  if (o.points !== undefined || o.cpu !== undefined) return r.problem('capacity', Object.keys(o), 'give exactly one of cpu, points or measurements', 'keep capacity.measurements alone (with saturationRps when the file has no knee)');
+  const full = path.resolve(opts.baseDir ?? process.cwd(), file);
+  let m: Measurements;
+  try {
+    const read = opts.readFile ?? ((p: string) => readTextCapped(p));
+    m = Measurements.fromJson(JSON.parse(read(full)), path.basename(full));
+  } catch (e) {
+    const why = e instanceof RollwiseInputError ? e.why : `cannot read ${full} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
+    return r.problem('capacity.measurements', file, why, 'give the path (relative to the scenario) of a file `rollwise measure` wrote');
+  }
+  const points = m.document.capacity.points.filter((p, i, all) => i === 0 || p.rps > all[i - 1].rps).map((p) => ({ rps: p.rps, p99Seconds: p.p99Seconds }));
+  if (points.length === 0) return r.problem('capacity.measurements', file, `holds no capacity points (${m.document.capacity.saturation.sentence})`, 'measure over a window with traffic, or give capacity.points');
+  const saturationRps = r.num(o, 'saturationRps', 'capacity', { above: 0, unit: 'req/s per replica' }) ?? m.document.capacity.saturation.estimateRps ?? undefined;
+  if (saturationRps === undefined) {
+    return r.problem('capacity.saturationRps', undefined, `the measurements show no knee (${m.document.capacity.saturation.sentence})`, 'give saturationRps from a load test of one replica');
+  }
   return { kind: 'points', points, saturationRps };
 }
 

@@ -160,7 +160,7 @@ describe('runbook', () => {
   test('queries with the service\'s names, values in force with reasons', () => {
     expect(md).toContain('{namespace="envoy-gateway-system", container="envoy"} |= "httproute/checkout/checkout-api/" | json | response_code="503"');
     expect(md).toContain('count(group by (ip) (kube_endpoint_address{namespace="checkout", endpoint="checkout-api-canary", ready="true"}))');
-    expect(md).toMatch(/\| readinessProbe\.timeoutSeconds \| 3 s \| 2 x the health path's p99 under peak load \(250 ms\)/);
+    expect(md).toMatch(/\| readinessProbe\.timeoutSeconds \| 3 s \| 2 x the health path's p99 under peak load \(250 ms, typed in as health\.readinessP99UnderLoad/);
     expect(md).toMatch(/\| CPU limit \| none \| No CPU limit:/);
     expect(inventory.alerts.runbook).toMatch(/\| CPU limit \| 1 \(override\) \| Overridden: shared node pool/);
     expect(md).toMatch(/\| alerts: Ready floor \(replicas\) \| 11 \|/);

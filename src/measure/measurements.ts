@@ -1,0 +1,130 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { RollwiseInputError } from '../errors';
+
+/** The measurements file's format version; a reader refuses versions it does not know. */
+export const MEASUREMENTS_API_VERSION = 'rollwise.dev/measurements/v1';
+
+/** One measured figure with its provenance. `value` is null when the data cannot give it (`note` says why). */
+export interface Measured {
+  readonly value: number | null;
+  readonly unit: string;
+  /** The PromQL that produced it, exactly as run. */
+  readonly query: string;
+  readonly window: { readonly start: string; readonly end: string };
+  /** The exporter and series (and upstream definition). */
+  readonly source: string;
+  readonly note?: string;
+}
+
+export interface CapacityPoint {
+  /** Requests per second per ready replica in that hour. */
+  readonly rps: number;
+  /** The readiness handler's p99 in that hour, seconds (interpolated in the kubelet's buckets). */
+  readonly p99Seconds: number;
+  /** Hours of data in this point. */
+  readonly hours: number;
+}
+
+/** The JSON written by `rollwise measure` (one file per service). */
+export interface MeasurementsDocument {
+  readonly apiVersion: typeof MEASUREMENTS_API_VERSION;
+  readonly kind: 'Measurements';
+  readonly service: { readonly name: string; readonly namespace: string; readonly container: string; readonly workload: 'rollout' | 'deployment' };
+  readonly prometheus: string;
+  /** When `measure` ran (ISO 8601). */
+  readonly measuredAt: string;
+  readonly window: { readonly start: string; readonly end: string };
+  /** The busiest hour of the window, found by request count on the route. */
+  readonly peak: { readonly start: string; readonly end: string; readonly requestsPerSecond: number; readonly pods: number; readonly query: string };
+  readonly readiness: {
+    /** The p99: the upper bound of the kubelet's bucket that holds it (conservative; `interpolatedSeconds` is Prometheus' estimate). */
+    readonly p99: Measured & { readonly interpolatedSeconds: number | null; readonly bucketLowerSeconds: number | null };
+    readonly p50: Measured;
+    readonly failedAtPeak: Measured;
+    /** The p99 of the app's own histogram for the readiness path, when one was named. */
+    readonly appP99?: Measured;
+  };
+  readonly traffic: { readonly peakRequestsPerSecond: Measured; readonly perReadyReplicaAtPeak: Measured };
+  readonly cpu: { readonly secondsPerRequestAtPeak: Measured; readonly throttledRatioAtPeak: Measured };
+  readonly endpoints: { readonly lowestReadyRatio: Measured };
+  readonly proxy: { readonly remoteResetsWithActiveRequest: Measured; readonly idleTimeouts: Measured };
+  readonly capacity: {
+    readonly points: readonly CapacityPoint[];
+    readonly saturation: { readonly estimateRps: number | null; readonly sentence: string };
+  };
+}
+
+/**
+ * Measurements of one service, read from the file `rollwise measure` writes. Pass it to
+ * HttpService's `measurements`: the readiness timeout is then derived from the measured p99 and
+ * the reason cites where it came from.
+ */
+export class Measurements {
+  /** Reads and checks a measurements file (JSON). */
+  public static fromFile(file: string): Measurements {
+    let text: string;
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch (e) {
+      throw new RollwiseInputError('measurements', file, `the file cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)}).`, 'run `rollwise measure <service> --namespace <ns> --out <file>` first, or fix the path.');
+    }
+    let doc: unknown;
+    try {
+      doc = JSON.parse(text);
+    } catch (e) {
+      throw new RollwiseInputError('measurements', file, `is not JSON (${(e as Error).message}).`, 'use the file `rollwise measure` wrote, unedited.');
+    }
+    return Measurements.fromJson(doc, path.basename(file));
+  }
+
+  /** Checks a parsed measurements document. `origin` names it in errors and reasons. */
+  public static fromJson(doc: unknown, origin = 'measurements'): Measurements {
+    const d = doc as Partial<MeasurementsDocument> | null;
+    if (!d || typeof d !== 'object' || d.kind !== 'Measurements') {
+      throw new RollwiseInputError('measurements', origin, 'is not a rollwise measurements file (kind: Measurements).', 'pass the file `rollwise measure` wrote.');
+    }
+    if (d.apiVersion !== MEASUREMENTS_API_VERSION) {
+      throw new RollwiseInputError('measurements', `${origin} apiVersion ${String(d.apiVersion)}`, `this rollwise reads ${MEASUREMENTS_API_VERSION} only; another version may mean different fields.`, 'measure again with this rollwise version.');
+    }
+    const measuredAt = Date.parse(String(d.measuredAt));
+    if (!Number.isFinite(measuredAt) || !d.readiness?.p99 || !d.peak || !d.service) {
+      throw new RollwiseInputError('measurements', origin, 'lacks measuredAt, service, peak or readiness.p99.', 'measure again; do not edit the file by hand.');
+    }
+    return new Measurements(d as MeasurementsDocument, origin, measuredAt / 1000);
+  }
+
+  private constructor(public readonly document: MeasurementsDocument, public readonly origin: string, public readonly measuredAtSeconds: number) {}
+
+  /** The readiness handler's p99 at peak in seconds, or undefined when the file has none. */
+  public get readinessP99Seconds(): number | undefined {
+    const v = this.document.readiness.p99.value;
+    return typeof v === 'number' && v > 0 ? v : undefined;
+  }
+
+  /** Age in seconds at `now` (seconds since the epoch). */
+  public ageSeconds(now = Date.now() / 1000): number {
+    return now - this.measuredAtSeconds;
+  }
+
+  /**
+   * Where the p99 came from, for reasons: "the kubelet's readiness probe durations, busiest hour
+   * 2026-11-24 12:00-13:00 UTC, 4 pods, ..., query ...".
+   */
+  public readinessP99Provenance(): string {
+    const d = this.document;
+    const p = d.readiness.p99;
+    const interp = p.interpolatedSeconds === null ? '' : `, Prometheus interpolates ${ms(p.interpolatedSeconds)}; the bucket's upper bound is used so the timeout never rests on interpolation`;
+    return `measured by rollwise measure (${this.origin}, ${d.measuredAt.slice(0, 10)}): ${p.source}, busiest hour ${rangeText(d.peak.start, d.peak.end)} at ${Math.round(d.peak.requestsPerSecond)} req/s, ${d.peak.pods} pods${p.bucketLowerSeconds === null ? '' : `, in the bucket ${ms(p.bucketLowerSeconds)}-${ms(p.value ?? 0)}`}${interp}; query ${p.query}`;
+  }
+}
+
+function ms(s: number): string {
+  return s < 1 ? `${Math.round(s * 1000)} ms` : `${Math.round(s * 1000) / 1000} s`;
+}
+
+function rangeText(startIso: string, endIso: string): string {
+  const a = startIso.replace('T', ' ').slice(0, 16);
+  const b = endIso.replace('T', ' ').slice(0, 16);
+  return a.slice(0, 10) === b.slice(0, 10) ? `${a}-${b.slice(11)} UTC` : `${a} - ${b} UTC`;
+}
