@@ -7,6 +7,7 @@ import { ArgoCdApplication } from '../../src/constructs/argo-cd-application';
 import { HttpServiceProps } from '../../src/constructs/http-service';
 import { diffOutputs } from '../../src/diff/compare';
 import { runDiff } from '../../src/diff/command';
+import { main } from '../../src/cli/main';
 import { formatDiffMarkdown, formatDiffText } from '../../src/diff/format';
 import { resolveSide } from '../../src/diff/sources';
 import { addEstate } from '../../src/environments';
@@ -239,5 +240,21 @@ describe('Markdown for a pull-request comment', () => {
     expect((md.match(/^#### /gm) ?? []).length).toBe(3);
     expect(md).toContain('<details><summary><b>s100</b>');
     expect(md).toMatch(/\d+ more changed service file\(s\) not shown \(comment size\)/);
+  });
+});
+
+describe('the rollwise diff command', () => {
+  it('runs from the CLI with its options and documents an example in --help', async () => {
+    let out = '';
+    let err = '';
+    const argv = (args: string[]) => main(['node', 'rollwise', ...args], (t) => { out += t; }, (t) => { err += t; });
+    const again = synthExample('cli-again');
+    expect(await argv(['diff', base, again, '--format', 'json'])).toBe(0);
+    expect(JSON.parse(out)).toMatchObject({ units: [], unchanged: 4, exitCode: 0, failing: [] });
+    out = '';
+    expect(await argv(['diff', '--help'])).toBe(0);
+    expect(out).toContain('rollwise diff origin/main HEAD -f markdown');
+    expect(await argv(['diff', base, again, 'third'])).toBe(2);
+    expect(err).toContain('at most two sides');
   });
 });
