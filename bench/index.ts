@@ -1,3 +1,4 @@
+import { benchDiff } from './diff';
 import { benchLint } from './lint';
 import { benchSimulate } from './simulate';
 import { benchSynth } from './synth';
@@ -12,6 +13,7 @@ export const BENCHES: ReadonlyArray<readonly [name: string, run: () => Promise<s
   ['lint', () => benchLint()],
   ['synth', () => benchSynth()],
   ['rehearse', () => benchRehearse()],
+  ['diff', () => benchDiff()],
 ];
 
 /** Runs the benches named on the command line (all when none is named) and prints their tables. */

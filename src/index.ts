@@ -51,3 +51,4 @@ export type { Invariant, InvariantFailure, ServiceObjects, Violation } from './i
 export { reasonProblem, MIN_REASON_LENGTH } from './decisions/reason';
 export { readTextCapped, maxInputBytes, DEFAULT_MAX_INPUT_BYTES, InputTooLargeError } from './read-limit';
 export * from './measure';
+export * from './diff';

@@ -12,6 +12,7 @@ import { runSimulate } from '../simulate/command';
 import { runRehearse } from '../rehearse/command';
 import { InputTooLargeError, readTextCapped } from '../read-limit';
 import { MeasureCliOptions, runMeasureCli, runVerifyCli, VerifyCliOptions } from '../measure/command';
+import { runDiff } from '../diff/command';
 
 type Write = (text: string) => void;
 
@@ -139,6 +140,18 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
     .option('--listener-stopped <pod@time>', 'check that the probe can still fail: this pod\'s listener was stopped at that time')
     .option('--leave-within <seconds>', 'the window the probe timing implies (default: from the app\'s readiness probe)'))
     .action(async (service: string, o: VerifyCliOptions) => { code = await runVerifyCli(service, o, out, err, () => loadBuild(appModule(o.app))(os.tmpdir())); });
+
+
+  program.command('diff')
+    .description('what a change to the committed output changes, why, and what it risks (docs/diff.md)')
+    .argument('[sides...]', 'old and new: output folders or Git revisions of --dir (default: the merge base with the target branch, and the working tree)')
+    .option('--dir <dir>', 'the output folder in the repository, for revisions and the working tree', 'dist')
+    .option('-f, --format <format>', 'text, json or markdown (for a pull-request comment)', 'text')
+    .option('--fail-on <list>', 'exit 1 when the change introduces any of: error, warning, info (a lint finding at or above), override (a new or changed override); none never fails', 'error')
+    .addHelpText('after', '\nExamples:\n  rollwise diff                          # merge base with origin/main vs the working tree\n  rollwise diff origin/main HEAD -f markdown > diff.md\n  rollwise diff old-dist/ dist/ --fail-on error,override\n')
+    .action((sides: string[], o: { dir: string; format: string; failOn: string }) => {
+      code = runDiff({ sides, dir: o.dir, format: o.format, failOn: o.failOn, write: out, writeError: err });
+    });
 
   try {
     await program.parseAsync(argv);
