@@ -37,3 +37,4 @@ export * from './synth/layout';
 export * from './synth/diff';
 export * from './synth/progress';
 export * from './environments';
+export * from './synth/rollwise-app';

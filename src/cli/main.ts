@@ -1,31 +1,13 @@
 import * as fs from 'fs';
-import * as path from 'path';
-import { App } from 'cdk8s';
 import { Command, CommanderError } from 'commander';
 import { RollwiseInputError } from '../errors';
 import { explainManifest, formatExplained } from '../justify/explain';
-import { synthesize } from '../synth/synth';
+import { findApp, synthEntry } from '../synth/load-app';
 import { describeFiles } from '../synth/diff';
 import { LintCliOptions, runLintCli } from '../rules/run-lint';
 import { runSimulate } from '../simulate/command';
 
 type Write = (text: string) => void;
-
-/** The app module: `--app`, else the file `node <file>` in cdk8s.yaml's `app:` line. */
-function appModule(option: string | undefined): string {
-  if (option) return path.resolve(option);
-  const config = fs.existsSync('cdk8s.yaml') ? fs.readFileSync('cdk8s.yaml', 'utf8') : '';
-  const m = /^app:\s*node\s+(\S+)\s*$/m.exec(config);
-  if (!m) throw new Error('no --app given and cdk8s.yaml has no "app: node <file>" line: pass --app <compiled module exporting buildApp(outdir)>');
-  return path.resolve(m[1]);
-}
-
-function loadBuild(modulePath: string): (outdir: string) => App {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const mod = require(modulePath) as { buildApp?: (outdir: string) => App };
-  if (typeof mod.buildApp !== 'function') throw new Error(`${modulePath} does not export buildApp(outdir): App`);
-  return mod.buildApp;
-}
 
 export async function main(argv: string[], out: Write = (t) => process.stdout.write(t), err: Write = (t) => process.stderr.write(t)): Promise<number> {
   let code = 0;
@@ -36,11 +18,13 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
 
   program.command('synth')
     .description('synthesize the app into the output folder (atomic: a failure leaves it untouched)')
-    .option('--app <module>', 'compiled module exporting buildApp(outdir) (default: from cdk8s.yaml)')
-    .option('-o, --out <dir>', 'output folder', 'dist')
+    .option('--app <module>', 'compiled app module: builds a RollwiseApp and calls synth(), or exports buildApp(outdir) (default: the app of cdk8s.yaml)')
+    .option('-o, --out <dir>', 'output folder (default: cdk8s.yaml output, else dist)')
     .option('--check', 'compare with the committed output instead of writing; exit 1 on drift and print the differing lines')
-    .action((opts: { app?: string; out: string; check?: boolean }) => {
-      const result = synthesize(loadBuild(appModule(opts.app)), { outdir: opts.out, check: opts.check });
+    .action((o: { app?: string; out?: string; check?: boolean }) => {
+      const entry = findApp(o.app);
+      const opts = { ...o, out: o.out ?? entry.output ?? 'dist' };
+      const result = synthEntry(entry, { outdir: opts.out, check: opts.check });
       for (const w of result.warnings) err(`warning: ${w}\n`);
       if (opts.check) {
         if (result.drift.length > 0) {
