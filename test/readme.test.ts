@@ -29,7 +29,9 @@ test('the simplest example in the README runs as written', () => {
   try {
     const load = (id: string): unknown => (id === 'rollwise' ? rollwise : id === 'cdk8s' ? cdk8s : undefined);
     new Function('require', 'exports', code)(load, {});
-    const objects = fs.readdirSync(out).flatMap((f) => YAML.parseAllDocuments(fs.readFileSync(path.join(out, f), 'utf8')).map((d) => (d.toJS() as { kind: string }).kind));
+    const files = fs.readdirSync(out);
+    expect(fs.readFileSync(path.join(out, files[0]), 'utf8')).toMatch(/# .*\n\s+timeoutSeconds: 3\n/); // the reasons are there
+    const objects = files.flatMap((f) => YAML.parseAllDocuments(fs.readFileSync(path.join(out, f), 'utf8')).map((d) => (d.toJS() as { kind: string }).kind));
     expect(objects).toEqual(['Deployment', 'Service', 'PodDisruptionBudget']);
   } finally {
     if (previous === undefined) delete process.env.CDK8S_OUTDIR; else process.env.CDK8S_OUTDIR = previous;
