@@ -1,4 +1,5 @@
 import * as fs from 'fs';
+import * as path from 'path';
 import { Command, CommanderError } from 'commander';
 import { RollwiseInputError } from '../errors';
 import { explainManifest, formatExplained } from '../justify/explain';
@@ -9,10 +10,20 @@ import { runSimulate } from '../simulate/command';
 
 type Write = (text: string) => void;
 
+/** rollwise's own version, from the package.json above this file (source or compiled). */
+function ownVersion(): string {
+  for (let dir = __dirname; ; dir = path.dirname(dir)) {
+    const file = path.join(dir, 'package.json');
+    if (fs.existsSync(file)) return (JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string }).version;
+    if (path.dirname(dir) === dir) return 'unknown';
+  }
+}
+
 export async function main(argv: string[], out: Write = (t) => process.stdout.write(t), err: Write = (t) => process.stderr.write(t)): Promise<number> {
   let code = 0;
   const program = new Command('rollwise')
     .description('Golden-path manifests for HTTP services, with the reason for every value')
+    .version(ownVersion(), '-V, --version', 'print the rollwise version')
     .exitOverride()
     .configureOutput({ writeOut: out, writeErr: err });
 

@@ -57,7 +57,7 @@ export function readinessTiming(inp: ReadinessInputs): ReadinessTiming {
   if (timeout.overridden) checkOverriddenTimeout(timeout.value, period, inp.p99Seconds);
 
   const failure = withOverride('overrides.readinessFailureThreshold', decided(READINESS_FAILURE_THRESHOLD,
-    `Leave window ${READINESS_FAILURE_THRESHOLD} x ${period} s = ${READINESS_FAILURE_THRESHOLD * period} s: one slow window cannot remove a pod, three consecutive misses can (failureThreshold 1 caused the field-notes outage; field-notes 3, 11).`,
+    `Leave window ${READINESS_FAILURE_THRESHOLD} x ${period} s = ${READINESS_FAILURE_THRESHOLD * period} s: one slow window cannot remove a pod, three consecutive misses can (failureThreshold 1 is what turns one slow window into an outage; field-notes 3, 11).`,
     { periodSeconds: period }), o.failureThreshold);
   const successComputed = decided(failure.value,
     `Return window ${failure.value} x ${period} s = ${failure.value * period} s, equal to the leave window ${failure.value} x ${period} s = ${failure.value * period} s: a removed pod proves itself for as long as it took to leave, so a fleet that emptied cannot re-enter all at once, cold, within one period and collapse again (the saw-tooth of field-notes 1, 11).`,

@@ -9,9 +9,9 @@ export interface RolloutDecisions {
   readonly progressDeadlineSeconds: Decision<number>;
 }
 
-/** Kubernetes' default deadline, which the field notes rely on to fail a stalled rollout (field-notes 5). */
+/** Kubernetes' default deadline, which fails a stalled rollout instead of completing it (field-notes 5). */
 export const PROGRESS_DEADLINE_FLOOR_SECONDS = 600;
-/** The field notes' "a pod proves itself" minimum (field-notes 5). */
+/** The "a pod proves itself" minimum (field-notes 5). */
 export const MIN_READY_FLOOR_SECONDS = 30;
 
 export function rolloutStrategy(readiness: ReadinessTiming, startupBudgetSeconds: number, overrides: { minReadySeconds?: Override<number> } = {}): RolloutDecisions {
