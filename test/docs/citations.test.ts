@@ -1,3 +1,4 @@
+// cite-codemod: skip (this test holds the old citation form on purpose)
 import * as fs from 'fs';
 import * as path from 'path';
 import { explainManifest, formatExplained } from '../../src/justify/explain';
