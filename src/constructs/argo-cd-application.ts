@@ -25,7 +25,7 @@ export interface ArgoCdApplicationProps {
 /**
  * The Argo CD Application for one service: automated sync with self-heal and prune, applying only
  * the service's own committed file, ignoring the fields controllers change at runtime. The rollback
- * is `git revert` (field-notes 7). The object is named after the construct id.
+ * is `git revert` (docs/mechanisms.md#gitops-rollback). The object is named after the construct id.
  */
 export class ArgoCdApplication extends Construct {
   public readonly application: ApiObject;
@@ -56,7 +56,7 @@ export class ArgoCdApplication extends Construct {
       },
       destination: { server: s.server ?? 'https://kubernetes.default.svc', namespace: destNs },
       syncPolicy: {
-        automated: r.use('spec.syncPolicy.automated', decided({ prune: true, selfHeal: true }, 'Git is the only way in: self-heal reverts hand edits (including `kubectl argo rollouts undo`, which self-heal re-applies from Git within seconds), prune removes what Git no longer holds. Roll back with `git revert` (field-notes 7).')),
+        automated: r.use('spec.syncPolicy.automated', decided({ prune: true, selfHeal: true }, 'Git is the only way in: self-heal reverts hand edits (including `kubectl argo rollouts undo`, which self-heal re-applies from Git within seconds), prune removes what Git no longer holds. Roll back with `git revert` (docs/mechanisms.md#gitops-rollback).')),
         syncOptions: r.use('spec.syncPolicy.syncOptions', decided(['RespectIgnoreDifferences=true', 'ApplyOutOfSyncOnly=true'],
           'RespectIgnoreDifferences=true keeps sync from resetting the fields below (the plugin\'s canary weights mid-rollout would otherwise snap back to 100/0); ApplyOutOfSyncOnly=true applies only changed objects, so a sync never touches a Rollout that did not change.')),
       },

@@ -55,7 +55,7 @@ export function analysisMetrics(t: AnalysisTargets): MetricSpec[] {
       name: 'canary-error-ratio',
       query: ratio(`="${c.canary}"`),
       ...guardedConditions(thr),
-      reason: `Canary-only 5xx ratio from Envoy Gateway's per-backend cluster ${c.canary} (the canary backendRef carries a header filter, which makes Envoy Gateway build it a cluster of its own). The route ratio blends both: at ${t.firstWeightPercent} % weight it is ${w} x canary errors + ${1 - w} x stable errors, so a ${pct(thr)} threshold on it trips only when the canary fails ${pct(thr / w)} of its requests; here ${pct(thr)} means ${pct(thr)} of canary requests (field-notes 6). No data or NaN (0/0, no traffic) is Inconclusive: it pauses, never passes and never aborts.`,
+      reason: `Canary-only 5xx ratio from Envoy Gateway's per-backend cluster ${c.canary} (the canary backendRef carries a header filter, which makes Envoy Gateway build it a cluster of its own). The route ratio blends both: at ${t.firstWeightPercent} % weight it is ${w} x canary errors + ${1 - w} x stable errors, so a ${pct(thr)} threshold on it trips only when the canary fails ${pct(thr / w)} of its requests; here ${pct(thr)} means ${pct(thr)} of canary requests (docs/mechanisms.md#canary-analysis). No data or NaN (0/0, no traffic) is Inconclusive: it pauses, never passes and never aborts.`,
     },
     {
       name: 'route-error-ratio',
@@ -75,7 +75,7 @@ export function analysisMetrics(t: AnalysisTargets): MetricSpec[] {
       query: `sum(max_over_time(kube_pod_status_ready{namespace="${t.namespace}", condition="false", pod=~"${t.name}-{{args.canary-hash}}-.*"}[${RATE_WINDOW}]))`,
       successCondition: 'len(result) > 0 && !isNaN(result[0]) && result[0] == 0',
       failureCondition: 'len(result) > 0 && !isNaN(result[0]) && result[0] > 0',
-      reason: `Canary pods (named ${t.name}-<pod-template-hash>-*) that were not Ready at any scrape in the last ${RATE_WINDOW}, from kube-state-metrics: a backend with no ready endpoints is answered 503 by the proxy without reaching the cluster's counters, so a readiness collapse can be invisible to the error ratio; a canary whose pods flip Ready must fail (field-notes 1, 5). A readiness flap lasts at least the 30 s leave window, so a 30 s scrape sees it.`,
+      reason: `Canary pods (named ${t.name}-<pod-template-hash>-*) that were not Ready at any scrape in the last ${RATE_WINDOW}, from kube-state-metrics: a backend with no ready endpoints is answered 503 by the proxy without reaching the cluster's counters, so a readiness collapse can be invisible to the error ratio; a canary whose pods flip Ready must fail (docs/mechanisms.md#readiness-control-loop, #rollout-complete). A readiness flap lasts at least the 30 s leave window, so a 30 s scrape sees it.`,
     },
   ];
 }

@@ -24,7 +24,7 @@ export const ANALYSIS_RULES: readonly RuleDefinition[] = [
     title: 'Analysis condition indexes result[0] without guarding empty and NaN results',
     kinds: KINDS,
     mechanism: 'An empty result makes result[0] an Error ("slice index out of range"), and errors do not count as failures, so a run can end Successful with every measurement errored; NaN (0/0 without traffic) makes `result[0] < 0.01` false: a Failed verdict from no data.',
-    fieldNotes: 'field-notes 6 (reference: AnalysisTemplate)',
+    fieldNotes: 'docs/mechanisms.md#canary-analysis (reference: AnalysisTemplate)',
     fix: 'Write `len(result) > 0 && !isNaN(result[0]) && result[0] < 0.01` as successCondition and the mirror failureCondition (`len(result) > 0 && !isNaN(result[0]) && result[0] >= 0.01`), so no data is Inconclusive, never a silent pass or fail.',
     facts: [],
     check(o, ctx) {
@@ -50,7 +50,7 @@ export const ANALYSIS_RULES: readonly RuleDefinition[] = [
     title: 'Analysis query turns no data into 0 (`or vector(0)`)',
     kinds: KINDS,
     mechanism: 'A query that answers 0 when there is no data passes the error-ratio check exactly when the canary serves nothing or its metrics are missing (e.g. its pods are not Ready, so its 503s never reach the upstream counters).',
-    fieldNotes: 'field-notes 6 (reference: AnalysisTemplate, Measuring the canary)',
+    fieldNotes: 'docs/mechanisms.md#canary-analysis (reference: AnalysisTemplate, Measuring the canary)',
     fix: 'Remove `or vector(0)`; let an empty result be Inconclusive with guarded conditions, and add a request-volume metric that is Inconclusive below N requests.',
     facts: [],
     check(o, ctx) {
