@@ -109,7 +109,10 @@ test('cdk8s synth of the README example writes the manifests with their reasons;
   expect(yaml).toMatch(/# .*\n\s+timeoutSeconds: 3\n/);
   expect(yaml).toContain('rollwise.dev/reasons');
   const rw = spawnSync(process.execPath, [path.join(app, 'node_modules', '.bin', 'rollwise'), 'synth', '--check'], { cwd: app, encoding: 'utf8' });
-  expect(rw.stderr).toBe('');
+  // the same synth warning through both (this example declares no alerting platform)
+  const warnings = (t: string) => t.split('\n').filter((l) => l.startsWith('warning: '));
+  expect(warnings(cdk8s.stderr)).toEqual([expect.stringContaining('no PrometheusRule: platform.runbookBaseUrl is not set')]);
+  expect(warnings(rw.stderr)).toEqual(warnings(cdk8s.stderr));
   expect(rw.stdout).toContain('is in sync');
   expect(rw.status).toBe(0);
   const version = spawnSync(process.execPath, [path.join(app, 'node_modules', '.bin', 'rollwise'), '--version'], { cwd: app, encoding: 'utf8' });
