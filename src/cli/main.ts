@@ -7,6 +7,7 @@ import { findApp, synthEntry } from '../synth/load-app';
 import { describeFiles } from '../synth/diff';
 import { LintCliOptions, runLintCli } from '../rules/run-lint';
 import { runSimulate } from '../simulate/command';
+import { initProject } from './init';
 
 type Write = (text: string) => void;
 
@@ -79,6 +80,18 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
     .option('--svg <file>', 'write a chart of ready endpoints, load per ready replica and error ratio')
     .option('--json', 'print the summary and time series as JSON')
     .action((scenario: string, o: { svg?: string; json?: boolean }) => { code = runSimulate({ scenario, svg: o.svg, json: o.json, write: out }); });
+
+  program.command('init')
+    .description('scaffold a golden-path repository (or add rollwise to the cdk8s app in the folder); idempotent')
+    .argument('[dir]', 'target folder', '.')
+    .option('--service <name>', "the first service's name (default: the folder's name)")
+    .option('--force', 'overwrite files that exist with other content (package.json is merged, never replaced)')
+    .action((dir: string, o: { service?: string; force?: boolean }) => {
+      const r = initProject(dir, { service: o.service, force: o.force, version: ownVersion() });
+      const list = (label: string, files: readonly string[]) => (files.length ? `${label}: ${files.join(', ')}\n` : '');
+      out(`${list('created', r.created)}${list('updated', r.updated)}${list('unchanged', r.unchanged)}`);
+      out(r.created.length + r.updated.length === 0 ? 'nothing to do: the folder already has the golden path.\n' : `next: cd ${dir} && npm install && npm run synth && npm test\n`);
+    });
 
   try {
     await program.parseAsync(argv);

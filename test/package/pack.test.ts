@@ -118,3 +118,33 @@ test('cdk8s synth of the README example writes the manifests with their reasons;
   const version = spawnSync(process.execPath, [path.join(app, 'node_modules', '.bin', 'rollwise'), '--version'], { cwd: app, encoding: 'utf8' });
   expect(version.stdout.trim()).toBe((JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version);
 });
+
+test('rollwise init into an empty folder gives a repo whose synth and own tests pass; a second run changes nothing', () => {
+  const golden = path.join(work, 'golden-path');
+  fs.mkdirSync(golden);
+  const bin = path.join(app, 'node_modules', '.bin', 'rollwise');
+  const init = spawnSync(process.execPath, [bin, 'init', '--service', 'orders-api'], { cwd: golden, encoding: 'utf8' });
+  expect(init.stderr).toBe('');
+  expect(init.status).toBe(0);
+  // the dependencies the scaffold's package.json names, from the install above (offline)
+  fs.symlinkSync(path.join(app, 'node_modules'), path.join(golden, 'node_modules'), 'dir');
+  const run = (...args: string[]) => spawnSync('npm', ['run', '-s', ...args], { cwd: golden, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
+  const synth = run('synth');
+  expect(synth.stderr).toBe('');
+  expect(synth.status).toBe(0);
+  for (const f of ['dev/orders-api.k8s.yaml', 'dev/orders-api.runbook.md', 'prod/orders-api.k8s.yaml', 'prod/orders-api.runbook.md', 'argocd/dev/orders-api.k8s.yaml', 'argocd/prod/orders-api.k8s.yaml']) expect(fs.existsSync(path.join(golden, 'dist', f))).toBe(true);
+  const tests = run('test');
+  expect(tests.stdout).toMatch(/# pass 3\n# fail 0/);
+  expect(tests.status).toBe(0);
+  // cdk8s synth runs the same app command and writes the same files
+  const viaCdk8s = spawnSync(process.execPath, [path.join(app, 'node_modules', 'cdk8s-cli', 'bin', 'cdk8s'), 'synth', '-o', 'by-cdk8s'], { cwd: golden, encoding: 'utf8', env: { ...process.env, CI: 'true' } });
+  expect(viaCdk8s.status).toBe(0);
+  const files = (d: string) => execFileSync('find', ['.', '-type', 'f'], { cwd: d, encoding: 'utf8' }).split('\n').filter(Boolean).sort();
+  expect(files(path.join(golden, 'by-cdk8s'))).toEqual(files(path.join(golden, 'dist')));
+  for (const f of files(path.join(golden, 'dist'))) expect(fs.readFileSync(path.join(golden, 'by-cdk8s', f), 'utf8')).toBe(fs.readFileSync(path.join(golden, 'dist', f), 'utf8'));
+  fs.rmSync(path.join(golden, 'by-cdk8s'), { recursive: true });
+
+  const again = spawnSync(process.execPath, [bin, 'init', '--service', 'orders-api'], { cwd: golden, encoding: 'utf8' });
+  expect(again.status).toBe(0);
+  expect(again.stdout).toContain('nothing to do');
+}, 300_000);
