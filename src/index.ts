@@ -38,3 +38,4 @@ export * from './synth/diff';
 export * from './synth/progress';
 export * from './environments';
 export * from './synth/rollwise-app';
+export * from './constructs/cluster-prerequisites';

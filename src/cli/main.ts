@@ -8,6 +8,7 @@ import { describeFiles } from '../synth/diff';
 import { LintCliOptions, runLintCli } from '../rules/run-lint';
 import { runSimulate } from '../simulate/command';
 import { initProject } from './init';
+import { platformYaml } from './platform';
 
 type Write = (text: string) => void;
 
@@ -91,6 +92,26 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
       const list = (label: string, files: readonly string[]) => (files.length ? `${label}: ${files.join(', ')}\n` : '');
       out(`${list('created', r.created)}${list('updated', r.updated)}${list('unchanged', r.unchanged)}`);
       out(r.created.length + r.updated.length === 0 ? 'nothing to do: the folder already has the golden path.\n' : `next: cd ${dir} && npm install && npm run synth && npm test\n`);
+    });
+
+  program.command('platform')
+    .description('print the cluster-side manifests a platform team applies once (docs/cluster.md)')
+    .option('-o, --out <file>', 'write them to a file instead of standard output')
+    .option('--rollouts-namespace <ns>', 'namespace of the Argo Rollouts controller', 'argo-rollouts')
+    .option('--envoy-namespace <ns>', "namespace of Envoy Gateway's proxies", 'envoy-gateway-system')
+    .option('--arch <arch>', 'node architecture of the plugin binary: amd64 or arm64', 'amd64')
+    .option('--monitor-label <key=value>', 'label your Prometheus selects PodMonitors by (repeatable)', collect)
+    .addHelpText('after', '\nExample:\n  rollwise platform --monitor-label release=kube-prometheus-stack | kubectl apply -f -\n')
+    .action((o: { out?: string; rolloutsNamespace: string; envoyNamespace: string; arch: string; monitorLabel?: string[] }) => {
+      const text = platformYaml(o);
+      if (o.out) {
+        const tmp = `${o.out}.tmp-${process.pid}`;
+        fs.writeFileSync(tmp, text);
+        fs.renameSync(tmp, o.out);
+        out(`wrote the cluster prerequisites to ${o.out}\n`);
+      } else {
+        out(text);
+      }
     });
 
   try {
