@@ -96,7 +96,7 @@ export class ClusterPrerequisites extends Construct {
     // rewrites the HTTPRoute's backend weights (plugin v0.15.0 docs/installation.md "Permissions";
     // gRPC, TCP and TLS routes are left out because rollwise emits none).
     const rr = new Reasons();
-    rr.note('rules', 'The Gateway API plugin runs inside the Rollouts controller and changes the weights of the HTTPRoute backendRefs during a canary; it reads the stable and canary Services. Nothing more: no delete, no Gateways, no ConfigMaps (the plugin keeps no state there since v0.15.0).');
+    rr.note('rules', 'The Gateway API plugin runs as a process beside the Rollouts controller, with its service account, and changes the weights of the HTTPRoute backendRefs during a canary; it reads the stable and canary Services. Nothing more: no delete, no Gateways, no ConfigMaps (the plugin keeps no state in ConfigMaps).');
     new ApiObject(this, 'plugin-role', {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRole',
