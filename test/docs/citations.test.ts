@@ -31,6 +31,12 @@ export function citationProblems(text: string, where: string): Problem[] {
         if (!anchors.has(a)) problems.push({ where: at, text: `cites docs/mechanisms.md#${a}, which is no heading of docs/mechanisms.md` });
       }
     }
+    // Markdown links into it: [text](mechanisms.md#x), [text](docs/mechanisms.md#x), and [text](#x) inside it
+    for (const m of line.matchAll(/\]\((?:(?:docs\/)?mechanisms\.md)?#([^)\s]*)\)/g)) {
+      const inMechanisms = where.endsWith('docs/mechanisms.md');
+      if (!m[0].includes('mechanisms.md') && !inMechanisms) continue; // a link to another file's own heading
+      if (!anchors.has(m[1])) problems.push({ where: at, text: `links to mechanisms.md#${m[1]}, which is no heading of docs/mechanisms.md` });
+    }
   });
   return problems;
 }
@@ -43,6 +49,7 @@ test('the checker finds a stale citation and an anchor that is no heading', () =
   expect(citationProblems('bad (docs/mechanisms.md#keep-alive-race, #no-such-section)', 'x').map((p) => p.text)).toEqual(['cites docs/mechanisms.md#no-such-section, which is no heading of docs/mechanisms.md']);
   expect(citationProblems('old (field-notes 8)', 'x')).toHaveLength(1);
   expect(citationProblems('old (Field notes section 3)', 'x')).toHaveLength(1);
+  expect(citationProblems('see [the race](mechanisms.md#keep-alive-race) and [x](mechanisms.md#nope)', 'docs/cluster.md').map((p) => p.text)).toEqual(['links to mechanisms.md#nope, which is no heading of docs/mechanisms.md']);
 });
 
 test('docs/mechanisms.md has a section for every mechanism the defaults and rules rest on', () => {
