@@ -5,7 +5,7 @@ import { RollwiseInputError } from '../errors';
 import { explainManifest, formatExplained } from '../justify/explain';
 import { findApp, synthEntry } from '../synth/load-app';
 import { describeFiles } from '../synth/diff';
-import { LintCliOptions, runLintCli } from '../rules/run-lint';
+import { LintCliOptions, manifestFiles, runLintCli } from '../rules/run-lint';
 import { runSimulate } from '../simulate/command';
 import { initProject } from './init';
 import { platformYaml } from './platform';
@@ -27,6 +27,7 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
     .description('Golden-path manifests for HTTP services, with the reason for every value')
     .version(ownVersion(), '-V, --version', 'print the rollwise version')
     .exitOverride()
+    .addHelpText('after', '\nExamples:\n  rollwise init --service orders-api && npm install && npm run synth\n  rollwise explain dist/prod/checkout-api.k8s.yaml\n  rollwise lint dist/\n\nDocs: node_modules/rollwise/docs/ (mechanisms.md, rules.md, cluster.md, simulate.md)\n')
     .configureOutput({ writeOut: out, writeErr: err });
 
   program.command('synth')
@@ -34,6 +35,7 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
     .option('--app <module>', 'compiled app module: builds a RollwiseApp and calls synth(), or exports buildApp(outdir) (default: the app of cdk8s.yaml)')
     .option('-o, --out <dir>', 'output folder (default: cdk8s.yaml output, else dist)')
     .option('--check', 'compare with the committed output instead of writing; exit 1 on drift and print the differing lines')
+    .addHelpText('after', '\nExamples:\n  rollwise synth                 # the app of cdk8s.yaml, into its output folder (default dist/)\n  rollwise synth --check         # CI: exit 1 when dist/ differs from the code\n  rollwise synth --app lib/main.js -o out\n')
     .action((o: { app?: string; out?: string; check?: boolean }) => {
       const entry = findApp(o.app);
       const opts = { ...o, out: o.out ?? entry.output ?? 'dist' };
@@ -53,11 +55,23 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
 
   program.command('explain')
     .description('print each decided value in manifest files with its reason')
-    .argument('<files...>', 'manifest files (YAML, multi-document)')
-    .action((files: string[]) => {
-      for (const f of files) {
-        const items = explainManifest(fs.readFileSync(f, 'utf8'));
-        out(items.length ? `${formatExplained(items)}\n` : `${f}: no rollwise reasons found (no ${'rollwise.dev/reasons'} annotation)\n`);
+    .argument('<paths...>', 'manifest files (YAML, multi-document) or folders (searched for *.yaml, *.yml); - reads standard input')
+    .addHelpText('after', '\nExamples:\n  rollwise explain dist/prod/checkout-api.k8s.yaml\n  rollwise explain dist/\n  kubectl get rollout checkout-api -o yaml | rollwise explain -\n')
+    .action((paths: string[]) => {
+      const inputs: { name: string; text: () => string }[] = [];
+      for (const p of paths) {
+        if (p === '-') inputs.push({ name: '<stdin>', text: () => fs.readFileSync(0, 'utf8') });
+        else if (!fs.existsSync(p)) throw new RollwiseInputError('explain path', p, 'does not exist.', 'give a manifest file, a folder of them (e.g. dist/), or - for standard input.');
+        else if (fs.statSync(p).isDirectory()) {
+          const files = manifestFiles(p).filter((f) => !f.endsWith('.json'));
+          if (files.length === 0) throw new RollwiseInputError('explain path', p, 'is a folder without *.yaml or *.yml files.', 'give the folder rollwise synth wrote (e.g. dist/) or a manifest file.');
+          for (const f of files) inputs.push({ name: f, text: () => fs.readFileSync(f, 'utf8') });
+        } else inputs.push({ name: p, text: () => fs.readFileSync(p, 'utf8') });
+      }
+      for (const i of inputs) {
+        const items = explainManifest(i.text());
+        const head = inputs.length > 1 ? `== ${i.name}\n` : '';
+        out(items.length ? `${head}${formatExplained(items)}\n` : `${i.name}: no rollwise reasons found (no ${'rollwise.dev/reasons'} annotation)\n`);
       }
     });
 
@@ -73,6 +87,7 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
     .option('--peak-rps <name=rps>', 'peak requests per second of a workload (repeatable)', collect)
     .option('--saturation-rps <name=rps>', 'per-replica saturation rate of a workload (repeatable)', collect)
     .option('--calls-dependency <name>', 'declare that the readiness handler of a workload calls a dependency (repeatable)', collect)
+    .addHelpText('after', '\nExamples:\n  rollwise lint dist/\n  rollwise lint legacy/ --p99 orders=0.4 --keepalive orders=5\n  rollwise lint dist/ --format sarif > rollwise.sarif\n  kubectl get deploy,svc,pdb -A -o yaml | rollwise lint -\n')
     .action((paths: string[], opts: LintCliOptions) => { code = runLintCli(paths, opts, out, err); });
 
   program.command('simulate')
@@ -80,6 +95,7 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
     .argument('<scenario>', 'scenario file (YAML)')
     .option('--svg <file>', 'write a chart of ready endpoints, load per ready replica and error ratio')
     .option('--json', 'print the summary and time series as JSON')
+    .addHelpText('after', '\nExample:\n  rollwise simulate examples/scenarios/a-incident-throttled-drain.yaml --svg drain.svg\n')
     .action((scenario: string, o: { svg?: string; json?: boolean }) => { code = runSimulate({ scenario, svg: o.svg, json: o.json, write: out }); });
 
   program.command('init')
@@ -87,6 +103,7 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
     .argument('[dir]', 'target folder', '.')
     .option('--service <name>', "the first service's name (default: the folder's name)")
     .option('--force', 'overwrite files that exist with other content (package.json is merged, never replaced)')
+    .addHelpText('after', '\nExamples:\n  rollwise init --service orders-api   # in a new, empty folder\n  rollwise init .                # add rollwise to the cdk8s app here (refuses to overwrite)\n')
     .action((dir: string, o: { service?: string; force?: boolean }) => {
       const r = initProject(dir, { service: o.service, force: o.force, version: ownVersion() });
       const list = (label: string, files: readonly string[]) => (files.length ? `${label}: ${files.join(', ')}\n` : '');
