@@ -25,7 +25,7 @@ test('every command\'s --help shows an example', async () => {
   for (const c of ['', ...commands]) {
     const r = await cli(c ? [c, '--help'] : ['--help']);
     expect([c, r.code]).toEqual([c, 0]);
-    expect([c, /\nExamples?:\n  rollwise /.test(r.out)]).toEqual([c, true]);
+    expect([c, /\nExamples?:\n {2}rollwise /.test(r.out)]).toEqual([c, true]);
   }
 });
 
