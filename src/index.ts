@@ -39,3 +39,4 @@ export * from './synth/progress';
 export * from './environments';
 export * from './synth/rollwise-app';
 export * from './constructs/cluster-prerequisites';
+export * from './justify/citations';

@@ -1,7 +1,9 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { ApiObject, App, AppProps } from 'cdk8s';
+import { ApiObject, App, AppProps, JsonPatch } from 'cdk8s';
+import { absoluteCitations, checkDocsBaseUrl } from '../justify/citations';
 import { assertSafe } from '../rules/synth-check';
+import { mapOutputFiles } from './output';
 import { SynthLayout } from './layout';
 import { synthesize, SynthResult } from './synth';
 
@@ -22,6 +24,14 @@ export interface RollwiseAppProps extends AppProps {
    * @default true
    */
   readonly lint?: boolean;
+  /**
+   * Where this version's rollwise docs are published (the folder holding mechanisms.md), e.g.
+   * "https://github.com/acme/rollwise/blob/v0.1.0/docs/". Every citation in the output (reasons,
+   * comments, runbooks) becomes an absolute link, `<docsBaseUrl>mechanisms.md#<section>`.
+   * @default none: citations read "docs/mechanisms.md#<section>", the file the rollwise package
+   * ships (node_modules/rollwise/docs/mechanisms.md)
+   */
+  readonly docsBaseUrl?: string;
   /**
    * Receives each synth warning (see addSynthWarning).
    * @default writes "warning: <text>" lines to standard error
@@ -89,6 +99,7 @@ export class RollwiseApp extends App {
 
   constructor(props: RollwiseAppProps = {}) {
     super(props);
+    if (props.docsBaseUrl !== undefined) checkDocsBaseUrl(props.docsBaseUrl);
     this.options = props;
     Object.defineProperty(this, IS_ROLLWISE_APP, { value: true });
   }
@@ -115,6 +126,7 @@ export class RollwiseApp extends App {
   public synthesize(opts: RollwiseSynthOptions = {}): SynthResult {
     const outdir = opts.outdir ?? this.outdir;
     const result = synthesize(() => {
+      if (this.options.docsBaseUrl !== undefined) absoluteCitationsIn(this, this.options.docsBaseUrl);
       return this.options.lint ?? true ? lintApp(this) : this;
     }, { outdir, check: opts.check, comments: this.options.comments, layout: this.options.layout });
     if (!opts.check) normalizeMode(outdir);
@@ -131,6 +143,27 @@ export class RollwiseApp extends App {
 export function lintApp<A extends App>(app: A): A {
   assertSafe(app.node.findAll().filter((c): c is ApiObject => c instanceof ApiObject).map((o) => o.toJson()));
   return app;
+}
+
+/**
+ * Makes every citation in the app's objects (annotations, alert texts, any string field) and extra
+ * files absolute, with a JSON patch per string that cites (idempotent: an absolute citation no
+ * longer matches).
+ */
+function absoluteCitationsIn(app: App, docsBaseUrl: string): void {
+  const pointer = (parts: (string | number)[]) => parts.map((p) => `/${String(p).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+  const visit = (o: ApiObject, value: unknown, parts: (string | number)[]): void => {
+    if (typeof value === 'string') {
+      const absolute = absoluteCitations(value, docsBaseUrl);
+      if (absolute !== value) o.addJsonPatch(JsonPatch.replace(pointer(parts), absolute));
+    } else if (Array.isArray(value)) {
+      value.forEach((v, i) => visit(o, v, [...parts, i]));
+    } else if (typeof value === 'object' && value !== null) {
+      for (const [k, v] of Object.entries(value)) visit(o, v, [...parts, k]);
+    }
+  };
+  for (const c of app.node.findAll()) if (c instanceof ApiObject) visit(c, c.toJson(), []);
+  mapOutputFiles(app, (content) => absoluteCitations(content, docsBaseUrl));
 }
 
 /**
