@@ -2,8 +2,8 @@ import { RollwiseInputError } from '../errors';
 
 /**
  * A citation of the mechanisms doc as reasons, rules and runbooks write it:
- * "docs/mechanisms.md#keep-alive-race" or "docs/mechanisms.md#a, #b". Not matched inside a URL
- * (a citation already made absolute is preceded by "/").
+ * "docs/mechanisms.md#keep-alive-race" or "docs/mechanisms.md#keep-alive-race, #response-flags".
+ * Not matched inside a URL (a citation already made absolute is preceded by "/").
  */
 const CITATION = /(?<![\w./-])docs\/mechanisms\.md((?:#[a-z0-9-]+)(?:, #[a-z0-9-]+)*)/g;
 
@@ -20,7 +20,8 @@ export function checkDocsBaseUrl(url: string): string {
 
 /**
  * Rewrites each citation in `text` into absolute links under `docsBaseUrl`:
- * "docs/mechanisms.md#a, #b" -> "<base>mechanisms.md#a, <base>mechanisms.md#b". Idempotent.
+ * "docs/mechanisms.md#keep-alive-race, #response-flags" ->
+ * "<base>mechanisms.md#keep-alive-race, <base>mechanisms.md#response-flags". Idempotent.
  */
 export function absoluteCitations(text: string, docsBaseUrl: string): string {
   const base = checkDocsBaseUrl(docsBaseUrl);

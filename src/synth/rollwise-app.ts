@@ -28,7 +28,7 @@ export interface RollwiseAppProps extends AppProps {
    * Where this version's rollwise docs are published (the folder holding mechanisms.md), e.g.
    * "https://github.com/acme/rollwise/blob/v0.1.0/docs/". Every citation in the output (reasons,
    * comments, runbooks) becomes an absolute link, `<docsBaseUrl>mechanisms.md#<section>`.
-   * @default none: citations read "docs/mechanisms.md#<section>", the file the rollwise package
+   * @default none: citations read e.g. "docs/mechanisms.md#keep-alive-race", the file the package
    * ships (node_modules/rollwise/docs/mechanisms.md)
    */
   readonly docsBaseUrl?: string;
