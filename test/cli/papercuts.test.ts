@@ -56,7 +56,7 @@ describe('rollwise explain', () => {
     } finally {
       fs.rmSync(lib, { recursive: true, force: true });
     }
-  });
+  }, 60_000);
 });
 
 test('rollwise lint: a fact for a name no object has is an error naming the known objects', async () => {

@@ -90,7 +90,7 @@ test('the tarball holds the compiled library, its types, the bin and the docs, a
   for (const f of ['lib/src/index.js', 'lib/src/index.d.ts', 'lib/src/cli/main.js', 'bin/rollwise.js', 'README.md', 'package.json', 'docs/rules.md', 'docs/mechanisms.md', 'CHANGELOG.md']) expect(entries).toContain(f);
   const strays = entries.filter((e) => /^(test|bench|dist|examples|scripts|src|\.ci)\//.test(e) || /^lib\/(test|bench)\//.test(e) || (/\.ts$/.test(e) && !/\.d\.ts$/.test(e)) || /^lib\/src\/(main|example)\./.test(e));
   expect(strays).toEqual([]);
-});
+}, 60_000);
 
 test('a new cdk8s app compiles against it under the default strict tsconfig, without skipLibCheck', () => {
   const tsconfig = JSON.parse(fs.readFileSync(path.join(app, 'tsconfig.json'), 'utf8')) as { compilerOptions: Record<string, unknown> };
@@ -99,7 +99,7 @@ test('a new cdk8s app compiles against it under the default strict tsconfig, wit
   const tsc = spawnSync(process.execPath, [path.join(app, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'], { cwd: app, encoding: 'utf8' });
   expect(tsc.stdout + tsc.stderr).toBe('');
   expect(tsc.status).toBe(0);
-});
+}, 300_000);
 
 test('cdk8s synth of the README example writes the manifests with their reasons; rollwise synth writes the same', () => {
   const cdk8s = spawnSync(process.execPath, [path.join(app, 'node_modules', 'cdk8s-cli', 'bin', 'cdk8s'), 'synth'], { cwd: app, encoding: 'utf8', env: { ...process.env, CI: 'true' } });
@@ -117,7 +117,7 @@ test('cdk8s synth of the README example writes the manifests with their reasons;
   expect(rw.status).toBe(0);
   const version = spawnSync(process.execPath, [path.join(app, 'node_modules', '.bin', 'rollwise'), '--version'], { cwd: app, encoding: 'utf8' });
   expect(version.stdout.trim()).toBe((JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version);
-});
+}, 300_000);
 
 test('rollwise init into an empty folder gives a repo whose synth and own tests pass; a second run changes nothing', () => {
   const golden = path.join(work, 'golden-path');

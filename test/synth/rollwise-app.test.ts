@@ -17,7 +17,7 @@ const temp = (prefix: string) => {
 beforeAll(() => {
   lib = temp('rw-app-lib-');
   compileSrc(lib);
-});
+}, 120_000);
 afterAll(() => { for (const t of temps) fs.rmSync(t, { recursive: true, force: true }); });
 
 /** The canary example service (reasons, runbook, alerts) and a plain ApiObject beside it. */
@@ -87,7 +87,7 @@ describe.each([
     const check = rollwise(dir, 'synth', '-o', 'by-cdk8s', '--check');
     expect(check.stdout).toContain('is in sync');
     expect(check.status).toBe(0);
-  });
+  }, 120_000);
 
   test('an unsafe object that rollwise did not make fails both, and leaves no output', () => {
     const unsafe = [
@@ -103,7 +103,7 @@ describe.each([
     expect(viaRollwise.status).not.toBe(0);
     expect(viaRollwise.stderr).toContain('RW105-liveness-identical-to-readiness Deployment/checkout/legacy');
     expect(fs.existsSync(path.join(dir, 'by-rollwise'))).toBe(false);
-  });
+  }, 120_000);
 });
 
 test('rollwise synth refuses a plain cdk8s App, and writes nothing', () => {
@@ -113,11 +113,11 @@ test('rollwise synth refuses a plain cdk8s App, and writes nothing', () => {
   expect(res.stderr).toContain('plain cdk8s App');
   expect(res.stderr).toContain('new RollwiseApp()');
   expect(fs.readdirSync(dir).sort()).toEqual(['app.js', 'cdk8s.yaml', 'node_modules']);
-});
+}, 60_000);
 
 test('rollwise synth without cdk8s.yaml or --app names what is missing', () => {
   const res = rollwise(temp('rw-noapp-'), 'synth');
   expect(res.status).toBe(2);
   expect(res.stderr).toContain('cdk8s.yaml');
   expect(res.stderr).toContain('rollwise init');
-});
+}, 60_000);
