@@ -19,7 +19,7 @@ export function examplePlatform(env?: string, server?: string): Platform {
   });
 }
 
-/** checkout-api, the service of the field notes, as a team would describe it. */
+/** checkout-api, the example service of docs/mechanisms.md, as a team would describe it. */
 export function checkoutApiProps(): HttpServiceProps {
   return {
     image: 'ghcr.io/acme/checkout-api:1.4.2',

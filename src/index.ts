@@ -52,3 +52,6 @@ export { reasonProblem, MIN_REASON_LENGTH } from './decisions/reason';
 export { readTextCapped, maxInputBytes, DEFAULT_MAX_INPUT_BYTES, InputTooLargeError } from './read-limit';
 export * from './measure';
 export * from './diff';
+export * from './synth/rollwise-app';
+export * from './constructs/cluster-prerequisites';
+export * from './justify/citations';

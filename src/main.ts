@@ -1,8 +1,7 @@
-import { App } from 'cdk8s';
 import { ArgoCdApplication } from './constructs/argo-cd-application';
 import { addEstate, Environment, Sizing } from './environments';
 import { checkoutApiProps, examplePlatform } from './example';
-import { synthesize } from './synth/synth';
+import { RollwiseApp } from './synth/rollwise-app';
 
 /**
  * The example estate's environments. dev runs 2 replicas per service without the production
@@ -32,8 +31,8 @@ export function exampleEnvironments(): Environment[] {
  * `<outdir>/<env>/checkout-api.k8s.yaml`, and one Argo CD Application per service and environment
  * in `<outdir>/argocd/<env>/`, outside the folder it points at so it never applies itself.
  */
-export function buildApp(outdir?: string): App {
-  const app = new App({ outdir });
+export function buildApp(outdir?: string): RollwiseApp {
+  const app = new RollwiseApp({ outdir });
   addEstate(app, {
     environments: exampleEnvironments(),
     services: { 'checkout-api': checkoutApiProps() },
@@ -47,7 +46,8 @@ export function buildApp(outdir?: string): App {
   return app;
 }
 
-// `cdk8s synth` runs this file with CDK8S_OUTDIR set; `rollwise synth` imports buildApp instead.
+// `cdk8s synth` runs this file with CDK8S_OUTDIR set (RollwiseApp.synth() writes it atomically,
+// with reasons, runbooks and warnings); `rollwise synth` imports buildApp instead. Same files.
 if (require.main === module) {
-  synthesize(buildApp, { outdir: process.env.CDK8S_OUTDIR ?? 'dist' });
+  buildApp().synth();
 }

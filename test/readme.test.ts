@@ -28,7 +28,10 @@ function runSnippet(snippet: string | undefined): string[] {
   try {
     const load = (id: string): unknown => (id === 'rollwise' ? rollwise : id === 'cdk8s' ? cdk8s : undefined);
     new Function('require', 'exports', code)(load, {});
-    return fs.readdirSync(out).flatMap((f) => YAML.parseAllDocuments(fs.readFileSync(path.join(out, f), 'utf8')).map((d) => (d.toJS() as { kind: string }).kind));
+    const files = fs.readdirSync(out).filter((f) => f.endsWith('.yaml'));
+    // RollwiseApp's synth writes the reasons as comments beside the values (issue 14).
+    expect(fs.readFileSync(path.join(out, files[0]), 'utf8')).toMatch(/# .*\n\s+timeoutSeconds: \d+\n/);
+    return files.flatMap((f) => YAML.parseAllDocuments(fs.readFileSync(path.join(out, f), 'utf8')).map((d) => (d.toJS() as { kind: string }).kind));
   } finally {
     if (previous === undefined) delete process.env.CDK8S_OUTDIR; else process.env.CDK8S_OUTDIR = previous;
     fs.rmSync(out, { recursive: true, force: true });

@@ -1,52 +1,50 @@
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
-import { App } from 'cdk8s';
 import { Command, CommanderError } from 'commander';
 import { RollwiseInputError } from '../errors';
 import { explainManifest, formatExplained } from '../justify/explain';
-import { synthesize } from '../synth/synth';
+import { findApp, loadApp, synthEntry } from '../synth/load-app';
 import { describeFiles } from '../synth/diff';
-import { LintCliOptions, runLintCli } from '../rules/run-lint';
+import { LintCliOptions, manifestFiles, runLintCli } from '../rules/run-lint';
 import { runSimulate } from '../simulate/command';
 import { runRehearse } from '../rehearse/command';
 import { InputTooLargeError, readTextCapped } from '../read-limit';
 import { MeasureCliOptions, runMeasureCli, runVerifyCli, VerifyCliOptions } from '../measure/command';
 import { runDiff } from '../diff/command';
+import { initProject } from './init';
+import { platformYaml } from './platform';
 
 type Write = (text: string) => void;
 
-/** The app module: `--app`, else the file `node <file>` in cdk8s.yaml's `app:` line. */
-function appModule(option: string | undefined): string {
-  if (option) return path.resolve(option);
-  const config = fs.existsSync('cdk8s.yaml') ? fs.readFileSync('cdk8s.yaml', 'utf8') : '';
-  const m = /^app:\s*node\s+(\S+)\s*$/m.exec(config);
-  if (!m) throw new Error('no --app given and cdk8s.yaml has no "app: node <file>" line: pass --app <compiled module exporting buildApp(outdir)>');
-  return path.resolve(m[1]);
-}
-
-function loadBuild(modulePath: string): (outdir: string) => App {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const mod = require(modulePath) as { buildApp?: (outdir: string) => App };
-  if (typeof mod.buildApp !== 'function') throw new Error(`${modulePath} does not export buildApp(outdir): App`);
-  return mod.buildApp;
+/** rollwise's own version, from the package.json above this file (source or compiled). */
+function ownVersion(): string {
+  for (let dir = __dirname; ; dir = path.dirname(dir)) {
+    const file = path.join(dir, 'package.json');
+    if (fs.existsSync(file)) return (JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string }).version;
+    if (path.dirname(dir) === dir) return 'unknown';
+  }
 }
 
 export async function main(argv: string[], out: Write = (t) => process.stdout.write(t), err: Write = (t) => process.stderr.write(t)): Promise<number> {
   let code = 0;
   const program = new Command('rollwise')
     .description('Golden-path manifests for HTTP services, with the reason for every value')
+    .version(ownVersion(), '-V, --version', 'print the rollwise version')
     .exitOverride()
+    .addHelpText('after', '\nExamples:\n  rollwise init --service orders-api && npm install && npm run synth\n  rollwise explain dist/prod/checkout-api.k8s.yaml\n  rollwise lint dist/\n\nDocs: node_modules/rollwise/docs/ (mechanisms.md, rules.md, cluster.md, simulate.md)\n')
     .configureOutput({ writeOut: out, writeErr: err });
 
   program.command('synth')
     .description('synthesize the app into the output folder (atomic: a failure leaves it untouched)')
-    .option('--app <module>', 'compiled module exporting buildApp(outdir) (default: from cdk8s.yaml)')
-    .option('-o, --out <dir>', 'output folder', 'dist')
+    .option('--app <module>', 'compiled app module: builds a RollwiseApp and calls synth(), or exports buildApp(outdir) (default: the app of cdk8s.yaml)')
+    .option('-o, --out <dir>', 'output folder (default: cdk8s.yaml output, else dist)')
     .option('--check', 'compare with the committed output instead of writing; exit 1 on drift and print the differing lines')
     .option('--validate-schemas', 'validate every object against the pinned schemas before replacing the output (about 8 s more)')
-    .action((opts: { app?: string; out: string; check?: boolean; validateSchemas?: boolean }) => {
-      const result = synthesize(loadBuild(appModule(opts.app)), { outdir: opts.out, check: opts.check, validateSchemas: opts.validateSchemas });
+    .addHelpText('after', '\nExamples:\n  rollwise synth                 # the app of cdk8s.yaml, into its output folder (default dist/)\n  rollwise synth --check         # CI: exit 1 when dist/ differs from the code\n  rollwise synth --app lib/main.js -o out\n')
+    .action((o: { app?: string; out?: string; check?: boolean; validateSchemas?: boolean }) => {
+      const entry = findApp(o.app);
+      const opts = { ...o, out: o.out ?? entry.output ?? 'dist' };
+      const result = synthEntry(entry, { outdir: opts.out, check: opts.check, validateSchemas: opts.validateSchemas });
       for (const w of result.warnings) err(`warning: ${w}\n`);
       if (opts.check) {
         if (result.drift.length > 0) {
@@ -62,11 +60,23 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
 
   program.command('explain')
     .description('print each decided value in manifest files with its reason')
-    .argument('<files...>', 'manifest files (YAML, multi-document)')
-    .action((files: string[]) => {
-      for (const f of files) {
-        const items = explainManifest(readTextCapped(f));
-        out(items.length ? `${formatExplained(items)}\n` : `${f}: no rollwise reasons found (no ${'rollwise.dev/reasons'} annotation)\n`);
+    .argument('<paths...>', 'manifest files (YAML, multi-document) or folders (searched for *.yaml, *.yml); - reads standard input')
+    .addHelpText('after', '\nExamples:\n  rollwise explain dist/prod/checkout-api.k8s.yaml\n  rollwise explain dist/\n  kubectl get rollout checkout-api -o yaml | rollwise explain -\n')
+    .action((paths: string[]) => {
+      const inputs: { name: string; text: () => string }[] = [];
+      for (const p of paths) {
+        if (p === '-') inputs.push({ name: '<stdin>', text: () => readTextCapped(0, '<stdin>') });
+        else if (!fs.existsSync(p)) throw new RollwiseInputError('explain path', p, 'does not exist.', 'give a manifest file, a folder of them (e.g. dist/), or - for standard input.');
+        else if (fs.statSync(p).isDirectory()) {
+          const files = manifestFiles(p).filter((f) => !f.endsWith('.json'));
+          if (files.length === 0) throw new RollwiseInputError('explain path', p, 'is a folder without *.yaml or *.yml files.', 'give the folder rollwise synth wrote (e.g. dist/) or a manifest file.');
+          for (const f of files) inputs.push({ name: f, text: () => readTextCapped(f) });
+        } else inputs.push({ name: p, text: () => readTextCapped(p) });
+      }
+      for (const i of inputs) {
+        const items = explainManifest(i.text());
+        const head = inputs.length > 1 ? `== ${i.name}\n` : '';
+        out(items.length ? `${head}${formatExplained(items)}\n` : `${i.name}: no rollwise reasons found (no ${'rollwise.dev/reasons'} annotation)\n`);
       }
     });
 
@@ -84,6 +94,7 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
     .option('--calls-dependency <name>', 'declare that the readiness handler of a workload calls a dependency (repeatable)', collect)
     .option('--exclude <glob>', 'leave files or folders out of folder scans, gitignore-like (repeatable; also read from .rollwiseignore)', collect)
     .option('--no-simulate', 'do not run the simulated drain at peak for workloads that declare peak-rps and saturation-rps')
+    .addHelpText('after', '\nExamples:\n  rollwise lint dist/\n  rollwise lint legacy/ --p99 orders=0.4 --keepalive orders=5\n  rollwise lint dist/ --format sarif > rollwise.sarif\n  kubectl get deploy,svc,pdb -A -o yaml | rollwise lint -\n')
     .action((paths: string[], opts: LintCliOptions) => { code = runLintCli(paths, opts, out, err); });
 
   program.command('simulate')
@@ -91,6 +102,7 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
     .argument('<scenario>', 'scenario file (YAML)')
     .option('--svg <file>', 'write a chart of ready endpoints, load per ready replica and error ratio')
     .option('--json', 'print the summary and time series as JSON')
+    .addHelpText('after', '\nExample:\n  rollwise simulate examples/scenarios/a-incident-throttled-drain.yaml --svg drain.svg\n')
     .action((scenario: string, o: { svg?: string; json?: boolean }) => { code = runSimulate({ scenario, svg: o.svg, json: o.json, write: out }); });
 
   const num = (v: string): number => {
@@ -128,7 +140,7 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
     .option('--app-histogram <selector>', 'the app\'s own histogram for the readiness path, e.g. \'http_request_duration_seconds{handler="/healthz"}\'')
     .option('--end <time>', 'end of the window (ISO 8601, unix time or now)', 'now')
     .option('-o, --out <file>', 'measurements file (default: measurements/<service>.json)'))
-    .action(async (service: string, o: MeasureCliOptions) => { code = await runMeasureCli(service, o, out, err, () => loadBuild(appModule(o.app))(os.tmpdir())); });
+    .action(async (service: string, o: MeasureCliOptions) => { code = await runMeasureCli(service, o, out, err, () => loadApp(o.app)); });
   prometheusOptions(program.command('verify')
     .description('verify a change over a window that includes a peak: exit 0 pass, 1 fail, 2 refused or error')
     .argument('<service>', 'service name')
@@ -139,8 +151,7 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
     .option('--slo <ratio>', 'highest 5xx ratio of the route', '0.01')
     .option('--listener-stopped <pod@time>', 'check that the probe can still fail: this pod\'s listener was stopped at that time')
     .option('--leave-within <seconds>', 'the window the probe timing implies (default: from the app\'s readiness probe)'))
-    .action(async (service: string, o: VerifyCliOptions) => { code = await runVerifyCli(service, o, out, err, () => loadBuild(appModule(o.app))(os.tmpdir())); });
-
+    .action(async (service: string, o: VerifyCliOptions) => { code = await runVerifyCli(service, o, out, err, () => loadApp(o.app)); });
 
   program.command('diff')
     .description('what a change to the committed output changes, why, and what it risks (docs/diff.md)')
@@ -151,6 +162,39 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
     .addHelpText('after', '\nExamples:\n  rollwise diff                          # merge base with origin/main vs the working tree\n  rollwise diff origin/main HEAD -f markdown > diff.md\n  rollwise diff old-dist/ dist/ --fail-on error,override\n')
     .action((sides: string[], o: { dir: string; format: string; failOn: string }) => {
       code = runDiff({ sides, dir: o.dir, format: o.format, failOn: o.failOn, write: out, writeError: err });
+    });
+
+  program.command('init')
+    .description('scaffold a golden-path repository (or add rollwise to the cdk8s app in the folder); idempotent')
+    .argument('[dir]', 'target folder', '.')
+    .option('--service <name>', "the first service's name (default: the folder's name)")
+    .option('--force', 'overwrite files that exist with other content (package.json is merged, never replaced)')
+    .addHelpText('after', '\nExamples:\n  rollwise init --service orders-api   # in a new, empty folder\n  rollwise init .                # add rollwise to the cdk8s app here (refuses to overwrite)\n')
+    .action((dir: string, o: { service?: string; force?: boolean }) => {
+      const r = initProject(dir, { service: o.service, force: o.force, version: ownVersion() });
+      const list = (label: string, files: readonly string[]) => (files.length ? `${label}: ${files.join(', ')}\n` : '');
+      out(`${list('created', r.created)}${list('updated', r.updated)}${list('unchanged', r.unchanged)}`);
+      out(r.created.length + r.updated.length === 0 ? 'nothing to do: the folder already has the golden path.\n' : `next: cd ${dir} && npm install && npm run synth && npm test\n`);
+    });
+
+  program.command('platform')
+    .description('print the cluster-side manifests a platform team applies once (docs/cluster.md)')
+    .option('-o, --out <file>', 'write them to a file instead of standard output')
+    .option('--rollouts-namespace <ns>', 'namespace of the Argo Rollouts controller', 'argo-rollouts')
+    .option('--envoy-namespace <ns>', "namespace of Envoy Gateway's proxies", 'envoy-gateway-system')
+    .option('--arch <arch>', 'node architecture of the plugin binary: amd64 or arm64', 'amd64')
+    .option('--monitor-label <key=value>', 'label your Prometheus selects PodMonitors by (repeatable)', collect)
+    .addHelpText('after', '\nExample:\n  rollwise platform --monitor-label release=kube-prometheus-stack | kubectl apply -f -\n')
+    .action((o: { out?: string; rolloutsNamespace: string; envoyNamespace: string; arch: string; monitorLabel?: string[] }) => {
+      const text = platformYaml(o);
+      if (o.out) {
+        const tmp = `${o.out}.tmp-${process.pid}`;
+        fs.writeFileSync(tmp, text);
+        fs.renameSync(tmp, o.out);
+        out(`wrote the cluster prerequisites to ${o.out}\n`);
+      } else {
+        out(text);
+      }
     });
 
   try {

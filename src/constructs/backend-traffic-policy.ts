@@ -89,7 +89,7 @@ export interface RouteTrafficPolicyProps {
 
 /**
  * An Envoy Gateway BackendTrafficPolicy on one service's HTTPRoute that makes the proxy close idle
- * upstream connections before the application server does (field-notes 8), with every value's
+ * upstream connections before the application server does (docs/mechanisms.md#keep-alive-race), with every value's
  * reason in the `rollwise.dev/reasons` annotation. The construct id is the policy's name.
  */
 export class RouteTrafficPolicy extends Construct {
@@ -108,7 +108,7 @@ export class RouteTrafficPolicy extends Construct {
     const r = new Reasons();
     const targetRefs: BackendTrafficPolicySpecTargetRefs[] = [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: props.routeName }];
     checkPolicyTargets(targetRefs);
-    r.note('spec.targetRefs', `The service's own HTTPRoute ${props.routeName}: the idle timeout is derived from this app's keep-alive, and on the shared Gateway it would change every upstream behind it, e.g. Grafana or Argo CD (field-notes 8).`);
+    r.note('spec.targetRefs', `The service's own HTTPRoute ${props.routeName}: the idle timeout is derived from this app's keep-alive, and on the shared Gateway it would change every upstream behind it, e.g. Grafana or Argo CD (docs/mechanisms.md#keep-alive-race).`);
 
     const idle = r.use('spec.timeout.http.connectionIdleTimeout', d.idleTimeoutSeconds);
     const connect = r.use('spec.timeout.tcp.connectTimeout', d.connectTimeoutSeconds);
@@ -161,7 +161,7 @@ function passiveHealthCheck(p: PassiveHealthCheck, r: Reasons): BackendTrafficPo
           : 'The ejection cap is 0 %: no host may be ejected.')),
     },
     panicThreshold: r.use('spec.healthCheck.panicThreshold', decided(50,
-      'Envoy\'s default 50 %, written out beside the ejection cap: below 50 % healthy hosts Envoy routes to all hosts (fails open) instead of overloading the few left (field-notes 11); the cap keeps ejection alone from reaching it.')),
+      'Envoy\'s default 50 %, written out beside the ejection cap: below 50 % healthy hosts Envoy routes to all hosts (fails open) instead of overloading the few left (docs/mechanisms.md#leave-slowly-return-slower); the cap keeps ejection alone from reaching it.')),
   };
   return hc;
 }

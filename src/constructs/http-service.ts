@@ -42,7 +42,7 @@ export interface HttpServiceProps {
   /**
    * The application server and its idle keep-alive (e.g. `AppServer.uvicorn()`): the proxy's idle
    * timeout is derived from it. Required: a guessed keep-alive is the unchecked pairing that causes
-   * the 503 UC race (field-notes 8).
+   * the 503 UC race (docs/mechanisms.md#keep-alive-race).
    */
   readonly appServer: AppServer;
   /**
@@ -84,7 +84,7 @@ export interface HttpServiceProps {
   readonly passiveHealthCheck?: boolean;
   /**
    * The service's error-ratio SLO for the route 5xx alert.
-   * @default 0.01 (the canary gate's threshold, field-notes 6)
+   * @default 0.01 (the canary gate's threshold, docs/mechanisms.md#canary-analysis)
    */
   readonly sloErrorRatio?: Override<number>;
   /**
@@ -213,7 +213,7 @@ export class HttpService extends Construct {
       : undefined;
 
     const svc = new Reasons();
-    svc.note('spec.ports[0]', `Port 80 forwards to the container's named port "${PORT_NAME}" (${d.port}); only Ready endpoints receive traffic, which is why readiness timing matters (field-notes 1).`);
+    svc.note('spec.ports[0]', `Port 80 forwards to the container's named port "${PORT_NAME}" (${d.port}); only Ready endpoints receive traffic, which is why readiness timing matters (docs/mechanisms.md#readiness-control-loop).`);
     this.service = new k8s.KubeService(this, 'service', {
       metadata: meta(svc, { [ANNOTATIONS.appKeepAliveSeconds]: props.appServer.keepAliveFact }),
       spec: {
@@ -264,7 +264,7 @@ export class HttpService extends Construct {
         ruleLabels: this.platform.prometheusRuleLabels,
       });
     } else {
-      addSynthWarning(this, 'no PrometheusRule: platform.runbookBaseUrl is not set, and every alert must link to its runbook section. Without alerts on ready endpoints / desired replicas, a readiness cascade is invisible (restarts and error logs stay flat, field-notes 10).');
+      addSynthWarning(this, 'no PrometheusRule: platform.runbookBaseUrl is not set, and every alert must link to its runbook section. Without alerts on ready endpoints / desired replicas, a readiness cascade is invisible (restarts and error logs stay flat, docs/mechanisms.md#fixes-and-verification).');
     }
     } catch (e) {
       throw inService(e, id, this.node.path);

@@ -30,7 +30,7 @@ export function renderPodTemplate(d: ServiceDecisions, labels: Record<string, st
     ? { httpGet: { path: check.path, port: k8s.IntOrString.fromString(PORT_NAME) } }
     : { tcpSocket: { port: k8s.IntOrString.fromString(PORT_NAME) } });
 
-  reasons.note(`${c}.readinessProbe.httpGet`, `Readiness asks the local handler ${d.readinessPath} (declared not to call a dependency): it reports whether this pod can serve, never whether a downstream is healthy (field-notes 3).`);
+  reasons.note(`${c}.readinessProbe.httpGet`, `Readiness asks the local handler ${d.readinessPath} (declared not to call a dependency): it reports whether this pod can serve, never whether a downstream is healthy (docs/mechanisms.md#readiness-calls-a-dependency).`);
   const readinessProbe: k8s.Probe = {
     httpGet: { path: d.readinessPath, port: k8s.IntOrString.fromString(PORT_NAME) },
     periodSeconds: reasons.use(`${c}.readinessProbe.periodSeconds`, r.periodSeconds),

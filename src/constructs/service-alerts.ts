@@ -42,7 +42,7 @@ export interface ServiceAlertsProps {
   readonly runbookPath?: string;
   /**
    * The route's 5xx ratio above which the SLO alert fires, with its reason.
-   * @default 0.01, the canary analysis threshold (field-notes 6)
+   * @default 0.01, the canary analysis threshold (docs/mechanisms.md#canary-analysis)
    */
   readonly sloErrorRatio?: Override<number>;
   /**

@@ -49,7 +49,7 @@ const MAX_KEEPALIVE_SECONDS = 86_400;
 
 /**
  * The application server behind a route and its idle keep-alive: the other end of every pooled
- * upstream connection the proxy holds (field-notes 8). Use a preset (defaults from the reference's
+ * upstream connection the proxy holds (docs/mechanisms.md#keep-alive-race). Use a preset (defaults from the reference's
  * keep-alive table), a preset with `{ keepAlive }` when its knob was changed, `custom` for any other
  * server, or `noKeepAlive` for a server that closes the connection after each response.
  */
@@ -276,12 +276,12 @@ export const MARGIN_FRACTION = 0.4;
 export const MIN_IDLE_SECONDS = 1;
 /** Envoy's connect timeout default (reference: BackendTrafficPolicy `timeout.tcp.connectTimeout`). */
 export const ENVOY_DEFAULT_CONNECT_TIMEOUT_SECONDS = 10;
-/** Envoy's upstream idle timeout default when none is set (1 h, field-notes 8). */
+/** Envoy's upstream idle timeout default when none is set (1 h, docs/mechanisms.md#keep-alive-race). */
 export const ENVOY_DEFAULT_IDLE_TIMEOUT_SECONDS = 3600;
 /**
  * Idle timeout for an app that never closes idle connections: the proxy's value governs alone.
  * 60 s: connections are reused as long as the common servers allow (Tomcat/Spring Boot 60 s,
- * Node.js 26 and Puma 7 65 s), not the hour field-notes 8 rejects.
+ * Node.js 26 and Puma 7 65 s), not the hour docs/mechanisms.md#keep-alive-race rejects.
  */
 export const NEVER_CLOSING_APP_IDLE_SECONDS = 60;
 
@@ -306,7 +306,7 @@ export function connectTimeoutFor(idleSeconds: number | undefined): number {
   return idleSeconds === undefined ? ENVOY_DEFAULT_CONNECT_TIMEOUT_SECONDS : Math.min(ENVOY_DEFAULT_CONNECT_TIMEOUT_SECONDS, idleSeconds);
 }
 
-const MARGIN_WHY = `The margin covers a request in flight: the proxy may hand a request to a connection just before its own timer fires, and that request must reach the app before the app's timer fires; the app's timer also started a little earlier (when it wrote the last response). In a cluster that is milliseconds, a lost segment is re-sent after 200 ms or more, so at least ${MIN_MARGIN_SECONDS} s; ${MARGIN_FRACTION * 100} % for longer keep-alives because a lower idle timeout only costs an in-cluster reconnect while a higher one is the 503 (field-notes 8).`;
+const MARGIN_WHY = `The margin covers a request in flight: the proxy may hand a request to a connection just before its own timer fires, and that request must reach the app before the app's timer fires; the app's timer also started a little earlier (when it wrote the last response). In a cluster that is milliseconds, a lost segment is re-sent after 200 ms or more, so at least ${MIN_MARGIN_SECONDS} s; ${MARGIN_FRACTION * 100} % for longer keep-alives because a lower idle timeout only costs an in-cluster reconnect while a higher one is the 503 (docs/mechanisms.md#keep-alive-race).`;
 
 // ---------------------------------------------------------------------------------------------
 // Decisions
@@ -341,20 +341,20 @@ export interface KeepAliveDecisions {
 export function proxyIdleTimeout(server: AppServer): Decision<number | undefined> {
   if (server.behaviour === 'close-after-response') {
     return decided<number | undefined>(undefined,
-      `No connectionIdleTimeout: ${server.describe()}, so the proxy cannot reuse a connection and none is ever idle in its pool; there is no keep-alive race to prevent, and a value here would have no effect while capping the connect timeout every request (each on a new connection) pays. Each request costs a new in-cluster TCP connection; for a high request rate use a worker with keep-alive (field-notes 8).`,
+      `No connectionIdleTimeout: ${server.describe()}, so the proxy cannot reuse a connection and none is ever idle in its pool; there is no keep-alive race to prevent, and a value here would have no effect while capping the connect timeout every request (each on a new connection) pays. Each request costs a new in-cluster TCP connection; for a high request rate use a worker with keep-alive (docs/mechanisms.md#keep-alive-race).`,
       { appServer: server.name, appKeepAlive: 'none' });
   }
   if (server.behaviour === 'never') {
     const idle = NEVER_CLOSING_APP_IDLE_SECONDS;
     return decided<number | undefined>(idle,
-      `${server.describe()}, so there is no race from the app side, but every idle connection lives until the proxy closes it: the proxy's idle timeout governs alone. ${showDuration(idle)} keeps connections reused as long as common servers allow (Tomcat 60 s, Node.js 26 65 s) instead of Envoy's 1 h default (field-notes 8).`,
+      `${server.describe()}, so there is no race from the app side, but every idle connection lives until the proxy closes it: the proxy's idle timeout governs alone. ${showDuration(idle)} keeps connections reused as long as common servers allow (Tomcat 60 s, Node.js 26 65 s) instead of Envoy's 1 h default (docs/mechanisms.md#keep-alive-race).`,
       { appServer: server.name, appKeepAlive: 'unlimited', idleSeconds: idle });
   }
   const ka = server.keepAliveSeconds!;
   const idle = idleTimeoutFor(ka);
   if (idle === undefined) {
     throw new RollwiseInputError('appServer', `${server.name} keep-alive ${showDuration(ka)}`,
-      `no safe proxy idle timeout fits under it: rollwise keeps at least ${MIN_MARGIN_SECONDS} s between the app's keep-alive and the proxy's idle timeout (a request in flight) and emits whole seconds of at least ${MIN_IDLE_SECONDS} s, so the app's keep-alive must be at least ${MIN_APP_KEEPALIVE_SECONDS} s. Closer than that, requests written onto a connection the app is closing fail with 503 UC (field-notes 8).`,
+      `no safe proxy idle timeout fits under it: rollwise keeps at least ${MIN_MARGIN_SECONDS} s between the app's keep-alive and the proxy's idle timeout (a request in flight) and emits whole seconds of at least ${MIN_IDLE_SECONDS} s, so the app's keep-alive must be at least ${MIN_APP_KEEPALIVE_SECONDS} s. Closer than that, requests written onto a connection the app is closing fail with 503 UC (docs/mechanisms.md#keep-alive-race).`,
       `raise ${server.name}'s ${server.knob ?? 'keep-alive'} to at least ${MIN_APP_KEEPALIVE_SECONDS} s (5 s gives the proxy 3 s) and declare the new value.`);
   }
   const margin = Math.max(MIN_MARGIN_SECONDS, MARGIN_FRACTION * ka);
@@ -368,7 +368,7 @@ export function proxyIdleTimeout(server: AppServer): Decision<number | undefined
  * keep-alive, unless `accept` carries a reason. Returns the accepted decision (for the reasons).
  */
 export function checkProxyClosesFirst(server: AppServer, idleSeconds: number | undefined, accept?: Override<boolean>): Decision<boolean> {
-  const computed = decided(false, 'The proxy must close idle upstream connections before the app does (field-notes 8).');
+  const computed = decided(false, 'The proxy must close idle upstream connections before the app does (docs/mechanisms.md#keep-alive-race).');
   const d = withOverride('acceptKeepAliveRace', computed, accept, (v) => (v ? 'race accepted' : 'race refused'));
   if (server.behaviour !== 'timeout') return d;
   const ka = server.keepAliveSeconds!;
@@ -376,7 +376,7 @@ export function checkProxyClosesFirst(server: AppServer, idleSeconds: number | u
   if (idle < ka || d.value === true) return d;
   const safe = idleTimeoutFor(ka);
   throw new RollwiseInputError('idleTimeout', showDuration(idle),
-    `the proxy would keep an idle upstream connection for ${showDuration(idle)}${idleSeconds === undefined ? ' (Envoy\'s default)' : ''}, but ${server.name} closes it after ${showDuration(ka)}: now and then the proxy writes a request onto a connection ${server.name} is closing, no response byte comes, and the client gets a 503 with response flag UC (upstream_reset_before_response_started) that no application log shows (field-notes 8-9).`,
+    `the proxy would keep an idle upstream connection for ${showDuration(idle)}${idleSeconds === undefined ? ' (Envoy\'s default)' : ''}, but ${server.name} closes it after ${showDuration(ka)}: now and then the proxy writes a request onto a connection ${server.name} is closing, no response byte comes, and the client gets a 503 with response flag UC (upstream_reset_before_response_started) that no application log shows (docs/mechanisms.md#keep-alive-race, #response-flags).`,
     `set the proxy idle timeout below ${showDuration(ka)}${safe !== undefined ? ` (remove the override to get ${showDuration(safe)})` : ''}; or, if this race is deliberate, add acceptKeepAliveRace: { value: true, because: '<why>' }.`);
 }
 
@@ -404,7 +404,7 @@ export function proxyConnectTimeout(idle: Decision<number | undefined>, override
 /** Retry on reset: none unless overridden with a reason (1-3 retries). */
 export function retryOnResetDecision(override?: Override<number>): Decision<number> {
   const computed = decided(0,
-    'No retry on reset: a reset can come after a non-idempotent request (a POST) reached the app, so retrying it can run it twice, and retries hide the race instead of removing it; the idle timeout below the app\'s keep-alive removes the cause (field-notes 8). Available per route with a reason.');
+    'No retry on reset: a reset can come after a non-idempotent request (a POST) reached the app, so retrying it can run it twice, and retries hide the race instead of removing it; the idle timeout below the app\'s keep-alive removes the cause (docs/mechanisms.md#keep-alive-race). Available per route with a reason.');
   const d = withOverride('retryOnReset', computed, override, (v) => (v === 0 ? 'no retry' : `${v} retr${v === 1 ? 'y' : 'ies'} on reset`));
   if (d.overridden) checkInteger('retryOnReset', d.value, 0, 3, 'each retry multiplies the load a failing upstream sees; more than 3 turns a blip into a retry storm.', 'use 1 retry on reset, for routes whose requests are idempotent.');
   return d;
@@ -465,10 +465,10 @@ export function maxEjectionPercent(inp: EjectionCapInputs): Decision<number> {
   const hosts = Math.min(b, Math.floor(r / 2));
   const pct = Math.floor((100 * hosts) / r + 1e-9);
   const computed = decided(pct,
-    `At most ${hosts} of ${r} hosts ejected (${pct} %): the PodDisruptionBudget lets a drain take ${b} pod(s) because the fleet is sized so the survivors stay under the utilisation ceiling at peak; the proxy may not remove more than that, or ejections of overloaded pods move their load onto the rest and cascade (field-notes 1). ${hosts < b ? `Capped at half the fleet: ` : 'It also stays at or below half the fleet: '}ejection alone never drops healthy hosts below Envoy's ${ENVOY_PANIC_THRESHOLD_PERCENT} % panic threshold, where Envoy routes to every host again, ejected ones included (fails open, field-notes 11). Rounded down so Envoy never ejects more hosts than that.`,
+    `At most ${hosts} of ${r} hosts ejected (${pct} %): the PodDisruptionBudget lets a drain take ${b} pod(s) because the fleet is sized so the survivors stay under the utilisation ceiling at peak; the proxy may not remove more than that, or ejections of overloaded pods move their load onto the rest and cascade (docs/mechanisms.md#readiness-control-loop). ${hosts < b ? `Capped at half the fleet: ` : 'It also stays at or below half the fleet: '}ejection alone never drops healthy hosts below Envoy's ${ENVOY_PANIC_THRESHOLD_PERCENT} % panic threshold, where Envoy routes to every host again, ejected ones included (fails open, docs/mechanisms.md#leave-slowly-return-slower). Rounded down so Envoy never ejects more hosts than that.`,
     { replicas: r, pdbMaxUnavailable: b, maxEjectedHosts: hosts, maxEjectionPercent: pct });
   const d = withOverride('passiveHealthCheck.maxEjectionPercent', computed, inp.override, (v) => `${v} %`);
-  if (d.overridden) checkInteger('passiveHealthCheck.maxEjectionPercent', d.value, 0, 50, 'above 50 % the proxy could remove most of the fleet, and Envoy\'s panic threshold (50 %) would route to ejected hosts anyway (field-notes 11).', `use ${pct}.`);
+  if (d.overridden) checkInteger('passiveHealthCheck.maxEjectionPercent', d.value, 0, 50, 'above 50 % the proxy could remove most of the fleet, and Envoy\'s panic threshold (50 %) would route to ejected hosts anyway (docs/mechanisms.md#leave-slowly-return-slower).', `use ${pct}.`);
   return d;
 }
 
@@ -484,7 +484,7 @@ export interface PolicyTargetRef {
 
 /**
  * A keep-alive policy must target the service's HTTPRoute: on the shared Gateway it would change
- * every upstream behind it (field-notes 8), and `mergeType` is only valid on route targets.
+ * every upstream behind it (docs/mechanisms.md#keep-alive-race), and `mergeType` is only valid on route targets.
  */
 export function checkPolicyTargets(refs: readonly PolicyTargetRef[]): void {
   if (refs.length === 0) {
@@ -493,7 +493,7 @@ export function checkPolicyTargets(refs: readonly PolicyTargetRef[]): void {
   for (const ref of refs) {
     if (ref.group !== 'gateway.networking.k8s.io' || ref.kind !== 'HTTPRoute') {
       throw new RollwiseInputError('targetRefs', `${ref.kind}/${ref.name}`,
-        `a keep-alive policy derived from one app's keep-alive must target that app's HTTPRoute (group gateway.networking.k8s.io); on a ${ref.kind} it would change every upstream behind it, e.g. Grafana or Argo CD, whose servers keep connections alive differently (field-notes 8), and mergeType StrategicMerge is only valid on route targets.`,
+        `a keep-alive policy derived from one app's keep-alive must target that app's HTTPRoute (group gateway.networking.k8s.io); on a ${ref.kind} it would change every upstream behind it, e.g. Grafana or Argo CD, whose servers keep connections alive differently (docs/mechanisms.md#keep-alive-race), and mergeType StrategicMerge is only valid on route targets.`,
         'target the service\'s HTTPRoute: { group: "gateway.networking.k8s.io", kind: "HTTPRoute", name: <service name> }.');
     }
   }

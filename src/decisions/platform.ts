@@ -200,7 +200,7 @@ export class Platform {
     dur(props.startupBudget), show);
 
     this.peakUtilisationCeiling = withOverride('platform.peakUtilisationCeiling', decided(0.8,
-      'Survivors of a disruption may run at most at 80 % of their measured saturation rate: queueing delay grows as 1/(1 - utilisation), so above ~80 % the health path\'s latency climbs toward the probe deadline and one departure can cause the next (field-notes 1, gain above one); the margin also absorbs the error in an "about" saturation figure.'),
+      'Survivors of a disruption may run at most at 80 % of their measured saturation rate: queueing delay grows as 1/(1 - utilisation), so above ~80 % the health path\'s latency climbs toward the probe deadline and one departure can cause the next (docs/mechanisms.md#readiness-control-loop, gain above one); the margin also absorbs the error in an "about" saturation figure.'),
     props.peakUtilisationCeiling && { value: props.peakUtilisationCeiling.value, because: props.peakUtilisationCeiling.because }, (v) => `${Math.round(v * 100)} %`);
     if (props.peakUtilisationCeiling) {
       const v = props.peakUtilisationCeiling.value;
@@ -210,7 +210,7 @@ export class Platform {
     }
 
     this.endpointPropagationSeconds = withOverride('platform.endpointPropagation', decided(10,
-      'kubelet status -> API server -> EndpointSlice controller -> every kube-proxy and the gateway\'s xDS takes seconds (field-notes 1, delay); 10 s covers the tail on a busy cluster.'),
+      'kubelet status -> API server -> EndpointSlice controller -> every kube-proxy and the gateway\'s xDS takes seconds (docs/mechanisms.md#readiness-control-loop, delay); 10 s covers the tail on a busy cluster.'),
     dur(props.endpointPropagation), show);
 
     this.shutdownDrainSeconds = withOverride('platform.shutdownDrain', decided(20,
@@ -240,7 +240,7 @@ export class Platform {
     }
     this.prometheusAddress = props.prometheusAddress;
     this.canaryMaxErrorRatio = withOverride('platform.canaryMaxErrorRatio', decided(0.01,
-      'A canary may fail at most 1 % of its requests (the design card\'s threshold, field-notes 6); measured on the canary\'s own traffic, not diluted by the stable share.'),
+      'A canary may fail at most 1 % of its requests (the design card\'s threshold, docs/mechanisms.md#canary-analysis); measured on the canary\'s own traffic, not diluted by the stable share.'),
     props.canaryMaxErrorRatio, (v) => `${v}`);
     if (!(this.canaryMaxErrorRatio.value > 0 && this.canaryMaxErrorRatio.value < 0.5)) {
       throw new RollwiseInputError('platform.canaryMaxErrorRatio', this.canaryMaxErrorRatio.value, 'must be above 0 and below 0.5: 0 aborts on any single error, and at 0.5 a canary failing half its requests passes.', 'use 0.01 unless your SLO says otherwise.');

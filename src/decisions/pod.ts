@@ -24,7 +24,7 @@ export function shutdown(propagationSeconds: number, drainSeconds: number, delay
   return {
     delay,
     preStopSeconds: decided(propagationSeconds,
-      `Endpoint removal takes up to ${propagationSeconds} s to reach every proxy (platform endpointPropagation), so the pod keeps serving that long before the app sees SIGTERM, via ${how}; otherwise proxies still send requests to a closed listener (UF/UC 503s, field-notes 1, 9).`,
+      `Endpoint removal takes up to ${propagationSeconds} s to reach every proxy (platform endpointPropagation), so the pod keeps serving that long before the app sees SIGTERM, via ${how}; otherwise proxies still send requests to a closed listener (UF/UC 503s, docs/mechanisms.md#readiness-control-loop, #response-flags).`,
       { endpointPropagationSeconds: propagationSeconds }),
     terminationGracePeriodSeconds: decided(grace,
       `Propagation delay ${propagationSeconds} s + application drain ${drainSeconds} s = ${grace} s: the kubelet's SIGKILL comes only after in-flight requests had time to finish.`,

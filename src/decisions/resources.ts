@@ -15,7 +15,7 @@ export function resources(cpu: string, memory: string, cpuLimitOverride?: Overri
   const cpuMillis = checkCpu(`${prefix}resources.cpu`, cpu);
   checkMemory(`${prefix}resources.memory`, memory);
   const noLimit = decided<string | undefined>(undefined,
-    `No CPU limit: with limits.cpu the kernel's CFS quota deschedules the process once it used its slice of each 100 ms period, so the probe handler (which shares the quota) answers in seconds exactly at peak and the probe measures load (field-notes 1). The request (${cpu}) still reserves CPU and weights the pod's share; the pod stays Burstable.`,
+    `No CPU limit: with limits.cpu the kernel's CFS quota deschedules the process once it used its slice of each 100 ms period, so the probe handler (which shares the quota) answers in seconds exactly at peak and the probe measures load (docs/mechanisms.md#cpu-limits-and-cfs-throttling). The request (${cpu}) still reserves CPU and weights the pod's share; the pod stays Burstable.`,
     { cpuRequest: cpu });
   const cpuLimit = withOverride(`${prefix}overrides.cpuLimit`, noLimit, cpuLimitOverride, (v) => v ?? 'none');
   if (cpuLimit.value !== undefined) {

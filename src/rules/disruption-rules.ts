@@ -44,7 +44,7 @@ export const DISRUPTION_RULES: readonly RuleDefinition[] = [
     title: 'No PodDisruptionBudget selects a workload with more than one replica',
     kinds: MULTI,
     mechanism: 'Without a PDB a node drain may evict several replicas at once; the survivors take their load, and once they pass their deadline the readiness feedback loop empties the Service.',
-    fieldNotes: 'field-notes 1',
+    fieldNotes: 'docs/mechanisms.md#disruption-budgets',
     fix: 'Add a PodDisruptionBudget selecting the pod labels with maxUnavailable chosen so the survivors stay below saturation at peak (rollwise derives it from peak-rps and saturation-rps-per-replica), and unhealthyPodEvictionPolicy: AlwaysAllow.',
     facts: [],
     check(o, ctx) {
@@ -65,7 +65,7 @@ export const DISRUPTION_RULES: readonly RuleDefinition[] = [
     title: "PodDisruptionBudget lets so many pods go that the survivors exceed saturation at peak",
     kinds: MULTI,
     mechanism: "A drain within the budget removes capacity at once; if the survivors' share of the peak exceeds their saturation rate, their latency passes the probe deadline and the drain starts the readiness cascade.",
-    fieldNotes: 'field-notes 1',
+    fieldNotes: 'docs/mechanisms.md#disruption-budgets',
     fix: 'Lower the PDB maxUnavailable (or raise minAvailable, or add replicas) until peak-rps / (replicas - allowed disruptions) stays below the per-replica saturation rate (rollwise keeps 80 % headroom).',
     facts: ['peakRps', 'saturationRpsPerReplica'],
     check(o, ctx) {

@@ -13,7 +13,7 @@ export interface RuleMeta {
   readonly kinds: readonly string[];
   /** Why it is a hazard, in one or two sentences. */
   readonly mechanism: string;
-  /** The field-notes section(s), e.g. "field-notes 3, 11". */
+  /** The docs/mechanisms.md section(s) it rests on, e.g. "docs/mechanisms.md#readiness-calls-a-dependency, #leave-slowly-return-slower" before the citation codemod. */
   readonly fieldNotes: string;
   /** How to fix it. */
   readonly fix: string;

@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { lintParsed, LintOptions, LintResult } from './engine';
-import { factsFromOptions, LintFacts } from './facts';
+import { factDefinition, FactName, factsFromOptions, LintFacts } from './facts';
 import { describeSkippedFiles, formatJson, formatSarif, formatSarifFailure, formatText, OutputFormat, ScanSummary } from './format';
 import { Glob, IGNORE_FILE, scanFolder } from './scan';
 import { LintObject, parseManifestText } from './source';
@@ -142,6 +142,11 @@ export function runLint(opts: RunLintOptions): number {
     const skipped = scan.templates + scan.notManifests ? ` (${describeSkippedFiles(scan)})` : '';
     return unusable(`no Kubernetes object could be read from ${inputs.map((i) => i.file).join(', ') || opts.paths.join(', ')}${skipped}${detail}`);
   }
+  const unmatched = unmatchedFacts(opts.facts ?? {}, objects);
+  if (unmatched) {
+    err(`rollwise lint: ${unmatched}\n`);
+    return 2;
+  }
   const result = lintParsed(objects, problems, { facts: opts.facts, simulate: opts.simulate ?? true });
   const threshold = opts.failOn === 'none' ? Infinity : SEVERITY_RANK[opts.failOn];
   const failing = result.findings.some((f) => f.status === 'open' && SEVERITY_RANK[f.severity] >= threshold);
@@ -151,6 +156,24 @@ export function runLint(opts: RunLintOptions): number {
   else if (opts.format === 'sarif') opts.write(formatSarif(result, skips, sarifBase, scan));
   else opts.write(formatText(result, skips, scan));
   return code;
+}
+
+/**
+ * A fact given for a name that no object has would silently apply to nothing (and the rules that
+ * need it would be skipped): say which, and name the objects there are. Undefined when all match.
+ */
+function unmatchedFacts(facts: LintFacts, objects: readonly LintObject[]): string | undefined {
+  const names = new Set<string>();
+  for (const o of objects) {
+    names.add(o.name);
+    if (o.namespace) names.add(`${o.namespace}/${o.name}`);
+  }
+  const bad = Object.entries(facts).filter(([key]) => !names.has(key));
+  if (bad.length === 0) return undefined;
+  const given = bad.map(([key, f]) => Object.keys(f).map((name) => `${factDefinition(name as FactName).option.split(' ')[0]} ${key}`).join(', ')).join('; ');
+  const known = [...new Set(objects.map((o) => o.ref))].sort();
+  const shown = known.length > 20 ? `${known.slice(0, 20).join(', ')} and ${known.length - 20} more` : known.join(', ');
+  return `${given}: no object in the input has that name (a fact is matched by metadata.name, or namespace/name). Known objects: ${shown}`;
 }
 
 /** The options of `rollwise lint` as commander parses them (see the README). */

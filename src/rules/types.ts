@@ -37,7 +37,7 @@ export interface Finding {
   readonly path: string;
   /** What is wrong here, with the values involved. */
   readonly message: string;
-  /** Why it is a hazard (from the rule), ending with the field-notes section. */
+  /** Why it is a hazard (from the rule), ending with its docs/mechanisms.md citation. */
   readonly mechanism: string;
   /** How to fix it. */
   readonly fix: string;

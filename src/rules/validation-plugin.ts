@@ -1,9 +1,36 @@
 import * as fs from 'fs';
-import type { Validation, ValidationContext } from 'cdk8s-cli/plugins';
 import { lintParsed } from './engine';
 import { LintFacts } from './facts';
 import { LintObject, parseManifestText } from './source';
 import { ParseProblem, Severity, SEVERITY_RANK } from './types';
+
+/**
+ * The part of cdk8s-cli's validation contract the plugin uses, declared here so that rollwise's
+ * public types compile in an app without cdk8s-cli (it is an optional peer dependency) and
+ * without `skipLibCheck`. Structurally the same as `ValidationContext`, `ValidationReport` and
+ * `ValidationViolation` in cdk8s-cli 2.207.60 (lib/plugins/validation.d.ts); the test in
+ * test/rules/validation-plugin.test.ts runs the plugin under the real `cdk8s synth`, and
+ * test/package/pack.test.ts type-checks this against cdk8s-cli's own declarations.
+ */
+export interface RollwiseValidationContext {
+  /** The synthesized manifest files. */
+  readonly manifests: readonly string[];
+  readonly report: RollwiseValidationReport;
+}
+
+/** cdk8s-cli's `ValidationReport`, as far as the plugin uses it. */
+export interface RollwiseValidationReport {
+  addViolation(violation: RollwiseValidationViolation): void;
+  submit(status: 'success' | 'failure', metadata?: { readonly [key: string]: string }): void;
+}
+
+/** cdk8s-cli's `ValidationViolation`. */
+export interface RollwiseValidationViolation {
+  readonly ruleName: string;
+  readonly recommendation: string;
+  readonly fix: string;
+  readonly violatingResources: readonly { readonly resourceName: string; readonly locations: readonly string[]; readonly manifestPath: string }[];
+}
 
 /** `properties` of the validation in cdk8s.yaml. */
 export interface RollwiseValidationProps {
@@ -29,7 +56,7 @@ export interface RollwiseValidationProps {
  * manifests and fails (exit 2) on an error-level finding that is neither suppressed with a reason
  * nor an accepted override.
  */
-export class RollwiseValidation implements Validation {
+export class RollwiseValidation {
   private readonly failOn: Severity;
   private readonly reportOn: Severity;
   private readonly facts: LintFacts;
@@ -43,7 +70,7 @@ export class RollwiseValidation implements Validation {
     }
   }
 
-  public async validate(context: ValidationContext): Promise<void> {
+  public async validate(context: RollwiseValidationContext): Promise<void> {
     const objects: LintObject[] = [];
     const problems: ParseProblem[] = [];
     for (const file of context.manifests) {

@@ -14,7 +14,7 @@
  * - healthP99Seconds = the health path's measured p99 at peak with all
  *   replicas ready; the idle handler latency is calibrated so the model's
  *   latency curve passes through it. Without it, 20 ms on an idle pod
- *   (field notes section 1);
+ *   (docs/mechanisms.md#readiness-control-loop);
  * - constant load at peakRps for 10 min, the drain at 60 s (one minute of
  *   steady state first), evicted pods never replaced within the run (their
  *   replacements may be Pending: a drain often happens when nodes are short).

@@ -1,5 +1,5 @@
 /**
- * The fleet model: the readiness control loop of field notes section 1.
+ * The fleet model: the readiness control loop of docs/mechanisms.md#readiness-control-loop.
  *
  *   handler latency -> probe misses -> pod leaves the EndpointSlice ->
  *   survivors get more load -> their handler latency rises -> more misses
@@ -33,10 +33,10 @@
  * accounted per 100 ms period, and a probe that lands after the period's quota
  * is spent waits for the next period; the share of throttled periods grows
  * with the use of the quota, so we add up to one period. With these numbers a
- * 20 ms handler takes over a second at the quota (field notes section 1).
+ * 20 ms handler takes over a second at the quota (docs/mechanisms.md#readiness-control-loop).
  *
  * The latency is treated as the health path's p99 under that load: every probe
- * sees it (pessimistic by design: field notes section 3 says compare timeouts
+ * sees it (pessimistic by design: docs/mechanisms.md#readiness-calls-a-dependency says compare timeouts
  * with the p99 under load). Randomness enters through the probe phase of each
  * pod and the dependency draws, both from per-pod seeded PRNG streams, so the
  * same seed gives the same run, and pod i sees the same random numbers

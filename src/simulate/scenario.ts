@@ -35,7 +35,7 @@ export interface DependencySettings {
 }
 
 export interface ReadinessSettings extends ProbeSettings {
-  /** The readiness handler calls this dependency synchronously (field notes section 3). */
+  /** The readiness handler calls this dependency synchronously (docs/mechanisms.md#readiness-calls-a-dependency). */
   dependency?: DependencySettings;
 }
 
@@ -128,7 +128,7 @@ export const DEFAULTS = {
   sampleSeconds: 1,
   /** Kubernetes probe defaults (reference.md): period 10 s, timeout 1 s, failure 3, success 1. */
   probe: { periodSeconds: 10, timeoutSeconds: 1, failureThreshold: 3, successThreshold: 1 } as ProbeSettings,
-  /** Field notes section 1: "answers in 20 ms on an idle pod". */
+  /** docs/mechanisms.md#readiness-control-loop: "answers in 20 ms on an idle pod". */
   healthSeconds: 0.02,
   /**
    * Without a limit a Burstable container gets at least its request (cpu.shares)
@@ -138,7 +138,7 @@ export const DEFAULTS = {
   burstFactor: 2,
   /**
    * kubelet status -> API server -> EndpointSlice controller -> kube-proxy
-   * (minSyncPeriod 1 s) / gateway xDS push: field notes section 1 says "seconds".
+   * (minSyncPeriod 1 s) / gateway xDS push: docs/mechanisms.md#readiness-control-loop says "seconds".
    */
   propagationSeconds: 2,
   /** Envoy's default route timeout is 15 s: a request queued longer gets a 504 (UT). */

@@ -77,6 +77,12 @@ export function outputFilesOf(app: App): ReadonlyMap<string, string> {
   return map;
 }
 
+/** Replaces the content of every extra file with `fn(content, relPath)` (e.g. absolute citations). */
+export function mapOutputFiles(app: App, fn: (content: string, relPath: string) => string): void {
+  const files = of(app).files;
+  for (let i = 0; i < files.length; i++) files[i] = { ...files[i], content: fn(files[i].content, files[i].relPath) };
+}
+
 export function warningsOf(app: App): readonly string[] {
   return of(app).warnings;
 }

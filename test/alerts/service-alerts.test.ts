@@ -87,7 +87,7 @@ describe('PrometheusRule', () => {
     expect(reasons['spec.groups[0].rules[0]']).toContain('3700 req/s / (saturation 450 req/s x ceiling 80 %) needs 11 ready replicas');
     expect(reasons['spec.groups[0].rules[0]']).toContain('60 s');
     expect(reasons['spec.groups[0].rules[9]']).toContain('analysis_run_info');
-    for (const [path, text] of Object.entries(reasons)) if (path !== 'spec.groups[0].name') expect(text).toMatch(/field-notes \d|Envoy|kube-state-metrics|Argo Rollouts/);
+    for (const [path, text] of Object.entries(reasons)) if (path !== 'spec.groups[0].name') expect(text).toMatch(/docs\/mechanisms\.md#[a-z]|Envoy|kube-state-metrics|Argo Rollouts/);
   });
 });
 
@@ -149,7 +149,7 @@ describe('runbook', () => {
     expect(md).toContain('kubectl -n checkout get events --field-selector reason=Unhealthy');
   });
   test('the response-flag table, the two probe failure texts side by side, what not to do', () => {
-    expect(md).toContain('| UC | upstream closed the connection before responding | idle timeouts, pod shutdown (field-notes 8) | [EnvoyUpstreamResetKeepAliveRace](#envoyupstreamresetkeepaliverace) |');
+    expect(md).toContain('| UC | upstream closed the connection before responding | idle timeouts, pod shutdown (docs/mechanisms.md#keep-alive-race) | [EnvoyUpstreamResetKeepAliveRace](#envoyupstreamresetkeepaliverace) |');
     expect(md).toMatch(/\| `Readiness probe failed: HTTP probe failed with statuscode: 503` \| `Readiness probe failed: Get \.\.\.: context deadline exceeded/);
     expect(md).toContain('**Do not `kubectl argo rollouts undo checkout-api`**');
     expect(md).toContain('**The rollback is `git revert`**');

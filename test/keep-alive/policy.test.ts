@@ -50,7 +50,7 @@ describe('RouteTrafficPolicy', () => {
     expect(reasons['spec.timeout.tcp.connectTimeout']).toContain('envoy#42753');
     expect(reasons['spec.mergeType']).toContain('silently drop');
     expect(reasons['spec.retry']).toContain('No retry on reset');
-    expect(reasons['spec.targetRefs']).toContain('not');
+    expect(reasons['spec.targetRefs']).toContain('on the shared Gateway it would change every upstream');
     expect(obj.metadata.annotations[ANNOTATIONS.overrides]).toBeUndefined();
   });
 

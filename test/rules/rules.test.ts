@@ -208,7 +208,7 @@ describe('each rule: a manifest that triggers it and a near-identical one that d
     expect(bad[0].path).toBe(c.path);
     expect(bad[0].status).toBe('open');
     expect(bad[0].fix.length).toBeGreaterThan(20);
-    expect(bad[0].mechanism).toMatch(/\(field-notes \d/);
+    expect(bad[0].mechanism).toMatch(/\(docs\/mechanisms\.md#[a-z]/);
     const good = lintObjects(c.good());
     expect(good.filter((f) => f.status === 'open')).toEqual([]);
   });

@@ -15,7 +15,7 @@ function run(paths: string[], extra: Partial<Parameters<typeof runLint>[0]> = {}
   return { code, out };
 }
 
-describe('rollwise lint on the field-notes incidents and their fixes', () => {
+describe('rollwise lint on the throttled-drain incident (docs/mechanisms.md#readiness-control-loop)s and their fixes', () => {
   test('incidents: every hazard reported with rule id, file:line, values and fix', () => {
     const { code, out } = run([path.join(FIX, 'incidents')], { format: 'json', failOn: 'warning' });
     expect(code).toBe(1);

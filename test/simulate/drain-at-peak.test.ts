@@ -13,7 +13,7 @@ describe('simulateDrainAtPeak', () => {
     });
   });
 
-  test('the field-notes incident shape fails: throttled, timeout 1 s, failureThreshold 2, a quarter drained', () => {
+  test('the throttled-drain incident (docs/mechanisms.md#readiness-control-loop) shape fails: throttled, timeout 1 s, failureThreshold 2, a quarter drained', () => {
     const r = simulateDrainAtPeak({
       replicas: 10,
       drain: 2,

@@ -76,7 +76,7 @@ describe('(b) the same fleet with rollwise defaults stays ready', () => {
 });
 
 /**
- * The probability arithmetic of field notes section 3, computed here
+ * The probability arithmetic of docs/mechanisms.md#readiness-calls-a-dependency, computed here
  * independently of the model's code.
  *
  * One probe fails when the handler (a ~1 ms memory read, ell) plus the
@@ -114,7 +114,7 @@ describe('(c) readiness calls a dependency with a tail above the timeout, failur
     expect(Math.exp(mu + 2.3263478740408408 * sigma)).toBeCloseTo(1.5, 10);
   });
 
-  test('about one probe in four fails (field notes section 3)', () => {
+  test('about one probe in four fails (docs/mechanisms.md#readiness-calls-a-dependency)', () => {
     const { p } = expectedOut(s);
     expect(p).toBeGreaterThan(0.24);
     expect(p).toBeLessThan(0.27);

@@ -105,7 +105,7 @@ test('the HttpService fixture really carries comments (the comment pass is exerc
   const { added, mismatch } = addedComments(text, fs.readFileSync(path.join(expected, 'checkout-api.k8s.yaml'), 'utf8'));
   expect(mismatch).toBeUndefined();
   expect(added.length).toBeGreaterThan(40);
-  expect(added.filter((l) => l.includes('field-notes')).length).toBeGreaterThan(5);
+  expect(added.filter((l) => l.includes('docs/mechanisms.md#')).length).toBeGreaterThan(5);
 });
 
 test('the comparison catches a changed value next to added comments', () => {

@@ -1,0 +1,29 @@
+import { App, Chart } from 'cdk8s';
+import { ClusterPrerequisites, PluginBinary } from '../constructs/cluster-prerequisites';
+import { RollwiseInputError } from '../errors';
+import { renderApp } from '../synth/render';
+
+export interface PlatformCliOptions {
+  readonly rolloutsNamespace?: string;
+  readonly envoyNamespace?: string;
+  readonly arch?: string;
+  readonly monitorLabel?: readonly string[];
+}
+
+/** The cluster prerequisites as one YAML stream, each value's reason in a comment. */
+export function platformYaml(o: PlatformCliOptions): string {
+  const binaries: Record<string, () => PluginBinary> = { amd64: PluginBinary.linuxAmd64, arm64: PluginBinary.linuxArm64 };
+  const binary = binaries[o.arch ?? 'amd64'];
+  if (!binary) throw new RollwiseInputError('--arch', o.arch, 'the plugin is released for linux amd64 and arm64 nodes only.', 'pass --arch amd64 or --arch arm64.');
+  const podMonitorLabels: Record<string, string> = {};
+  for (const l of o.monitorLabel ?? []) {
+    const m = /^([A-Za-z0-9][-A-Za-z0-9_./]*)=([-A-Za-z0-9_.]*)$/.exec(l);
+    if (!m) throw new RollwiseInputError('--monitor-label', l, 'is not a label key=value.', 'pass e.g. --monitor-label release=kube-prometheus-stack.');
+    podMonitorLabels[m[1]] = m[2];
+  }
+  const app = new App({ outdir: '.' });
+  new ClusterPrerequisites(new Chart(app, 'rollwise-platform'), 'prerequisites', {
+    rolloutsNamespace: o.rolloutsNamespace, envoyNamespace: o.envoyNamespace, pluginBinary: binary(), podMonitorLabels,
+  });
+  return [...renderApp(app)].map((f) => f.content).join('');
+}

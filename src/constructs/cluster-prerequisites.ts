@@ -1,0 +1,152 @@
+import { ApiObject } from 'cdk8s';
+import { Construct } from 'constructs';
+import { RollwiseInputError } from '../errors';
+import { Reasons } from '../justify/reasons';
+
+/** The Gateway API plugin binary for the cluster's nodes. */
+export class PluginBinary {
+  /** linux/amd64 nodes. */
+  public static linuxAmd64(): PluginBinary {
+    return new PluginBinary('linux-amd64');
+  }
+
+  /** linux/arm64 nodes. */
+  public static linuxArm64(): PluginBinary {
+    return new PluginBinary('linux-arm64');
+  }
+
+  private constructor(public readonly arch: string) {}
+}
+
+export interface ClusterPrerequisitesProps {
+  /**
+   * Namespace of the Argo Rollouts controller.
+   * @default 'argo-rollouts' (Argo Rollouts v1.9.1 manifests/install.yaml)
+   */
+  readonly rolloutsNamespace?: string;
+  /**
+   * The controller's service account, which the plugin runs as.
+   * @default 'argo-rollouts' (manifests/install.yaml)
+   */
+  readonly rolloutsServiceAccount?: string;
+  /**
+   * Release of the Argo Rollouts Gateway API plugin.
+   * @default 'v0.15.0', the version rollwise's traffic routing is checked against
+   */
+  readonly pluginVersion?: string;
+  /**
+   * Which plugin binary the controller downloads.
+   * @default PluginBinary.linuxAmd64()
+   */
+  readonly pluginBinary?: PluginBinary;
+  /**
+   * Namespace of the Envoy proxies that Envoy Gateway runs.
+   * @default 'envoy-gateway-system' (Envoy Gateway's install namespace)
+   */
+  readonly envoyNamespace?: string;
+  /**
+   * Labels your Prometheus selects PodMonitors by (`podMonitorSelector`).
+   * @default none
+   */
+  readonly podMonitorLabels?: Record<string, string>;
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+const PLUGIN_NAME = 'argoproj-labs/gatewayAPI';
+
+/**
+ * What a platform team applies once per cluster so that rollwise's output works: the Argo Rollouts
+ * Gateway API plugin's registration and RBAC, and PodMonitors that scrape the Envoy proxies (the
+ * canary analysis and the alerts query their counters) and the Rollouts controller (the alerts
+ * read `rollout_info_replicas_desired`). docs/cluster.md lists the rest (kube-state-metrics, Argo
+ * CD, versions).
+ */
+export class ClusterPrerequisites extends Construct {
+  /** The ConfigMap `argo-rollouts-config` that registers the plugin. */
+  public readonly pluginConfig: ApiObject;
+
+  constructor(scope: Construct, id: string, props: ClusterPrerequisitesProps = {}) {
+    super(scope, id);
+    const ns = props.rolloutsNamespace ?? 'argo-rollouts';
+    const sa = props.rolloutsServiceAccount ?? 'argo-rollouts';
+    const envoyNs = props.envoyNamespace ?? 'envoy-gateway-system';
+    const version = props.pluginVersion ?? 'v0.15.0';
+    const arch = (props.pluginBinary ?? PluginBinary.linuxAmd64()).arch;
+    for (const [input, value] of [['rolloutsNamespace', ns], ['rolloutsServiceAccount', sa], ['envoyNamespace', envoyNs]] as const) {
+      if (!DNS_LABEL.test(value)) throw new RollwiseInputError(input, value, 'is not a Kubernetes name (a DNS label).', 'use lowercase letters, digits and "-".');
+    }
+    if (!/^v\d+\.\d+\.\d+$/.test(version)) throw new RollwiseInputError('pluginVersion', version, 'is not a release tag of the plugin (vMAJOR.MINOR.PATCH): the download URL would not exist.', 'use e.g. "v0.15.0".');
+    const labels = { 'app.kubernetes.io/managed-by': 'rollwise', 'app.kubernetes.io/part-of': 'rollwise-platform' };
+
+    // The controller reads plugins from the ConfigMap "argo-rollouts-config", key
+    // "trafficRouterPlugins", in its own namespace (argo-rollouts v1.9.1 utils/defaults/defaults.go
+    // DefaultRolloutsConfigMapName, utils/config/config.go); the plugin's name and the release URL
+    // (rollouts-plugin-trafficrouter-gatewayapi v0.15.0 docs/installation.md).
+    const location = `https://github.com/argoproj-labs/rollouts-plugin-trafficrouter-gatewayapi/releases/download/${version}/gatewayapi-plugin-${arch}`;
+    const rc = new Reasons();
+    rc.note('data.trafficRouterPlugins', `Registers the Gateway API plugin (${PLUGIN_NAME}, ${version}, ${arch}) with the Argo Rollouts controller, which reads it from this ConfigMap at start: restart the controller after applying. Every rollwise Rollout routes its canary through it (docs/mechanisms.md#canary-analysis). This replaces an existing argo-rollouts-config: merge other plugins into it by hand.`);
+    this.pluginConfig = new ApiObject(this, 'plugin-config', {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'argo-rollouts-config', namespace: ns, labels, annotations: rc.annotations() },
+      data: { trafficRouterPlugins: `- name: "${PLUGIN_NAME}"\n  location: "${location}"` },
+    });
+
+    // The plugin's permissions, as far as rollwise's output needs them: it reads the Services and
+    // rewrites the HTTPRoute's backend weights (plugin v0.15.0 docs/installation.md "Permissions";
+    // gRPC, TCP and TLS routes are left out because rollwise emits none).
+    const rr = new Reasons();
+    rr.note('rules', 'The Gateway API plugin runs as a process beside the Rollouts controller, with its service account, and changes the weights of the HTTPRoute backendRefs during a canary; it reads the stable and canary Services. Nothing more: no delete, no Gateways, no ConfigMaps (the plugin keeps no state in ConfigMaps).');
+    new ApiObject(this, 'plugin-role', {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'argo-rollouts-gateway-api-plugin', labels, annotations: rr.annotations() },
+      rules: [
+        { apiGroups: [''], resources: ['services'], verbs: ['get'] },
+        { apiGroups: ['gateway.networking.k8s.io'], resources: ['httproutes'], verbs: ['get', 'list', 'update', 'patch'] },
+      ],
+    });
+    new ApiObject(this, 'plugin-binding', {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'argo-rollouts-gateway-api-plugin', labels },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'argo-rollouts-gateway-api-plugin' },
+      subjects: [{ kind: 'ServiceAccount', name: sa, namespace: ns }],
+    });
+
+    const monitorLabels = { ...labels, ...(props.podMonitorLabels ?? {}) };
+    // Envoy Gateway labels every proxy pod app.kubernetes.io/{name: envoy, component: proxy,
+    // managed-by: envoy-gateway} (envoy gateway v1.9.0 internal/infrastructure/kubernetes/proxy/
+    // resource.go EnvoyAppLabel) and serves Prometheus stats on the container port named
+    // "metrics", 19001, path /stats/prometheus (api/v1alpha1/envoygateway_types.go
+    // GatewayMetricsPort; proxy testdata/deployments/default.yaml).
+    const rp = new Reasons();
+    rp.note('spec.podMetricsEndpoints', 'The canary analysis and the alerts query the proxies\' per-cluster counters (envoy_cluster_upstream_rq_xx, envoy_cluster_upstream_cx_*): without this scrape every analysis is Inconclusive and the alerts see nothing (docs/mechanisms.md#canary-analysis, #response-flags). Port 19001 (named "metrics") serves /stats/prometheus on every Envoy Gateway proxy.');
+    rp.note('spec.selector', 'The labels Envoy Gateway puts on every proxy pod it runs, for every Gateway.');
+    new ApiObject(this, 'envoy-monitor', {
+      apiVersion: 'monitoring.coreos.com/v1',
+      kind: 'PodMonitor',
+      metadata: { name: 'envoy-proxies', namespace: envoyNs, labels: monitorLabels, annotations: rp.annotations() },
+      spec: {
+        selector: { matchLabels: { 'app.kubernetes.io/name': 'envoy', 'app.kubernetes.io/component': 'proxy', 'app.kubernetes.io/managed-by': 'envoy-gateway' } },
+        podMetricsEndpoints: [{ port: 'metrics', path: '/stats/prometheus' }],
+      },
+    });
+
+    // The Rollouts controller's pods carry app.kubernetes.io/name: argo-rollouts and expose
+    // /metrics on the port named "metrics", 8090 (argo-rollouts v1.9.1
+    // manifests/base/argo-rollouts-deployment.yaml); rollout_info* come from
+    // controller/metrics/prommetrics.go.
+    const rm = new Reasons();
+    rm.note('spec.podMetricsEndpoints', 'The readiness alerts of a Rollout divide ready endpoints by rollout_info_replicas_desired, a metric of the Rollouts controller (docs/mechanisms.md#fixes-and-verification).');
+    new ApiObject(this, 'rollouts-monitor', {
+      apiVersion: 'monitoring.coreos.com/v1',
+      kind: 'PodMonitor',
+      metadata: { name: 'argo-rollouts-controller', namespace: ns, labels: monitorLabels, annotations: rm.annotations() },
+      spec: {
+        selector: { matchLabels: { 'app.kubernetes.io/name': 'argo-rollouts' } },
+        podMetricsEndpoints: [{ port: 'metrics', path: '/metrics' }],
+      },
+    });
+  }
+}

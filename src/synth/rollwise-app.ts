@@ -1,0 +1,207 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { ApiObject, App, AppProps, JsonPatch } from 'cdk8s';
+import { absoluteCitations, checkDocsBaseUrl } from '../justify/citations';
+import { assertSafe } from '../rules/synth-check';
+import { mapOutputFiles } from './output';
+import { SynthLayout } from './layout';
+import { synthesize, SynthResult } from './synth';
+
+export interface RollwiseAppProps extends AppProps {
+  /**
+   * Justification comments above the decided values.
+   * @default true
+   */
+  readonly comments?: boolean;
+  /**
+   * Where each chart's file goes.
+   * @default SynthLayout.declared()
+   */
+  readonly layout?: SynthLayout;
+  /**
+   * Lint every object of the app (rollwise's and any other ApiObject) with the rollwise rules
+   * before writing; an error-level finding that no override or suppression accepts fails synth.
+   * @default true
+   */
+  readonly lint?: boolean;
+  /**
+   * Where this version's rollwise docs are published (the folder holding mechanisms.md), e.g.
+   * "https://github.com/acme/rollwise/blob/v0.1.0/docs/". Every citation in the output (reasons,
+   * comments, runbooks) becomes an absolute link, `<docsBaseUrl>mechanisms.md#<section>`.
+   * @default none: citations read e.g. "docs/mechanisms.md#keep-alive-race", the file the package
+   * ships (node_modules/rollwise/docs/mechanisms.md)
+   */
+  readonly docsBaseUrl?: string;
+  /**
+   * Receives each synth warning (see addSynthWarning).
+   * @default writes "warning: <text>" lines to standard error
+   */
+  readonly onWarning?: (text: string) => void;
+}
+
+/** Options of one `RollwiseApp.synthesize()` call. */
+export interface RollwiseSynthOptions {
+  /**
+   * Where the output goes.
+   * @default the app's outdir (`CDK8S_OUTDIR` under `cdk8s synth`, else "dist")
+   */
+  readonly outdir?: string;
+  /**
+   * Compare with the existing output instead of writing it.
+   * @default false
+   */
+  readonly check?: boolean;
+  /**
+   * Validate every object against the pinned schemas before the output is replaced (about 8 s for
+   * the validator to load and compile).
+   * @default false
+   */
+  readonly validateSchemas?: boolean;
+  /**
+   * Receives each synth warning instead of the app's `onWarning`.
+   * @default the app's onWarning
+   */
+  readonly onWarning?: (text: string) => void;
+}
+
+/**
+ * Set by `rollwise synth` while it loads an app module in-process: a RollwiseApp whose synth() is
+ * called then hands itself over instead of writing, so the CLI decides where and how it is written.
+ */
+const CAPTURE = Symbol.for('rollwise.synth.capture');
+type Capture = (app: RollwiseApp) => void;
+const IS_ROLLWISE_APP = Symbol.for('rollwise.RollwiseApp');
+
+/**
+ * A cdk8s App whose `synth()` is rollwise's renderer: justification comments, the runbooks and
+ * other files constructs add, synth warnings, a lint of every object, and an atomic write (a
+ * failure leaves the previous output untouched). `cdk8s synth` with a plain `main.ts` that calls
+ * `app.synth()` therefore writes exactly what `rollwise synth` writes.
+ */
+export class RollwiseApp extends App {
+  /** Whether `x` is a RollwiseApp (also across copies of the rollwise package). */
+  public static isRollwiseApp(x: unknown): x is RollwiseApp {
+    return typeof x === 'object' && x !== null && (x as { [IS_ROLLWISE_APP]?: boolean })[IS_ROLLWISE_APP] === true;
+  }
+
+  /**
+   * Runs `load` (which loads an app module) and returns the RollwiseApps whose synth() it called.
+   * Used by `rollwise synth`; nothing is written by those calls.
+   */
+  public static capture(load: () => void): RollwiseApp[] {
+    const apps: RollwiseApp[] = [];
+    const g = globalThis as { [CAPTURE]?: Capture };
+    const previous = g[CAPTURE];
+    g[CAPTURE] = (app) => apps.push(app);
+    try {
+      load();
+    } finally {
+      g[CAPTURE] = previous;
+    }
+    return apps;
+  }
+
+  private readonly options: RollwiseAppProps;
+
+  constructor(props: RollwiseAppProps = {}) {
+    super(props);
+    if (props.docsBaseUrl !== undefined) checkDocsBaseUrl(props.docsBaseUrl);
+    this.options = props;
+    Object.defineProperty(this, IS_ROLLWISE_APP, { value: true });
+  }
+
+  /** Writes the output into the app's outdir (what `cdk8s synth` calls through `app.synth()`). */
+  public override synth(): void {
+    const capture = (globalThis as { [CAPTURE]?: Capture })[CAPTURE];
+    if (capture) {
+      capture(this);
+      return;
+    }
+    const request = process.env[SYNTH_REQUEST_ENV];
+    if (request) {
+      answerSynthRequest(this, request);
+      return;
+    }
+    this.synthesize();
+  }
+
+  /**
+   * Synthesizes the app with rollwise's renderer and returns what was written (or, under `check`,
+   * how the existing output differs). Warnings go to `onWarning`.
+   */
+  public synthesize(opts: RollwiseSynthOptions = {}): SynthResult {
+    const outdir = opts.outdir ?? this.outdir;
+    const result = synthesize(() => {
+      if (this.options.docsBaseUrl !== undefined) absoluteCitationsIn(this, this.options.docsBaseUrl);
+      return this.options.lint ?? true ? lintApp(this) : this;
+    }, { outdir, check: opts.check, validateSchemas: opts.validateSchemas, comments: this.options.comments, layout: this.options.layout });
+    if (!opts.check) normalizeMode(outdir);
+    const warn = opts.onWarning ?? this.options.onWarning ?? ((t: string) => process.stderr.write(`warning: ${t}\n`));
+    for (const w of result.warnings) warn(w);
+    return result;
+  }
+}
+
+/**
+ * Lints every ApiObject of the app with the rollwise rules, whoever made it (as the validation
+ * plugin lints every synthesized manifest); throws on a blocking finding. Returns the app.
+ */
+export function lintApp<A extends App>(app: A): A {
+  assertSafe(app.node.findAll().filter((c): c is ApiObject => c instanceof ApiObject).map((o) => o.toJson()));
+  return app;
+}
+
+/**
+ * Makes every citation in the app's objects (annotations, alert texts, any string field) and extra
+ * files absolute, with a JSON patch per string that cites (idempotent: an absolute citation no
+ * longer matches).
+ */
+function absoluteCitationsIn(app: App, docsBaseUrl: string): void {
+  const pointer = (parts: (string | number)[]) => parts.map((p) => `/${String(p).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+  const visit = (o: ApiObject, value: unknown, parts: (string | number)[]): void => {
+    if (typeof value === 'string') {
+      const absolute = absoluteCitations(value, docsBaseUrl);
+      if (absolute !== value) o.addJsonPatch(JsonPatch.replace(pointer(parts), absolute));
+    } else if (Array.isArray(value)) {
+      value.forEach((v, i) => visit(o, v, [...parts, i]));
+    } else if (typeof value === 'object' && value !== null) {
+      for (const [k, v] of Object.entries(value)) visit(o, v, [...parts, k]);
+    }
+  };
+  for (const c of app.node.findAll()) if (c instanceof ApiObject) visit(c, c.toJson(), []);
+  mapOutputFiles(app, (content) => absoluteCitations(content, docsBaseUrl));
+}
+
+/**
+ * The output folder is swapped in from a temporary folder, which mkdtemp creates with mode 0700;
+ * give it the mode a plain `mkdir` would (0777 minus the umask), as `cdk8s synth` leaves it.
+ */
+function normalizeMode(outdir: string): void {
+  const umask = process.umask();
+  fs.chmodSync(path.resolve(outdir), 0o777 & ~umask);
+}
+
+/**
+ * `rollwise synth` runs an app command that is not `node <file>` (e.g. `npx ts-node main.ts`) as
+ * `cdk8s synth` does, in a shell, with this variable naming a JSON request file
+ * ({ outdir, check }). The RollwiseApp answers in `<file>.out` with the SynthResult or the error.
+ */
+export const SYNTH_REQUEST_ENV = 'ROLLWISE_SYNTH_REQUEST';
+
+/** What a RollwiseApp writes to `<request>.out`. */
+export type SynthAnswer =
+  | { readonly result: SynthResult }
+  | { readonly error: { readonly message: string; readonly input?: string; readonly value?: string; readonly why?: string; readonly fix?: string } };
+
+function answerSynthRequest(app: RollwiseApp, requestFile: string): void {
+  const request = JSON.parse(fs.readFileSync(requestFile, 'utf8')) as { outdir: string; check?: boolean; validateSchemas?: boolean };
+  let answer: SynthAnswer;
+  try {
+    answer = { result: app.synthesize({ outdir: request.outdir, check: request.check, validateSchemas: request.validateSchemas, onWarning: () => undefined }) };
+  } catch (e) {
+    const err = e as Error & { input?: string; value?: string; why?: string; fix?: string };
+    answer = { error: { message: err.message, input: err.input, value: err.value, why: err.why, fix: err.fix } };
+  }
+  fs.writeFileSync(`${requestFile}.out`, JSON.stringify(answer));
+  if ('error' in answer) process.exitCode = 1;
+}

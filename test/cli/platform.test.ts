@@ -1,0 +1,79 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as YAML from 'yaml';
+import { main } from '../../src/cli/main';
+import { SchemaValidator } from '../../src/schemas/validator';
+
+async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await main(['node', 'rollwise', ...args], (t) => { out += t; }, (t) => { err += t; });
+  return { code, out, err };
+}
+
+type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> }; [k: string]: unknown };
+
+describe('rollwise platform', () => {
+  let objects: Obj[];
+  let text: string;
+  beforeAll(async () => {
+    const r = await cli(['platform', '--monitor-label', 'release=kube-prometheus-stack']);
+    expect(r.code).toBe(0);
+    text = r.out;
+    objects = YAML.parseAllDocuments(text).map((d) => d.toJS() as Obj);
+  });
+
+  test('emits the plugin registration and RBAC and the two PodMonitors, each schema-valid', () => {
+    expect(objects.map((o) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`)).toEqual([
+      'ConfigMap/argo-rollouts/argo-rollouts-config',
+      'ClusterRole//argo-rollouts-gateway-api-plugin',
+      'ClusterRoleBinding//argo-rollouts-gateway-api-plugin',
+      'PodMonitor/envoy-gateway-system/envoy-proxies',
+      'PodMonitor/argo-rollouts/argo-rollouts-controller',
+    ]);
+    const validator = SchemaValidator.load();
+    for (const o of objects) expect([`${o.kind}/${o.metadata.name}`, validator.validate(o)]).toEqual([`${o.kind}/${o.metadata.name}`, []]);
+  });
+
+  test('the values the cluster components need, with their reasons', () => {
+    const [config, role, binding, envoy, rollouts] = objects as unknown as [
+      Obj & { data: { trafficRouterPlugins: string } }, Obj & { rules: { resources: string[]; verbs: string[] }[] }, Obj & { subjects: unknown[] },
+      Obj & { spec: { selector: { matchLabels: Record<string, string> }; podMetricsEndpoints: { port: string; path: string }[] } }, Obj & { spec: { podMetricsEndpoints: { port: string; path: string }[] } },
+    ];
+    expect(YAML.parse(config.data.trafficRouterPlugins)).toEqual([{ name: 'argoproj-labs/gatewayAPI', location: 'https://github.com/argoproj-labs/rollouts-plugin-trafficrouter-gatewayapi/releases/download/v0.15.0/gatewayapi-plugin-linux-amd64' }]);
+    expect(role.rules).toEqual([
+      { apiGroups: [''], resources: ['services'], verbs: ['get'] },
+      { apiGroups: ['gateway.networking.k8s.io'], resources: ['httproutes'], verbs: ['get', 'list', 'update', 'patch'] },
+    ]);
+    expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'argo-rollouts', namespace: 'argo-rollouts' }]);
+    expect(envoy.spec.selector.matchLabels).toEqual({ 'app.kubernetes.io/name': 'envoy', 'app.kubernetes.io/component': 'proxy', 'app.kubernetes.io/managed-by': 'envoy-gateway' });
+    expect(envoy.spec.podMetricsEndpoints).toEqual([{ port: 'metrics', path: '/stats/prometheus' }]);
+    expect(rollouts.spec.podMetricsEndpoints).toEqual([{ port: 'metrics', path: '/metrics' }]);
+    expect(envoy.metadata.labels?.release).toBe('kube-prometheus-stack');
+    for (const o of [config, role, envoy, rollouts]) expect(o.metadata.annotations?.['rollwise.dev/reasons']).toBeTruthy();
+    expect(text).toMatch(/# .*restart the controller.*\n/);
+  });
+
+  test('--arch arm64 picks that binary; a bad arch or label is refused, naming it', async () => {
+    expect((await cli(['platform', '--arch', 'arm64'])).out).toContain('gatewayapi-plugin-linux-arm64');
+    const bad = await cli(['platform', '--arch', 'x86']);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('--arch = x86');
+    const label = await cli(['platform', '--monitor-label', 'release']);
+    expect(label.code).toBe(2);
+    expect(label.err).toContain('--monitor-label = release');
+  });
+
+  test('--out writes the file', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rw-platform-'));
+    try {
+      const file = path.join(dir, 'platform.yaml');
+      expect((await cli(['platform', '--out', file])).code).toBe(0);
+      expect(fs.readFileSync(file, 'utf8')).toContain('kind: PodMonitor');
+      expect(fs.readdirSync(dir)).toEqual(['platform.yaml']);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
