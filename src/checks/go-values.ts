@@ -8,7 +8,8 @@
 const GO_UNITS: Readonly<Record<string, number>> = {
   ns: 1, us: 1e3, '\u00b5s': 1e3, '\u03bcs': 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9,
 };
-const MAX_INT64_NS = 9223372036854775807;
+/** Go's int64 nanosecond limit (2^63 - 1, about 292 years); as a double it is 2^63, which the overflow check compares against. */
+const MAX_INT64_NS = 2 ** 63;
 
 /**
  * Go's `time.ParseDuration`: an optional sign, then one or more `<decimal><unit>` parts (`1h30m`,

@@ -25,7 +25,7 @@ export interface ArgoCdApplicationProps {
 /**
  * The Argo CD Application for one service: automated sync with self-heal and prune, applying only
  * the service's own committed file, ignoring the fields controllers change at runtime. The rollback
- * is `git revert` (field-notes 7). The object is named after the construct id.
+ * is `git revert` (docs/mechanisms.md#gitops-rollback). The object is named after the construct id.
  */
 export class ArgoCdApplication extends Construct {
   public readonly application: ApiObject;
@@ -56,7 +56,7 @@ export class ArgoCdApplication extends Construct {
       },
       destination: { server: s.server ?? 'https://kubernetes.default.svc', namespace: destNs },
       syncPolicy: {
-        automated: r.use('spec.syncPolicy.automated', decided({ prune: true, selfHeal: true }, 'Git is the only way in: self-heal reverts hand edits (including `kubectl argo rollouts undo`, which self-heal re-applies from Git within seconds), prune removes what Git no longer holds. Roll back with `git revert` (field-notes 7).')),
+        automated: r.use('spec.syncPolicy.automated', decided({ prune: true, selfHeal: true }, 'Git is the only way in: self-heal reverts hand edits (including `kubectl argo rollouts undo`, which self-heal re-applies from Git within seconds), prune removes what Git no longer holds. Roll back with `git revert` (docs/mechanisms.md#gitops-rollback).')),
         syncOptions: r.use('spec.syncPolicy.syncOptions', decided(['ApplyOutOfSyncOnly=true'],
           'ApplyOutOfSyncOnly=true applies only objects that differ from Git after the ignore rules below, so a release (a Rollout change) never re-applies the HTTPRoute and the plugin\'s canary weights stay as they are. No RespectIgnoreDifferences=true: for custom resources Argo CD copies ignored fields from live with a JSON merge patch, which replaces arrays whole (controller/sync.go normalizeTargetResources, v3.5.1; argo-cd#17694, #25284), so with the weight rule it would copy the live spec.rules into every sync and a Git change to the route\'s rules would never apply. The price: a commit that changes the route itself, applied during a canary, writes Git\'s 100/0 (all traffic to stable, the safe side) until the controller sets the weight again.')),
       },

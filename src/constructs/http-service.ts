@@ -169,7 +169,7 @@ export class HttpService extends Construct {
     // With many services in an app, an error must say which one it is about (and where). The body
     // below is deliberately not re-indented inside this try, to keep the parallel merge small.
     try {
-      if (!(props.appServer instanceof AppServer)) throw new RollwiseInputError('appServer', props.appServer ?? 'missing', 'is required: the proxy\'s idle timeout is derived from the server\'s keep-alive, and a guessed one is the 503 UC race (field-notes 8).', 'pass e.g. appServer: AppServer.uvicorn() (see AppServer for the presets).');
+      if (!(props.appServer instanceof AppServer)) throw new RollwiseInputError('appServer', props.appServer ?? 'missing', 'is required: the proxy\'s idle timeout is derived from the server\'s keep-alive, and a guessed one is the 503 UC race (docs/mechanisms.md#keep-alive-race).', 'pass e.g. appServer: AppServer.uvicorn() (see AppServer for the presets).');
       this.platform = props.platform ?? Platform.defaults();
       this.decisions = decideService({ ...props, name: id }, this.platform);
     this.name = this.decisions.name;
@@ -431,7 +431,7 @@ function workloadFacts(d: ServiceDecisions, appServer: AppServer): Record<string
 function warnAboutMeasurements(scope: Construct, m: Measurements, platform: Platform): void {
   const failed = m.document.readiness.failedAtPeak.value;
   if (typeof failed === 'number' && failed > 0) {
-    addSynthWarning(scope, `measurements ${m.origin}: ${failed} readiness probes failed in the busiest hour, and the kubelet's duration histogram leaves failed probes out, so the measured p99 is lower than the handler's real tail. Find out why they failed (timeouts or status codes: the pods' Unhealthy events, field-notes 2) before trusting the timeout derived from it.`);
+    addSynthWarning(scope, `measurements ${m.origin}: ${failed} readiness probes failed in the busiest hour, and the kubelet's duration histogram leaves failed probes out, so the measured p99 is lower than the handler's real tail. Find out why they failed (timeouts or status codes: the pods' Unhealthy events, docs/mechanisms.md#probe-failure-texts) before trusting the timeout derived from it.`);
   }
   const age = m.ageSeconds();
   const max = platform.measurementMaxAgeSeconds.value;

@@ -41,7 +41,7 @@ export interface AlertTargets {
 export interface AlertSettings {
   /**
    * The route's 5xx ratio above which the service is out of its SLO.
-   * @default 0.01 (the canary analysis threshold of field-notes 6, so the gate and the alert agree)
+   * @default 0.01 (the canary analysis threshold of docs/mechanisms.md#canary-analysis, so the gate and the alert agree)
    */
   readonly sloErrorRatio?: Override<number>;
   /**
@@ -102,7 +102,7 @@ export interface AlertDecisions {
   readonly values: Readonly<Record<string, Decision<number | string>>>;
 }
 
-/** The default SLO error ratio: the canary gate of field-notes 6. */
+/** The default SLO error ratio: the canary gate of docs/mechanisms.md#canary-analysis. */
 export const DEFAULT_SLO_ERROR_RATIO = 0.01;
 /** kubernetes-mixin's CPUThrottlingHigh threshold (cpuThrottlingPercent: 25). */
 export const DEFAULT_CPU_THROTTLING_RATIO = 0.25;
@@ -112,7 +112,7 @@ export const DEFAULT_SCRAPE_INTERVAL_SECONDS = 30;
 export const OSCILLATION_CROSSINGS = 3;
 /** Ready transitions of one pod within the flap window that count as flapping (two round trips). */
 export const FLAP_CHANGES = 4;
-/** The shortest flap window: a slow flap (one round trip every few minutes, field-notes 3) must fit twice. */
+/** The shortest flap window: a slow flap (one round trip every few minutes, docs/mechanisms.md#readiness-calls-a-dependency) must fit twice. */
 export const FLAP_WINDOW_FLOOR_SECONDS = 600;
 
 /** Prometheus duration text for whole seconds: 120 -> "2m", 90 -> "1m30s", 0 -> "0s". */
@@ -140,11 +140,11 @@ const SOURCES = {
   deploymentCondition: 'kube_deployment_status_condition{condition="Progressing",status="false"} (kube-state-metrics v2)',
 };
 
-/** Envoy counters, one alert per response flag (field-notes 9). */
+/** Envoy counters, one alert per response flag (docs/mechanisms.md#response-flags). */
 const ENVOY_FLAGS = [
   { flag: 'UF', alert: 'EnvoyUpstreamConnectFailure', metric: 'envoy_cluster_upstream_cx_connect_fail', what: 'could not connect to a pod (connect failure)',
     meaning: 'Envoy could not open a TCP connection to an endpoint it believed healthy: nothing listens on the port, a NetworkPolicy drops the gateway\'s traffic, or a pod was removed from the proxy\'s view later than it stopped listening.',
-    checkFirst: ['A NetworkPolicy change in the namespace (does it still admit the gateway\'s namespace?).', 'The Service\'s targetPort against the container port name "http".', 'Whether pods stop listening before the preStop delay ended (shutdown order, field-notes 1 delay).'] },
+    checkFirst: ['A NetworkPolicy change in the namespace (does it still admit the gateway\'s namespace?).', 'The Service\'s targetPort against the container port name "http".', 'Whether pods stop listening before the preStop delay ended (shutdown order, docs/mechanisms.md#readiness-control-loop delay).'] },
   { flag: 'UO', alert: 'EnvoyUpstreamOverflow', metric: 'envoy_cluster_upstream_rq_pending_overflow', what: 'circuit breaker overflow',
     meaning: 'Envoy refused requests because the cluster\'s circuit breaker (max pending requests / connections, 1024 each by default) was full: the pods answer more slowly than requests arrive.',
     checkFirst: ['Latency of the pods (a slow dependency fills the pending queue).', 'Whether ready endpoints dropped (fewer pods hold the same load).', 'The BackendTrafficPolicy circuitBreaker limits for this route.'] },
@@ -191,45 +191,45 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
   if (d.noHeadroomAccepted !== undefined) {
     const floor = d.replicas - d.pdbMaxUnavailable.value;
     floorD = decided(floor,
-      `The fleet has no headroom at peak, accepted by override (overrides.acceptNoHeadroom: ${d.noHeadroomAccepted}), so the capacity floor would be every replica and the alert would never clear; the floor is what the disruption budget allows instead, ${d.replicas} - ${d.pdbMaxUnavailable.value} = ${floor}: it fires on more than the one planned disruption, while even that one already runs the survivors past the utilisation ceiling at peak (field-notes 1).`,
+      `The fleet has no headroom at peak, accepted by override (overrides.acceptNoHeadroom: ${d.noHeadroomAccepted}), so the capacity floor would be every replica and the alert would never clear; the floor is what the disruption budget allows instead, ${d.replicas} - ${d.pdbMaxUnavailable.value} = ${floor}: it fires on more than the one planned disruption, while even that one already runs the survivors past the utilisation ceiling at peak (docs/mechanisms.md#readiness-control-loop).`,
       { replicas: d.replicas, pdbMaxUnavailable: d.pdbMaxUnavailable.value, noHeadroomAccepted: true });
   } else if (d.capacity) {
     const ceiling = platform.peakUtilisationCeiling.value;
     const needed = replicasNeededAtPeak(d.capacity, ceiling);
     floorD = decided(needed,
-      `Peak ${d.capacity.peakRps} req/s / (saturation ${d.capacity.saturationRpsPerReplica} req/s x ceiling ${Math.round(ceiling * 100)} %) needs ${needed} ready replicas; below that the survivors run past ${Math.round(ceiling * 100)} % of saturation at peak and the readiness loop gains above one (field-notes 1). As a ratio of desired replicas: ${needed}/${d.replicas}, so the alert scales with the desired count (ready < desired x ${needed} / ${d.replicas}).`,
+      `Peak ${d.capacity.peakRps} req/s / (saturation ${d.capacity.saturationRpsPerReplica} req/s x ceiling ${Math.round(ceiling * 100)} %) needs ${needed} ready replicas; below that the survivors run past ${Math.round(ceiling * 100)} % of saturation at peak and the readiness loop gains above one (docs/mechanisms.md#readiness-control-loop). As a ratio of desired replicas: ${needed}/${d.replicas}, so the alert scales with the desired count (ready < desired x ${needed} / ${d.replicas}).`,
       { peakRps: d.capacity.peakRps, saturationRpsPerReplica: d.capacity.saturationRpsPerReplica, ceiling, replicas: d.replicas });
   } else {
     const budget = d.pdbMaxUnavailable.value;
     const floor = d.replicas - budget;
     floorD = decided(floor,
-      `No capacity figures, so the floor is what the disruption budget allows: ${d.replicas} replicas - PDB maxUnavailable ${budget} = ${floor}. Fewer ready endpoints than that is more than any planned disruption or rollout step causes (maxUnavailable 0). Declare capacity to derive the floor from load (field-notes 1, 10).`,
+      `No capacity figures, so the floor is what the disruption budget allows: ${d.replicas} replicas - PDB maxUnavailable ${budget} = ${floor}. Fewer ready endpoints than that is more than any planned disruption or rollout step causes (maxUnavailable 0). Declare capacity to derive the floor from load (docs/mechanisms.md#readiness-control-loop, #fixes-and-verification).`,
       { replicas: d.replicas, pdbMaxUnavailable: budget });
   }
   const floor = floorD.value;
 
   const sustained = startup + ret + minReady;
   const sustainedD = decided(sustained,
-    `A single rollout step or scale-up leaves ready < desired for at most one new pod's way in: start-up budget ${startup} s (startup probe ${d.startup.failureThreshold.value} x ${d.startup.periodSeconds.value} s) + readiness return window ${ret} s + minReadySeconds ${minReady} s (the controller counts the pod and starts the next surge wave only after it) = ${sustained} s; a shortfall lasting longer is not a step (field-notes 5).`,
+    `A single rollout step or scale-up leaves ready < desired for at most one new pod's way in: start-up budget ${startup} s (startup probe ${d.startup.failureThreshold.value} x ${d.startup.periodSeconds.value} s) + readiness return window ${ret} s + minReadySeconds ${minReady} s (the controller counts the pod and starts the next surge wave only after it) = ${sustained} s; a shortfall lasting longer is not a step (docs/mechanisms.md#rollout-complete).`,
     { startupBudgetSeconds: startup, returnWindowSeconds: ret, minReadySeconds: minReady });
 
   const cycle = sustained + leave + 2 * propagation;
   const oscWindow = Math.ceil((2 * cycle) / scrape) * scrape;
   const oscWindowD = decided(oscWindow,
-    `A saw-tooth the sustained-shortfall alert misses has down phases shorter than its ${sustained} s for; the up phase lasts about the readiness leave window ${leave} s plus 2 x endpoint propagation ${propagation} s (pods back in, full load, out again; field-notes 1). So one missed cycle is at most ${sustained} + ${leave} + ${2 * propagation} = ${cycle} s, and the window holds two (${2 * cycle} s, rounded up to whole ${scrape} s scrapes = ${oscWindow} s): at least ${OSCILLATION_CROSSINGS} crossings of the floor (down, up, down). A single scale-up or drain dip crosses it only twice, and scale-ups never lower the ready count, which the rule also requires twice.`,
+    `A saw-tooth the sustained-shortfall alert misses has down phases shorter than its ${sustained} s for; the up phase lasts about the readiness leave window ${leave} s plus 2 x endpoint propagation ${propagation} s (pods back in, full load, out again; docs/mechanisms.md#saw-tooth). So one missed cycle is at most ${sustained} + ${leave} + ${2 * propagation} = ${cycle} s, and the window holds two (${2 * cycle} s, rounded up to whole ${scrape} s scrapes = ${oscWindow} s): at least ${OSCILLATION_CROSSINGS} crossings of the floor (down, up, down). A single scale-up or drain dip crosses it only twice, and scale-ups never lower the ready count, which the rule also requires twice.`,
     { sustainedForSeconds: sustained, leaveWindowSeconds: leave, endpointPropagationSeconds: propagation, scrapeIntervalSeconds: scrape });
 
   const flapWindow = Math.max(FLAP_WINDOW_FLOOR_SECONDS, 4 * (leave + ret));
   const flapWindowD = decided(flapWindow,
-    `A pod that flaps changes Ready at least ${FLAP_CHANGES} times (two round trips) in max(${FLAP_WINDOW_FLOOR_SECONDS} s, 4 x (leave ${leave} s + return ${ret} s)) = ${flapWindow} s; one round trip takes at least ${leave + ret} s, so two fit with room, and a single out-and-back (a node blip) is only 2 changes (field-notes 3).`,
+    `A pod that flaps changes Ready at least ${FLAP_CHANGES} times (two round trips) in max(${FLAP_WINDOW_FLOOR_SECONDS} s, 4 x (leave ${leave} s + return ${ret} s)) = ${flapWindow} s; one round trip takes at least ${leave + ret} s, so two fit with room, and a single out-and-back (a node blip) is only 2 changes (docs/mechanisms.md#readiness-calls-a-dependency).`,
     { leaveWindowSeconds: leave, returnWindowSeconds: ret });
 
   const slo = withOverride('sloErrorRatio', decided(DEFAULT_SLO_ERROR_RATIO,
-    `1 % of the route's responses: the same threshold the canary analysis uses (successCondition result[0] < 0.01, field-notes 6), so the fleet is held to what a canary must meet.`),
+    `1 % of the route's responses: the same threshold the canary analysis uses (successCondition result[0] < 0.01, docs/mechanisms.md#canary-analysis), so the fleet is held to what a canary must meet.`),
   settings.sloErrorRatio, (v) => `${v}`);
   checkRatio('sloErrorRatio', slo.value);
   const throttle = withOverride('cpuThrottlingRatio', decided(DEFAULT_CPU_THROTTLING_RATIO,
-    `25 % of CFS periods throttled (kubernetes-mixin's CPUThrottlingHigh default): at that rate the probe handler, which shares the quota, is regularly descheduled for the rest of a 100 ms period and the probe starts measuring load (field-notes 1, 10).`),
+    `25 % of CFS periods throttled (kubernetes-mixin's CPUThrottlingHigh default): at that rate the probe handler, which shares the quota, is regularly descheduled for the rest of a 100 ms period and the probe starts measuring load (docs/mechanisms.md#cpu-limits-and-cfs-throttling, #fixes-and-verification).`),
   settings.cpuThrottlingRatio, (v) => `${v}`);
   checkRatio('cpuThrottlingRatio', throttle.value);
 
@@ -261,12 +261,12 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
     alert: 'ReadyEndpointsBelowFloor', mechanism: 'readiness-floor', severity: 'critical',
     expr: below, for: promDuration(sustained),
     summary: `${name}: ready endpoints below the capacity floor (readiness removed pods; restarts and error logs stay flat)`,
-    description: `Service ${ns}/${name} has {{ $value }} ready endpoints, fewer than ${floor} of every ${d.replicas} desired replicas, for over ${promDuration(sustained)}. Survivors run past the utilisation ceiling; this is the start of the readiness cascade (field-notes 1, 10).`,
-    meaning: `Fewer pods are in the Service's endpoints than the capacity figures need (${floor} of ${d.replicas}, scaled to the desired count), for longer than any single rollout step or scale-up takes. Readiness removed them: nothing restarts, no exit code, no error log, so this is the only early signal of the readiness cascade (field-notes 1, 10).`,
+    description: `Service ${ns}/${name} has {{ $value }} ready endpoints, fewer than ${floor} of every ${d.replicas} desired replicas, for over ${promDuration(sustained)}. Survivors run past the utilisation ceiling; this is the start of the readiness cascade (docs/mechanisms.md#readiness-control-loop, #fixes-and-verification).`,
+    meaning: `Fewer pods are in the Service's endpoints than the capacity figures need (${floor} of ${d.replicas}, scaled to the desired count), for longer than any single rollout step or scale-up takes. Readiness removed them: nothing restarts, no exit code, no error log, so this is the only early signal of the readiness cascade (docs/mechanisms.md#readiness-control-loop, #fixes-and-verification).`,
     checkFirst: [
       `Probe failure events: \`kubectl -n ${ns} get events --field-selector reason=Unhealthy\` and read the text: statuscode 503 vs context deadline exceeded (see "A timeout is not a status code").`,
       `CPU of the remaining pods (throttling if a CPU limit is set) and the health path's latency at this load.`,
-      'Scale out first (raise replicas in Git) to leave the oscillating region; then find the cause (field-notes 10).',
+      'Scale out first (raise replicas in Git) to leave the oscillating region; then find the cause (docs/mechanisms.md#fixes-and-verification).',
     ],
   }, `Ready endpoints of Service ${name} (${SOURCES.endpointAddress}) against desired replicas (${desiredSource}): fires when ready < desired x ${floor} / ${d.replicas}. Floor: ${floorD.reason} for ${promDuration(sustained)}: ${sustainedD.reason} Zero ready endpoints leave no kube_endpoint_address{ready="true"} series, so the count falls back to 0 (or on() vector(0)) instead of going silent.`,
   { floor, replicas: d.replicas, forSeconds: sustained });
@@ -276,12 +276,12 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
     expr: `(changes((${ready} < bool ${desired} * ${floor} / ${d.replicas})[${promDuration(oscWindow)}:${promDuration(scrape)}]) >= ${OSCILLATION_CROSSINGS}) and on() (resets(${ready}[${promDuration(oscWindow)}:${promDuration(scrape)}]) >= 2)`,
     for: '0s',
     summary: `${name}: ready endpoints collapse and recover in a saw-tooth (readiness cascade)`,
-    description: `Service ${ns}/${name}'s ready endpoint count crossed the floor (${floor} of ${d.replicas} desired) {{ $value }} times in ${promDuration(oscWindow)}: pods leave together, return together and collapse again (field-notes 1). A sustained-shortfall alert never fires on this shape because every recovery resets its timer.`,
-    meaning: 'The ready count drops below the floor and recovers, repeatedly: all ready, none ready, all ready. Once every pod is out, traffic is zero, every probe passes, the fleet re-enters at full load, cold, and collapses again (field-notes 1). Users see waves of 503 (UH while no endpoint is ready).',
+    description: `Service ${ns}/${name}'s ready endpoint count crossed the floor (${floor} of ${d.replicas} desired) {{ $value }} times in ${promDuration(oscWindow)}: pods leave together, return together and collapse again (docs/mechanisms.md#readiness-control-loop). A sustained-shortfall alert never fires on this shape because every recovery resets its timer.`,
+    meaning: 'The ready count drops below the floor and recovers, repeatedly: all ready, none ready, all ready. Once every pod is out, traffic is zero, every probe passes, the fleet re-enters at full load, cold, and collapses again (docs/mechanisms.md#readiness-control-loop). Users see waves of 503 (UH while no endpoint is ready).',
     checkFirst: [
       'Scale out immediately (replicas in Git, then sync): fewer pods per request is the only thing that leaves the oscillation.',
       `The readiness probe's failure text in events (deadline exceeded = the handler is starved: CPU limit, load).`,
-      'Whether the readiness handler calls a dependency (it must not, field-notes 3).',
+      'Whether the readiness handler calls a dependency (it must not, docs/mechanisms.md#readiness-calls-a-dependency).',
     ],
   }, `Counts crossings of the floor by the ready count (${SOURCES.endpointAddress}; desired from ${desiredSource}) in a ${promDuration(oscWindow)} subquery at the ${scrape} s scrape step; ${OSCILLATION_CROSSINGS} crossings = down, up, down; and the ready count itself fell at least twice (resets() counts decreases), so an autoscaler raising desired replicas twice, which moves the floor but never lowers the ready count, does not fire. Window: ${oscWindowD.reason} No for: the window already requires the pattern to repeat. A saw-tooth faster than two scrapes (${2 * scrape} s) aliases and may be missed; the golden path's leave/return windows (${leave} s / ${ret} s) keep cycles slower than that.`,
   { floor, windowSeconds: oscWindow, crossings: OSCILLATION_CROSSINGS });
@@ -291,14 +291,14 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
     expr: `count((max by (pod) (changes(kube_pod_status_ready{${podSel}, condition="true"}[${promDuration(flapWindow)}])) >= ${FLAP_CHANGES}) unless on(pod) (max by (pod) (increase(kube_pod_container_status_restarts_total{${podSel}}[${promDuration(flapWindow)}])) > 0)) > 0`,
     for: promDuration(rateWindow),
     summary: `${name}: pods flapping Ready without restarting (readiness leaves and returns)`,
-    description: `{{ $value }} pod(s) of ${ns}/${name} changed Ready at least ${FLAP_CHANGES} times in ${promDuration(flapWindow)} without a container restart: the readiness probe fails intermittently (deadline below the handler's p99 under load, or a dependency in the handler), and the gateway serves a steady trickle of 503s in waves (field-notes 3).`,
-    meaning: `A few pods keep leaving and re-entering the Service: with 10 pods, 2-3 out at any moment. Nothing restarts, so restart-based alerts are silent. Typical causes: the probe deadline is below the handler's p99 under load, or the handler calls a dependency (field-notes 3).`,
+    description: `{{ $value }} pod(s) of ${ns}/${name} changed Ready at least ${FLAP_CHANGES} times in ${promDuration(flapWindow)} without a container restart: the readiness probe fails intermittently (deadline below the handler's p99 under load, or a dependency in the handler), and the gateway serves a steady trickle of 503s in waves (docs/mechanisms.md#readiness-calls-a-dependency).`,
+    meaning: `A few pods keep leaving and re-entering the Service: with 10 pods, 2-3 out at any moment. Nothing restarts, so restart-based alerts are silent. Typical causes: the probe deadline is below the handler's p99 under load, or the handler calls a dependency (docs/mechanisms.md#readiness-calls-a-dependency).`,
     checkFirst: [
       `The failure text of the flapping pods' probe events (\`kubectl -n ${ns} get events --field-selector reason=Unhealthy\`).`,
       "The health path's p99 under current load against the probe's timeoutSeconds (values below).",
       'Whether the readiness handler calls a database or another service (it must not).',
     ],
-  }, `Per pod of the service (pod=~"${podRegex}": <name>-<pod-template-hash>-<suffix>, which Deployment and Rollout pods share; kube_pod_status_ready carries no pod labels without --metric-labels-allowlist, hence the name match): changes of ${SOURCES.podReady} over ${promDuration(flapWindow)} >= ${FLAP_CHANGES}, minus pods whose ${SOURCES.restarts} increased (restart loops are a different failure, field-notes 4). Window: ${flapWindowD.reason} for ${promDuration(rateWindow)} (4 scrapes) so one evaluation on a half-scraped window does not fire.`,
+  }, `Per pod of the service (pod=~"${podRegex}": <name>-<pod-template-hash>-<suffix>, which Deployment and Rollout pods share; kube_pod_status_ready carries no pod labels without --metric-labels-allowlist, hence the name match): changes of ${SOURCES.podReady} over ${promDuration(flapWindow)} >= ${FLAP_CHANGES}, minus pods whose ${SOURCES.restarts} increased (restart loops are a different failure, docs/mechanisms.md#liveness-vs-readiness). Window: ${flapWindowD.reason} for ${promDuration(rateWindow)} (4 scrapes) so one evaluation on a half-scraped window does not fire.`,
   { windowSeconds: flapWindow, changes: FLAP_CHANGES });
 
   const total = `sum(rate(envoy_cluster_upstream_rq_total{${routeSel}}[5m]))`;
@@ -308,7 +308,7 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
       expr: `(sum(rate(envoy_cluster_upstream_rq_xx{${routeSel}, envoy_response_code_class="5"}[5m])) / ${total} > ${slo.value}) and on() (${total} > 0)`,
       for: '5m',
       summary: `${name}: route 5xx ratio above the ${slo.value * 100} % SLO (read the response flags to find the mechanism)`,
-      description: `HTTPRoute ${ns}/${name} answered {{ $value | humanizePercentage }} 5xx over 5 minutes (SLO ${slo.value * 100} %). The status code alone does not say why: the response flags in the gateway's access log do (field-notes 9).`,
+      description: `HTTPRoute ${ns}/${name} answered {{ $value | humanizePercentage }} 5xx over 5 minutes (SLO ${slo.value * 100} %). The status code alone does not say why: the response flags in the gateway's access log do (docs/mechanisms.md#response-flags).`,
       meaning: `More than ${slo.value * 100} % of the route's upstream responses were 5xx for 5 minutes. Stable and canary share one Envoy cluster, so this ratio is blended. 503s Envoy answers itself because a cluster has no healthy endpoint (UH) are counted here too (class 5, though not in upstream_rq_total); only a Service with no endpoints at all is routed to Envoy Gateway's invalid-backend-cluster and missing from these counters. The UH alert names that cause (reference: measuring the canary at Envoy Gateway).`,
       checkFirst: [
         'The response flags of the 503s in Loki (query below): "-" = the pod answered 5xx, UC = keep-alive race, UF = connect failure, UO = overflow, UT = timeout.',
@@ -327,8 +327,8 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
       expr: `(max by (envoy_cluster_name) (envoy_cluster_membership_healthy{${routeSel}}) == 0) and on(envoy_cluster_name) (sum by (envoy_cluster_name) (rate(envoy_cluster_upstream_cx_none_healthy{${routeSel}}[${promDuration(rateWindow)}])) > 0)`,
       for: promDuration(2 * scrape),
       summary: `${name}: no healthy upstream (Envoy UH): every request to {{ $labels.envoy_cluster_name }} is answered 503 by the gateway`,
-      description: `Envoy cluster {{ $labels.envoy_cluster_name }} of route ${ns}/${name} has no healthy endpoint while requests arrive: the gateway answers 503 with flag UH without contacting a pod. Envoy charges these 503s to the cluster's 5xx counters (upstream_rq_xx class 5), so the route's 5xx ratio rises too, but only this alert names the cause (field-notes 9).`,
-      meaning: 'The endpoint list Envoy has for this route (or for one backend of it, e.g. the canary) is empty while requests arrive: every one of them is answered 503 UH by the gateway. This is the bottom of the readiness cascade, or a canary whose pods never became ready (field-notes 1, 9).',
+      description: `Envoy cluster {{ $labels.envoy_cluster_name }} of route ${ns}/${name} has no healthy endpoint while requests arrive: the gateway answers 503 with flag UH without contacting a pod. Envoy charges these 503s to the cluster's 5xx counters (upstream_rq_xx class 5), so the route's 5xx ratio rises too, but only this alert names the cause (docs/mechanisms.md#response-flags).`,
+      meaning: 'The endpoint list Envoy has for this route (or for one backend of it, e.g. the canary) is empty while requests arrive: every one of them is answered 503 UH by the gateway. This is the bottom of the readiness cascade, or a canary whose pods never became ready (docs/mechanisms.md#readiness-control-loop, #response-flags).',
       checkFirst: [
         `Ready endpoints: \`kubectl -n ${ns} get endpointslices -l kubernetes.io/service-name=${name}\` (and ${name}-canary).`,
         'Which cluster: a name ending in /backend/<i> is one backendRef (the canary when it is the second one).',
@@ -342,13 +342,13 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
       expr: `sum by (envoy_cluster_name) (increase(envoy_cluster_upstream_cx_destroy_remote_with_active_rq{${routeSel}}[15m])) > 0`,
       for: '0s',
       summary: `${name}: upstream closed a connection with a request on it (Envoy UC, the keep-alive race)`,
-      description: `Envoy cluster {{ $labels.envoy_cluster_name }} saw connections closed by the pod with a request in flight in the last 15 minutes: each is a 503 UC the client sees. The proxy's idle timeout must be shorter than the application's keep-alive (field-notes 8).`,
-      meaning: 'A pod closed a pooled connection exactly as Envoy wrote a request onto it: no byte of response, 503 UC (upstream_reset_before_response_started). Rare under steady load, clustered when pools are redistributed (scale-out, rollout). Ratios never show it; any occurrence means the two idle timeouts are in the wrong order or a pod closes connections before it left the endpoints (field-notes 8).',
+      description: `Envoy cluster {{ $labels.envoy_cluster_name }} saw connections closed by the pod with a request in flight in the last 15 minutes: each is a 503 UC the client sees. The proxy's idle timeout must be shorter than the application's keep-alive (docs/mechanisms.md#keep-alive-race).`,
+      meaning: 'A pod closed a pooled connection exactly as Envoy wrote a request onto it: no byte of response, 503 UC (upstream_reset_before_response_started). Rare under steady load, clustered when pools are redistributed (scale-out, rollout). Ratios never show it; any occurrence means the two idle timeouts are in the wrong order or a pod closes connections before it left the endpoints (docs/mechanisms.md#keep-alive-race).',
       checkFirst: [
         `The BackendTrafficPolicy attached to HTTPRoute ${name}: connectionIdleTimeout must be below the app's keep-alive (uvicorn 5 s, Node <= 25 5 s, ...).`,
         'Whether envoy_cluster_upstream_cx_idle_timeout grows (the proxy closing first: it should, after the fix).',
         'Pod terminations at the same moments (preStop delay shorter than endpoint propagation).',
-        'Do not add retry-on-reset to hide it: unsafe for non-idempotent requests (field-notes 8).',
+        'Do not add retry-on-reset to hide it: unsafe for non-idempotent requests (docs/mechanisms.md#keep-alive-race).',
       ],
     }, `envoy_cluster_upstream_cx_destroy_remote_with_active_rq (Envoy cluster stat via Envoy Gateway; the keep-alive race signature in the reference) over 15 minutes per cluster of the route, above 0. The race is rare (a few per hour under steady load), so a ratio or a short rate window would never see it; with the proxy's idle timeout below the app's and a preStop delay, the counter stays flat, so any increase is a misconfiguration. No for: each event is already a user-visible 503.`,
     { windowSeconds: 900 });
@@ -359,10 +359,10 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
         expr: `sum by (envoy_cluster_name) (rate(${f.metric}{${routeSel}}[${promDuration(rateWindow)}])) > 0`,
         for: promDuration(rateWindow),
         summary: `${name}: ${f.what} (Envoy ${f.flag}) on {{ $labels.envoy_cluster_name }}`,
-        description: `Envoy cluster {{ $labels.envoy_cluster_name }} of route ${ns}/${name} counts ${f.metric} for over ${promDuration(rateWindow)}: 5xx with response flag ${f.flag} (field-notes 9).`,
+        description: `Envoy cluster {{ $labels.envoy_cluster_name }} of route ${ns}/${name} counts ${f.metric} for over ${promDuration(rateWindow)}: 5xx with response flag ${f.flag} (docs/mechanisms.md#response-flags).`,
         meaning: f.meaning,
         checkFirst: [...f.checkFirst],
-      }, `${f.metric} (Envoy cluster stat via Envoy Gateway) per cluster of the route, rate over ${promDuration(rateWindow)} (4 scrapes) above 0, for another ${promDuration(rateWindow)}: one mechanism per alert so the responder starts at the right place (field-notes 9); a transient event (one pod going away) does not last two windows.`,
+      }, `${f.metric} (Envoy cluster stat via Envoy Gateway) per cluster of the route, rate over ${promDuration(rateWindow)} (4 scrapes) above 0, for another ${promDuration(rateWindow)}: one mechanism per alert so the responder starts at the right place (docs/mechanisms.md#response-flags); a transient event (one pod going away) does not last two windows.`,
       { windowSeconds: rateWindow });
     }
   }
@@ -374,11 +374,11 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
       expr: `sum by (pod) (rate(container_cpu_cfs_throttled_periods_total{${sel}}[5m])) / sum by (pod) (rate(container_cpu_cfs_periods_total{${sel}}[5m])) > ${throttle.value}`,
       for: '5m',
       summary: `${name}: container throttled by its CPU limit (CFS quota): the probe measures load`,
-      description: `Pod {{ $labels.pod }} of ${ns}/${name} was throttled in {{ $value | humanizePercentage }} of CFS periods over 5 minutes under the CPU limit ${d.resources.cpuLimit.value} kept by override. The readiness handler shares the quota: at peak it answers in seconds and readiness removes capacity (field-notes 1).`,
-      meaning: `The container used its CPU quota (limit ${d.resources.cpuLimit.value}, kept by override: ${d.resources.cpuLimit.reason}) in many 100 ms periods and was descheduled for the rest of each. The probe handler shares that quota, so probes time out exactly at peak (field-notes 1).`,
+      description: `Pod {{ $labels.pod }} of ${ns}/${name} was throttled in {{ $value | humanizePercentage }} of CFS periods over 5 minutes under the CPU limit ${d.resources.cpuLimit.value} kept by override. The readiness handler shares the quota: at peak it answers in seconds and readiness removes capacity (docs/mechanisms.md#cpu-limits-and-cfs-throttling).`,
+      meaning: `The container used its CPU quota (limit ${d.resources.cpuLimit.value}, kept by override: ${d.resources.cpuLimit.reason}) in many 100 ms periods and was descheduled for the rest of each. The probe handler shares that quota, so probes time out exactly at peak (docs/mechanisms.md#readiness-control-loop).`,
       checkFirst: [
         'Whether the readiness events say "context deadline exceeded" on the throttled pods.',
-        'Remove or raise the CPU limit in Git (keep the request: the pod stays Burstable, field-notes 10).',
+        'Remove or raise the CPU limit in Git (keep the request: the pod stays Burstable, docs/mechanisms.md#fixes-and-verification).',
       ],
     }, `Throttled-period ratio from ${SOURCES.cfs} per pod of the service, container "${container}", over 5 minutes, above ${throttle.value}: ${throttle.reason} Emitted only because a CPU limit (${d.resources.cpuLimit.value}) was kept by override; without a limit there is no CFS quota to throttle. for 5m: a peak, not a spike.`,
     { cpuThrottlingRatio: throttle.value, cpuLimit: d.resources.cpuLimit.value });
@@ -392,12 +392,12 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
       alert: 'CanaryAnalysisFailed', mechanism: 'canary-analysis', severity: 'warning',
       expr: analysisFailed, for: promDuration(2 * scrape),
       summary: `${name}: canary analysis {{ $labels.name }} {{ $labels.phase }} and aborted the rollout (stable still serves)`,
-      description: `AnalysisRun ${ns}/{{ $labels.name }} ended {{ $labels.phase }} and Rollout ${ns}/${name} is aborted: canary weight is back to 0 and the stable version serves. Argo CD shows the app Degraded until Git changes; the rollback is a git revert (field-notes 6, 7).`,
-      meaning: 'The canary analysis measured the new version failing (Failed) or could not measure it (Error) and aborted the rollout: the canary gets no traffic, stable serves (field-notes 6). The bad version is still what Git declares, so the app stays Degraded until Git changes.',
+      description: `AnalysisRun ${ns}/{{ $labels.name }} ended {{ $labels.phase }} and Rollout ${ns}/${name} is aborted: canary weight is back to 0 and the stable version serves. Argo CD shows the app Degraded until Git changes; the rollback is a git revert (docs/mechanisms.md#canary-analysis, #gitops-rollback).`,
+      meaning: 'The canary analysis measured the new version failing (Failed) or could not measure it (Error) and aborted the rollout: the canary gets no traffic, stable serves (docs/mechanisms.md#canary-analysis). The bad version is still what Git declares, so the app stays Degraded until Git changes.',
       checkFirst: [
         `\`kubectl argo rollouts get rollout ${name} -n ${ns}\` and \`kubectl -n ${ns} describe analysisrun <name>\`: which metric, which measured value.`,
         'Error (not Failed) means the query returned nothing or NaN: check the analysis query, not the app.',
-        'Roll back with `git revert` of the release commit; do not `kubectl argo rollouts undo` (self-heal re-applies Git, field-notes 7).',
+        'Roll back with `git revert` of the release commit; do not `kubectl argo rollouts undo` (self-heal re-applies Git, docs/mechanisms.md#gitops-rollback).',
       ],
     }, `${SOURCES.analysisRunInfo} in phase Failed or Error for a run of Rollout ${name}, while ${SOURCES.rolloutInfo} says phase Abort; tying the run to the current abort keeps an old failed run (kept by the analysis-run history) from firing forever. for ${promDuration(2 * scrape)} (two scrapes).`,
     { forSeconds: 2 * scrape });
@@ -412,7 +412,7 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
       checkFirst: [
         `\`kubectl argo rollouts get rollout ${name} -n ${ns}\`: the message names the condition.`,
         'Timeout: the new pods\' readiness events (a broken image stalls here by design, maxUnavailable 0).',
-        'Fix forward or `git revert` in Git; an in-place undo is reverted by self-heal (field-notes 7).',
+        'Fix forward or `git revert` in Git; an in-place undo is reverted by self-heal (docs/mechanisms.md#gitops-rollback).',
       ],
     }, `${SOURCES.rolloutInfo}: the phases Argo CD shows as Degraded (Abort, Timeout = ProgressDeadlineExceeded, InvalidSpec) plus Error; a failed-analysis abort is left to CanaryAnalysisFailed so one incident pages once. for ${promDuration(2 * scrape)} (two scrapes) so a phase seen in one reconcile does not fire.`,
     { forSeconds: 2 * scrape });
@@ -422,11 +422,11 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
       expr: `max by (namespace, deployment) (kube_deployment_status_condition{namespace="${ns}", deployment="${name}", condition="Progressing", status="false"}) == 1`,
       for: promDuration(2 * scrape),
       summary: `${name}: rollout exceeded its progress deadline (Deployment Progressing=False)`,
-      description: `Deployment ${ns}/${name} has Progressing=False: a new pod did not become available within progressDeadlineSeconds (${d.rollout.progressDeadlineSeconds.value} s). With maxUnavailable 0 the old pods keep serving (field-notes 5).`,
-      meaning: `A new pod did not become available within progressDeadlineSeconds (${d.rollout.progressDeadlineSeconds.value} s): with maxUnavailable 0 the rollout stalls instead of completing while pods flap (field-notes 5). The old pods keep serving.`,
+      description: `Deployment ${ns}/${name} has Progressing=False: a new pod did not become available within progressDeadlineSeconds (${d.rollout.progressDeadlineSeconds.value} s). With maxUnavailable 0 the old pods keep serving (docs/mechanisms.md#rollout-complete).`,
+      meaning: `A new pod did not become available within progressDeadlineSeconds (${d.rollout.progressDeadlineSeconds.value} s): with maxUnavailable 0 the rollout stalls instead of completing while pods flap (docs/mechanisms.md#rollout-complete). The old pods keep serving.`,
       checkFirst: [
         `\`kubectl -n ${ns} rollout status deployment/${name}\` and the new pods' readiness events.`,
-        'Roll back with `git revert`; `kubectl rollout undo` is reverted by Argo CD self-heal (field-notes 7).',
+        'Roll back with `git revert`; `kubectl rollout undo` is reverted by Argo CD self-heal (docs/mechanisms.md#gitops-rollback).',
       ],
     }, `${SOURCES.deploymentCondition}: the Deployment controller sets Progressing=False (ProgressDeadlineExceeded) when the deadline passes. for ${promDuration(2 * scrape)} (two scrapes).`,
     { forSeconds: 2 * scrape });

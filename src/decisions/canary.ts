@@ -42,7 +42,7 @@ export function goDuration(d: Duration): string {
   return formatGoDuration(s);
 }
 
-/** The default canary: 5 % for 10 min, 25 % for 10 min, the inline gate, then full promotion (field-notes 6). */
+/** The default canary: 5 % for 10 min, 25 % for 10 min, the inline gate, then full promotion (docs/mechanisms.md#canary-analysis). */
 export function defaultCanarySteps(): CanaryStep[] {
   return [
     CanaryStep.setWeight(5), CanaryStep.pause(Duration.minutes(10)),
@@ -81,14 +81,14 @@ export function canaryStrategy(rollout: RolloutDecisions, gateTemplate: string, 
   return {
     steps: userSteps
       ? decided(steps, `Steps given by the service: ${described}; then full promotion.${manual}${volume}`)
-      : decided(steps, `${described}, then full promotion (field-notes 6): a bad release costs ${firstPct} % of traffic for minutes, and the inline gate cannot be skipped before 100 %.${manual}${volume}`),
+      : decided(steps, `${described}, then full promotion (docs/mechanisms.md#canary-analysis): a bad release costs ${firstPct} % of traffic for minutes, and the inline gate cannot be skipped before 100 %.${manual}${volume}`),
     maxSurge: decided('25%', 'Canary pods are added a quarter of the fleet at a time (the default), without doubling the footprint.'),
     maxUnavailable: rollout.maxUnavailable,
     progressDeadlineAbort: decided(true, `A rollout that makes no progress for ${rollout.progressDeadlineSeconds.value} s is aborted (traffic back to stable), not just marked Degraded: the default false leaves a stuck canary taking its share of traffic (reference: Argo Rollouts).`),
     scaleDownDelaySeconds: decided(30, 'The old stable ReplicaSet stays up 30 s after promotion (the default with traffic routing), so proxies still holding its endpoints drain before the pods go.'),
     abortScaleDownDelaySeconds: decided(30, 'After an abort the canary pods go after 30 s (the default): long enough for the proxies to stop routing to them; 0 would keep a bad canary running forever.'),
     dynamicStableScale: decided(false, 'The stable ReplicaSet stays at 100 % during the canary, so an abort shifts traffic back instantly with no pods to start (true would scale stable down as the canary grows).'),
-    rollbackWindow: decided(3, 'Rolling back to one of the last 3 revisions skips the canary steps: a `git revert` to a version that just ran in production is not made to crawl through 5 % and 25 % again (field-notes 7).'),
+    rollbackWindow: decided(3, 'Rolling back to one of the last 3 revisions skips the canary steps: a `git revert` to a version that just ran in production is not made to crawl through 5 % and 25 % again (docs/mechanisms.md#gitops-rollback).'),
     backgroundStartingStep: decided(Math.max(0, firstWeight + 1), `The background analysis starts right after the first traffic shift (step ${firstWeight + 1}), so a bad release is aborted at its first weight, not at the gate.`),
   };
 }

@@ -431,7 +431,7 @@ function checkImage(input: string, image: string): void {
     throw new RollwiseInputError(input, image, 'an image reference must be a non-empty string without spaces.', 'give the image as registry/repository:tag or @sha256 digest.');
   }
   if (/:latest$/.test(image) || !/[:@]/.test(image.split('/').pop() ?? '')) {
-    throw new RollwiseInputError(input, image, 'has no tag or uses "latest": the manifest committed to Git would not say which code runs, and a restart could pull different code (field-notes 7).', `pin a version tag or a digest, e.g. "${image.replace(/:latest$/, '')}:1.2.3".`);
+    throw new RollwiseInputError(input, image, 'has no tag or uses "latest": the manifest committed to Git would not say which code runs, and a restart could pull different code (docs/mechanisms.md#gitops-rollback).', `pin a version tag or a digest, e.g. "${image.replace(/:latest$/, '')}:1.2.3".`);
   }
 }
 

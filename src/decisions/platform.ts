@@ -192,7 +192,7 @@ export class Platform {
     dur(props.readinessPeriod), show);
     if (props.readinessPeriod) checkWholeSeconds('platform.readinessPeriod', props.readinessPeriod.value, 4, 60, 'the period must leave room for the 3 s timeout floor below it (probes must not overlap), and a period over a minute makes leaving and returning take minutes.', 'use 10 s unless you measured a reason to differ.');
     if (props.startupBudget) checkWholeSeconds('platform.startupBudget', props.startupBudget.value, 1, 3600, 'the startup probe counts whole-second periods up to it.', 'use e.g. Duration.seconds(60).');
-    if (props.endpointPropagation) checkWholeSeconds('platform.endpointPropagation', props.endpointPropagation.value, 1, 300, 'it becomes the preStop sleep and part of terminationGracePeriodSeconds, an integer; 0 would close the listener while proxies still send requests (field-notes 1).', 'use the propagation you measured, rounded up, e.g. Duration.seconds(10).');
+    if (props.endpointPropagation) checkWholeSeconds('platform.endpointPropagation', props.endpointPropagation.value, 1, 300, 'it becomes the preStop sleep and part of terminationGracePeriodSeconds, an integer; 0 would close the listener while proxies still send requests (docs/mechanisms.md#readiness-control-loop).', 'use the propagation you measured, rounded up, e.g. Duration.seconds(10).');
     if (props.shutdownDrain) checkWholeSeconds('platform.shutdownDrain', props.shutdownDrain.value, 0, 3600, 'it is part of terminationGracePeriodSeconds, an integer.', 'use e.g. Duration.seconds(20).');
 
     this.startupBudgetSeconds = withOverride('platform.startupBudget', decided(60,

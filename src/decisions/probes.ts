@@ -32,7 +32,7 @@ export const READINESS_TIMEOUT_FLOOR_SECONDS = 3;
 export const P99_MULTIPLIER = 2;
 /** The platform's default readiness period (the Kubernetes default). */
 export const DEFAULT_READINESS_PERIOD_SECONDS = 10;
-/** Tolerate two bad windows; a third consecutive miss means the pod really cannot serve (field-notes 3, 11). */
+/** Tolerate two bad windows; a third consecutive miss means the pod really cannot serve (docs/mechanisms.md#readiness-calls-a-dependency, #leave-slowly-return-slower). */
 export const READINESS_FAILURE_THRESHOLD = 3;
 
 export function readinessTiming(inp: ReadinessInputs): ReadinessTiming {
@@ -61,7 +61,7 @@ export function readinessTiming(inp: ReadinessInputs): ReadinessTiming {
         'make the readiness handler a local memory read (listeners up, config loaded, at most a dependency status cached in the background), then measure its p99 under peak load again.');
     }
     timeout = decided(value,
-      `2 x the health path's p99 under peak load (${showSeconds(p99)}${inp.p99Source ? `, ${inp.p99Source}` : ''}) = ${showSeconds(P99_MULTIPLIER * p99)}, rounded up to ${twice} s${value > twice ? `, raised to the ${READINESS_TIMEOUT_FLOOR_SECONDS} s floor` : ''}: a probe times out only when the handler is far slower than its measured tail, never at the p99 itself (field-notes 3). ${value} s < the ${period} s period.`,
+      `2 x the health path's p99 under peak load (${showSeconds(p99)}${inp.p99Source ? `, ${inp.p99Source}` : ''}) = ${showSeconds(P99_MULTIPLIER * p99)}, rounded up to ${twice} s${value > twice ? `, raised to the ${READINESS_TIMEOUT_FLOOR_SECONDS} s floor` : ''}: a probe times out only when the handler is far slower than its measured tail, never at the p99 itself (docs/mechanisms.md#readiness-calls-a-dependency). ${value} s < the ${period} s period.`,
       { p99Seconds: p99, periodSeconds: period, floorSeconds: READINESS_TIMEOUT_FLOOR_SECONDS });
   }
   timeout = withOverride('overrides.readinessTimeout', timeout, o.timeoutSeconds, (v) => `${v} s`, (v) => (inp.p99Seconds !== undefined && v <= inp.p99Seconds

@@ -163,7 +163,7 @@ export function decideService(inp: ServiceInputs, platform: Platform): ServiceDe
     throw new RollwiseInputError('image', inp.image, 'an image reference must be a non-empty string without spaces; the kubelet could not pull anything else.', 'give the image as registry/repository:tag or @sha256 digest, e.g. "ghcr.io/acme/checkout-api:1.4.2".');
   }
   if (/:latest$/.test(inp.image) || !/[:@]/.test(inp.image.split('/').pop() ?? '')) {
-    throw new RollwiseInputError('image', inp.image, 'has no tag or uses "latest": the manifest committed to Git would not say which code runs, a restart could pull different code, and a rollback by `git revert` would change nothing (field-notes 7).', 'pin a version tag or a digest, e.g. "' + inp.image.replace(/:latest$/, '') + ':1.4.2".');
+    throw new RollwiseInputError('image', inp.image, 'has no tag or uses "latest": the manifest committed to Git would not say which code runs, a restart could pull different code, and a rollback by `git revert` would change nothing (docs/mechanisms.md#gitops-rollback).', 'pin a version tag or a digest, e.g. "' + inp.image.replace(/:latest$/, '') + ':1.4.2".');
   }
   const port = checkPort('port', inp.port);
   const replicas = checkInteger('replicas', inp.replicas, 2, MAX_REPLICAS,
@@ -174,7 +174,7 @@ export function decideService(inp: ServiceInputs, platform: Platform): ServiceDe
   if (health.livenessPath !== undefined) checkPath('health.livenessPath', health.livenessPath);
   if (health.readinessCallsDependency === true) {
     throw new RollwiseInputError('health.readinessCallsDependency', true,
-      'a readiness handler that calls a dependency makes every replica fail at the same moment the dependency is slow, turning a partial slowdown into a total outage while the probes keep hammering the dependency (field-notes 3).',
+      'a readiness handler that calls a dependency makes every replica fail at the same moment the dependency is slow, turning a partial slowdown into a total outage while the probes keep hammering the dependency (docs/mechanisms.md#readiness-calls-a-dependency).',
       'make readiness report local state only (listeners up, config loaded, warm-up done), with at most a dependency status cached by a background task; requests that need the dependency get a fast 503 instead.');
   }
   const { p99, p99Source } = readinessP99(name, health, inp.measurements);
@@ -272,7 +272,7 @@ function decideShutdown(inp: ServiceInputs, platform: Platform): ShutdownDecisio
   const source = own !== undefined ? 'this service\'s container.shutdownDelay' : platform.shutdownDelaySet ? 'platform shutdownDelay' : `platform default for Kubernetes ${version.name}`;
   if (delay.kind === 'exec' && delay.target === 'sleep' && /(^|[/:@_.-])(distroless|scratch)([/:@_.-]|$)/.test(inp.image)) {
     throw new RollwiseInputError(own !== undefined ? 'container.shutdownDelay' : 'platform.shutdownDelay', `ShutdownDelay.execSleep() (${source})`,
-      `the image ${inp.image} looks distroless, and distroless images have no sleep binary: the preStop exec fails, the kubelet records a FailedPreStopHook event and sends SIGTERM at once, so the pod stops while proxies still route to it (503s on every rollout and drain, field-notes 1, 9).`,
+      `the image ${inp.image} looks distroless, and distroless images have no sleep binary: the preStop exec fails, the kubelet records a FailedPreStopHook event and sends SIGTERM at once, so the pod stops while proxies still route to it (503s on every rollout and drain, docs/mechanisms.md#readiness-control-loop, #response-flags).`,
       `set container.shutdownDelay to ${version.sleepAction ? 'ShutdownDelay.sleepAction() (Kubernetes 1.30+)' : 'ShutdownDelay.httpGet("/shutdown-delay") (a handler that waits before answering) or ShutdownDelay.inApplication(), or ShutdownDelay.execSleep("/busybox/sleep") for a :debug image; on Kubernetes 1.30+ set platform.kubernetesVersion and use ShutdownDelay.sleepAction()'}.`);
   }
   return shutdown(platform.endpointPropagationSeconds.value, platform.shutdownDrainSeconds.value, delay, version, source);
@@ -315,7 +315,7 @@ export function replicasDecision(d: ServiceDecisions): Decision<number> {
 
 /**
  * Backs the capacity-derived disruption budget with the fleet simulator: a drain of the budgeted
- * pods at peak, with the generated probe settings (field-notes 10: a fix you have not reproduced is
+ * pods at peak, with the generated probe settings (docs/mechanisms.md#fixes-and-verification: a fix you have not reproduced is
  * a hypothesis). A budget whose drain flaps or cascades is lowered until the drain holds; when even
  * one pod cannot be drained, synth fails with the simulated result.
  */
@@ -340,9 +340,9 @@ function simulatedDrainEvidence(budget: Decision<number>, replicas: number, capa
   const sim = simulateDrain(1);
   if (accepted !== undefined) {
     return { value: 1, overridden: true, inputs: { ...budget.inputs, simulatedVerdict: sim.verdict, noHeadroomAccepted: true },
-      reason: `Overridden (overrides.acceptNoHeadroom): ${accepted} The fleet has NO headroom at peak: the simulated one-pod drain does not hold (${sim.sentence}), so a drain at peak can start the readiness cascade (field-notes 1). One pod at a time, the least that still lets nodes drain; drain off-peak, and scale out to remove this override.` };
+      reason: `Overridden (overrides.acceptNoHeadroom): ${accepted} The fleet has NO headroom at peak: the simulated one-pod drain does not hold (${sim.sentence}), so a drain at peak can start the readiness cascade (docs/mechanisms.md#readiness-control-loop). One pod at a time, the least that still lets nodes drain; drain off-peak, and scale out to remove this override.` };
   }
   throw new RollwiseInputError('replicas', replicas,
-    `the fleet simulator says even a one-pod drain at peak does not hold: ${sim.sentence}. The survivors' health path slows past the probe deadline and readiness removes capacity exactly when it is short (field-notes 1).`,
+    `the fleet simulator says even a one-pod drain at peak does not hold: ${sim.sentence}. The survivors' health path slows past the probe deadline and readiness removes capacity exactly when it is short (docs/mechanisms.md#readiness-control-loop).`,
     `scale out first (more replicas), or lower the health path's latency under load; run \`rollwise simulate\` on a scenario to see the collapse. If the fleet must run so for now, accept it with overrides.acceptNoHeadroom: { value: true, because: '<why, and until when>' }.`);
 }

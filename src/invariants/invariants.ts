@@ -129,7 +129,7 @@ export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'INV01-decided-values-unpatched',
     title: 'A value rollwise decided (one with a reason) is not changed by a patch',
-    why: 'The reason in the comment, the rollwise.dev/reasons annotation and `rollwise explain` describes the decided value; a patched value would be explained by a reason that no longer holds (field-notes 1).',
+    why: 'The reason in the comment, the rollwise.dev/reasons annotation and `rollwise explain` describes the decided value; a patched value would be explained by a reason that no longer holds (docs/mechanisms.md#readiness-control-loop).',
     overridable: true,
     check(set) {
       const out: Violation[] = [];
@@ -158,7 +158,7 @@ export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'INV02-image-pinned',
     title: 'Every container image is pinned by a tag (not latest) or a digest',
-    why: 'An unpinned image means the manifest in Git does not say which code runs; a restart can pull other code and `git revert` rolls nothing back (field-notes 7).',
+    why: 'An unpinned image means the manifest in Git does not say which code runs; a restart can pull other code and `git revert` rolls nothing back (docs/mechanisms.md#gitops-rollback).',
     overridable: false,
     check(set) {
       const w = workloadOf(set);
@@ -170,7 +170,7 @@ export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'INV03-replicas',
     title: 'The workload exists and runs at least 2 replicas (or an autoscaler with minReplicas >= 2 owns the count)',
-    why: 'One replica cannot survive a node drain or a rollout; its disruption budget either blocks drains forever or lets them take the service (field-notes 5).',
+    why: 'One replica cannot survive a node drain or a rollout; its disruption budget either blocks drains forever or lets them take the service (docs/mechanisms.md#rollout-complete).',
     overridable: false,
     check(set) {
       const w = workloadOf(set);
@@ -188,7 +188,7 @@ export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'INV04-readiness-probe',
     title: 'The app container has a readiness probe with a handler, a timeout below its period, failureThreshold >= 2 and a return window no shorter than the leave window',
-    why: 'Without readiness a pod takes traffic before it can serve; failureThreshold 1 removes pods on one slow probe and a return faster than the leave lets an emptied fleet re-enter cold and collapse again (field-notes 1, 3, 11).',
+    why: 'Without readiness a pod takes traffic before it can serve; failureThreshold 1 removes pods on one slow probe and a return faster than the leave lets an emptied fleet re-enter cold and collapse again (docs/mechanisms.md#readiness-control-loop, #readiness-calls-a-dependency, #leave-slowly-return-slower).',
     overridable: true,
     check(set) {
       const w = workloadOf(set);
@@ -211,7 +211,7 @@ export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'INV05-liveness-and-startup',
     title: 'The app container has a liveness probe that is not the readiness check and fails later than readiness, and a startup probe',
-    why: 'Liveness on the readiness path, or with a shorter window, restarts loaded pods instead of removing them from the Service; without a startup probe a slow start counts against liveness (field-notes 4).',
+    why: 'Liveness on the readiness path, or with a shorter window, restarts loaded pods instead of removing them from the Service; without a startup probe a slow start counts against liveness (docs/mechanisms.md#liveness-vs-readiness).',
     overridable: false,
     check(set) {
       const w = workloadOf(set);
@@ -236,7 +236,7 @@ export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'INV06-no-cpu-limit',
     title: 'No CPU limit unless overridden with a reason',
-    why: 'With limits.cpu the CFS quota deschedules the process each period once its slice is used, so the probe handler answers slowly exactly at peak and readiness measures load (field-notes 1).',
+    why: 'With limits.cpu the CFS quota deschedules the process each period once its slice is used, so the probe handler answers slowly exactly at peak and readiness measures load (docs/mechanisms.md#cpu-limits-and-cfs-throttling).',
     overridable: true,
     check(set) {
       const w = workloadOf(set);
@@ -269,7 +269,7 @@ export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'INV08-disruption-budget',
     title: 'A PodDisruptionBudget with a budget that selects the pods and lets at least one and not every pod go',
-    why: 'A PDB without a budget, or selecting no pod, protects nothing during node drains; one that allows no disruption blocks every drain (field-notes 5).',
+    why: 'A PDB without a budget, or selecting no pod, protects nothing during node drains; one that allows no disruption blocks every drain (docs/mechanisms.md#rollout-complete).',
     overridable: false,
     check(set) {
       const w = workloadOf(set);
@@ -317,7 +317,7 @@ export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'INV10-analysis-guarded-and-can-fail',
     title: 'Every analysis metric is Inconclusive on no data and on NaN, and every template has a metric that can fail',
-    why: 'A condition that passes on an empty result or NaN promotes a release nobody measured; a template that cannot fail never aborts (field-notes 6).',
+    why: 'A condition that passes on an empty result or NaN promotes a release nobody measured; a template that cannot fail never aborts (docs/mechanisms.md#canary-analysis).',
     overridable: false,
     check(set) {
       const out: Violation[] = [];
@@ -344,7 +344,7 @@ export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'INV11-rollout-analysis-wired',
     title: 'A canary Rollout runs its background analysis and an analysis gate step, uses traffic routing and has a stable and a canary Service',
-    why: 'Without the analysis a canary is promoted by the clock alone; without traffic routing the weights are replica ratios the analysis does not measure (field-notes 6).',
+    why: 'Without the analysis a canary is promoted by the clock alone; without traffic routing the weights are replica ratios the analysis does not measure (docs/mechanisms.md#canary-analysis).',
     overridable: false,
     check(set) {
       const out: Violation[] = [];
@@ -419,7 +419,7 @@ export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'INV14-shutdown-delay',
     title: 'The pod keeps serving while endpoint removal propagates (a preStop delay) and its grace period outlasts it',
-    why: 'Proxies keep sending requests for the propagation time after a pod starts terminating; a pod that closes its listener at once answers them with connection errors (field-notes 1, 9).',
+    why: 'Proxies keep sending requests for the propagation time after a pod starts terminating; a pod that closes its listener at once answers them with connection errors (docs/mechanisms.md#readiness-control-loop, #response-flags).',
     overridable: false,
     check(set) {
       const w = workloadOf(set);
@@ -437,7 +437,7 @@ export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'INV15-rollout-safety',
     title: 'Rollouts remove no old pod before its replacement is available (maxUnavailable 0), wait minReadySeconds >= the readiness leave window, and have a progress deadline above it',
-    why: 'With maxUnavailable above 0 or a short minReadySeconds a rollout completes while new pods flap (field-notes 5).',
+    why: 'With maxUnavailable above 0 or a short minReadySeconds a rollout completes while new pods flap (docs/mechanisms.md#rollout-complete).',
     overridable: false,
     check(set) {
       const w = workloadOf(set);
@@ -463,7 +463,7 @@ export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'INV16-services-select-pods',
     title: 'Every Service and the workload selector select the pod template\'s labels, and every Service targets a container port',
-    why: 'A Service that selects nothing has no endpoints; the proxy answers 503 without any pod failing (field-notes 1, 9).',
+    why: 'A Service that selects nothing has no endpoints; the proxy answers 503 without any pod failing (docs/mechanisms.md#readiness-control-loop, #response-flags).',
     overridable: false,
     check(set) {
       const w = workloadOf(set);

@@ -41,7 +41,7 @@ export function renderRunbook(d: ServiceDecisions, a: AlertDecisions, opts: Runb
     `Workload: ${a.workload.kind} \`${name}\`; ${isRollout ? `Services \`${name}\` (stable) and \`${name}-canary\`` : `Service \`${name}\``}; ` +
     (a.route ? `HTTPRoute \`${name}\` (Envoy clusters matching \`${a.routeClusterRegex}\`)` : 'no HTTPRoute (so no gateway alerts)') +
     `; pods \`${a.podRegex}\`, container \`${a.containerName}\`.`, '',
-    'This failure class produces no restarts, no exit codes and no error logs: the signals are ready endpoints against desired replicas and the proxy\'s own counters (field-notes 1, 10).', '');
+    'This failure class produces no restarts, no exit codes and no error logs: the signals are ready endpoints against desired replicas and the proxy\'s own counters (docs/mechanisms.md#readiness-control-loop, #fixes-and-verification).', '');
   if (d.noHeadroomAccepted !== undefined) {
     p(`**No headroom at peak, accepted by override:** ${d.noHeadroomAccepted} Every disruption at peak (a drain, a rollout surge wave ending, a crash) runs the survivors past the utilisation ceiling; drain off-peak, and treat any alert below as the start of the cascade. Scale out to remove the override.`, '');
   }
@@ -58,18 +58,18 @@ export function renderRunbook(d: ServiceDecisions, a: AlertDecisions, opts: Runb
   }
 
   if (a.route) p(`## ${RUNBOOK_SECTIONS.flags}`, '',
-    'A 503 alone does not say which mechanism produced it; the access log\'s `response_flags` does (field-notes 9).', '',
+    'A 503 alone does not say which mechanism produced it; the access log\'s `response_flags` does (docs/mechanisms.md#response-flags).', '',
     '| flag | meaning | look at | alert |', '|---|---|---|---|',
     '| `-` | response came from the pod | the app | ' + link('Route5xxOverSlo') + ' |',
-    `| UH | no healthy upstream: endpoint list empty | readiness, EndpointSlice (field-notes 1, 3) | ${link(byFlag('UH'))} |`,
-    `| UC | upstream closed the connection before responding | idle timeouts, pod shutdown (field-notes 8) | ${link(byFlag('UC'))} |`,
+    `| UH | no healthy upstream: endpoint list empty | readiness, EndpointSlice (docs/mechanisms.md#readiness-control-loop, #readiness-calls-a-dependency) | ${link(byFlag('UH'))} |`,
+    `| UC | upstream closed the connection before responding | idle timeouts, pod shutdown (docs/mechanisms.md#keep-alive-race) | ${link(byFlag('UC'))} |`,
     `| UF | could not connect to the pod | NetworkPolicy, port, pod starting | ${link(byFlag('UF'))} |`,
     `| UO | overflow: proxy circuit breaker | proxy connection limits | ${link(byFlag('UO'))} |`,
     `| UT | upstream took too long | app latency, database | ${link(byFlag('UT'))} |`, '',
     `\`kubectl logs\` only reads the node's rotated files: a busy Envoy rotates them within minutes. Loki is the memory (queries below).`, '');
 
   p(`## ${RUNBOOK_SECTIONS.timeout}`, '',
-    'Read the probe failure text in the events before anything else (field-notes 2):', '',
+    'Read the probe failure text in the events before anything else (docs/mechanisms.md#probe-failure-texts):', '',
     '| `Readiness probe failed: HTTP probe failed with statuscode: 503` | `Readiness probe failed: Get ...: context deadline exceeded (Client.Timeout exceeded while awaiting headers)` |',
     '|---|---|',
     `| The app answered and declined: its readiness handler reports a local state it considers not ready. | The app was never heard from within \`timeoutSeconds\` (${d.readiness.timeoutSeconds.value} s): the handler is starved (load, CPU quota) or blocked. |`,
@@ -77,11 +77,11 @@ export function renderRunbook(d: ServiceDecisions, a: AlertDecisions, opts: Runb
     `\`\`\`sh\nkubectl -n ${ns} get events --field-selector reason=Unhealthy --sort-by=.lastTimestamp\n\`\`\``, '');
 
   p(`## ${RUNBOOK_SECTIONS.dont}`, '',
-    `- **Do not \`kubectl exec\` into a pod and curl ${d.readinessPath}** to "check health": the pods you can reach are the ones already removed from service and idle, so it answers 200 fast every time (field-notes 2).`,
+    `- **Do not \`kubectl exec\` into a pod and curl ${d.readinessPath}** to "check health": the pods you can reach are the ones already removed from service and idle, so it answers 200 fast every time (docs/mechanisms.md#probe-failure-texts).`,
     '- **Do not delete or loosen the readiness probe** to stop the flapping: the Service then sends traffic to pods that cannot serve, and the cascade becomes errors instead of removals. Fix the cause (timeout vs p99, CPU limit, handler calling a dependency).',
-    `- **Do not \`${isRollout ? `kubectl argo rollouts undo ${name}` : `kubectl rollout undo deployment/${name}`}\`** (nor \`kubectl rollout undo\`, nor edit the live object): Argo CD self-heal re-applies Git within minutes and the bad version comes back. **The rollback is \`git revert\`** of the release commit; an in-place undo is at most a declared, minutes-long bridge (field-notes 7).`,
-    '- **Do not add retry-on-reset** to hide UC 503s: it is unsafe for non-idempotent requests; fix the idle-timeout order (field-notes 8).',
-    '- **Do not restart the fleet** to clear not-ready pods: every new pod starts cold and re-enters at full load, which is how the saw-tooth restarts (field-notes 1, 4). Scale out instead.', '');
+    `- **Do not \`${isRollout ? `kubectl argo rollouts undo ${name}` : `kubectl rollout undo deployment/${name}`}\`** (nor \`kubectl rollout undo\`, nor edit the live object): Argo CD self-heal re-applies Git within minutes and the bad version comes back. **The rollback is \`git revert\`** of the release commit; an in-place undo is at most a declared, minutes-long bridge (docs/mechanisms.md#gitops-rollback).`,
+    '- **Do not add retry-on-reset** to hide UC 503s: it is unsafe for non-idempotent requests; fix the idle-timeout order (docs/mechanisms.md#keep-alive-race).',
+    '- **Do not restart the fleet** to clear not-ready pods: every new pod starts cold and re-enters at full load, which is how the saw-tooth restarts (docs/mechanisms.md#readiness-control-loop, #liveness-vs-readiness). Scale out instead.', '');
 
   const rs = `envoy_cluster_name=~"${a.routeClusterRegex}"`;
   const loki = `{namespace="${gw}", container="envoy"} |= "httproute/${ns}/${name}/"`;

@@ -105,7 +105,7 @@ export async function measureService(o: MeasureOptions): Promise<MeasurementsDoc
   const failedQuery = q.probeResultsRaw('failed', promRange(PEAK_SECONDS + 600));
   const failed = counterIncrease(await rawCounter(c, (w) => q.probeResultsRaw('failed', w), peakStart, peakEnd), peakStart);
   const failedAtPeak = measured(failed.total, 'probes', failedQuery, peakWindow, SOURCES.probeTotal.source,
-    'timeouts and error status codes are both result="failed" in the kubelet\'s counter; it cannot split them (the Unhealthy events\' messages can: "context deadline exceeded" vs "statuscode: 503", field-notes 2). A missing "failed" series means none failed.');
+    'timeouts and error status codes are both result="failed" in the kubelet\'s counter; it cannot split them (the Unhealthy events\' messages can: "context deadline exceeded" vs "statuscode: 503", docs/mechanisms.md#probe-failure-texts). A missing "failed" series means none failed.');
 
   const appP99 = o.appHistogram === undefined ? undefined : await appHistogramP99(c, o.appHistogram, target, peakStart, peakEnd, peakWindow, service);
 

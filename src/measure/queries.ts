@@ -71,7 +71,7 @@ export const SOURCES = {
   },
   remoteResets: {
     metric: 'envoy_cluster_upstream_cx_destroy_remote_with_active_rq',
-    source: 'Envoy\'s count of upstream connections the pod closed with a request in flight (envoy_cluster_upstream_cx_destroy_remote_with_active_rq, the keep-alive race signature, field-notes 8)',
+    source: 'Envoy\'s count of upstream connections the pod closed with a request in flight (envoy_cluster_upstream_cx_destroy_remote_with_active_rq, the keep-alive race signature, docs/mechanisms.md#keep-alive-race)',
     enable: 'scrape the Envoy proxies\' /stats/prometheus (port 19001).',
   },
   idleTimeouts: {

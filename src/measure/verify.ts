@@ -32,7 +32,7 @@ export interface VerifyOptions {
   readonly throttleThreshold?: number;
   /**
    * Highest 5xx ratio of the route, at peak and over the window.
-   * @default 0.01 (the service alerts' default SLO, field-notes 6)
+   * @default 0.01 (the service alerts' default SLO, docs/mechanisms.md#canary-analysis)
    */
   readonly sloErrorRatio?: number;
   /**
@@ -79,7 +79,7 @@ export interface VerifyReport {
   readonly checks: readonly VerifyCheck[];
 }
 
-/** The post-change verification (field-notes 10): counts, over a real peak, the signals that moved. */
+/** The post-change verification (docs/mechanisms.md#fixes-and-verification): counts, over a real peak, the signals that moved. */
 export async function verifyService(o: VerifyOptions): Promise<VerifyReport> {
   const c = o.client;
   const q = new ServiceQueries(o.target);
@@ -107,7 +107,7 @@ export async function verifyService(o: VerifyOptions): Promise<VerifyReport> {
   const rps = best.v / PEAK_SECONDS;
   const refRps = reference.v / PEAK_SECONDS;
   if (rps < PEAK_SHARE * refRps) {
-    return refuse(`the window has no peak: its busiest hour (${showRange(best.t - PEAK_SECONDS, best.t)}, ${Math.round(rps)} req/s) is below ${PEAK_SHARE * 100} % of the busiest hour of the week up to its end (${showRange(reference.t - PEAK_SECONDS, reference.t)}, ${Math.round(refRps)} req/s). Readiness timeouts, throttling and emptied endpoints happen at peak load; a quiet window passes every check and proves nothing (field-notes 10). Verify over a window that includes the daily peak (--since before it, --until after it).`);
+    return refuse(`the window has no peak: its busiest hour (${showRange(best.t - PEAK_SECONDS, best.t)}, ${Math.round(rps)} req/s) is below ${PEAK_SHARE * 100} % of the busiest hour of the week up to its end (${showRange(reference.t - PEAK_SECONDS, reference.t)}, ${Math.round(refRps)} req/s). Readiness timeouts, throttling and emptied endpoints happen at peak load; a quiet window passes every check and proves nothing (docs/mechanisms.md#fixes-and-verification). Verify over a window that includes the daily peak (--since before it, --until after it).`);
   }
   const peakEnd = best.t;
   const peakStart = peakEnd - PEAK_SECONDS;
@@ -124,7 +124,7 @@ export async function verifyService(o: VerifyOptions): Promise<VerifyReport> {
     verdict: failed.total === 0 ? 'pass' : 'fail',
     figure: failed.total === 0
       ? `0 failed readiness probes in the busiest hour ${peakText} (${windowFailed.total} over the whole window)`
-      : `${failed.total} failed readiness probes in the busiest hour ${peakText}, from ${showTime(failed.events[0].t)} to ${showTime(failed.events[failed.events.length - 1].t)}, most (${worst!.n}) in the minute to ${showTime(worst!.t)}; the kubelet counts timeouts and error status codes together, so read the pods' Unhealthy events ("context deadline exceeded" is a timeout, field-notes 2)`,
+      : `${failed.total} failed readiness probes in the busiest hour ${peakText}, from ${showTime(failed.events[0].t)} to ${showTime(failed.events[failed.events.length - 1].t)}, most (${worst!.n}) in the minute to ${showTime(worst!.t)}; the kubelet counts timeouts and error status codes together, so read the pods' Unhealthy events ("context deadline exceeded" is a timeout, docs/mechanisms.md#probe-failure-texts)`,
     threshold: '0',
     query: failedQuery,
     source: SOURCES.probeTotal.source,
@@ -166,7 +166,7 @@ export async function verifyService(o: VerifyOptions): Promise<VerifyReport> {
   checks.push({
     name: 'resets with a request in flight',
     verdict: resets.total === 0 ? 'pass' : 'fail',
-    figure: resets.total === 0 ? '0 connections closed by the pods with a request in flight' : `${resets.total} connections closed by the pods with a request in flight (each a 503 UC), first at ${showTime(resets.events[0].t)}: the proxy's idle timeout is not below the app's keep-alive, or pods exit without a shutdown delay (field-notes 8)`,
+    figure: resets.total === 0 ? '0 connections closed by the pods with a request in flight' : `${resets.total} connections closed by the pods with a request in flight (each a 503 UC), first at ${showTime(resets.events[0].t)}: the proxy's idle timeout is not below the app's keep-alive, or pods exit without a shutdown delay (docs/mechanisms.md#keep-alive-race)`,
     threshold: '0',
     query: q.counterRaw(SOURCES.remoteResets.metric, promRange(until - since + 600)),
     source: SOURCES.remoteResets.source,

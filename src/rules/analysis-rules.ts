@@ -85,7 +85,7 @@ export const ANALYSIS_RULES: readonly RuleDefinition[] = [
     title: 'Analysis condition indexes result[0] without guarding empty and NaN results',
     kinds: KINDS,
     mechanism: 'An empty result makes result[0] an Error ("slice index out of range"), and errors do not count as failures, so a run can end Successful with every measurement errored; NaN (0/0 without traffic) makes `result[0] < 0.01` false: a Failed verdict from no data.',
-    fieldNotes: 'field-notes 6 (reference: AnalysisTemplate)',
+    fieldNotes: 'docs/mechanisms.md#canary-analysis (reference: AnalysisTemplate)',
     fix: 'Write `len(result) > 0 && !isNaN(result[0]) && result[0] < 0.01` as successCondition and the mirror failureCondition (`len(result) > 0 && !isNaN(result[0]) && result[0] >= 0.01`), so no data is Inconclusive, never a silent pass or fail.',
     facts: [],
     check(o, ctx) {
@@ -105,7 +105,7 @@ export const ANALYSIS_RULES: readonly RuleDefinition[] = [
     title: 'Analysis query turns no data into a number (`or vector(n)` around a ratio or a denominator, `default_zero()`)',
     kinds: KINDS,
     mechanism: 'A query that answers a number when there is no data passes (or fails) the check exactly when the canary serves nothing or its metrics are missing (e.g. its pods are not Ready, its weight goes back to 0 and its Envoy cluster, with every series on it, disappears). A default on the numerator alone, `(errors or on() vector(0)) / all`, is safe and needed: Envoy creates the 5xx counter at the first 5xx, and the denominator still gives no sample without traffic.',
-    fieldNotes: 'field-notes 6 (reference: AnalysisTemplate, Measuring the canary)',
+    fieldNotes: 'docs/mechanisms.md#canary-analysis (reference: AnalysisTemplate, Measuring the canary)',
     fix: 'Move the default to the numerator of the ratio, `(sum(rate(errors[2m])) or on() vector(0)) / sum(rate(all[2m]))`, or remove it; let an empty result be Inconclusive with guarded conditions, and add a request-volume metric that is Inconclusive below N requests.',
     facts: [],
     check(o, ctx) {
@@ -130,7 +130,7 @@ export const ANALYSIS_RULES: readonly RuleDefinition[] = [
     title: 'Analysis conditions pass when there is no data (`default(result, 0) < x`, `isNaN(result[0]) || ...`, `len(result) == 0 || ...`)',
     kinds: KINDS,
     mechanism: 'A condition that is true for an empty, nil or NaN result promotes a canary that served nothing or whose metrics are missing: the check passes exactly when it measured nothing. Short-circuits (`isNaN(result[0]) || ...`) and defaults (`default(result, 0)`) read as guards but turn no data into a pass.',
-    fieldNotes: 'field-notes 6 (reference: AnalysisTemplate)',
+    fieldNotes: 'docs/mechanisms.md#canary-analysis (reference: AnalysisTemplate)',
     fix: 'Guard with && so no data makes both conditions false (Inconclusive: the rollout pauses): successCondition `len(result) > 0 && !isNaN(result[0]) && result[0] < 0.01` and failureCondition `len(result) > 0 && !isNaN(result[0]) && result[0] >= 0.01`; for providers that give nil, `!isNil(result) && result < 10` and `!isNil(result) && result >= 10`.',
     facts: [],
     check(o, ctx) {

@@ -8,7 +8,7 @@ import { LintObject } from './source';
 import { FindingValue } from './types';
 
 /**
- * Under a CFS limit a 20 ms handler "takes over a second on a pod at its quota" (field-notes 1), so
+ * Under a CFS limit a 20 ms handler "takes over a second on a pod at its quota" (docs/mechanisms.md#cpu-limits-and-cfs-throttling), so
  * a readiness deadline of 1 s (the Kubernetes default; timeoutSeconds is whole seconds) is passed by
  * throttling alone. From 2 s up the deadline is not decided by the limit alone.
  */
@@ -35,8 +35,8 @@ export interface LoadSensitivity {
 
 /**
  * Whether the readiness probe of a container slows down with the pod's load: an in-process handler
- * (httpGet, grpc, exec) under a CPU limit (field-notes 1, 10), or a deadline at or under the
- * handler's declared p99 under load (field-notes 3). A tcpSocket probe under a limit is not: the
+ * (httpGet, grpc, exec) under a CPU limit (docs/mechanisms.md#cpu-limits-and-cfs-throttling, #fixes-and-verification), or a deadline at or under the
+ * handler's declared p99 under load (docs/mechanisms.md#readiness-calls-a-dependency). A tcpSocket probe under a limit is not: the
  * kernel completes the connect without running the application.
  */
 export function loadSensitivity(o: LintObject, ref: ContainerRef, probe: Json, ctx: RuleContext): LoadSensitivity | undefined {
@@ -160,7 +160,7 @@ export const COMPOSITION_RULES: readonly RuleDefinition[] = [
     title: 'Load-sensitive readiness, few tolerated misses, a fast return and a fleet that carries the load: the readiness-cascade composition',
     kinds: ['Deployment', 'StatefulSet', 'Rollout', 'ReplicaSet'],
     mechanism: 'Each part looks reasonable alone; together they are the outage: a probe that measures load (a throttled quota, or a deadline under the tail) fails on a busy pod, few misses take it out, its traffic moves to the survivors, who fail in turn, and the fast return brings the whole fleet back cold at full load to collapse again.',
-    fieldNotes: 'field-notes 1, 3, 11',
+    fieldNotes: 'docs/mechanisms.md#readiness-control-loop, #readiness-calls-a-dependency, #leave-slowly-return-slower',
     fix: 'Break one link, best several: remove resources.limits.cpu (keep the request), raise readinessProbe.timeoutSeconds above the p99 under load (at least 3 s), set failureThreshold 3 or more and successThreshold equal to it; then declare peak-rps and saturation-rps-per-replica so the drain at peak is simulated.',
     facts: [],
     check(o, ctx) {

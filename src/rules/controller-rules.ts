@@ -125,7 +125,7 @@ export const CONTROLLER_RULES: readonly RuleDefinition[] = SPECS.map((s) => ({
   title: s.title,
   kinds: s.kinds,
   mechanism: `${s.why} Mirrors: ${s.mirrors}.`,
-  fieldNotes: s.kinds === TEMPLATES ? 'field-notes 6' : 'field-notes 6, 7',
+  fieldNotes: s.kinds === TEMPLATES ? 'docs/mechanisms.md#canary-analysis' : 'docs/mechanisms.md#canary-analysis, #gitops-rollback',
   fix: s.fix,
   facts: [],
   check(o: LintObject, ctx: RuleContext) {

@@ -71,7 +71,7 @@ export const PROBED_KINDS = [...WORKLOAD_KINDS, 'ReplicaSet', 'Pod'] as const;
  * Probe handlers that run inside the container and share its CPU quota (an HTTP or gRPC handler of
  * the application, or a command the kubelet execs in the container's cgroup). A tcpSocket probe is a
  * TCP connect the kernel completes on the listening socket's backlog: it does not run
- * application code, so it does not slow down with the handler (field-notes 1, 4).
+ * application code, so it does not slow down with the handler (docs/mechanisms.md#readiness-control-loop, #liveness-vs-readiness).
  */
 export const IN_PROCESS_HANDLERS = ['httpGet', 'grpc', 'exec'] as const;
 

@@ -33,7 +33,7 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
     title: "Readiness timeoutSeconds is not above the health path's declared p99 under load",
     kinds: W,
     mechanism: 'A probe whose deadline is at or below the handler\'s p99 fails on the slow tail at random, and each miss moves the pod\'s traffic onto the survivors, whose latency then rises too: the feedback loop that empties a Service.',
-    fieldNotes: 'field-notes 1, 3',
+    fieldNotes: 'docs/mechanisms.md#readiness-control-loop, #readiness-calls-a-dependency',
     fix: 'Measure the health path\'s p99 under peak load and set readinessProbe.timeoutSeconds well above it (rollwise uses 2 x p99, at least 3 s), or make the handler cheaper.',
     facts: ['readinessP99Seconds'],
     check(o, ctx) {
@@ -56,7 +56,7 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
     title: 'Readiness failureThreshold is 1',
     kinds: W,
     mechanism: 'With failureThreshold 1 a single slow probe removes the pod from the Service for a whole period; under load, slow probes are common, so pods leave and return in waves and the survivors take their traffic.',
-    fieldNotes: 'field-notes 3, 11',
+    fieldNotes: 'docs/mechanisms.md#readiness-calls-a-dependency, #leave-slowly-return-slower',
     fix: 'Set readinessProbe.failureThreshold to 3 or more, so one bad window cannot remove a pod.',
     facts: [],
     check(o, ctx) {
@@ -76,7 +76,7 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
     title: 'Readiness that measures load returns (successThreshold x period) faster than it leaves (failureThreshold x period)',
     kinds: W,
     mechanism: 'When every pod has left, traffic is zero and every probe passes: the whole fleet re-enters within the short return window, cold and at full load, and collapses again (a saw-tooth, not a decay). Only a probe that measures load (a CPU limit on an in-process handler, or a deadline at or under the p99) empties the fleet, so the asymmetry alone, as in the Kubernetes defaults (1 and 3), is not reported.',
-    fieldNotes: 'field-notes 1, 11',
+    fieldNotes: 'docs/mechanisms.md#readiness-control-loop, #leave-slowly-return-slower',
     fix: 'Set readinessProbe.successThreshold at least equal to failureThreshold (e.g. 3 and 3), so a removed pod proves itself as long as it took to leave.',
     facts: [],
     check(o, ctx) {
@@ -100,7 +100,7 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
     title: 'Readiness timeoutSeconds is not below periodSeconds',
     kinds: W,
     mechanism: 'A probe that may wait as long as its period runs back to back under load: the leave window is no longer failureThreshold x period, and the probe adds a permanent request to a pod that is already slow.',
-    fieldNotes: 'field-notes 1, 3',
+    fieldNotes: 'docs/mechanisms.md#readiness-control-loop, #readiness-calls-a-dependency',
     fix: 'Keep readinessProbe.timeoutSeconds below periodSeconds (e.g. timeout 3 s, period 10 s).',
     facts: [],
     check(o, ctx) {
@@ -120,7 +120,7 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
     title: 'An HTTP, gRPC or exec liveness probe is identical to the readiness probe',
     kinds: W,
     mechanism: 'A liveness copy of readiness restarts exactly the pods that are merely loaded: each restart lands on a cold cache, survivors carry more load and fail in turn (falling dominoes, CrashLoopBackOff). Identical tcpSocket probes are not reported: a TCP connect does not run application code, so it does not fail on a loaded pod.',
-    fieldNotes: 'field-notes 4',
+    fieldNotes: 'docs/mechanisms.md#liveness-vs-readiness',
     fix: 'Give liveness a process-only check (a TCP connect or a handler that touches no dependency) and make it far more lenient than readiness (longer timeout, more failures).',
     facts: [],
     check(o, ctx) {
@@ -139,7 +139,7 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
     title: 'An in-process liveness probe gives up no later than readiness (shorter timeout, fewer failures, or a failure window not longer)',
     kinds: W,
     mechanism: 'If an HTTP, gRPC or exec liveness fails as fast as readiness, a pod slow under load is restarted instead of only taken out of the Service: restarts pile up exactly at peak. A tcpSocket liveness does not run application code and is not checked.',
-    fieldNotes: 'field-notes 4',
+    fieldNotes: 'docs/mechanisms.md#liveness-vs-readiness',
     fix: 'Make liveness more lenient than readiness on every axis: timeoutSeconds >= readiness, failureThreshold >= readiness, and failureThreshold x periodSeconds well above the readiness leave window.',
     facts: [],
     check(o, ctx) {
@@ -167,7 +167,7 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
     title: 'Liveness initialDelaySeconds longer than one default period (10 s) and no startupProbe',
     kinds: W,
     mechanism: 'initialDelaySeconds is a fixed guess at start-up time: a start slower than the guess is killed and restarted in a loop (slower still under load), a faster one waits for nothing; a startupProbe adapts to the actual start.',
-    fieldNotes: 'field-notes 4',
+    fieldNotes: 'docs/mechanisms.md#liveness-vs-readiness',
     fix: 'Add a startupProbe (failureThreshold x periodSeconds = the start-up budget) and remove livenessProbe.initialDelaySeconds.',
     facts: [],
     check(o, ctx) {
@@ -187,7 +187,7 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
     title: 'The readiness handler is declared to call a dependency',
     kinds: W,
     mechanism: 'A readiness handler that calls a downstream fails on every replica at the moment the dependency is slow, turning a partial slowdown into a total outage while the probes keep hammering the dependency.',
-    fieldNotes: 'field-notes 3',
+    fieldNotes: 'docs/mechanisms.md#readiness-calls-a-dependency',
     fix: 'Make readiness report local state only (listeners up, config loaded, warm-up done), with at most a dependency status cached in the background; answer requests that need the failing dependency with a fast 503.',
     facts: ['readinessCallsDependency'],
     check(o, ctx) {
@@ -205,7 +205,7 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
     title: 'CPU limit on a container with HTTP, gRPC or exec probes',
     kinds: W,
     mechanism: "The probe handler shares the container's CFS quota: at the limit the kernel deschedules the process for the rest of each 100 ms period, so a 20 ms health check takes seconds exactly at peak and the probe measures load.",
-    fieldNotes: 'field-notes 1, 10',
+    fieldNotes: 'docs/mechanisms.md#readiness-control-loop, #fixes-and-verification',
     fix: 'Remove resources.limits.cpu (keep the request: the pod stays Burstable), or raise it far above peak use. kube-score: --ignore-container-cpu-limit; Polaris: cpuLimitsMissing: ignore; Checkov: skip CKV_K8S_11.',
     facts: [],
     check(o, ctx) {

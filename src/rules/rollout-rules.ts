@@ -50,7 +50,7 @@ export const ROLLOUT_RULES: readonly RuleDefinition[] = [
     title: 'minReadySeconds shorter than the readiness leave window while maxUnavailable > 0',
     kinds: ['Deployment', 'StatefulSet', 'DaemonSet', 'Rollout'],
     mechanism: 'A pod counts as available after minReadySeconds Ready (default 0); shorter than the time readiness needs to notice a failure (failureThreshold x period), a flapping pod is counted and, with maxUnavailable > 0, the rollout "completes" while pods flap.',
-    fieldNotes: 'field-notes 5',
+    fieldNotes: 'docs/mechanisms.md#rollout-complete',
     fix: 'Set spec.minReadySeconds to at least failureThreshold x periodSeconds of the readiness probe (e.g. 30), and/or maxUnavailable 0 so a pod that never becomes available stalls the rollout.',
     facts: [],
     check(o, ctx) {
@@ -77,7 +77,7 @@ export const ROLLOUT_RULES: readonly RuleDefinition[] = [
     title: 'Canary Rollout without progressDeadlineAbort: true',
     kinds: ['Rollout'],
     mechanism: 'By default a canary Rollout that misses its progress deadline is only marked Degraded and the stuck canary keeps its traffic share; with progressDeadlineAbort it aborts and traffic returns to stable. Blue-green Rollouts are not checked: their active Service moves only after the new pods are all available.',
-    fieldNotes: 'field-notes 5, 6',
+    fieldNotes: 'docs/mechanisms.md#rollout-complete, #canary-analysis',
     fix: 'Set spec.progressDeadlineAbort: true (and a progressDeadlineSeconds above minReadySeconds).',
     facts: [],
     check(o, ctx) {
@@ -95,7 +95,7 @@ export const ROLLOUT_RULES: readonly RuleDefinition[] = [
     title: 'Canary with steps and no analysis',
     kinds: ['Rollout'],
     mechanism: 'Without an analysis (background or step) nothing measures user-facing errors: a bad release is promoted on schedule, and "rollout complete" only means pods were Ready. A canary without steps is a plain rolling update and is not checked.',
-    fieldNotes: 'field-notes 5, 6',
+    fieldNotes: 'docs/mechanisms.md#rollout-complete, #canary-analysis',
     fix: 'Add spec.strategy.canary.analysis (background, startingStep at the first setWeight) and an analysis step before full promotion, with an AnalysisTemplate measuring the 5xx ratio (guarded against empty and NaN results).',
     facts: [],
     check(o, ctx) {

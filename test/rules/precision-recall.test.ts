@@ -37,7 +37,7 @@ describe('severity from the composition (the readiness cascade)', () => {
     expect(errs[0].message).toContain('failureThreshold 2, successThreshold 1');
     expect(errs[0].message).toContain('12 replicas');
     expect(errs[0].message).toMatch(/rollwise.dev\/peak-rps .* would let the simulated drain at peak decide it/);
-    expect(errs[0].mechanism).toContain('(field-notes 1, 3, 11)');
+    expect(errs[0].mechanism).toContain('(docs/mechanisms.md#readiness-control-loop, #readiness-calls-a-dependency, #leave-slowly-return-slower)');
   });
 
   test.each(Object.keys(PARTS))('%s alone is not an error', (part) => {
