@@ -196,7 +196,12 @@ const server = 'https://kubernetes.default.svc';
 
 /** The environments: dev runs 2 replicas of each service, prod runs them as described. */
 export const environments = (): Environment[] => [
-  new Environment({ name: 'dev', destination: { server, namespace: '${service}-dev' }, platform: platform('dev', server), sizing: Sizing.fixed(2) }),
+  // dev gets its own hostnames (checkout.example.com -> checkout.dev.example.com): both environments
+  // share one cluster and Gateway, where two routes claiming one host would split its traffic.
+  new Environment({
+    name: 'dev', destination: { server, namespace: '${service}-dev' }, platform: platform('dev', server), sizing: Sizing.fixed(2),
+    adjust: (props) => ({ ...props, route: props.route && { ...props.route, hostnames: props.route.hostnames.map((h) => h.replace(/^([^.]+)\\./, '$1.dev.')) } }),
+  }),
   new Environment({ name: 'prod', destination: { server, namespace: '${service}' }, platform: platform('prod', server), sizing: Sizing.asGiven() }),
 ];
 

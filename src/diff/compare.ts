@@ -252,6 +252,8 @@ function innerChanges(a: unknown, b: unknown, max = 6): string[] {
   if (!rec(b) && !Array.isArray(b)) return [];
   const la = leaves(a);
   const lb = leaves(b);
+  // A list of scalars (sync options, hostnames) is one leaf: shown as before -> after, not as "."
+  if ([...la.keys(), ...lb.keys()].every((k) => k === '')) return [];
   const out: string[] = [];
   for (const id of new Set([...la.keys(), ...lb.keys()])) {
     const x = la.get(id)?.value;

@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { ApiObject, App, AppProps, JsonPatch } from 'cdk8s';
+import { renderingPatch } from '../invariants/final-objects';
 import { absoluteCitations, checkDocsBaseUrl } from '../justify/citations';
 import { assertSafe } from '../rules/synth-check';
 import { mapOutputFiles } from './output';
@@ -161,7 +162,8 @@ function absoluteCitationsIn(app: App, docsBaseUrl: string): void {
   const visit = (o: ApiObject, value: unknown, parts: (string | number)[]): void => {
     if (typeof value === 'string') {
       const absolute = absoluteCitations(value, docsBaseUrl);
-      if (absolute !== value) o.addJsonPatch(JsonPatch.replace(pointer(parts), absolute));
+      // Rendering, not an escape hatch: the invariants compare the user's patches only.
+      if (absolute !== value) o.addJsonPatch(...renderingPatch(JsonPatch.replace(pointer(parts), absolute)));
     } else if (Array.isArray(value)) {
       value.forEach((v, i) => visit(o, v, [...parts, i]));
     } else if (typeof value === 'object' && value !== null) {
