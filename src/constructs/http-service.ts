@@ -20,6 +20,7 @@ import { rehearseForSynth } from '../rehearse/synth-check';
 import { checkInvariants, formatInvariantFailure } from '../invariants/invariants';
 import { acceptPatchedValue, finalObjects } from '../invariants/final-objects';
 import { registerForConflicts } from '../invariants/conflicts';
+import { checkPatchedSchemas } from '../invariants/patched-schema';
 import { Platform } from '../decisions/platform';
 import { CapacityProps, decideService, replicasDecision, HealthProps, HttpServiceOverrides, ResourcesProps, ServiceDecisions } from '../decisions/service';
 import { ANNOTATIONS } from '../justify/annotations';
@@ -339,8 +340,10 @@ export class HttpService extends Construct {
       shutdownInApplication: this.decisions.shutdown.delay.kind === 'app',
     }).map(formatInvariantFailure);
     const objects = rendered.objects as { kind?: string }[];
+    const schema = checkPatchedSchemas(rendered.objects, rendered.patched, this.platform.kubernetesVersion);
+    if (schema.warning) addSynthWarning(this, schema.warning);
     const composition = blockingFindings(lintObjects(objects)).map((f) => `${f.ruleId} ${f.object} ${f.path}: ${f.message} Fix: ${f.fix}`);
-    const problems = [...invariants, ...composition, ...undeclaredContainers(this.workload.toJson(), this.decisions)];
+    const problems = [...invariants, ...schema.errors, ...composition, ...undeclaredContainers(this.workload.toJson(), this.decisions)];
     // The canary replayed through its analysis (src/rehearse): a healthy release must promote, a
     // 10 % error release must abort at the first weight. Skipped when other checks already failed.
     if (!this.canary || problems.length > 0) return problems;

@@ -31,7 +31,12 @@ export function renderingPatch(...patches: JsonPatch[]): JsonPatch[] {
 }
 
 /** The final objects of a construct subtree, each also rendered without the user's patches. */
-export type FinalObjects = { objects: Json[]; unpatched: (Json | undefined)[] } | { errors: string[] };
+export type FinalObjects = {
+  objects: Json[];
+  unpatched: (Json | undefined)[];
+  /** Whether each object carries an escape-hatch patch of the user's (rollwise's own rendering patches do not count). */
+  patched: boolean[];
+} | { errors: string[] };
 
 /**
  * Rendered once per construct: the service's own check and the app-wide conflict check both read
@@ -53,6 +58,7 @@ function renderFinal(scope: Construct): FinalObjects {
   const apiObjects = scope.node.findAll().filter((c): c is ApiObject => c instanceof ApiObject);
   const objects: Json[] = [];
   const unpatched: (Json | undefined)[] = [];
+  const patched: boolean[] = [];
   const errors: string[] = [];
   for (const o of apiObjects) {
     try {
@@ -73,8 +79,10 @@ function renderFinal(scope: Construct): FinalObjects {
     const own = Array.isArray(saved) ? saved.filter((p) => renderingPatches.has(p)) : [];
     if (!Array.isArray(saved) || saved.length === own.length) {
       unpatched.push(objects[objects.length - 1]);
+      patched.push(false);
       continue;
     }
+    patched.push(true);
     holder.patches = own;
     try {
       unpatched.push(o.toJson() as Json);
@@ -84,7 +92,7 @@ function renderFinal(scope: Construct): FinalObjects {
       holder.patches = saved;
     }
   }
-  return errors.length > 0 ? { errors } : { objects, unpatched };
+  return errors.length > 0 ? { errors } : { objects, unpatched, patched };
 }
 
 function describePatches(o: ApiObject): string {

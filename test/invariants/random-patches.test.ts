@@ -5,6 +5,7 @@ import { Delivery } from '../../src/decisions/canary';
 import { checkoutApiProps } from '../../src/example';
 import { checkInvariants } from '../../src/invariants/invariants';
 import { Json } from '../../src/rules/k8s';
+import { SchemaValidator } from '../../src/schemas/validator';
 
 /** Every JSON pointer in a value (objects and arrays, leaves included). */
 function pointers(x: unknown, base = ''): string[] {
@@ -38,6 +39,7 @@ describe('random JSON patches on the emitted objects: refused, or every invarian
   test('property', () => {
     let refused = 0;
     let accepted = 0;
+    const validator = SchemaValidator.load();
     fc.assert(fc.property(patchArb, (g) => {
       const app = Testing.app();
       const chart = new Chart(app, 'test', { namespace: 'checkout' });
@@ -66,6 +68,8 @@ describe('random JSON patches on the emitted objects: refused, or every invarian
       accepted++;
       const broken = checkInvariants({ objects: out, endpointPropagationSeconds: svc.platform.endpointPropagationSeconds.value });
       expect(broken.map((b) => `${b.invariant.id} ${b.object} ${b.path}: ${b.message}`)).toEqual([]);
+      // and every emitted object, the patched one included, is valid for its kind's real schema
+      expect(out.flatMap((o) => validator.validate(o).map((e) => `${String(o.kind)} ${e}`))).toEqual([]);
     }), { numRuns: 200, seed: 13 });
     // the generator reaches both outcomes (harmless patches like a changed label are accepted)
     expect(refused).toBeGreaterThan(0);
