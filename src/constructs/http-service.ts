@@ -167,106 +167,105 @@ export class HttpService extends Construct {
 
   constructor(scope: Construct, id: string, props: HttpServiceProps) {
     super(scope, id);
-    // With many services in an app, an error must say which one it is about (and where). The body
-    // below is deliberately not re-indented inside this try, to keep the parallel merge small.
+    // With many services in an app, an error must say which one it is about (and where).
     try {
       if (!(props.appServer instanceof AppServer)) throw new RollwiseInputError('appServer', props.appServer ?? 'missing', 'is required: the proxy\'s idle timeout is derived from the server\'s keep-alive, and a guessed one is the 503 UC race (docs/mechanisms.md#keep-alive-race).', 'pass e.g. appServer: AppServer.uvicorn() (see AppServer for the presets).');
       this.platform = props.platform ?? Platform.defaults();
       this.decisions = decideService({ ...props, name: id }, this.platform);
-    this.name = this.decisions.name;
-    if (props.measurements) warnAboutMeasurements(this, props.measurements, this.platform);
-    const d = this.decisions;
-    for (const w of d.warnings) addSynthWarning(this, w);
-    const namespace = props.namespace ?? Chart.of(this).namespace;
-    const labels = { ...this.platform.labels, ...selectorLabels(d.name), 'app.kubernetes.io/managed-by': 'rollwise' };
-    const workloadLabels = { ...d.pod.workloadLabels, ...labels };
-    const meta = (reasons: Reasons, extra: Record<string, string> = {}) => ({
-      name: d.name, namespace, labels, annotations: { ...extra, ...reasons.annotations() },
-    });
-
-    const delivery = props.delivery ?? Delivery.canary();
-    this.namespace = namespace;
-    const gateway = (canary = true) => requirePlatform('gateway', this.platform.gateway, '{ name: "public", namespace: "envoy-gateway-system" }', canary);
-    if (delivery.kind === 'canary') {
-      this.canary = new CanaryDelivery(this, 'canary', {
-        decisions: d,
-        namespace,
-        labels,
-        workloadLabels,
-        workloadAnnotations: d.pod.workloadAnnotations,
-        route: requireRoute(props.route),
-        gateway: gateway(),
-        prometheusAddress: requirePlatform('prometheusAddress', this.platform.prometheusAddress, '"http://prometheus-operated.monitoring.svc:9090"'),
-        maxErrorRatio: this.platform.canaryMaxErrorRatio.value,
-        steps: delivery.steps,
-        manualPromotion: delivery.manualPromotion,
-        facts: workloadFacts(d, props.appServer),
-        replicasOwnedByAutoscaler: props.autoscaling !== undefined,
+      this.name = this.decisions.name;
+      if (props.measurements) warnAboutMeasurements(this, props.measurements, this.platform);
+      const d = this.decisions;
+      for (const w of d.warnings) addSynthWarning(this, w);
+      const namespace = props.namespace ?? Chart.of(this).namespace;
+      const labels = { ...this.platform.labels, ...selectorLabels(d.name), 'app.kubernetes.io/managed-by': 'rollwise' };
+      const workloadLabels = { ...d.pod.workloadLabels, ...labels };
+      const meta = (reasons: Reasons, extra: Record<string, string> = {}) => ({
+        name: d.name, namespace, labels, annotations: { ...extra, ...reasons.annotations() },
       });
-      this.workload = this.canary.rollout;
-      this.route = this.canary.route;
-    } else {
-      this.workload = this.deployment(d, labels, workloadLabels, namespace, props.autoscaling !== undefined, props.appServer);
-    }
-    // A rolling update may still have a route (after the Service, which it points at).
-    const ownRoute = !this.canary && props.route !== undefined
-      ? { route: checkRoute(props.route, 'add route: { hostnames: ["checkout.example.com"] }, or remove route to expose the Service another way.'), gateway: gateway(false) }
-      : undefined;
 
-    const svc = new Reasons();
-    svc.note('spec.ports[0]', `Port 80 forwards to the container's named port "${PORT_NAME}" (${d.port}); only Ready endpoints receive traffic, which is why readiness timing matters (docs/mechanisms.md#readiness-control-loop).`);
-    this.service = new k8s.KubeService(this, 'service', {
-      metadata: meta(svc, { [ANNOTATIONS.appKeepAliveSeconds]: props.appServer.keepAliveFact }),
-      spec: {
-        type: 'ClusterIP',
-        selector: selectorLabels(d.name),
-        ports: [{ name: PORT_NAME, port: 80, targetPort: k8s.IntOrString.fromString(PORT_NAME), protocol: 'TCP' }],
-      },
-    });
+      const delivery = props.delivery ?? Delivery.canary();
+      this.namespace = namespace;
+      const gateway = (canary = true) => requirePlatform('gateway', this.platform.gateway, '{ name: "public", namespace: "envoy-gateway-system" }', canary);
+      if (delivery.kind === 'canary') {
+        this.canary = new CanaryDelivery(this, 'canary', {
+          decisions: d,
+          namespace,
+          labels,
+          workloadLabels,
+          workloadAnnotations: d.pod.workloadAnnotations,
+          route: requireRoute(props.route),
+          gateway: gateway(),
+          prometheusAddress: requirePlatform('prometheusAddress', this.platform.prometheusAddress, '"http://prometheus-operated.monitoring.svc:9090"'),
+          maxErrorRatio: this.platform.canaryMaxErrorRatio.value,
+          steps: delivery.steps,
+          manualPromotion: delivery.manualPromotion,
+          facts: workloadFacts(d, props.appServer),
+          replicasOwnedByAutoscaler: props.autoscaling !== undefined,
+        });
+        this.workload = this.canary.rollout;
+        this.route = this.canary.route;
+      } else {
+        this.workload = this.deployment(d, labels, workloadLabels, namespace, props.autoscaling !== undefined, props.appServer);
+      }
+      // A rolling update may still have a route (after the Service, which it points at).
+      const ownRoute = !this.canary && props.route !== undefined
+        ? { route: checkRoute(props.route, 'add route: { hostnames: ["checkout.example.com"] }, or remove route to expose the Service another way.'), gateway: gateway(false) }
+        : undefined;
 
-    if (ownRoute) this.route = renderHttpRoute(this, 'route', { name: d.name, namespace, labels, ...ownRoute });
-
-    const pdb = new Reasons();
-    const pdbSpec: k8s.PodDisruptionBudgetSpec = {
-      maxUnavailable: k8s.IntOrString.fromNumber(pdb.use('spec.maxUnavailable', d.pdbMaxUnavailable)),
-      selector: { matchLabels: selectorLabels(d.name) },
-      unhealthyPodEvictionPolicy: pdb.use('spec.unhealthyPodEvictionPolicy', decided('AlwaysAllow',
-        'A pod that is not Ready serves nothing, so evicting it never costs capacity; without this a single crash-looping pod blocks every node drain.')),
-    };
-    this.podDisruptionBudget = new k8s.KubePodDisruptionBudget(this, 'pdb', { metadata: meta(pdb), spec: pdbSpec });
-
-    if (this.route) {
-      const o = props.overrides ?? {};
-      this.trafficPolicy = new RouteTrafficPolicy(new Construct(this, 'traffic'), d.name, {
-        routeName: d.name,
-        namespace,
-        appServer: props.appServer,
-        idleTimeout: o.proxyIdleTimeout,
-        connectTimeout: o.proxyConnectTimeout,
-        acceptKeepAliveRace: o.acceptKeepAliveRace,
-        retryOnReset: o.retryOnReset,
-        passiveHealthCheck: props.passiveHealthCheck ? { replicas: d.replicas, maxUnavailable: d.pdbMaxUnavailable.value } : undefined,
-        labels,
+      const svc = new Reasons();
+      svc.note('spec.ports[0]', `Port 80 forwards to the container's named port "${PORT_NAME}" (${d.port}); only Ready endpoints receive traffic, which is why readiness timing matters (docs/mechanisms.md#readiness-control-loop).`);
+      this.service = new k8s.KubeService(this, 'service', {
+        metadata: meta(svc, { [ANNOTATIONS.appKeepAliveSeconds]: props.appServer.keepAliveFact }),
+        spec: {
+          type: 'ClusterIP',
+          selector: selectorLabels(d.name),
+          ports: [{ name: PORT_NAME, port: 80, targetPort: k8s.IntOrString.fromString(PORT_NAME), protocol: 'TCP' }],
+        },
       });
-    }
-    if (props.autoscaling) this.autoscaler = this.horizontalPodAutoscaler(props.autoscaling, labels, namespace);
-    const runbookBase = this.platform.runbookBaseUrl;
-    if (runbookBase) {
-      this.alerts = new ServiceAlerts(new Construct(this, 'alerts'), d.name, {
-        decisions: d,
-        namespace,
-        route: this.route !== undefined,
-        workload: this.canary ? WorkloadKind.ROLLOUT : WorkloadKind.DEPLOYMENT,
-        runbookUrl: `${runbookBase}/${d.name}.runbook.md`,
-        runbookPath: `${d.name}.runbook.md`,
-        platform: this.platform,
-        sloErrorRatio: props.sloErrorRatio,
-        gatewayNamespace: this.platform.gateway?.namespace,
-        ruleLabels: this.platform.prometheusRuleLabels,
-      });
-    } else {
-      addSynthWarning(this, 'no PrometheusRule: platform.runbookBaseUrl is not set, and every alert must link to its runbook section. Without alerts on ready endpoints / desired replicas, a readiness cascade is invisible (restarts and error logs stay flat, docs/mechanisms.md#fixes-and-verification).');
-    }
+
+      if (ownRoute) this.route = renderHttpRoute(this, 'route', { name: d.name, namespace, labels, ...ownRoute });
+
+      const pdb = new Reasons();
+      const pdbSpec: k8s.PodDisruptionBudgetSpec = {
+        maxUnavailable: k8s.IntOrString.fromNumber(pdb.use('spec.maxUnavailable', d.pdbMaxUnavailable)),
+        selector: { matchLabels: selectorLabels(d.name) },
+        unhealthyPodEvictionPolicy: pdb.use('spec.unhealthyPodEvictionPolicy', decided('AlwaysAllow',
+          'A pod that is not Ready serves nothing, so evicting it never costs capacity; without this a single crash-looping pod blocks every node drain.')),
+      };
+      this.podDisruptionBudget = new k8s.KubePodDisruptionBudget(this, 'pdb', { metadata: meta(pdb), spec: pdbSpec });
+
+      if (this.route) {
+        const o = props.overrides ?? {};
+        this.trafficPolicy = new RouteTrafficPolicy(new Construct(this, 'traffic'), d.name, {
+          routeName: d.name,
+          namespace,
+          appServer: props.appServer,
+          idleTimeout: o.proxyIdleTimeout,
+          connectTimeout: o.proxyConnectTimeout,
+          acceptKeepAliveRace: o.acceptKeepAliveRace,
+          retryOnReset: o.retryOnReset,
+          passiveHealthCheck: props.passiveHealthCheck ? { replicas: d.replicas, maxUnavailable: d.pdbMaxUnavailable.value } : undefined,
+          labels,
+        });
+      }
+      if (props.autoscaling) this.autoscaler = this.horizontalPodAutoscaler(props.autoscaling, labels, namespace);
+      const runbookBase = this.platform.runbookBaseUrl;
+      if (runbookBase) {
+        this.alerts = new ServiceAlerts(new Construct(this, 'alerts'), d.name, {
+          decisions: d,
+          namespace,
+          route: this.route !== undefined,
+          workload: this.canary ? WorkloadKind.ROLLOUT : WorkloadKind.DEPLOYMENT,
+          runbookUrl: `${runbookBase}/${d.name}.runbook.md`,
+          runbookPath: `${d.name}.runbook.md`,
+          platform: this.platform,
+          sloErrorRatio: props.sloErrorRatio,
+          gatewayNamespace: this.platform.gateway?.namespace,
+          ruleLabels: this.platform.prometheusRuleLabels,
+        });
+      } else {
+        addSynthWarning(this, 'no PrometheusRule: platform.runbookBaseUrl is not set, and every alert must link to its runbook section. Without alerts on ready endpoints / desired replicas, a readiness cascade is invisible (restarts and error logs stay flat, docs/mechanisms.md#fixes-and-verification).');
+      }
     } catch (e) {
       throw inService(e, id, this.node.path);
     }
