@@ -195,6 +195,7 @@ function evalNode(n: Node, env: Env): Value {
     case 'neg': return -num(evalNode(n.of, env), 'negation');
     case 'call': return call(n.fn, n.args, env);
     case 'pred': {
+      // all/any/none loop over the array (compiler/compiler.go v1.15.5): all() of nothing is true.
       const arr = evalNode(n.of, env);
       if (!Array.isArray(arr)) throw new ConditionRuntimeError(`${n.fn} needs an array`);
       const test = (x: Value) => {

@@ -10,7 +10,8 @@
  * Successful; both false = Inconclusive; an evaluation error = Error). The Prometheus provider
  * (metricproviders/prometheus/prometheus.go processResponse) gives a vector as a []float64, so an
  * empty vector is an empty, non-nil array and 0/0 is [NaN]; providers such as Datadog give nil for
- * no data (docs/analysis/datadog.md: "empty query results yielding a nil value").
+ * no data (docs/analysis/datadog.md: "empty query results yielding a nil value"). The evaluator
+ * is the one in src/checks/analysis-condition.ts.
  */
 
 import { assessResult, ConditionSyntaxError, parseCondition, type ConditionNode, type ConditionResult } from '../checks/analysis-condition';
