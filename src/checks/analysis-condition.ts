@@ -1,128 +1,317 @@
 /**
- * Evaluates Argo Rollouts analysis conditions the way the controller does, for the subset of the
- * expr language rollwise writes and checks: `result`, `result[i]`, numbers, `true`/`false`,
- * `len()`, `isNaN()`, `isInf()`, `!`, `&&`, `||` (short-circuit), comparisons and parentheses.
- * Indexing past the end raises an error, as in the controller ("reflect: slice index out of range").
+ * The one evaluator of Argo Rollouts analysis conditions in rollwise: the canary checks
+ * (measurementPhase), the no-data lint rules RW402/RW403 (src/rules/no-data.ts) and `rollwise
+ * rehearse` (src/rehearse/condition.ts) all use it.
+ *
+ * successCondition / failureCondition as Argo Rollouts evaluates them (utils/evaluate/evaluate.go
+ * v1.9.1): an expr-language expression over `result`, which the Prometheus provider sets to the
+ * slice of sample values of a vector (empty, not nil, when there is no series) or to the float of a
+ * scalar (metricproviders/prometheus/prometheus.go processResponse); providers such as Datadog give
+ * nil for no data (docs/analysis/datadog.md). The functions the evaluator offers are result, asInt,
+ * asFloat, isNaN, isInf, isNil, default (plus expr's len, all, any, none). The expr version is
+ * github.com/antonmedv/expr v1.15.5 (argo-rollouts v1.9.1 go.mod).
+ *
+ * This covers the expressions analysis conditions use: literals, `result`, indexing, calls,
+ * `!`/`not`, `&&`/`and`, `||`/`or`, comparisons, arithmetic and `{# ...}` predicates, with expr's
+ * precedences (parser/operator/operator.go v1.15.5). Anything else is a ConditionSyntaxError.
  */
 
-type Value = number | boolean | number[];
-type Node =
-  | { t: 'num'; v: number } | { t: 'bool'; v: boolean } | { t: 'result' }
-  | { t: 'index'; of: Node; i: number } | { t: 'call'; fn: string; arg: Node }
-  | { t: 'not'; of: Node } | { t: 'bin'; op: string; l: Node; r: Node };
+/** Syntax this evaluator does not model (or that expr's compiler rejects). */
+export class ConditionSyntaxError extends Error {}
+/** A runtime error: the measurement is an Error (e.g. `result[0]` on an empty result). */
+export class ConditionRuntimeError extends Error {}
 
-const TOKEN = /\s*(\d+(?:\.\d+)?(?:e-?\d+)?|&&|\|\||<=|>=|==|!=|[<>!()[\]]|[A-Za-z_][A-Za-z0-9_]*)/y;
+/** What a provider hands the conditions: a number (NaN included), an array of numbers, a boolean, or nil. */
+export type ConditionResult = number | boolean | number[] | null;
+type Value = number | boolean | string | number[] | Value[] | null;
+
+/** A parsed condition. */
+export type ConditionNode =
+  | { k: 'num'; v: number }
+  | { k: 'str'; v: string }
+  | { k: 'bool'; v: boolean }
+  | { k: 'nil' }
+  | { k: 'id'; name: string }
+  | { k: 'hash' }
+  | { k: 'index'; of: ConditionNode; at: ConditionNode }
+  | { k: 'call'; fn: string; args: ConditionNode[] }
+  | { k: 'pred'; fn: 'all' | 'any' | 'none'; of: ConditionNode; test: ConditionNode }
+  | { k: 'not'; of: ConditionNode }
+  | { k: 'neg'; of: ConditionNode }
+  | { k: 'bin'; op: string; l: ConditionNode; r: ConditionNode };
+type Node = ConditionNode;
+
+const TOKEN = /\s*(\d+\.\d*(?:[eE][+-]?\d+)?|\d*\.\d+(?:[eE][+-]?\d+)?|\d+(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|&&|\|\||==|!=|<=|>=|[A-Za-z_][A-Za-z0-9_]*|[()[\]{},!<>+\-*/%#])/y;
 
 function tokenize(src: string): string[] {
   const out: string[] = [];
-  TOKEN.lastIndex = 0;
-  while (TOKEN.lastIndex < src.length) {
-    const start = TOKEN.lastIndex;
+  let pos = 0;
+  while (pos < src.length) {
+    if (/^\s*$/.test(src.slice(pos))) break;
+    TOKEN.lastIndex = pos;
     const m = TOKEN.exec(src);
-    if (!m) {
-      if (/^\s*$/.test(src.slice(start))) break;
-      throw new Error(`unsupported syntax at "${src.slice(start)}"`);
-    }
+    if (!m) throw new ConditionSyntaxError(`unexpected character at ${pos}: ${src.slice(pos, pos + 10)}`);
     out.push(m[1]);
+    pos = TOKEN.lastIndex;
   }
   return out;
 }
 
-export function parseCondition(src: string): Node {
+/** Binary operators and their precedence, as in expr (parser/operator/operator.go v1.15.5); all left-associative. */
+const BINARY = new Map<string, number>([
+  ['||', 10], ['or', 10], ['&&', 15], ['and', 15],
+  ['==', 20], ['!=', 20], ['<', 20], ['<=', 20], ['>', 20], ['>=', 20],
+  ['+', 30], ['-', 30], ['*', 60], ['/', 60], ['%', 60],
+]);
+/** Unary operators: the operand is parsed at this precedence (parser.go parsePrimary v1.15.5). */
+const UNARY = new Map<string, number>([['!', 50], ['not', 50], ['-', 90]]);
+const PREDICATES = new Set(['all', 'any', 'none']);
+
+export function parseCondition(src: string): ConditionNode {
   const toks = tokenize(src);
-  let p = 0;
-  const peek = () => toks[p];
-  const eat = (t?: string) => {
-    const tok = toks[p++];
-    if (t !== undefined && tok !== t) throw new Error(`expected "${t}" but found "${tok ?? 'end'}" in "${src}"`);
-    return tok;
+  let i = 0;
+  /** Inside a predicate's closure, where `#` is the element (expr: "cannot use pointer accessor outside closure"). */
+  let depth = 0;
+  const peek = () => toks[i];
+  const take = (want?: string) => {
+    const t = toks[i++];
+    if (want !== undefined && t !== want) throw new ConditionSyntaxError(`expected ${want}, got ${t ?? 'end'} in ${src}`);
+    return t;
   };
-  const or = (): Node => { let l = and(); while (peek() === '||') { eat(); l = { t: 'bin', op: '||', l, r: and() }; } return l; };
-  const and = (): Node => { let l = unary(); while (peek() === '&&') { eat(); l = { t: 'bin', op: '&&', l, r: unary() }; } return l; };
-  const unary = (): Node => (peek() === '!' ? (eat(), { t: 'not', of: unary() }) : cmp());
-  const cmp = (): Node => {
-    const l = primary();
-    if (['<', '<=', '>', '>=', '==', '!='].includes(peek())) { const op = eat(); return { t: 'bin', op, l, r: primary() }; }
-    return l;
+  const closure = (): Node => {
+    // A predicate's closure: `{# < 1}`, or without braces (parser.go parseClosure v1.15.5).
+    const braced = peek() === '{';
+    if (braced) take('{');
+    depth++;
+    const n = expr(0);
+    depth--;
+    if (braced) take('}');
+    return n;
   };
   const primary = (): Node => {
-    const tok = eat();
-    if (tok === undefined) throw new Error(`unexpected end of "${src}"`);
-    let node: Node;
-    if (/^\d/.test(tok)) node = { t: 'num', v: Number(tok) };
-    else if (tok === 'true' || tok === 'false') node = { t: 'bool', v: tok === 'true' };
-    else if (tok === 'result') node = { t: 'result' };
-    else if (tok === '(') { node = or(); eat(')'); }
-    else if (['len', 'isNaN', 'isInf'].includes(tok)) { eat('('); node = { t: 'call', fn: tok, arg: or() }; eat(')'); }
-    else throw new Error(`unsupported token "${tok}" in "${src}"`);
-    while (peek() === '[') { eat(); const i = Number(eat()); eat(']'); node = { t: 'index', of: node, i }; }
-    return node;
+    const t = take();
+    if (t === undefined) throw new ConditionSyntaxError(`unexpected end of ${src}`);
+    const unary = UNARY.get(t);
+    if (unary !== undefined) return postfix(t === '-' ? { k: 'neg', of: expr(unary) } : { k: 'not', of: expr(unary) });
+    let n: Node;
+    if (/^[\d.]/.test(t)) n = { k: 'num', v: Number(t) };
+    else if (t[0] === '"' || t[0] === "'") n = { k: 'str', v: t.slice(1, -1) };
+    else if (t === '(') {
+      n = expr(0);
+      take(')');
+    } else if (t === '#') {
+      if (depth === 0) throw new ConditionSyntaxError(`# outside a predicate in ${src}`);
+      n = { k: 'hash' };
+    } else if (t === 'true' || t === 'false') n = { k: 'bool', v: t === 'true' };
+    else if (t === 'nil') n = { k: 'nil' };
+    else if (/^[A-Za-z_]/.test(t) && !BINARY.has(t)) {
+      if (peek() !== '(') n = { k: 'id', name: t };
+      else if (PREDICATES.has(t)) {
+        take('(');
+        const of = expr(0);
+        take(',');
+        const test = closure();
+        take(')');
+        n = { k: 'pred', fn: t as 'all' | 'any' | 'none', of, test };
+      } else {
+        take('(');
+        const args: Node[] = [];
+        while (peek() !== ')') {
+          args.push(expr(0));
+          if (peek() === ',') take(',');
+          else break;
+        }
+        take(')');
+        n = { k: 'call', fn: t, args };
+      }
+    } else throw new ConditionSyntaxError(`unexpected ${t} in ${src}`);
+    return postfix(n);
   };
-  const node = or();
-  if (p < toks.length) throw new Error(`unexpected "${toks[p]}" in "${src}"`);
-  return node;
+  const postfix = (node: Node): Node => {
+    let n = node;
+    while (peek() === '[') {
+      take('[');
+      const at = expr(0);
+      take(']');
+      n = { k: 'index', of: n, at };
+    }
+    return n;
+  };
+  const expr = (min: number): Node => {
+    let l = primary();
+    for (;;) {
+      const op = peek();
+      const p = op === undefined ? undefined : BINARY.get(op);
+      if (p === undefined || p < min) break;
+      take();
+      l = { k: 'bin', op, l, r: expr(p + 1) };
+    }
+    return l;
+  };
+  const n = expr(0);
+  if (i !== toks.length) throw new ConditionSyntaxError(`unexpected ${toks[i]} in ${src}`);
+  return n;
 }
 
-function evalNode(n: Node, result: number[]): Value {
-  switch (n.t) {
-    case 'num': case 'bool': return n.v;
-    case 'result': return result;
-    case 'index': {
-      const arr = evalNode(n.of, result);
-      if (!Array.isArray(arr)) throw new Error('index of a non-array');
-      if (n.i >= arr.length) throw new Error('reflect: slice index out of range');
-      return arr[n.i];
-    }
-    case 'call': {
-      const v = evalNode(n.arg, result);
-      if (n.fn === 'len') { if (!Array.isArray(v)) throw new Error('len of a non-array'); return v.length; }
-      if (typeof v !== 'number') throw new Error(`${n.fn} of a non-number`);
-      return n.fn === 'isNaN' ? Number.isNaN(v) : !Number.isFinite(v) && !Number.isNaN(v);
-    }
-    case 'not': return !truthy(evalNode(n.of, result));
-    case 'bin': {
-      if (n.op === '&&') return truthy(evalNode(n.l, result)) && truthy(evalNode(n.r, result));
-      if (n.op === '||') return truthy(evalNode(n.l, result)) || truthy(evalNode(n.r, result));
-      const l = evalNode(n.l, result);
-      const r = evalNode(n.r, result);
-      if (typeof l !== 'number' || typeof r !== 'number') {
-        if (n.op === '==') return l === r;
-        if (n.op === '!=') return l !== r;
-        throw new Error(`comparison of non-numbers with ${n.op}`);
-      }
-      switch (n.op) {
-        case '<': return l < r;
-        case '<=': return l <= r;
-        case '>': return l > r;
-        case '>=': return l >= r;
-        case '==': return l === r;
-        default: return l !== r;
-      }
-    }
-  }
-}
-
-function truthy(v: Value): boolean {
-  if (typeof v !== 'boolean') throw new Error('condition operand is not a boolean');
+function num(v: Value | undefined, what: string): number {
+  if (typeof v !== 'number') throw new ConditionRuntimeError(`${what}: expected a number, got ${JSON.stringify(v)}`);
   return v;
 }
 
-export type MeasurementPhase = 'Successful' | 'Failed' | 'Inconclusive' | 'Error';
+/** expr's == (vm/runtime Equal v1.15.5): numbers by value, nil equals nil, anything else reflect.DeepEqual. */
+function equal(a: Value, b: Value): boolean {
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, j) => equal(x, b[j]));
+  return a === b;
+}
 
-/** The phase of one measurement, with the controller's rules for which conditions are set. */
-export function measurementPhase(result: number[], successCondition?: string, failureCondition?: string): MeasurementPhase {
-  let success = false;
-  let failure = false;
+interface Env { readonly result: ConditionResult; readonly hash?: Value }
+
+function evalNode(n: Node, env: Env): Value {
+  switch (n.k) {
+    case 'num': return n.v;
+    case 'str': return n.v;
+    case 'bool': return n.v;
+    case 'nil': return null;
+    case 'hash': return env.hash ?? null;
+    case 'id':
+      if (n.name === 'result') return env.result;
+      throw new ConditionRuntimeError(`unknown name ${n.name}`);
+    case 'index': {
+      const of = evalNode(n.of, env);
+      const at = num(evalNode(n.at, env), 'index');
+      if (!Array.isArray(of)) throw new ConditionRuntimeError(`cannot index ${of === null ? 'nil' : typeof of}`);
+      // expr's checker: "array elements can only be selected using an integer" (checker/checker.go v1.15.5).
+      if (!Number.isInteger(at)) throw new ConditionRuntimeError(`array elements can only be selected using an integer (got ${at})`);
+      // vm/runtime Fetch v1.15.5: a negative index counts from the end; past the end, reflect panics.
+      const idx = at < 0 ? of.length + at : at;
+      if (idx < 0 || idx >= of.length) throw new ConditionRuntimeError('reflect: slice index out of range');
+      return of[idx];
+    }
+    case 'not': {
+      const v = evalNode(n.of, env);
+      if (typeof v !== 'boolean') throw new ConditionRuntimeError(`invalid operation: ! ${typeof v}`);
+      return !v;
+    }
+    case 'neg': return -num(evalNode(n.of, env), 'negation');
+    case 'call': return call(n.fn, n.args, env);
+    case 'pred': {
+      // all/any/none loop over the array (compiler/compiler.go v1.15.5): all() of nothing is true.
+      const arr = evalNode(n.of, env);
+      if (!Array.isArray(arr)) throw new ConditionRuntimeError(`${n.fn} needs an array`);
+      const test = (x: Value) => {
+        const v = evalNode(n.test, { result: env.result, hash: x });
+        if (typeof v !== 'boolean') throw new ConditionRuntimeError(`${n.fn} predicate is not boolean`);
+        return v;
+      };
+      const items: Value[] = arr;
+      if (n.fn === 'all') return items.every(test);
+      if (n.fn === 'any') return items.some(test);
+      return !items.some(test);
+    }
+    case 'bin': {
+      if (n.op === '&&' || n.op === 'and' || n.op === '||' || n.op === 'or') {
+        const l = evalNode(n.l, env);
+        if (typeof l !== 'boolean') throw new ConditionRuntimeError(`invalid operation: ${n.op} on ${typeof l}`);
+        const and = n.op === '&&' || n.op === 'and';
+        if (and && !l) return false;
+        if (!and && l) return true;
+        const r = evalNode(n.r, env);
+        if (typeof r !== 'boolean') throw new ConditionRuntimeError(`invalid operation: ${n.op} on ${typeof r}`);
+        return r;
+      }
+      const l = evalNode(n.l, env);
+      const r = evalNode(n.r, env);
+      if (n.op === '==') return equal(l, r);
+      if (n.op === '!=') return !equal(l, r);
+      const a = num(l, n.op);
+      const b = num(r, n.op);
+      switch (n.op) {
+        case '<': return a < b;
+        case '<=': return a <= b;
+        case '>': return a > b;
+        case '>=': return a >= b;
+        case '+': return a + b;
+        case '-': return a - b;
+        case '*': return a * b;
+        case '/': return a / b;
+        case '%': return a % b;
+      }
+      throw new ConditionSyntaxError(`operator ${n.op}`);
+    }
+  }
+}
+
+function call(fn: string, args: Node[], env: Env): Value {
+  // Arguments are evaluated before the call, as Go does (so `isNil(result[0])` on [] is an error).
+  const vals = () => args.map((a) => evalNode(a, env));
+  switch (fn) {
+    case 'len': {
+      const [v] = vals();
+      if (Array.isArray(v) || typeof v === 'string') return v.length;
+      throw new ConditionRuntimeError(`invalid argument for len (type ${v === null ? 'nil' : typeof v})`);
+    }
+    case 'isNaN': return Number.isNaN(num(vals()[0], 'isNaN'));
+    case 'isInf': {
+      const v = num(vals()[0], 'isInf');
+      return v === Infinity || v === -Infinity;
+    }
+    // isNilFunc and defaultFunc (evaluate.go v1.9.1) ignore their first argument and look at the
+    // whole result: default(x, d) is d when the result is nil, else the result itself.
+    case 'isNil': {
+      vals();
+      return env.result === null;
+    }
+    case 'default': {
+      const [, d] = vals();
+      return env.result === null ? (d ?? null) : env.result;
+    }
+    case 'asInt': return Math.trunc(num(vals()[0], 'asInt'));
+    case 'asFloat': return num(vals()[0], 'asFloat');
+  }
+  throw new ConditionSyntaxError(`unknown function ${fn}`);
+}
+
+/** Evaluate one condition (a source or a parsed node); a non-boolean outcome is an error, as in EvalCondition. */
+export function evalCondition(condition: string | ConditionNode, result: ConditionResult): boolean {
+  const v = evalNode(typeof condition === 'string' ? parseCondition(condition) : condition, { result });
+  if (typeof v !== 'boolean') throw new ConditionRuntimeError(`expected bool, but got ${typeof v}`);
+  return v;
+}
+
+export type Phase = 'Successful' | 'Failed' | 'Inconclusive' | 'Error';
+export type MeasurementPhase = Phase;
+
+/**
+ * EvaluateResult (utils/evaluate/evaluate.go v1.9.1): both, one or neither condition; only a
+ * successCondition: not success = Failed; only a failureCondition: not failure = Successful; both
+ * false = Inconclusive. A runtime error is an Error measurement with its message; a
+ * ConditionSyntaxError is thrown (each caller decides what unmodelled syntax means to it).
+ */
+export function assessResult(
+  result: ConditionResult,
+  success?: string | ConditionNode,
+  failure?: string | ConditionNode,
+): { phase: Phase; message?: string } {
   try {
-    if (successCondition) success = truthy(evalNode(parseCondition(successCondition), result));
-    if (failureCondition) failure = truthy(evalNode(parseCondition(failureCondition), result));
+    const s = success ? evalCondition(success, result) : false;
+    const f = failure ? evalCondition(failure, result) : false;
+    if (!success && !failure) return { phase: 'Successful' };
+    const failed = success && !failure ? !s : f;
+    const succeeded = !success && failure ? !f : s;
+    if (failed) return { phase: 'Failed' };
+    if (!succeeded) return { phase: 'Inconclusive' };
+    return { phase: 'Successful' };
+  } catch (e) {
+    if (e instanceof ConditionRuntimeError) return { phase: 'Error', message: e.message };
+    throw e;
+  }
+}
+
+/** The phase of one measurement, with the controller's rules for which conditions are set; any error (also unmodelled syntax) is an Error. */
+export function measurementPhase(result: number[], successCondition?: string, failureCondition?: string): MeasurementPhase {
+  try {
+    return assessResult(result, successCondition, failureCondition).phase;
   } catch {
     return 'Error';
   }
-  if (!successCondition && !failureCondition) return 'Successful';
-  if (successCondition && !failureCondition) failure = !success;
-  if (!successCondition && failureCondition) success = !failure;
-  if (failure) return 'Failed';
-  if (!success) return 'Inconclusive';
-  return 'Successful';
 }

@@ -10,175 +10,33 @@
  * Successful; both false = Inconclusive; an evaluation error = Error). The Prometheus provider
  * (metricproviders/prometheus/prometheus.go processResponse) gives a vector as a []float64, so an
  * empty vector is an empty, non-nil array and 0/0 is [NaN]; providers such as Datadog give nil for
- * no data (docs/analysis/datadog.md: "empty query results yielding a nil value").
+ * no data (docs/analysis/datadog.md: "empty query results yielding a nil value"). The evaluator
+ * is the one in src/checks/analysis-condition.ts.
  */
 
+import { assessResult, ConditionSyntaxError, parseCondition, type ConditionNode, type ConditionResult } from '../checks/analysis-condition';
+
 /** A condition value: a number (NaN included), a boolean, an array of numbers, or nil. */
-type V = number | boolean | number[] | null;
-
-type N =
-  | { t: 'lit'; v: V } | { t: 'result' }
-  | { t: 'index'; of: N; i: N } | { t: 'call'; fn: string; args: N[] }
-  | { t: 'not'; of: N } | { t: 'neg'; of: N } | { t: 'bin'; op: string; l: N; r: N };
-
-const TOKEN = /\s*(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|&&|\|\||<=|>=|==|!=|[<>!()[\],+\-*/]|[A-Za-z_][A-Za-z0-9_]*)/y;
-const FUNCTIONS = new Set(['len', 'isNaN', 'isInf', 'isNil', 'default', 'asFloat', 'asInt']);
-
-class Unsupported extends Error {}
-class EvalError extends Error {}
-
-function tokens(src: string): string[] {
-  const out: string[] = [];
-  TOKEN.lastIndex = 0;
-  while (TOKEN.lastIndex < src.length) {
-    const start = TOKEN.lastIndex;
-    const m = TOKEN.exec(src);
-    if (!m) {
-      if (/^\s*$/.test(src.slice(start))) break;
-      throw new Unsupported(src.slice(start));
-    }
-    out.push(m[1]);
-  }
-  return out;
-}
-
-/** Parses the subset of expr that analysis conditions use; throws Unsupported for anything else. */
-function parse(src: string): N {
-  const toks = tokens(src);
-  let p = 0;
-  const peek = (): string | undefined => toks[p];
-  const eat = (t?: string): string => {
-    const tok = toks[p++];
-    if (tok === undefined || (t !== undefined && tok !== t)) throw new Unsupported(tok ?? 'end');
-    return tok;
-  };
-  const isOr = (t?: string): boolean => t === '||' || t === 'or';
-  const isAnd = (t?: string): boolean => t === '&&' || t === 'and';
-  const or = (): N => { let l = and(); while (isOr(peek())) { eat(); l = { t: 'bin', op: '||', l, r: and() }; } return l; };
-  const and = (): N => { let l = cmp(); while (isAnd(peek())) { eat(); l = { t: 'bin', op: '&&', l, r: cmp() }; } return l; };
-  const cmp = (): N => {
-    const l = sum();
-    const op = peek();
-    if (op !== undefined && ['<', '<=', '>', '>=', '==', '!='].includes(op)) { eat(); return { t: 'bin', op, l, r: sum() }; }
-    return l;
-  };
-  const sum = (): N => { let l = prod(); while (peek() === '+' || peek() === '-') { const op = eat(); l = { t: 'bin', op, l, r: prod() }; } return l; };
-  const prod = (): N => { let l = unary(); while (peek() === '*' || peek() === '/') { const op = eat(); l = { t: 'bin', op, l, r: unary() }; } return l; };
-  const unary = (): N => {
-    if (peek() === '!' || peek() === 'not') { eat(); return { t: 'not', of: unary() }; }
-    if (peek() === '-') { eat(); return { t: 'neg', of: unary() }; }
-    return postfix();
-  };
-  const postfix = (): N => {
-    let node = primary();
-    while (peek() === '[') { eat(); const i = or(); eat(']'); node = { t: 'index', of: node, i }; }
-    return node;
-  };
-  const primary = (): N => {
-    const tok = eat();
-    if (/^\d/.test(tok)) return { t: 'lit', v: Number(tok) };
-    if (tok === 'true' || tok === 'false') return { t: 'lit', v: tok === 'true' };
-    if (tok === 'nil') return { t: 'lit', v: null };
-    if (tok === 'result') return { t: 'result' };
-    if (tok === '(') { const n = or(); eat(')'); return n; }
-    if (FUNCTIONS.has(tok)) {
-      eat('(');
-      const args: N[] = [];
-      if (peek() !== ')') { args.push(or()); while (peek() === ',') { eat(); args.push(or()); } }
-      eat(')');
-      return { t: 'call', fn: tok, args };
-    }
-    throw new Unsupported(tok);
-  };
-  const n = or();
-  if (p < toks.length) throw new Unsupported(toks[p]);
-  return n;
-}
-
-function num(v: V): number {
-  if (typeof v !== 'number') throw new EvalError('not a number');
-  return v;
-}
-
-function bool(v: V): boolean {
-  if (typeof v !== 'boolean') throw new EvalError('not a boolean');
-  return v;
-}
-
-function evaluate(n: N, result: V): V {
-  switch (n.t) {
-    case 'lit': return n.v;
-    case 'result': return result;
-    case 'index': {
-      const of = evaluate(n.of, result);
-      const i = num(evaluate(n.i, result));
-      if (!Array.isArray(of) || i < 0 || i >= of.length) throw new EvalError('index out of range');
-      return of[i];
-    }
-    case 'not': return !bool(evaluate(n.of, result));
-    case 'neg': return -num(evaluate(n.of, result));
-    case 'call': {
-      // default() and isNil() ignore their first argument (it is still evaluated, as Go evaluates arguments).
-      const args = n.fn === 'default' || n.fn === 'isNil' ? n.args.slice(1) : n.args;
-      const vals = args.map((a) => evaluate(a, result));
-      if (n.fn === 'default') return result === null ? (vals[0] ?? null) : result;
-      if (n.fn === 'isNil') return result === null;
-      const v = vals[0] ?? null;
-      if (n.fn === 'len') { if (!Array.isArray(v)) throw new EvalError('len of a non-array'); return v.length; }
-      if (n.fn === 'isNaN') return Number.isNaN(num(v));
-      if (n.fn === 'isInf') return !Number.isFinite(num(v)) && !Number.isNaN(num(v));
-      return n.fn === 'asInt' ? Math.trunc(num(v)) : num(v);
-    }
-    case 'bin': {
-      if (n.op === '&&') return bool(evaluate(n.l, result)) && bool(evaluate(n.r, result));
-      if (n.op === '||') return bool(evaluate(n.l, result)) || bool(evaluate(n.r, result));
-      const l = evaluate(n.l, result);
-      const r = evaluate(n.r, result);
-      if (n.op === '==' || n.op === '!=') {
-        const eq = Array.isArray(l) || Array.isArray(r) ? false : l === r;
-        return n.op === '==' ? eq : !eq;
-      }
-      const a = num(l);
-      const b = num(r);
-      switch (n.op) {
-        case '<': return a < b;
-        case '<=': return a <= b;
-        case '>': return a > b;
-        case '>=': return a >= b;
-        case '+': return a + b;
-        case '-': return a - b;
-        case '*': return a * b;
-        default: return a / b;
-      }
-    }
-  }
-}
+type V = ConditionResult;
 
 export type Phase = 'Successful' | 'Failed' | 'Inconclusive' | 'Error';
 
 /** The measurement phase for a result, or undefined when a condition uses syntax not modelled here. */
 export function phaseOf(result: V, successCondition?: string, failureCondition?: string): Phase | undefined {
-  let s: N | undefined;
-  let f: N | undefined;
+  let s: ConditionNode | undefined;
+  let f: ConditionNode | undefined;
   try {
-    s = successCondition ? parse(successCondition) : undefined;
-    f = failureCondition ? parse(failureCondition) : undefined;
+    s = successCondition ? parseCondition(successCondition) : undefined;
+    f = failureCondition ? parseCondition(failureCondition) : undefined;
   } catch {
     return undefined;
   }
-  if (!s && !f) return 'Successful';
-  let success = false;
-  let failure = false;
   try {
-    if (s) success = bool(evaluate(s, result));
-    if (f) failure = bool(evaluate(f, result));
-  } catch {
-    return 'Error';
+    return assessResult(result, s, f).phase;
+  } catch (e) {
+    if (e instanceof ConditionSyntaxError) return undefined;
+    throw e;
   }
-  if (s && !f) failure = !success;
-  if (!s && f) success = !failure;
-  if (failure) return 'Failed';
-  return success ? 'Successful' : 'Inconclusive';
 }
 
 /** The "nothing happened" results a provider can hand the conditions, with how to say them. */
