@@ -243,7 +243,13 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
     ? `max(rollout_info_replicas_desired{namespace="${ns}", name="${name}"})`
     : `max(kube_deployment_spec_replicas{namespace="${ns}", deployment="${name}"})`;
   const desiredSource = isRollout ? SOURCES.rolloutDesired : SOURCES.deploymentDesired;
-  const below = `${ready} < ${desired} * ${floor} / ${d.replicas}`;
+  // kube_endpoint_info{namespace, endpoint} is 1 for every Endpoints object, with or without
+  // addresses (kube-state-metrics v2.19.1 internal/store/endpoint.go, STABLE), and exists only when
+  // kube-state-metrics collects endpoints, which its defaults do not (pkg/options/resource.go
+  // DefaultResources lists endpointslices, not endpoints). Without this guard the ready count's
+  // fallback to 0 would page "below the floor" forever on such a cluster.
+  const endpointsExported = `count(kube_endpoint_info{namespace="${ns}", endpoint="${name}"}) > 0`;
+  const below = `(${ready} < ${desired} * ${floor} / ${d.replicas}) and on() (${endpointsExported})`;
 
   const rules: Decision<AlertRule>[] = [];
   const add = (r: Omit<AlertRule, 'labels' | 'annotations' | 'anchor'> & { summary: string; description: string }, reason: string, inputs: Record<string, Fact>) => {
@@ -268,12 +274,12 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
       `CPU of the remaining pods (throttling if a CPU limit is set) and the health path's latency at this load.`,
       'Scale out first (raise replicas in Git) to leave the oscillating region; then find the cause (docs/mechanisms.md#fixes-and-verification).',
     ],
-  }, `Ready endpoints of Service ${name} (${SOURCES.endpointAddress}) against desired replicas (${desiredSource}): fires when ready < desired x ${floor} / ${d.replicas}. Floor: ${floorD.reason} for ${promDuration(sustained)}: ${sustainedD.reason} Zero ready endpoints leave no kube_endpoint_address{ready="true"} series, so the count falls back to 0 (or on() vector(0)) instead of going silent.`,
+  }, `Ready endpoints of Service ${name} (${SOURCES.endpointAddress}) against desired replicas (${desiredSource}): fires when ready < desired x ${floor} / ${d.replicas}. Floor: ${floorD.reason} for ${promDuration(sustained)}: ${sustainedD.reason} Zero ready endpoints leave no kube_endpoint_address{ready="true"} series, so the count falls back to 0 (or on() vector(0)) instead of going silent; the fallback applies only while kube_endpoint_info shows the Service's Endpoints are exported (ReadyEndpointsMetricMissing says when they are not).`,
   { floor, replicas: d.replicas, forSeconds: sustained });
 
   add({
     alert: 'ReadyEndpointsOscillating', mechanism: 'readiness-sawtooth', severity: 'critical',
-    expr: `(changes((${ready} < bool ${desired} * ${floor} / ${d.replicas})[${promDuration(oscWindow)}:${promDuration(scrape)}]) >= ${OSCILLATION_CROSSINGS}) and on() (resets(${ready}[${promDuration(oscWindow)}:${promDuration(scrape)}]) >= 2)`,
+    expr: `(changes((${ready} < bool ${desired} * ${floor} / ${d.replicas})[${promDuration(oscWindow)}:${promDuration(scrape)}]) >= ${OSCILLATION_CROSSINGS}) and on() (resets(${ready}[${promDuration(oscWindow)}:${promDuration(scrape)}]) >= 2) and on() (${endpointsExported})`,
     for: '0s',
     summary: `${name}: ready endpoints collapse and recover in a saw-tooth (readiness cascade)`,
     description: `Service ${ns}/${name}'s ready endpoint count crossed the floor (${floor} of ${d.replicas} desired) {{ $value }} times in ${promDuration(oscWindow)}: pods leave together, return together and collapse again (docs/mechanisms.md#readiness-control-loop). A sustained-shortfall alert never fires on this shape because every recovery resets its timer.`,
@@ -431,6 +437,21 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
     }, `${SOURCES.deploymentCondition}: the Deployment controller sets Progressing=False (ProgressDeadlineExceeded) when the deadline passes. for ${promDuration(2 * scrape)} (two scrapes).`,
     { forSeconds: 2 * scrape });
   }
+
+  const missingFor = 10 * 60;
+  add({
+    alert: 'ReadyEndpointsMetricMissing', mechanism: 'readiness-signal-missing', severity: 'warning',
+    expr: `absent(kube_endpoint_info{namespace="${ns}", endpoint="${name}"})`,
+    for: promDuration(missingFor),
+    summary: `${name}: no ready-endpoints signal (kube-state-metrics exports no Endpoints for the Service): the readiness-cascade alerts are blind`,
+    description: `Prometheus has no kube_endpoint_info for Service ${ns}/${name}: kube-state-metrics does not collect Endpoints (its default resources include endpointslices, not endpoints), or the Service is gone. ReadyEndpointsBelowFloor and ReadyEndpointsOscillating cannot fire until it does (docs/mechanisms.md#fixes-and-verification).`,
+    meaning: 'The only early signal of a readiness cascade is ready endpoints against desired replicas, and that count comes from kube-state-metrics\' Endpoints metrics. Without them the floor and saw-tooth alerts stay silent while pods leave the Service (docs/mechanisms.md#fixes-and-verification).',
+    checkFirst: [
+      'kube-state-metrics\' --resources flag (Helm: kube-state-metrics.collectors): add `endpoints` to the list; its defaults collect endpointslices only.',
+      `That the Service exists: \`kubectl -n ${ns} get endpoints ${name}\`.`,
+    ],
+  }, `absent() of kube_endpoint_info{namespace, endpoint} (kube-state-metrics v2.19.1 internal/store/endpoint.go, STABLE; 1 for every Endpoints object, with or without addresses), which exists only when kube-state-metrics collects endpoints: not in its DefaultResources (pkg/options/resource.go, v2.19.1). The ready-endpoints alerts require it, so that a missing collector gives this warning instead of a permanent "0 ready" page. for ${promDuration(missingFor)}: longer than a new Service takes to appear in the scrape.`,
+  { forSeconds: missingFor });
 
   const values: Record<string, Decision<number | string>> = {
     'Ready floor (replicas)': floorD,

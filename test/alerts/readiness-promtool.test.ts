@@ -55,6 +55,22 @@ function tests(): PromTest[] {
       ],
     },
     {
+      // kube-state-metrics' defaults collect endpointslices, not endpoints (pkg/options/resource.go,
+      // v2.19.1): no kube_endpoint_* series at all. The ready count would fall back to 0 and page
+      // forever; instead the floor stays silent and the missing signal is a warning.
+      name: 'kube-state-metrics without the endpoints collector: no floor page, a missing-signal warning',
+      interval: '30s',
+      input_series: [desired('12x40')],
+      alert_rule_test: [
+        none('15m', 'ReadyEndpointsBelowFloor'),
+        none('15m', 'ReadyEndpointsOscillating'),
+        none('9m', 'ReadyEndpointsMetricMissing'),
+        // absent() carries the selector's equality labels (namespace, endpoint), value 1; the other
+        // service in the same rule file has no endpoint series either, so it warns too
+        { eval_time: '15m', alertname: 'ReadyEndpointsMetricMissing', exp_alerts: [expected(checkout, 'ReadyEndpointsMetricMissing', { endpoint: 'checkout-api' }, 1), expected(inventory, 'ReadyEndpointsMetricMissing', { endpoint: 'inventory-api' }, 1)] },
+      ],
+    },
+    {
       name: 'two scale-ups (12 -> 16 -> 20) and a one-pod drain within the budget: silent',
       interval: '30s',
       input_series: [

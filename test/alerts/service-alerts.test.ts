@@ -34,7 +34,8 @@ describe('PrometheusRule', () => {
     const byName = Object.fromEntries(checkout.rules.map((r) => [r.alert, r]));
     expect(Object.keys(byName)).toEqual(['ReadyEndpointsBelowFloor', 'ReadyEndpointsOscillating', 'ReadinessFlapping', 'Route5xxOverSlo',
       'EnvoyNoHealthyUpstream', 'EnvoyUpstreamResetKeepAliveRace', 'EnvoyUpstreamConnectFailure', 'EnvoyUpstreamOverflow', 'EnvoyUpstreamTimeout',
-      'CanaryAnalysisFailed', 'RolloutDegraded']);
+      'CanaryAnalysisFailed', 'RolloutDegraded', 'ReadyEndpointsMetricMissing']);
+    expect(byName.ReadyEndpointsMetricMissing).toMatchObject({ severity: 'warning', for: '10m', expr: 'absent(kube_endpoint_info{namespace="checkout", endpoint="checkout-api"})' });
     // startup 12 x 5 s = 60 s + return 3 x 10 s = 30 s + minReadySeconds 30 s = 120 s
     expect(byName.ReadyEndpointsBelowFloor.for).toBe('2m');
     // floor 11 of 12: ceil(3700 / (450 x 0.8)) = 11

@@ -118,12 +118,15 @@ function humanize(v: number): string {
 }
 
 /**
- * kube_endpoint_address series for an endpoint whose ready count follows `counts` (one entry per
- * interval): address k has a ready="true" sample while k < count, and is marked stale otherwise
- * (kube-state-metrics moves the address to ready="false", a different series).
+ * kube-state-metrics' series for an endpoint whose ready count follows `counts` (one entry per
+ * interval): its kube_endpoint_info, and kube_endpoint_address where address k has a ready="true"
+ * sample while k < count and is marked stale otherwise (kube-state-metrics moves the address to
+ * ready="false", a different series).
  */
 export function endpointSeries(ns: string, endpoint: string, counts: number[], max: number): Series[] {
-  const out: Series[] = [];
+  // kube_endpoint_info is 1 while the Endpoints object exists, whatever its addresses
+  // (kube-state-metrics v2.19.1 internal/store/endpoint.go); one sample per interval.
+  const out: Series[] = [{ series: `kube_endpoint_info{namespace="${ns}", endpoint="${endpoint}"}`, values: `1x${counts.length}` }];
   for (let k = 0; k < max; k++) {
     out.push({
       series: `kube_endpoint_address{namespace="${ns}", endpoint="${endpoint}", ip="10.0.${Math.floor(k / 250)}.${(k % 250) + 1}", ready="true"}`,
