@@ -1,4 +1,4 @@
-import { ANNOTATIONS, parseFieldPath } from '../justify/annotations';
+import { ANNOTATIONS, parseFieldPath, valueAtPath } from '../justify/annotations';
 import { reasonsOf } from '../justify/comments';
 import { parseReasonLines } from '../justify/reasons';
 import { lintParsed } from '../rules/engine';
@@ -100,11 +100,10 @@ export function diffOutputs(oldSide: DiffSide, newSide: DiffSide, opts: DiffOpti
   const allUnits = new Set([...listSide(oldSide), ...listSide(newSide)].map(unitOf));
   const byUnit = new Map<string, ChangedFile[]>();
   for (const c of changes) (byUnit.get(unitOf(c.path)) ?? byUnit.set(unitOf(c.path), []).get(unitOf(c.path))!).push(c);
-  const paths = changes.map((c) => c.path);
   const oldTexts = readFiles(oldSide, changes.filter((c) => c.change !== 'added').map((c) => c.path));
   const newTexts = readFiles(newSide, changes.filter((c) => c.change !== 'removed').map((c) => c.path));
   const units = [...byUnit.keys()].sort().map((unit) => diffUnit(unit, byUnit.get(unit)!, oldTexts, newTexts, opts));
-  return { old: oldSide.label, new: newSide.label, units, unchanged: allUnits.size - byUnit.size, filesRead: new Set(paths).size === 0 ? 0 : oldTexts.size + newTexts.size };
+  return { old: oldSide.label, new: newSide.label, units, unchanged: allUnits.size - byUnit.size, filesRead: oldTexts.size + newTexts.size };
 }
 
 function parse(texts: Map<string, string>, files: readonly ChangedFile[]): LintObject[] {
@@ -177,15 +176,6 @@ function describeDocument(f: ChangedFile, before: string | undefined, after: str
   const removed = [...a].filter((l) => !b.has(l)).length;
   const added = [...b].filter((l) => !a.has(l)).length;
   return `${f.path} changed (${added} line(s) added, ${removed} removed)`;
-}
-
-function valueAt(obj: unknown, path: string): unknown {
-  let cur: unknown = obj;
-  for (const s of parseFieldPath(path)) {
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<string | number, unknown>)[s];
-  }
-  return cur;
 }
 
 function same(a: unknown, b: unknown): boolean {
@@ -280,8 +270,8 @@ function valueChanges(o: LintObject, n: LintObject): ValueChange[] {
   }
   const out: ValueChange[] = [];
   for (const { oldPath, newPath } of [...byId.values()].sort((a, b) => (a.newPath ?? a.oldPath!).localeCompare(b.newPath ?? b.oldPath!))) {
-    const old = oldPath === undefined ? undefined : valueAt(o.obj, oldPath);
-    const now = newPath === undefined ? undefined : valueAt(n.obj, newPath);
+    const old = oldPath === undefined ? undefined : valueAtPath(o.obj, oldPath);
+    const now = newPath === undefined ? undefined : valueAtPath(n.obj, newPath);
     const oldReason = oldPath === undefined ? undefined : ro[oldPath];
     const newReason = newPath === undefined ? undefined : rn[newPath];
     let change: ValueChange['change'] | undefined;

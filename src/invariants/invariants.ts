@@ -1,6 +1,6 @@
 import { measurementPhase } from '../checks/analysis-condition';
 import { reasonProblem } from '../decisions/reason';
-import { ANNOTATIONS, parseFieldPath } from '../justify/annotations';
+import { ANNOTATIONS, valueAtPath } from '../justify/annotations';
 import { parseReasonLines } from '../justify/reasons';
 import { arr, cpuCores, int, Json, probeHandler, rec, scaleIntOrPercent, selectorMatches, stableJson, str } from '../rules/k8s';
 
@@ -110,16 +110,6 @@ export function isGatewayHostname(h: unknown): boolean {
   return typeof h === 'string' && h.length <= 253 && HOSTNAME.test(h) && h.split('.').every((l) => l.length <= 63);
 }
 
-function at(o: unknown, path: string): unknown {
-  let cur: unknown = o;
-  for (const seg of parseFieldPath(path)) {
-    if (typeof seg === 'number') cur = Array.isArray(cur) ? cur[seg] : undefined;
-    else cur = rec(cur)?.[seg];
-    if (cur === undefined) return undefined;
-  }
-  return cur;
-}
-
 function v(_set: ServiceObjects, o: Json, path: string, message: string): Violation {
   return { object: ref(o), path, message };
 }
@@ -142,8 +132,8 @@ export const INVARIANTS: readonly Invariant[] = [
           let a: unknown;
           let b: unknown;
           try {
-            a = at(before, path);
-            b = at(o, path);
+            a = valueAtPath(before, path);
+            b = valueAtPath(o, path);
           } catch {
             continue;
           }

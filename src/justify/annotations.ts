@@ -37,3 +37,17 @@ export function parseFieldPath(path: string): (string | number)[] {
   }
   return out;
 }
+
+/**
+ * The value at a field path of the reasons' notation ("spec.template.spec.containers[0].image"):
+ * a [n] segment indexes only a list, a name only an object; undefined where the path leads nowhere.
+ */
+export function valueAtPath(obj: unknown, path: string): unknown {
+  let cur: unknown = obj;
+  for (const seg of parseFieldPath(path)) {
+    if (typeof seg === 'number') cur = Array.isArray(cur) ? cur[seg] : undefined;
+    else cur = cur !== null && typeof cur === 'object' && !Array.isArray(cur) ? (cur as Record<string, unknown>)[seg] : undefined;
+    if (cur === undefined) return undefined;
+  }
+  return cur;
+}

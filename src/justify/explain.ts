@@ -1,5 +1,5 @@
 import * as YAML from 'yaml';
-import { ANNOTATIONS, parseFieldPath } from './annotations';
+import { ANNOTATIONS, valueAtPath } from './annotations';
 import { reasonsOf } from './comments';
 import { parseReasonLines } from './reasons';
 
@@ -20,19 +20,10 @@ export function explainManifest(text: string): Explained[] {
     const overrides = obj.metadata?.annotations?.[ANNOTATIONS.overrides];
     const overridden = new Set(overrides ? Object.keys(parseReasonLines(overrides)) : []);
     for (const [path, reason] of Object.entries(reasonsOf(obj))) {
-      out.push({ object: `${obj.kind}/${obj.metadata?.name}`, path, value: valueAt(obj, parseFieldPath(path)), reason, overridden: overridden.has(path) });
+      out.push({ object: `${obj.kind}/${obj.metadata?.name}`, path, value: valueAtPath(obj, path), reason, overridden: overridden.has(path) });
     }
   }
   return out;
-}
-
-function valueAt(obj: unknown, segs: (string | number)[]): unknown {
-  let cur: unknown = obj;
-  for (const s of segs) {
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<string | number, unknown>)[s];
-  }
-  return cur;
 }
 
 /** Human-readable `explain` output: one block per value. */
