@@ -5,11 +5,7 @@ import * as path from 'path';
 import { performance } from 'perf_hooks';
 import { diffOutputs } from '../src/diff/compare';
 import { resolveSide } from '../src/diff/sources';
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-}
+import { median } from './stats';
 
 /**
  * `rollwise diff` on an estate of `services` copies of the example's committed prod output (each

@@ -1,6 +1,7 @@
 import { performance } from 'perf_hooks';
 import * as YAML from 'yaml';
 import { lintText } from '../src/rules/run-lint';
+import { median } from './stats';
 
 /** One service's manifests (Deployment or Rollout, Service, HTTPRoute, PDB, policy, analysis), some with hazards. */
 function serviceObjects(i: number): Record<string, unknown>[] {
@@ -49,11 +50,6 @@ export function benchManifest(count: number): string {
   const objs: Record<string, unknown>[] = [];
   for (let i = 0; objs.length < count; i++) objs.push(...serviceObjects(i));
   return objs.slice(0, count).map((o) => YAML.stringify(o, { version: '1.1' })).join('---\n');
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }
 
 /**

@@ -8,18 +8,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { readRollouts, rehearseInProcess, rehearseOnPrometheus, SYNTH_RELEASES } from '../src/rehearse';
-
-function median(fn: () => void, repeat: number): number {
-  fn();
-  const times: number[] = [];
-  for (let i = 0; i < repeat; i++) {
-    const t0 = process.hrtime.bigint();
-    fn();
-    times.push(Number(process.hrtime.bigint() - t0) / 1e6);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)];
-}
+import { medianMs } from './stats';
 
 export async function benchRehearse(): Promise<string> {
   const file = path.join(__dirname, '..', '..', 'dist', 'prod', 'checkout-api.k8s.yaml');
@@ -27,7 +16,7 @@ export async function benchRehearse(): Promise<string> {
   const rows: string[] = [];
   for (const replicas of [12, 50, 300]) {
     const m = { ...model, replicas };
-    const ms = median(() => rehearseInProcess(m, { releases: SYNTH_RELEASES }), 5);
+    const ms = medianMs(() => rehearseInProcess(m, { releases: SYNTH_RELEASES }), 5);
     rows.push(`| synth rehearsal (${SYNTH_RELEASES.join(' + ')}), in process | ${replicas} | ${ms.toFixed(0)} ms |`);
   }
   const t0 = process.hrtime.bigint();

@@ -6,6 +6,7 @@
  * Run: npx tsc -p tsconfig.build.json && node lib/bench/simulate.js
  */
 import { scenarioFromObject, simulate, simulateDrainAtPeak, type Scenario } from '../src/simulate';
+import { medianMs } from './stats';
 
 /**
  * A busy but healthy fleet: readiness period 10 s with a dependency call (so
@@ -26,23 +27,11 @@ function fleet(replicas: number, hours: number): Scenario {
   });
 }
 
-function time(fn: () => void, repeat: number): number {
-  fn(); // warm-up: let V8 optimise before measuring
-  const times: number[] = [];
-  for (let i = 0; i < repeat; i++) {
-    const t0 = process.hrtime.bigint();
-    fn();
-    times.push(Number(process.hrtime.bigint() - t0) / 1e6);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)]; // median, ms
-}
-
 export async function benchSimulate(): Promise<string> {
   const rows: string[] = [];
   const row = (label: string, replicas: number, hours: number, repeat: number): void => {
     const s = fleet(replicas, hours);
-    const ms = time(() => simulate(s), repeat);
+    const ms = medianMs(() => simulate(s), repeat);
     const replicaSeconds = replicas * hours * 3600;
     const steps = Math.round(s.durationSeconds / s.stepSeconds);
     rows.push(`| ${label} | ${replicas} | ${hours} h | ${(replicas * steps / 1e6).toFixed(2)} M | ${ms.toFixed(0)} ms | ${((ms * 1e6) / replicaSeconds).toFixed(0)} ns |`);
@@ -53,7 +42,7 @@ export async function benchSimulate(): Promise<string> {
 
   // The golden-path check, cold (first call in this process was above, so also show warm).
   const drainOpts = { replicas: 12, drain: 1, peakRps: 3700, saturationRpsPerReplica: 500, readiness: { periodSeconds: 10, timeoutSeconds: 3, failureThreshold: 3, successThreshold: 3 } };
-  const drainMs = time(() => simulateDrainAtPeak(drainOpts), 9);
+  const drainMs = medianMs(() => simulateDrainAtPeak(drainOpts), 9);
 
   return [
     '### rollwise simulate',
