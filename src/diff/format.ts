@@ -105,7 +105,9 @@ export interface MarkdownOptions {
    */
   readonly expanded?: number;
   /**
-   * Characters at most (GitHub refuses comments above 65,536); services beyond are listed by name.
+   * Characters at most; services beyond are listed by name. GitHub's API refuses a longer comment
+   * with 422 "Body is too long (maximum is 65536 characters)" (its error text, as reported in e.g.
+   * renovatebot/renovate#2032 and mshick/add-pr-comment#93); 60,000 leaves room for the summary.
    * @default 60000
    */
   readonly maxChars?: number;
