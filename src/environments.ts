@@ -42,6 +42,8 @@ export class Sizing {
     }
     return new Sizing(`${replicas} replicas at ${peak} req/s`, (props, service) => {
       const saturation = props.capacity?.saturationRequestsPerSecondPerReplica;
+      // Without a canary the traffic sizes nothing a rolling update uses without the saturation figure.
+      if (saturation === undefined && props.delivery?.kind === 'rollingUpdate') return { ...props, replicas, capacity: undefined };
       if (saturation === undefined) {
         throw new RollwiseInputError(`services.${service}.capacity.saturationRequestsPerSecondPerReplica`, 'missing', `Sizing.fixed(${replicas}, { peakRequestsPerSecond: ${peak} }) keeps the service's per-replica saturation (the same pods, measured once) and replaces its traffic, and the service declares none.`, 'declare the service\'s capacity (peakRequestsPerSecond and saturationRequestsPerSecondPerReplica from a load test), or use Sizing.custom.');
       }
