@@ -293,7 +293,7 @@ describe('rollwise verify', () => {
     // "incident" has kube-state-metrics' default collectors only: no Endpoints metrics at all
     const none = await cli(['verify', 'checkout-api', '-n', 'incident', '--prometheus', url, ...week, '--endpoints', 'endpoints']);
     expect(none.code).toBe(2);
-    expect(none.err).toMatch(/kube_endpoint_address\{namespace="incident", endpoint="checkout-api"\}\n  why: Prometheus has kube_endpoint_address .* but no series for incident\/checkout-api.*not collected by default/s);
+    expect(none.err).toMatch(/kube_endpoint_address\{namespace="incident", endpoint="checkout-api"\}\n {2}why: Prometheus has kube_endpoint_address .* but no series for incident\/checkout-api.*not collected by default/s);
     expect((await cli(['verify', 'checkout-api', '-n', 'healthy', '--prometheus', url, ...week, '--endpoints', 'ips'])).err).toContain('--endpoints = ips');
   });
 

@@ -30,10 +30,10 @@ function initEnvironments(service: string): RolloutModel[] {
   const load = (name: string): unknown => {
     if (name in modules) return modules[name];
     const src = files[`${name.replace(/^\.\//, '')}.ts`];
-    if (src === undefined) return require(name); // cdk8s and the like
+    if (src === undefined) return require(name); // eslint-disable-line @typescript-eslint/no-require-imports -- the scaffold's own imports (cdk8s), resolved at run time
     const js = ts.transpileModule(src, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2020 } }).outputText;
     const mod = { exports: {} as Record<string, unknown> };
-    new Function('exports', 'require', 'module', js)(mod.exports, load, mod); // eslint-disable-line @typescript-eslint/no-implied-eval -- the scaffold's own module text
+    new Function('exports', 'require', 'module', js)(mod.exports, load, mod); // the scaffold's own module text, compiled above
     modules[name] = mod.exports;
     return mod.exports;
   };
