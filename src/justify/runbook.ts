@@ -61,7 +61,7 @@ export function renderRunbook(d: ServiceDecisions, a: AlertDecisions, opts: Runb
     'A 503 alone does not say which mechanism produced it; the access log\'s `response_flags` does (docs/mechanisms.md#response-flags).', '',
     '| flag | meaning | look at | alert |', '|---|---|---|---|',
     '| `-` | response came from the pod | the app | ' + link('Route5xxOverSlo') + ' |',
-    `| UH | no healthy upstream: endpoint list empty | readiness, EndpointSlice (docs/mechanisms.md#readiness-control-loop, #readiness-calls-a-dependency) | ${link(byFlag('UH'))} |`,
+    `| UH | no healthy upstream: no endpoint at all (endpoints that are all not Ready get the traffic in panic mode instead, docs/mechanisms.md#panic-routing) | readiness, EndpointSlice (docs/mechanisms.md#readiness-control-loop, #readiness-calls-a-dependency) | ${link(byFlag('UH'))} |`,
     `| UC | upstream closed the connection before responding | idle timeouts, pod shutdown (docs/mechanisms.md#keep-alive-race) | ${link(byFlag('UC'))} |`,
     `| UF | could not connect to the pod | NetworkPolicy, port, pod starting | ${link(byFlag('UF'))} |`,
     `| UO | overflow: proxy circuit breaker | proxy connection limits | ${link(byFlag('UO'))} |`,
