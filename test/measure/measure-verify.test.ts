@@ -101,8 +101,12 @@ describe('rollwise measure on a recorded week with a lunchtime peak', () => {
     expect(m.measuredAt).toBe('2026-11-29T01:00:00.000Z');
   });
 
-  test('counts readiness failures at the peak, including the "failed" series created at the first failure', async () => {
+  test('counts readiness failures at the peak, including the "failed" series created at the first failure (container app, kube-state-metrics\' default collectors only)', async () => {
     const m = await measureService({ client: new PrometheusClient({ url }), target: { name: 'checkout-api', namespace: 'incident' }, end: WEEK_END });
+    expect(m.service.container).toBe('app');
+    expect(m.peak.pods).toBe(4);
+    // the p99 counts the 72 failures in: more than 1 % of the probes, so there is none to give
+    expect(m.readiness.p99.value).toBeNull();
     // Two pods, 3 failed probes a minute, 12 minutes.
     expect(m.readiness.failedAtPeak.value).toBe(72);
     expect(m.cpu.throttledRatioAtPeak.value).toBeCloseTo(0.4, 1);
