@@ -27,6 +27,9 @@
  * - The EndpointSlice controller names a Service's slices with `generateName: <service>-`
  *   (kubernetes staging/src/k8s.io/endpointslice/utils.go getEndpointSlicePrefix), so they are the
  *   generated names of that base.
+ * The kubernetes/kubernetes files were read in the code index's copy of the main branch, not at a
+ * release tag: the repository is over the size `fetch` can bring here. The Argo Rollouts and
+ * kube-state-metrics facts were read at their tags with `git grep`.
  */
 
 /** k8s.io/apimachinery pkg/util/rand alphanums: generated suffixes and SafeEncodeString. */

@@ -36,7 +36,11 @@
  *   (source/common/upstream/upstream_impl.cc excludeBasedOnHealthFlag; source/extensions/
  *   load_balancing_policies/common/load_balancer_impl.cc isHostSetInPanic, hostSourceToHosts). So
  *   requests to a cluster whose pods are all not Ready reach those pods (lb_healthy_panic counts
- *   them); only a cluster without any host answers UH.
+ *   them); only a cluster without any host answers UH. The Envoy files were read in the code
+ *   index's copy of envoyproxy/envoy main, not at v1.39.0 (the image Envoy Gateway v1.9.0 ships,
+ *   api/v1alpha1/shared_types.go): the repository is over the size `fetch` can bring here. The
+ *   runtime guard exclude_host_in_eds_status_draining is on by default there (RUNTIME_GUARD).
+ *   Envoy Gateway's files were read at v1.9.0.
  * - kube-state-metrics (v2.19.1): kube_pod_status_ready{condition="true"|"false"|"unknown"} for each
  *   pod, from its Ready condition, and kube_pod_owner{owner_kind="ReplicaSet", owner_name} for every
  *   pod (internal/store/pod.go); a new pod is not Ready until its readiness probe passed
