@@ -25,13 +25,30 @@ export class Sizing {
   }
 
   /**
-   * The same number of replicas for every service, without the capacity figures: they describe
-   * production traffic, which this environment does not see, so the disruption budget falls back
-   * to one pod at a time (its reason says so) instead of being sized from a load that is not there.
+   * The same number of replicas for every service, without the production capacity figures: they
+   * describe production traffic, which this environment does not see, so the disruption budget falls
+   * back to one pod at a time (its reason says so) instead of being sized from a load that is not
+   * there. A canary needs the traffic its volume gate is sized from (docs/mechanisms.md#quiet-environments):
+   * give the environment's own in `traffic`, or deliver there by rolling update or manual promotion.
    * @param replicas at least 2 (the service refuses fewer)
+   * @param traffic this environment's own traffic; the service's per-replica saturation is kept
+   * @default no traffic figures: a canary service is refused at synth with the ways out
    */
-  public static fixed(replicas: number): Sizing {
-    return new Sizing(`${replicas} replicas, no capacity figures`, (props) => ({ ...props, replicas, capacity: undefined }));
+  public static fixed(replicas: number, traffic?: EnvironmentTraffic): Sizing {
+    if (traffic === undefined) return new Sizing(`${replicas} replicas, no capacity figures`, (props) => ({ ...props, replicas, capacity: undefined }));
+    const peak = traffic.peakRequestsPerSecond;
+    if (typeof peak !== 'number' || !Number.isFinite(peak) || peak <= 0) {
+      throw new RollwiseInputError('Sizing.fixed(traffic).peakRequestsPerSecond', peak, 'must be a positive number of requests per second: the canary\'s volume gate is sized from it.', 'give the traffic this environment sees, e.g. { peakRequestsPerSecond: 40 }.');
+    }
+    return new Sizing(`${replicas} replicas at ${peak} req/s`, (props, service) => {
+      const saturation = props.capacity?.saturationRequestsPerSecondPerReplica;
+      // Without a canary the traffic sizes nothing a rolling update uses without the saturation figure.
+      if (saturation === undefined && props.delivery?.kind === 'rollingUpdate') return { ...props, replicas, capacity: undefined };
+      if (saturation === undefined) {
+        throw new RollwiseInputError(`services.${service}.capacity.saturationRequestsPerSecondPerReplica`, 'missing', `Sizing.fixed(${replicas}, { peakRequestsPerSecond: ${peak} }) keeps the service's per-replica saturation (the same pods, measured once) and replaces its traffic, and the service declares none.`, 'declare the service\'s capacity (peakRequestsPerSecond and saturationRequestsPerSecondPerReplica from a load test), or use Sizing.custom.');
+      }
+      return { ...props, replicas, capacity: { peakRequestsPerSecond: peak, saturationRequestsPerSecondPerReplica: saturation, releaseRequestsPerSecond: traffic.releaseRequestsPerSecond } };
+    });
   }
 
   /** Your own adjustment of each service's props (e.g. a smaller memory request in dev). */
@@ -49,6 +66,17 @@ export class Sizing {
   public apply(service: string, props: HttpServiceProps): HttpServiceProps {
     return this.adjust(props, service);
   }
+}
+
+/** An environment's own traffic (a dev or staging environment sees far less than production). */
+export interface EnvironmentTraffic {
+  /** Requests per second for the whole service in this environment at its busiest. */
+  readonly peakRequestsPerSecond: number;
+  /**
+   * Requests per second at the time releases usually happen here.
+   * @default the peak
+   */
+  readonly releaseRequestsPerSecond?: number;
 }
 
 export interface EnvironmentProps {

@@ -28,6 +28,7 @@ export * from './constructs/http-route';
 export * from './decisions/containers';
 export * from './decisions/kubernetes-version';
 export * from './decisions/names';
+export * from './decisions/generated-names';
 export * from './constructs/argo-cd-application';
 export * from './checks/rollout-spec';
 export { checkController, CONTROLLER_KINDS, pauseDurationSeconds } from './checks/controller-spec';

@@ -4,8 +4,9 @@ import { checkoutApiProps, examplePlatform } from './example';
 import { RollwiseApp } from './synth/rollwise-app';
 
 /**
- * The example estate's environments. dev runs 2 replicas per service without the production
- * capacity figures, on its own hostname; prod runs the services as described.
+ * The example estate's environments. dev runs 2 replicas per service at its own traffic (its
+ * canary's volume gate is sized from it, docs/mechanisms.md#quiet-environments), on its own hostname;
+ * prod runs the services as described.
  */
 export function exampleEnvironments(): Environment[] {
   const server = 'https://kubernetes.default.svc';
@@ -14,7 +15,9 @@ export function exampleEnvironments(): Environment[] {
       name: 'dev',
       destination: { server, namespace: 'checkout-dev' },
       platform: examplePlatform('dev', server),
-      sizing: Sizing.fixed(2),
+      // dev's own traffic (the integration tests and the team, measured at 40 req/s): without it a
+      // canary is refused at synth, because the default gate would pause every dev release.
+      sizing: Sizing.fixed(2, { peakRequestsPerSecond: 40 }),
       adjust: (props) => ({ ...props, route: props.route && { ...props.route, hostnames: props.route.hostnames.map((h) => h.replace(/^([^.]+)\./, '$1.dev.')) } }),
     }),
     new Environment({

@@ -99,12 +99,18 @@ describe('every valid input yields safe, schema-valid output', () => {
         objs = synthService(props, 'svc');
       } catch (e) {
         // The only refusals allowed for in-range inputs: the simulated drain at peak does not hold
-        // (e.g. a p99 near the timeout with survivors near saturation), or a canary whose traffic is too
-        // low for the volume gate at any weight and window rollwise would choose. Each must say so and how to fix it.
+        // (e.g. a p99 near the timeout with survivors near saturation), a canary whose traffic is too
+        // low for the volume gate at any weight and window rollwise would choose, or a canary that
+        // declares no traffic at all. Each must say so and how to fix it.
         expect(e).toBeInstanceOf(RollwiseInputError);
         // Input errors from HttpService name their service (issue 12): "service svc (test/svc): <input> = ...".
         const message = (e as RollwiseInputError).message.replace(/^service svc \(test\/svc\): /, '');
-        if (message.startsWith('capacity.')) {
+        if (message.startsWith('capacity = missing')) {
+          // a canary without traffic figures: its volume gate cannot be sized (docs/mechanisms.md#quiet-environments)
+          expect(props.delivery?.kind).toBe('canary');
+          expect(props.capacity).toBeUndefined();
+          expect(message).toMatch(/Fix: declare the traffic .*manualPromotion.*Delivery\.rollingUpdate\(\)/);
+        } else if (message.startsWith('capacity.')) {
           expect(props.delivery?.kind).toBe('canary');
           expect(message).toMatch(/^capacity\.peakRequestsPerSecond = [\d.]+: the canary cannot collect the sample its error ratio needs .* = [\d,.]+ .*below [\d,]+\..*Fix: .*manualPromotion/);
         } else {

@@ -194,12 +194,15 @@ import { platform } from './platform';
 
 const server = 'https://kubernetes.default.svc';
 
-/** The environments: dev runs 2 replicas of each service, prod runs them as described. */
+/** The environments: dev runs 2 replicas of each service at dev's traffic, prod runs them as described. */
 export const environments = (): Environment[] => [
   // dev gets its own hostnames (checkout.example.com -> checkout.dev.example.com): both environments
   // share one cluster and Gateway, where two routes claiming one host would split its traffic.
+  // Its canary's volume gate is sized from dev's own traffic: replace 40 req/s with what dev sees
+  // (without a figure synth refuses the canary: the default gate would pause every dev release), or
+  // deliver dev without a canary: adjust: (props) => ({ ...props, delivery: Delivery.rollingUpdate() }).
   new Environment({
-    name: 'dev', destination: { server, namespace: '${service}-dev' }, platform: platform('dev', server), sizing: Sizing.fixed(2),
+    name: 'dev', destination: { server, namespace: '${service}-dev' }, platform: platform('dev', server), sizing: Sizing.fixed(2, { peakRequestsPerSecond: 40 }),
     adjust: (props) => ({ ...props, route: props.route && { ...props.route, hostnames: props.route.hostnames.map((h) => h.replace(/^([^.]+)\\./, '$1.dev.')) } }),
   }),
   new Environment({ name: 'prod', destination: { server, namespace: '${service}' }, platform: platform('prod', server), sizing: Sizing.asGiven() }),

@@ -129,7 +129,8 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
     .option('--app <module>', 'app to read the service\'s namespace, Prometheus and budget from (default: cdk8s.yaml\'s, for what the flags leave out)')
     .option('--prometheus <url>', 'Prometheus base URL (default: $ROLLWISE_PROMETHEUS_URL, else the app\'s platform.prometheusAddress)')
     .option('-n, --namespace <ns>', 'namespace the service runs in (default: the app\'s, when it has one HttpService of that name)')
-    .option('--container <name>', 'container name (default: the service name)')
+    .option('--container <name>', 'container name (default: app, the container rollwise renders)')
+    .option('--endpoints <source>', 'ready endpoints from endpointslices (kube-state-metrics\' default) or endpoints (needs "endpoints" in its --resources)', 'endpointslices')
     .option('--workload <kind>', 'rollout or deployment: where desired replicas come from (default: the app\'s delivery, else rollout)')
     .option('--user <name>', 'basic-auth user; the password is read from $ROLLWISE_PROMETHEUS_PASSWORD (a token from $ROLLWISE_PROMETHEUS_TOKEN)')
     .option('--json', 'print JSON');

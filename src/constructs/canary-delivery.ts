@@ -3,7 +3,7 @@ import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { AnalysisTemplate } from '../../imports/analysistemplate-argoproj.io';
 import { Rollout } from '../../imports/rollout-argoproj.io';
-import { analysisMetrics, GATE_COUNT, INTERVAL, metricLimits, RATE_WINDOW } from '../decisions/analysis';
+import { analysisMetrics, gateCountFor, INTERVAL, metricLimits, RATE_WINDOW } from '../decisions/analysis';
 import { canaryStrategy, CanaryStep, CanaryStrategyDecisions } from '../decisions/canary';
 import { planCanaryVolume, VolumePlan } from '../decisions/canary-volume';
 import { formatGoDuration } from '../decisions/inputs';
@@ -122,7 +122,8 @@ export class CanaryDelivery extends Construct {
     const window = formatGoDuration(v.windowSeconds);
     const metrics = analysisMetrics({ namespace: ns ?? 'default', name: d.name, prometheusAddress: props.prometheusAddress, maxErrorRatio: props.maxErrorRatio, firstWeightPercent: firstWeight, windowSeconds: v.windowSeconds, minRequests: v.minRequests, volumeReason: v.reason })
       .filter((m) => v.volumeMetric || m.name !== 'canary-request-volume');
-    const limits = metricLimits();
+    const limits = metricLimits(v.windowSeconds);
+    const gateCount = gateCountFor(v.windowSeconds);
     const analysisTemplate = (name: string, inline: boolean) => {
       const r = new Reasons();
       const spec = {
@@ -132,18 +133,19 @@ export class CanaryDelivery extends Construct {
           r.note(`spec.metrics[${i}].successCondition`, 'Guarded: an empty result (no series) or NaN (0/0 without traffic) satisfies neither condition, so the measurement is Inconclusive and the rollout pauses; unguarded, `result[0]` on an empty result is an Error and NaN fails the comparison (reference: AnalysisTemplate).');
           if (i > 0 && m.failureLimit) r.use(`spec.metrics[${i}].failureLimit`, m.failureLimit);
           else if (i > 0) r.note(`spec.metrics[${i}].failureLimit`, `The same interval and limits as ${metrics[0].name}, for the same reasons.`);
+          if (!inline && m.initialDelay) r.use(`spec.metrics[${i}].initialDelay`, m.initialDelay);
           if (i === 0) {
-            r.use(`spec.metrics[${i}].interval`, decided(INTERVAL, `One measurement a minute over a ${window} window (at least ${RATE_WINDOW}, 4 scrapes at 30 s, so one lost scrape does not empty it): measurements overlap, so a burst of errors is seen at least twice.`));
+            r.use(`spec.metrics[${i}].interval`, decided(INTERVAL, `One measurement a minute over a ${window} window (at least ${RATE_WINDOW}, 4 scrapes at 30 s, so one lost scrape does not empty it): consecutive windows overlap, so no minute between two measurements goes unmeasured, and the failureLimit counts the measurements one burst touches (docs/mechanisms.md#one-burst-and-the-limits).`));
             r.use(`spec.metrics[${i}].failureLimit`, limits.failureLimit);
             r.use(`spec.metrics[${i}].inconclusiveLimit`, limits.inconclusiveLimit);
             r.use(`spec.metrics[${i}].consecutiveErrorLimit`, limits.consecutiveErrorLimit);
-            if (inline) r.use(`spec.metrics[${i}].count`, decided(GATE_COUNT, `${GATE_COUNT} measurements, one a minute: the gate watches the canary at its last weight for ${GATE_COUNT} minutes; an inline step needs a finite count, and ${GATE_COUNT} >= failureLimit + consecutiveSuccessLimit.`));
-            else r.use(`spec.metrics[${i}].initialDelay`, decided(window, `Waits ${window}, one full window, after the first weight (the canary's cluster exists only from then on) so the first measurement reads a full window of canary traffic, instead of a partial one that reads as too little traffic.`));
+            if (inline) r.use(`spec.metrics[${i}].count`, decided(gateCount, `${gateCount} measurements, one a minute: the gate watches the canary at its last weight for ${gateCount} minutes (at least 5, and failureLimit ${limits.failureLimit.value} + 1 so that a canary failing every measurement fails the gate); an inline step needs a finite count, and ${gateCount} >= failureLimit + consecutiveSuccessLimit (utils/analysis/factory.go v1.9.1).`, { failureLimit: limits.failureLimit.value }));
+            else r.use(`spec.metrics[${i}].initialDelay`, decided(window, `Waits ${window}, one full window, after the run starts at the first weight (the canary's cluster exists only from then on), so the first measurement reads exactly the run's first window of canary traffic, instead of a partial one that reads as too little traffic; every later window overlaps the one before, so the whole run is measured from its start (docs/mechanisms.md#one-burst-and-the-limits).`));
           }
           return {
             name: m.name,
             interval: INTERVAL,
-            ...(inline ? { count: GATE_COUNT } : { initialDelay: window }),
+            ...(inline ? { count: gateCount } : { initialDelay: m.initialDelay?.value ?? window }),
             successCondition: m.successCondition,
             failureCondition: m.failureCondition,
             failureLimit: (m.failureLimit ?? limits.failureLimit).value,

@@ -433,7 +433,7 @@ function workloadFacts(d: ServiceDecisions, appServer: AppServer): Record<string
 function warnAboutMeasurements(scope: Construct, m: Measurements, platform: Platform): void {
   const failed = m.document.readiness.failedAtPeak.value;
   if (typeof failed === 'number' && failed > 0) {
-    addSynthWarning(scope, `measurements ${m.origin}: ${failed} readiness probes failed in the busiest hour, and the kubelet's duration histogram leaves failed probes out, so the measured p99 is lower than the handler's real tail. Find out why they failed (timeouts or status codes: the pods' Unhealthy events, docs/mechanisms.md#probe-failure-texts) before trusting the timeout derived from it.`);
+    addSynthWarning(scope, `measurements ${m.origin}: ${failed} readiness probes failed in the busiest hour. The kubelet's duration histogram leaves failed probes out, so rollwise measure counted each as slower than every success (docs/mechanisms.md#probe-durations-leave-out-failures); still, probes failing at peak mean the handler's tail reaches the timeout. Find out why they failed (timeouts or status codes: the pods' Unhealthy events, docs/mechanisms.md#probe-failure-texts) before trusting the timeout derived from it.`);
   }
   const age = m.ageSeconds();
   const max = platform.measurementMaxAgeSeconds.value;

@@ -2,6 +2,7 @@ import { Duration } from 'cdk8s';
 import { RollwiseInputError } from '../errors';
 import { decided, Decision, Fact, Override, withOverride } from './decision';
 import { replicasNeededAtPeak } from './disruption';
+import { escapeRegex, generatedNameRegex, HASH_ALPHABET, MAX_HASH_LENGTH, ownedBy, replicaSetRegex } from './generated-names';
 import { checkName, formatGoDuration, seconds } from './inputs';
 import { Platform } from './platform';
 import { ServiceDecisions } from './service';
@@ -94,8 +95,14 @@ export interface AlertDecisions {
   readonly routeClusterRegex: string;
   /** Whether the service has an HTTPRoute (and so the Envoy alerts). */
   readonly route: boolean;
-  /** Regex on kube-state-metrics' / cAdvisor's `pod` label matching the service's pods. */
-  readonly podRegex: string;
+  /** Regex on kube_pod_owner's `owner_name` matching the service's ReplicaSets (its pods are selected by owner). */
+  readonly replicaSetRegex: string;
+  /** Regex on kube_endpointslice_*'s `endpointslice` matching the EndpointSlices of the service's Service. */
+  readonly endpointSliceRegex: string;
+  /** Ready endpoints of the Service `service` (the stable one by default) from its EndpointSlices, 0 when none. */
+  readonly readyEndpoints: (service?: string) => string;
+  /** Restricts a per-pod expression to the service's pods (by owner), reading the owner over `window`. */
+  readonly ownPods: (expr: string, window: string) => string;
   readonly containerName: string;
   readonly rules: readonly Decision<AlertRule>[];
   /** Named values in force (floor, windows, thresholds), each with its reason. */
@@ -127,16 +134,17 @@ export function githubSlug(heading: string): string {
 }
 
 const SOURCES = {
-  endpointAddress: 'kube_endpoint_address{ready} (kube-state-metrics v2, STABLE since v2.6, which deprecated kube_endpoint_address_available/not_ready; one series per address, so addresses are counted by ip in case a version adds port labels)',
+  endpointSlice: 'kube_endpointslice_endpoints{endpointslice, ready, address} (kube-state-metrics v2.19.1 internal/store/endpointslice.go, one series per address of each EndpointSlice, collected by default: "endpointslices" is in pkg/options/resource.go DefaultResources, "endpoints" is not; selected by the slices\' generated names <service>-<5 characters>, kubernetes endpointslice utils.go getEndpointSlicePrefix; addresses are counted once each, as a slice change may list one twice for a moment; only the ready label is read: the same v2.19.1 code writes the Terminating condition into the serving label)',
   rolloutDesired: 'rollout_info_replicas_desired{namespace,name} (Argo Rollouts controller metrics, controller/metrics/prommetrics.go)',
   deploymentDesired: 'kube_deployment_spec_replicas{namespace,deployment} (kube-state-metrics v2)',
   podReady: 'kube_pod_status_ready{condition="true"} (kube-state-metrics v2, one 0/1 series per condition)',
+  podOwner: 'kube_pod_owner{owner_kind="ReplicaSet", owner_name} (kube-state-metrics v2.19.1 internal/store/pod.go, collected by default), joined on(namespace, pod): pods are selected by their ReplicaSet <name>-<pod-template-hash>, because the API server cuts a pod\'s generateName to 58 characters and long service names lose the hash from the pod names (docs/mechanisms.md#generated-names)',
   restarts: 'kube_pod_container_status_restarts_total (kube-state-metrics v2)',
   rqXx: 'envoy_cluster_upstream_rq_xx{envoy_response_code_class="5"} and envoy_cluster_upstream_rq_total (Envoy cluster stats on Envoy Gateway\'s /stats/prometheus, port 19001)',
-  membership: 'envoy_cluster_membership_healthy (gauge) and envoy_cluster_upstream_cx_none_healthy (counter: "connection not established due to no healthy hosts"), Envoy cluster stats via Envoy Gateway',
+  membership: 'envoy_cluster_membership_healthy (gauge, an endpoint stat that exists with the cluster), envoy_cluster_upstream_cx_none_healthy (counter, a traffic stat Envoy Gateway\'s deferred stats create at its first use) and envoy_cluster_lb_healthy_panic (counter, a load-balancer stat that exists with the cluster), Envoy cluster stats via Envoy Gateway',
   cfs: 'container_cpu_cfs_throttled_periods_total / container_cpu_cfs_periods_total (cAdvisor, kubelet /metrics/cadvisor)',
   rolloutInfo: 'rollout_info{namespace,name,strategy,traffic_router,phase} with phase one of Completed, Progressing, Paused, Timeout, Error, Abort, InvalidSpec (Argo Rollouts controller, controller/metrics/rollouts.go calculatePhase)',
-  analysisRunInfo: 'analysis_run_info{namespace,name,phase} (Argo Rollouts controller; analysis_run_phase is its deprecated twin), runs named <rollout>-<pod-hash>-<revision>[-<step>]',
+  analysisRunInfo: 'analysis_run_info{namespace,name,phase} (Argo Rollouts controller; analysis_run_phase is its deprecated twin), runs named <rollout>-<pod-hash>-<revision>[-<step>] (rollout/analysis.go newAnalysisRunFromRollout, v1.9.1) and, when that name is taken (a re-run of the same revision), <name>.<N> (utils/analysis/helpers.go CreateWithCollisionCounter)',
   deploymentCondition: 'kube_deployment_status_condition{condition="Progressing",status="false"} (kube-state-metrics v2)',
 };
 
@@ -236,19 +244,22 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
   // --- selectors ----------------------------------------------------------------------------
   const route = `httproute/${ns}/${name}/rule/.*`;
   const routeSel = `envoy_cluster_name=~"${route}"`;
-  const podRegex = `${name}-[a-z0-9]+-[a-z0-9]+`;
-  const podSel = `namespace="${ns}", pod=~"${podRegex}"`;
-  const ready = `(count(group by (ip) (kube_endpoint_address{namespace="${ns}", endpoint="${name}", ready="true"})) or on() vector(0))`;
+  // Pods by owner (kube_pod_owner), EndpointSlices by their generated names (src/decisions/generated-names.ts).
+  const rsRegex = replicaSetRegex(name);
+  const ownPods = (expr: string, window: string) => ownedBy(expr, ns, `owner_name=~"${rsRegex}"`, window);
+  const sliceRegex = (service: string) => generatedNameRegex(`${service}-`);
+  const readyOf = (service: string) => `(count(group by (address) (kube_endpointslice_endpoints{namespace="${ns}", endpointslice=~"${sliceRegex(service)}", ready="true"})) or on() vector(0))`;
+  const ready = readyOf(name);
   const desired = isRollout
     ? `max(rollout_info_replicas_desired{namespace="${ns}", name="${name}"})`
     : `max(kube_deployment_spec_replicas{namespace="${ns}", deployment="${name}"})`;
   const desiredSource = isRollout ? SOURCES.rolloutDesired : SOURCES.deploymentDesired;
-  // kube_endpoint_info{namespace, endpoint} is 1 for every Endpoints object, with or without
-  // addresses (kube-state-metrics v2.19.1 internal/store/endpoint.go, STABLE), and exists only when
-  // kube-state-metrics collects endpoints, which its defaults do not (pkg/options/resource.go
-  // DefaultResources lists endpointslices, not endpoints). Without this guard the ready count's
-  // fallback to 0 would page "below the floor" forever on such a cluster.
-  const endpointsExported = `count(kube_endpoint_info{namespace="${ns}", endpoint="${name}"}) > 0`;
+  // kube_endpointslice_info{namespace, endpointslice} is 1 for every EndpointSlice, with or without
+  // endpoints (kube-state-metrics v2.19.1 internal/store/endpointslice.go), and exists only while
+  // kube-state-metrics collects endpointslices (its default) and the Service has slices. Without this
+  // guard the ready count's fallback to 0 would page "below the floor" forever where they are not
+  // collected.
+  const endpointsExported = `count(kube_endpointslice_info{namespace="${ns}", endpointslice=~"${sliceRegex(name)}"}) > 0`;
   const below = `(${ready} < ${desired} * ${floor} / ${d.replicas}) and on() (${endpointsExported})`;
 
   const rules: Decision<AlertRule>[] = [];
@@ -274,7 +285,7 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
       `CPU of the remaining pods (throttling if a CPU limit is set) and the health path's latency at this load.`,
       'Scale out first (raise replicas in Git) to leave the oscillating region; then find the cause (docs/mechanisms.md#fixes-and-verification).',
     ],
-  }, `Ready endpoints of Service ${name} (${SOURCES.endpointAddress}) against desired replicas (${desiredSource}): fires when ready < desired x ${floor} / ${d.replicas}. Floor: ${floorD.reason} for ${promDuration(sustained)}: ${sustainedD.reason} Zero ready endpoints leave no kube_endpoint_address{ready="true"} series, so the count falls back to 0 (or on() vector(0)) instead of going silent; the fallback applies only while kube_endpoint_info shows the Service's Endpoints are exported (ReadyEndpointsMetricMissing says when they are not).`,
+  }, `Ready endpoints of Service ${name} (${SOURCES.endpointSlice}) against desired replicas (${desiredSource}): fires when ready < desired x ${floor} / ${d.replicas}. Floor: ${floorD.reason} for ${promDuration(sustained)}: ${sustainedD.reason} Zero ready endpoints leave no kube_endpointslice_endpoints{ready="true"} series, so the count falls back to 0 (or on() vector(0)) instead of going silent; the fallback applies only while kube_endpointslice_info shows the Service's EndpointSlices are exported (ReadyEndpointsMetricMissing says when they are not).`,
   { floor, replicas: d.replicas, forSeconds: sustained });
 
   add({
@@ -289,12 +300,12 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
       `The readiness probe's failure text in events (deadline exceeded = the handler is starved: CPU limit, load).`,
       'Whether the readiness handler calls a dependency (it must not, docs/mechanisms.md#readiness-calls-a-dependency).',
     ],
-  }, `Counts crossings of the floor by the ready count (${SOURCES.endpointAddress}; desired from ${desiredSource}) in a ${promDuration(oscWindow)} subquery at the ${scrape} s scrape step; ${OSCILLATION_CROSSINGS} crossings = down, up, down; and the ready count itself fell at least twice (resets() counts decreases), so an autoscaler raising desired replicas twice, which moves the floor but never lowers the ready count, does not fire. Window: ${oscWindowD.reason} No for: the window already requires the pattern to repeat. A saw-tooth faster than two scrapes (${2 * scrape} s) aliases and may be missed; the golden path's leave/return windows (${leave} s / ${ret} s) keep cycles slower than that.`,
+  }, `Counts crossings of the floor by the ready count (${SOURCES.endpointSlice}; desired from ${desiredSource}) in a ${promDuration(oscWindow)} subquery at the ${scrape} s scrape step; ${OSCILLATION_CROSSINGS} crossings = down, up, down; and the ready count itself fell at least twice (resets() counts decreases), so an autoscaler raising desired replicas twice, which moves the floor but never lowers the ready count, does not fire. Window: ${oscWindowD.reason} No for: the window already requires the pattern to repeat. A saw-tooth faster than two scrapes (${2 * scrape} s) aliases and may be missed; the golden path's leave/return windows (${leave} s / ${ret} s) keep cycles slower than that.`,
   { floor, windowSeconds: oscWindow, crossings: OSCILLATION_CROSSINGS });
 
   add({
     alert: 'ReadinessFlapping', mechanism: 'readiness-flapping', severity: 'warning',
-    expr: `count((max by (pod) (changes(kube_pod_status_ready{${podSel}, condition="true"}[${promDuration(flapWindow)}])) >= ${FLAP_CHANGES}) unless on(pod) (max by (pod) (increase(kube_pod_container_status_restarts_total{${podSel}}[${promDuration(flapWindow)}])) > 0)) > 0`,
+    expr: `count((max by (pod) (${ownPods(`changes(kube_pod_status_ready{namespace="${ns}", condition="true"}[${promDuration(flapWindow)}])`, promDuration(flapWindow))}) >= ${FLAP_CHANGES}) unless on(pod) (max by (pod) (increase(kube_pod_container_status_restarts_total{namespace="${ns}"}[${promDuration(flapWindow)}])) > 0)) > 0`,
     for: promDuration(rateWindow),
     summary: `${name}: pods flapping Ready without restarting (readiness leaves and returns)`,
     description: `{{ $value }} pod(s) of ${ns}/${name} changed Ready at least ${FLAP_CHANGES} times in ${promDuration(flapWindow)} without a container restart: the readiness probe fails intermittently (deadline below the handler's p99 under load, or a dependency in the handler), and the gateway serves a steady trickle of 503s in waves (docs/mechanisms.md#readiness-calls-a-dependency).`,
@@ -304,10 +315,13 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
       "The health path's p99 under current load against the probe's timeoutSeconds (values below).",
       'Whether the readiness handler calls a database or another service (it must not).',
     ],
-  }, `Per pod of the service (pod=~"${podRegex}": <name>-<pod-template-hash>-<suffix>, which Deployment and Rollout pods share; kube_pod_status_ready carries no pod labels without --metric-labels-allowlist, hence the name match): changes of ${SOURCES.podReady} over ${promDuration(flapWindow)} >= ${FLAP_CHANGES}, minus pods whose ${SOURCES.restarts} increased (restart loops are a different failure, docs/mechanisms.md#liveness-vs-readiness). Window: ${flapWindowD.reason} for ${promDuration(rateWindow)} (4 scrapes) so one evaluation on a half-scraped window does not fire.`,
+  }, `Per pod of the service (owned by a ReplicaSet ${rsRegex}, which Deployment and Rollout pods share: ${SOURCES.podOwner}; kube_pod_status_ready carries no pod labels without --metric-labels-allowlist): changes of ${SOURCES.podReady} over ${promDuration(flapWindow)} >= ${FLAP_CHANGES}, minus pods whose ${SOURCES.restarts} increased (restart loops are a different failure, docs/mechanisms.md#liveness-vs-readiness). Window: ${flapWindowD.reason} for ${promDuration(rateWindow)} (4 scrapes) so one evaluation on a half-scraped window does not fire.`,
   { windowSeconds: flapWindow, changes: FLAP_CHANGES });
 
-  const total = `sum(rate(envoy_cluster_upstream_rq_total{${routeSel}}[5m]))`;
+  // Every response Envoy gives, from a pod or its own (UH), counts in exactly one class counter;
+  // upstream_rq_total counts only requests sent upstream, so a total outage of local 503s would
+  // leave it flat and the ratio without a sample (docs/mechanisms.md#counters-created-at-first-use).
+  const total = `sum(rate(envoy_cluster_upstream_rq_xx{${routeSel}}[5m]))`;
   if (hasRoute) {
     add({
       alert: 'Route5xxOverSlo', mechanism: '5xx-slo', severity: 'critical',
@@ -315,37 +329,40 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
       for: '5m',
       summary: `${name}: route 5xx ratio above the ${slo.value * 100} % SLO (read the response flags to find the mechanism)`,
       description: `HTTPRoute ${ns}/${name} answered {{ $value | humanizePercentage }} 5xx over 5 minutes (SLO ${slo.value * 100} %). The status code alone does not say why: the response flags in the gateway's access log do (docs/mechanisms.md#response-flags).`,
-      meaning: `More than ${slo.value * 100} % of the route's upstream responses were 5xx for 5 minutes. Stable and canary share one Envoy cluster, so this ratio is blended. 503s Envoy answers itself because a cluster has no healthy endpoint (UH) are counted here too (class 5, though not in upstream_rq_total); only a Service with no endpoints at all is routed to Envoy Gateway's invalid-backend-cluster and missing from these counters. The UH alert names that cause (reference: measuring the canary at Envoy Gateway).`,
+      meaning: `More than ${slo.value * 100} % of the route's responses were 5xx for 5 minutes, counted over every response class, so 503s Envoy answers itself (UH, charged to class 5 but never to upstream_rq_total) count in the numerator and the denominator alike and a total outage reads 100 %, not "no data". The ratio blends every cluster of the route. A Service with no endpoints at all is routed to Envoy Gateway's invalid-backend-cluster and missing from these counters; the ready-endpoint alerts see that case (docs/mechanisms.md#counters-created-at-first-use, #panic-routing).`,
       checkFirst: [
         'The response flags of the 503s in Loki (query below): "-" = the pod answered 5xx, UC = keep-alive race, UF = connect failure, UO = overflow, UT = timeout.',
         'Whether a canary is in progress (a canary failing at 20 % shows as 1 % at 5 % weight).',
         'The application\'s own error logs when the flag is "-".',
       ],
-    }, `Ratio of ${SOURCES.rqXx} over the route's clusters (envoy_cluster_name=~"${route}", Envoy Gateway's names for HTTPRoute ${name}'s rule clusters, including per-backend clusters) over 5 minutes, above the SLO: ${slo.reason} 0/0 with no traffic is NaN, which never compares true, and the "and ... > 0" guard says so explicitly: no alert without traffic. for 5m: a single burst (one pod restarting) does not page; an SLO breach lasting 5 minutes does.`,
+    }, `Ratio of envoy_cluster_upstream_rq_xx{envoy_response_code_class="5"} to all envoy_cluster_upstream_rq_xx classes (Envoy cluster stats on Envoy Gateway's /stats/prometheus, port 19001; each class counter is created at its first response, source/common/http/codes.cc) over the route's clusters (envoy_cluster_name=~"${route}", Envoy Gateway's names for HTTPRoute ${name}'s rule clusters, including per-backend clusters) over 5 minutes, above the SLO: ${slo.reason} The denominator is every class, not upstream_rq_total: a 503 Envoy answers itself for lack of a healthy host is charged to class 5 without an upstream request (source/common/router/router.cc sendNoHealthyUpstreamResponse), so over upstream_rq_total a total outage would divide by 0 and vanish. A route that never failed has no class-5 series, so no sample: silent; 0/0 with no traffic is NaN, and the "and ... > 0" guard says so explicitly. for 5m: a single burst (one pod restarting) does not page; an SLO breach lasting 5 minutes does.`,
     { sloErrorRatio: slo.value });
 
     // Envoy's router answers a cluster with no healthy host itself and still charges the 503 to the
     // cluster (source/common/router/router.cc, Filter::sendNoHealthyUpstreamResponse ->
     // chargeUpstreamCode); a backend with no endpoints at all is sent to invalid-backend-cluster
-    // by Envoy Gateway (internal/xds/translator/route.go, v1.9.0).
+    // by Envoy Gateway (internal/xds/translator/route.go, v1.9.0). With Envoy Gateway's 50 % panic
+    // threshold (internal/xds/translator/cluster.go) a cluster whose pods are all not Ready is in
+    // panic and sends every request to those pods instead (docs/mechanisms.md#panic-routing), so the
+    // alert fires on either: UH (cx_none_healthy) or panic picks (lb_healthy_panic).
     add({
       alert: 'EnvoyNoHealthyUpstream', mechanism: 'UH', severity: 'critical',
-      expr: `(max by (envoy_cluster_name) (envoy_cluster_membership_healthy{${routeSel}}) == 0) and on(envoy_cluster_name) (sum by (envoy_cluster_name) (rate(envoy_cluster_upstream_cx_none_healthy{${routeSel}}[${promDuration(rateWindow)}])) > 0)`,
+      expr: `(max by (envoy_cluster_name) (envoy_cluster_membership_healthy{${routeSel}}) == 0) and on(envoy_cluster_name) ((sum by (envoy_cluster_name) (rate(envoy_cluster_upstream_cx_none_healthy{${routeSel}}[${promDuration(rateWindow)}])) > 0) or (sum by (envoy_cluster_name) (rate(envoy_cluster_lb_healthy_panic{${routeSel}}[${promDuration(rateWindow)}])) > 0))`,
       for: promDuration(2 * scrape),
-      summary: `${name}: no healthy upstream (Envoy UH): every request to {{ $labels.envoy_cluster_name }} is answered 503 by the gateway`,
-      description: `Envoy cluster {{ $labels.envoy_cluster_name }} of route ${ns}/${name} has no healthy endpoint while requests arrive: the gateway answers 503 with flag UH without contacting a pod. Envoy charges these 503s to the cluster's 5xx counters (upstream_rq_xx class 5), so the route's 5xx ratio rises too, but only this alert names the cause (docs/mechanisms.md#response-flags).`,
-      meaning: 'The endpoint list Envoy has for this route (or for one backend of it, e.g. the canary) is empty while requests arrive: every one of them is answered 503 UH by the gateway. This is the bottom of the readiness cascade, or a canary whose pods never became ready (docs/mechanisms.md#readiness-control-loop, #response-flags).',
+      summary: `${name}: no Ready endpoint behind {{ $labels.envoy_cluster_name }} while requests arrive (Envoy UH, or panic routing to not-Ready pods)`,
+      description: `Envoy cluster {{ $labels.envoy_cluster_name }} of route ${ns}/${name} has no healthy endpoint while requests arrive. With endpoints that are all not Ready, Envoy is in panic mode (Envoy Gateway keeps the 50 % threshold) and sends every request to those pods; with none, the gateway answers 503 with flag UH without contacting a pod (docs/mechanisms.md#panic-routing, #response-flags).`,
+      meaning: 'No endpoint Envoy has for this route (or for one backend of it, e.g. the canary) is Ready while requests arrive. If the cluster still lists the not-Ready pods, Envoy is in panic mode and routes every request to them, answered slowly or with 5xx by pods readiness took out; if it lists none, every request is answered 503 UH by the gateway. This is the bottom of the readiness cascade, or a canary whose pods never became ready (docs/mechanisms.md#readiness-control-loop, #panic-routing, #response-flags).',
       checkFirst: [
         `Ready endpoints: \`kubectl -n ${ns} get endpointslices -l kubernetes.io/service-name=${name}\` (and ${name}-canary).`,
         'Which cluster: a name ending in /backend/<i> is one backendRef (the canary when it is the second one).',
         'Probe failure events, as for ReadyEndpointsBelowFloor.',
       ],
-    }, `${SOURCES.membership}, per cluster of the route: the healthy-member gauge is 0 on every Envoy replica (max) while the no-healthy-host counter grows (requests arrive; an idle empty cluster does not fire). for ${promDuration(2 * scrape)} (two scrapes): one stale gauge sample during an xDS update does not page.`,
+    }, `${SOURCES.membership}, per cluster of the route: the healthy-member gauge is 0 on every Envoy replica (max) while requests arrive, seen as UH (the no-healthy-host counter grows) or as panic routing (the panic counter grows: Envoy excludes not-Ready endpoints, which Envoy Gateway sends as DRAINING, from the healthy share and enters panic when none is left, then picks among all of them, upstream_impl.cc excludeBasedOnHealthFlag, load_balancer_impl.cc isHostSetInPanic; docs/mechanisms.md#panic-routing). An idle empty cluster does not fire. for ${promDuration(2 * scrape)} (two scrapes): one stale gauge sample during an xDS update does not page.`,
     { forSeconds: 2 * scrape });
 
     add({
       alert: 'EnvoyUpstreamResetKeepAliveRace', mechanism: 'UC', severity: 'warning',
-      expr: `sum by (envoy_cluster_name) (increase(envoy_cluster_upstream_cx_destroy_remote_with_active_rq{${routeSel}}[15m])) > 0`,
+      expr: `(sum by (envoy_cluster_name) (increase(envoy_cluster_upstream_cx_destroy_remote_with_active_rq{${routeSel}}[15m])) > 0) or (max by (envoy_cluster_name) (envoy_cluster_upstream_cx_destroy_remote_with_active_rq{${routeSel}} unless envoy_cluster_upstream_cx_destroy_remote_with_active_rq{${routeSel}} offset 15m) > 0)`,
       for: '0s',
       summary: `${name}: upstream closed a connection with a request on it (Envoy UC, the keep-alive race)`,
       description: `Envoy cluster {{ $labels.envoy_cluster_name }} saw connections closed by the pod with a request in flight in the last 15 minutes: each is a 503 UC the client sees. The proxy's idle timeout must be shorter than the application's keep-alive (docs/mechanisms.md#keep-alive-race).`,
@@ -356,7 +373,7 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
         'Pod terminations at the same moments (preStop delay shorter than endpoint propagation).',
         'Do not add retry-on-reset to hide it: unsafe for non-idempotent requests (docs/mechanisms.md#keep-alive-race).',
       ],
-    }, `envoy_cluster_upstream_cx_destroy_remote_with_active_rq (Envoy cluster stat via Envoy Gateway; the keep-alive race signature in the reference) over 15 minutes per cluster of the route, above 0. The race is rare (a few per hour under steady load), so a ratio or a short rate window would never see it; with the proxy's idle timeout below the app's and a preStop delay, the counter stays flat, so any increase is a misconfiguration. No for: each event is already a user-visible 503.`,
+    }, `envoy_cluster_upstream_cx_destroy_remote_with_active_rq (Envoy cluster stat via Envoy Gateway; the keep-alive race signature in the reference) over 15 minutes per cluster of the route, above 0. Envoy Gateway's deferred stats create the counter at the first race, already at 1, which increase() cannot see (it needs a sample before), so a series that exists now with a value above 0 and did not exist 15 minutes ago counts too (docs/mechanisms.md#counters-created-at-first-use). The race is rare (a few per hour under steady load), so a ratio or a short rate window would never see it; with the proxy's idle timeout below the app's and a preStop delay, the counter stays flat, so any increase is a misconfiguration. No for: each event is already a user-visible 503.`,
     { windowSeconds: 900 });
 
     for (const f of ENVOY_FLAGS) {
@@ -368,16 +385,16 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
         description: `Envoy cluster {{ $labels.envoy_cluster_name }} of route ${ns}/${name} counts ${f.metric} for over ${promDuration(rateWindow)}: 5xx with response flag ${f.flag} (docs/mechanisms.md#response-flags).`,
         meaning: f.meaning,
         checkFirst: [...f.checkFirst],
-      }, `${f.metric} (Envoy cluster stat via Envoy Gateway) per cluster of the route, rate over ${promDuration(rateWindow)} (4 scrapes) above 0, for another ${promDuration(rateWindow)}: one mechanism per alert so the responder starts at the right place (docs/mechanisms.md#response-flags); a transient event (one pod going away) does not last two windows.`,
+      }, `${f.metric} (Envoy cluster stat via Envoy Gateway) per cluster of the route, rate over ${promDuration(rateWindow)} (4 scrapes) above 0, for another ${promDuration(rateWindow)}: one mechanism per alert so the responder starts at the right place (docs/mechanisms.md#response-flags); a transient event (one pod going away) does not last two windows. The counter exists only after its first event (Envoy Gateway's deferred stats, docs/mechanisms.md#counters-created-at-first-use): a route that never had one has no series and no alert, and the rate sees the events after the first scrape of the new series, which a sustained failure has.`,
       { windowSeconds: rateWindow });
     }
   }
 
   if (d.resources.cpuLimit.value !== undefined) {
-    const sel = `${podSel}, container="${container}"`;
+    const sel = `namespace="${ns}", container="${container}"`;
     add({
       alert: 'CpuThrottlingHigh', mechanism: 'cpu-throttling', severity: 'warning',
-      expr: `sum by (pod) (rate(container_cpu_cfs_throttled_periods_total{${sel}}[5m])) / sum by (pod) (rate(container_cpu_cfs_periods_total{${sel}}[5m])) > ${throttle.value}`,
+      expr: `sum by (pod) (${ownPods(`rate(container_cpu_cfs_throttled_periods_total{${sel}}[5m])`, '5m')}) / sum by (pod) (${ownPods(`rate(container_cpu_cfs_periods_total{${sel}}[5m])`, '5m')}) > ${throttle.value}`,
       for: '5m',
       summary: `${name}: container throttled by its CPU limit (CFS quota): the probe measures load`,
       description: `Pod {{ $labels.pod }} of ${ns}/${name} was throttled in {{ $value | humanizePercentage }} of CFS periods over 5 minutes under the CPU limit ${d.resources.cpuLimit.value} kept by override. The readiness handler shares the quota: at peak it answers in seconds and readiness removes capacity (docs/mechanisms.md#cpu-limits-and-cfs-throttling).`,
@@ -386,12 +403,16 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
         'Whether the readiness events say "context deadline exceeded" on the throttled pods.',
         'Remove or raise the CPU limit in Git (keep the request: the pod stays Burstable, docs/mechanisms.md#fixes-and-verification).',
       ],
-    }, `Throttled-period ratio from ${SOURCES.cfs} per pod of the service, container "${container}", over 5 minutes, above ${throttle.value}: ${throttle.reason} Emitted only because a CPU limit (${d.resources.cpuLimit.value}) was kept by override; without a limit there is no CFS quota to throttle. for 5m: a peak, not a spike.`,
+    }, `Throttled-period ratio from ${SOURCES.cfs} per pod of the service (${SOURCES.podOwner}), container "${container}", over 5 minutes, above ${throttle.value}: ${throttle.reason} Emitted only because a CPU limit (${d.resources.cpuLimit.value}) was kept by override; without a limit there is no CFS quota to throttle. for 5m: a peak, not a spike.`,
     { cpuThrottlingRatio: throttle.value, cpuLimit: d.resources.cpuLimit.value });
   }
 
   if (isRollout) {
-    const failedRuns = `max by (namespace, name, phase) (analysis_run_info{namespace="${ns}", name=~"${name}-[a-z0-9]+-[0-9]+(-.+)?", phase=~"Failed|Error"})`;
+    // <rollout>-<pod-template-hash>-<revision>[-<step index>][.<N>] (argo-rollouts v1.9.1
+    // rollout/analysis.go, utils/analysis/helpers.go CreateWithCollisionCounter); the hash alphabet
+    // keeps another Rollout named <name>-<word> out.
+    const runRegex = `${escapeRegex(name)}-[${HASH_ALPHABET}]{1,${MAX_HASH_LENGTH}}-[0-9]+(-[0-9]+)?([.][0-9]+)?`;
+    const failedRuns = `max by (namespace, name, phase) (analysis_run_info{namespace="${ns}", name=~"${runRegex}", phase=~"Failed|Error"})`;
     const aborted = `max by (namespace) (rollout_info{namespace="${ns}", name="${name}", phase="Abort"})`;
     const analysisFailed = `${failedRuns} and on(namespace) ${aborted}`;
     add({
@@ -441,16 +462,16 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
   const missingFor = 10 * 60;
   add({
     alert: 'ReadyEndpointsMetricMissing', mechanism: 'readiness-signal-missing', severity: 'warning',
-    expr: `absent(kube_endpoint_info{namespace="${ns}", endpoint="${name}"})`,
+    expr: `absent(kube_endpointslice_info{namespace="${ns}", endpointslice=~"${sliceRegex(name)}"})`,
     for: promDuration(missingFor),
-    summary: `${name}: no ready-endpoints signal (kube-state-metrics exports no Endpoints for the Service): the readiness-cascade alerts are blind`,
-    description: `Prometheus has no kube_endpoint_info for Service ${ns}/${name}: kube-state-metrics does not collect Endpoints (its default resources include endpointslices, not endpoints), or the Service is gone. ReadyEndpointsBelowFloor and ReadyEndpointsOscillating cannot fire until it does (docs/mechanisms.md#fixes-and-verification).`,
-    meaning: 'The only early signal of a readiness cascade is ready endpoints against desired replicas, and that count comes from kube-state-metrics\' Endpoints metrics. Without them the floor and saw-tooth alerts stay silent while pods leave the Service (docs/mechanisms.md#fixes-and-verification).',
+    summary: `${name}: no ready-endpoints signal (kube-state-metrics exports no EndpointSlice of the Service): the readiness-cascade alerts are blind`,
+    description: `Prometheus has no kube_endpointslice_info for the EndpointSlices of Service ${ns}/${name}: kube-state-metrics does not collect endpointslices (they are in its defaults; a --resources list may leave them out), is not scraped, or the Service is gone. ReadyEndpointsBelowFloor and ReadyEndpointsOscillating cannot fire until it does (docs/mechanisms.md#fixes-and-verification).`,
+    meaning: 'The only early signal of a readiness cascade is ready endpoints against desired replicas, and that count comes from kube-state-metrics\' EndpointSlice metrics. Without them the floor and saw-tooth alerts stay silent while pods leave the Service (docs/mechanisms.md#fixes-and-verification).',
     checkFirst: [
-      'kube-state-metrics\' --resources flag (Helm: kube-state-metrics.collectors): add `endpoints` to the list; its defaults collect endpointslices only.',
-      `That the Service exists: \`kubectl -n ${ns} get endpoints ${name}\`.`,
+      'kube-state-metrics\' --resources flag (Helm: kube-state-metrics.collectors): `endpointslices` must be in the list (it is in the defaults), and its ServiceMonitor must be scraped.',
+      `That the Service and its slices exist: \`kubectl -n ${ns} get endpointslices -l kubernetes.io/service-name=${name}\`.`,
     ],
-  }, `absent() of kube_endpoint_info{namespace, endpoint} (kube-state-metrics v2.19.1 internal/store/endpoint.go, STABLE; 1 for every Endpoints object, with or without addresses), which exists only when kube-state-metrics collects endpoints: not in its DefaultResources (pkg/options/resource.go, v2.19.1). The ready-endpoints alerts require it, so that a missing collector gives this warning instead of a permanent "0 ready" page. for ${promDuration(missingFor)}: longer than a new Service takes to appear in the scrape.`,
+  }, `absent() of kube_endpointslice_info{namespace, endpointslice=~"${sliceRegex(name)}"} (kube-state-metrics v2.19.1 internal/store/endpointslice.go; 1 for every EndpointSlice, with or without endpoints), which exists only while kube-state-metrics collects endpointslices (in its DefaultResources, pkg/options/resource.go, v2.19.1) and the Service has slices, named <service>- cut to 58 characters plus 5 generated ones (docs/mechanisms.md#generated-names). The ready-endpoints alerts require it, so that a missing collector gives this warning instead of a permanent "0 ready" page. for ${promDuration(missingFor)}: longer than a new Service takes to appear in the scrape.`,
   { forSeconds: missingFor });
 
   const values: Record<string, Decision<number | string>> = {
@@ -465,7 +486,7 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
   if (d.resources.cpuLimit.value !== undefined) values['CPU throttling ratio'] = throttle;
   // The route's Envoy alerts (added above only when hasRoute) exist only for a route that exists:
   // without one their series never do.
-  return { name, namespace: ns, workload: targets.workload, runbookUrl, routeClusterRegex: route, route: hasRoute, podRegex, containerName: container, rules, values };
+  return { name, namespace: ns, workload: targets.workload, runbookUrl, routeClusterRegex: route, route: hasRoute, replicaSetRegex: rsRegex, endpointSliceRegex: sliceRegex(name), readyEndpoints: (service = name) => readyOf(service), ownPods, containerName: container, rules, values };
 }
 
 function checkRatio(input: string, v: number): void {

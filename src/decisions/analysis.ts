@@ -1,4 +1,5 @@
 import { decided, Decision } from './decision';
+import { ownedBy, replicaSetName } from './generated-names';
 import { formatGoDuration } from './inputs';
 
 /** Names that the analysis queries refer to. */
@@ -47,13 +48,44 @@ export const RATE_WINDOW_SECONDS = 120;
 export const RATE_WINDOW = '2m';
 /** Window of the readiness-departure count: it must overlap the next measurement's window by at least one scrape. */
 export const READINESS_WINDOW = '2m';
-/** One measurement a minute: consecutive measurements overlap, so a burst is seen twice. */
+/** One measurement a minute. */
 export const INTERVAL = '1m';
 export const INTERVAL_SECONDS = 60;
-/** The gate measures for five minutes before it lets the canary reach 100 %. */
+/** The gate measures for at least five minutes before it lets the canary reach 100 %. */
 export const GATE_COUNT = 5;
-/** failureLimit of the error ratios: the run fails when failures > 1, i.e. on the second failed measurement. */
-export const FAILURE_LIMIT = 1;
+/** The longest burst of errors the limits treat as a blip rather than a pattern (docs/mechanisms.md#one-burst-and-the-limits). */
+export const BLIP_SECONDS = 60;
+
+/**
+ * How many measurements one burst of errors of up to BLIP_SECONDS can fail, with windows of
+ * `windowSeconds` measured every INTERVAL_SECONDS: the windows that hold any of it end in the open
+ * interval (burst start, burst end + window), which holds at most ceil((window + burst) / interval)
+ * measurement instants (docs/mechanisms.md#one-burst-and-the-limits).
+ */
+export function measurementsOneBurstTouches(windowSeconds: number): number {
+  return Math.ceil((windowSeconds + BLIP_SECONDS) / INTERVAL_SECONDS);
+}
+
+/**
+ * The error ratios' failureLimit for a window: exactly the measurements one blip can fail, so the run
+ * fails (failed > failureLimit, analysis/analysis.go v1.9.1) only on evidence no single blip produces.
+ */
+export function failureLimitFor(windowSeconds: number): number {
+  return measurementsOneBurstTouches(windowSeconds);
+}
+
+/**
+ * When a canary that fails every measurement is aborted, counted from the run's start: the first
+ * measurement at initialDelay (one window), then one a minute until failed > failureLimit.
+ */
+export function sustainedAbortSeconds(windowSeconds: number): number {
+  return windowSeconds + failureLimitFor(windowSeconds) * INTERVAL_SECONDS;
+}
+
+/** The inline gate's count: GATE_COUNT, raised so that failureLimit + 1 failures fit (count >= failureLimit, utils/analysis/factory.go v1.9.1, and a gate that can fail). */
+export function gateCountFor(windowSeconds: number): number {
+  return Math.max(GATE_COUNT, failureLimitFor(windowSeconds) + 1);
+}
 
 /** Minimum canary requests per window for a ratio against `maxErrorRatio`: one error moves it by a tenth of the threshold. */
 export function minimumSample(maxErrorRatio: number): number {
@@ -68,6 +100,11 @@ export interface MetricSpec {
   readonly failureCondition: string;
   /** This metric's failureLimit, when it differs from the shared one. */
   readonly failureLimit?: Decision<number>;
+  /**
+   * This metric's first measurement in the background run, when it differs from one window.
+   * @default the ratios' window: their first measurement reads one full window from the run's start
+   */
+  readonly initialDelay?: Decision<string>;
 }
 
 /**
@@ -76,6 +113,14 @@ export interface MetricSpec {
  * class "5" series, so the numerator defaults to 0 (`or on() vector(0)`) while the denominator
  * keeps "no traffic" an empty result (no sample: Inconclusive) and 0/0 a NaN (Inconclusive).
  */
+/**
+ * Departures from Ready of the pods of ReplicaSet `replicaSet` in the last READINESS_WINDOW, by owner
+ * (docs/mechanisms.md#generated-names).
+ */
+export function departuresQuery(namespace: string, replicaSet: string): string {
+  return `sum(${ownedBy(`resets(kube_pod_status_ready{namespace="${namespace}", condition="true"}[${READINESS_WINDOW}])`, namespace, `owner_name="${replicaSet}"`, READINESS_WINDOW)})`;
+}
+
 export function errorRatioQuery(selector: string, window: string): string {
   const xx = (extra: string) => `sum(rate(envoy_cluster_upstream_rq_xx{envoy_cluster_name${selector}${extra}}[${window}]))`;
   return `(${xx(', envoy_response_code_class="5"')} or on() vector(0)) / ${xx('')}`;
@@ -113,11 +158,12 @@ export function analysisMetrics(t: AnalysisTargets): MetricSpec[] {
     },
     {
       name: 'canary-readiness-departures',
-      query: `sum(resets(kube_pod_status_ready{namespace="${t.namespace}", condition="true", pod=~"${t.name}-{{args.canary-hash}}-.*"}[${READINESS_WINDOW}]))`,
+      query: departuresQuery(t.namespace, replicaSetName(t.name, '{{args.canary-hash}}')),
       successCondition: 'len(result) > 0 && !isNaN(result[0]) && result[0] == 0',
       failureCondition: 'len(result) > 0 && !isNaN(result[0]) && result[0] > 0',
       failureLimit: decided(0, 'One departure from Ready fails the run (failures > 0): a canary pod that passed readiness and then left it, under a few percent of the traffic, is the flapping that later takes the fleet (docs/mechanisms.md#readiness-control-loop); the overlapping windows may see one departure twice, and a limit of 0 makes one departure abort either way.'),
-      reason: `Canary pods (named ${t.name}-<pod-template-hash>-*) that left Ready in the last ${READINESS_WINDOW}: resets() counts each drop of kube_pod_status_ready{condition="true"} from 1 to 0. kube-state-metrics exports one series per status (true, false, unknown), each 0 or 1, and only once the pod has a Ready condition (internal/store/pod.go, utils.go addConditionMetrics, v2.19.1), so a pod still starting goes 0 -> 1 and is never counted: scale-ups (the first canary pod, 1 -> 3 at 25 %, the whole fleet at promotion) pass. A pod that leaves Ready (readiness failures, a crash, a node going Unknown) is counted; its 503s may never reach the error ratio because with no Ready endpoint the weight drops back and the canary cluster disappears (docs/mechanisms.md#readiness-control-loop, #rollout-complete). A canary pod that never becomes Ready is the progress deadline's job, not this metric's. The ${READINESS_WINDOW} window overlaps the next measurement by a minute, so no departure falls between two windows at scrape intervals up to 1 min. No series (kube-state-metrics not scraped) is Inconclusive.`,
+      initialDelay: decided(INTERVAL, `The first departure count comes one interval (${INTERVAL}) after the run starts and looks back ${READINESS_WINDOW}, to before the start; every later one looks back ${READINESS_WINDOW} from a minute later. So no minute of the run is unmeasured, also when the ratios' window (${window}) is longer: a canary pod that leaves Ready in the run's first minute is counted within ${INTERVAL} (docs/mechanisms.md#one-burst-and-the-limits).`),
+      reason: `Canary pods that left Ready in the last ${READINESS_WINDOW}, selected by their owner, the canary ReplicaSet ${replicaSetName(t.name, '<pod-template-hash>')}: kube-state-metrics' kube_pod_owner{owner_kind="ReplicaSet", owner_name} (collected by default; v2.19.1 internal/store/pod.go) joined on(namespace, pod). A name pattern would not do: the API server cuts a pod's generateName "<replicaset>-" to 58 characters, so from about 47 characters of service name the pods no longer carry the hash (docs/mechanisms.md#generated-names). resets() counts each drop of kube_pod_status_ready{condition="true"} from 1 to 0. kube-state-metrics exports one series per status (true, false, unknown), each 0 or 1, and only once the pod has a Ready condition (internal/store/pod.go, utils.go addConditionMetrics, v2.19.1), so a pod still starting goes 0 -> 1 and is never counted: scale-ups (the first canary pod, 1 -> 3 at 25 %, the whole fleet at promotion) pass. A pod that leaves Ready (readiness failures, a crash, a node going Unknown) is counted; its 503s may never reach the error ratio because with no Ready endpoint the weight drops back and the canary cluster disappears (docs/mechanisms.md#readiness-control-loop, #rollout-complete). The owner is read over the same ${READINESS_WINDOW} (max_over_time), so a pod deleted inside the window still counts. A canary pod that never becomes Ready is the progress deadline's job, not this metric's. The ${READINESS_WINDOW} window overlaps the next measurement by a minute, so no departure falls between two windows at scrape intervals up to 1 min. No series (kube-state-metrics not scraped) is Inconclusive.`,
     },
   ];
 }
@@ -134,9 +180,13 @@ export interface MetricLimits {
 // measurement is retried after DefaultErrorRetryInterval (10 s), not after the metric's interval.
 // The default consecutiveErrorLimit is 4 (utils/defaults/defaults.go DefaultConsecutiveErrorLimit, v1.9.1);
 // the Prometheus provider's default query timeout is 30 s (metricproviders/prometheus/prometheus.go, v1.9.1).
-export function metricLimits(): MetricLimits {
+export function metricLimits(windowSeconds: number = RATE_WINDOW_SECONDS): MetricLimits {
+  const window = formatGoDuration(windowSeconds);
+  const limit = failureLimitFor(windowSeconds);
+  const abortAt = sustainedAbortSeconds(windowSeconds);
+  const mins = (sec: number) => (sec % 60 === 0 ? `${sec / 60} min` : `${sec} s`);
   return {
-    failureLimit: decided(FAILURE_LIMIT, 'The run fails when failed measurements > 1 (Argo Rollouts compares with ">"), i.e. on the second failed measurement, which aborts the rollout: one minute of errors can be a blip at the moment of a weight change, two are a pattern (the design card\'s failureLimit 1).'),
+    failureLimit: decided(limit, `A burst of errors up to ${mins(BLIP_SECONDS)} long (a blip at a weight change, one pod restarting) lies in the ${window} windows of at most ceil((${window} + ${mins(BLIP_SECONDS)}) / ${INTERVAL}) = ${limit} consecutive measurements, so failureLimit ${limit}: the run fails when failed measurements > ${limit} (Argo Rollouts compares with ">", analysis/analysis.go v1.9.1), which no single blip can cause, while a canary that keeps failing is aborted at its ${limit + 1}th failed measurement, ${mins(abortAt)} after the run starts (first measurement after one window, then one a minute). Failures add up over the run: two blips abort (docs/mechanisms.md#one-burst-and-the-limits).`, { windowSeconds, intervalSeconds: INTERVAL_SECONDS, blipSeconds: BLIP_SECONDS }),
     inconclusiveLimit: decided(1, 'The run ends Inconclusive when inconclusive measurements > 1, i.e. on the second one with no data or too little traffic: the rollout pauses for a human instead of promoting blind.'),
     consecutiveErrorLimit: decided(2, 'The run ends in Error, which aborts, when consecutive errors > 2, i.e. on the third consecutive query error (Prometheus unreachable, a bad query); an errored measurement is retried after 10 s, not after the interval, so that is about 20 s after the first error when queries fail fast (a query that times out adds the provider\'s timeout, 30 s by default, per attempt). Errors never count as failures, so the run must not go on blind; the default 4 would end it on the fifth, about 40 s in.'),
   };

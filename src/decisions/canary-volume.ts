@@ -1,6 +1,6 @@
 import { Duration } from 'cdk8s';
 import { RollwiseInputError } from '../errors';
-import { FAILURE_LIMIT, GATE_COUNT, INTERVAL_SECONDS, minimumSample, RATE_WINDOW_SECONDS } from './analysis';
+import { failureLimitFor, GATE_COUNT, INTERVAL_SECONDS, minimumSample, RATE_WINDOW_SECONDS, sustainedAbortSeconds } from './analysis';
 import { CanaryStep } from './canary';
 
 /** Measurement windows the plan may choose, shortest first: longer ones detect a bad canary later. */
@@ -40,6 +40,14 @@ export interface VolumePlan {
 const minutes = (s: number) => (s % 60 === 0 ? `${s / 60} min` : `${s} s`);
 const fmt = (n: number) => (Number.isInteger(n) ? n.toLocaleString('en-US') : n < 10 ? String(Number(n.toPrecision(2))) : n.toLocaleString('en-US', { maximumFractionDigits: 1 }));
 
+/**
+ * How long the first weight must hold for a canary that fails every measurement to be aborted at it:
+ * its abort (the first measurement after one window, failureLimit more a minute apart) plus one interval to spare.
+ */
+export function holdForAbort(windowSeconds: number): number {
+  return sustainedAbortSeconds(windowSeconds) + INTERVAL_SECONDS;
+}
+
 /** The default steps for a first weight and pause: first weight, its pause, 25 % for 10 min (unless the first is 25 %), the gate. */
 export function plannedSteps(firstWeight: number, firstPauseSeconds: number, windowSeconds: number, manual: boolean): CanaryStep[] {
   const hold = manual ? CanaryStep.pauseUntilPromoted() : CanaryStep.pause(Duration.seconds(firstPauseSeconds));
@@ -76,11 +84,10 @@ export function planCanaryVolume(inp: VolumePlanInputs): VolumePlan {
   }
 
   if (rps === undefined) {
-    const steps = inp.steps ?? plannedSteps(FIRST_WEIGHTS[0], 600, RATE_WINDOW_SECONDS, false);
-    return {
-      windowSeconds: RATE_WINDOW_SECONDS, minRequests, firstWeightPercent: firstWeightOf(steps) ?? FIRST_WEIGHTS[0], steps, volumeMetric: true,
-      reason: `No capacity figures: rollwise cannot check that the canary reaches ${fmt(minRequests)} requests per ${minutes(RATE_WINDOW_SECONDS)}; if it does not, every release pauses at its first weight. Give capacity (peakRequestsPerSecond, releaseRequestsPerSecond) to have the window and first weight derived.`,
-    };
+    const passRps = Math.ceil(minRequests / ((FIRST_WEIGHTS[0] / 100) * RATE_WINDOW_SECONDS));
+    throw new RollwiseInputError('capacity', 'missing',
+      `canary delivery promotes on a measured sample of canary traffic (${fmt(minRequests)} requests per window for a ${thr} ratio), and without capacity figures rollwise cannot size the gate from the traffic a release sees: the default gate (${FIRST_WEIGHTS[0]} % over ${minutes(RATE_WINDOW_SECONDS)}) needs about ${fmt(passRps)} req/s to pass at all, so a quieter service (a dev environment) would pause every release at its first weight for a person (docs/mechanisms.md#quiet-environments).`,
+      `declare the traffic (capacity: { peakRequestsPerSecond, saturationRequestsPerSecondPerReplica, releaseRequestsPerSecond }; for an environment with its own, smaller traffic: Sizing.fixed(replicas, { peakRequestsPerSecond })), so rollwise derives a gate that can pass; or promote by hand with a reason: Delivery.canary({ manualPromotion: { because: '...' } }); or deliver without a canary: Delivery.rollingUpdate().`);
   }
 
   if (inp.steps) {
@@ -94,29 +101,29 @@ export function planCanaryVolume(inp: VolumePlanInputs): VolumePlan {
     const hold = first.holdSeconds;
     const holdText = hold === Infinity ? 'manual pause' : minutes(hold);
     for (const w of VOLUME_WINDOWS_SECONDS) {
-      if (perWindow(first.weight, w) >= needed && w + FAILURE_LIMIT * INTERVAL_SECONDS <= hold) {
+      if (perWindow(first.weight, w) >= needed && holdForAbort(w) <= hold) {
         return {
           windowSeconds: w, minRequests, firstWeightPercent: first.weight, steps: inp.steps, volumeMetric: true,
-          reason: `${rule}: from ${source}, the given first weight gives ${show(first.weight, w)} requests per ${minutes(w)} window${w > RATE_WINDOW_SECONDS ? ` (shorter windows give fewer than ${fmt(needed)})` : ''}, and the hold (${holdText}) leaves room for ${FAILURE_LIMIT + 1} measurements after the first full window, so a bad canary is aborted at that weight.`,
+          reason: `${rule}: from ${source}, the given first weight gives ${show(first.weight, w)} requests per ${minutes(w)} window${w > RATE_WINDOW_SECONDS ? ` (shorter windows give fewer than ${fmt(needed)})` : ''}, and the hold (${holdText}) leaves room for the first full window and ${failureLimitFor(w) + 1} failed measurements after it (failureLimit ${failureLimitFor(w)}, docs/mechanisms.md#one-burst-and-the-limits), so a bad canary is aborted at that weight.`,
         };
       }
     }
-    const best = VOLUME_WINDOWS_SECONDS.filter((w) => w + FAILURE_LIMIT * INTERVAL_SECONDS <= hold);
+    const best = VOLUME_WINDOWS_SECONDS.filter((w) => holdForAbort(w) <= hold);
     const longest = best.length ? best[best.length - 1] : undefined;
     throw new RollwiseInputError('delivery.steps', JSON.stringify(inp.steps.map((s) => s.json)),
-      `at the first weight (${first.weight} %) the canary cannot collect the sample its error ratio needs within the step. ${rule}; from ${source}: ${longest !== undefined ? `${show(first.weight, longest)} in the longest window (${minutes(longest)}) that fits the hold at that weight (${holdText}) with ${FAILURE_LIMIT} interval after it` : `the hold (${holdText}) is shorter than the shortest window plus ${FAILURE_LIMIT} interval (${minutes(RATE_WINDOW_SECONDS + FAILURE_LIMIT * INTERVAL_SECONDS)})`}, below ${fmt(needed)}. Every release would pause at ${first.weight} % for a human.`,
-      `raise the first weight (at ${fmt(rps)} req/s, ${fmt(Math.ceil((needed / (rps * VOLUME_WINDOWS_SECONDS[2])) * 100))} % over 10 min) and hold it for at least the window plus ${FAILURE_LIMIT} min, e.g. CanaryStep.setWeight(${Math.min(100, Math.ceil((needed / (rps * VOLUME_WINDOWS_SECONDS[2])) * 100))}), CanaryStep.pause(Duration.minutes(15)); or use the default steps (rollwise chooses); or promote by hand with Delivery.canary({ manualPromotion: { because: '...' } }).`);
+      `at the first weight (${first.weight} %) the canary cannot collect the sample its error ratio needs within the step. ${rule}; from ${source}: ${longest !== undefined ? `${show(first.weight, longest)} in the longest window (${minutes(longest)}) whose abort fits the hold at that weight (${holdText})` : `the hold (${holdText}) is shorter than the shortest window's abort (the first measurement after the ${minutes(RATE_WINDOW_SECONDS)} window, ${failureLimitFor(RATE_WINDOW_SECONDS)} more a minute apart, and one to spare: ${minutes(holdForAbort(RATE_WINDOW_SECONDS))})`}, below ${fmt(needed)}. Every release would pause at ${first.weight} % for a human.`,
+      `raise the first weight (at ${fmt(rps)} req/s, ${fmt(Math.ceil((needed / (rps * VOLUME_WINDOWS_SECONDS[2])) * 100))} % over 10 min) and hold it long enough for a bad canary to be aborted there (the first measurement after one window, failureLimit more a minute apart, and one to spare: ${minutes(holdForAbort(VOLUME_WINDOWS_SECONDS[2]))} with a 10 min window), e.g. CanaryStep.setWeight(${Math.min(100, Math.ceil((needed / (rps * VOLUME_WINDOWS_SECONDS[2])) * 100))}), CanaryStep.pause(Duration.minutes(${Math.ceil(holdForAbort(VOLUME_WINDOWS_SECONDS[2]) / 60)})); or use the default steps (rollwise chooses); or promote by hand with Delivery.canary({ manualPromotion: { because: '...' } }).`);
   }
 
   const tried: string[] = [];
   for (const weight of FIRST_WEIGHTS) {
     for (const w of VOLUME_WINDOWS_SECONDS) {
       if (perWindow(weight, w) >= needed) {
-        const pause = Math.max(600, w + 300);
+        const pause = Math.max(600, holdForAbort(w));
         const chosen = weight === FIRST_WEIGHTS[0] && w === RATE_WINDOW_SECONDS ? 'the shortest window at the smallest first weight' : `the smallest first weight, then the shortest window, that reaches it (${tried.join('; ')} do not)`;
         return {
           windowSeconds: w, minRequests, firstWeightPercent: weight, steps: plannedSteps(weight, pause, w, false), volumeMetric: true,
-          reason: `${rule}: from ${source}, ${show(weight, w)} requests per ${minutes(w)} window, ${chosen}. The first weight is held ${minutes(pause)} (at least 10 min, and the window plus 5 min, so several measurements after the first full window decide at ${weight} %).`,
+          reason: `${rule}: from ${source}, ${show(weight, w)} requests per ${minutes(w)} window, ${chosen}. The first weight is held ${minutes(pause)} (at least 10 min, and long enough for a canary that fails every measurement to be aborted at ${weight} %: the first measurement after the ${minutes(w)} window, ${failureLimitFor(w)} more a minute apart until failed > failureLimit ${failureLimitFor(w)}, and one to spare; docs/mechanisms.md#one-burst-and-the-limits).`,
         };
       }
       tried.push(`${show(weight, w)}`);
@@ -128,7 +135,7 @@ export function planCanaryVolume(inp: VolumePlanInputs): VolumePlan {
   const pctNeeded = Math.ceil((needed / (rps * lastW)) * 100);
   throw new RollwiseInputError(input, rps,
     `the canary cannot collect the sample its error ratio needs in any step rollwise would choose. ${rule}; from ${source} the most a default step gives is ${show(lastWeight, lastW)} (first weight up to ${lastWeight} %, window up to ${minutes(lastW)}: longer windows detect a bad canary later, higher weights expose more users), below ${fmt(needed)}. Every release would pause at its first weight for a human.`,
-    `if releases happen at busier hours, give that traffic as capacity.releaseRequestsPerSecond; ${pctNeeded <= 50 ? `or choose a higher first weight and a longer hold yourself (Delivery.canary({ steps: [CanaryStep.setWeight(${pctNeeded}), CanaryStep.pause(Duration.minutes(15)), CanaryStep.analysisGate()] })); or promote by hand` : `otherwise, as ${pctNeeded > 100 ? 'even all of the traffic for 10 min would not be enough' : `it would take ${pctNeeded} % of the traffic for 10 min`}, promote by hand`} with a reason: Delivery.canary({ manualPromotion: { because: '...' } }).`);
+    `if releases happen at busier hours, give that traffic as capacity.releaseRequestsPerSecond; ${pctNeeded <= 50 ? `or choose a higher first weight and a longer hold yourself (Delivery.canary({ steps: [CanaryStep.setWeight(${pctNeeded}), CanaryStep.pause(Duration.minutes(${Math.ceil(holdForAbort(lastW) / 60)})), CanaryStep.analysisGate()] })); or promote by hand` : `otherwise, as ${pctNeeded > 100 ? 'even all of the traffic for 10 min would not be enough' : `it would take ${pctNeeded} % of the traffic for 10 min`}, promote by hand`} with a reason: Delivery.canary({ manualPromotion: { because: '...' } }).`);
 }
 
 /** The first weight above 0 and how long the steps after it hold it (Infinity for a manual pause; undefined when unreadable). */

@@ -301,6 +301,27 @@ export function idleTimeoutFor(keepAliveSeconds: number): number | undefined {
   return idle >= MIN_IDLE_SECONDS ? idle : undefined;
 }
 
+/**
+ * When Linux re-sends an unanswered SYN, in seconds after the first: the initial retransmission
+ * timeout is 1 s (include/net/tcp.h TCP_TIMEOUT_INIT, "RFC6298 2.1 initial RTO value", set by
+ * tcp_connect_init in net/ipv4/tcp_output.c) and doubles at each retransmission (net/ipv4/tcp_timer.c
+ * tcp_retransmit_timer), so retransmissions go out 1, 3, 7, 15, 31 and 63 s after the first SYN
+ * (tcp_syn_retries defaults to 6) (docs/mechanisms.md#a-lost-syn-and-the-connect-timeout).
+ */
+export const SYN_RETRANSMIT_SECONDS = [1, 3, 7, 15, 31, 63] as const;
+
+/** How many lost SYNs in a row a connect timeout of `seconds` survives: retransmissions sent before it, answered within an in-cluster round trip. */
+export function lostSynsSurvived(seconds: number): number {
+  return SYN_RETRANSMIT_SECONDS.filter((t) => t < seconds).length;
+}
+
+/** The kernel's schedule against a connect timeout, in one sentence. */
+function synSentence(connectSeconds: number): string {
+  const n = lostSynsSurvived(connectSeconds);
+  const next = SYN_RETRANSMIT_SECONDS[n];
+  return `An in-cluster connect takes milliseconds, but Linux re-sends a lost SYN only 1 s after the first, then 3 s and 7 s after it (initial retransmission timeout 1 s, doubling: include/net/tcp.h TCP_TIMEOUT_INIT), so a connect timeout of ${showDuration(connectSeconds)} survives ${n === 0 ? 'no lost SYN: each one is a 503 UF' : `${n} lost SYN${n > 1 ? 's' : ''} in a row${next !== undefined ? ` (the next retransmission, ${next} s after the first, comes too late)` : ''}`} (docs/mechanisms.md#a-lost-syn-and-the-connect-timeout).`;
+}
+
 /** The connect timeout for an idle timeout: Envoy's 10 s default, lowered to the idle timeout. */
 export function connectTimeoutFor(idleSeconds: number | undefined): number {
   return idleSeconds === undefined ? ENVOY_DEFAULT_CONNECT_TIMEOUT_SECONDS : Math.min(ENVOY_DEFAULT_CONNECT_TIMEOUT_SECONDS, idleSeconds);
@@ -385,10 +406,10 @@ export function proxyConnectTimeout(idle: Decision<number | undefined>, override
   const idleS = idle.value;
   const value = connectTimeoutFor(idleS);
   const computed = idleS === undefined
-    ? decided(value, `Envoy's default ${showDuration(value)}, written out because with no keep-alive every request opens a new connection and waits on this timeout; no idle timeout is set, so the idle >= connect rule (envoy#42753) does not bind.`, { connectSeconds: value })
+    ? decided(value, `Envoy's default ${showDuration(value)}, written out because with no keep-alive every request opens a new connection and waits on this timeout; no idle timeout is set, so the idle >= connect rule (envoy#42753) does not bind. ${synSentence(value)}`, { connectSeconds: value, lostSynsSurvived: lostSynsSurvived(value) })
     : value < ENVOY_DEFAULT_CONNECT_TIMEOUT_SECONDS
-      ? decided(value, `Envoy's default connect timeout is ${showDuration(ENVOY_DEFAULT_CONNECT_TIMEOUT_SECONDS)}, lowered to the idle timeout ${showDuration(idleS)}: an idle timeout shorter than the connect timeout hit an Envoy bug (envoy#42753), so connect ${showDuration(value)} <= idle ${showDuration(idleS)}. An in-cluster connect takes milliseconds; a lost SYN is re-sent after 1 s.`, { connectSeconds: value, idleSeconds: idleS })
-      : decided(value, `Envoy's default ${showDuration(value)}, written out to show it is not above the idle timeout ${showDuration(idleS)} (envoy#42753: idle < connect hit an Envoy bug).`, { connectSeconds: value, idleSeconds: idleS });
+      ? decided(value, `Envoy's default connect timeout is ${showDuration(ENVOY_DEFAULT_CONNECT_TIMEOUT_SECONDS)}, lowered to the idle timeout ${showDuration(idleS)}: Envoy starts the idle timer before the connection is established and closes a connect that outlasts it (envoy#42753), so the idle timeout bounds the connect whatever is set, and connect ${showDuration(value)} <= idle ${showDuration(idleS)} says so. ${synSentence(value)}${lostSynsSurvived(value) === 0 ? ' That is the price of an app keep-alive this short: raising it (and with it the idle timeout to 3 s or more) lets a connect survive one lost SYN.' : ''}`, { connectSeconds: value, idleSeconds: idleS, lostSynsSurvived: lostSynsSurvived(value) })
+      : decided(value, `Envoy's default ${showDuration(value)}, written out to show it is not above the idle timeout ${showDuration(idleS)} (envoy#42753: Envoy starts the idle timer before the connection is established). ${synSentence(value)}`, { connectSeconds: value, idleSeconds: idleS, lostSynsSurvived: lostSynsSurvived(value) });
   const d = withOverride('connectTimeout', computed, override && { value: seconds(override.value), because: override.because }, showDuration);
   if (d.overridden) {
     if (!(d.value > 0) || !representable(d.value)) {

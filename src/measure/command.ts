@@ -72,6 +72,7 @@ export interface PrometheusCliOptions {
   readonly prometheus?: string;
   readonly namespace?: string;
   readonly container?: string;
+  readonly endpoints?: string;
   readonly workload?: string;
   readonly user?: string;
 }
@@ -112,7 +113,10 @@ export function targetFrom(service: string, o: PrometheusCliOptions): ServiceTar
   if (o.workload !== undefined && o.workload !== 'rollout' && o.workload !== 'deployment') {
     throw new RollwiseInputError('--workload', o.workload, 'desired replicas come from the Argo Rollouts controller (rollout) or kube-state-metrics (deployment).', 'use rollout (canary delivery, the default) or deployment (Delivery.rollingUpdate()).');
   }
-  return { name: service, namespace: o.namespace, container: o.container, workload: o.workload as ServiceTarget['workload'] };
+  if (o.endpoints !== undefined && o.endpoints !== 'endpointslices' && o.endpoints !== 'endpoints') {
+    throw new RollwiseInputError('--endpoints', o.endpoints, 'ready endpoints come from kube-state-metrics\' EndpointSlice metrics (collected by default) or its Endpoints metrics (only with "endpoints" in its --resources).', 'use endpointslices (the default) or endpoints.');
+  }
+  return { name: service, namespace: o.namespace, container: o.container, workload: o.workload as ServiceTarget['workload'], endpoints: o.endpoints as ServiceTarget['endpoints'] };
 }
 
 export interface MeasureCliOptions extends PrometheusCliOptions {

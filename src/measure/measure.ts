@@ -1,7 +1,7 @@
 import { CapacityPoint, Measured, MEASUREMENTS_API_VERSION, MeasurementsDocument } from './measurements';
 import { MeasureError, PrometheusClient } from './prometheus';
 import { MetricSource, ServiceQueries, ServiceTarget, SOURCES } from './queries';
-import { counterIncrease, iso, promRange, rawCounter, requireSeries, scalar, showRange, showTime } from './series';
+import { counterIncrease, iso, ownedPodNames, promRange, rawCounter, requireSeries, scalar, showRange, showTime } from './series';
 
 export interface MeasureOptions {
   readonly client: PrometheusClient;
@@ -54,6 +54,7 @@ export async function measureService(o: MeasureOptions): Promise<MeasurementsDoc
 
   await requireSeries(c, SOURCES.requests, q.route, start, end, service);
   await requireSeries(c, SOURCES.probeDuration, `probe_type="Readiness", ${q.pods}`, start, end, service);
+  await requireSeries(c, SOURCES.podOwner, q.owner.replace(/^kube_pod_owner\{|\}$/g, ''), start, end, service);
 
   // --- the peak: the hour with the most requests on the route --------------------------------
   const hourly = q.requests('1h');
@@ -72,8 +73,11 @@ export async function measureService(o: MeasureOptions): Promise<MeasurementsDoc
   const peakText = `busiest hour ${showRange(peakStart, peakEnd)}`;
 
   // --- the readiness handler's latency at the peak ----------------------------------------------
-  const p99Query = q.probeQuantile(0.99, '1h');
-  const p50Query = q.probeQuantile(0.5, '1h');
+  // The kubelet observes the duration of successful probes only; a failed one (a timeout, a 5xx) is
+  // counted in prober_probe_total{result="failed"} and never observed (pkg/kubelet/prober/worker.go
+  // doProbe). So the p99 is read over successes and failures together, every failure counted as
+  // slower than every success: a timed-out probe took at least timeoutSeconds, and one that answered
+  // 503 fast is counted the same, which can only raise the figure (docs/mechanisms.md#probe-durations-leave-out-failures).
   const bucketsQuery = q.probeBuckets('1h');
   const buckets = (await c.instant(bucketsQuery, peakEnd))
     .map((s) => ({ le: Number(s.labels.le === '+Inf' ? Infinity : s.labels.le), n: s.samples[0].v }))
@@ -84,28 +88,44 @@ export async function measureService(o: MeasureOptions): Promise<MeasurementsDoc
       'there are none: the kubelet recorded no successful readiness probe of these pods in the busiest hour (every probe failed, or the pods have no readiness probe).',
       'check the pods\' readiness probe and events (kubectl describe pod); a fleet whose probes all fail at peak has no p99 to measure, only an outage to fix.');
   }
-  const p99Bucket = quantileBucket(buckets, 0.99);
-  const interpolated = await scalar(c, p99Query, peakEnd);
-  const pods = (await scalar(c, q.probedPods('1h'), peakEnd)) ?? 0;
-  const probeSource = `${SOURCES.probeDuration.source}, ${Math.round(probes)} successful probes`;
-  const p99: MeasurementsDocument['readiness']['p99'] = {
-    value: Number.isFinite(p99Bucket.upper) ? p99Bucket.upper : null,
-    unit: 'seconds',
-    query: p99Query,
-    window: peakWindow,
-    source: probeSource,
-    interpolatedSeconds: interpolated ?? null,
-    bucketLowerSeconds: p99Bucket.lower,
-    note: Number.isFinite(p99Bucket.upper)
-      ? `p99 lies in the bucket (${p99Bucket.lower}, ${p99Bucket.upper}] s; probes that failed (timeouts) are not in the histogram, so with failures at peak the true p99 is higher.`
-      : `p99 is above the largest bucket (${p99Bucket.lower} s): the handler is far too slow to measure with the kubelet's buckets.`,
-  };
-  const p50 = measured(await scalar(c, p50Query, peakEnd), 'seconds', p50Query, peakWindow, probeSource, 'interpolated by histogram_quantile within the kubelet\'s buckets');
-
+  const owned = await ownedPodNames(c, q, peakStart, peakEnd);
   const failedQuery = q.probeResultsRaw('failed', promRange(PEAK_SECONDS + 600));
-  const failed = counterIncrease(await rawCounter(c, (w) => q.probeResultsRaw('failed', w), peakStart, peakEnd), peakStart);
+  const failed = counterIncrease((await rawCounter(c, (w) => q.probeResultsRaw('failed', w), peakStart, peakEnd)).filter((x) => owned.has(x.labels.pod)), peakStart);
   const failedAtPeak = measured(failed.total, 'probes', failedQuery, peakWindow, SOURCES.probeTotal.source,
     'timeouts and error status codes are both result="failed" in the kubelet\'s counter; it cannot split them (the Unhealthy events\' messages can: "context deadline exceeded" vs "statuscode: 503", docs/mechanisms.md#probe-failure-texts). A missing "failed" series means none failed.');
+  const counted = probes + failed.total;
+  const rankShare = quantileShareWithFailures(0.99, probes, failed.total) ?? Infinity;
+  const successOnly = quantileBucket(buckets, 0.99);
+  const pods = (await scalar(c, q.probedPods('1h'), peakEnd)) ?? 0;
+  const pct = (x: number) => `${Math.round(x * 10000) / 100} %`;
+  const failedText = `${Math.round(failed.total)} of ${Math.round(counted)} readiness probes (${pct(failed.total / counted)}) failed`;
+  const probeSource = `${SOURCES.probeDuration.source}, ${Math.round(probes)} successful and ${Math.round(failed.total)} failed probes (${SOURCES.probeTotal.source})`;
+  let p99: MeasurementsDocument['readiness']['p99'];
+  const base = { unit: 'seconds', window: peakWindow, source: probeSource, probesCounted: Math.round(counted), failedProbes: Math.round(failed.total), successfulOnlySeconds: Number.isFinite(successOnly.upper) ? successOnly.upper : null };
+  if (rankShare > 1) {
+    const p99Query = q.probeQuantile(0.99, '1h');
+    p99 = {
+      ...base, value: null, query: `${p99Query} (successful probes only); failures: ${failedQuery}`, interpolatedSeconds: null, bucketLowerSeconds: null,
+      note: `${failedText} in the busiest hour, more than 1 %: the p99 is a failed probe, at least the probe's timeout (the kubelet never observes a failed probe's duration), so no bucket holds it; the successful probes alone put it at ${Number.isFinite(successOnly.upper) ? `${successOnly.upper} s` : 'above the largest bucket'}, which is not the tail. Fix why the probes failed at peak (docs/mechanisms.md#probe-durations-leave-out-failures).`,
+    };
+  } else {
+    const share = Math.round(rankShare * 1e6) / 1e6;
+    const p99Query = q.probeQuantile(share, '1h');
+    const b = quantileBucket(buckets, rankShare);
+    const interpolated = await scalar(c, p99Query, peakEnd);
+    p99 = {
+      ...base,
+      value: Number.isFinite(b.upper) ? b.upper : null,
+      query: p99Query,
+      interpolatedSeconds: interpolated ?? null,
+      bucketLowerSeconds: b.lower,
+      note: Number.isFinite(b.upper)
+        ? `p99 of successful and failed probes together lies in the bucket (${b.lower}, ${b.upper}] s: ${failedText}${failed.total > 0 ? ', each counted as slower than every success (the kubelet leaves failures out of the histogram), so the p99 is the successes\' ' + `${Math.round(share * 10000) / 100}th percentile` : ''} (docs/mechanisms.md#probe-durations-leave-out-failures).`
+        : `p99 is above the largest bucket (${b.lower} s): the handler is far too slow to measure with the kubelet's buckets.`,
+    };
+  }
+  const p50Query = q.probeQuantile(0.5, '1h');
+  const p50 = measured(await scalar(c, p50Query, peakEnd), 'seconds', p50Query, peakWindow, probeSource, 'interpolated by histogram_quantile within the kubelet\'s buckets, over successful probes');
 
   const appP99 = o.appHistogram === undefined ? undefined : await appHistogramP99(c, o.appHistogram, target, peakStart, peakEnd, peakWindow, service);
 
@@ -115,8 +135,8 @@ export async function measureService(o: MeasureOptions): Promise<MeasurementsDoc
   const readyAvgQuery = q.readyAvg('1h', '1m');
   const readyAtPeak = await scalar(c, readyAvgQuery, peakEnd);
   const perReplicaQuery = `${rpsQuery} / ${readyAvgQuery}`;
-  const perReplica = measured(readyAtPeak ? peakRps / readyAtPeak : undefined, 'req/s', perReplicaQuery, peakWindow, `${SOURCES.requests.source} / ${SOURCES.readyEndpoints.source}`,
-    readyAtPeak ? `${Math.round(readyAtPeak * 10) / 10} ready endpoints on average` : `no ready endpoints recorded: ${SOURCES.readyEndpoints.enable}`);
+  const perReplica = measured(readyAtPeak ? peakRps / readyAtPeak : undefined, 'req/s', perReplicaQuery, peakWindow, `${SOURCES.requests.source} / ${q.readySource.source}`,
+    readyAtPeak ? `${Math.round(readyAtPeak * 10) / 10} ready endpoints on average` : `no ready endpoints recorded: ${q.readySource.enable}`);
   const cpuQuery = `${q.cpuSeconds('1h')} / ${hourly}`;
   const cpuPerRequest = await optional(c, SOURCES.cpu, q.pods, peakStart, peakEnd, cpuQuery, 'cpu-seconds', peakWindow, service);
   const throttleQuery = q.throttledRatio('1h');
@@ -128,8 +148,8 @@ export async function measureService(o: MeasureOptions): Promise<MeasurementsDoc
   const ratioQuery = `${q.ready} / ${q.desired}`;
   const ratio = (await c.range(ratioQuery, start, end, 60))[0]?.samples.filter((s) => Number.isFinite(s.v)) ?? [];
   const lowest = ratio.reduce<{ t: number; v: number } | undefined>((b, s) => (b === undefined || s.v < b.v ? s : b), undefined);
-  const lowestM = measured(lowest?.v, 'ratio', ratioQuery, window, `${SOURCES.readyEndpoints.source} / ${q.desiredSource.source}`,
-    lowest ? `lowest at ${showTime(lowest.t)} (sampled every minute)` : `no ready endpoints or desired replicas recorded: ${SOURCES.readyEndpoints.enable} ${q.desiredSource.enable}`);
+  const lowestM = measured(lowest?.v, 'ratio', ratioQuery, window, `${q.readySource.source} / ${q.desiredSource.source}`,
+    lowest ? `lowest at ${showTime(lowest.t)} (sampled every minute)` : `no ready endpoints or desired replicas recorded: ${q.readySource.enable} ${q.desiredSource.enable}`);
 
   // --- the proxy's connection counters over the window ---------------------------------------
   const proxyCounter = async (src: MetricSource) => {
@@ -140,7 +160,8 @@ export async function measureService(o: MeasureOptions): Promise<MeasurementsDoc
 
   // --- capacity points: per-replica load -> handler p99, hour by hour -----------------------------
   const hourStart = Math.ceil((start + PEAK_SECONDS) / PEAK_SECONDS) * PEAK_SECONDS;
-  const p99ByHour = (await c.range(p99Query, hourStart, end, PEAK_SECONDS))[0]?.samples ?? [];
+  // Hour by hour over successful probes (the failures' share per hour is not read here).
+  const p99ByHour = (await c.range(q.probeQuantile(0.99, '1h'), hourStart, end, PEAK_SECONDS))[0]?.samples ?? [];
   const loadByHour = (await c.range(perReplicaQuery, hourStart, end, PEAK_SECONDS))[0]?.samples ?? [];
   const loadAt = new Map(loadByHour.map((s) => [s.t, s.v]));
   const hours = p99ByHour.filter((s) => Number.isFinite(s.v) && Number.isFinite(loadAt.get(s.t) ?? NaN)).map((s) => ({ rps: loadAt.get(s.t)!, p99: s.v }));
@@ -149,7 +170,7 @@ export async function measureService(o: MeasureOptions): Promise<MeasurementsDoc
   return {
     apiVersion: MEASUREMENTS_API_VERSION,
     kind: 'Measurements',
-    service: { name: target.name, namespace: target.namespace, container: target.container ?? target.name, workload: target.workload ?? 'rollout' },
+    service: { name: target.name, namespace: target.namespace, container: q.container, workload: target.workload ?? 'rollout' },
     prometheus: c.url,
     measuredAt: iso((o.now ?? Date.now)() / 1000),
     window,
@@ -172,11 +193,13 @@ async function appHistogramP99(c: PrometheusClient, spec: string, target: Servic
   const m = /^\s*([a-zA-Z_:][a-zA-Z0-9_:]*)\s*(?:\{(.*)\})?\s*$/.exec(spec);
   if (!m) throw new MeasureError(`--app-histogram ${spec}`, 'is not a metric name with optional matchers.', 'write e.g. http_request_duration_seconds{handler="/healthz"}.');
   const name = m[1].endsWith('_bucket') ? m[1] : `${m[1]}_bucket`;
-  const sel = [m[2]?.trim(), `namespace="${target.namespace}", pod=~"${target.name}-[a-z0-9]+-[a-z0-9]+"`].filter((x) => x).join(', ');
+  const sel = [m[2]?.trim(), `namespace="${target.namespace}"`].filter((x) => x).join(', ');
+  const q = new ServiceQueries(target);
   const src: MetricSource = { metric: name, source: `the app's own request histogram (${name}{${m[2] ?? ''}}, as the app exports it)`, enable: 'check the metric name and its labels in the app\'s /metrics, and that a ServiceMonitor or PodMonitor scrapes the pods.' };
   await requireSeries(c, src, sel, peakStart, peakEnd, service);
-  const query = `histogram_quantile(0.99, sum by (le) (increase(${name}{${sel}}[1h])))`;
-  const buckets = (await c.instant(`sum by (le) (increase(${name}{${sel}}[1h]))`, peakEnd))
+  const bucketsQuery = `sum by (le) (${q.owned(`increase(${name}{${sel}}[1h])`, '1h')})`;
+  const query = `histogram_quantile(0.99, ${bucketsQuery})`;
+  const buckets = (await c.instant(bucketsQuery, peakEnd))
     .map((s) => ({ le: s.labels.le === '+Inf' ? Infinity : Number(s.labels.le), n: s.samples[0].v }))
     .sort((a, b) => a.le - b.le);
   if (!buckets.length || !(buckets[buckets.length - 1].n > 0)) return measured(undefined, 'seconds', query, window, src.source, 'no requests to the readiness path in the busiest hour');
@@ -198,6 +221,16 @@ async function optional(c: PrometheusClient, src: MetricSource, selector: string
     throw e;
   }
   return measured(await scalar(c, query, end), unit, query, window, src.source);
+}
+
+/**
+ * The quantile of the successful probes' histogram that is the q-quantile of all probes, when every
+ * failed probe is counted as slower than every successful one (the kubelet counts failures but never
+ * observes their duration); undefined when the q-quantile is itself a failure.
+ */
+export function quantileShareWithFailures(q: number, successful: number, failed: number): number | undefined {
+  const share = (q * (successful + failed)) / successful;
+  return share <= 1 ? share : undefined;
 }
 
 /** The bucket (lower, upper] holding the q-quantile of cumulative bucket counts sorted by le. */

@@ -38,8 +38,20 @@ export interface MeasurementsDocument {
   /** The busiest hour of the window, found by request count on the route. */
   readonly peak: { readonly start: string; readonly end: string; readonly requestsPerSecond: number; readonly pods: number; readonly query: string };
   readonly readiness: {
-    /** The p99: the upper bound of the kubelet's bucket that holds it (conservative; `interpolatedSeconds` is Prometheus' estimate). */
-    readonly p99: Measured & { readonly interpolatedSeconds: number | null; readonly bucketLowerSeconds: number | null };
+    /**
+     * The p99 of successful and failed probes together (every failure counted as slower than every
+     * success): the upper bound of the kubelet's bucket that holds it (conservative;
+     * `interpolatedSeconds` is Prometheus' estimate); null when more than 1 % failed.
+     */
+    readonly p99: Measured & {
+      readonly interpolatedSeconds: number | null;
+      readonly bucketLowerSeconds: number | null;
+      /** Probes counted: successful (observed) plus failed (only counted by the kubelet). */
+      readonly probesCounted?: number;
+      readonly failedProbes?: number;
+      /** The bucket upper bound of the successful probes' own p99, for comparison. */
+      readonly successfulOnlySeconds?: number | null;
+    };
     readonly p50: Measured;
     readonly failedAtPeak: Measured;
     /** The p99 of the app's own histogram for the readiness path, when one was named. */

@@ -4,6 +4,11 @@
  * missing.
  */
 
+import { generatedNameRegex, podOwnerSelector, replicaSetRegex } from '../decisions/generated-names';
+
+/** Where ready endpoints are read from (kube-state-metrics collects EndpointSlices by default, Endpoints only when listed in --resources). */
+export type EndpointsSource = 'endpointslices' | 'endpoints';
+
 /** The service whose series are read. */
 export interface ServiceTarget {
   /** The service's name (its Service, HTTPRoute and workload are named after it). */
@@ -11,9 +16,15 @@ export interface ServiceTarget {
   readonly namespace: string;
   /**
    * The container that serves (and is probed).
-   * @default the service's name (what HttpService emits)
+   * @default "app" (the container HttpService's pod template renders)
    */
   readonly container?: string;
+  /**
+   * Where ready endpoints come from: kube-state-metrics' EndpointSlice metrics (in its default
+   * collectors) or its Endpoints metrics (only with `endpoints` in --resources).
+   * @default 'endpointslices'
+   */
+  readonly endpoints?: EndpointsSource;
   /**
    * Where desired replicas come from.
    * @default 'rollout' (HttpService delivers with an Argo Rollout by default)
@@ -41,8 +52,13 @@ export interface MetricSource {
  *   master as held by the code index; not pinned to a release here).
  * - kube-prometheus-stack values.yaml: kubelet.serviceMonitor.cAdvisor and .probes, both true.
  * - cAdvisor metrics/prometheus.go: the CFS counters carry condition Cpu.Quota != 0.
- * - kube-state-metrics v2.19.1 internal/store/endpoint.go (kube_endpoint_address{ip, ready}),
- *   pod.go (kube_pod_status_ready{condition}), deployment.go (kube_deployment_spec_replicas).
+ * - kube-state-metrics v2.19.1: internal/store/endpointslice.go (kube_endpointslice_endpoints{
+ *   endpointslice, ready, address}, collected by default) and endpoint.go (kube_endpoint_address{ip,
+ *   ready}, only with "endpoints" in --resources: pkg/options/resource.go DefaultResources lists
+ *   endpointslices, not endpoints); pod.go (kube_pod_status_ready{condition}, kube_pod_owner{owner_kind,
+ *   owner_name}); deployment.go (kube_deployment_spec_replicas).
+ * - Pods are selected by owner, never by name: the API server cuts a pod's generateName to 58
+ *   characters (src/decisions/generated-names.ts, docs/mechanisms.md#generated-names).
  * - Argo Rollouts v1.9.1 controller/metrics/prommetrics.go (rollout_info_replicas_desired).
  * - Envoy Gateway v1.9.0 charts/gateway-addons-helm/dashboards/envoy-clusters.json queries
  *   envoy_cluster_upstream_rq_total and envoy_cluster_upstream_rq_xx{envoy_response_code_class}
@@ -89,10 +105,20 @@ export const SOURCES = {
     source: 'cAdvisor\'s CFS counters (container_cpu_cfs_throttled_periods_total / container_cpu_cfs_periods_total, kubelet /metrics/cadvisor; exported only for containers with a CFS quota, i.e. a CPU limit: google/cadvisor metrics/prometheus.go, condition Cpu.Quota != 0)',
     enable: 'nothing to enable: without a CPU limit there is no CFS quota and no throttling.',
   },
+  readyEndpointSlices: {
+    metric: 'kube_endpointslice_endpoints',
+    source: 'kube-state-metrics\' EndpointSlice endpoints (kube_endpointslice_endpoints{endpointslice, ready, address}, one series per address; kube-state-metrics v2.19.1 internal/store/endpointslice.go, collected by default)',
+    enable: 'run kube-state-metrics with the endpointslices resource (in its defaults; check its --resources flag) and scrape it.',
+  },
   readyEndpoints: {
     metric: 'kube_endpoint_address',
-    source: 'kube-state-metrics\' endpoint addresses (kube_endpoint_address{ready}, one series per address; kube-state-metrics v2.19.1 internal/store/endpoint.go)',
-    enable: 'run kube-state-metrics with the endpoints resource (on by default) and scrape it.',
+    source: 'kube-state-metrics\' endpoint addresses (kube_endpoint_address{ready}, one series per address; kube-state-metrics v2.19.1 internal/store/endpoint.go; not collected by default)',
+    enable: 'kube-state-metrics collects Endpoints only with "endpoints" in --resources (its defaults list endpointslices instead: pkg/options/resource.go, v2.19.1); add it, or read EndpointSlices (the default, --endpoints endpointslices).',
+  },
+  podOwner: {
+    metric: 'kube_pod_owner',
+    source: 'kube-state-metrics\' pod owners (kube_pod_owner{owner_kind="ReplicaSet", owner_name}, collected by default; v2.19.1 internal/store/pod.go): the service\'s pods are those of its ReplicaSets <name>-<pod-template-hash>',
+    enable: 'run kube-state-metrics (pods are on by default) and scrape it.',
   },
   podReady: {
     metric: 'kube_pod_status_ready',
@@ -113,25 +139,51 @@ export const SOURCES = {
 
 /** Selectors and query builders for one service. `w` is a PromQL range such as "1h". */
 export class ServiceQueries {
+  /** The kubelet's and cAdvisor's series of the service's container in its namespace (pods are then selected by owner). */
   public readonly pods: string;
+  /** kube_pod_owner of the service's ReplicaSets. */
+  public readonly owner: string;
   public readonly route: string;
   public readonly ready: string;
+  public readonly readySource: MetricSource;
+  /** The selector that must have series for the ready count to mean anything. */
+  public readonly readySelector: string;
   public readonly desired: string;
   public readonly desiredSource: MetricSource;
+  public readonly container: string;
 
   constructor(public readonly target: ServiceTarget) {
     const ns = target.namespace;
-    const container = target.container ?? target.name;
-    // Deployment and Rollout pods are named <name>-<pod-template-hash>-<suffix>.
-    this.pods = `namespace="${ns}", pod=~"${target.name}-[a-z0-9]+-[a-z0-9]+", container="${container}"`;
+    this.container = target.container ?? 'app';
+    this.pods = `namespace="${ns}", container="${this.container}"`;
+    this.owner = podOwnerSelector(ns, `owner_name=~"${replicaSetRegex(target.name)}"`);
     this.route = `envoy_cluster_name=~"httproute/${ns}/${target.name}/rule/.*"`;
     // Zero ready endpoints leave no ready="true" series: count falls back to 0.
-    this.ready = `(count(group by (ip) (kube_endpoint_address{namespace="${ns}", endpoint="${target.name}", ready="true"})) or on() vector(0))`;
+    if ((target.endpoints ?? 'endpointslices') === 'endpointslices') {
+      // A Service's slices are named <service>- cut to 58 characters plus 5 generated ones.
+      this.readySelector = `namespace="${ns}", endpointslice=~"${generatedNameRegex(`${target.name}-`)}"`;
+      this.ready = `(count(group by (address) (kube_endpointslice_endpoints{${this.readySelector}, ready="true"})) or on() vector(0))`;
+      this.readySource = SOURCES.readyEndpointSlices;
+    } else {
+      this.readySelector = `namespace="${ns}", endpoint="${target.name}"`;
+      this.ready = `(count(group by (ip) (kube_endpoint_address{${this.readySelector}, ready="true"})) or on() vector(0))`;
+      this.readySource = SOURCES.readyEndpoints;
+    }
     const rollout = (target.workload ?? 'rollout') === 'rollout';
     this.desired = rollout
       ? `max(rollout_info_replicas_desired{namespace="${ns}", name="${target.name}"})`
       : `max(kube_deployment_spec_replicas{namespace="${ns}", deployment="${target.name}"})`;
     this.desiredSource = rollout ? SOURCES.rolloutDesired : SOURCES.deploymentDesired;
+  }
+
+  /** `expr` (a per-pod vector) restricted to the service's pods: those whose owner is one of its ReplicaSets at some time in `w`. */
+  owned(expr: string, w: string): string {
+    return `${expr} and on(namespace, pod) max_over_time(${this.owner}[${w}])`;
+  }
+
+  /** The service's pods over the window (one sample per pod, labels namespace and pod). */
+  ownedPods(w: string): string {
+    return `max by (namespace, pod) (max_over_time(${this.owner}[${w}]))`;
   }
 
   /** Requests over the window ending at the evaluation time. */
@@ -140,30 +192,30 @@ export class ServiceQueries {
   }
 
   probeQuantile(q: number, w: string): string {
-    return `histogram_quantile(${q}, sum by (le) (increase(prober_probe_duration_seconds_bucket{probe_type="Readiness", ${this.pods}}[${w}])))`;
+    return `histogram_quantile(${q}, ${this.probeBuckets(w)})`;
   }
 
   /** Cumulative readiness-probe bucket counts over the window, per le (to read the bucket bounds). */
   probeBuckets(w: string): string {
-    return `sum by (le) (increase(prober_probe_duration_seconds_bucket{probe_type="Readiness", ${this.pods}}[${w}]))`;
+    return `sum by (le) (${this.owned(`increase(prober_probe_duration_seconds_bucket{probe_type="Readiness", ${this.pods}}[${w}])`, w)})`;
   }
 
-  /** Raw samples of the readiness probe counters (read as counters in code: a series born in the window counts from 0). */
+  /** Raw samples of the readiness probe counters of the namespace's container (read as counters in code, and filtered to the service's pods: a series born in the window counts from 0). */
   probeResultsRaw(result: 'failed' | 'successful', w: string): string {
     return `prober_probe_total{probe_type="Readiness", result="${result}", ${this.pods}}[${w}]`;
   }
 
   /** Pods reporting readiness probes over the window (the fleet measured). */
   probedPods(w: string): string {
-    return `count(count by (pod) (increase(prober_probe_total{probe_type="Readiness", ${this.pods}}[${w}])))`;
+    return `count(count by (pod) (${this.owned(`increase(prober_probe_total{probe_type="Readiness", ${this.pods}}[${w}])`, w)}))`;
   }
 
   cpuSeconds(w: string): string {
-    return `sum(increase(container_cpu_usage_seconds_total{${this.pods}}[${w}]))`;
+    return `sum(${this.owned(`increase(container_cpu_usage_seconds_total{${this.pods}}[${w}])`, w)})`;
   }
 
   throttledRatio(w: string): string {
-    return `sum(increase(container_cpu_cfs_throttled_periods_total{${this.pods}}[${w}])) / sum(increase(container_cpu_cfs_periods_total{${this.pods}}[${w}]))`;
+    return `sum(${this.owned(`increase(container_cpu_cfs_throttled_periods_total{${this.pods}}[${w}])`, w)}) / sum(${this.owned(`increase(container_cpu_cfs_periods_total{${this.pods}}[${w}])`, w)})`;
   }
 
   /** The route's 5xx ratio: an absent 5xx series (no 5xx yet) is 0 while requests exist; no requests is no sample. */

@@ -1,5 +1,5 @@
 import { MeasureError, PrometheusClient, SeriesSamples } from './prometheus';
-import { MetricSource } from './queries';
+import { MetricSource, ServiceQueries } from './queries';
 
 /** "2026-11-24 12:00 UTC" */
 export function showTime(t: number): string {
@@ -60,6 +60,12 @@ export function counterIncrease(series: readonly SeriesSamples[], start: number)
 export async function rawCounter(client: PrometheusClient, selector: (w: string) => string, start: number, end: number): Promise<SeriesSamples[]> {
   // Ten minutes covers the baseline for scrape intervals up to 5 minutes.
   return client.instant(selector(promRange(end - start + 600)), end);
+}
+
+/** The names of the service's pods (owned by one of its ReplicaSets) at any time in [start, end]. */
+export async function ownedPodNames(client: PrometheusClient, q: ServiceQueries, start: number, end: number): Promise<Set<string>> {
+  const r = await client.instant(q.ownedPods(promRange(end - start + 600)), end);
+  return new Set(r.map((x) => x.labels.pod).filter((p): p is string => typeof p === 'string'));
 }
 
 /** The single value of an instant query, or undefined for no sample / NaN. */

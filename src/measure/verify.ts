@@ -3,7 +3,7 @@ import { RollwiseInputError } from '../errors';
 import { PEAK_SECONDS } from './measure';
 import { PrometheusClient, Sample } from './prometheus';
 import { ServiceQueries, ServiceTarget, SOURCES } from './queries';
-import { counterIncrease, iso, promRange, rawCounter, requireSeries, scalar, showRange, showTime } from './series';
+import { counterIncrease, iso, ownedPodNames, promRange, rawCounter, requireSeries, scalar, showRange, showTime } from './series';
 
 export interface VerifyOptions {
   readonly client: PrometheusClient;
@@ -92,7 +92,8 @@ export async function verifyService(o: VerifyOptions): Promise<VerifyReport> {
 
   await requireSeries(c, SOURCES.requests, q.route, since, until, service);
   await requireSeries(c, SOURCES.probeTotal, `probe_type="Readiness", ${q.pods}`, since, until, service);
-  await requireSeries(c, SOURCES.readyEndpoints, `namespace="${o.target.namespace}", endpoint="${o.target.name}"`, since, until, service);
+  await requireSeries(c, SOURCES.podOwner, q.owner.replace(/^kube_pod_owner\{|\}$/g, ''), since, until, service);
+  await requireSeries(c, q.readySource, q.readySelector, since, until, service);
 
   // --- the window must include a peak ----------------------------------------------------------
   const hourly = q.requests('1h');
@@ -116,8 +117,11 @@ export async function verifyService(o: VerifyOptions): Promise<VerifyReport> {
 
   // --- 1. zero readiness failures at the peak ---------------------------------------------------
   const failedQuery = q.probeResultsRaw('failed', promRange(PEAK_SECONDS + 600));
-  const failed = counterIncrease(await rawCounter(c, (w) => q.probeResultsRaw('failed', w), peakStart, peakEnd), peakStart);
-  const windowFailed = counterIncrease(await rawCounter(c, (w) => q.probeResultsRaw('failed', w), since, until), since);
+  // The kubelet's series name the pod; the service's pods are those its ReplicaSets own (kube_pod_owner).
+  const owned = await ownedPodNames(c, q, since, until);
+  const ownedOnly = (xs: Awaited<ReturnType<typeof rawCounter>>) => xs.filter((x) => owned.has(x.labels.pod));
+  const failed = counterIncrease(ownedOnly(await rawCounter(c, (w) => q.probeResultsRaw('failed', w), peakStart, peakEnd)), peakStart);
+  const windowFailed = counterIncrease(ownedOnly(await rawCounter(c, (w) => q.probeResultsRaw('failed', w), since, until)), since);
   const worst = failed.events.reduce<{ t: number; n: number } | undefined>((b, e) => (b === undefined || e.n > b.n ? e : b), undefined);
   checks.push({
     name: 'readiness timeouts at peak',
@@ -145,7 +149,7 @@ export async function verifyService(o: VerifyOptions): Promise<VerifyReport> {
         : `below the floor in ${below.length} minute(s), first at ${showTime(below[0].t)} (${below[0].v} of ${desiredSamples.get(below[0].t)} ready), lowest ${lowest!.v} of ${desiredSamples.get(lowest!.t)} at ${showTime(lowest!.t)}`,
     threshold: `ready >= desired - ${maxUnavailable} (${o.maxUnavailableSource ?? (o.maxUnavailable === undefined ? 'rollwise\'s disruption budget without capacity figures' : 'maxUnavailable given')}; sampled every minute)`,
     query: `${q.ready} / ${q.desired}`,
-    source: `${SOURCES.readyEndpoints.source} / ${q.desiredSource.source}`,
+    source: `${q.readySource.source} / ${q.desiredSource.source}`,
   });
 
   // --- 3. CFS throttling at peak, where a limit is kept ------------------------------------------

@@ -301,8 +301,9 @@ function readRollout(r: Obj, allTemplates: Map<string, Obj>, routes: Map<string,
   for (const [key, t] of allTemplates) if (key.startsWith(`${namespace}/`)) templates.set(key.slice(namespace.length + 1), t);
   const where = `Rollout ${namespace}/${name}`;
   const canary = get(r, 'spec', 'strategy', 'canary') as Obj;
-  // The rehearsal's pod-template hashes; real ones are 8-10 characters of [a-z0-9].
-  const hashes = { canary: 'c4n4ry7f9d', stable: '5t4b1e6c8b' };
+  // The rehearsal's pod-template hashes, shaped like real ones: 10 characters of "4"-"9", "b", "c",
+  // "d", "f" (SafeEncodeString of a uint32 in decimal; see src/decisions/generated-names.ts).
+  const hashes = { canary: '7f9d8c6b54', stable: '5c8b9d6f47' };
   const plugin = get(canary, 'trafficRouting', 'plugins', 'argoproj-labs/gatewayAPI');
   if (!isObj(plugin)) {
     throw new RehearseInputError(`${where} spec.strategy.canary.trafficRouting.plugins`, get(canary, 'trafficRouting') ?? 'missing', 'does not route traffic with the argoproj-labs/gatewayAPI plugin; the rehearsal models Envoy Gateway\'s per-backend clusters.', 'rehearse a Rollout that splits traffic on an HTTPRoute.');

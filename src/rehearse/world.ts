@@ -18,16 +18,37 @@
  * - Envoy Gateway (v1.9.0): a backendRef with weight 0 is skipped (internal/gatewayapi/route.go),
  *   so its cluster exists only while its weight is above 0; a backendRef with filters of its own is
  *   a cluster `.../rule/<n>/backend/<i>` (internal/gatewayapi/helpers.go). Envoy creates the
- *   response-code and response-class counters at their first use (source/common/http/codes.cc),
- *   while upstream_rq_total exists with the cluster. 503s for "no healthy upstream" are charged to
+ *   response-code and response-class counters at their first use (source/common/http/codes.cc), and
+ *   Envoy Gateway's bootstrap sets enableDeferredCreationStats (internal/xds/bootstrap/
+ *   bootstrap.yaml.tpl), so every cluster traffic stat (upstream_rq_total, upstream_cx_none_healthy,
+ *   ...: ClusterTrafficStats) also appears only at its first use; the endpoint and load-balancer
+ *   stats (membership_healthy, membership_total, lb_healthy_panic) exist with the cluster
+ *   (docs/mechanisms.md#counters-created-at-first-use). 503s for "no healthy upstream" are charged to
  *   upstream_rq_xx class 5 and not to upstream_rq_total: the router's local reply
  *   (envoyproxy/envoy source/common/router/router.cc Filter::sendNoHealthyUpstreamResponse calls
  *   chargeUpstreamCode(503) without an upstream request, and upstream_rq_total counts requests sent
  *   upstream).
+ * - Panic routing (docs/mechanisms.md#panic-routing): Envoy Gateway sends a not-Ready endpoint as
+ *   DRAINING (internal/gatewayapi/route.go getIREndpointsFromEndpointSlice, internal/xds/translator/
+ *   cluster.go) and keeps Envoy's 50 % panic threshold (cluster.go); Envoy excludes DRAINING hosts
+ *   from the panic arithmetic and enters panic when the healthy share of the rest is below it, i.e.
+ *   only when no host is Ready, and in panic picks from all hosts, the DRAINING ones included
+ *   (source/common/upstream/upstream_impl.cc excludeBasedOnHealthFlag; source/extensions/
+ *   load_balancing_policies/common/load_balancer_impl.cc isHostSetInPanic, hostSourceToHosts). So
+ *   requests to a cluster whose pods are all not Ready reach those pods (lb_healthy_panic counts
+ *   them); only a cluster without any host answers UH. The Envoy files were read in the code
+ *   index's copy of envoyproxy/envoy main, not at v1.39.0 (the image Envoy Gateway v1.9.0 ships,
+ *   api/v1alpha1/shared_types.go): the repository is over the size `fetch` can bring here. The
+ *   runtime guard exclude_host_in_eds_status_draining is on by default there (RUNTIME_GUARD).
+ *   Envoy Gateway's files were read at v1.9.0.
  * - kube-state-metrics (v2.19.1): kube_pod_status_ready{condition="true"|"false"|"unknown"} for each
- *   pod, from its Ready condition (internal/store/pod.go); a new pod is not Ready until its readiness
- *   probe passed successThreshold times in a row after the start-up probe passed once.
+ *   pod, from its Ready condition, and kube_pod_owner{owner_kind="ReplicaSet", owner_name} for every
+ *   pod (internal/store/pod.go); a new pod is not Ready until its readiness probe passed
+ *   successThreshold times in a row after the start-up probe passed once.
+ * - Pod names are what the API server makes of `generateName: <rollout>-<hash>-`: cut to 58
+ *   characters, then 5 random ones (src/decisions/generated-names.ts, docs/mechanisms.md#generated-names).
  */
+import { GENERATED_ALPHABET, podName, replicaSetName } from '../decisions/generated-names';
 import type { RolloutModel, RunSpec } from './manifest';
 import { HEALTHY_START_SECONDS, LOW_TRAFFIC_FRACTION, type Release } from './releases';
 
@@ -98,12 +119,14 @@ export function gateDuration(run: RunSpec): number {
 interface Pod {
   readonly name: string;
   readonly uid: string;
+  /** The owning ReplicaSet (kube_pod_owner's owner_name). */
+  readonly replicaSet: string;
   readonly created: number;
   /** Per second from creation: Ready? */
   readyAt(t: number): boolean;
 }
 
-const SUFFIX = 'bcdfghjklmnpqrstvwxz2456789';
+const SUFFIX = GENERATED_ALPHABET;
 function podSuffix(i: number): string {
   let s = '';
   let x = i * 7919 + 104729;
@@ -131,22 +154,27 @@ export function firstReady(model: RolloutModel, created: number, startSeconds: n
 }
 
 function makePod(model: RolloutModel, release: Release | undefined, hash: string, index: number, created: number): Pod {
-  const name = `${model.name}-${hash}-${podSuffix(index + (hash === model.canaryHash ? 100 : 0))}`;
+  const replicaSet = replicaSetName(model.name, hash);
+  const name = podName(replicaSet, podSuffix(index + (hash === model.canaryHash ? 100 : 0)));
   const uid = `00000000-0000-4000-8000-${String(index + (hash === model.canaryHash ? 100 : 0)).padStart(12, '0')}`;
-  if (!release) return { name, uid, created, readyAt: () => true };
+  if (!release) return { name, uid, replicaSet, created, readyAt: () => true };
   const budget = model.startupBudgetSeconds;
   const start = release.startSeconds === 'budget' ? Math.floor(0.9 * (budget ?? 60)) : release.startSeconds;
   const ready = firstReady(model, created, start);
   const flap = release.flapAfterReadySeconds;
+  const once = release.failReadinessOnceAfterReadySeconds;
   const r = model.readiness;
   const leave = r.failureThreshold * r.periodSeconds;
   const back = r.successThreshold * r.periodSeconds;
   return {
     name,
     uid,
+    replicaSet,
     created,
     readyAt: (t: number) => {
       if (t < ready) return false;
+      // Readiness fails once: out after the leave window, back after the return window.
+      if (once !== undefined) return !(t - ready >= once + leave && t - ready < once + leave + back);
       if (flap === undefined) return true;
       // Ready for `flap` s, then the probe fails: out after the leave window, back after the return window.
       const cycle = flap + leave + back;
@@ -298,9 +326,9 @@ export function buildWorld(model: RolloutModel, release: Release, opts: WorldOpt
 
 interface Counters {
   total: number;
-  ok: number;
   appErr: number;
   noHost: number;
+  panic: number;
 }
 
 function exporterSeries(model: RolloutModel, release: Release, rps: number, scrape: number,
@@ -323,13 +351,27 @@ function exporterSeries(model: RolloutModel, release: Release, rps: number, scra
   const acc = new Map<string, Counters | undefined>();
   const firstUse = new Map<string, Set<string>>();
   const key = (c: string, p: string) => `${c}|${p}`;
+  const firstTraffic = state.weight.findIndex((w) => w > 0);
+  const burst = release.burst;
+  const canaryErrorAt = (t: number) => (burst && firstTraffic >= 0 && t >= firstTraffic + burst.afterFirstTrafficSeconds && t < firstTraffic + burst.afterFirstTrafficSeconds + burst.seconds ? burst.errorRatio : release.canaryErrorRatio);
+  // Hosts and Ready hosts of a cluster at t: the canary's pods that exist (a pod is an endpoint, Ready
+  // or not, from its creation), the stable's all Ready.
+  const members = (c: string, t: number, readyCanary: number): { hosts: number; ready: number } => {
+    const canaryHosts = canary.filter((p) => p.created <= t).length;
+    if (shared) return { hosts: canaryHosts + stable.length, ready: readyCanary + stable.length };
+    return c === model.canaryCluster ? { hosts: canaryHosts, ready: readyCanary } : { hosts: stable.length, ready: stable.length };
+  };
+  const membership = new Map<string, { hosts: number; ready: number }>();
   for (let t = 0; t <= duration; t++) {
     const w = state.weight[Math.min(t, state.weight.length - 1)];
     const readyCanary = state.canaryReady[Math.min(t, state.canaryReady.length - 1)];
+    const canaryError = canaryErrorAt(t);
     for (const c of clusters) {
       const canaryShare = c === model.canaryCluster ? w / 100 : 0;
       const stableShare = c === model.stableCluster ? (100 - w) / 100 : 0;
       const exists = canaryShare + stableShare > 0;
+      const m = members(c, t, readyCanary);
+      membership.set(c, m);
       for (const p of PROXIES) {
         const k = key(c, p);
         if (!exists) {
@@ -339,26 +381,28 @@ function exporterSeries(model: RolloutModel, release: Release, rps: number, scra
         }
         let a = acc.get(k);
         if (!a) {
-          a = { total: 0, ok: 0, appErr: 0, noHost: 0 };
+          a = { total: 0, appErr: 0, noHost: 0, panic: 0 };
           acc.set(k, a);
           firstUse.set(k, new Set());
         }
         const perProxy = rps / PROXIES.length;
         const toCanary = perProxy * canaryShare;
         const toStable = perProxy * stableShare;
-        if (toCanary > 0 && readyCanary === 0) {
-          // No ready canary host: the router answers 503 locally (class 5, not upstream_rq_total).
-          a.noHost += toCanary;
+        const offered = toCanary + toStable;
+        if (offered > 0 && m.hosts === 0) {
+          // No host at all: the router answers 503 UH locally (class 5, not upstream_rq_total).
+          a.noHost += offered;
         } else {
-          a.total += toCanary;
-          a.appErr += toCanary * release.canaryErrorRatio;
+          // No Ready host but some hosts: panic mode, every request goes to a not-Ready pod.
+          if (offered > 0 && m.ready === 0) a.panic += offered;
+          a.total += offered;
+          a.appErr += toCanary * canaryError + toStable * release.stableErrorRatio;
         }
-        a.total += toStable;
-        a.appErr += toStable * release.stableErrorRatio;
-        a.ok = a.total - a.appErr;
         const used = firstUse.get(k) as Set<string>;
-        if (Math.floor(a.ok) > 0) used.add('2');
+        if (Math.floor(a.total - a.appErr) > 0) used.add('2');
         if (Math.floor(a.appErr) + Math.floor(a.noHost) > 0) used.add('5');
+        if (Math.floor(a.total) > 0) used.add('rq_total');
+        if (Math.floor(a.noHost) > 0) used.add('none_healthy');
       }
     }
     if ((t - SCRAPE_OFFSET_SECONDS) % scrape !== 0 || t < SCRAPE_OFFSET_SECONDS) continue;
@@ -370,8 +414,14 @@ function exporterSeries(model: RolloutModel, release: Release, rps: number, scra
         const total = Math.floor(a.total);
         const err = Math.floor(a.appErr);
         const noHost = Math.floor(a.noHost);
-        put('envoy_cluster_upstream_rq_total', base, t, total);
         const used = firstUse.get(key(c, p)) as Set<string>;
+        // Endpoint and load-balancer stats exist with the cluster; traffic stats at first use.
+        const m = membership.get(c) ?? { hosts: 0, ready: 0 };
+        put('envoy_cluster_membership_healthy', base, t, m.ready);
+        put('envoy_cluster_membership_total', base, t, m.hosts);
+        put('envoy_cluster_lb_healthy_panic', base, t, Math.floor(a.panic));
+        if (used.has('rq_total')) put('envoy_cluster_upstream_rq_total', base, t, total);
+        if (used.has('none_healthy')) put('envoy_cluster_upstream_cx_none_healthy', base, t, noHost);
         if (used.has('2')) {
           put('envoy_cluster_upstream_rq_xx', { ...base, envoy_response_code_class: '2' }, t, total - err);
           put('envoy_cluster_upstream_rq', { ...base, envoy_response_code: '200' }, t, total - err);
@@ -385,15 +435,17 @@ function exporterSeries(model: RolloutModel, release: Release, rps: number, scra
     for (const pod of [...stable, ...canary]) {
       if (pod.created > t) continue;
       const r = stableSet.has(pod) || state.canaryReadyOf(pod, t);
-      let three = podSeries.get(pod);
-      if (!three) {
+      let four = podSeries.get(pod);
+      if (!four) {
         const labels = { namespace: model.namespace, pod: pod.name, uid: pod.uid };
-        three = (['true', 'false', 'unknown'] as const).map((condition) => ({ name: 'kube_pod_status_ready', labels: { ...labels, condition }, samples: [] as Array<[number, number]> }));
-        podSeries.set(pod, three);
+        four = (['true', 'false', 'unknown'] as const).map((condition) => ({ name: 'kube_pod_status_ready', labels: { ...labels, condition }, samples: [] as Array<[number, number]> }));
+        four.push({ name: 'kube_pod_owner', labels: { ...labels, owner_kind: 'ReplicaSet', owner_name: pod.replicaSet, owner_is_controller: 'true' }, samples: [] });
+        podSeries.set(pod, four);
       }
-      three[0].samples.push([t, r ? 1 : 0]);
-      three[1].samples.push([t, r ? 0 : 1]);
-      three[2].samples.push([t, 0]);
+      four[0].samples.push([t, r ? 1 : 0]);
+      four[1].samples.push([t, r ? 0 : 1]);
+      four[2].samples.push([t, 0]);
+      four[3].samples.push([t, 1]);
     }
   }
   return [...out.values(), ...[...podSeries.values()].flat()];

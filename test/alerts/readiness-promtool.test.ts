@@ -1,4 +1,5 @@
-import { bothServices, endpointSeries, expected, PromTest, repeat, runPromtool, Series } from './support';
+import { podName } from '../../src/decisions/generated-names';
+import { bothServices, build, CHECKOUT, endpointSeries, expected, PromTest, repeat, runPromtool, Series } from './support';
 
 /**
  * Readiness shapes replayed on the real Prometheus rule engine (promtool test rules): the
@@ -55,19 +56,20 @@ function tests(): PromTest[] {
       ],
     },
     {
-      // kube-state-metrics' defaults collect endpointslices, not endpoints (pkg/options/resource.go,
-      // v2.19.1): no kube_endpoint_* series at all. The ready count would fall back to 0 and page
-      // forever; instead the floor stays silent and the missing signal is a warning.
-      name: 'kube-state-metrics without the endpoints collector: no floor page, a missing-signal warning',
+      // kube-state-metrics run with a --resources list that leaves endpointslices out (they are in
+      // its defaults, pkg/options/resource.go v2.19.1): no kube_endpointslice_* series at all. The
+      // ready count would fall back to 0 and page forever; instead the floor stays silent and the
+      // missing signal is a warning.
+      name: 'kube-state-metrics without the endpointslices collector: no floor page, a missing-signal warning',
       interval: '30s',
       input_series: [desired('12x40')],
       alert_rule_test: [
         none('15m', 'ReadyEndpointsBelowFloor'),
         none('15m', 'ReadyEndpointsOscillating'),
         none('9m', 'ReadyEndpointsMetricMissing'),
-        // absent() carries the selector's equality labels (namespace, endpoint), value 1; the other
+        // absent() carries the selector's equality labels (namespace), value 1; the other
         // service in the same rule file has no endpoint series either, so it warns too
-        { eval_time: '15m', alertname: 'ReadyEndpointsMetricMissing', exp_alerts: [expected(checkout, 'ReadyEndpointsMetricMissing', { endpoint: 'checkout-api' }, 1), expected(inventory, 'ReadyEndpointsMetricMissing', { endpoint: 'inventory-api' }, 1)] },
+        { eval_time: '15m', alertname: 'ReadyEndpointsMetricMissing', exp_alerts: [expected(checkout, 'ReadyEndpointsMetricMissing', {}, 1), expected(inventory, 'ReadyEndpointsMetricMissing', {}, 1)] },
       ],
     },
     {
@@ -88,9 +90,15 @@ function tests(): PromTest[] {
   ];
 }
 
+/** kube-state-metrics' kube_pod_owner of a pod of ReplicaSet `rs` (internal/store/pod.go v2.19.1), one sample per interval. */
+const owner = (ns: string, pod: string, rs: string, uid: string, steps: number): Series => ({
+  series: `kube_pod_owner{namespace="${ns}", pod="${pod}", uid="${uid}", owner_kind="ReplicaSet", owner_name="${rs}", owner_is_controller="true"}`, values: `1x${steps - 1}`,
+});
+
 /** inventory-api: 10 pods; from 5 min, pods 0-2 leave and return every minute without restarting; pod 3 flaps in a restart loop. */
 function flapping(): PromTest {
-  const pod = (k: number) => `inventory-api-5c7d9b8f4-x${k}k2p`;
+  const rs = 'inventory-api-5c7d9b8f4';
+  const pod = (k: number) => podName(rs, `x${k}k2p`);
   const steps = 40;
   const series: Series[] = [];
   for (let k = 0; k < 10; k++) {
@@ -98,9 +106,13 @@ function flapping(): PromTest {
     const v = Array.from({ length: steps }, (_, i) => (flaps && i >= 12 ? (Math.floor((i - 12) / 2) % 2 === 0 ? 0 : 1) : 1));
     series.push({ series: `kube_pod_status_ready{namespace="inventory", pod="${pod(k)}", condition="true", uid="u${k}"}`, values: v.join(' ') });
     series.push({ series: `kube_pod_status_ready{namespace="inventory", pod="${pod(k)}", condition="false", uid="u${k}"}`, values: v.map((x) => 1 - x).join(' ') });
+    series.push(owner('inventory', pod(k), rs, `u${k}`, steps));
     const restarts = Array.from({ length: steps }, (_, i) => (k === 3 && i >= 12 ? Math.floor((i - 12) / 4) + 1 : 0));
     series.push({ series: `kube_pod_container_status_restarts_total{namespace="inventory", pod="${pod(k)}", container="app", uid="u${k}"}`, values: restarts.join(' ') });
   }
+  // a pod of another workload in the namespace that flaps too (a Job's pod, say): not inventory-api's
+  series.push({ series: 'kube_pod_status_ready{namespace="inventory", pod="inventory-api-migrate-x9k2p", condition="true", uid="m1"}', values: Array.from({ length: steps }, (_, i) => (i >= 12 ? (Math.floor((i - 12) / 2) % 2) : 1)).join(' ') });
+  series.push(owner('inventory', 'inventory-api-migrate-x9k2p', 'inventory-api-migrate', 'm1', steps));
   return {
     name: 'a steady few pods out of ten flapping without restarts',
     interval: '30s',
@@ -114,6 +126,44 @@ function flapping(): PromTest {
     ],
   };
 }
+
+/**
+ * A 56-character service (the longest rollwise accepts with a canary): its pods are named as the API
+ * server names them, "<replicaset>-" cut to 58 characters, so they keep one character of the hash.
+ * Two of its 6 pods flap; the flapping alert finds them by owner.
+ */
+const LONG = 'customer-notification-preferences-synchronization-api-v2';
+const long = build({ ...CHECKOUT, name: LONG, replicas: 6, capacity: { peakRequestsPerSecond: 1000, saturationRequestsPerSecondPerReplica: 450 } }, 'long');
+function longFlapping(): PromTest {
+  const rs = `${LONG}-6f9d8c7b54`;
+  const steps = 40;
+  const series: Series[] = [];
+  for (let k = 0; k < 6; k++) {
+    const pod = podName(rs, `q${k}x7z`);
+    const flaps = k < 2;
+    const v = Array.from({ length: steps }, (_, i) => (flaps && i >= 12 ? (Math.floor((i - 12) / 2) % 2 === 0 ? 0 : 1) : 1));
+    series.push({ series: `kube_pod_status_ready{namespace="long", pod="${pod}", condition="true", uid="l${k}"}`, values: v.join(' ') });
+    series.push(owner('long', pod, rs, `l${k}`, steps));
+    series.push({ series: `kube_pod_container_status_restarts_total{namespace="long", pod="${pod}", container="app", uid="l${k}"}`, values: `0x${steps - 1}` });
+  }
+  return {
+    name: 'a 56-character service: two of six pods flapping, found by owner although their names lost the hash',
+    interval: '30s',
+    input_series: series,
+    alert_rule_test: [
+      none('10m30s', 'ReadinessFlapping'),
+      { eval_time: '11m', alertname: 'ReadinessFlapping', exp_alerts: [expected(long, 'ReadinessFlapping', {}, 2)] },
+    ],
+  };
+}
+
+test('promtool: a 56-character service\'s flapping pods are found (pods named as the API server names them)', () => {
+  expect(LONG.length).toBe(56);
+  expect(podName(`${LONG}-6f9d8c7b54`, 'q0x7z')).toBe(`${LONG}-6q0x7z`);
+  const r = runPromtool([long], [longFlapping()]);
+  expect(r.output).toContain('SUCCESS');
+  expect(r.status).toBe(0);
+});
 
 test('promtool: saw-tooth fires the oscillation alert, sustained shortfall the floor alert, scale-ups nothing, flapping counts 3 pods', () => {
   const r = runPromtool([checkout, inventory], tests());

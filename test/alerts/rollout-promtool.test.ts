@@ -10,10 +10,14 @@ const run = (name: string, phase: string, values: string): Series => ({
   series: `analysis_run_info{namespace="checkout", name="${name}", phase="${phase}", job="argo-rollouts-metrics"}`, values,
 });
 const RUN = 'checkout-api-6f9d8c7b5-4-2';
+/** A re-run of the same revision's gate: the name was taken, so the controller appends .<N> (utils/analysis/helpers.go CreateWithCollisionCounter, v1.9.1). */
+const RERUN = 'checkout-api-6f9d8c7b5-4-2.1';
 
+/** cAdvisor's CFS counters of a pod's container, and kube-state-metrics' kube_pod_owner of the pod (its ReplicaSet). */
 const cadvisor = (ns: string, pod: string, container: string, periods: number, throttled: number): Series[] => [
   { series: `container_cpu_cfs_periods_total{namespace="${ns}", pod="${pod}", container="${container}", job="kubelet", metrics_path="/metrics/cadvisor"}`, values: `0+${periods}x40` },
   { series: `container_cpu_cfs_throttled_periods_total{namespace="${ns}", pod="${pod}", container="${container}", job="kubelet", metrics_path="/metrics/cadvisor"}`, values: `0x10 ${throttled}+${throttled}x29` },
+  { series: `kube_pod_owner{namespace="${ns}", pod="${pod}", uid="${pod}-uid", owner_kind="ReplicaSet", owner_name="${pod.replace(/-[a-z0-9]{5}$/, '')}", owner_is_controller="true", job="kube-state-metrics"}`, values: '1x40' },
 ];
 const HOT = 'inventory-api-5c7d9b8f4-hot12';
 
@@ -36,6 +40,24 @@ const tests: PromTest[] = [
       // the same incident does not page twice
       none('6m', 'RolloutDegraded'),
       none('12m', 'RolloutDegraded'),
+    ],
+  },
+  {
+    name: 'a re-run named <run>.<N> fails and aborts the rollout: matched too',
+    interval: '30s',
+    input_series: [
+      rolloutInfo('Progressing', '1x9 stale'),
+      rolloutInfo('Abort', '_x9 1x30'),
+      run(RUN, 'Successful', '1x40'),
+      run(RERUN, 'Running', '1x9 stale'),
+      run(RERUN, 'Failed', '_x9 1x30'),
+      // a failed re-run of another Rollout whose name starts like checkout-api's
+      run('checkout-api-bff-7c8d9f6b5-2.1', 'Failed', '1x40'),
+    ],
+    alert_rule_test: [
+      none('5m', 'CanaryAnalysisFailed'),
+      { eval_time: '6m', alertname: 'CanaryAnalysisFailed', exp_alerts: [expected(checkout, 'CanaryAnalysisFailed', { name: RERUN, phase: 'Failed' }, 1)] },
+      none('6m', 'RolloutDegraded'),
     ],
   },
   {

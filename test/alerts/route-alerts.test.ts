@@ -6,11 +6,12 @@ const rules = (objs: ReturnType<typeof synthService>): Rule[] => find(objs, 'Pro
 const ROUTE_ALERTS = ['Route5xxOverSlo', 'EnvoyNoHealthyUpstream', 'EnvoyUpstreamResetKeepAliveRace'];
 
 describe('route alerts', () => {
-  test('a service with a route gets them; the UH description says its 503s are in the 5xx counters', () => {
+  test('a service with a route gets them; the UH description names both outcomes of no Ready endpoint (UH, or panic routing)', () => {
     const r = rules(synthService());
     for (const a of ROUTE_ALERTS) expect(r.map((x) => x.alert)).toContain(a);
     const uh = r.find((x) => x.alert === 'EnvoyNoHealthyUpstream')!;
-    expect(uh.annotations.description).toContain('charges these 503s to the cluster\'s 5xx counters (upstream_rq_xx class 5)');
+    expect(uh.annotations.description).toContain('Envoy is in panic mode (Envoy Gateway keeps the 50 % threshold) and sends every request to those pods');
+    expect(uh.annotations.description).toContain('the gateway answers 503 with flag UH');
     expect(uh.annotations.description).not.toMatch(/absent from the route's 5xx ratio/);
   });
 

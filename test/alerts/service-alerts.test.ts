@@ -35,7 +35,7 @@ describe('PrometheusRule', () => {
     expect(Object.keys(byName)).toEqual(['ReadyEndpointsBelowFloor', 'ReadyEndpointsOscillating', 'ReadinessFlapping', 'Route5xxOverSlo',
       'EnvoyNoHealthyUpstream', 'EnvoyUpstreamResetKeepAliveRace', 'EnvoyUpstreamConnectFailure', 'EnvoyUpstreamOverflow', 'EnvoyUpstreamTimeout',
       'CanaryAnalysisFailed', 'RolloutDegraded', 'ReadyEndpointsMetricMissing']);
-    expect(byName.ReadyEndpointsMetricMissing).toMatchObject({ severity: 'warning', for: '10m', expr: 'absent(kube_endpoint_info{namespace="checkout", endpoint="checkout-api"})' });
+    expect(byName.ReadyEndpointsMetricMissing).toMatchObject({ severity: 'warning', for: '10m', expr: 'absent(kube_endpointslice_info{namespace="checkout", endpointslice=~"checkout-api-[bcdfghjklmnpqrstvwxz2456789]{5}"})' });
     // startup 12 x 5 s = 60 s + return 3 x 10 s = 30 s + minReadySeconds 30 s = 120 s
     expect(byName.ReadyEndpointsBelowFloor.for).toBe('2m');
     // floor 11 of 12: ceil(3700 / (450 x 0.8)) = 11
@@ -43,7 +43,14 @@ describe('PrometheusRule', () => {
     // 2 x (120 + 30 + 2 x 10) = 340 s -> 360 s in whole 30 s scrapes
     expect(byName.ReadyEndpointsOscillating.expr).toContain('[6m:30s]) >= 3');
     expect(byName.ReadinessFlapping.expr).toContain('[10m])) >= 4');
-    expect(byName.Route5xxOverSlo.expr).toContain('> 0.01) and on() (sum(rate(envoy_cluster_upstream_rq_total{envoy_cluster_name=~"httproute/checkout/checkout-api/rule/.*"}[5m])) > 0)');
+    // the denominator counts every response class, local 503s (UH) included, not upstream_rq_total
+    expect(byName.Route5xxOverSlo.expr).toContain('> 0.01) and on() (sum(rate(envoy_cluster_upstream_rq_xx{envoy_cluster_name=~"httproute/checkout/checkout-api/rule/.*"}[5m])) > 0)');
+    expect(byName.Route5xxOverSlo.expr).not.toContain('upstream_rq_total');
+    // pods by owner, not by a name pattern the API server's generateName cut breaks
+    expect(byName.ReadinessFlapping.expr).toContain('and on(namespace, pod) max_over_time(kube_pod_owner{namespace="checkout", owner_kind="ReplicaSet", owner_name=~"checkout-api-[456789bcdf]{1,10}"}[10m])');
+    expect(byName.ReadinessFlapping.expr).not.toContain('pod=~');
+    // re-runs are named <run>.<N>
+    expect(byName.CanaryAnalysisFailed.expr).toContain('name=~"checkout-api-[456789bcdf]{1,10}-[0-9]+(-[0-9]+)?([.][0-9]+)?"');
     expect(byName.EnvoyNoHealthyUpstream).toMatchObject({ severity: 'critical', mechanism: 'UH', for: '1m' });
     expect(byName.EnvoyUpstreamResetKeepAliveRace).toMatchObject({ severity: 'warning', mechanism: 'UC', for: '0s' });
     expect(byName.EnvoyUpstreamConnectFailure.annotations.summary).toContain('(Envoy UF)');
@@ -84,7 +91,7 @@ describe('PrometheusRule', () => {
   test('each rule has its reason in the annotation, citing its metric source and the field notes', () => {
     const reasons = parseReasonLines(checkout.rule.metadata.annotations['rollwise.dev/reasons']);
     expect(Object.keys(reasons)).toContain('spec.groups[0].rules[0]');
-    expect(reasons['spec.groups[0].rules[0]']).toContain('kube_endpoint_address{ready} (kube-state-metrics v2');
+    expect(reasons['spec.groups[0].rules[0]']).toContain('kube_endpointslice_endpoints{endpointslice, ready, address} (kube-state-metrics v2.19.1');
     expect(reasons['spec.groups[0].rules[0]']).toContain('3700 req/s / (saturation 450 req/s x ceiling 80 %) needs 11 ready replicas');
     expect(reasons['spec.groups[0].rules[0]']).toContain('60 s');
     expect(reasons['spec.groups[0].rules[9]']).toContain('analysis_run_info');
@@ -160,7 +167,7 @@ describe('runbook', () => {
   });
   test('queries with the service\'s names, values in force with reasons', () => {
     expect(md).toContain('{namespace="envoy-gateway-system", container="envoy"} |= "httproute/checkout/checkout-api/" | json | response_code="503"');
-    expect(md).toContain('count(group by (ip) (kube_endpoint_address{namespace="checkout", endpoint="checkout-api-canary", ready="true"}))');
+    expect(md).toContain('count(group by (address) (kube_endpointslice_endpoints{namespace="checkout", endpointslice=~"checkout-api-canary-[bcdfghjklmnpqrstvwxz2456789]{5}", ready="true"}))');
     expect(md).toMatch(/\| readinessProbe\.timeoutSeconds \| 3 s \| 2 x the health path's p99 under peak load \(250 ms, typed in as health\.readinessP99UnderLoad/);
     expect(md).toMatch(/\| CPU limit \| none \| No CPU limit:/);
     expect(inventory.alerts.runbook).toMatch(/\| CPU limit \| 1 \(override\) \| Overridden: shared node pool/);

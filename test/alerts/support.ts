@@ -8,6 +8,7 @@ import { ServiceAlerts, ServiceAlertsProps } from '../../src/constructs/service-
 import { AlertRule, WorkloadKind } from '../../src/decisions/alerts';
 import { Platform } from '../../src/decisions/platform';
 import { decideService, ServiceInputs } from '../../src/decisions/service';
+import { generateName } from '../../src/decisions/generated-names';
 
 export const RUNBOOK_BASE = 'https://git.example.com/acme/deploy/blob/main/dist';
 
@@ -118,20 +119,22 @@ function humanize(v: number): string {
 }
 
 /**
- * kube-state-metrics' series for an endpoint whose ready count follows `counts` (one entry per
- * interval): its kube_endpoint_info, and kube_endpoint_address where address k has a ready="true"
- * sample while k < count and is marked stale otherwise (kube-state-metrics moves the address to
- * ready="false", a different series).
+ * kube-state-metrics' series for the EndpointSlice of Service `service` whose ready count follows
+ * `counts` (one entry per interval), with kube-state-metrics' default collectors (endpointslices,
+ * not endpoints: pkg/options/resource.go v2.19.1): kube_endpointslice_info, and
+ * kube_endpointslice_endpoints per address, ready="true" while k < count, ready="false" otherwise
+ * (internal/store/endpointslice.go v2.19.1, which also writes the Terminating condition into the
+ * serving label and leaves terminating empty). The slice is named as the API server names it:
+ * "<service>-" cut to 58 characters, then 5 generated characters.
  */
-export function endpointSeries(ns: string, endpoint: string, counts: number[], max: number): Series[] {
-  // kube_endpoint_info is 1 while the Endpoints object exists, whatever its addresses
-  // (kube-state-metrics v2.19.1 internal/store/endpoint.go); one sample per interval.
-  const out: Series[] = [{ series: `kube_endpoint_info{namespace="${ns}", endpoint="${endpoint}"}`, values: `1x${counts.length}` }];
+export function endpointSeries(ns: string, service: string, counts: number[], max: number): Series[] {
+  const slice = generateName(`${service}-`, 'x7k2p');
+  const out: Series[] = [{ series: `kube_endpointslice_info{namespace="${ns}", endpointslice="${slice}", addresstype="IPv4"}`, values: `1x${counts.length}` }];
   for (let k = 0; k < max; k++) {
-    out.push({
-      series: `kube_endpoint_address{namespace="${ns}", endpoint="${endpoint}", ip="10.0.${Math.floor(k / 250)}.${(k % 250) + 1}", ready="true"}`,
-      values: counts.map((c) => (k < c ? '1' : 'stale')).join(' '),
-    });
+    const address = `10.0.${Math.floor(k / 250)}.${(k % 250) + 1}`;
+    const labels = (ready: boolean) => `namespace="${ns}", endpointslice="${slice}", ready="${ready}", serving="false", targetref_kind="Pod", targetref_name="${service}-pod-${k}", targetref_namespace="${ns}", endpoint_nodename="node-${k % 3}", address="${address}"`;
+    out.push({ series: `kube_endpointslice_endpoints{${labels(true)}}`, values: counts.map((c) => (k < c ? '1' : 'stale')).join(' ') });
+    out.push({ series: `kube_endpointslice_endpoints{${labels(false)}}`, values: counts.map((c) => (k < c ? 'stale' : '1')).join(' ') });
   }
   return out;
 }

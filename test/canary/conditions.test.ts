@@ -41,7 +41,11 @@ describe('analysis conditions, evaluated like the controller', () => {
 
   test('the limits\' reasons state the controller\'s strict comparisons and the 10 s error retry', () => {
     const l = metricLimits();
-    expect(l.failureLimit.reason).toMatch(/> 1 .*second failed measurement/);
+    expect(l.failureLimit.value).toBe(3);
+    expect(l.failureLimit.reason).toMatch(/ceil\(\(2m \+ 1 min\) \/ 1m\) = 3 consecutive measurements, so failureLimit 3: the run fails when failed measurements > 3 .*aborted at its 4th failed measurement, 5 min after the run starts/);
+    // longer windows: a blip touches more measurements, and the limit follows
+    expect(metricLimits(300).failureLimit.value).toBe(6);
+    expect(metricLimits(600).failureLimit.value).toBe(11);
     expect(l.consecutiveErrorLimit.reason).toMatch(/> 2, i.e. on the third consecutive query error.*retried after 10 s/);
   });
 

@@ -3,6 +3,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as YAML from 'yaml';
+import { podName } from '../../src/decisions/generated-names';
 import { find, synthService } from '../support/manifests';
 
 /**
@@ -189,13 +190,22 @@ describe('error ratios on the real Prometheus engine, with Envoy-shaped series',
 });
 
 describe('canary readiness departures on the real Prometheus engine, with kube-state-metrics-shaped series', () => {
-  /** The three series kube-state-metrics exports for a pod's Ready condition, from `ready` (true/false per scrape, undefined before the pod has the condition). */
-  function pod(name: string, ready: (boolean | undefined)[]) {
+  /**
+   * The series kube-state-metrics exports for a pod: kube_pod_status_ready once per status
+   * (true/false/unknown) from `ready` (true/false per scrape, undefined before the pod has the
+   * condition), and kube_pod_owner from its creation (internal/store/pod.go, v2.19.1). The pod is
+   * named as the API server names it: "<replicaset>-" cut to 58 characters, then 5 random ones.
+   */
+  function pod(replicaSet: string, suffix: string, ready: (boolean | undefined)[], ns = 'checkout') {
+    const name = podName(replicaSet, suffix);
     const cond = (c: string, f: (r: boolean) => number) => ({
-      series: `kube_pod_status_ready{namespace="checkout", pod="${name}", uid="${name}-uid", condition="${c}"}`,
+      series: `kube_pod_status_ready{namespace="${ns}", pod="${name}", uid="${name}-uid", condition="${c}"}`,
       values: values(ready.map((r) => (r === undefined ? undefined : f(r)))),
     });
-    return [cond('true', (r) => (r ? 1 : 0)), cond('false', (r) => (r ? 0 : 1)), cond('unknown', () => 0)];
+    // the pod exists (and has its owner) from the scrape before its first Ready condition
+    const exists = ready.map((r, i) => r !== undefined || ready[i + 1] !== undefined);
+    const owner = { series: `kube_pod_owner{namespace="${ns}", pod="${name}", uid="${name}-uid", owner_kind="ReplicaSet", owner_name="${replicaSet}", owner_is_controller="true"}`, values: values(exists.map((e) => (e ? 1 : undefined))) };
+    return [cond('true', (r) => (r ? 1 : 0)), cond('false', (r) => (r ? 0 : 1)), cond('unknown', () => 0), owner];
   }
   /** A pod created at `fromS` with no Ready condition for 1 scrape, then not Ready for `notReadyS`, then Ready (flapping after that if `flaps`). */
   function timeline(fromS: number, notReadyS: number, flaps: { downAtS: number; upAtS: number }[] = []): (boolean | undefined)[] {
@@ -209,18 +219,18 @@ describe('canary readiness departures on the real Prometheus engine, with kube-s
     }
     return out;
   }
-  const canaryPod = (s: string) => `checkout-api-${HASH}-${s}`;
-  const stablePod = (s: string) => `checkout-api-5c4b3a2f1-${s}`;
+  const canaryPod = (s: string, ready: (boolean | undefined)[]) => pod(`checkout-api-${HASH}`, s, ready);
+  const stablePod = (s: string, ready: (boolean | undefined)[]) => pod('checkout-api-5c4b9d6f4', s, ready);
   // the example's start: startup probe until listening, then readiness successThreshold x period (30 s) to come in
   const START_S = 90;
 
   test('scale-up 1 -> 3 canary pods, the new ones not Ready for their start-up and return window: 0 departures at every measurement', () => {
     const series = [
-      ...pod(canaryPod('aaaaa'), timeline(0, START_S)),
-      ...pod(canaryPod('bbbbb'), timeline(600, START_S)),
-      ...pod(canaryPod('ccccc'), timeline(600, START_S + 60)),
+      ...canaryPod('aaaaa', timeline(0, START_S)),
+      ...canaryPod('bbbbb', timeline(600, START_S)),
+      ...canaryPod('ccccc', timeline(600, START_S + 60)),
       // a stable pod restarting is not the canary's
-      ...pod(stablePod('zzzzz'), timeline(0, 30, [{ downAtS: 400, upAtS: 500 }])),
+      ...stablePod('zzzzz', timeline(0, 30, [{ downAtS: 400, upAtS: 500 }])),
     ];
     const readinessTests = [];
     for (let s = 60; s < SCRAPES * SCRAPE_S; s += 60) readinessTests.push({ expr: query('canary-readiness-departures'), eval_time: at(s), exp_samples: [{ labels: '{}', value: 0 }] });
@@ -229,8 +239,8 @@ describe('canary readiness departures on the real Prometheus engine, with kube-s
 
   test('a canary pod that was Ready and leaves Ready is counted, in every window that holds the drop', () => {
     const series = [
-      ...pod(canaryPod('aaaaa'), timeline(0, START_S, [{ downAtS: 600, upAtS: 660 }, { downAtS: 900, upAtS: 930 }])),
-      ...pod(canaryPod('bbbbb'), timeline(0, START_S)),
+      ...canaryPod('aaaaa', timeline(0, START_S, [{ downAtS: 600, upAtS: 660 }, { downAtS: 900, upAtS: 930 }])),
+      ...canaryPod('bbbbb', timeline(0, START_S)),
     ];
     promtoolTest([{
       interval: '30s',
@@ -248,21 +258,48 @@ describe('canary readiness departures on the real Prometheus engine, with kube-s
   });
 
   test('measurements one interval apart never miss a departure (the windows overlap), wherever the drop falls', () => {
-    const at2m = (t: number) => query('canary-readiness-departures').replace(/\[([^\]]+)\]/, `[$1] @ ${t}`);
+    const at2m = (t: number) => query('canary-readiness-departures').replace(/\[([^\]]+)\]/g, `[$1] @ ${t}`);
     for (let drop = 420; drop <= 480; drop += 30) {
       // measurements at 455 s, 515 s and 575 s (one a minute, not aligned with the scrapes)
       promtoolTest([{
         interval: '30s',
-        input_series: pod(canaryPod('aaaaa'), timeline(0, START_S, [{ downAtS: drop, upAtS: drop + 30 }])),
+        input_series: canaryPod('bbbbb', timeline(0, START_S, [{ downAtS: drop, upAtS: drop + 30 }])),
         promql_expr_test: [{ expr: `count((${at2m(455)} + ${at2m(515)} + ${at2m(575)}) >= 1)`, eval_time: at(600), exp_samples: [{ labels: '{}', value: 1 }] }],
       }]);
     }
   });
 
+  test('a 56-character service (the longest rollwise accepts): its canary pods are found by owner, though their names have lost the hash', () => {
+    const LONG = 'customer-notification-preferences-synchronization-api-v2';
+    expect(LONG.length).toBe(56);
+    const objs = synthService({}, LONG);
+    const q = (find(objs, 'AnalysisTemplate', `${LONG}-canary-background`).spec.metrics as Metric[]).find((x) => x.name === 'canary-readiness-departures')!.provider.prometheus.query.replace(/\{\{args\.canary-hash\}\}/g, HASH);
+    // the API server cuts "<replicaset>-" (67 characters) to 58: one character of the hash is left
+    const canaryName = podName(`${LONG}-${HASH}`, 'bbbbb');
+    expect(canaryName).toBe(`${LONG}-${HASH[0]}bbbbb`);
+    expect(canaryName.length).toBe(63);
+    const series = [
+      ...pod(`${LONG}-${HASH}`, 'bbbbb', timeline(0, START_S, [{ downAtS: 600, upAtS: 660 }])),
+      // a stable pod whose hash starts with the same character, leaving Ready at the same time
+      ...pod(`${LONG}-${HASH[0]}c4b9d6f4`, 'zzzzz', timeline(0, 30, [{ downAtS: 600, upAtS: 660 }])),
+    ];
+    promtoolTest([{
+      interval: '30s',
+      input_series: series,
+      promql_expr_test: [
+        { expr: q, eval_time: at(570), exp_samples: [{ labels: '{}', value: 0 }] },
+        // only the canary's departure, found by kube_pod_owner, not the stable pod's
+        { expr: q, eval_time: at(630), exp_samples: [{ labels: '{}', value: 1 }] },
+        // a name pattern with the hash (what the analysis used before) finds no pod at all
+        noSample(`count(kube_pod_status_ready{namespace="checkout", pod=~"${LONG}-${HASH}-.*"})`, 630),
+      ],
+    }]);
+  });
+
   test('no kube-state-metrics series for the canary: no sample (Inconclusive)', () => {
     promtoolTest([{
       interval: '30s',
-      input_series: pod(stablePod('zzzzz'), timeline(0, 30)),
+      input_series: stablePod('zzzzz', timeline(0, 30)),
       promql_expr_test: [noSample(query('canary-readiness-departures'), 600)],
     }]);
   });

@@ -6,6 +6,7 @@ import { Duration } from 'cdk8s';
 import * as YAML from 'yaml';
 import { measurementPhase } from '../../src/checks/analysis-condition';
 import { CanaryStep, Delivery } from '../../src/decisions/canary';
+import { failureLimitFor } from '../../src/decisions/analysis';
 import { planCanaryVolume } from '../../src/decisions/canary-volume';
 import { checkoutApiProps } from '../../src/example';
 import { find, Manifest, synthService, workload } from '../support/manifests';
@@ -55,7 +56,8 @@ describe('the volume gate is derived from the traffic', () => {
     const objs = synthService(lowTraffic(20));
     const ro = workload(objs);
     expect(ro.spec.strategy.canary.steps[0]).toEqual({ setWeight: 25 });
-    expect(ro.spec.strategy.canary.steps[1]).toEqual({ pause: { duration: '10m' } });
+    // held until a canary failing every measurement is aborted: the first measurement after the 5 min window, 6 more a minute apart, and one to spare
+    expect(ro.spec.strategy.canary.steps[1]).toEqual({ pause: { duration: '12m' } });
     expect(ro.metadata.annotations?.['rollwise.dev/reasons']).toMatch(/25 % x 20 req\/s x 300 s = 1,500 requests per 5 min window, the smallest first weight, then the shortest window, that reaches it \(5 % x 20 req\/s x 120 s = 120;/);
     for (const t of ['checkout-api-canary-background', 'checkout-api-canary-gate']) {
       for (const m of metrics(objs, t).filter((x) => x.name !== 'canary-readiness-departures')) expect(m.provider.prometheus.query).toContain('[5m]');
@@ -84,10 +86,10 @@ describe('the volume gate is derived from the traffic', () => {
 
   test('given steps whose first weight cannot collect the sample fail synth naming the steps', () => {
     expect(() => synthService({ ...lowTraffic(20), delivery: Delivery.canary({ steps: [CanaryStep.setWeight(5), CanaryStep.pause(Duration.minutes(10)), CanaryStep.analysisGate()] }) }))
-      .toThrow(/delivery.steps = .*at the first weight \(5 %\) the canary cannot collect .*5 % x 20 req\/s x 600 s = 600 in the longest window \(10 min\) that fits the hold at that weight \(15 min\) with 1 interval after it, below 1,500/);
+      .toThrow(/delivery.steps = .*at the first weight \(5 %\) the canary cannot collect .*5 % x 20 req\/s x 300 s = 300 in the longest window \(5 min\) whose abort fits the hold at that weight \(15 min\), below 1,500/);
     // a hold shorter than the window plus one interval
     expect(() => synthService({ ...lowTraffic(3700), delivery: Delivery.canary({ steps: [CanaryStep.setWeight(5), CanaryStep.pause(Duration.seconds(90)), CanaryStep.setWeight(25), CanaryStep.pause(Duration.minutes(10)), CanaryStep.analysisGate()] }) }))
-      .toThrow(/the hold \(90 s\) is shorter than the shortest window plus 1 interval \(3 min\)/);
+      .toThrow(/the hold \(90 s\) is shorter than the shortest window's abort \(the first measurement after the 2 min window, 3 more a minute apart, and one to spare: 6 min\)/);
   });
 
   test('manual promotion with a reason: the first weight waits for a human, no volume metric, the ratios still abort', () => {
@@ -130,7 +132,8 @@ describe('the volume gate is derived from the traffic', () => {
         const pause = plan.steps[1].json.pause as { duration: string };
         const pauseS = /^(\d+)m$/.test(pause.duration) ? Number(pause.duration.slice(0, -1)) * 60 : NaN;
         expect(rps * (first / 100) * plan.windowSeconds).toBeGreaterThanOrEqual(plan.minRequests * 1.5);
-        expect(pauseS).toBeGreaterThanOrEqual(plan.windowSeconds + 60 * 2);
+        // the first weight holds until a canary failing every measurement is aborted there
+        expect(pauseS).toBeGreaterThanOrEqual(plan.windowSeconds + (failureLimitFor(plan.windowSeconds) + 1) * 60);
       }
     }
   });

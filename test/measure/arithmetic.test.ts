@@ -1,4 +1,4 @@
-import { capacityPoints, quantileBucket } from '../../src/measure/measure';
+import { capacityPoints, quantileBucket, quantileShareWithFailures } from '../../src/measure/measure';
 import { counterIncrease, promRange, showRange } from '../../src/measure/series';
 
 describe('counters read from raw samples', () => {
@@ -17,6 +17,26 @@ describe('counters read from raw samples', () => {
   test('nothing happened: no series at all is 0, a flat series is 0', () => {
     expect(counterIncrease([], start)).toEqual({ total: 0, events: [] });
     expect(counterIncrease([{ labels: {}, samples: [{ t: 990, v: 7 }, { t: 1050, v: 7 }] }], start).total).toBe(0);
+  });
+});
+
+describe('the p99 of successful and failed probes together (the kubelet observes successes only)', () => {
+  // 1,000 successful probes: 985 up to 100 ms, 10 more up to 250 ms, 5 more up to 500 ms
+  const ok = [{ le: 0.1, n: 985 }, { le: 0.25, n: 995 }, { le: 0.5, n: 1000 }, { le: Infinity, n: 1000 }];
+  const p99 = (failed: number) => {
+    const share = quantileShareWithFailures(0.99, 1000, failed);
+    return share === undefined ? undefined : quantileBucket(ok, share);
+  };
+  test('no failures: the successes\' own p99', () => {
+    expect(p99(0)).toEqual({ lower: 0.1, upper: 0.25 });
+  });
+  test('each failure counted as slower than every success moves the p99 up: 6 of 1,006 failed puts it in the next bucket', () => {
+    expect(p99(5)).toEqual({ lower: 0.1, upper: 0.25 });
+    expect(p99(6)).toEqual({ lower: 0.25, upper: 0.5 });
+  });
+  test('more than 1 % failed: the p99 is a failure, which no bucket holds', () => {
+    expect(p99(10)).toEqual({ lower: 0.25, upper: 0.5 });
+    expect(p99(11)).toBeUndefined();
   });
 });
 

@@ -18,8 +18,8 @@ import { ServiceQueries } from '../../src/measure/queries';
 import { loadScenarioFile } from '../../src/simulate/scenario';
 import { synthesize } from '../../src/synth/synth';
 import { freePort, startPrometheus, TestPrometheus } from './prometheus-server';
-import { WEEK_END } from './recorded-week';
-import { recordedPrometheus, STOPPED_POD } from './setup';
+import { recordedPod, WEEK_END } from './recorded-week';
+import { LONG, recordedPrometheus, STOPPED_POD } from './setup';
 
 jest.setTimeout(180_000);
 
@@ -101,8 +101,12 @@ describe('rollwise measure on a recorded week with a lunchtime peak', () => {
     expect(m.measuredAt).toBe('2026-11-29T01:00:00.000Z');
   });
 
-  test('counts readiness failures at the peak, including the "failed" series created at the first failure', async () => {
+  test('counts readiness failures at the peak, including the "failed" series created at the first failure (container app, kube-state-metrics\' default collectors only)', async () => {
     const m = await measureService({ client: new PrometheusClient({ url }), target: { name: 'checkout-api', namespace: 'incident' }, end: WEEK_END });
+    expect(m.service.container).toBe('app');
+    expect(m.peak.pods).toBe(4);
+    // the p99 counts the 72 failures in: more than 1 % of the probes, so there is none to give
+    expect(m.readiness.p99.value).toBeNull();
     // Two pods, 3 failed probes a minute, 12 minutes.
     expect(m.readiness.failedAtPeak.value).toBe(72);
     expect(m.cpu.throttledRatioAtPeak.value).toBeCloseTo(0.4, 1);
@@ -121,7 +125,9 @@ describe('rollwise measure -> measurements file -> synth', () => {
 
   test('measure writes a versioned file and a summary with each query', () => {
     expect(r.err).toBe('');
-    expect(r.out).toMatch(/readiness p99 at peak, the app's own histogram: 0\.5 seconds \(in the app's bucket \(0\.25, 0\.5\] s, interpolated \d+ ms; measured inside the app.*\n {2}query: histogram_quantile\(0\.99, sum by \(le\) \(increase\(http_request_duration_seconds_bucket\{handler="\/healthz", namespace="healthy", pod=~"checkout-api-\[a-z0-9\]\+-\[a-z0-9\]\+"\}\[1h\]\)\)\)/);
+    expect(r.out).toMatch(/readiness p99 at peak, the app's own histogram: 0\.5 seconds \(in the app's bucket \(0\.25, 0\.5\] s, interpolated \d+ ms; measured inside the app.*\n {2}query: histogram_quantile\(0\.99, sum by \(le\) \(increase\(http_request_duration_seconds_bucket\{handler="\/healthz", namespace="healthy"\}\[1h\]\) and on\(namespace, pod\) max_over_time\(kube_pod_owner\{namespace="healthy", owner_kind="ReplicaSet", owner_name=~"checkout-api-\[456789bcdf\]\{1,10\}"\}\[1h\]\)\)\)/);
+    // the p99 counts failed probes too, and says so
+    expect(r.out).toMatch(/readiness p99 at peak: 0\.5 seconds \(p99 of successful and failed probes together lies in the bucket \(0\.25, 0\.5\] s: 0 of \d+ readiness probes \(0 %\) failed/);
     expect(r.code).toBe(0);
     expect(r.out).toContain('busiest hour 2026-11-24 12:00-13:00 UTC (3662 req/s, 4 pods)');
     expect(r.out).toMatch(/readiness p99 at peak: 0\.5 seconds .*\n {2}query: histogram_quantile\(0\.99, sum by \(le\) \(increase\(prober_probe_duration_seconds_bucket\{probe_type="Readiness", namespace="healthy"/);
@@ -152,11 +158,23 @@ describe('rollwise measure -> measurements file -> synth', () => {
     expect(warnings.join('\n')).toMatch(/measurements old\.json are 45 days old .*older than platform\.measurementMaxAge \(30 days\).*rollwise measure checkout-api --namespace healthy/);
   });
 
-  test('a p99 measured while probes failed at the peak is a synth warning', async () => {
+  test('more than 1 % of the probes failed at the peak: no p99, and synth refuses the file with the reason', async () => {
     const incident = path.join(tmp, 'incident.json');
-    expect((await cli(['measure', 'checkout-api', '-n', 'incident', '--prometheus', url, ...WEEK, '-o', incident])).code).toBe(0);
-    const { warnings } = synthWith(Measurements.fromFile(incident));
-    expect(warnings.join('\n')).toContain("measurements incident.json: 72 readiness probes failed in the busiest hour, and the kubelet's duration histogram leaves failed probes out");
+    const r = await cli(['measure', 'checkout-api', '-n', 'incident', '--prometheus', url, ...WEEK, '-o', incident]);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/readiness p99 at peak: not measured \(72 of \d+ readiness probes \(5\.\d+ %\) failed in the busiest hour, more than 1 %: the p99 is a failed probe, at least the probe's timeout/);
+    const doc = JSON.parse(fs.readFileSync(incident, 'utf8'));
+    expect(doc.readiness.p99).toMatchObject({ value: null, failedProbes: 72, successfulOnlySeconds: 0.5 });
+    expect(() => synthWith(Measurements.fromFile(incident))).toThrow(/measurements = incident.json: holds no readiness p99 \(72 of \d+ readiness probes/);
+  });
+
+  test('a p99 measured while a few probes failed at the peak is a synth warning', () => {
+    const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
+    doc.readiness.failedAtPeak.value = 5;
+    const few = path.join(tmp, 'few.json');
+    fs.writeFileSync(few, JSON.stringify(doc));
+    const { warnings } = synthWith(Measurements.fromFile(few));
+    expect(warnings.join('\n')).toContain('measurements few.json: 5 readiness probes failed in the busiest hour. The kubelet\'s duration histogram leaves failed probes out, so rollwise measure counted each as slower than every success');
   });
 
   test('typed numbers still work and the reason says they are typed; both at once is refused', () => {
@@ -246,13 +264,41 @@ describe('rollwise verify', () => {
     expect(ok.code).toBe(0);
     // In "incident" nothing was stopped on Thursday: a pod that stays Ready fails the check.
     const app = path.join(__dirname, '..', 'fixtures', 'apps', 'measured-app.ts');
-    const pod = 'checkout-api-6f7c9d8b5-a2x0q';
+    const pod = recordedPod('checkout-api', 2, 0);
     const never = await cli(['verify', 'checkout-api', '--app', app, ...week, '--listener-stopped', `${pod}@2026-11-26T10:00:00Z`], { ROLLWISE_TEST_PROMETHEUS: url });
     expect(never.out).toContain(`FAIL probe can still fail: ${pod} was still Ready at 2026-11-26 10:10 UTC, 600 s after its listener was stopped at 2026-11-26 10:00 UTC`);
     expect(never.out).toContain("threshold not Ready within 40 s (the app's readiness: (failureThreshold 3 + 1) x period 10 s");
     const outside = await cli(['verify', 'checkout-api', '-n', 'healthy', '--prometheus', url, ...week, '--listener-stopped', `${STOPPED_POD}@2026-12-02T10:00:00Z`, '--leave-within', '40']);
     expect(outside.err).toContain('the experiment lies outside the verified window');
     expect(outside.code).toBe(2);
+  });
+
+  test('a 56-character service: measure and verify find its pods by owner, though their names have lost the hash', async () => {
+    expect(LONG.length).toBe(56);
+    // "<service>-<hash>-" is cut to 58 characters: one character of the hash is left
+    expect(recordedPod(LONG, 3, 0)).toMatch(new RegExp(`^${LONG}-6[a-z0-9]{5}$`));
+    const m = await measureService({ client: new PrometheusClient({ url }), target: { name: LONG, namespace: 'long' }, end: WEEK_END });
+    expect(m.peak.pods).toBe(4);
+    expect(m.readiness.failedAtPeak.value).toBe(72);
+    const r = await cli(['verify', LONG, '-n', 'long', '--prometheus', url, '--since', '2026-11-23T00:00:00Z', '--until', '2026-11-25T00:00:00Z']);
+    expect(r.out).toContain('FAIL readiness timeouts at peak: 72 failed readiness probes in the busiest hour 2026-11-24 12:00-13:00 UTC');
+    expect(r.out).toMatch(/FAIL ready endpoints \/ desired replicas: below the floor in \d+ minute\(s\), first at 2026-11-24 12:25 UTC \(2 of 4 ready\)/);
+    expect(r.code).toBe(1);
+  });
+
+  test('ready endpoints from EndpointSlices by default, from Endpoints with --endpoints endpoints (where kube-state-metrics collects them)', async () => {
+    const week = ['--since', '2026-11-22T00:00:00Z', '--until', '2026-11-29T00:00:00Z'];
+    const slices = await cli(['verify', 'checkout-api', '-n', 'healthy', '--prometheus', url, ...week, '--json']);
+    const endpoints = await cli(['verify', 'checkout-api', '-n', 'healthy', '--prometheus', url, ...week, '--json', '--endpoints', 'endpoints']);
+    const check = (o: string) => (JSON.parse(o).checks as Array<{ name: string; figure: string; query: string }>).find((c) => c.name === 'ready endpoints / desired replicas')!;
+    expect(check(slices.out).query).toContain('kube_endpointslice_endpoints{namespace="healthy", endpointslice=~"checkout-api-[bcdfghjklmnpqrstvwxz2456789]{5}", ready="true"}');
+    expect(check(endpoints.out).query).toContain('kube_endpoint_address{namespace="healthy", endpoint="checkout-api", ready="true"}');
+    expect(check(endpoints.out).figure).toBe(check(slices.out).figure);
+    // "incident" has kube-state-metrics' default collectors only: no Endpoints metrics at all
+    const none = await cli(['verify', 'checkout-api', '-n', 'incident', '--prometheus', url, ...week, '--endpoints', 'endpoints']);
+    expect(none.code).toBe(2);
+    expect(none.err).toMatch(/kube_endpoint_address\{namespace="incident", endpoint="checkout-api"\}\n {2}why: Prometheus has kube_endpoint_address .* but no series for incident\/checkout-api.*not collected by default/s);
+    expect((await cli(['verify', 'checkout-api', '-n', 'healthy', '--prometheus', url, ...week, '--endpoints', 'ips'])).err).toContain('--endpoints = ips');
   });
 
   test('refuses a window without a peak, and says why', async () => {

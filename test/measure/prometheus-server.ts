@@ -16,8 +16,8 @@ export interface TestPrometheus {
 }
 
 export interface StartOptions {
-  /** OpenMetrics text (ending in `# EOF`). */
-  readonly openMetrics: string;
+  /** OpenMetrics text (ending in `# EOF`), or a function that writes it to the given file (for texts longer than a string holds). */
+  readonly openMetrics: string | ((file: string) => void);
   /** Basic-auth users for --web.config.file: user -> bcrypt hash. */
   readonly basicAuthUsers?: Record<string, string>;
   /**
@@ -42,7 +42,8 @@ export async function startPrometheus(opts: StartOptions): Promise<TestPrometheu
   };
   try {
     const input = path.join(dir, 'input.om');
-    fs.writeFileSync(input, opts.openMetrics);
+    if (typeof opts.openMetrics === 'string') fs.writeFileSync(input, opts.openMetrics);
+    else opts.openMetrics(input);
     const data = path.join(dir, 'data');
     fs.mkdirSync(data);
     // One block for the whole week: at the default 2 h blocks promtool re-reads the file per block.

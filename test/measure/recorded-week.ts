@@ -2,6 +2,9 @@
  * A recorded week of the exporters' series for checkout-api, as OpenMetrics for promtool's
  * backfill. Each family has the name, labels and type its exporter gives it:
  *
+ * - Pods are named as the API server names them, "<replicaset>-" cut to 58 characters then 5
+ *   generated characters (apiserver pkg/storage/names/generate.go), and the container is "app", the
+ *   one HttpService renders.
  * - kubelet /metrics/probes: `prober_probe_total{probe_type, result, container, pod, namespace,
  *   pod_uid}` (counter; a result's series is created at its first probe, so "failed" appears only
  *   at the first failure) and `prober_probe_duration_seconds{probe_type, container, pod, namespace}`
@@ -12,10 +15,17 @@
  *   and, only for containers with a CFS quota (a CPU limit), `container_cpu_cfs_periods_total` and
  *   `container_cpu_cfs_throttled_periods_total` (google/cadvisor metrics/prometheus.go: condition
  *   Cpu.Quota != 0).
- * - kube-state-metrics v2.19.1 internal/store/endpoint.go: `kube_endpoint_address{namespace,
- *   endpoint, ip, ready, port_*}`, one series per address; an address that is not Ready is listed
- *   with ready="false" instead. internal/store/pod.go: `kube_pod_status_ready{namespace, pod, uid,
- *   condition}`, 0/1 per condition (the "unknown" condition, always 0 here, is left out).
+ * - kube-state-metrics v2.19.1 with its default collectors (pkg/options/resource.go: endpointslices,
+ *   not endpoints): internal/store/endpointslice.go `kube_endpointslice_info{namespace, endpointslice,
+ *   addresstype}` and `kube_endpointslice_endpoints{namespace, endpointslice, ready, serving,
+ *   targetref_*, endpoint_nodename, address}`, one series per address, ready="false" while not Ready
+ *   (the v2.19.1 code writes the Terminating condition into serving and leaves terminating empty);
+ *   the slice is named "<service>-" plus 5 generated characters. Only where `endpointsCollector` is
+ *   set (a --resources list with "endpoints") also internal/store/endpoint.go `kube_endpoint_info`
+ *   and `kube_endpoint_address{namespace, endpoint, ip, ready, port_*}`. internal/store/pod.go:
+ *   `kube_pod_status_ready{namespace, pod, uid, condition}`, 0/1 per condition (the "unknown"
+ *   condition, always 0 here, is left out), and `kube_pod_owner{namespace, pod, uid, owner_kind,
+ *   owner_name, owner_is_controller}`.
  * - Argo Rollouts v1.9.1 controller/metrics/prommetrics.go: `rollout_info_replicas_desired`.
  * - Envoy (via Envoy Gateway's /stats/prometheus): `envoy_cluster_upstream_rq_total`,
  *   `envoy_cluster_upstream_rq_xx{envoy_response_code_class}` (a class's series exists only after
@@ -30,6 +40,9 @@
  * Samples every minute (a 1-minute scrape), 4 pods, 2026-11-22 00:00 to 2026-11-29 00:00 UTC.
  * Lunchtime (12:00-13:00 UTC) is the daily peak; Tuesday 2026-11-24 is the busiest.
  */
+
+import * as fs from 'fs';
+import { generateName, podName } from '../../src/decisions/generated-names';
 
 export const WEEK_START = Date.UTC(2026, 10, 22) / 1000;
 export const WEEK_END = Date.UTC(2026, 10, 29) / 1000;
@@ -59,6 +72,18 @@ const APP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2
 
 export interface RecordedService {
   readonly namespace: string;
+  /**
+   * The service's name.
+   * @default SERVICE
+   */
+  readonly name?: string;
+  /** kube-state-metrics also collects Endpoints (kube_endpoint_*), besides its default EndpointSlices. */
+  readonly endpointsCollector?: boolean;
+  /**
+   * The days recorded (seconds since the epoch), within the week.
+   * @default the whole week
+   */
+  readonly recorded?: { readonly from: number; readonly to: number };
   /** A pod replaced with a surge on Wednesday at 12:29 (a node drain). */
   readonly replacement?: boolean;
   /** The app exports its own request histogram, `http_request_duration_seconds{handler}`. */
@@ -103,31 +128,53 @@ class Recorder {
     s.samples.push([t, v]);
   }
 
-  text(): string {
-    const out: string[] = [];
-    for (const [family, type] of this.types) {
-      out.push(`# TYPE ${family} ${type}`);
-      for (const s of this.series.values()) {
-        if (s.family !== family) continue;
-        const l = Object.entries(s.labels).map(([k, v]) => `${k}="${v}"`).join(',');
-        for (const [t, v] of s.samples) out.push(`${s.name}{${l}} ${Number.isInteger(v) ? v : v.toFixed(6)} ${t}`);
+  /**
+   * Writes the OpenMetrics text to `file`, a few thousand lines at a time: a week of three services
+   * is over half a gigabyte, more than one JavaScript string holds.
+   */
+  writeTo(file: string): void {
+    const fd = fs.openSync(file, 'w');
+    try {
+      let buf: string[] = [];
+      const flush = () => { if (buf.length) fs.writeSync(fd, `${buf.join('\n')}\n`); buf = []; };
+      for (const [family, type] of this.types) {
+        buf.push(`# TYPE ${family} ${type}`);
+        for (const s of this.series.values()) {
+          if (s.family !== family) continue;
+          const l = Object.entries(s.labels).map(([k, v]) => `${k}="${v}"`).join(',');
+          for (const [t, v] of s.samples) {
+            buf.push(`${s.name}{${l}} ${Number.isInteger(v) ? v : v.toFixed(6)} ${t}`);
+            if (buf.length >= 20000) flush();
+          }
+        }
       }
+      buf.push('# EOF');
+      flush();
+    } finally {
+      fs.closeSync(fd);
     }
-    out.push('# EOF', '');
-    return out.join('\n');
   }
 }
 
 const TUESDAY_NOON = Date.UTC(2026, 10, 24, 12) / 1000;
 export const WEDNESDAY_REPLACEMENT = Date.UTC(2026, 10, 25, 12, 29) / 1000;
 
+/** The ReplicaSet of the recorded pods (one pod-template hash all week). */
+export const HASH = '6f7c9d8b5';
+/** The name the API server gives pod `i` of service `name` in the namespace numbered `nsIndex`. */
+export function recordedPod(name: string, nsIndex: number, i: number): string {
+  return podName(`${name}-${HASH}`, `${'bcdfghjk'[i]}${'4567'[nsIndex]}x${'2456'[i % 4]}q`);
+}
+
 function recordService(rec: Recorder, svc: RecordedService, nsIndex: number): void {
   const ns = svc.namespace;
+  const name = svc.name ?? SERVICE;
+  const slice = generateName(`${name}-`, `s${'4567'[nsIndex]}lcq`);
   // Wednesday 12:29 a node is drained with a surge: pod e starts (not Ready at its first scrape,
   // its series begin then), is Ready at 12:30, and pod c leaves at 12:31 (its series end).
   const replaced = svc.replacement ? WEDNESDAY_REPLACEMENT : undefined;
   const pods = Array.from({ length: PODS + (replaced ? 1 : 0) }, (_, i) => ({
-    name: `${SERVICE}-6f7c9d8b5-${'abcdefgh'[i]}${nsIndex}x${i}q`,
+    name: recordedPod(name, nsIndex, i),
     uid: `0000000${nsIndex}-0000-4000-8000-00000000000${i}`,
     ip: `10.${nsIndex}.0.${10 + i}`,
     from: replaced && i === PODS ? replaced : -Infinity,
@@ -146,10 +193,10 @@ function recordService(rec: Recorder, svc: RecordedService, nsIndex: number): vo
   const periods = pods.map(() => 0);
   const throttled = pods.map(() => 0);
   let rq = 0; let rq2 = 0; let rq5 = 0; let rq5Seen = false; let idle = 0; let resets = 0;
-  const cluster = `httproute/${ns}/${SERVICE}/rule/0`;
+  const cluster = `httproute/${ns}/${name}/rule/0`;
   const inc = svc.incident;
 
-  for (let t = WEEK_START; t <= WEEK_END; t += STEP) {
+  for (let t = svc.recorded?.from ?? WEEK_START; t <= (svc.recorded?.to ?? WEEK_END); t += STEP) {
     const minute = (t - TUESDAY_NOON) / 60;
     const timingOut = inc !== undefined && minute >= inc.timeoutsFromMinute && minute < inc.timeoutsToMinute;
     // Pods 0 and 1 leave the endpoints 3 minutes after their probes start failing (3 misses at a
@@ -168,7 +215,7 @@ function recordService(rec: Recorder, svc: RecordedService, nsIndex: number): vo
     for (let i = 0; i < pods.length; i++) {
       if (!alive(i)) continue;
       const p = pods[i];
-      const podLabels = { container: SERVICE, pod: p.name, namespace: ns };
+      const podLabels = { container: 'app', pod: p.name, namespace: ns };
       // Readiness probes this minute: failures (timeouts) are counted, never observed.
       const fails = stopped(i) ? PROBES_PER_MINUTE : timingOut && i < 2 ? 3 : 0;
       const fractions = probeLatency(notReady(i) ? 0 : perPod);
@@ -191,14 +238,14 @@ function recordService(rec: Recorder, svc: RecordedService, nsIndex: number): vo
       rec.add('prober_probe_duration_seconds', 'histogram', 'prober_probe_duration_seconds_count', { probe_type: 'Readiness', ...podLabels }, t, ok[i]);
       rec.add('prober_probe_duration_seconds', 'histogram', 'prober_probe_duration_seconds_sum', { probe_type: 'Readiness', ...podLabels }, t, probeSum[i]);
       if (svc.appHistogram) {
-        const appLabels = { namespace: ns, pod: p.name, container: SERVICE, handler: '/healthz', method: 'GET' };
+        const appLabels = { namespace: ns, pod: p.name, container: 'app', handler: '/healthz', method: 'GET' };
         for (let j = 0; j < APP_BUCKETS.length; j++) {
           rec.add('http_request_duration_seconds', 'histogram', 'http_request_duration_seconds_bucket', { ...appLabels, le: String(APP_BUCKETS[j]) }, t, appBuckets[i][j]);
         }
         rec.add('http_request_duration_seconds', 'histogram', 'http_request_duration_seconds_bucket', { ...appLabels, le: '+Inf' }, t, appBuckets[i][APP_BUCKETS.length - 1]);
         rec.add('http_request_duration_seconds', 'histogram', 'http_request_duration_seconds_count', appLabels, t, appBuckets[i][APP_BUCKETS.length - 1]);
       }
-      const probeLabels = { probe_type: 'Readiness', container: SERVICE, pod: p.name, namespace: ns, pod_uid: p.uid };
+      const probeLabels = { probe_type: 'Readiness', container: 'app', pod: p.name, namespace: ns, pod_uid: p.uid };
       rec.add('prober_probe', 'counter', 'prober_probe_total', { ...probeLabels, result: 'successful' }, t, ok[i]);
       if (failed[i] > 0) failedSeen[i] = true;
       if (failedSeen[i]) rec.add('prober_probe', 'counter', 'prober_probe_total', { ...probeLabels, result: 'failed' }, t, failed[i]);
@@ -215,13 +262,15 @@ function recordService(rec: Recorder, svc: RecordedService, nsIndex: number): vo
       const podReady = { namespace: ns, pod: p.name, uid: p.uid };
       rec.add('kube_pod_status_ready', 'gauge', 'kube_pod_status_ready', { ...podReady, condition: 'true' }, t, notReady(i) ? 0 : 1);
       rec.add('kube_pod_status_ready', 'gauge', 'kube_pod_status_ready', { ...podReady, condition: 'false' }, t, notReady(i) ? 1 : 0);
-      if (!notReady(i)) {
-        rec.add('kube_endpoint_address', 'gauge', 'kube_endpoint_address', { namespace: ns, endpoint: SERVICE, port_protocol: 'TCP', port_number: '8080', port_name: 'http', ip: p.ip, ready: 'true' }, t, 1);
-      } else {
-        rec.add('kube_endpoint_address', 'gauge', 'kube_endpoint_address', { namespace: ns, endpoint: SERVICE, port_protocol: 'TCP', port_number: '8080', port_name: 'http', ip: p.ip, ready: 'false' }, t, 1);
+      rec.add('kube_pod_owner', 'gauge', 'kube_pod_owner', { ...podReady, owner_kind: 'ReplicaSet', owner_name: `${name}-${HASH}`, owner_is_controller: 'true' }, t, 1);
+      rec.add('kube_endpointslice_endpoints', 'gauge', 'kube_endpointslice_endpoints', { namespace: ns, endpointslice: slice, ready: String(!notReady(i)), serving: 'false', targetref_kind: 'Pod', targetref_name: p.name, targetref_namespace: ns, endpoint_nodename: `node-${i}`, address: p.ip }, t, 1);
+      if (svc.endpointsCollector) {
+        rec.add('kube_endpoint_address', 'gauge', 'kube_endpoint_address', { namespace: ns, endpoint: name, port_protocol: 'TCP', port_number: '8080', port_name: 'http', ip: p.ip, ready: String(!notReady(i)) }, t, 1);
       }
     }
-    rec.add('rollout_info_replicas_desired', 'gauge', 'rollout_info_replicas_desired', { namespace: ns, name: SERVICE }, t, PODS);
+    rec.add('kube_endpointslice_info', 'gauge', 'kube_endpointslice_info', { namespace: ns, endpointslice: slice, addresstype: 'IPv4' }, t, 1);
+    if (svc.endpointsCollector) rec.add('kube_endpoint_info', 'gauge', 'kube_endpoint_info', { namespace: ns, endpoint: name }, t, 1);
+    rec.add('rollout_info_replicas_desired', 'gauge', 'rollout_info_replicas_desired', { namespace: ns, name }, t, PODS);
 
     const requests = Math.round(load * STEP);
     // Only the incident's cascade sends 503s; a single pod leaving at low load costs none.
@@ -239,9 +288,9 @@ function recordService(rec: Recorder, svc: RecordedService, nsIndex: number): vo
   }
 }
 
-/** The recorded week of every given service, as one OpenMetrics text. */
-export function recordedWeek(services: readonly RecordedService[]): string {
+/** The recorded week of every given service, as one OpenMetrics file. */
+export function recordedWeek(services: readonly RecordedService[], file: string): void {
   const rec = new Recorder();
   services.forEach((s, i) => recordService(rec, s, i + 1));
-  return rec.text();
+  rec.writeTo(file);
 }

@@ -38,8 +38,9 @@ test('a canary promoted by hand at the first weight: the bad release must be sto
   expect(r.ok).toBe(true);
 });
 
-test('a service without capacity figures is not rehearsed, and synth says so', () => {
-  const objs = synthService({ capacity: undefined });
+test('a canary without capacity figures fails synth with the ways out; promoted by hand it is not rehearsed, and synth says so', () => {
+  expect(() => synthService({ capacity: undefined })).toThrow(/capacity = missing: canary delivery promotes on a measured sample of canary traffic .*needs about 167 req\/s to pass at all.*docs\/mechanisms.md#quiet-environments.*Fix: declare the traffic .*Sizing.fixed\(replicas, \{ peakRequestsPerSecond \}\).*manualPromotion.*Delivery.rollingUpdate\(\)/);
+  const objs = synthService({ capacity: undefined, delivery: Delivery.canary({ manualPromotion: { because: 'a back-office tool, a handful of calls a day' } }) });
   const r = rehearseForSynth(objs);
   expect(r.refusals).toEqual([]);
   expect(r.warnings.join('\n')).toMatch(/canary not rehearsed: no capacity figures/);

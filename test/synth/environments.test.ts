@@ -3,6 +3,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { ApiObject, App, Chart } from 'cdk8s';
+import { Delivery } from '../../src/decisions/canary';
 import { Platform } from '../../src/decisions/platform';
 import { addEstate, Environment, Sizing } from '../../src/environments';
 import { checkoutApiProps } from '../../src/example';
@@ -40,9 +41,11 @@ test('the example app: checkout-api in dev and prod, one folder per environment'
   // one Application per service and environment, pointing at that environment's folder
   const apps = ['dev', 'prod'].map((e) => docs(path.join(out, `argocd/${e}/checkout-api.k8s.yaml`))[0]);
   expect(apps.map((a) => [a.metadata.name, a.spec.source.path, a.spec.destination.namespace])).toEqual([['checkout-api-dev', 'dist/dev', 'checkout-dev'], ['checkout-api-prod', 'dist/prod', 'checkout']]);
-  // dev has no capacity figures: the budget is one pod and says why; prod's is sized from the load
+  // dev declares its own traffic (40 req/s, the service's saturation kept): its budget and its canary's
+  // volume gate are sized from that; prod's from the production load
   expect(dev[6].spec.maxUnavailable).toBe(1);
-  expect(fs.readFileSync(path.join(out, 'dev/checkout-api.k8s.yaml'), 'utf8')).toContain('# No capacity figures given, so one pod at a time');
+  expect(fs.readFileSync(path.join(out, 'dev/checkout-api.k8s.yaml'), 'utf8')).toContain('# Peak 40 req/s / (saturation 450 req/s x ceiling 80 % = 360 req/s per replica)');
+  expect(dev[0].spec.strategy.canary.steps[0]).toEqual({ setWeight: 10 });
   expect(fs.readFileSync(path.join(out, 'prod/checkout-api.k8s.yaml'), 'utf8')).toContain('# Peak 3,700 req/s / (saturation 450 req/s x ceiling 80 % = 360 req/s per replica) = 10.3, so 11');
 });
 
@@ -70,12 +73,12 @@ test('addEstate: services in name order per environment, the per-service hook on
   const calls: string[] = [];
   const routing = { gateway: { name: 'public', namespace: 'gw' }, prometheusAddress: 'http://prometheus:9090' };
   const envs = [
-    new Environment({ name: 'staging', destination: { server: 'https://staging.example.com:6443', namespace: 'shop' }, platform: new Platform(routing), sizing: Sizing.fixed(3), adjust: (p, svc) => ({ ...p, image: `${p.image}-${svc}-rc` }) }),
+    new Environment({ name: 'staging', destination: { server: 'https://staging.example.com:6443', namespace: 'shop' }, platform: new Platform(routing), sizing: Sizing.fixed(3, { peakRequestsPerSecond: 300 }), adjust: (p, svc) => ({ ...p, image: `${p.image}-${svc}-rc` }) }),
     new Environment({ name: 'prod', destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' }, platform: new Platform({ ...routing, labels: { env: 'prod' } }) }),
   ];
   const deployed = addEstate(app, {
     environments: envs,
-    services: { payments: { ...checkoutApiProps(), capacity: undefined, replicas: 4, route: { hostnames: ['payments.example.com'] } }, 'checkout-api': checkoutApiProps() },
+    services: { payments: { ...checkoutApiProps(), capacity: undefined, delivery: Delivery.rollingUpdate(), replicas: 4, route: { hostnames: ['payments.example.com'] } }, 'checkout-api': checkoutApiProps() },
     perService: (d) => {
       calls.push(`${d.environment.name}/${d.name} ${d.chart.node.id} ${d.namespace} ${d.environment.destination.server}`);
       addOutputFile(d.service, `${d.name}.runbook.md`, `# ${d.name} in ${d.environment.name}\n`);
