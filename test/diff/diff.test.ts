@@ -116,11 +116,13 @@ describe('rollwise diff on the example', () => {
 });
 
 describe('findings introduced and the exit code', () => {
-  const deployment = (failureThreshold: number) => `apiVersion: apps/v1
+  // One replica with maxUnavailable 1 is an error (RW305: the rollout removes the only pod first).
+  const deployment = (replicas: number) => `apiVersion: apps/v1
 kind: Deployment
 metadata: { name: web, namespace: shop }
 spec:
-  replicas: 4
+  replicas: ${replicas}
+  strategy: { rollingUpdate: { maxUnavailable: 1 } }
   selector: { matchLabels: { app: web } }
   template:
     metadata: { labels: { app: web } }
@@ -128,21 +130,21 @@ spec:
       containers:
         - name: web
           image: web:1.0
-          readinessProbe: { httpGet: { path: /ready, port: 8080 }, periodSeconds: 10, timeoutSeconds: 3, failureThreshold: ${failureThreshold}, successThreshold: ${failureThreshold} }
+          readinessProbe: { httpGet: { path: /ready, port: 8080 }, periodSeconds: 10, timeoutSeconds: 3, failureThreshold: 3, successThreshold: 3 }
 `;
   it('a change that introduces an error-level finding exits 1 and names it; its revert resolves it', () => {
     const a = path.join(tmp, 'lint-a');
     const b = path.join(tmp, 'lint-b');
-    for (const [d, t] of [[a, 3], [b, 1]] as const) {
+    for (const [d, t] of [[a, 4], [b, 1]] as const) {
       fs.mkdirSync(path.join(d, 'prod'), { recursive: true });
       fs.writeFileSync(path.join(d, 'prod', 'web.k8s.yaml'), deployment(t));
     }
     const r = run([a, b]);
     expect(r.code).toBe(1);
-    expect(r.out).toMatch(/new {6}error RW102/);
-    expect(r.out).toContain('prod/web: new error RW102');
+    expect(r.out).toMatch(/new {6}error RW305/);
+    expect(r.out).toContain('prod/web: new error RW305');
     const back = diffOutputs(folder(b), folder(a));
-    expect(back.units[0].findingsResolved.map((f) => f.ruleId)).toEqual([expect.stringMatching(/^RW102/)]);
+    expect(back.units[0].findingsResolved.map((f) => f.ruleId)).toEqual([expect.stringMatching(/^RW305/)]);
     expect(run([b, a]).code).toBe(0);
     expect(run([a, b], { failOn: 'none' }).code).toBe(0);
   });
