@@ -30,7 +30,7 @@ function shapeOf(provider: string): Shape {
   switch (provider) {
     case 'prometheus': return 'vector';
     case 'datadog': return 'number-or-nil';
-    case 'cloudwatch': return 'cloudwatch';
+    case 'cloudWatch': return 'cloudwatch';
     default: return 'other';
   }
 }

@@ -202,7 +202,7 @@ function render(root: Kustomization, r: KustomizeRenderer, timeoutSeconds: numbe
     fs.writeFileSync(path.join(tmp, 'kustomization.yaml'), `buildMetadata: [originAnnotations]\nresources:\n- ${JSON.stringify(rel)}\n`);
     const res = spawnSync(r.command, [...r.args, tmp], { encoding: 'utf8', timeout: timeoutSeconds * 1000, maxBuffer: 256 * 1024 * 1024 });
     if (res.error) return { error: res.error.message };
-    if (res.status !== 0) return { error: renderError(res.stderr || res.stdout || `exit ${res.status}`) };
+    if (res.status !== 0) return { error: renderError(res.stderr || res.stdout || `exit ${res.status}`, root.dir) };
     return { text: res.stdout, base: tmp };
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
@@ -210,11 +210,16 @@ function render(root: Kustomization, r: KustomizeRenderer, timeoutSeconds: numbe
 }
 
 /** The reason in kustomize's (or kubectl's) error output, without its deprecation warnings and log prefix. */
-function renderError(out: string): string {
+function renderError(out: string, rootDir: string): string {
   const lines = out.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('# Warning'));
   const line = lines.find((l) => /err=|^Error:/.test(l)) ?? lines[lines.length - 1] ?? out.trim();
   const quoted = /err="(.*)"\s*$/.exec(line);
-  return (quoted ? quoted[1].replace(/\\"/g, '"') : line.replace(/^Error:\s*/, '')).replace(/\s+/g, ' ');
+  let text = (quoted ? quoted[1].replace(/\\"/g, '"') : line.replace(/^Error:\s*/, '')).replace(/\s+/g, ' ');
+  // Drop the layer our wrapper kustomization adds ("accumulating resources from '../<tmp>...").
+  const inner = `recursed accumulation of path '${rootDir}': `;
+  const at = text.indexOf(inner);
+  if (at >= 0) text = text.slice(at + inner.length);
+  return text.length > 400 ? `...${text.slice(-400)}` : text;
 }
 
 /** Removes the origin annotation kustomize added for us (and an annotations map it alone made). */
@@ -278,21 +283,22 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
     const helm = tree.some((w) => w.k.helm);
     const rootFile = shown(root.file);
     const patches = tree.flatMap((w) => w.k.patchFiles).map(shown);
-    const changes = `${transforms.join(', ')}${patches.length ? `; patch files ${patches.slice(0, 4).join(', ')}${patches.length > 4 ? ` and ${patches.length - 4} more` : ''} were skipped` : ''}`;
+    const skipped = patches.length ? `; patch files ${patches.slice(0, 4).join(', ')}${patches.length > 4 ? ` and ${patches.length - 4} more` : ''} were skipped` : '';
+    const without = `without ${transforms.length ? transforms.join(', ') : 'what kustomize changes (its bases resolved as one build)'}${skipped}`;
     const needsRender = transforms.length > 0 || tree.length > 1;
     if (!needsRender) continue; // plain resources and a namespace: file by file is the same
     if (root.component) continue; // a Component no kustomization of the scan uses: nothing to render
     if (!renderer) {
-      notes.push(note(rootFile, `kustomize is not installed (neither kustomize nor kubectl on PATH, ROLLWISE_KUSTOMIZE unset), so the files of ${path.dirname(rootFile)} were linted one by one, with its namespace default but without ${changes}.`, { kustomization: rootFile }));
+      notes.push(note(rootFile, `kustomize is not installed (neither kustomize nor kubectl on PATH, ROLLWISE_KUSTOMIZE unset), so the files of ${path.dirname(rootFile)} were linted one by one${root.namespace ? `, with its namespace ${root.namespace},` : ''} ${without}.`, { kustomization: rootFile }));
       continue;
     }
     if (remote.length > 0 || helm) {
-      notes.push(note(rootFile, `not rendered: it ${remote.length ? `includes remote resources (${remote.slice(0, 2).join(', ')}), which need the network` : 'inflates Helm charts (helmCharts needs --enable-helm)'}; its local files were linted one by one, without ${changes}.`, { kustomization: rootFile }));
+      notes.push(note(rootFile, `not rendered: it ${remote.length ? `includes remote resources (${remote.slice(0, 2).join(', ')}), which need the network` : 'inflates Helm charts (helmCharts needs --enable-helm)'}; its local files were linted one by one, ${without}.`, { kustomization: rootFile }));
       continue;
     }
     const out = render(root, renderer, opts.renderTimeoutSeconds ?? 60);
     if ('error' in out) {
-      notes.push(note(rootFile, `${renderer.label} ${path.dirname(rootFile)} failed (${out.error.slice(0, 300)}); its files were linted one by one, without ${changes}.`, { kustomization: rootFile }));
+      notes.push(note(rootFile, `${renderer.label} ${path.dirname(rootFile)} failed (${out.error}); its files were linted one by one, ${without}.`, { kustomization: rootFile }));
       continue;
     }
     rendered.add(root.dir);

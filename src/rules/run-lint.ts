@@ -139,7 +139,7 @@ export function runLint(opts: RunLintOptions): number {
   }
   // Kustomizations rendered where kustomize is installed, namespace defaults, Argo CD Applications:
   // where each object is deployed, so that cross-object rules only look at its own application.
-  const layout = layoutScan(inputs, { kustomize: opts.kustomize === false ? null : findKustomize(opts.env ?? process.env), repoRoot: sarifBase });
+  const layout = layoutScan(inputs, { kustomize: opts.kustomize === false ? null : findKustomize(opts.env ?? process.env) ?? null, repoRoot: sarifBase });
   const objects: LintObject[] = layout.objects;
   problems.push(...layout.problems);
   for (const i of inputs) {

@@ -25,7 +25,13 @@ function prometheus(query: string): Obj {
   return { prometheus: { address: 'http://prometheus.monitoring:9090', query } };
 }
 
-/** A valid canary Rollout with its Services, HTTPRoute and analysis templates. */
+/**
+ * A valid canary Rollout with its Services, HTTPRoute and analysis templates: the shape of the Gateway
+ * API plugin's examples/envoygateway/rollout.yaml (argoproj-labs/rollouts-plugin-trafficrouter-gatewayapi,
+ * commit 96c63fd7: canaryService, stableService, plugin httpRoute and namespace) with a background and an
+ * inline analysis. It is every controller rule's near miss: the baseline must pass, and each case
+ * below changes one thing.
+ */
 function baseline(): Obj[] {
   return [
     {
