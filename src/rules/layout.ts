@@ -250,10 +250,16 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
   // The kustomizations of the scan and their roots (those no other kustomization of the scan includes).
   const cache = new Map<string, Kustomization | null>();
   const dirs = new Set<string>();
+  const looked = new Set<string>();
   for (const i of inputs) {
     if (i.file.startsWith('<')) continue;
     const dir = path.resolve(path.dirname(i.file));
-    if (KUSTOMIZATION_FILES.includes(path.basename(i.file)) || kustomizationFile(dir)) dirs.add(dir);
+    if (KUSTOMIZATION_FILES.includes(path.basename(i.file))) { dirs.add(dir); continue; }
+    // An extension-less `Kustomization` is not among the scanned files: look once per folder.
+    if (!looked.has(dir)) {
+      looked.add(dir);
+      if (kustomizationFile(dir)) dirs.add(dir);
+    }
   }
   const ks = [...dirs].map((d) => readKustomization(d, cache)).filter((k): k is Kustomization => !!k);
   const included = new Set<string>();

@@ -40,6 +40,9 @@ export interface ParsedSource {
  */
 const TEMPLATE_ACTION = /\{\{-?\s*(?:\.|\$|\/\*|(?:if|else|end|range|with|include|template|define|block|toYaml|tpl|required|default|printf|quote|indent|nindent)\b|[A-Z][A-Z0-9_]*\s*\}\})/;
 
+/** A line that may hold a collection key (`{{x}}: 1`, `[a]: b`, `? ...`); others cannot. */
+const MAYBE_COLLECTION_KEY = /^[ \t-]*(?:[[{]|\?\s)/m;
+
 /** A document's text looks like it was meant to be a Kubernetes object (so a parse error is RW000). */
 const LOOKS_LIKE_MANIFEST = /^\s*"?(?:apiVersion|kind)"?\s*:/m;
 
@@ -85,7 +88,8 @@ export function parseManifestText(text: string, file: string): ParsedSource {
       continue;
     }
     if (doc.contents === null) continue;
-    const collectionKey = findCollectionKey(doc);
+    // A mapping or list as a key starts a line with `{`, `[` or `?`: only such documents are walked.
+    const collectionKey = MAYBE_COLLECTION_KEY.test(source) ? findCollectionKey(doc) : undefined;
     if (collectionKey !== undefined) {
       if (hasActions) return template;
       problems.push({ file, line: lineCounter.linePos(collectionKey.pos).line,
