@@ -40,8 +40,12 @@ export interface ParsedSource {
  */
 const TEMPLATE_ACTION = /\{\{-?\s*(?:\.|\$|\/\*|(?:if|else|end|range|with|include|template|define|block|toYaml|tpl|required|default|printf|quote|indent|nindent)\b|[A-Z][A-Z0-9_]*\s*\}\})/;
 
-/** A line that may hold a collection key (`{{x}}: 1`, `[a]: b`, `? ...`); others cannot. */
-const MAYBE_COLLECTION_KEY = /^[ \t-]*(?:[[{]|\?\s)/m;
+/**
+ * Text that may hold a collection key: a flow collection opening another (`{{x}}`, `{[a]: b}`), a
+ * line starting with one (`{x}: 1`), or an explicit key (`? ...`). A document without any of them
+ * has only scalar keys, and is not walked.
+ */
+const MAYBE_COLLECTION_KEY = /[{[]\s*[{[]|^[ \t-]*(?:[[{]|\?\s)/m;
 
 /** A document's text looks like it was meant to be a Kubernetes object (so a parse error is RW000). */
 const LOOKS_LIKE_MANIFEST = /^\s*"?(?:apiVersion|kind)"?\s*:/m;
@@ -88,7 +92,6 @@ export function parseManifestText(text: string, file: string): ParsedSource {
       continue;
     }
     if (doc.contents === null) continue;
-    // A mapping or list as a key starts a line with `{`, `[` or `?`: only such documents are walked.
     const collectionKey = MAYBE_COLLECTION_KEY.test(source) ? findCollectionKey(doc) : undefined;
     if (collectionKey !== undefined) {
       if (hasActions) return template;
