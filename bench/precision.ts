@@ -24,7 +24,8 @@ import { Glob, scanFolder } from '../src/rules/scan';
 import { LintObject } from '../src/rules/source';
 import { Finding } from '../src/rules/types';
 
-const ROOT = path.join(__dirname, '..', '..');
+/** The package root, from bench/ (ts-node, jest) or lib/bench/ (compiled). */
+const ROOT = [path.join(__dirname, '..'), path.join(__dirname, '..', '..')].find((d) => fs.existsSync(path.join(d, 'test', 'precision', 'repos.json'))) ?? path.join(__dirname, '..', '..');
 const LIST = path.join(ROOT, 'test', 'precision', 'repos.json');
 
 export interface PinnedRepo {
@@ -68,10 +69,10 @@ export function cloneSource(repo: string, mirror = process.env.ROLLWISE_CORPUS_M
 }
 
 /** Clones each repository of the set at its pinned commit (an existing checkout at that commit is kept). */
-export function fetchSet(set: string, list = readRepoList(), log: (s: string) => void = (s) => process.stderr.write(s)): string[] {
+export function fetchSet(set: string, list = readRepoList(), log: (s: string) => void = (s) => process.stderr.write(s), base?: string): string[] {
   const dirs: string[] = [];
   for (const r of setOf(list, set)) {
-    const dir = checkoutDir(set, r.repo);
+    const dir = checkoutDir(set, r.repo, base);
     dirs.push(dir);
     if (fs.existsSync(path.join(dir, '.git'))) {
       const head = execFileSync('git', ['-C', dir, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
@@ -257,7 +258,7 @@ function countTable(findings: readonly RunFinding[]): string {
 }
 
 /** `lint`: lints every repository of the set and writes the findings, the blind packet and its key. */
-export function lintSet(set: string, out: string, opts: { sample: number; errors: number; seed: number; list?: RepoList }): string {
+export function lintSet(set: string, out: string, opts: { sample: number; errors: number; seed: number; list?: RepoList; base?: string }): string {
   const list = opts.list ?? readRepoList();
   const repos = setOf(list, set);
   if (repos.length === 0) throw new Error(`the set "${set}" in ${LIST} is empty: add repositories with pinned commits first`);
@@ -269,7 +270,7 @@ export function lintSet(set: string, out: string, opts: { sample: number; errors
   let lintMs = 0;
   let parseMs = 0;
   for (const r of repos) {
-    const dir = checkoutDir(set, r.repo);
+    const dir = checkoutDir(set, r.repo, opts.base);
     if (!fs.existsSync(dir)) throw new Error(`${dir} is missing: run \`node lib/bench/precision.js fetch --set ${set}\` first`);
     const res = lintCheckout(dir, r);
     const t0 = performance.now();

@@ -1,4 +1,4 @@
-import { rec, replicaCount, scaleIntOrPercent, selectorMatches, str, WORKLOAD_KINDS, workloadLabels } from './k8s';
+import { arr, containers, rec, replicaCount, scaleIntOrPercent, selectorMatches, serviceSelects, str, templateOwner, WORKLOAD_KINDS, workloadLabels } from './k8s';
 import { RuleContext, RuleDefinition } from './rule';
 import { describeObjects } from './scope';
 import { LintObject } from './source';
@@ -46,7 +46,7 @@ export const DISRUPTION_RULES: readonly RuleDefinition[] = [
     severity: 'warning',
     title: 'No PodDisruptionBudget selects a workload with more than one replica',
     kinds: MULTI,
-    mechanism: 'Without a PDB a node drain may evict several replicas at once; the survivors take their load, and once they pass their deadline the readiness feedback loop empties the Service.',
+    mechanism: 'Without a PDB a node drain may evict several replicas at once; the survivors take their load, and once they pass their deadline the readiness feedback loop empties the Service. Only workloads that serve are checked: a Service routes to them, or their containers declare ports.',
     fieldNotes: 'docs/mechanisms.md#disruption-budgets',
     fix: 'Add a PodDisruptionBudget selecting the pod labels with maxUnavailable chosen so the survivors stay below saturation at peak (rollwise derives it from peak-rps and saturation-rps-per-replica), and unhealthyPodEvictionPolicy: AlwaysAllow.',
     facts: [],
@@ -57,6 +57,11 @@ export const DISRUPTION_RULES: readonly RuleDefinition[] = [
       // No pod labels: an incomplete object (a kustomize patch, a fixture) that no PDB could select.
       const labels = workloadLabels(o, ctx.index);
       if (Object.keys(labels).length === 0) return;
+      // A drain hurts a fleet that serves: one a Service routes to, or whose containers listen on a
+      // port (its Service may live elsewhere). A placeholder or a batch loop is not checked.
+      const served = ctx.index.scopes.inScope(o, 'Service').some((s) => serviceSelects(s.obj, labels))
+        || containers(templateOwner(o, ctx.index)).some((c) => arr(c.c.ports).length > 0);
+      if (!served) return;
       if (pdbsFor(o, ctx).length > 0) return;
       const shown = count.scaler ? `${count.max === count.min ? count.min : `${count.min}-${count.max}`} replicas (${count.source})` : `${count.min} replicas`;
       const path = count.scaler ? 'spec' : 'spec.replicas';

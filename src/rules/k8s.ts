@@ -125,6 +125,14 @@ export function workloadLabels(o: LintObject, index: KindIndex): Record<string, 
   return r && 'found' in r ? podLabels(r.found) : own;
 }
 
+/** The object whose pod template a workload runs: a Rollout's workloadRef target in its scope, else itself. */
+export function templateOwner(o: LintObject, index: KindIndex): LintObject {
+  if (o.kind !== 'Rollout' || podSpec(o)) return o;
+  const ref = rec(rec(o.obj.spec)?.workloadRef);
+  const r = ref && str(ref.name) ? index.scopes.resolve(o, str(ref.kind) ?? 'Deployment', str(ref.name)!) : undefined;
+  return r && 'found' in r ? r.found : o;
+}
+
 export function containers(o: LintObject): ContainerRef[] {
   const spec = podSpec(o);
   if (!spec) return [];

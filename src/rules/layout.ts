@@ -219,6 +219,8 @@ function renderError(out: string, rootDir: string): string {
   const inner = `recursed accumulation of path '${rootDir}': `;
   const at = text.indexOf(inner);
   if (at >= 0) text = text.slice(at + inner.length);
+  // Paths as the user typed them: relative to the working directory.
+  text = text.split(`${process.cwd()}${path.sep}`).join('');
   return text.length > 400 ? `...${text.slice(-400)}` : text;
 }
 

@@ -6,11 +6,13 @@ import { LintObject } from './source';
 const W = PROBED_KINDS;
 
 /**
- * RW201 is information, not a warning, for a limit of at least a core that is more than twice the
- * request: the quota binds only under sustained use far above the request (tuned on the tuning set,
- * docs/lint-precision.md: such limits were judged noise as warnings).
+ * RW201 does not report a limit of at least a core that is more than twice the request: the quota
+ * binds only under sustained use far above the request (tuned on the tuning set, docs/lint-precision.md:
+ * such limits were judged noise, as warnings and as info).
  */
 const GENEROUS_LIMIT_CORES = 1;
+/** RW107 from a liveness initialDelaySeconds of a minute: the start is known to be slow. */
+const SLOW_START_SECONDS = 60;
 const GENEROUS_LIMIT_RATIO = 2;
 
 /** Containers of the object with a probe of that kind. */
@@ -107,18 +109,18 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
   {
     id: 'RW104-readiness-timeout-not-below-period',
     severity: 'info',
-    title: 'Readiness timeoutSeconds is not below periodSeconds',
+    title: 'Readiness timeoutSeconds is above periodSeconds',
     kinds: W,
-    mechanism: 'A probe that may wait as long as its period runs back to back under load: the leave window is no longer failureThreshold x period, and the probe adds a permanent request to a pod that is already slow. Information: it slows detection and adds load, it does not cause the outage by itself.',
+    mechanism: 'A probe that may wait longer than its period runs back to back under load (the kubelet starts the next one when the slow one ends): the leave window is failureThreshold x timeout, not failureThreshold x period, and the probe adds a permanent request to a pod that is already slow. Information: it slows detection and adds load, it does not cause the outage by itself; a timeout equal to the period is not reported.',
     fieldNotes: 'docs/mechanisms.md#readiness-control-loop, #readiness-calls-a-dependency',
     fix: 'Keep readinessProbe.timeoutSeconds below periodSeconds (e.g. timeout 3 s, period 10 s).',
     facts: [],
     check(o, ctx) {
       for (const { ref, p } of withProbe(containers(o), 'readinessProbe')) {
         const t = probeTiming(p);
-        if (t.timeoutSeconds >= t.periodSeconds) {
+        if (t.timeoutSeconds > t.periodSeconds) {
           ctx.report(o, `${ref.path}.readinessProbe.timeoutSeconds`,
-            `container "${ref.name}": readiness timeoutSeconds ${t.timeoutSeconds} is not below periodSeconds ${t.periodSeconds}.`,
+            `container "${ref.name}": readiness timeoutSeconds ${t.timeoutSeconds} is above periodSeconds ${t.periodSeconds}: under load the probes run back to back, and a failing pod leaves after up to ${t.failureThreshold} x ${t.timeoutSeconds} s = ${t.failureThreshold * t.timeoutSeconds} s, not ${t.failureThreshold * t.periodSeconds} s.`,
             { timeoutSeconds: t.timeoutSeconds, periodSeconds: t.periodSeconds });
         }
       }
@@ -174,9 +176,9 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
   {
     id: 'RW107-liveness-initial-delay-without-startup-probe',
     severity: 'info',
-    title: 'Liveness initialDelaySeconds longer than one default period (10 s) and no startupProbe',
+    title: 'Liveness initialDelaySeconds of a minute or more and no startupProbe',
     kinds: W,
-    mechanism: 'initialDelaySeconds is a fixed guess at start-up time: a start slower than the guess is killed and restarted in a loop (slower still under load), a faster one waits for nothing; a startupProbe adapts to the actual start. Information: it takes a slow start to bite, and the guess may hold.',
+    mechanism: 'initialDelaySeconds is a fixed guess at start-up time: a start slower than the guess is killed and restarted in a loop (slower still under load), a faster one waits for nothing; a startupProbe adapts to the actual start. Information, and only from a minute up: a delay that long says the start is slow and varies, where the guess bites; shorter delays were judged noise on the tuning set (docs/lint-precision.md).',
     fieldNotes: 'docs/mechanisms.md#liveness-vs-readiness',
     fix: 'Add a startupProbe (failureThreshold x periodSeconds = the start-up budget) and remove livenessProbe.initialDelaySeconds.',
     facts: [],
@@ -185,7 +187,7 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
         const l = rec(ref.c.livenessProbe);
         if (!l || ref.c.startupProbe !== undefined) continue;
         const d = probeTiming(l).initialDelaySeconds;
-        if (d > 10) {
+        if (d >= SLOW_START_SECONDS) {
           ctx.report(o, `${ref.path}.livenessProbe.initialDelaySeconds`, `container "${ref.name}": liveness initialDelaySeconds ${d} and no startupProbe.`, { initialDelaySeconds: d });
         }
       }
@@ -215,7 +217,7 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
     severity: 'warning',
     title: 'CPU limit on a container with HTTP, gRPC or exec probes',
     kinds: W,
-    mechanism: "The probe handler shares the container's CFS quota: at the limit the kernel deschedules the process for the rest of each 100 ms period, so a 20 ms health check takes seconds exactly at peak and the probe measures load. A limit of a core or more, over twice the request, is reported as info: it binds only far above the pod's request.",
+    mechanism: "The probe handler shares the container's CFS quota: at the limit the kernel deschedules the process for the rest of each 100 ms period, so a 20 ms health check takes seconds exactly at peak and the probe measures load. A limit of a core or more, over twice the request, is not reported: it binds only far above the pod's request.",
     fieldNotes: 'docs/mechanisms.md#readiness-control-loop, #fixes-and-verification',
     fix: 'Remove resources.limits.cpu (keep the request: the pod stays Burstable), or raise it far above peak use. kube-score: --ignore-container-cpu-limit; Polaris: cpuLimitsMissing: ignore; Checkov: skip CKV_K8S_11.',
     facts: [],
@@ -239,12 +241,11 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
         const fast = rt && rt.successThreshold * rt.periodSeconds < rt.failureThreshold * rt.periodSeconds
           ? `; readiness returns after ${rt.successThreshold * rt.periodSeconds} s but leaves after ${rt.failureThreshold * rt.periodSeconds} s, so a fleet the throttling emptied re-enters at once` : '';
         // A limit of a core or more with room above the request throttles only under sustained use
-        // far above what the pod asked for: worth knowing, not worth a warning.
-        const generous = l !== undefined && l >= GENEROUS_LIMIT_CORES && (ratio === undefined || ratio > GENEROUS_LIMIT_RATIO);
+        // far above what the pod asked for: not reported.
+        if (l !== undefined && l >= GENEROUS_LIMIT_CORES && ratio !== undefined && ratio > GENEROUS_LIMIT_RATIO) continue;
         ctx.report(o, `${ref.path}.resources.limits.cpu`,
-          `container "${ref.name}": CPU limit ${String(limit)} with ${reqText}${ratio !== undefined ? `, limit/request ratio ${ratio}` : ''}, and ${probes.join(', ')} that ${probes.length === 1 ? 'shares' : 'share'} the throttled quota${fast}${generous ? `; a generous limit (at least ${GENEROUS_LIMIT_CORES} core and more than ${GENEROUS_LIMIT_RATIO} x the request), so throttling needs sustained use far above the request` : ''}.`,
-          { cpuLimit: String(limit), cpuRequest: request === undefined ? 'none' : String(request), ...(ratio !== undefined ? { limitRequestRatio: ratio } : {}), httpProbes: probes.join(',') },
-          generous ? 'info' : undefined);
+          `container "${ref.name}": CPU limit ${String(limit)} with ${reqText}${ratio !== undefined ? `, limit/request ratio ${ratio}` : ''}, and ${probes.join(', ')} that ${probes.length === 1 ? 'shares' : 'share'} the throttled quota${fast}.`,
+          { cpuLimit: String(limit), cpuRequest: request === undefined ? 'none' : String(request), ...(ratio !== undefined ? { limitRequestRatio: ratio } : {}), httpProbes: probes.join(',') });
       }
     },
   },
@@ -252,8 +253,8 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
     id: 'RW110-no-readiness-probe-with-rolling-update',
     severity: 'warning',
     title: 'A workload that a Service routes to rolls its pods without any readiness probe',
-    kinds: ['Deployment', 'StatefulSet', 'DaemonSet', 'Rollout'],
-    mechanism: 'Without a readiness probe the kubelet reports a container Ready as soon as it has started, before the application listens; the rolling update counts the new pod available, removes an old one, and the Service sends requests to a process that refuses them: errors on every rollout, the longer the start the more.',
+    kinds: ['Deployment', 'StatefulSet', 'Rollout'],
+    mechanism: 'Without a readiness probe the kubelet reports a container Ready as soon as it has started, before the application listens; the rolling update counts the new pod available, removes an old one, and the Service sends requests to a process that refuses them: errors on every rollout, the longer the start the more. DaemonSets are not checked: their pods are node agents replaced one node at a time (an exporter behind a Service was judged noise on the tuning set).',
     fieldNotes: 'docs/mechanisms.md#rollout-complete, #readiness-control-loop',
     fix: 'Add a readinessProbe on the serving container (an httpGet on a local health path, or a tcpSocket on its port), so a new pod takes traffic only once it answers.',
     facts: [],
@@ -263,7 +264,7 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
       const strategy = rec(spec.strategy);
       const update = rec(spec.updateStrategy);
       if (o.kind === 'Deployment' && strategy?.type === 'Recreate') return;
-      if ((o.kind === 'StatefulSet' || o.kind === 'DaemonSet') && update?.type === 'OnDelete') return;
+      if (o.kind === 'StatefulSet' && update?.type === 'OnDelete') return;
       const regular = arr(podSpec(o)!.containers).map(rec).filter((c): c is Json => c !== undefined);
       if (regular.length === 0 || regular.some((c) => c.readinessProbe !== undefined)) return;
       if (containers(o).some((r) => r.c.readinessProbe !== undefined)) return; // a native sidecar's probe gates readiness too

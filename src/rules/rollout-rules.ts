@@ -84,9 +84,9 @@ export const ROLLOUT_RULES: readonly RuleDefinition[] = [
   {
     id: 'RW302-rollout-without-progress-deadline-abort',
     severity: 'info',
-    title: 'Canary Rollout without progressDeadlineAbort: true',
+    title: 'Canary Rollout that an analysis gates, without progressDeadlineAbort: true',
     kinds: ['Rollout'],
-    mechanism: 'By default a canary Rollout that misses its progress deadline is only marked Degraded: it is not aborted, and the canary keeps its pods and whatever traffic share its available pods already have until someone acts; with progressDeadlineAbort it aborts and traffic returns to stable. Information, since the controller\'s default is deliberate and a stuck canary usually has no available pods to send traffic to. Blue-green Rollouts are not checked: their active Service moves only after the new pods are all available.',
+    mechanism: 'By default a canary Rollout that misses its progress deadline is only marked Degraded: it is not aborted, and the canary keeps its pods and whatever traffic share its available pods already have until someone acts; with progressDeadlineAbort it aborts and traffic returns to stable. Information, since the controller\'s default is deliberate and a stuck canary usually has no available pods to send traffic to; reported only for canaries an analysis gates without a person (no pause: {}), which nobody watches. Blue-green Rollouts are not checked: their active Service moves only after the new pods are all available.',
     fieldNotes: 'docs/mechanisms.md#rollout-complete, #canary-analysis',
     fix: 'Set spec.progressDeadlineAbort: true (and a progressDeadlineSeconds above minReadySeconds).',
     facts: [],
@@ -94,7 +94,12 @@ export const ROLLOUT_RULES: readonly RuleDefinition[] = [
       // Blue-green: the active Service is switched only once the new ReplicaSet is fully saturated
       // (rollout/service.go reconcileActiveService, v1.9.1), so a stuck update never holds user
       // traffic and an abort only scales the preview down; the rule is for canaries.
-      if (!rec(rec(rec(o.obj.spec)?.strategy)?.canary)) return;
+      const canary = rec(rec(rec(o.obj.spec)?.strategy)?.canary);
+      if (!canary) return;
+      // Only a canary that runs itself (an analysis decides, no step waits for a person) needs the
+      // deadline to abort it: a person promoting by hand also sees it stuck.
+      const steps = arr(canary.steps).map(rec).filter((x): x is Record<string, unknown> => x !== undefined);
+      if (!hasAnalysis(canary) || manualPauses(steps) > 0) return;
       const v = rec(o.obj.spec)?.progressDeadlineAbort;
       if (v !== true) ctx.report(o, 'spec.progressDeadlineAbort', `canary Rollout: progressDeadlineAbort is ${v === undefined ? 'absent (default false)' : String(v)}, so a canary stuck past progressDeadlineSeconds ${String(rec(o.obj.spec)?.progressDeadlineSeconds ?? '600 (default)')} is marked Degraded, not aborted: it keeps its pods (and the traffic of those that are available) until someone acts.`, { progressDeadlineAbort: v === undefined ? 'absent' : String(v) });
     },

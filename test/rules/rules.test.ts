@@ -75,9 +75,10 @@ const CASES: Case[] = [
   },
   {
     id: 'RW104-readiness-timeout-not-below-period',
-    bad: () => deploymentSet((d) => { c0(d).readinessProbe.timeoutSeconds = 10; c0(d).livenessProbe.timeoutSeconds = 12; }),
-    good: () => deploymentSet((d) => { c0(d).readinessProbe.timeoutSeconds = 9; c0(d).livenessProbe.timeoutSeconds = 12; }),
-    message: /readiness timeoutSeconds 10 is not below periodSeconds 10/,
+    // Near miss: a timeout equal to the period.
+    bad: () => deploymentSet((d) => { c0(d).readinessProbe.timeoutSeconds = 15; c0(d).livenessProbe.timeoutSeconds = 15; }),
+    good: () => deploymentSet((d) => { c0(d).readinessProbe.timeoutSeconds = 10; c0(d).livenessProbe.timeoutSeconds = 12; }),
+    message: /readiness timeoutSeconds 15 is above periodSeconds 10: under load the probes run back to back, and a failing pod leaves after up to 3 x 15 s = 45 s, not 30 s/,
     path: 'spec.template.spec.containers[0].readinessProbe.timeoutSeconds',
   },
   {
@@ -96,9 +97,10 @@ const CASES: Case[] = [
   },
   {
     id: 'RW107-liveness-initial-delay-without-startup-probe',
-    bad: () => deploymentSet((d) => { c0(d).livenessProbe.initialDelaySeconds = 30; delete c0(d).startupProbe; }),
-    good: () => deploymentSet((d) => { c0(d).livenessProbe.initialDelaySeconds = 30; }),
-    message: /liveness initialDelaySeconds 30 and no startupProbe/,
+    // Near miss: 30 s without a startupProbe (judged noise on the tuning set).
+    bad: () => deploymentSet((d) => { c0(d).livenessProbe.initialDelaySeconds = 60; delete c0(d).startupProbe; }),
+    good: () => deploymentSet((d) => { c0(d).livenessProbe.initialDelaySeconds = 30; delete c0(d).startupProbe; }),
+    message: /liveness initialDelaySeconds 60 and no startupProbe/,
     path: 'spec.template.spec.containers[0].livenessProbe.initialDelaySeconds',
   },
   {
@@ -118,9 +120,9 @@ const CASES: Case[] = [
   },
   {
     id: 'RW201-cpu-limit-with-http-probes',
-    bad: () => deploymentSet((d) => { c0(d).resources.limits.cpu = '1'; }),
-    good: () => deploymentSet((d) => { c0(d).resources.limits.cpu = '1'; c0(d).readinessProbe = { tcpSocket: { port: 'http' }, timeoutSeconds: 3, periodSeconds: 10, failureThreshold: 3, successThreshold: 3 }; }),
-    message: /CPU limit 1 with request 250m, limit\/request ratio 4, and readinessProbe \(httpGet\) that shares the throttled quota/,
+    bad: () => deploymentSet((d) => { c0(d).resources.limits.cpu = '500m'; }),
+    good: () => deploymentSet((d) => { c0(d).resources.limits.cpu = '500m'; c0(d).readinessProbe = { tcpSocket: { port: 'http' }, timeoutSeconds: 3, periodSeconds: 10, failureThreshold: 3, successThreshold: 3 }; }),
+    message: /CPU limit 500m with request 250m, limit\/request ratio 2, and readinessProbe \(httpGet\) that shares the throttled quota/,
     path: 'spec.template.spec.containers[0].resources.limits.cpu',
   },
   {
@@ -298,7 +300,7 @@ describe('engine behaviour', () => {
 
   test('a suppression with a reason keeps the finding, as suppressed, with its reason', () => {
     const f = lintObjects(deploymentSet((d) => {
-      c0(d).resources.limits.cpu = '1';
+      c0(d).resources.limits.cpu = '500m';
       d.metadata.annotations['rollwise.dev/suppress'] = 'RW201: the limit is 4x the request and peak use is 1.2x, measured in staging';
     }));
     expect(f.map((x) => [x.ruleId, x.status, x.justification])).toEqual([['RW201-cpu-limit-with-http-probes', 'suppressed', 'the limit is 4x the request and peak use is 1.2x, measured in staging']]);

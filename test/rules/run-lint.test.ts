@@ -22,7 +22,6 @@ describe('rollwise lint on the throttled-drain incident (docs/mechanisms.md#read
     const report = JSON.parse(out) as { exitCode: number; findings: { ruleId: string; file: string; line: number; object: string }[] };
     const got = report.findings.map((f) => `${path.basename(f.file)}:${f.line} ${f.ruleId.split('-')[0]} ${f.object}`);
     expect(got).toEqual([
-      'canary.yaml:10 RW302 Rollout/checkout/checkout-api',
       'canary.yaml:21 RW110 Rollout/checkout/checkout-api',
       'canary.yaml:25 RW303 Rollout/checkout/checkout-api',
       'canary.yaml:49 RW401 AnalysisTemplate/checkout/error-ratio',

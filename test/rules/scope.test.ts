@@ -89,7 +89,7 @@ describe('two applications in one scan', () => {
   test('an HPA of another application does not set a workload\'s replicas; a PDB of another application is not counted and is named at info', () => {
     const deployment = (name: string, app: string, replicas?: number): Obj => ({
       apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name },
-      spec: { ...(replicas !== undefined ? { replicas } : {}), strategy: { rollingUpdate: { maxUnavailable: 0 } }, selector: { matchLabels: { app } }, template: { metadata: { labels: { app } }, spec: { containers: [{ name: 'app', image: `ghcr.io/acme/${app}:1.0` }] } } },
+      spec: { ...(replicas !== undefined ? { replicas } : {}), strategy: { rollingUpdate: { maxUnavailable: 0 } }, selector: { matchLabels: { app } }, template: { metadata: { labels: { app } }, spec: { containers: [{ name: 'app', image: `ghcr.io/acme/${app}:1.0`, ports: [{ containerPort: 8080 }] }] } } },
     });
     const hpa = { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'api' }, spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'api' }, minReplicas: 3, maxReplicas: 10 } };
     const dir = repo({
