@@ -84,13 +84,14 @@ describe('rollwise diff on the example', () => {
 
   it('a CPU limit override shows the override with its reason and the lint finding it brings', () => {
     const because = 'this cluster bills by limit; throttling measured at 0.3 % over a peak';
-    const changed = synthExample('cpu-limit', (p) => ({ ...p, overrides: { ...p.overrides, cpuLimit: { value: '1', because } } }));
+    // 500m over the 250m request: a tight limit, which RW201 reports (a core or more over twice the request it leaves out).
+    const changed = synthExample('cpu-limit', (p) => ({ ...p, overrides: { ...p.overrides, cpuLimit: { value: '500m', because } } }));
     const report = diffOutputs(folder(base), folder(changed));
     const prod = report.units.find((u) => u.unit === 'prod/checkout-api')!;
     expect(prod.overrides).toEqual([expect.objectContaining({ change: 'added', path: 'spec.template.spec.containers[0].resources.limits.cpu', newBecause: expect.stringContaining(because) })]);
     const introduced = prod.findingsIntroduced.filter((f) => f.ruleId.startsWith('RW201'));
     expect(introduced).toEqual([expect.objectContaining({ status: 'accepted', justification: expect.stringContaining(because), object: 'Rollout/checkout/checkout-api' })]);
-    expect(prod.composition).toContainEqual({ figure: 'CPU limit (Rollout/checkout-api container app)', old: 'none', new: '1' });
+    expect(prod.composition).toContainEqual({ figure: 'CPU limit (Rollout/checkout-api container app)', old: 'none', new: '500m' });
     // The throttling alert is inserted in the middle of the rule list: matched by alert name, it is one
     // added value, and the rules after it are not reported as changed.
     const rules = prod.values.filter((v) => v.object.startsWith('PrometheusRule/'));
