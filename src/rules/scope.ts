@@ -91,16 +91,27 @@ export class ScopeIndex {
   private readonly scopes: ReadonlyMap<LintObject, ObjectScope>;
   private readonly byKindName = new Map<string, LintObject[]>();
   private readonly byKind = new Map<string, LintObject[]>();
+  /** By kind and namespace ('' for objects whose namespace is not known). */
+  private readonly byKindNs = new Map<string, LintObject[]>();
 
   constructor(objects: readonly LintObject[], scopes?: ReadonlyMap<LintObject, ObjectScope>) {
     const own = new Map<LintObject, ObjectScope>();
     for (const o of objects) {
-      own.set(o, scopes?.get(o) ?? ownScope(o));
+      const sc = scopes?.get(o) ?? ownScope(o);
+      own.set(o, sc);
       const kn = `${o.kind}\u0000${o.name}`;
       (this.byKindName.get(kn) ?? this.byKindName.set(kn, []).get(kn)!).push(o);
       (this.byKind.get(o.kind) ?? this.byKind.set(o.kind, []).get(o.kind)!).push(o);
+      const ks = `${o.kind}\u0000${sc.namespace ?? ''}`;
+      (this.byKindNs.get(ks) ?? this.byKindNs.set(ks, []).get(ks)!).push(o);
     }
     this.scopes = own;
+  }
+
+  /** Objects of a kind that can be in `namespace`: those in it and those whose namespace is not known. */
+  private candidates(kind: string, namespace: string | undefined): readonly LintObject[] {
+    if (namespace === undefined) return this.byKind.get(kind) ?? [];
+    return [...(this.byKindNs.get(`${kind}\u0000${namespace}`) ?? []), ...(this.byKindNs.get(`${kind}\u0000`) ?? [])];
   }
 
   public scopeOf(o: LintObject): ObjectScope {
@@ -146,12 +157,12 @@ export class ScopeIndex {
 
   /** Objects of a kind deployed with `from` (same application, compatible namespace). */
   public inScope(from: LintObject, kind: string, namespace = this.namespaceOf(from)): LintObject[] {
-    return (this.byKind.get(kind) ?? []).filter((c) => c !== from && this.together(from, c, namespace));
+    return this.candidates(kind, namespace).filter((c) => c !== from && this.together(from, c, namespace));
   }
 
   /** Objects of a kind that could share the namespace but belong to another application. */
   public outOfScope(from: LintObject, kind: string): LintObject[] {
     const ns = this.namespaceOf(from);
-    return (this.byKind.get(kind) ?? []).filter((c) => c !== from && namespaceFits(ns, this.scopeOf(c)) && !sameApplication(this.scopeOf(from), this.scopeOf(c)));
+    return this.candidates(kind, ns).filter((c) => c !== from && namespaceFits(ns, this.scopeOf(c)) && !sameApplication(this.scopeOf(from), this.scopeOf(c)));
   }
 }
