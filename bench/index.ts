@@ -1,5 +1,5 @@
 import { benchDiff } from './diff';
-import { benchLint } from './lint';
+import { benchLint, benchLintFolder } from './lint';
 import { benchSimulate } from './simulate';
 import { benchSynth } from './synth';
 import { benchRehearse } from './rehearse';
@@ -11,6 +11,7 @@ import { benchRehearse } from './rehearse';
 export const BENCHES: ReadonlyArray<readonly [name: string, run: () => Promise<string>]> = [
   ['simulate', () => benchSimulate()],
   ['lint', () => benchLint()],
+  ['lint-folder', () => benchLintFolder()],
   ['synth', () => benchSynth()],
   ['rehearse', () => benchRehearse()],
   ['diff', () => benchDiff()],

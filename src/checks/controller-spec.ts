@@ -306,9 +306,19 @@ function validateCanary(canary: Json, out: Findings): void {
     } else if (present.length > 1 && four.length <= 1) {
       // completedCurrentCanaryStep (rollout/canary.go, v1.9.1) decides completion by the first of
       // pause, setCanaryScale, setWeight, experiment, analysis, setHeaderRoute, setMirrorRoute, plugin.
+      // Every action of the step still takes effect while it is current: the weight and the canary
+      // scale are read from the steps up to the current one (GetCurrentSetWeight, UseSetCanaryScale,
+      // utils/replicaset/canary.go) and the header and mirror routes are set whenever the current
+      // step has them (rollout/trafficrouting.go). setHeaderRoute and setMirrorRoute complete at
+      // once, so they combine with any action (Argo Rollouts' own examples pair setCanaryScale with
+      // setHeaderRoute). What is lost is the wait of a second action that has one of its own.
       const order = ['pause', 'setCanaryScale', 'setWeight', 'experiment', 'analysis', 'setHeaderRoute', 'setMirrorRoute', 'plugin'];
       const first = order.find(has)!;
-      out.add('rwStepSeveralActions', sp, `${sp} has ${present.join(' and ')}: the controller accepts this (its one-kind check looks only at setWeight, pause, experiment and analysis), but it judges the step complete by ${first} alone (completedCurrentCanaryStep checks pause, setCanaryScale, setWeight, experiment, analysis, setHeaderRoute, setMirrorRoute, plugin in that order), so the step moves on without waiting for the other action. Split it into one step per action.`, { kinds: present.join(', '), completesOn: first });
+      const waits = ['pause', 'setCanaryScale', 'setWeight', 'plugin'].filter((k) => has(k) && k !== first);
+      if (waits.length > 0) {
+        const what: Record<string, string> = { pause: 'its pause', setCanaryScale: 'the canary to reach its scale', setWeight: 'the weight to be reached and verified', plugin: 'the step plugin to complete' };
+        out.add('rwStepSeveralActions', sp, `${sp} has ${present.join(' and ')}: the controller accepts this and applies every action, but it judges the step complete by ${first} alone (completedCurrentCanaryStep checks pause, setCanaryScale, setWeight, experiment, analysis, setHeaderRoute, setMirrorRoute, plugin in that order), so the step moves on without waiting for ${waits.map((k) => what[k]).join(' or ')}. Split it into one step per action.`, { kinds: present.join(', '), completesOn: first, notAwaited: waits.join(', ') });
+      }
     }
     if (has('setWeight')) {
       const w = step.setWeight;

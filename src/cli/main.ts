@@ -94,6 +94,7 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
     .option('--calls-dependency <name>', 'declare that the readiness handler of a workload calls a dependency (repeatable)', collect)
     .option('--exclude <glob>', 'leave files or folders out of folder scans, gitignore-like (repeatable; also read from .rollwiseignore)', collect)
     .option('--no-simulate', 'do not run the simulated drain at peak for workloads that declare peak-rps and saturation-rps')
+    .option('--no-kustomize', 'lint the files of a kustomization one by one instead of as kustomize (or kubectl kustomize) renders them')
     .addHelpText('after', '\nExamples:\n  rollwise lint dist/\n  rollwise lint legacy/ --p99 orders=0.4 --keepalive orders=5\n  rollwise lint dist/ --format sarif > rollwise.sarif\n  kubectl get deploy,svc,pdb -A -o yaml | rollwise lint -\n')
     .action((paths: string[], opts: LintCliOptions) => { code = runLintCli(paths, opts, out, err); });
 

@@ -1,34 +1,88 @@
 import { arr, rec, str } from './k8s';
+import { commandWords } from './manifest-facts';
 import { passesOnNoData, queryDefaults } from './no-data';
 import { RuleDefinition } from './rule';
 
 const KINDS = ['AnalysisTemplate', 'ClusterAnalysisTemplate'];
 
 const INDEX0 = /result\s*\[\s*0\s*\]/;
-/**
- * Guards against an empty result. `isNil`/`default` only see nil (utils/evaluate/evaluate.go,
- * v1.9.1), and the Prometheus provider's empty vector is an empty non-nil array, so for Prometheus
- * only len() guards; other providers give nil for no data.
- */
+/** Guards against an empty Prometheus result: only len() (the empty vector is an empty, non-nil array). */
 const LEN_GUARD = /len\s*\(\s*result\s*\)/;
-const NIL_GUARD = /len\s*\(\s*result\s*\)|isNil\s*\(|default\s*\(/;
 const NAN_GUARD = /isNaN\s*\(\s*result\s*\[\s*0\s*\]\s*\)|isNaN\s*\(\s*default\s*\(\s*result/;
 
-/** The conditions of a metric that index result[0] without the guards (RW401). */
+/**
+ * What each provider hands the conditions as `result` (Argo Rollouts v1.9.1):
+ * - prometheus: a []float64 for a vector (empty when no series, [NaN] for 0/0), a float64 for a
+ *   scalar (metricproviders/prometheus/prometheus.go processResponse);
+ * - datadog: a float64, or nil without data (metricproviders/datadog/datadog.go parseResponseV1/V2);
+ * - cloudwatch: the list of MetricDataResult structs, one per query, each with `Values` (empty when
+ *   the period has no datapoint) (metricproviders/cloudwatch/cloudwatch.go Run);
+ * - newrelic: one row as a map of the NRQL aliases, several rows as a list of maps; an empty row is
+ *   Failed (metricproviders/newrelic/newrelic.go processResponse);
+ * - wavefront: a float64 for one series (0 when no point is near the start time), a []float64 for
+ *   several, Failed for none (metricproviders/wavefront/wavefront.go processResponse);
+ * - web: the JSON value at jsonPath, of any type; Error when nothing matches
+ *   (metricproviders/webmetric/webmetric.go parseResponse).
+ */
+type Shape = 'vector' | 'number-or-nil' | 'cloudwatch' | 'other';
+
+function shapeOf(provider: string): Shape {
+  switch (provider) {
+    case 'prometheus': return 'vector';
+    case 'datadog': return 'number-or-nil';
+    case 'cloudWatch': return 'cloudwatch';
+    default: return 'other';
+  }
+}
+
+/** The conditions of a Prometheus metric that index result[0] without the guards (RW401). */
 function unguarded(metric: Record<string, unknown>): { cond: string; text: string; missing: string[] }[] {
+  if (shapeOf(providerName(metric)) !== 'vector') return [];
   return (['successCondition', 'failureCondition'] as const).flatMap((cond) => {
     const text = str(metric[cond]);
     if (!text || !INDEX0.test(text)) return [];
     const missing: string[] = [];
-    if (!(providerName(metric) === 'prometheus' ? LEN_GUARD : NIL_GUARD).test(text)) missing.push('empty result (len(result) > 0)');
+    if (!LEN_GUARD.test(text)) missing.push('empty result (len(result) > 0)');
     if (!NAN_GUARD.test(text)) missing.push('NaN (!isNaN(result[0]))');
     return missing.length ? [{ cond, text, missing }] : [];
+  });
+}
+
+/**
+ * A condition written for another provider's result: `result[0]` on Datadog's number (or nil), or
+ * a CloudWatch MetricDataResult compared as a number. expr cannot index a number or compare a
+ * struct, so every measurement is an Error (RW405).
+ */
+function wrongShape(metric: Record<string, unknown>): { cond: string; text: string; why: string }[] {
+  const shape = shapeOf(providerName(metric));
+  return (['successCondition', 'failureCondition'] as const).flatMap((cond) => {
+    const text = str(metric[cond]);
+    if (!text) return [];
+    if (shape === 'number-or-nil' && /result\s*\[/.test(text)) {
+      return [{ cond, text, why: 'the Datadog provider hands the condition one number (or nil without data), not a list, so result[...] cannot be evaluated' }];
+    }
+    if (shape === 'cloudwatch' && /result\s*\[\s*\d+\s*\]\s*(?:[<>=!]=?|[-+*/%])/.test(text)) {
+      return [{ cond, text, why: 'the CloudWatch provider hands the condition a list of MetricDataResult objects (Id, Label, Values, ...), so result[n] is an object, not a number; compare result[n].Values (e.g. all(result[0].Values, {# < 0.01}))' }];
+    }
+    return [];
   });
 }
 
 /** The provider's key (`prometheus`, `datadog`, `web`, ...). */
 function providerName(metric: Record<string, unknown>): string {
   return Object.keys(rec(metric.provider) ?? {})[0] ?? 'none';
+}
+
+/**
+ * A CloudWatch successCondition that is true when a query returned no datapoint: `all()` over an
+ * empty `Values` list is true (expr), and CloudWatch returns an empty list for a period without data.
+ */
+function cloudwatchPassesEmpty(metric: Record<string, unknown>): string | undefined {
+  if (shapeOf(providerName(metric)) !== 'cloudwatch') return undefined;
+  const sc = str(metric.successCondition);
+  if (!sc || !/\ball\s*\(\s*result\s*\[\s*\d+\s*\]\s*\.\s*Values/.test(sc)) return undefined;
+  if (/len\s*\(\s*result\s*\[\s*\d+\s*\]\s*\.\s*Values\s*\)/.test(sc)) return undefined;
+  return 'a query with no datapoint in the period (CloudWatch returns an empty Values list, and all() of an empty list is true)';
 }
 
 /**
@@ -78,13 +132,51 @@ function providerStrings(provider: unknown, path: string, out: { path: string; t
   return out;
 }
 
+/** curl options that make it fail on an HTTP error status (curl(1): --fail, --fail-with-body). */
+const CURL_FAILS = /^(--fail|--fail-with-body|-[a-zA-Z]*f[a-zA-Z]*)$/;
+/** The options of curl that take a value (so their value is not read as a flag cluster). */
+const CURL_VALUE_OPTS = new Set(['-o', '-H', '-d', '-X', '-u', '-A', '-e', '-m', '-w', '-T', '-x', '-b', '-c', '-F', '--data', '--header', '--request', '--output', '--max-time', '--connect-timeout', '--user', '--retry', '--write-out', '--cacert', '--cert', '--key', '--url']);
+
+/**
+ * The curl invocations of a Job container that can pass on an HTTP 5xx: no --fail/-f, no
+ * --write-out of the status code, and not piped into a command that checks the body.
+ */
+export function curlWithoutFail(c: Record<string, unknown>): string[] {
+  let words = commandWords(c);
+  // An image whose entrypoint is curl (curlimages/curl) with only args.
+  if (c.command === undefined && /(^|\/)curl(:|$|@)|curlimages\/curl/.test(str(c.image) ?? '') && words && words[0] !== 'curl') words = ['curl', ...words];
+  if (!words) return [];
+  const out: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    if (words[i] !== 'curl' && !words[i].endsWith('/curl')) continue;
+    const args: string[] = [];
+    let j = i + 1;
+    for (; j < words.length && !['|', ';', '&&', '||', '&'].includes(words[j]); j++) args.push(words[j]);
+    const piped = words[j] === '|';
+    let fails = false;
+    let checksCode = false;
+    for (let k = 0; k < args.length; k++) {
+      const a = args[k];
+      if (CURL_VALUE_OPTS.has(a)) {
+        if ((a === '-w' || a === '--write-out') && /http_code|response_code/.test(args[k + 1] ?? '')) checksCode = true;
+        k++;
+        continue;
+      }
+      if (a.startsWith('--write-out=') && /http_code|response_code/.test(a)) checksCode = true;
+      if (CURL_FAILS.test(a)) fails = true;
+    }
+    if (!fails && !checksCode && !piped) out.push(['curl', ...args].join(' ').slice(0, 160));
+  }
+  return out;
+}
+
 export const ANALYSIS_RULES: readonly RuleDefinition[] = [
   {
     id: 'RW401-analysis-unguarded-result-index',
-    severity: 'error',
-    title: 'Analysis condition indexes result[0] without guarding empty and NaN results',
+    severity: 'warning',
+    title: 'Prometheus analysis condition indexes result[0] without guarding empty and NaN results',
     kinds: KINDS,
-    mechanism: 'An empty result makes result[0] an Error ("slice index out of range"), and errors do not count as failures, so a run can end Successful with every measurement errored; NaN (0/0 without traffic) makes `result[0] < 0.01` false: a Failed verdict from no data.',
+    mechanism: 'The Prometheus provider hands a vector query\'s result to the condition as a list, empty when no series exists yet (a canary that has not served, a 5xx counter Envoy has not created): result[0] is then an Error ("slice index out of range"), and errors do not count as failures until consecutiveErrorLimit; NaN (0/0 without traffic) makes `result[0] < 0.01` false: a Failed verdict from no data. Other providers hand other shapes (a number, objects) and are not checked by this rule.',
     fieldNotes: 'docs/mechanisms.md#canary-analysis (reference: AnalysisTemplate)',
     fix: 'Write `len(result) > 0 && !isNaN(result[0]) && result[0] < 0.01` as successCondition and the mirror failureCondition (`len(result) > 0 && !isNaN(result[0]) && result[0] >= 0.01`), so no data is Inconclusive, never a silent pass or fail.',
     facts: [],
@@ -101,7 +193,7 @@ export const ANALYSIS_RULES: readonly RuleDefinition[] = [
   },
   {
     id: 'RW402-analysis-no-data-as-zero',
-    severity: 'error',
+    severity: 'warning',
     title: 'Analysis query turns no data into a number (`or vector(n)` around a ratio or a denominator, `default_zero()`)',
     kinds: KINDS,
     mechanism: 'A query that answers a number when there is no data passes (or fails) the check exactly when the canary serves nothing or its metrics are missing (e.g. its pods are not Ready, its weight goes back to 0 and its Envoy cluster, with every series on it, disappears). A default on the numerator alone, `(errors or on() vector(0)) / all`, is safe and needed: Envoy creates the 5xx counter at the first 5xx, and the denominator still gives no sample without traffic.',
@@ -112,8 +204,12 @@ export const ANALYSIS_RULES: readonly RuleDefinition[] = [
       arr(rec(o.obj.spec)?.metrics).forEach((m, i) => {
         const metric = rec(m);
         if (!metric) return;
+        const provider = providerName(metric);
+        // `or vector(n)` is PromQL; `default_zero()` is Datadog's (docs.datadoghq.com, "Interpolation").
+        if (provider !== 'prometheus' && provider !== 'datadog') return;
         for (const s of providerStrings(metric.provider, `spec.metrics[${i}].provider`)) {
           for (const d of queryDefaults(s.text)) {
+            if ((provider === 'prometheus') !== !d.match.startsWith('default_zero')) continue;
             // Safe only on the numerator of a ratio whose divisor reads a metric and has no default of its own.
             if (d.position === 'numerator' && (d.match.startsWith('default_zero') || defaultsOnlyNumerator(s.text, d.index, d.match.length))) continue;
             const where = d.position === 'ratio' ? 'around the whole expression' : d.position === 'denominator' ? 'in the denominator' : 'on a numerator whose divisor reads no metric or is defaulted too';
@@ -126,7 +222,7 @@ export const ANALYSIS_RULES: readonly RuleDefinition[] = [
   },
   {
     id: 'RW403-analysis-no-data-passes',
-    severity: 'error',
+    severity: 'warning',
     title: 'Analysis conditions pass when there is no data (`default(result, 0) < x`, `isNaN(result[0]) || ...`, `len(result) == 0 || ...`)',
     kinds: KINDS,
     mechanism: 'A condition that is true for an empty, nil or NaN result promotes a canary that served nothing or whose metrics are missing: the check passes exactly when it measured nothing. Short-circuits (`isNaN(result[0]) || ...`) and defaults (`default(result, 0)`) read as guards but turn no data into a pass.',
@@ -139,13 +235,61 @@ export const ANALYSIS_RULES: readonly RuleDefinition[] = [
         if (!metric) return;
         const sc = str(metric.successCondition);
         const fc = str(metric.failureCondition);
-        if ((!sc && !fc) || unguarded(metric).length > 0) return; // RW401 reports the unguarded index
-        const what = passesOnNoData(providerName(metric), sc, fc);
+        if ((!sc && !fc) || unguarded(metric).length > 0 || wrongShape(metric).length > 0) return; // RW401 / RW405 report those
+        const what = passesOnNoData(providerName(metric), sc, fc) ?? cloudwatchPassesEmpty(metric);
         if (what === undefined) return;
         const cond = sc ? 'successCondition' : 'failureCondition';
         const shown = [sc ? `successCondition \`${sc}\`` : undefined, fc ? `failureCondition \`${fc}\`` : undefined].filter(Boolean).join(' with ');
         ctx.report(o, `spec.metrics[${i}].${cond}`, `metric "${str(metric.name) ?? i}": ${shown} ${fc && !sc ? 'is not true' : 'is true'} for ${what}: the measurement is Successful without data.`,
           { metric: str(metric.name) ?? String(i), ...(sc ? { successCondition: sc } : {}), ...(fc ? { failureCondition: fc } : {}), noData: what });
+      });
+    },
+  },
+  {
+    id: 'RW404-analysis-job-curl-without-fail',
+    severity: 'warning',
+    title: 'An analysis Job runs curl without --fail, so it succeeds on an HTTP 5xx',
+    kinds: KINDS,
+    mechanism: 'The Job provider marks the measurement Successful when the Job completes and Failed when it fails (metricproviders/job/job.go, Argo Rollouts v1.9.1), and curl exits 0 on any HTTP response, 500 included, unless it runs with --fail (-f) or --fail-with-body (exit code 22). A check that curls the canary without it passes exactly the release it exists to stop; only a refused connection fails it.',
+    fieldNotes: 'docs/mechanisms.md#canary-analysis',
+    fix: 'Run curl with --fail (e.g. `curl -sf --max-time 5 http://svc/healthz`) or --fail-with-body, or check the status code (`-w "%{http_code}"` compared in the script).',
+    facts: [],
+    check(o, ctx) {
+      arr(rec(o.obj.spec)?.metrics).forEach((m, i) => {
+        const metric = rec(m);
+        const job = rec(rec(metric?.provider)?.job);
+        if (!metric || !job) return;
+        const podSpec = rec(rec(rec(job.spec)?.template)?.spec);
+        arr(podSpec?.containers).forEach((c, j) => {
+          const container = rec(c);
+          if (!container) return;
+          for (const call of curlWithoutFail(container)) {
+            ctx.report(o, `spec.metrics[${i}].provider.job.spec.template.spec.containers[${j}]`,
+              `metric "${str(metric.name) ?? i}": container "${str(container.name) ?? j}" runs \`${call}\` without --fail: the Job completes, and the measurement is Successful, when the endpoint answers 500.`,
+              { metric: str(metric.name) ?? String(i), command: call });
+          }
+        });
+      });
+    },
+  },
+  {
+    id: 'RW405-analysis-condition-wrong-result-shape',
+    severity: 'error',
+    title: 'Analysis condition written for another provider\'s result: result[0] on Datadog\'s number, a CloudWatch result compared as a number',
+    kinds: KINDS,
+    mechanism: 'Each provider hands the condition its own shape: Datadog one number (or nil), CloudWatch a list of MetricDataResult objects. A condition that indexes a number or compares an object cannot be evaluated, so every measurement is an Error, and after consecutiveErrorLimit errors the AnalysisRun is Error and the rollout aborts, for every release, healthy ones included.',
+    fieldNotes: 'docs/mechanisms.md#canary-analysis',
+    fix: 'Datadog: compare the number itself, guarded for no data: `!isNil(result) && result < 0.01`. CloudWatch: read the values, `len(result[0].Values) > 0 && all(result[0].Values, {# < 0.01})`.',
+    facts: [],
+    upstream: 'argoproj/argo-rollouts v1.9.1: metricproviders/datadog/datadog.go (parseResponseV1/V2 evaluate a float64 or a nil *float64) and metricproviders/cloudwatch/cloudwatch.go (Run evaluates result.MetricDataResults); utils/evaluate/evaluate.go returns AnalysisPhaseError when the condition fails to evaluate, and analysis/analysis.go ends the metric in Error after consecutiveErrorLimit consecutive errors, which aborts the rollout.',
+    check(o, ctx) {
+      arr(rec(o.obj.spec)?.metrics).forEach((m, i) => {
+        const metric = rec(m);
+        if (!metric) return;
+        for (const w of wrongShape(metric)) {
+          ctx.report(o, `spec.metrics[${i}].${w.cond}`, `metric "${str(metric.name) ?? i}": ${w.cond} \`${w.text}\`: ${w.why}; every measurement is an Error.`,
+            { metric: str(metric.name) ?? String(i), condition: w.text, provider: providerName(metric) });
+        }
       });
     },
   },

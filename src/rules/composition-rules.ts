@@ -163,6 +163,7 @@ export const COMPOSITION_RULES: readonly RuleDefinition[] = [
     fieldNotes: 'docs/mechanisms.md#readiness-control-loop, #readiness-calls-a-dependency, #leave-slowly-return-slower',
     fix: 'Break one link, best several: remove resources.limits.cpu (keep the request), raise readinessProbe.timeoutSeconds above the p99 under load (at least 3 s), set failureThreshold 3 or more and successThreshold equal to it; then declare peak-rps and saturation-rps-per-replica so the drain at peak is simulated.',
     facts: [],
+    upstream: 'The kubelet takes a container out of Ready after failureThreshold consecutive failed probes and back after successThreshold passes (kubernetes/kubernetes pkg/kubelet/prober/worker.go doProbe, commit 00421113; prober_manager.go UpdatePodStatus, commit 0181833d), and a not-Ready pod\'s endpoint stops receiving Service traffic (kubernetes/endpointslice v0.32.4 utils.go podToEndpoint); a CPU limit is a CFS quota that deschedules the probed process once the period\'s quota is used (the Linux kernel\'s Documentation/scheduler/sched-bwc.rst). With the capacity facts declared, the fleet simulator (src/simulate) runs the drain at peak and the verdict decides the severity.',
     check(o, ctx) {
       const replicas = replicaCount(o, ctx.index);
       if (!replicas) return;

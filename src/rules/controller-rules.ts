@@ -1,5 +1,6 @@
 import { checkController, ControllerCheck, ControllerFinding, ObjectLookup } from '../checks/controller-spec';
 import { ObjectIndex, RuleContext, RuleDefinition } from './rule';
+import { describeObjects } from './scope';
 import { LintObject } from './source';
 import { Severity } from './types';
 
@@ -27,7 +28,12 @@ interface Spec {
   readonly mirrors: string;
   readonly why: string;
   readonly fix: string;
+  /** The upstream refusal, when the mirrored function is not the controller's (the plugin's). */
+  readonly upstream?: string;
 }
+
+/** Where the Gateway API plugin refuses a weight change (the rollout then stalls at its first step). */
+const PLUGIN_REFUSES = 'argoproj-labs/rollouts-plugin-trafficrouter-gatewayapi v0.15.0 pkg/plugin/httproute.go: SetWeight Gets the named HTTPRoute and returns an error ("backendRef was not found in httpRoute") when no rule has a backendRef to the canary or the stable Service, so every weight change fails and the rollout does not progress.';
 
 const V = 'pkg/apis/rollouts/validation/validation.go, v1.9.1';
 const R = 'pkg/apis/rollouts/validation/validation_references.go, v1.9.1';
@@ -85,38 +91,97 @@ const SPECS: readonly Spec[] = [
   { check: 'providerCount', id: 'RW748-analysis-provider-count', kinds: TEMPLATES, title: 'A metric with no provider or more than one', mirrors: `ValidateMetric (${H})`, why: RUN_ERROR, fix: 'Give exactly one provider.' },
   { check: 'dryRunRule', id: 'RW749-analysis-dry-run-rule-invalid', kinds: TEMPLATES, title: 'A dryRun/measurementRetention rule that matches no metric or is listed twice', mirrors: `GetDryRunMetrics, GetMeasurementRetentionMetrics, validateDryRunMetrics (${H})`, why: RUN_ERROR, fix: 'Use a metric name (or a regular expression matching one) once.' },
   { check: 'unresolvedArg', id: 'RW750-analysis-unresolved-arg', kinds: TEMPLATES, title: 'A metric uses {{...}} that is not a declared arg', mirrors: 'ResolveMetricArgs -> templateutil.ResolveQuotedArgs (utils/analysis/factory.go, utils/template/template.go, v1.9.1)', why: RUN_ERROR, fix: 'Declare the arg in spec.args or fix the name.' },
-  { check: 'rwPluginWithoutServices', id: 'RW780-gateway-plugin-without-services', kinds: ROLLOUT, title: 'Gateway API plugin routing without canaryService or stableService (rollwise: the controller accepts it)', mirrors: 'rollwise, not the controller: the plugin matches backendRefs by these names (pkg/plugin/httproute.go, gatewayapi plugin v0.15.0)', why: 'The controller does not require the Services for plugin routers, but the Gateway API plugin fails every weight change ("backendRef was not found in httpRoute"), so the canary gets stuck at its first setWeight.', fix: 'Set canaryService and stableService.' },
-  { check: 'rwPluginRouteNotFound', id: 'RW781-gateway-plugin-route-not-found', kinds: ROLLOUT, title: 'The Gateway API plugin names no HTTPRoute, or one not among the checked objects (rollwise: the controller accepts it)', mirrors: 'rollwise, not the controller: the plugin Gets the named HTTPRoute at each weight change (pkg/plugin/httproute.go, v0.15.0)', why: 'The controller does not look at plugin configuration; the plugin then fails at the first weight change and the rollout stalls.', fix: 'Name the HTTPRoute (httpRoute: <name>) and include it in the manifests.' },
-  { check: 'rwPluginBackendRefMissing', id: 'RW782-gateway-plugin-backend-ref-missing', kinds: ROLLOUT, title: 'No rule of the HTTPRoute has a backendRef to the canary (or the stable) Service (rollwise: the controller accepts it)', mirrors: 'rollwise, not the controller: the plugin needs both names among the backendRefs (pkg/plugin/httproute.go, v0.15.0)', why: 'The controller accepts the Rollout; the plugin then fails every weight change with "backendRef was not found in httpRoute".', fix: 'Add backendRefs to both Services (the canary at weight 0).' },
+  { check: 'rwPluginWithoutServices', upstream: PLUGIN_REFUSES, id: 'RW780-gateway-plugin-without-services', kinds: ROLLOUT, title: 'Gateway API plugin routing without canaryService or stableService (rollwise: the controller accepts it)', mirrors: 'rollwise, not the controller: the plugin matches backendRefs by these names (pkg/plugin/httproute.go, gatewayapi plugin v0.15.0)', why: 'The controller does not require the Services for plugin routers, but the Gateway API plugin fails every weight change ("backendRef was not found in httpRoute"), so the canary gets stuck at its first setWeight.', fix: 'Set canaryService and stableService.' },
+  { check: 'rwPluginRouteNotFound', upstream: PLUGIN_REFUSES, id: 'RW781-gateway-plugin-route-not-found', kinds: ROLLOUT, title: 'The Gateway API plugin names no HTTPRoute, or one not among the checked objects (rollwise: the controller accepts it)', mirrors: 'rollwise, not the controller: the plugin Gets the named HTTPRoute at each weight change (pkg/plugin/httproute.go, v0.15.0)', why: 'The controller does not look at plugin configuration; the plugin then fails at the first weight change and the rollout stalls.', fix: 'Name the HTTPRoute (httpRoute: <name>) and include it in the manifests.' },
+  { check: 'rwPluginBackendRefMissing', upstream: PLUGIN_REFUSES, id: 'RW782-gateway-plugin-backend-ref-missing', kinds: ROLLOUT, title: 'No rule of the HTTPRoute has a backendRef to the canary (or the stable) Service (rollwise: the controller accepts it)', mirrors: 'rollwise, not the controller: the plugin needs both names among the backendRefs (pkg/plugin/httproute.go, v0.15.0)', why: 'The controller accepts the Rollout; the plugin then fails every weight change with "backendRef was not found in httpRoute".', fix: 'Add backendRefs to both Services (the canary at weight 0).' },
   { check: 'rwPluginRuleWithoutBoth', id: 'RW783-gateway-plugin-rule-without-both-backends', severity: 'warning', kinds: ROLLOUT, title: 'An HTTPRoute rule routes to only one of the canary and stable Services (rollwise: the plugin accepts it)', mirrors: 'rollwise, not the controller: the plugin sets weights only on the backendRefs it finds (pkg/plugin/httproute.go, v0.15.0)', why: 'The plugin succeeds as long as some rule has each name, so a rule with only the stable Service never sends traffic to the canary (its errors escape the analysis) and one with only the canary Service has no stable backend at all.', fix: 'Give every rule backendRefs to both Services.' },
-  { check: 'rwStepSeveralActions', id: 'RW784-canary-step-several-actions', kinds: ROLLOUT, title: 'A step combines actions the controller does not refuse together (rollwise: the controller accepts it)', mirrors: 'rollwise, not the controller: hasMultipleStepsType checks four kinds only; completedCurrentCanaryStep (rollout/canary.go, v1.9.1) completes a step by its first kind', why: 'The controller accepts e.g. { setWeight, setCanaryScale } but judges the step complete by one of its kinds only, so the step moves on without waiting for the other action.', fix: 'One action per step.' },
-  { check: 'rwStepUnknownField', id: 'RW785-canary-step-unknown-field', kinds: ROLLOUT, title: 'A step has a field the Rollout CRD does not declare (rollwise: the API server prunes it)', mirrors: 'rollwise, not the controller: the step fields of manifests/crds/rollout-crd.yaml (v1.9.1); unknown fields are pruned', why: 'The CRD has a structural schema: the API server prunes the unknown field (unless the client asks for strict field validation, which refuses the request), so the step runs without it (e.g. `wait: 10m` next to setWeight waits for nothing).', fix: 'Use the step fields: setWeight, pause, analysis, setCanaryScale, experiment, setHeaderRoute, setMirrorRoute, plugin.' },
-  { check: 'rwStartingStepAfterSteps', id: 'RW786-background-analysis-starts-after-last-step', kinds: ROLLOUT, title: 'Background analysis startingStep at or past the last step (rollwise: the controller accepts it)', mirrors: 'rollwise, not the controller: BeforeStartingStep (utils/replicaset/canary.go) and the fully-promoted skip in rollout/analysis.go (v1.9.1)', why: 'The controller accepts any startingStep; at or past the number of steps the background analysis is created only after every step has completed, when the canary is promoted, so it gates nothing.', fix: 'Use a startingStep below the number of steps (1 starts it after the first setWeight).' },
+  { check: 'rwStepSeveralActions', id: 'RW784-canary-step-several-actions', severity: 'warning', kinds: ROLLOUT, title: 'A step combines two actions that each wait (pause, setCanaryScale, setWeight, plugin); the controller waits for one (rollwise: the controller accepts it)', mirrors: 'rollwise, not the controller: hasMultipleStepsType checks four kinds only; completedCurrentCanaryStep (rollout/canary.go, v1.9.1) completes a step by its first kind', why: 'The controller accepts e.g. { setWeight, setCanaryScale } and applies both, but judges the step complete by one of them, so the step moves on without waiting for the other. setHeaderRoute and setMirrorRoute complete at once and combine with any action.', fix: 'One waiting action per step (setHeaderRoute/setMirrorRoute may share a step).' },
+  { check: 'rwStepUnknownField', severity: 'warning', id: 'RW785-canary-step-unknown-field', kinds: ROLLOUT, title: 'A step has a field the Rollout CRD does not declare (rollwise: the API server prunes it)', mirrors: 'rollwise, not the controller: the step fields of manifests/crds/rollout-crd.yaml (v1.9.1); unknown fields are pruned', why: 'The CRD has a structural schema: the API server prunes the unknown field (unless the client asks for strict field validation, which refuses the request), so the step runs without it (e.g. `wait: 10m` next to setWeight waits for nothing).', fix: 'Use the step fields: setWeight, pause, analysis, setCanaryScale, experiment, setHeaderRoute, setMirrorRoute, plugin.' },
+  { check: 'rwStartingStepAfterSteps', severity: 'warning', id: 'RW786-background-analysis-starts-after-last-step', kinds: ROLLOUT, title: 'Background analysis startingStep at or past the last step (rollwise: the controller accepts it)', mirrors: 'rollwise, not the controller: BeforeStartingStep (utils/replicaset/canary.go) and the fully-promoted skip in rollout/analysis.go (v1.9.1)', why: 'The controller accepts any startingStep; at or past the number of steps the background analysis is created only after every step has completed, when the canary is promoted, so it gates nothing.', fix: 'Use a startingStep below the number of steps (1 starts it after the first setWeight).' },
 ];
 
-const CACHE = new WeakMap<ObjectIndex, WeakMap<LintObject, ControllerFinding[]>>();
+const CACHE = new WeakMap<ObjectIndex, WeakMap<LintObject, ScopedFindings>>();
 
-/** Looks objects up in the run; a manifest without a namespace (left to `kubectl -n`) matches any. */
-function lookupOf(index: ObjectIndex): ObjectLookup {
+/** Cluster-scoped kinds: one object per name in a cluster, shared by every application. */
+const CLUSTER_SCOPED = new Set(['ClusterAnalysisTemplate']);
+
+/** A reference the lookup could not answer with one object in the Rollout's scope. */
+interface Unresolved {
+  readonly kind: string;
+  readonly name: string;
+  readonly namespace?: string;
+  readonly why: 'ambiguous' | 'missing';
+  readonly candidates: readonly LintObject[];
+}
+
+interface ScopedFindings {
+  readonly findings: ControllerFinding[];
+  readonly unresolved: readonly Unresolved[];
+}
+
+/**
+ * Looks objects up as the controller would find them: in the Rollout's namespace (its own, or the
+ * default its kustomization or Argo CD Application gives it) and, since a scan holds many
+ * applications, only among the objects deployed with it (scope.ts). Every reference that does not
+ * resolve to exactly one object is remembered, so that the finding can say why at info level.
+ */
+function scopedLookup(from: LintObject, index: ObjectIndex, unresolved: Unresolved[]): ObjectLookup {
+  const sc = index.scopes;
   return {
     get(kind, namespace, name) {
-      const exact = index.get(kind, namespace, name);
-      if (exact) return exact.obj;
-      const loose = index.ofKind(kind).find((o) => o.name === name && (o.namespace === undefined || namespace === undefined));
-      return loose?.obj;
+      if (CLUSTER_SCOPED.has(kind)) {
+        const all = index.ofKind(kind).filter((o) => o.name === name);
+        const near = all.filter((o) => sc.together(from, o));
+        const pick = all.length === 1 ? all : near;
+        if (pick.length === 1) return pick[0].obj;
+        unresolved.push({ kind, name, why: all.length > 1 ? 'ambiguous' : 'missing', candidates: all });
+        return undefined;
+      }
+      const explicit = namespace !== undefined && namespace !== sc.namespaceOf(from) ? namespace : undefined;
+      const r = sc.resolve(from, kind, name, explicit);
+      if ('found' in r) return r.found.obj;
+      unresolved.push({ kind, name, namespace, why: 'ambiguous' in r ? 'ambiguous' : 'missing', candidates: 'ambiguous' in r ? r.ambiguous : r.elsewhere });
+      return undefined;
     },
     list(kind, namespace) {
-      return index.ofKind(kind).filter((o) => o.namespace === namespace || o.namespace === undefined || namespace === undefined).map((o) => o.obj);
+      const explicit = namespace !== undefined && namespace !== sc.namespaceOf(from) ? namespace : undefined;
+      return (explicit ? index.ofKind(kind).filter((o) => sc.namespaceOf(o) === explicit) : sc.inScope(from, kind)).map((o) => o.obj);
     },
   };
 }
 
-function findingsOf(o: LintObject, ctx: RuleContext): ControllerFinding[] {
+function findingsOf(o: LintObject, ctx: RuleContext): ScopedFindings {
   let byObj = CACHE.get(ctx.index);
   if (!byObj) CACHE.set(ctx.index, (byObj = new WeakMap()));
   let f = byObj.get(o);
-  if (!f) byObj.set(o, (f = checkController(o.obj, lookupOf(ctx.index))));
+  if (!f) {
+    const unresolved: Unresolved[] = [];
+    f = { findings: checkController(o.obj, scopedLookup(o, ctx.index, unresolved)), unresolved };
+    byObj.set(o, f);
+  }
   return f;
+}
+
+/** The checks that report a reference that was not found; the value naming it, by check. */
+const NOT_FOUND: Partial<Record<ControllerCheck, string>> = {
+  serviceNotFound: 'service', templateNotFound: 'template', workloadRefUnresolved: 'name', rwPluginRouteNotFound: 'route',
+};
+
+/**
+ * A not-found finding whose reference the scope could not decide: several candidates deployed with
+ * the Rollout, or none in its scope (maybe in another application, maybe created elsewhere). The
+ * rule says so at info level instead of picking one or claiming the object is missing.
+ */
+function scopeNote(f: ControllerFinding, unresolved: readonly Unresolved[]): string | undefined {
+  const key = NOT_FOUND[f.check];
+  if (!key) return undefined;
+  const name = f.values[key];
+  if (typeof name !== 'string') return undefined;
+  const u = unresolved.find((x) => x.name === name);
+  if (!u) return undefined;
+  if (u.why === 'ambiguous') return `${u.candidates.length} objects named ${u.kind}/${name} are deployed with this Rollout (${describeObjects(u.candidates)}): not checked, since the scan cannot tell which one the controller finds.`;
+  const elsewhere = u.candidates.length ? ` ${describeObjects(u.candidates)} ${u.candidates.length === 1 ? 'is' : 'are'} in another application's folder or namespace and ${u.candidates.length === 1 ? 'was' : 'were'} not used.` : '';
+  return `${f.message} Info, not an error: no ${u.kind} named ${name} is deployed with this Rollout in the linted manifests (same namespace and application), and it may be created elsewhere (another repository, a chart).${elsewhere}`;
 }
 
 export const CONTROLLER_RULES: readonly RuleDefinition[] = SPECS.map((s) => ({
@@ -128,8 +193,19 @@ export const CONTROLLER_RULES: readonly RuleDefinition[] = SPECS.map((s) => ({
   fieldNotes: s.kinds === TEMPLATES ? 'docs/mechanisms.md#canary-analysis' : 'docs/mechanisms.md#canary-analysis, #gitops-rollback',
   fix: s.fix,
   facts: [],
+  ...((s.severity ?? 'error') === 'error' ? {
+    upstream: s.upstream ?? (s.kinds === TEMPLATES
+      ? `argoproj/argo-rollouts ${s.mirrors}: the AnalysisRun created from the template goes to Error, and an errored analysis aborts the rollout.`
+      : `argoproj/argo-rollouts ${s.mirrors}: the controller refuses the Rollout (condition InvalidSpec) and nothing rolls out.`),
+  } : {}),
   check(o: LintObject, ctx: RuleContext) {
-    for (const f of findingsOf(o, ctx)) if (f.check === s.check) ctx.report(o, f.path, f.message, f.values);
+    const { findings, unresolved } = findingsOf(o, ctx);
+    for (const f of findings) {
+      if (f.check !== s.check) continue;
+      const note = scopeNote(f, unresolved);
+      if (note) ctx.report(o, f.path, note, { ...f.values, scope: 'unresolved' }, 'info');
+      else ctx.report(o, f.path, f.message, f.values);
+    }
   },
 }));
 

@@ -1,8 +1,9 @@
-import { rec, replicaCount, scaleIntOrPercent, selectorMatches, workloadLabels } from './k8s';
+import { arr, containers, rec, replicaCount, scaleIntOrPercent, selectorMatches, serviceSelects, str, templateOwner, WORKLOAD_KINDS, workloadLabels } from './k8s';
 import { RuleContext, RuleDefinition } from './rule';
+import { describeObjects } from './scope';
 import { LintObject } from './source';
 
-/** PDBs in the workload's namespace whose selector matches its pod labels. */
+/** PDBs deployed with the workload (its namespace and application, scope.ts) whose selector matches its pod labels. */
 const pdbCache = new WeakMap<LintObject, LintObject[]>();
 
 export function pdbsFor(w: LintObject, ctx: RuleContext): LintObject[] {
@@ -11,14 +12,16 @@ export function pdbsFor(w: LintObject, ctx: RuleContext): LintObject[] {
   return found;
 }
 
+function selects(pdb: LintObject, labels: Record<string, string>): boolean {
+  const sel = rec(pdb.obj.spec)?.selector;
+  // policy/v1: an empty selector selects every pod in the namespace.
+  if (rec(sel) && Object.keys(rec(sel)!).length === 0) return true;
+  return selectorMatches(sel, labels);
+}
+
 function matchPdbs(w: LintObject, ctx: RuleContext): LintObject[] {
   const labels = workloadLabels(w, ctx.index);
-  return ctx.index.inNamespace('PodDisruptionBudget', w.namespace).filter((p) => {
-    const sel = rec(p.obj.spec)?.selector;
-    // policy/v1: an empty selector selects every pod in the namespace.
-    if (rec(sel) && Object.keys(rec(sel)!).length === 0) return true;
-    return selectorMatches(sel, labels);
-  });
+  return ctx.index.scopes.inScope(w, 'PodDisruptionBudget').filter((p) => selects(p, labels));
 }
 
 /** Pods a PDB lets go at once, for a given replica count (percentages round up, as the controller does). */
@@ -43,7 +46,7 @@ export const DISRUPTION_RULES: readonly RuleDefinition[] = [
     severity: 'warning',
     title: 'No PodDisruptionBudget selects a workload with more than one replica',
     kinds: MULTI,
-    mechanism: 'Without a PDB a node drain may evict several replicas at once; the survivors take their load, and once they pass their deadline the readiness feedback loop empties the Service.',
+    mechanism: 'Without a PDB a node drain may evict several replicas at once; the survivors take their load, and once they pass their deadline the readiness feedback loop empties the Service. Only workloads that serve are checked: a Service routes to them, or their containers declare ports.',
     fieldNotes: 'docs/mechanisms.md#disruption-budgets',
     fix: 'Add a PodDisruptionBudget selecting the pod labels with maxUnavailable chosen so the survivors stay below saturation at peak (rollwise derives it from peak-rps and saturation-rps-per-replica), and unhealthyPodEvictionPolicy: AlwaysAllow.',
     facts: [],
@@ -54,9 +57,23 @@ export const DISRUPTION_RULES: readonly RuleDefinition[] = [
       // No pod labels: an incomplete object (a kustomize patch, a fixture) that no PDB could select.
       const labels = workloadLabels(o, ctx.index);
       if (Object.keys(labels).length === 0) return;
+      // A drain hurts a fleet that serves: one a Service routes to, or whose containers listen on a
+      // port (its Service may live elsewhere). A placeholder or a batch loop is not checked.
+      const served = ctx.index.scopes.inScope(o, 'Service').some((s) => serviceSelects(s.obj, labels))
+        || containers(templateOwner(o, ctx.index)).some((c) => arr(c.c.ports).length > 0);
+      if (!served) return;
       if (pdbsFor(o, ctx).length > 0) return;
       const shown = count.scaler ? `${count.max === count.min ? count.min : `${count.min}-${count.max}`} replicas (${count.source})` : `${count.min} replicas`;
-      ctx.report(o, count.scaler ? 'spec' : 'spec.replicas', `${shown} and no PodDisruptionBudget in the linted manifests selects labels ${JSON.stringify(labels)}.`, { replicas: count.min, maxReplicas: count.max });
+      const path = count.scaler ? 'spec' : 'spec.replicas';
+      // A PDB that selects these labels from another application's folder may be meant for this
+      // workload or for a namesake: say so at info level instead of guessing either way.
+      const other = ctx.index.scopes.outOfScope(o, 'PodDisruptionBudget').filter((p) => selects(p, labels));
+      if (other.length > 0) {
+        ctx.report(o, path, `${shown}; no PodDisruptionBudget deployed with it (same namespace and application) selects labels ${JSON.stringify(labels)}, but ${describeObjects(other)} in another application's folder does: not counted, and not reported as missing. Check which workload it is meant for.`,
+          { replicas: count.min, maxReplicas: count.max, outOfScope: other.map((p) => p.ref).join(',') }, 'info');
+        return;
+      }
+      ctx.report(o, path, `${shown} and no PodDisruptionBudget in the linted manifests selects labels ${JSON.stringify(labels)}.`, { replicas: count.min, maxReplicas: count.max });
     },
   },
   {
@@ -68,6 +85,7 @@ export const DISRUPTION_RULES: readonly RuleDefinition[] = [
     fieldNotes: 'docs/mechanisms.md#disruption-budgets',
     fix: 'Lower the PDB maxUnavailable (or raise minAvailable, or add replicas) until peak-rps / (replicas - allowed disruptions) stays below the per-replica saturation rate (rollwise keeps 80 % headroom).',
     facts: ['peakRps', 'saturationRpsPerReplica'],
+    upstream: 'The eviction API lets a drain evict pods while at most maxUnavailable (or at least minAvailable) stay unavailable (kubernetes/api v0.32.4 policy/v1/types.go PodDisruptionBudgetSpec), so the budget is what a node drain removes at once; with the declared peak and saturation rates, the survivors\' share is above the rate at which their latency passes the probe deadline.',
     check(o, ctx) {
       // The fewest replicas (an autoscaler's floor): the survivors' share is largest there.
       const replicas = replicaCount(o, ctx.index)?.min;
@@ -94,6 +112,38 @@ export const DISRUPTION_RULES: readonly RuleDefinition[] = [
             { replicas, allowedDisruptions: d.allowed, survivors, peakRps: p, perSurvivorRps: Number.isFinite(each) ? Number(each.toFixed(1)) : 'infinite', saturationRpsPerReplica: s });
         }
       }
+    },
+  },
+  {
+    id: 'RW603-autoscaler-targets-another-workload',
+    severity: 'warning',
+    title: "A HorizontalPodAutoscaler's scaleTargetRef names none of the workloads deployed with it",
+    kinds: ['HorizontalPodAutoscaler'],
+    mechanism: "An HPA scales the object its scaleTargetRef names in its own namespace. When that name is not one of the workloads deployed with it (a copy-pasted HPA of another application), it scales that other workload, or nothing (FailedGetScale), while its own workload keeps a fixed count that nobody sized for peak.",
+    fieldNotes: 'docs/mechanisms.md#disruption-budgets, #readiness-control-loop',
+    fix: "Point spec.scaleTargetRef at this application's workload (kind and name), or move the HPA to the application it belongs to.",
+    facts: [],
+    check(o, ctx) {
+      const ref = rec(rec(o.obj.spec)?.scaleTargetRef);
+      const kind = str(ref?.kind);
+      const name = str(ref?.name);
+      if (!kind || !name) return;
+      const r = ctx.index.scopes.resolve(o, kind, name);
+      if ('found' in r) return;
+      if ('ambiguous' in r) {
+        ctx.report(o, 'spec.scaleTargetRef', `scaleTargetRef ${kind}/${name} matches ${describeObjects(r.ambiguous)} deployed with this HPA: not checked.`, { target: `${kind}/${name}` }, 'info');
+        return;
+      }
+      const own = WORKLOAD_KINDS.flatMap((k) => ctx.index.scopes.inScope(o, k));
+      // An HPA kept apart from every workload (an hpa/ folder) says nothing about which one it means.
+      if (!own.some((w) => w.kind === kind)) return;
+      const sameNs = r.elsewhere.filter((w) => { const a = ctx.index.scopes.namespaceOf(o); const b = ctx.index.scopes.namespaceOf(w); return a === undefined || b === undefined || a === b; });
+      const where = sameNs.length > 0
+        ? `${describeObjects(sameNs)} in the same namespace ${sameNs.length === 1 ? 'belongs' : 'belong'} to another application's folder: this HPA scales ${sameNs.length === 1 ? 'it' : 'one of them'} instead`
+        : `no ${kind} of that name is in the linted manifests: the HPA reports FailedGetScale`;
+      ctx.report(o, 'spec.scaleTargetRef.name',
+        `scaleTargetRef ${kind}/${name} is none of the workloads deployed with this HPA (${own.map((w) => w.ref).join(', ')}); ${where}.`,
+        { target: `${kind}/${name}`, workloads: own.map((w) => w.ref).join(',') });
     },
   },
 ];

@@ -5,6 +5,7 @@ import { ENGINE_RULES, findRule, RULES } from './catalogue';
 import { factDefinition, FactName, FactReader, LintFacts } from './facts';
 import { rec } from './k8s';
 import { ObjectIndex, RuleContext, RuleDefinition, RuleMeta } from './rule';
+import { ObjectScope, ScopeIndex } from './scope';
 import { LintObject } from './source';
 import { Finding, FindingValue, ParseProblem, Severity, Skip } from './types';
 
@@ -21,6 +22,14 @@ export interface LintOptions {
    * @default true
    */
   readonly simulate?: boolean;
+  /**
+   * Where each object is deployed (namespace defaults, kustomization builds, Argo CD Applications),
+   * as a folder scan finds it (layout.ts).
+   * @default - each object's own namespace, labels and folder
+   */
+  readonly scopes?: ReadonlyMap<LintObject, ObjectScope>;
+  /** Findings about the input as a whole (a kustomization linted file by file, ...). @default - none */
+  readonly notes?: readonly Finding[];
 }
 
 export interface LintResult {
@@ -47,8 +56,10 @@ class Index implements ObjectIndex {
   private readonly byKind = new Map<string, LintObject[]>();
   private readonly byKey = new Map<string, LintObject>();
   private readonly byKindNs = new Map<string, LintObject[]>();
+  public readonly scopes: ScopeIndex;
 
-  constructor(public readonly all: readonly LintObject[]) {
+  constructor(public readonly all: readonly LintObject[], scopes?: ReadonlyMap<LintObject, ObjectScope>) {
+    this.scopes = new ScopeIndex(all, scopes);
     for (const o of all) {
       (this.byKind.get(o.kind) ?? this.byKind.set(o.kind, []).get(o.kind)!).push(o);
       const kn = `${o.kind}\u0000${o.namespace ?? ''}`;
@@ -86,7 +97,7 @@ function annotationsOf(o: LintObject): Record<string, unknown> {
  * overrides are applied (the finding stays in the result with status `suppressed` / `accepted`).
  */
 export function lintParsed(objects: readonly LintObject[], problems: readonly ParseProblem[] = [], opts: LintOptions = {}): LintResult {
-  const index = new Index(objects);
+  const index = new Index(objects, opts.scopes);
   const facts = new FactReader(opts.facts);
   const findings: Finding[] = [];
   const seq = new Map<Finding, number>();
@@ -121,9 +132,11 @@ export function lintParsed(objects: readonly LintObject[], problems: readonly Pa
         justification = sup;
       }
     }
+    // An object read from a rendered kustomization says so, since its file holds the base values.
+    const rendered = index.scopes.scopeOf(o).renderedBy;
     const f: Finding = {
       ruleId: rule.id, severity, file: o.file, line: o.line(path), kind: o.kind, namespace: o.namespace, name: o.name, object: o.ref,
-      path, message, mechanism: `${rule.mechanism} (${rule.fieldNotes})`, fix: rule.fix, values, status, ...(justification !== undefined ? { justification } : {}),
+      path, message: rendered ? `${message} (as rendered by ${rendered})` : message, mechanism: `${rule.mechanism} (${rule.fieldNotes})`, fix: rule.fix, values, status, ...(justification !== undefined ? { justification } : {}),
     };
     seq.set(f, seq.size);
     findings.push(f);
@@ -152,22 +165,43 @@ export function lintParsed(objects: readonly LintObject[], problems: readonly Pa
   }
 
   for (const p of problems) {
+    if (p.duplicateKey) {
+      const rule = ENGINE_RULES.duplicateKey;
+      const severity: Severity = p.includedBy ? 'error' : p.duplicateKey.sameValue ? 'info' : 'warning';
+      const consequence = p.includedBy
+        ? `; ${p.includedBy} includes this file, and kustomize refuses it ("mapping key already defined"), so it does not build`
+        : p.duplicateKey.sameValue ? '; kubectl keeps one of them, nothing changes' : '; kubectl applies the second and silently drops the first';
+      const f: Finding = {
+        ruleId: rule.id, severity, file: p.file, line: p.line, kind: p.kind ?? '(document)', name: `line ${p.line}`, object: `(document at line ${p.line})`,
+        path: p.duplicateKey.key, message: `${p.message}${consequence}.`, mechanism: `${rule.mechanism} (${rule.fieldNotes})`, fix: rule.fix,
+        values: { key: p.duplicateKey.key, firstLine: p.duplicateKey.firstLine, sameValue: p.duplicateKey.sameValue }, status: 'open',
+      };
+      seq.set(f, seq.size);
+      findings.push(f);
+      continue;
+    }
     // A document of a kind no rule checks (a CRD, a Role) hides no hazard when it does not parse
     // here; it is shown as info, not as an error, since this parser is stricter than kubectl's on
     // some indentation: under-indented continuation lines of quoted scalars, as in the Istio CRDs
     // that Argo Rollouts' e2e suite applies (test/e2e/crds/istio.yaml, v1.9.1).
     const unchecked = p.kind !== undefined && !RULES_BY_KIND.has(p.kind) && !CONTEXT_KINDS.has(p.kind);
     const f: Finding = {
-      ruleId: ENGINE_RULES.malformed.id, severity: unchecked ? 'info' : 'error', file: p.file, line: p.line, kind: p.kind ?? '(document)', name: `line ${p.line}`, object: `(document at line ${p.line})`,
+      ruleId: ENGINE_RULES.malformed.id, severity: unchecked ? 'info' : p.severity ?? 'error', file: p.file, line: p.line, kind: p.kind ?? '(document)', name: `line ${p.line}`, object: `(document at line ${p.line})`,
       path: '', message: unchecked ? `${p.message} (kind ${p.kind}, which no rule checks: nothing was missed)` : p.message, mechanism: `${ENGINE_RULES.malformed.mechanism} (${ENGINE_RULES.malformed.fieldNotes})`, fix: ENGINE_RULES.malformed.fix, values: {}, status: 'open',
     };
     seq.set(f, seq.size);
     findings.push(f);
   }
 
+  for (const n of opts.notes ?? []) {
+    seq.set(n, seq.size);
+    findings.push(n);
+  }
+
   const fileOrder = new Map<string, number>();
   for (const o of objects) if (!fileOrder.has(o.file)) fileOrder.set(o.file, fileOrder.size);
   for (const p of problems) if (!fileOrder.has(p.file)) fileOrder.set(p.file, fileOrder.size);
+  for (const n of opts.notes ?? []) if (!fileOrder.has(n.file)) fileOrder.set(n.file, fileOrder.size);
   findings.sort((a, b) => (fileOrder.get(a.file)! - fileOrder.get(b.file)!) || (a.line - b.line) || (seq.get(a)! - seq.get(b)!));
   return { findings, skips, objects: objects.length, skippedKinds };
 }

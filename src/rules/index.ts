@@ -10,4 +10,7 @@ export * from './synth-check';
 export * from './validation-plugin';
 export * from './docs';
 export * from './scan';
+export * from './scope';
+export * from './layout';
+export * from './manifest-facts';
 export * from './controller-rules';

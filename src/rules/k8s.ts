@@ -1,3 +1,4 @@
+import type { ScopeIndex } from './scope';
 import { LintObject, Manifest } from './source';
 
 /** Kubernetes probe defaults (reference: "Kubernetes probe and rollout defaults"). */
@@ -113,15 +114,23 @@ export function podLabels(o: LintObject): Record<string, string> {
 
 /**
  * The pod labels a PDB would have to select: the template's, or for a Rollout with `workloadRef`
- * those of the referenced Deployment among the linted objects. Empty for an incomplete object (a
+ * those of the referenced Deployment in the Rollout's scope. Empty for an incomplete object (a
  * kustomize patch with only `spec.replicas`, a fixture without labels).
  */
-export function workloadLabels(o: LintObject, index: KindIndex & { get(kind: string, namespace: string | undefined, name: string): LintObject | undefined }): Record<string, string> {
+export function workloadLabels(o: LintObject, index: KindIndex): Record<string, string> {
   const own = podLabels(o);
   if (Object.keys(own).length > 0 || o.kind !== 'Rollout') return own;
   const ref = rec(rec(o.obj.spec)?.workloadRef);
-  const target = ref && str(ref.name) ? index.get(str(ref.kind) ?? 'Deployment', o.namespace, str(ref.name)!) : undefined;
-  return target ? podLabels(target) : own;
+  const r = ref && str(ref.name) ? index.scopes.resolve(o, str(ref.kind) ?? 'Deployment', str(ref.name)!) : undefined;
+  return r && 'found' in r ? podLabels(r.found) : own;
+}
+
+/** The object whose pod template a workload runs: a Rollout's workloadRef target in its scope, else itself. */
+export function templateOwner(o: LintObject, index: KindIndex): LintObject {
+  if (o.kind !== 'Rollout' || podSpec(o)) return o;
+  const ref = rec(rec(o.obj.spec)?.workloadRef);
+  const r = ref && str(ref.name) ? index.scopes.resolve(o, str(ref.kind) ?? 'Deployment', str(ref.name)!) : undefined;
+  return r && 'found' in r ? r.found : o;
 }
 
 export function containers(o: LintObject): ContainerRef[] {
@@ -157,9 +166,9 @@ export interface ReplicaCount {
   readonly path: string;
 }
 
-/** Objects of the run by kind and namespace (the engine's index; a narrow view to keep k8s.ts free of rule types). */
+/** The run's objects by scope (the engine's index; a narrow view to keep k8s.ts free of rule types). */
 export interface KindIndex {
-  inNamespace(kind: string, namespace: string | undefined): readonly LintObject[];
+  readonly scopes: ScopeIndex;
 }
 
 /**
@@ -178,14 +187,16 @@ export function replicaCount(o: LintObject, index: KindIndex): ReplicaCount | un
     const r = rec(ref);
     return !!r && str(r.name) === o.name && (str(r.kind) ?? defaultKind) === o.kind;
   };
-  for (const hpa of index.inNamespace('HorizontalPodAutoscaler', o.namespace)) {
+  // Only autoscalers deployed with the workload (scope.ts): an HPA of another application that names
+  // a workload of the same name scales that application's workload, not this one.
+  for (const hpa of index.scopes.inScope(o, 'HorizontalPodAutoscaler')) {
     const spec = rec(hpa.obj.spec);
     if (!targets(spec?.scaleTargetRef, '')) continue;
     const min = int(spec?.minReplicas) ?? 1;
     const max = int(spec?.maxReplicas) ?? min;
     return { min, max: Math.max(min, max), source: `${hpa.ref} minReplicas ${min}${spec?.minReplicas === undefined ? ' (default)' : ''}, maxReplicas ${max}`, scaler: hpa, path: 'spec.minReplicas' };
   }
-  for (const so of index.inNamespace('ScaledObject', o.namespace)) {
+  for (const so of index.scopes.inScope(o, 'ScaledObject')) {
     const spec = rec(so.obj.spec);
     if (!targets(spec?.scaleTargetRef, 'Deployment')) continue;
     const min = int(spec?.minReplicaCount) ?? 0;

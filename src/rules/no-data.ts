@@ -39,11 +39,22 @@ export function phaseOf(result: V, successCondition?: string, failureCondition?:
   }
 }
 
-/** The "nothing happened" results a provider can hand the conditions, with how to say them. */
+/**
+ * The "nothing happened" results a provider hands the conditions, by provider, from the providers'
+ * source at Argo Rollouts v1.9.1; providers not listed here are not modelled (an empty list: no
+ * finding rather than a guess at their shape).
+ * - prometheus: a vector is a []float64, empty when no series matches, [NaN] for 0/0
+ *   (metricproviders/prometheus/prometheus.go processResponse).
+ * - datadog: a float64, or a nil *float64 when the series or its points are empty (v1) or the
+ *   first column's first value is null (v2) (metricproviders/datadog/datadog.go parseResponseV1,
+ *   parseResponseV2). JSON carries no NaN.
+ * CloudWatch, New Relic, Wavefront and web results are objects or arbitrary JSON (see
+ * analysis-rules.ts); their no-data cases are checked there by shape, not evaluated here.
+ */
 export function noDataResults(provider: string): { result: V; what: string }[] {
-  return provider === 'prometheus'
-    ? [{ result: [], what: 'an empty result (no series yet)' }, { result: [Number.NaN], what: 'NaN (0/0: no requests in the window)' }]
-    : [{ result: null, what: 'no value (nil)' }, { result: [], what: 'an empty result' }, { result: Number.NaN, what: 'NaN' }];
+  if (provider === 'prometheus') return [{ result: [], what: 'an empty result (no series yet)' }, { result: [Number.NaN], what: 'NaN (0/0: no requests in the window)' }];
+  if (provider === 'datadog') return [{ result: null, what: 'no value (nil: Datadog returned no points)' }];
+  return [];
 }
 
 /** A condition pair that passes on a no-data result: the first such result, or undefined. */

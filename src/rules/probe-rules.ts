@@ -1,9 +1,19 @@
 import { loadSensitivity } from './composition-rules';
-import { ContainerRef, containers, cpuCores, inProcessHandler, Json, probeHandler, probeTiming, PROBED_KINDS, rec, secs } from './k8s';
+import { arr, ContainerRef, containers, cpuCores, inProcessHandler, Json, podLabels, podSpec, probeHandler, probeTiming, PROBED_KINDS, rec, secs, serviceSelects } from './k8s';
 import { requireFact, RuleDefinition } from './rule';
 import { LintObject } from './source';
 
 const W = PROBED_KINDS;
+
+/**
+ * RW201 does not report a limit of at least a core that is more than twice the request: the quota
+ * binds only under sustained use far above the request (tuned on the tuning set, docs/lint-precision.md:
+ * such limits were judged noise, as warnings and as info).
+ */
+const GENEROUS_LIMIT_CORES = 1;
+/** RW107 from a liveness initialDelaySeconds of a minute: the start is known to be slow. */
+const SLOW_START_SECONDS = 60;
+const GENEROUS_LIMIT_RATIO = 2;
 
 /** Containers of the object with a probe of that kind. */
 function withProbe(containersOf: ContainerRef[], probe: 'readinessProbe' | 'livenessProbe' | 'startupProbe'): { ref: ContainerRef; p: Json }[] {
@@ -29,7 +39,7 @@ function livenessReadinessPairs(o: LintObject) {
 export const PROBE_RULES: readonly RuleDefinition[] = [
   {
     id: 'RW101-readiness-timeout-below-p99',
-    severity: 'error',
+    severity: 'warning',
     title: "Readiness timeoutSeconds is not above the health path's declared p99 under load",
     kinds: W,
     mechanism: 'A probe whose deadline is at or below the handler\'s p99 fails on the slow tail at random, and each miss moves the pod\'s traffic onto the survivors, whose latency then rises too: the feedback loop that empties a Service.',
@@ -52,10 +62,10 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
   },
   {
     id: 'RW102-readiness-failure-threshold-one',
-    severity: 'error',
+    severity: 'warning',
     title: 'Readiness failureThreshold is 1',
     kinds: W,
-    mechanism: 'With failureThreshold 1 a single slow probe removes the pod from the Service for a whole period; under load, slow probes are common, so pods leave and return in waves and the survivors take their traffic.',
+    mechanism: 'With failureThreshold 1 a single slow probe removes the pod from the Service for a whole period; under load, slow probes are common, so pods leave and return in waves and the survivors take their traffic. Alone it is a warning: with a probe that measures load and a fleet that carries it, RW109 reports the composition as an error.',
     fieldNotes: 'docs/mechanisms.md#readiness-calls-a-dependency, #leave-slowly-return-slower',
     fix: 'Set readinessProbe.failureThreshold to 3 or more, so one bad window cannot remove a pod.',
     facts: [],
@@ -75,7 +85,7 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
     severity: 'warning',
     title: 'Readiness that measures load returns (successThreshold x period) faster than it leaves (failureThreshold x period)',
     kinds: W,
-    mechanism: 'When every pod has left, traffic is zero and every probe passes: the whole fleet re-enters within the short return window, cold and at full load, and collapses again (a saw-tooth, not a decay). Only a probe that measures load (a CPU limit on an in-process handler, or a deadline at or under the p99) empties the fleet, so the asymmetry alone, as in the Kubernetes defaults (1 and 3), is not reported.',
+    mechanism: 'When every pod has left, traffic is zero and every probe passes: the whole fleet re-enters within the short return window, cold and at full load, and collapses again (a saw-tooth, not a decay). Only a probe that measures load (a deadline at or under the declared p99, or a CPU limit on an in-process handler) empties the fleet, so the asymmetry alone, as in the Kubernetes defaults (1 and 3), is not reported; under a CPU limit RW201 reports it with the limit.',
     fieldNotes: 'docs/mechanisms.md#readiness-control-loop, #leave-slowly-return-slower',
     fix: 'Set readinessProbe.successThreshold at least equal to failureThreshold (e.g. 3 and 3), so a removed pod proves itself as long as it took to leave.',
     facts: [],
@@ -86,7 +96,9 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
         const leave = t.failureThreshold * t.periodSeconds;
         if (back >= leave) continue;
         const load = loadSensitivity(o, ref, p, ctx);
-        if (load) {
+        // A CPU limit under an in-process probe is RW201's finding, which names the fast return
+        // too: reporting it twice per container was a fifth of all output on public repositories.
+        if (load && load.cpuLimit === undefined) {
           ctx.report(o, `${ref.path}.readinessProbe.successThreshold`,
             `container "${ref.name}": readiness returns after ${t.successThreshold}${p.successThreshold === undefined ? ' (default)' : ''} x ${t.periodSeconds} s = ${back} s but leaves after ${t.failureThreshold}${p.failureThreshold === undefined ? ' (default)' : ''} x ${t.periodSeconds} s = ${leave} s, and it measures load: ${load.text}.`,
             { successThreshold: t.successThreshold, failureThreshold: t.failureThreshold, periodSeconds: t.periodSeconds, returnWindowSeconds: back, leaveWindowSeconds: leave });
@@ -96,19 +108,19 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
   },
   {
     id: 'RW104-readiness-timeout-not-below-period',
-    severity: 'warning',
-    title: 'Readiness timeoutSeconds is not below periodSeconds',
+    severity: 'info',
+    title: 'Readiness timeoutSeconds is above periodSeconds',
     kinds: W,
-    mechanism: 'A probe that may wait as long as its period runs back to back under load: the leave window is no longer failureThreshold x period, and the probe adds a permanent request to a pod that is already slow.',
+    mechanism: 'A probe that may wait longer than its period runs back to back under load (the kubelet starts the next one when the slow one ends): the leave window is failureThreshold x timeout, not failureThreshold x period, and the probe adds a permanent request to a pod that is already slow. Information: it slows detection and adds load, it does not cause the outage by itself; a timeout equal to the period is not reported.',
     fieldNotes: 'docs/mechanisms.md#readiness-control-loop, #readiness-calls-a-dependency',
     fix: 'Keep readinessProbe.timeoutSeconds below periodSeconds (e.g. timeout 3 s, period 10 s).',
     facts: [],
     check(o, ctx) {
       for (const { ref, p } of withProbe(containers(o), 'readinessProbe')) {
         const t = probeTiming(p);
-        if (t.timeoutSeconds >= t.periodSeconds) {
+        if (t.timeoutSeconds > t.periodSeconds) {
           ctx.report(o, `${ref.path}.readinessProbe.timeoutSeconds`,
-            `container "${ref.name}": readiness timeoutSeconds ${t.timeoutSeconds} is not below periodSeconds ${t.periodSeconds}.`,
+            `container "${ref.name}": readiness timeoutSeconds ${t.timeoutSeconds} is above periodSeconds ${t.periodSeconds}: under load the probes run back to back, and a failing pod leaves after up to ${t.failureThreshold} x ${t.timeoutSeconds} s = ${t.failureThreshold * t.timeoutSeconds} s, not ${t.failureThreshold * t.periodSeconds} s.`,
             { timeoutSeconds: t.timeoutSeconds, periodSeconds: t.periodSeconds });
         }
       }
@@ -116,7 +128,7 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
   },
   {
     id: 'RW105-liveness-identical-to-readiness',
-    severity: 'error',
+    severity: 'warning',
     title: 'An HTTP, gRPC or exec liveness probe is identical to the readiness probe',
     kinds: W,
     mechanism: 'A liveness copy of readiness restarts exactly the pods that are merely loaded: each restart lands on a cold cache, survivors carry more load and fail in turn (falling dominoes, CrashLoopBackOff). Identical tcpSocket probes are not reported: a TCP connect does not run application code, so it does not fail on a loaded pod.',
@@ -135,10 +147,10 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
   },
   {
     id: 'RW106-liveness-stricter-than-readiness',
-    severity: 'error',
-    title: 'An in-process liveness probe gives up no later than readiness (shorter timeout, fewer failures, or a failure window not longer)',
+    severity: 'warning',
+    title: 'An in-process liveness probe gives up before readiness does (shorter timeout, fewer failures, or a shorter failure window)',
     kinds: W,
-    mechanism: 'If an HTTP, gRPC or exec liveness fails as fast as readiness, a pod slow under load is restarted instead of only taken out of the Service: restarts pile up exactly at peak. A tcpSocket liveness does not run application code and is not checked.',
+    mechanism: 'If an HTTP, gRPC or exec liveness gives up before readiness, a pod slow under load is restarted instead of only taken out of the Service: restarts pile up exactly at peak. Equal windows (the Kubernetes defaults on both probes) are not reported: on a separate liveness endpoint that is common and rarely the cause. A tcpSocket liveness does not run application code and is not checked.',
     fieldNotes: 'docs/mechanisms.md#liveness-vs-readiness',
     fix: 'Make liveness more lenient than readiness on every axis: timeoutSeconds >= readiness, failureThreshold >= readiness, and failureThreshold x periodSeconds well above the readiness leave window.',
     facts: [],
@@ -153,7 +165,7 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
         if (lt.failureThreshold < rt.failureThreshold) axes.push(`failureThreshold ${lt.failureThreshold} < readiness ${rt.failureThreshold}`);
         const lw = lt.failureThreshold * lt.periodSeconds;
         const rw = rt.failureThreshold * rt.periodSeconds;
-        if (lw <= rw) axes.push(`failure window ${lt.failureThreshold} x ${lt.periodSeconds} s = ${lw} s <= readiness leave window ${rt.failureThreshold} x ${rt.periodSeconds} s = ${rw} s`);
+        if (lw < rw) axes.push(`failure window ${lt.failureThreshold} x ${lt.periodSeconds} s = ${lw} s < readiness leave window ${rt.failureThreshold} x ${rt.periodSeconds} s = ${rw} s`);
         if (axes.length > 0) {
           ctx.report(o, `${ref.path}.livenessProbe`, `container "${ref.name}": liveness is stricter than readiness: ${axes.join('; ')}.`,
             { livenessTimeoutSeconds: lt.timeoutSeconds, readinessTimeoutSeconds: rt.timeoutSeconds, livenessFailureThreshold: lt.failureThreshold, readinessFailureThreshold: rt.failureThreshold, livenessWindowSeconds: lw, readinessWindowSeconds: rw });
@@ -163,10 +175,10 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
   },
   {
     id: 'RW107-liveness-initial-delay-without-startup-probe',
-    severity: 'warning',
-    title: 'Liveness initialDelaySeconds longer than one default period (10 s) and no startupProbe',
+    severity: 'info',
+    title: 'Liveness initialDelaySeconds of a minute or more and no startupProbe',
     kinds: W,
-    mechanism: 'initialDelaySeconds is a fixed guess at start-up time: a start slower than the guess is killed and restarted in a loop (slower still under load), a faster one waits for nothing; a startupProbe adapts to the actual start.',
+    mechanism: 'initialDelaySeconds is a fixed guess at start-up time: a start slower than the guess is killed and restarted in a loop (slower still under load), a faster one waits for nothing; a startupProbe adapts to the actual start. Information, and only from a minute up: a delay that long says the start is slow and varies, where the guess bites; shorter delays were judged noise on the tuning set (docs/lint-precision.md).',
     fieldNotes: 'docs/mechanisms.md#liveness-vs-readiness',
     fix: 'Add a startupProbe (failureThreshold x periodSeconds = the start-up budget) and remove livenessProbe.initialDelaySeconds.',
     facts: [],
@@ -175,7 +187,7 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
         const l = rec(ref.c.livenessProbe);
         if (!l || ref.c.startupProbe !== undefined) continue;
         const d = probeTiming(l).initialDelaySeconds;
-        if (d > 10) {
+        if (d >= SLOW_START_SECONDS) {
           ctx.report(o, `${ref.path}.livenessProbe.initialDelaySeconds`, `container "${ref.name}": liveness initialDelaySeconds ${d} and no startupProbe.`, { initialDelaySeconds: d });
         }
       }
@@ -190,6 +202,7 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
     fieldNotes: 'docs/mechanisms.md#readiness-calls-a-dependency',
     fix: 'Make readiness report local state only (listeners up, config loaded, warm-up done), with at most a dependency status cached in the background; answer requests that need the failing dependency with a fast 503.',
     facts: ['readinessCallsDependency'],
+    upstream: 'A failed readiness probe makes the container not Ready (kubernetes/kubernetes pkg/kubelet/prober/prober_manager.go UpdatePodStatus, commit 0181833d), and the EndpointSlice controller marks a not-Ready pod\'s endpoint not ready, so the Service stops routing to it (kubernetes/endpointslice v0.32.4 utils.go podToEndpoint: ready = serving && !terminating). A handler that calls the dependency fails on every replica at once when the dependency is slow: the Service has no ready endpoint.',
     check(o, ctx) {
       const first = withProbe(containers(o), 'readinessProbe')[0];
       if (!first) return;
@@ -204,7 +217,7 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
     severity: 'warning',
     title: 'CPU limit on a container with HTTP, gRPC or exec probes',
     kinds: W,
-    mechanism: "The probe handler shares the container's CFS quota: at the limit the kernel deschedules the process for the rest of each 100 ms period, so a 20 ms health check takes seconds exactly at peak and the probe measures load.",
+    mechanism: "The probe handler shares the container's CFS quota: at the limit the kernel deschedules the process for the rest of each 100 ms period, so a 20 ms health check takes seconds exactly at peak and the probe measures load. A limit of a core or more, over twice the request, is not reported: it binds only far above the pod's request.",
     fieldNotes: 'docs/mechanisms.md#readiness-control-loop, #fixes-and-verification',
     fix: 'Remove resources.limits.cpu (keep the request: the pod stays Burstable), or raise it far above peak use. kube-score: --ignore-container-cpu-limit; Polaris: cpuLimitsMissing: ignore; Checkov: skip CKV_K8S_11.',
     facts: [],
@@ -222,10 +235,46 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
         const r = request === undefined ? l : cpuCores(request);
         const ratio = l !== undefined && r !== undefined && r > 0 ? Number((l / r).toFixed(2)) : undefined;
         const reqText = request === undefined ? 'no request (it defaults to the limit)' : `request ${String(request)}`;
+        // The fast return RW103 would report for this container (it leaves the CPU-limit case here).
+        const rp = rec(ref.c.readinessProbe);
+        const rt = rp && inProcessHandler(rp) ? probeTiming(rp) : undefined;
+        const fast = rt && rt.successThreshold * rt.periodSeconds < rt.failureThreshold * rt.periodSeconds
+          ? `; readiness returns after ${rt.successThreshold * rt.periodSeconds} s but leaves after ${rt.failureThreshold * rt.periodSeconds} s, so a fleet the throttling emptied re-enters at once` : '';
+        // A limit of a core or more with room above the request throttles only under sustained use
+        // far above what the pod asked for: not reported.
+        if (l !== undefined && l >= GENEROUS_LIMIT_CORES && ratio !== undefined && ratio > GENEROUS_LIMIT_RATIO) continue;
         ctx.report(o, `${ref.path}.resources.limits.cpu`,
-          `container "${ref.name}": CPU limit ${String(limit)} with ${reqText}${ratio !== undefined ? `, limit/request ratio ${ratio}` : ''}, and ${probes.join(', ')} that ${probes.length === 1 ? 'shares' : 'share'} the throttled quota.`,
+          `container "${ref.name}": CPU limit ${String(limit)} with ${reqText}${ratio !== undefined ? `, limit/request ratio ${ratio}` : ''}, and ${probes.join(', ')} that ${probes.length === 1 ? 'shares' : 'share'} the throttled quota${fast}.`,
           { cpuLimit: String(limit), cpuRequest: request === undefined ? 'none' : String(request), ...(ratio !== undefined ? { limitRequestRatio: ratio } : {}), httpProbes: probes.join(',') });
       }
+    },
+  },
+  {
+    id: 'RW110-no-readiness-probe-with-rolling-update',
+    severity: 'warning',
+    title: 'A workload that a Service routes to rolls its pods without any readiness probe',
+    kinds: ['Deployment', 'StatefulSet', 'Rollout'],
+    mechanism: 'Without a readiness probe the kubelet reports a container Ready as soon as it has started, before the application listens; the rolling update counts the new pod available, removes an old one, and the Service sends requests to a process that refuses them: errors on every rollout, the longer the start the more. DaemonSets are not checked: their pods are node agents replaced one node at a time (an exporter behind a Service was judged noise on the tuning set).',
+    fieldNotes: 'docs/mechanisms.md#rollout-complete, #readiness-control-loop',
+    fix: 'Add a readinessProbe on the serving container (an httpGet on a local health path, or a tcpSocket on its port), so a new pod takes traffic only once it answers.',
+    facts: [],
+    check(o, ctx) {
+      const spec = rec(o.obj.spec) ?? {};
+      if (!podSpec(o)) return;
+      const strategy = rec(spec.strategy);
+      const update = rec(spec.updateStrategy);
+      if (o.kind === 'Deployment' && strategy?.type === 'Recreate') return;
+      if (o.kind === 'StatefulSet' && update?.type === 'OnDelete') return;
+      const regular = arr(podSpec(o)!.containers).map(rec).filter((c): c is Json => c !== undefined);
+      if (regular.length === 0 || regular.some((c) => c.readinessProbe !== undefined)) return;
+      if (containers(o).some((r) => r.c.readinessProbe !== undefined)) return; // a native sidecar's probe gates readiness too
+      const labels = podLabels(o);
+      const services = [...new Set(ctx.index.scopes.inScope(o, 'Service').filter((svc) => serviceSelects(svc.obj, labels)).map((x) => x.ref))];
+      if (services.length === 0) return; // no traffic reaches it that a rollout could break
+      const shown = services.length > 3 ? `${services.slice(0, 3).join(', ')} and ${services.length - 3} more` : services.join(', ');
+      ctx.report(o, 'spec.template.spec.containers',
+        `no container has a readinessProbe, and ${shown} ${services.length === 1 ? 'routes' : 'route'} to these pods: each new pod counts Ready when its containers start (kubelet: no readiness probe, always ready), so a rolling update sends it requests before the application listens.`,
+        { containers: regular.length, services: services.join(',') });
     },
   },
 ];

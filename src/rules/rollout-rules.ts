@@ -1,4 +1,4 @@
-import { arr, containers, int, probeTiming, rec, replicaCount, replicasOf, scaleIntOrPercent, str } from './k8s';
+import { arr, containers, int, podSpec, probeTiming, rec, replicaCount, replicasOf, scaleIntOrPercent, str } from './k8s';
 import { RuleDefinition } from './rule';
 import { LintObject } from './source';
 
@@ -33,6 +33,16 @@ function maxUnavailable(o: LintObject): { value: number; shown: string; path: st
     default:
       return undefined;
   }
+}
+
+/** Steps that wait for a person: `pause: {}` (or a pause without a duration) waits until promoted. */
+function manualPauses(steps: readonly Record<string, unknown>[]): number {
+  return steps.filter((s) => {
+    const p = s.pause;
+    if (p === undefined || p === null) return false;
+    const r = rec(p);
+    return !r || r.duration === undefined || r.duration === null;
+  }).length;
 }
 
 function hasAnalysis(canary: Record<string, unknown>): boolean {
@@ -73,10 +83,10 @@ export const ROLLOUT_RULES: readonly RuleDefinition[] = [
   },
   {
     id: 'RW302-rollout-without-progress-deadline-abort',
-    severity: 'warning',
-    title: 'Canary Rollout without progressDeadlineAbort: true',
+    severity: 'info',
+    title: 'Canary Rollout that an analysis gates, without progressDeadlineAbort: true',
     kinds: ['Rollout'],
-    mechanism: 'By default a canary Rollout that misses its progress deadline is only marked Degraded and the stuck canary keeps its traffic share; with progressDeadlineAbort it aborts and traffic returns to stable. Blue-green Rollouts are not checked: their active Service moves only after the new pods are all available.',
+    mechanism: 'By default a canary Rollout that misses its progress deadline is only marked Degraded: it is not aborted, and the canary keeps its pods and whatever traffic share its available pods already have until someone acts; with progressDeadlineAbort it aborts and traffic returns to stable. Information, since the controller\'s default is deliberate and a stuck canary usually has no available pods to send traffic to; reported only for canaries an analysis gates without a person (no pause: {}), which nobody watches. Blue-green Rollouts are not checked: their active Service moves only after the new pods are all available.',
     fieldNotes: 'docs/mechanisms.md#rollout-complete, #canary-analysis',
     fix: 'Set spec.progressDeadlineAbort: true (and a progressDeadlineSeconds above minReadySeconds).',
     facts: [],
@@ -84,17 +94,22 @@ export const ROLLOUT_RULES: readonly RuleDefinition[] = [
       // Blue-green: the active Service is switched only once the new ReplicaSet is fully saturated
       // (rollout/service.go reconcileActiveService, v1.9.1), so a stuck update never holds user
       // traffic and an abort only scales the preview down; the rule is for canaries.
-      if (!rec(rec(rec(o.obj.spec)?.strategy)?.canary)) return;
+      const canary = rec(rec(rec(o.obj.spec)?.strategy)?.canary);
+      if (!canary) return;
+      // Only a canary that runs itself (an analysis decides, no step waits for a person) needs the
+      // deadline to abort it: a person promoting by hand also sees it stuck.
+      const steps = arr(canary.steps).map(rec).filter((x): x is Record<string, unknown> => x !== undefined);
+      if (!hasAnalysis(canary) || manualPauses(steps) > 0) return;
       const v = rec(o.obj.spec)?.progressDeadlineAbort;
-      if (v !== true) ctx.report(o, 'spec.progressDeadlineAbort', `canary Rollout: progressDeadlineAbort is ${v === undefined ? 'absent (default false)' : String(v)}, so a canary stuck past progressDeadlineSeconds ${String(rec(o.obj.spec)?.progressDeadlineSeconds ?? '600 (default)')} keeps its share.`, { progressDeadlineAbort: v === undefined ? 'absent' : String(v) });
+      if (v !== true) ctx.report(o, 'spec.progressDeadlineAbort', `canary Rollout: progressDeadlineAbort is ${v === undefined ? 'absent (default false)' : String(v)}, so a canary stuck past progressDeadlineSeconds ${String(rec(o.obj.spec)?.progressDeadlineSeconds ?? '600 (default)')} is marked Degraded, not aborted: it keeps its pods (and the traffic of those that are available) until someone acts.`, { progressDeadlineAbort: v === undefined ? 'absent' : String(v) });
     },
   },
   {
     id: 'RW303-canary-without-analysis',
-    severity: 'error',
-    title: 'Canary with steps and no analysis',
+    severity: 'warning',
+    title: 'Canary with timed steps and no analysis',
     kinds: ['Rollout'],
-    mechanism: 'Without an analysis (background or step) nothing measures user-facing errors: a bad release is promoted on schedule, and "rollout complete" only means pods were Ready. A canary without steps is a plain rolling update and is not checked.',
+    mechanism: 'Without an analysis (background or step) nothing measures user-facing errors: a bad release is promoted on schedule, and "rollout complete" only means pods were Ready. A warning, not an error: the controller runs it, and it fails to stop a bad release rather than causing one. A canary without steps is a plain rolling update and is not checked; one with a `pause: {}` is promoted by a person (RW304).',
     fieldNotes: 'docs/mechanisms.md#rollout-complete, #canary-analysis',
     fix: 'Add spec.strategy.canary.analysis (background, startingStep at the first setWeight) and an analysis step before full promotion, with an AnalysisTemplate measuring the 5xx ratio (guarded against empty and NaN results).',
     facts: [],
@@ -111,6 +126,7 @@ export const ROLLOUT_RULES: readonly RuleDefinition[] = [
       // analysis could measure: the update is a delayed rolling update, as with no steps.
       const exposes = weights.some((w) => w > 0) || steps.some((s) => s.setCanaryScale !== undefined || s.experiment !== undefined);
       if (!exposes) return;
+      if (manualPauses(steps) > 0) return; // RW304: a person decides
       const scales = steps.filter((s) => s.setCanaryScale !== undefined).length;
       const pauses = steps.filter((s) => s.pause !== undefined).length;
       const experiments = steps.filter((s) => s.experiment !== undefined).length;
@@ -124,6 +140,61 @@ export const ROLLOUT_RULES: readonly RuleDefinition[] = [
       ctx.report(o, 'spec.strategy.canary',
         `canary with ${steps.length} step(s) (${shape || 'no traffic steps'})${routed ? ' and traffic routing' : ''} and no analysis (canary.analysis and analysis or experiment steps absent): each step is promoted on a timer or by hand.`,
         { steps: steps.length, setWeights: weights.join(','), trafficRouting: routed, canaryService: str(canary.canaryService) ?? 'none' });
+    },
+  },
+  {
+    id: 'RW304-canary-promoted-by-hand',
+    severity: 'info',
+    title: 'Canary without analysis that waits at a pause: {} for a person to promote it',
+    kinds: ['Rollout'],
+    mechanism: 'A `pause: {}` step waits until someone runs `kubectl argo rollouts promote` (or the Argo CD action): the gate is whoever promotes, looking at whatever they look at. That is a deliberate choice (the Argo Rollouts getting-started examples make it), so it is information, not a finding to fix: the same person has to notice a bad canary, at 3 a.m. too.',
+    fieldNotes: 'docs/mechanisms.md#rollout-complete, #canary-analysis',
+    fix: 'Nothing, if a person promotes on purpose. To let the release stop itself, add an analysis (background from the first setWeight, or an analysis step before full promotion) measuring the canary\'s 5xx ratio.',
+    facts: [],
+    check(o, ctx) {
+      const canary = rec(rec(rec(o.obj.spec)?.strategy)?.canary);
+      if (!canary || hasAnalysis(canary)) return;
+      const steps = arr(canary.steps).map(rec).filter((x): x is Record<string, unknown> => x !== undefined);
+      const manual = manualPauses(steps);
+      if (manual === 0) return;
+      const exposes = steps.some((s) => (int(s.setWeight) ?? 0) > 0 || s.setCanaryScale !== undefined || s.experiment !== undefined);
+      if (!exposes) return;
+      ctx.report(o, 'spec.strategy.canary.steps',
+        `canary with ${steps.length} step(s), ${manual} of them an indefinite pause (pause: {}), and no analysis: a person promotes each of those steps; nothing measures the canary's errors.`,
+        { steps: steps.length, manualPauses: manual });
+    },
+  },
+  {
+    id: 'RW305-single-replica-rolling-update-unavailable',
+    severity: 'error',
+    title: 'One replica and a rolling update with maxUnavailable of at least 1: every rollout has no available pod',
+    kinds: ['Deployment'],
+    mechanism: 'With 1 replica, maxUnavailable 1 and a surge pod allowed, the Deployment controller may scale the old ReplicaSet to 0 as soon as the update starts (minAvailable = replicas - maxUnavailable = 0), before the new pod is available: the Service has no ready endpoint until the new pod passes readiness, on every rollout, although the surge pod could have taken over first. The default maxUnavailable (25 %, rounded down to 0 for one replica) does not do this; maxSurge 0 (or a ReadWriteOnce volume) makes the gap a deliberate stop-then-start and is not reported.',
+    fieldNotes: 'docs/mechanisms.md#rollout-complete',
+    fix: 'Set spec.strategy.rollingUpdate.maxUnavailable: 0 (keep maxSurge at 1 or 25 %), so the new pod becomes available before the old one goes; or run 2 replicas.',
+    facts: [],
+    upstream: 'kubernetes/kubernetes pkg/controller/deployment/rolling.go (commit 95f08499): reconcileOldReplicaSets and scaleDownOldReplicaSetsForRollingUpdate compute minAvailable := replicas - maxUnavailable and scale old ReplicaSets down while the available pods exceed it, whether or not the new ReplicaSet has an available pod.',
+    check(o, ctx) {
+      const spec = rec(o.obj.spec) ?? {};
+      const strategy = rec(spec.strategy);
+      if (strategy?.type === 'Recreate') return; // a deliberate stop-then-start
+      // Only a count written in the manifest: without spec.replicas an autoscaler may own it.
+      if (int(spec.replicas) !== 1) return;
+      const count = replicaCount(o, ctx.index);
+      if (!count || count.scaler) return;
+      const raw = rec(strategy?.rollingUpdate)?.maxUnavailable;
+      if (raw === undefined) return;
+      // maxUnavailable rounds down, maxSurge up (intstr.GetScaledValueFromIntOrPercent in the deployment util).
+      const mu = scaleIntOrPercent(raw, 1, false);
+      if (mu === undefined || mu < 1) return;
+      // maxSurge 0 with one replica cannot roll without a gap: a deliberate stop-then-start, as is a
+      // pod on a ReadWriteOnce volume that the new pod could not mount while the old one holds it.
+      const surge = scaleIntOrPercent(rec(strategy?.rollingUpdate)?.maxSurge ?? '25%', 1, true);
+      if (surge === undefined || surge < 1) return;
+      if (arr(podSpec(o)?.volumes).some((v) => rec(rec(v)?.persistentVolumeClaim) !== undefined)) return;
+      ctx.report(o, 'spec.strategy.rollingUpdate.maxUnavailable',
+        `replicas 1 with maxUnavailable ${String(raw)}${typeof raw === 'string' ? ` (= ${mu} of 1)` : ''}: at each rollout the controller may remove the only pod before its replacement is available, so the Service has no ready endpoint until the new pod passes readiness.`,
+        { replicas: 1, maxUnavailable: String(raw) });
     },
   },
 ];

@@ -1,4 +1,5 @@
 import { FactName, FactReader, FactValue } from './facts';
+import { ScopeIndex } from './scope';
 import { LintObject } from './source';
 import { FindingValue, Severity } from './types';
 
@@ -19,6 +20,12 @@ export interface RuleMeta {
   readonly fix: string;
   /** Facts it needs; without them it is skipped for that object. */
   readonly facts: readonly FactName[];
+  /**
+   * For error-level rules: the upstream behaviour the error rests on (the consuming system refuses
+   * the object, or the composition causes the outage), with repository, version and file. Shown in
+   * docs/rules.md; a test requires it of every rule that can report an error.
+   */
+  readonly upstream?: string;
 }
 
 /** A rule: its catalogue entry and the check that runs on each object of its kinds. */
@@ -29,6 +36,8 @@ export interface RuleDefinition extends RuleMeta {
 /** Every object of the run, indexed for rules that look across objects (routes -> services, PDBs). */
 export interface ObjectIndex {
   readonly all: readonly LintObject[];
+  /** The same objects by namespace and application: what a cross-object rule may look at (scope.ts). */
+  readonly scopes: ScopeIndex;
   ofKind(kind: string): readonly LintObject[];
   /** Objects of a kind in a namespace (undefined = no namespace). */
   inNamespace(kind: string, namespace: string | undefined): readonly LintObject[];

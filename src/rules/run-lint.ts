@@ -4,6 +4,7 @@ import { lintParsed, LintOptions, LintResult } from './engine';
 import { factDefinition, FactName, factsFromOptions, LintFacts } from './facts';
 import { describeSkippedFiles, formatJson, formatSarif, formatSarifFailure, formatText, OutputFormat, ScanSummary } from './format';
 import { Glob, IGNORE_FILE, scanFolder } from './scan';
+import { findKustomize, layoutScan } from './layout';
 import { LintObject, parseManifestText } from './source';
 import { FailOn, ParseProblem, SEVERITY_RANK } from './types';
 import { readTextCapped } from '../read-limit';
@@ -39,6 +40,14 @@ export interface RunLintOptions {
    * @default true
    */
   readonly simulate?: boolean;
+  /**
+   * Lint kustomizations as kustomize renders them (with `kustomize` or `kubectl` found on PATH, or
+   * ROLLWISE_KUSTOMIZE); false lints each file alone, with a note.
+   * @default true
+   */
+  readonly kustomize?: boolean;
+  /** The environment the kustomize lookup reads (PATH, ROLLWISE_KUSTOMIZE). @default process.env */
+  readonly env?: NodeJS.ProcessEnv;
   /** Where the report goes. */
   readonly write: (s: string) => void;
   /** Where input problems go (unreadable files, nothing to lint). @default write */
@@ -128,14 +137,16 @@ export function runLint(opts: RunLintOptions): number {
       }
     }
   }
-  const objects: LintObject[] = [];
+  // Kustomizations rendered where kustomize is installed, namespace defaults, Argo CD Applications:
+  // where each object is deployed, so that cross-object rules only look at its own application.
+  const layout = layoutScan(inputs, { kustomize: opts.kustomize === false ? null : findKustomize(opts.env ?? process.env) ?? null, repoRoot: sarifBase });
+  const objects: LintObject[] = layout.objects;
+  problems.push(...layout.problems);
   for (const i of inputs) {
     scan.files++;
-    const parsed = parseManifestText(i.text, i.file);
+    const parsed = layout.parsed.get(i.file)!;
     if (parsed.template) scan.templates++;
     else if (parsed.objects.length === 0 && parsed.problems.length === 0 && parsed.notManifests > 0) scan.notManifests++;
-    objects.push(...parsed.objects);
-    problems.push(...parsed.problems);
   }
   if (objects.length === 0) {
     const detail = problems.length ? `: ${problems.map((p) => `${p.file}:${p.line} ${p.message}`).join('; ')}` : '';
@@ -147,7 +158,7 @@ export function runLint(opts: RunLintOptions): number {
     err(`rollwise lint: ${unmatched}\n`);
     return 2;
   }
-  const result = lintParsed(objects, problems, { facts: opts.facts, simulate: opts.simulate ?? true });
+  const result = lintParsed(objects, problems, { facts: opts.facts, simulate: opts.simulate ?? true, scopes: layout.scopes, notes: layout.notes });
   const threshold = opts.failOn === 'none' ? Infinity : SEVERITY_RANK[opts.failOn];
   const failing = result.findings.some((f) => f.status === 'open' && SEVERITY_RANK[f.severity] >= threshold);
   const code = failing ? 1 : 0;
@@ -188,6 +199,7 @@ export interface LintCliOptions {
   callsDependency?: string[];
   exclude?: string[];
   simulate?: boolean;
+  kustomize?: boolean;
 }
 
 /** `rollwise lint` from parsed CLI options; a malformed fact option is unusable input (exit 2). */
@@ -202,6 +214,6 @@ export function runLintCli(paths: readonly string[], cli: LintCliOptions, write:
   }
   return runLint({
     paths, format: (cli.format ?? 'text') as OutputFormat, failOn: (cli.failOn ?? 'error') as FailOn,
-    explainSkips: cli.explainSkips ?? false, facts, write, writeError, exclude: cli.exclude, simulate: cli.simulate ?? true,
+    explainSkips: cli.explainSkips ?? false, facts, write, writeError, exclude: cli.exclude, simulate: cli.simulate ?? true, kustomize: cli.kustomize ?? true,
   });
 }

@@ -33,11 +33,19 @@ export interface ParsedSource {
 
 /**
  * Go template actions as Helm chart sources write them: `{{ .Values.x }}`,
- * `{{- if ... }}`, `{{ include ... }}`, `{{ $var }}`, template comments. Argo Rollouts' own
- * `{{args.name}}` (and Argo Workflows' `{{inputs.x}}`) start with a letter and are not matched:
- * they are plain strings that the controller substitutes.
+ * `{{- if ... }}`, `{{ include ... }}`, `{{ $var }}`, template comments, and the upper-case
+ * placeholders of samples meant to be filled in with sed or envsubst (`{{HF_TOKEN}}`). Argo
+ * Rollouts' own `{{args.name}}` (and Argo Workflows' `{{inputs.x}}`) start with a lower-case letter
+ * and are not matched: they are plain strings that the controller substitutes.
  */
-const TEMPLATE_ACTION = /\{\{-?\s*(?:\.|\$|\/\*|(?:if|else|end|range|with|include|template|define|block|toYaml|tpl|required|default|printf|quote|indent|nindent)\b)/;
+const TEMPLATE_ACTION = /\{\{-?\s*(?:\.|\$|\/\*|(?:if|else|end|range|with|include|template|define|block|toYaml|tpl|required|default|printf|quote|indent|nindent)\b|[A-Z][A-Z0-9_]*\s*\}\})/;
+
+/**
+ * Text that may hold a collection key: a flow collection opening another (`{{x}}`, `{[a]: b}`), a
+ * line starting with one (`{x}: 1`), or an explicit key (`? ...`). A document without any of them
+ * has only scalar keys, and is not walked.
+ */
+const MAYBE_COLLECTION_KEY = /[{[]\s*[{[]|^[ \t-]*(?:[[{]|\?\s)/m;
 
 /** A document's text looks like it was meant to be a Kubernetes object (so a parse error is RW000). */
 const LOOKS_LIKE_MANIFEST = /^\s*"?(?:apiVersion|kind)"?\s*:/m;
@@ -53,8 +61,19 @@ export function parseManifestText(text: string, file: string): ParsedSource {
   // `{{ $value }}`) they are data and the objects are linted.
   const template: ParsedSource = { objects: [], problems: [], documents: 0, notManifests: 0, template: true };
   const hasActions = TEMPLATE_ACTION.test(text);
-  const lineCounter = new YAML.LineCounter();
-  const docs = YAML.parseAllDocuments(text, { version: '1.1', lineCounter });
+  let lineCounter = new YAML.LineCounter();
+  let docs = YAML.parseAllDocuments(text, { version: '1.1', lineCounter });
+  // A key twice in one mapping: kubectl reads the document anyway and keeps the last value
+  // (sigs.k8s.io/yaml v1.4.0 Unmarshal -> goyaml.v2 decode.go setMapIndex overwrites unless strict;
+  // apimachinery v0.32.4 pkg/util/yaml/decoder.go YAMLToJSONDecoder uses the non-strict Unmarshal
+  // for `kubectl apply -f`, cli-runtime v0.32.4 pkg/resource/visitor.go StreamVisitor). So read it
+  // the same way (the slow path: only texts with such a key are parsed twice) and report the key.
+  const duplicates: ParseProblem[] = [];
+  if (Array.from(docs).some((d) => d.errors.some((e) => e.code === 'DUPLICATE_KEY'))) {
+    lineCounter = new YAML.LineCounter();
+    docs = YAML.parseAllDocuments(text, { version: '1.1', lineCounter, uniqueKeys: false });
+    for (const d of docs) if (d.errors.length === 0) duplicates.push(...duplicateKeys(d, file, lineCounter));
+  }
   // A single document comes back as an array too; an empty text as an EmptyStream (also iterable).
   const objects: LintObject[] = [];
   const problems: ParseProblem[] = [];
@@ -73,7 +92,7 @@ export function parseManifestText(text: string, file: string): ParsedSource {
       continue;
     }
     if (doc.contents === null) continue;
-    const collectionKey = findCollectionKey(doc);
+    const collectionKey = MAYBE_COLLECTION_KEY.test(source) ? findCollectionKey(doc) : undefined;
     if (collectionKey !== undefined) {
       if (hasActions) return template;
       problems.push({ file, line: lineCounter.linePos(collectionKey.pos).line,
@@ -97,14 +116,44 @@ export function parseManifestText(text: string, file: string): ParsedSource {
       continue;
     }
     if (!hasKind || !hasApi) {
-      problems.push({ file, line: lineCounter.linePos(doc.contents.range[0]).line,
-        message: `the document has ${hasKind ? `kind ${String(r!.kind)} but no apiVersion` : `apiVersion ${String(r!.apiVersion)} but no kind`}; kubectl would refuse it` });
+      // No kind: kubectl cannot decode it (unstructuredJSONScheme: "Object 'Kind' is missing",
+      // apimachinery v0.32.4 pkg/apis/meta/v1/unstructured/helpers.go). No apiVersion: its
+      // client-side validation refuses it ("apiVersion not set", kubectl v0.32.4
+      // pkg/validation/validation.go); whether the server-validated path does was not checked.
+      problems.push({ file, line: lineCounter.linePos(doc.contents.range[0]).line, ...(hasKind ? { kind: String(r!.kind), severity: 'warning' as const } : {}),
+        message: hasKind ? `the document has kind ${String(r!.kind)} but no apiVersion; kubectl's client-side validation refuses it ("apiVersion not set")` : `the document has apiVersion ${String(r!.apiVersion)} but no kind; kubectl cannot decode it ("Object 'Kind' is missing")` });
       continue;
     }
     const locate = (segs: (string | number)[]): number => lineOf(doc, segs, lineCounter);
     expandLists(r!, file, [], locate, objects);
   }
-  return { objects, problems, documents, notManifests };
+  return { objects, problems: [...problems, ...duplicates], documents, notManifests };
+}
+
+/** Every key that appears twice in a mapping of the document, with both lines and whether the values agree. */
+function duplicateKeys(doc: YAML.Document, file: string, lc: YAML.LineCounter): ParseProblem[] {
+  const out: ParseProblem[] = [];
+  const kind = YAML.isMap(doc.contents) ? doc.contents.get('kind') : undefined;
+  YAML.visit(doc, {
+    Map(_, map) {
+      const seen = new Map<unknown, YAML.Pair>();
+      for (const pair of map.items) {
+        const key = YAML.isScalar(pair.key) ? pair.key.value : undefined;
+        if (key === undefined || key === '<<') continue;
+        const first = seen.get(key);
+        if (!first) { seen.set(key, pair); continue; }
+        const line = (n: unknown): number => (YAML.isNode(n) && n.range ? lc.linePos(n.range[0]).line : 0);
+        const js = (n: unknown): string => JSON.stringify(YAML.isNode(n) ? n.toJSON() : n) ?? 'null';
+        const sameValue = js(first.value) === js(pair.value);
+        out.push({
+          file, line: line(pair.key), ...(typeof kind === 'string' ? { kind } : {}),
+          message: `the key "${String(key)}" appears twice in one mapping (lines ${line(first.key)} and ${line(pair.key)})${sameValue ? ', with the same value' : `: ${js(first.value).slice(0, 60)}, then ${js(pair.value).slice(0, 60)}`}`,
+          duplicateKey: { key: String(key), firstLine: line(first.key), sameValue },
+        });
+      }
+    },
+  });
+  return out;
 }
 
 /** Adds an object, or the items of a `kind: List` (nested Lists too), with line lookups into the items. */
@@ -131,6 +180,11 @@ function findCollectionKey(doc: YAML.Document): { text: string; pos: number } | 
     },
   });
   return found;
+}
+
+/** Wraps an object read from elsewhere (a rendered kustomization) with its own line lookup. */
+export function objectWithLines(obj: Manifest, file: string, line: (path: string) => number): LintObject {
+  return { ...lintObject(obj, file, () => 0), line };
 }
 
 /** Wraps an in-memory object (synth time): no file positions. */

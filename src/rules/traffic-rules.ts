@@ -1,8 +1,13 @@
-import { arr, durationSeconds, isWorkload, podLabels, rec, secs, serviceSelects, str } from './k8s';
+import { arr, durationSeconds, podLabels, rec, secs, serviceSelects, str, WORKLOAD_KINDS } from './k8s';
+import { workloadKeepAlive } from './manifest-facts';
 import { RuleContext, RuleDefinition } from './rule';
+import { describeObjects } from './scope';
 import { LintObject, memoryObject } from './source';
 
 const ENVOY_DEFAULT_IDLE_SECONDS = 3600;
+
+/** What RW501 and RW502 rest on. */
+const KEEPALIVE_UPSTREAM = 'Envoy Gateway keeps idle upstream connections for its default 1 hour unless a BackendTrafficPolicy sets spec.timeout.http.connectionIdleTimeout (envoyproxy/gateway v1.9.0 api/v1alpha1/timeout_types.go HTTPTimeout.ConnectionIdleTimeout, "Default: 1 hour"); an app server closes an idle connection after its own keep-alive (uvicorn 5 s: encode/uvicorn 0.35.0 uvicorn/main.py --timeout-keep-alive default 5). When the app closes first, a request the proxy writes onto the closing connection gets no response and the proxy answers 503 with response flag UC.';
 
 interface PolicyTarget { readonly kind: string; readonly name: string }
 
@@ -38,6 +43,8 @@ interface EffectiveIdle {
   readonly raw: string;
   /** How it was found, for the message. */
   readonly how: string;
+  /** Policies of another application target a route of this name: the idle timeout is not known. */
+  readonly unsure?: readonly LintObject[];
 }
 
 const idleCache = new WeakMap<LintObject, EffectiveIdle>();
@@ -48,9 +55,13 @@ function effectiveIdle(route: LintObject, ctx: RuleContext): EffectiveIdle {
   return e;
 }
 
+function targetsRoute(p: LintObject, route: LintObject): boolean {
+  return policyTargets(p).some((t) => t.kind === 'HTTPRoute' && t.name === route.name);
+}
+
 function computeIdle(route: LintObject, ctx: RuleContext): EffectiveIdle {
-  const policies = ctx.index.inNamespace('BackendTrafficPolicy', route.namespace);
-  const onRoute = policies.filter((p) => policyTargets(p).some((t) => t.kind === 'HTTPRoute' && t.name === route.name));
+  // A policy targets routes of its own namespace by name: only policies deployed with the route count.
+  const onRoute = ctx.index.scopes.inScope(route, 'BackendTrafficPolicy').filter((p) => targetsRoute(p, route));
   const withIdle = onRoute.find((p) => idleTimeout(p) !== undefined);
   if (withIdle) {
     const t = idleTimeout(withIdle)!;
@@ -61,8 +72,10 @@ function computeIdle(route: LintObject, ctx: RuleContext): EffectiveIdle {
     for (const parent of arr(rec(route.obj.spec)?.parentRefs)) {
       const pr = rec(parent);
       if (!pr || (pr.kind !== undefined && pr.kind !== 'Gateway')) continue;
-      const ns = str(pr.namespace) ?? route.namespace;
-      for (const p of ctx.index.inNamespace('BackendTrafficPolicy', ns)) {
+      // The Gateway is shared infrastructure, usually from another folder: its namespace decides.
+      const ns = str(pr.namespace) ?? ctx.index.scopes.namespaceOf(route);
+      for (const p of ctx.index.ofKind('BackendTrafficPolicy')) {
+        if (ctx.index.scopes.namespaceOf(p) !== ns) continue;
         const t = idleTimeout(p);
         if (t && policyTargets(p).some((x) => x.kind === 'Gateway' && x.name === pr.name)) {
           return { policy: p, seconds: t.seconds, raw: t.raw, how: `Gateway-level ${p.ref} spec.timeout.http.connectionIdleTimeout ${t.raw}` };
@@ -70,36 +83,54 @@ function computeIdle(route: LintObject, ctx: RuleContext): EffectiveIdle {
       }
     }
   }
+  const elsewhere = onRoute.length === 0 ? ctx.index.scopes.outOfScope(route, 'BackendTrafficPolicy').filter((p) => targetsRoute(p, route)) : [];
   const why = onRoute.length > 0
     ? `${onRoute.map((p) => p.ref).join(', ')} targets the route without connectionIdleTimeout (and without mergeType it replaces any Gateway-level policy)`
     : 'no BackendTrafficPolicy targets the route or its Gateway with connectionIdleTimeout';
-  return { seconds: ENVOY_DEFAULT_IDLE_SECONDS, raw: '1h (Envoy default)', how: why };
+  return { seconds: ENVOY_DEFAULT_IDLE_SECONDS, raw: '1h (Envoy default)', how: why, ...(elsewhere.length ? { unsure: elsewhere } : {}) };
 }
 
-/** The app keep-alive behind a backend Service: on the Service, on the option, or on a workload it selects. */
-function keepAliveOf(ns: string | undefined, service: string, ctx: RuleContext): { value: number | 'none' | 'unlimited'; source: string; invalid?: string } | undefined {
-  const svc = ctx.index.get('Service', ns, service) ?? memoryObject({ kind: 'Service', metadata: { name: service, namespace: ns } });
+type KeepAlive =
+  | { readonly value: number | 'none' | 'unlimited'; readonly source: string; readonly invalid?: string }
+  | { readonly ambiguous: string };
+
+/**
+ * The app keep-alive behind a backend Service: declared on the Service or by option, else declared
+ * on (or read from the command line of) the workloads the Service selects in its scope.
+ */
+function keepAliveOf(route: LintObject, ns: string | undefined, service: string, ctx: RuleContext): KeepAlive | undefined {
+  const r = ctx.index.scopes.resolve(route, 'Service', service, ns);
+  if ('ambiguous' in r) return { ambiguous: `${r.ambiguous.length} Services named ${service} are deployed with ${route.ref} (${describeObjects(r.ambiguous)})` };
+  const found = 'found' in r ? r.found : undefined;
+  const svc = found ?? memoryObject({ kind: 'Service', metadata: { name: service, namespace: ns } });
   const own = ctx.facts.number(svc, 'appKeepAliveSeconds', true);
   if (own.ok) return { value: own.value, source: own.source };
   if (own.invalid !== undefined) return { value: 'none', source: own.source!, invalid: own.invalid };
-  if (!ctx.index.get('Service', ns, service)) return undefined;
-  for (const w of ctx.index.all) {
-    if (!isWorkload(w) || w.namespace !== ns || !serviceSelects(svc.obj, podLabels(w))) continue;
+  if (!found) return undefined;
+  const values: { value: number | 'none' | 'unlimited'; source: string; w: LintObject }[] = [];
+  for (const w of WORKLOAD_KINDS.flatMap((k) => ctx.index.scopes.inScope(found, k))) {
+    if (!serviceSelects(found.obj, podLabels(w))) continue;
     const f = ctx.facts.number(w, 'appKeepAliveSeconds', true);
-    if (f.ok) return { value: f.value, source: f.source };
+    if (f.ok) { values.push({ value: f.value, source: f.source, w }); continue; }
+    const read = workloadKeepAlive(w);
+    if (read) values.push({ value: read.seconds, source: `read from the manifest: ${read.source}`, w });
   }
-  return undefined;
+  if (values.length === 0) return undefined;
+  if (values.some((v) => v.value !== values[0].value)) {
+    return { ambiguous: `Service/${service} selects workloads with different keep-alives (${values.map((v) => `${v.w.ref}: ${v.value}`).join(', ')})` };
+  }
+  return { value: values[0].value, source: values[0].source };
 }
 
 /** Backend Services of a route, with their paths. */
-function backends(route: LintObject): { ns: string | undefined; name: string; path: string }[] {
-  const out: { ns: string | undefined; name: string; path: string }[] = [];
+function backends(route: LintObject): { ns: string | undefined; explicitNs: boolean; name: string; path: string }[] {
+  const out: { ns: string | undefined; explicitNs: boolean; name: string; path: string }[] = [];
   arr(rec(route.obj.spec)?.rules).forEach((r, i) => {
     arr(rec(r)?.backendRefs).forEach((b, j) => {
       const ref = rec(b);
       if (!ref || typeof ref.name !== 'string') return;
       if ((ref.kind ?? 'Service') !== 'Service' || (ref.group ?? '') !== '') return;
-      out.push({ ns: str(ref.namespace) ?? route.namespace, name: ref.name, path: `spec.rules[${i}].backendRefs[${j}]` });
+      out.push({ ns: str(ref.namespace) ?? route.namespace, explicitNs: str(ref.namespace) !== undefined, name: ref.name, path: `spec.rules[${i}].backendRefs[${j}]` });
     });
   });
   return out;
@@ -116,11 +147,19 @@ function checkRoute(route: LintObject, ctx: RuleContext, which: 'RW501' | 'RW502
   for (const b of bs) {
     if (seen.has(`${b.ns}/${b.name}`)) continue;
     seen.add(`${b.ns}/${b.name}`);
-    const ka = keepAliveOf(b.ns, b.name, ctx);
+    const explicitNs = b.explicitNs ? b.ns : undefined;
+    const ka = keepAliveOf(route, explicitNs, b.name, ctx);
     if (!ka) continue;
     declared++;
+    if ('ambiguous' in ka) {
+      if (which === 'RW502') ctx.report(route, b.path, `${ka.ambiguous}: the keep-alive race is not checked for this backend.`, { backend: `Service/${b.name}` }, 'info');
+      continue;
+    }
     if (ka.invalid !== undefined) {
-      if (which === 'RW501') ctx.invalidFact(ctx.index.get('Service', b.ns, b.name) ?? route, 'appKeepAliveSeconds', ka.invalid, ka.source);
+      if (which === 'RW501') {
+        const r = ctx.index.scopes.resolve(route, 'Service', b.name, explicitNs);
+        ctx.invalidFact('found' in r ? r.found : route, 'appKeepAliveSeconds', ka.invalid, ka.source);
+      }
       continue;
     }
     if (ka.value === 'none' || ka.value === 'unlimited') continue;
@@ -130,13 +169,16 @@ function checkRoute(route: LintObject, ctx: RuleContext, which: 'RW501' | 'RW502
     if (which === 'RW501' && idle.policy) {
       ctx.report(idle.policy, 'spec.timeout.http.connectionIdleTimeout',
         `connectionIdleTimeout ${idle.raw} (${secs(idle.seconds)}) is not below the app keep-alive ${secs(ka.value)} of Service/${b.name} behind ${route.ref} (${ka.source}).`, values);
+    } else if (which === 'RW502' && !idle.policy && idle.unsure) {
+      ctx.report(route, b.path,
+        `backend Service/${b.name} has an app keep-alive of ${secs(ka.value)} (${ka.source}); no policy deployed with the route sets an idle timeout, but ${describeObjects(idle.unsure)} from another application's folder targets a route of this name: not checked.`, values, 'info');
     } else if (which === 'RW502' && !idle.policy) {
       ctx.report(route, b.path,
-        `backend Service/${b.name} declares an app keep-alive of ${secs(ka.value)} (${ka.source}) but ${idle.how}, so Envoy keeps idle upstream connections for 1 h.`, values);
+        `backend Service/${b.name} has an app keep-alive of ${secs(ka.value)} (${ka.source}) but ${idle.how}, so Envoy keeps idle upstream connections for 1 h.`, values);
     }
   }
   if (declared === 0 && bs.length > 0 && which === 'RW501') {
-    ctx.skip(route, 'appKeepAliveSeconds', `no app keep-alive declared for backend(s) ${[...seen].map((s) => `Service/${s.split('/').pop()}`).join(', ')} of ${route.ref}`);
+    ctx.skip(route, 'appKeepAliveSeconds', `no app keep-alive declared for backend(s) ${[...seen].map((s) => `Service/${s.split('/').pop()}`).join(', ')} of ${route.ref}, and none could be read from the command line of the workloads they select`);
   }
 }
 
@@ -150,6 +192,7 @@ export const TRAFFIC_RULES: readonly RuleDefinition[] = [
     fieldNotes: 'docs/mechanisms.md#keep-alive-race, #response-flags',
     fix: "Set the BackendTrafficPolicy's spec.timeout.http.connectionIdleTimeout below the app keep-alive (e.g. 3s under uvicorn's 5 s), attached to the service's HTTPRoute; do not raise the app keep-alive to the proxy's hour.",
     facts: ['appKeepAliveSeconds'],
+    upstream: KEEPALIVE_UPSTREAM,
     check: (o, ctx) => checkRoute(o, ctx, 'RW501'),
   },
   {
@@ -161,6 +204,7 @@ export const TRAFFIC_RULES: readonly RuleDefinition[] = [
     fieldNotes: 'docs/mechanisms.md#keep-alive-race',
     fix: 'Add a BackendTrafficPolicy targeting this HTTPRoute (targetRefs kind HTTPRoute, mergeType StrategicMerge to keep Gateway-level settings) with spec.timeout.http.connectionIdleTimeout below the app keep-alive.',
     facts: ['appKeepAliveSeconds'],
+    upstream: KEEPALIVE_UPSTREAM,
     check: (o, ctx) => checkRoute(o, ctx, 'RW502'),
   },
   {

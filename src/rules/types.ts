@@ -66,4 +66,13 @@ export interface ParseProblem {
   readonly message: string;
   /** The document's top-level `kind:` when it can be read from the text despite the error. */
   readonly kind?: string;
+  /**
+   * Set when the problem is a key that appears twice in one mapping. The object is still linted,
+   * with the last value, as kubectl reads it (source.ts).
+   */
+  readonly duplicateKey?: { readonly key: string; readonly firstLine: number; readonly sameValue: boolean };
+  /** The kustomization that includes the file, when one does (kustomize refuses duplicate keys). */
+  readonly includedBy?: string;
+  /** A severity below error, for input that kubectl's default path may still accept. @default error */
+  readonly severity?: Severity;
 }

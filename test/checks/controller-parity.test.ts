@@ -25,7 +25,13 @@ function prometheus(query: string): Obj {
   return { prometheus: { address: 'http://prometheus.monitoring:9090', query } };
 }
 
-/** A valid canary Rollout with its Services, HTTPRoute and analysis templates. */
+/**
+ * A valid canary Rollout with its Services, HTTPRoute and analysis templates: the shape of the Gateway
+ * API plugin's examples/envoygateway/rollout.yaml (argoproj-labs/rollouts-plugin-trafficrouter-gatewayapi,
+ * commit 96c63fd7: canaryService, stableService, plugin httpRoute and namespace) with a background and an
+ * inline analysis. It is every controller rule's near miss: the baseline must pass, and each case
+ * below changes one thing.
+ */
 function baseline(): Obj[] {
   return [
     {
@@ -214,10 +220,21 @@ const CASES: readonly Case[] = [
   { title: 'plugin route selector matching no HTTPRoute', mutate: (o) => { canary(o).trafficRouting.plugins[PLUGIN] = { httpRouteSelector: { matchLabels: { app: 'checkout' } } }; }, verdict: ['RW781'], message: /httpRouteSelector \{"matchLabels":\{"app":"checkout"\}\} selects no HTTPRoute in namespace checkout/, why: 'discoverRoutesBySelector finds nothing; the controller does not look.' },
   { title: 'HTTPRoute without the canary backendRef', mutate: (o) => { get(o, 'HTTPRoute').spec.rules[0].backendRefs.pop(); }, verdict: ['RW782'], message: /has no rule with a backendRef to Service "checkout-api-canary".*backendRef was not found in httpRoute/, why: 'The controller accepts the Rollout; the plugin fails every weight change.' },
   { title: 'HTTPRoute rule routing only to stable', mutate: (o) => { get(o, 'HTTPRoute').spec.rules.push({ matches: [{ path: { type: 'PathPrefix', value: '/admin' } }], backendRefs: [{ name: 'checkout-api', port: 80 }] }); }, verdict: ['RW783'], message: /rule 1 has a backendRef to "checkout-api" but none to "checkout-api-canary".*never reaches the canary/, why: 'The plugin succeeds when some rule has each name; the admin rule is never canaried (warning).' },
-  { title: 'setWeight with setCanaryScale in one step', mutate: (o) => { canary(o).steps[0] = { setWeight: 5, setCanaryScale: { weight: 5 } }; }, verdict: ['RW784'], message: /the controller accepts this .* judges the step complete by setCanaryScale alone/, why: 'hasMultipleStepsType looks at four kinds only.' },
+  { title: 'setWeight with setCanaryScale in one step', mutate: (o) => { canary(o).steps[0] = { setWeight: 5, setCanaryScale: { weight: 5 } }; }, verdict: ['RW784'], message: /the controller accepts this and applies every action, but it judges the step complete by setCanaryScale alone .* without waiting for the weight to be reached and verified/, why: 'hasMultipleStepsType looks at four kinds only; completedCurrentCanaryStep waits for setCanaryScale only.' },
+  { title: 'pause with setCanaryScale in one step', mutate: (o) => { canary(o).steps[1] = { pause: { duration: '10m' }, setCanaryScale: { replicas: 2 } }; }, verdict: ['RW784'], message: /judges the step complete by pause alone .* without waiting for the canary to reach its scale/ },
   { title: 'an unknown field next to setWeight', mutate: (o) => { canary(o).steps[0] = { setWeight: 5, wait: '1m' }; }, verdict: ['RW785'], message: /"wait", which is not a step field.*the API server prunes it from the stored Rollout/, why: 'The API server prunes it; the controller never sees it.' },
   { title: 'background analysis starting after the last step', mutate: (o) => { canary(o).analysis.startingStep = 5; }, verdict: ['RW786'], message: /startingStep = 5 with 5 step\(s\): the controller accepts it.*gates nothing/, why: 'The controller accepts any startingStep.' },
   // What the controller accepts (and rollwise used to refuse)
+  {
+    // Argo Rollouts examples/apisix/rollout.yaml (v1.9.1): step 0 is { setCanaryScale: { replicas: 1 }, setHeaderRoute: ... }.
+    title: 'setCanaryScale with setHeaderRoute in one step (Argo Rollouts examples/apisix/rollout.yaml)',
+    mutate: (o) => {
+      canary(o).trafficRouting.managedRoutes = [{ name: 'set-header' }];
+      canary(o).steps[0] = { setCanaryScale: { replicas: 1 }, setHeaderRoute: { name: 'set-header', match: [{ headerName: 'trace', headerValue: { exact: 'debug' } }] } };
+    },
+    verdict: 'accept',
+    why: 'The header route is set while the step is current (rollout/trafficrouting.go) and completes at once; the step waits for the canary scale (completedCurrentCanaryStep), so nothing is skipped.',
+  },
   { title: 'pause .5h', mutate: (o) => { canary(o).steps[1] = { pause: { duration: '.5h' } }; }, verdict: 'accept', why: 'Go time.ParseDuration reads ".5h" as 30 minutes.' },
   { title: 'pause +10m', mutate: (o) => { canary(o).steps[1] = { pause: { duration: '+10m' } }; }, verdict: 'accept', why: 'A leading sign is valid in Go durations.' },
   { title: 'pause "600"', mutate: (o) => { canary(o).steps[1] = { pause: { duration: '600' } }; }, verdict: 'accept', why: 'DurationSeconds reads a unitless string as seconds.' },

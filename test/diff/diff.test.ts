@@ -84,13 +84,14 @@ describe('rollwise diff on the example', () => {
 
   it('a CPU limit override shows the override with its reason and the lint finding it brings', () => {
     const because = 'this cluster bills by limit; throttling measured at 0.3 % over a peak';
-    const changed = synthExample('cpu-limit', (p) => ({ ...p, overrides: { ...p.overrides, cpuLimit: { value: '1', because } } }));
+    // 500m over the 250m request: a tight limit, which RW201 reports (a core or more over twice the request it leaves out).
+    const changed = synthExample('cpu-limit', (p) => ({ ...p, overrides: { ...p.overrides, cpuLimit: { value: '500m', because } } }));
     const report = diffOutputs(folder(base), folder(changed));
     const prod = report.units.find((u) => u.unit === 'prod/checkout-api')!;
     expect(prod.overrides).toEqual([expect.objectContaining({ change: 'added', path: 'spec.template.spec.containers[0].resources.limits.cpu', newBecause: expect.stringContaining(because) })]);
     const introduced = prod.findingsIntroduced.filter((f) => f.ruleId.startsWith('RW201'));
     expect(introduced).toEqual([expect.objectContaining({ status: 'accepted', justification: expect.stringContaining(because), object: 'Rollout/checkout/checkout-api' })]);
-    expect(prod.composition).toContainEqual({ figure: 'CPU limit (Rollout/checkout-api container app)', old: 'none', new: '1' });
+    expect(prod.composition).toContainEqual({ figure: 'CPU limit (Rollout/checkout-api container app)', old: 'none', new: '500m' });
     // The throttling alert is inserted in the middle of the rule list: matched by alert name, it is one
     // added value, and the rules after it are not reported as changed.
     const rules = prod.values.filter((v) => v.object.startsWith('PrometheusRule/'));
@@ -116,11 +117,13 @@ describe('rollwise diff on the example', () => {
 });
 
 describe('findings introduced and the exit code', () => {
-  const deployment = (failureThreshold: number) => `apiVersion: apps/v1
+  // One replica with maxUnavailable 1 is an error (RW305: the rollout removes the only pod first).
+  const deployment = (replicas: number) => `apiVersion: apps/v1
 kind: Deployment
 metadata: { name: web, namespace: shop }
 spec:
-  replicas: 4
+  replicas: ${replicas}
+  strategy: { rollingUpdate: { maxUnavailable: 1 } }
   selector: { matchLabels: { app: web } }
   template:
     metadata: { labels: { app: web } }
@@ -128,21 +131,21 @@ spec:
       containers:
         - name: web
           image: web:1.0
-          readinessProbe: { httpGet: { path: /ready, port: 8080 }, periodSeconds: 10, timeoutSeconds: 3, failureThreshold: ${failureThreshold}, successThreshold: ${failureThreshold} }
+          readinessProbe: { httpGet: { path: /ready, port: 8080 }, periodSeconds: 10, timeoutSeconds: 3, failureThreshold: 3, successThreshold: 3 }
 `;
   it('a change that introduces an error-level finding exits 1 and names it; its revert resolves it', () => {
     const a = path.join(tmp, 'lint-a');
     const b = path.join(tmp, 'lint-b');
-    for (const [d, t] of [[a, 3], [b, 1]] as const) {
+    for (const [d, t] of [[a, 4], [b, 1]] as const) {
       fs.mkdirSync(path.join(d, 'prod'), { recursive: true });
       fs.writeFileSync(path.join(d, 'prod', 'web.k8s.yaml'), deployment(t));
     }
     const r = run([a, b]);
     expect(r.code).toBe(1);
-    expect(r.out).toMatch(/new {6}error RW102/);
-    expect(r.out).toContain('prod/web: new error RW102');
+    expect(r.out).toMatch(/new {6}error RW305/);
+    expect(r.out).toContain('prod/web: new error RW305');
     const back = diffOutputs(folder(b), folder(a));
-    expect(back.units[0].findingsResolved.map((f) => f.ruleId)).toEqual([expect.stringMatching(/^RW102/)]);
+    expect(back.units[0].findingsResolved.map((f) => f.ruleId)).toEqual([expect.stringMatching(/^RW305/)]);
     expect(run([b, a]).code).toBe(0);
     expect(run([a, b], { failOn: 'none' }).code).toBe(0);
   });

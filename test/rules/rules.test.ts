@@ -14,6 +14,28 @@ function cascade(d: Obj): void {
   Object.assign(c0(d).readinessProbe, { timeoutSeconds: 1, periodSeconds: 5, failureThreshold: 2, successThreshold: 1 });
 }
 
+/** An AnalysisTemplate whose metric runs a Job with this command. */
+function jobTemplate(command: string[]): Obj {
+  return {
+    apiVersion: 'argoproj.io/v1alpha1', kind: 'AnalysisTemplate', metadata: { name: 'smoke', namespace: 'checkout' },
+    spec: { metrics: [{ name: 'smoke', provider: { job: { spec: { backoffLimit: 0, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'check', image: 'curlimages/curl:8.11.1', command }] } } } } } }] },
+  };
+}
+
+function datadogTemplate(successCondition: string): Obj {
+  return {
+    apiVersion: 'argoproj.io/v1alpha1', kind: 'AnalysisTemplate', metadata: { name: 'dd', namespace: 'checkout' },
+    spec: { metrics: [{ name: 'errors', interval: '5m', successCondition, failureLimit: 1, provider: { datadog: { apiVersion: 'v2', interval: '5m', query: 'sum:requests.error.rate{service:checkout-api}' } } }] },
+  };
+}
+
+function hpa(target: string): Obj {
+  return {
+    apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'checkout-api', namespace: 'checkout' },
+    spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: target }, minReplicas: 12, maxReplicas: 20 },
+  };
+}
+
 function ids(findings: Finding[]): string[] {
   return findings.map((f) => f.ruleId);
 }
@@ -44,17 +66,19 @@ const CASES: Case[] = [
   },
   {
     id: 'RW103-readiness-returns-faster-than-leaves',
-    // Near miss: the same asymmetric thresholds without the CPU limit do not measure load.
-    bad: () => deploymentSet((d) => { c0(d).readinessProbe.successThreshold = 2; c0(d).resources.limits.cpu = '500m'; }),
-    good: () => deploymentSet((d) => { c0(d).readinessProbe.successThreshold = 2; }),
-    message: /returns after 2 x 10 s = 20 s but leaves after 3 x 10 s = 30 s, and it measures load: CPU limit 500m over request 250m \(httpGet probe shares the throttled quota\)/,
+    // Near miss: the same asymmetric thresholds with a deadline above the declared p99 do not measure
+    // load. (Under a CPU limit the asymmetry is part of RW201's finding, not a second one.)
+    bad: () => deploymentSet((d) => { c0(d).readinessProbe.successThreshold = 2; d.metadata.annotations['rollwise.dev/readiness-p99-seconds'] = '3'; }),
+    good: () => deploymentSet((d) => { c0(d).readinessProbe.successThreshold = 2; d.metadata.annotations['rollwise.dev/readiness-p99-seconds'] = '2.9'; }),
+    message: /returns after 2 x 10 s = 20 s but leaves after 3 x 10 s = 30 s, and it measures load: readiness timeout 3 s at or under the declared p99 under load 3 s/,
     path: 'spec.template.spec.containers[0].readinessProbe.successThreshold',
   },
   {
     id: 'RW104-readiness-timeout-not-below-period',
-    bad: () => deploymentSet((d) => { c0(d).readinessProbe.timeoutSeconds = 10; c0(d).livenessProbe.timeoutSeconds = 12; }),
-    good: () => deploymentSet((d) => { c0(d).readinessProbe.timeoutSeconds = 9; c0(d).livenessProbe.timeoutSeconds = 12; }),
-    message: /readiness timeoutSeconds 10 is not below periodSeconds 10/,
+    // Near miss: a timeout equal to the period.
+    bad: () => deploymentSet((d) => { c0(d).readinessProbe.timeoutSeconds = 15; c0(d).livenessProbe.timeoutSeconds = 15; }),
+    good: () => deploymentSet((d) => { c0(d).readinessProbe.timeoutSeconds = 10; c0(d).livenessProbe.timeoutSeconds = 12; }),
+    message: /readiness timeoutSeconds 15 is above periodSeconds 10: under load the probes run back to back, and a failing pod leaves after up to 3 x 15 s = 45 s, not 30 s/,
     path: 'spec.template.spec.containers[0].readinessProbe.timeoutSeconds',
   },
   {
@@ -73,9 +97,10 @@ const CASES: Case[] = [
   },
   {
     id: 'RW107-liveness-initial-delay-without-startup-probe',
-    bad: () => deploymentSet((d) => { c0(d).livenessProbe.initialDelaySeconds = 30; delete c0(d).startupProbe; }),
-    good: () => deploymentSet((d) => { c0(d).livenessProbe.initialDelaySeconds = 30; }),
-    message: /liveness initialDelaySeconds 30 and no startupProbe/,
+    // Near miss: 30 s without a startupProbe (judged noise on the tuning set).
+    bad: () => deploymentSet((d) => { c0(d).livenessProbe.initialDelaySeconds = 60; delete c0(d).startupProbe; }),
+    good: () => deploymentSet((d) => { c0(d).livenessProbe.initialDelaySeconds = 30; delete c0(d).startupProbe; }),
+    message: /liveness initialDelaySeconds 60 and no startupProbe/,
     path: 'spec.template.spec.containers[0].livenessProbe.initialDelaySeconds',
   },
   {
@@ -86,10 +111,18 @@ const CASES: Case[] = [
     path: 'spec.template.spec.containers[0].readinessProbe',
   },
   {
+    id: 'RW110-no-readiness-probe-with-rolling-update',
+    // Near miss: the same pods without a Service routing to them (a worker).
+    bad: () => deploymentSet((d) => { delete c0(d).readinessProbe; }),
+    good: () => { const d = cleanDeployment(); delete c0(d).readinessProbe; return [d, pdb()]; },
+    message: /no container has a readinessProbe, and Service\/checkout\/checkout-api routes to these pods: each new pod counts Ready when its containers start/,
+    path: 'spec.template.spec.containers',
+  },
+  {
     id: 'RW201-cpu-limit-with-http-probes',
-    bad: () => deploymentSet((d) => { c0(d).resources.limits.cpu = '1'; }),
-    good: () => deploymentSet((d) => { c0(d).resources.limits.cpu = '1'; c0(d).readinessProbe = { tcpSocket: { port: 'http' }, timeoutSeconds: 3, periodSeconds: 10, failureThreshold: 3, successThreshold: 3 }; }),
-    message: /CPU limit 1 with request 250m, limit\/request ratio 4, and readinessProbe \(httpGet\) that shares the throttled quota/,
+    bad: () => deploymentSet((d) => { c0(d).resources.limits.cpu = '500m'; }),
+    good: () => deploymentSet((d) => { c0(d).resources.limits.cpu = '500m'; c0(d).readinessProbe = { tcpSocket: { port: 'http' }, timeoutSeconds: 3, periodSeconds: 10, failureThreshold: 3, successThreshold: 3 }; }),
+    message: /CPU limit 500m with request 250m, limit\/request ratio 2, and readinessProbe \(httpGet\) that shares the throttled quota/,
     path: 'spec.template.spec.containers[0].resources.limits.cpu',
   },
   {
@@ -122,6 +155,21 @@ const CASES: Case[] = [
     path: 'spec.strategy.canary',
   },
   {
+    id: 'RW304-canary-promoted-by-hand',
+    bad: () => { const r = rollout(); delete r.spec.strategy.canary.analysis; r.spec.strategy.canary.steps = [{ setWeight: 5 }, { pause: {} }]; return [r, pdb(), ...rolloutPeers()]; },
+    good: () => { const r = rollout(); r.spec.strategy.canary.steps = [{ setWeight: 5 }, { pause: {} }]; return [r, pdb(), analysisTemplate(GUARDED, QUERY), ...rolloutPeers()]; },
+    message: /canary with 2 step\(s\), 1 of them an indefinite pause \(pause: \{\}\), and no analysis: a person promotes each of those steps/,
+    path: 'spec.strategy.canary.steps',
+  },
+  {
+    id: 'RW305-single-replica-rolling-update-unavailable',
+    // Near miss: maxSurge 0, a deliberate stop-then-start (one replica cannot roll without a gap).
+    bad: () => deploymentSet((d) => { d.spec.replicas = 1; }),
+    good: () => deploymentSet((d) => { d.spec.replicas = 1; d.spec.strategy.rollingUpdate.maxSurge = 0; }),
+    message: /replicas 1 with maxUnavailable 1: at each rollout the controller may remove the only pod before its replacement is available/,
+    path: 'spec.strategy.rollingUpdate.maxUnavailable',
+  },
+  {
     id: 'RW401-analysis-unguarded-result-index',
     bad: () => [analysisTemplate('result[0] < 0.01', QUERY)],
     good: () => [analysisTemplate(GUARDED, QUERY)],
@@ -143,6 +191,20 @@ const CASES: Case[] = [
     path: 'spec.metrics[0].successCondition',
   },
   {
+    id: 'RW404-analysis-job-curl-without-fail',
+    bad: () => [jobTemplate(['sh', '-c', 'curl -s http://checkout-api-canary/healthz'])],
+    good: () => [jobTemplate(['sh', '-c', 'curl -sf --max-time 5 http://checkout-api-canary/healthz'])],
+    message: /container "check" runs `curl -s http:\/\/checkout-api-canary\/healthz` without --fail: the Job completes, and the measurement is Successful, when the endpoint answers 500/,
+    path: 'spec.metrics[0].provider.job.spec.template.spec.containers[0]',
+  },
+  {
+    id: 'RW405-analysis-condition-wrong-result-shape',
+    bad: () => [datadogTemplate('result[0] < 0.01')],
+    good: () => [datadogTemplate('!isNil(result) && result < 0.01')],
+    message: /successCondition `result\[0\] < 0.01`: the Datadog provider hands the condition one number \(or nil without data\), not a list/,
+    path: 'spec.metrics[0].successCondition',
+  },
+  {
     id: 'RW501-proxy-idle-timeout-not-below-keepalive',
     bad: () => [...deploymentSet(), route(), routePolicy('5s')].map((o) => (o.kind === 'Service' ? service({ 'rollwise.dev/app-keepalive-seconds': '5' }) : o)),
     good: () => [...deploymentSet(), route(), routePolicy('3s')].map((o) => (o.kind === 'Service' ? service({ 'rollwise.dev/app-keepalive-seconds': '5' }) : o)),
@@ -153,7 +215,7 @@ const CASES: Case[] = [
     id: 'RW502-route-without-idle-timeout-policy',
     bad: () => [cleanDeployment(), pdb(), service({ 'rollwise.dev/app-keepalive-seconds': '5' }), route()],
     good: () => [cleanDeployment(), pdb(), service({ 'rollwise.dev/app-keepalive-seconds': '5' }), route(), routePolicy('3s')],
-    message: /backend Service\/checkout-api declares an app keep-alive of 5 s .* but no BackendTrafficPolicy targets the route or its Gateway with connectionIdleTimeout, so Envoy keeps idle upstream connections for 1 h/,
+    message: /backend Service\/checkout-api has an app keep-alive of 5 s .* but no BackendTrafficPolicy targets the route or its Gateway with connectionIdleTimeout, so Envoy keeps idle upstream connections for 1 h/,
     path: 'spec.rules[0].backendRefs[0]',
   },
   {
@@ -176,6 +238,13 @@ const CASES: Case[] = [
     good: () => [cleanDeployment(), service(), pdb('25%')],
     message: /maxUnavailable 40% lets 5 of 12 pods of Deployment\/checkout\/checkout-api go at once: 7 survivors carry 3700 \/ 7 = 528.6 req\/s each at peak, above saturation 450 req\/s per replica/,
     path: 'spec.maxUnavailable',
+  },
+  {
+    id: 'RW603-autoscaler-targets-another-workload',
+    bad: () => [...deploymentSet(), hpa('checkout-web')],
+    good: () => [...deploymentSet(), hpa('checkout-api')],
+    message: /scaleTargetRef Deployment\/checkout-web is none of the workloads deployed with this HPA \(Deployment\/checkout\/checkout-api\); no Deployment of that name is in the linted manifests/,
+    path: 'spec.scaleTargetRef.name',
   },
   {
     id: 'RW901-suppression-without-reason',
@@ -214,7 +283,8 @@ describe('each rule: a manifest that triggers it and a near-identical one that d
   });
 
   test('every rule in the catalogue has a case (RW000 is tested on text)', () => {
-    const covered = new Set([...CASES.map((c) => c.id), 'RW000-malformed-document']);
+    // RW000, RW001 and RW010 are about the input, tested on text and folders (scan.test.ts, error-rules.test.ts, kustomize.test.ts).
+    const covered = new Set([...CASES.map((c) => c.id), 'RW000-malformed-document', 'RW001-duplicate-key', 'RW010-kustomization-not-rendered']);
     // The controller-parity rules (RW7xx) have their cases in test/checks/controller-parity.test.ts.
     expect(allRules().map((r) => r.id).filter((id) => !covered.has(id) && !/^RW7\d\d-/.test(id))).toEqual([]);
     expect(RULES.length).toBeGreaterThanOrEqual(19);
@@ -230,7 +300,7 @@ describe('engine behaviour', () => {
 
   test('a suppression with a reason keeps the finding, as suppressed, with its reason', () => {
     const f = lintObjects(deploymentSet((d) => {
-      c0(d).resources.limits.cpu = '1';
+      c0(d).resources.limits.cpu = '500m';
       d.metadata.annotations['rollwise.dev/suppress'] = 'RW201: the limit is 4x the request and peak use is 1.2x, measured in staging';
     }));
     expect(f.map((x) => [x.ruleId, x.status, x.justification])).toEqual([['RW201-cpu-limit-with-http-probes', 'suppressed', 'the limit is 4x the request and peak use is 1.2x, measured in staging']]);

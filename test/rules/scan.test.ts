@@ -33,7 +33,8 @@ function run(paths: string[], extra: Partial<Parameters<typeof runLint>[0]> = {}
 
 const yaml = (...objs: object[]): string => objs.map((o) => YAML.stringify(o)).join('---\n');
 const clean = (): string => yaml(cleanDeployment(), pdb(), service());
-const broken = (): string => { const d = cleanDeployment(); c0(d).readinessProbe.failureThreshold = 1; return yaml(d, pdb(), service()); };
+/** failureThreshold 1 (RW102, a warning) and one replica with maxUnavailable 1 (RW305, an error). */
+const broken = (): string => { const d = cleanDeployment(); c0(d).readinessProbe.failureThreshold = 1; d.spec.replicas = 1; return yaml(d, pdb(), service()); };
 
 const NON_MANIFESTS = {
   'charts/app/values.yaml': 'replicaCount: 3\nimage:\n  repository: nginx\n',
@@ -66,14 +67,26 @@ describe('scans of whole repositories', () => {
     expect(new Glob('build/').matches('build', false)).toBe(false);
   });
 
-  test('YAML Kubernetes would refuse is RW000: duplicate keys, collection keys, an object without apiVersion', () => {
+  test('YAML kubectl refuses is RW000 (collection keys, no kind); a duplicate key is RW001 and the object is still linted with the last value, as kubectl reads it', () => {
+    // kubectl v1.32 (sigs.k8s.io/yaml v1.4.0, non-strict) keeps the last value of a repeated key;
+    // the object is read the same way, and rules run on it.
     const dup = lintText('apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n  name: b\n', 'dup.yaml');
-    expect(dup.findings.map((f) => `${f.ruleId} ${f.line} ${f.message}`)).toEqual([expect.stringMatching(/^RW000-malformed-document 5 Map keys must be unique/)]);
+    expect(dup.findings.map((f) => `${f.ruleId} ${f.severity} ${f.line} ${f.message}`)).toEqual(['RW001-duplicate-key warning 5 the key "name" appears twice in one mapping (lines 4 and 5): "a", then "b"; kubectl applies the second and silently drops the first.']);
+    expect(dup.objects).toBe(1);
+    const same = lintText('apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n  name: a\n', 'same.yaml');
+    expect(same.findings.map((f) => `${f.ruleId} ${f.severity}`)).toEqual(['RW001-duplicate-key info']);
+    const d = cleanDeployment();
+    c0(d).readinessProbe.failureThreshold = 1;
+    const text = YAML.stringify(d).replace('  replicas: 12\n', '  replicas: 12\n  replicas: 1\n');
+    const linted = lintText(text, 'dup-deploy.yaml');
+    expect(linted.findings.filter((f) => f.status === 'open').map((f) => f.ruleId.split('-')[0])).toEqual(['RW001', 'RW305', 'RW102']);
+    const noKind = lintText('apiVersion: v1\nmetadata:\n  name: a\n', 'nokind.yaml');
+    expect(noKind.findings.map((f) => `${f.ruleId} ${f.severity}`)).toEqual(['RW000-malformed-document error']);
     const coll = lintText('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  {{x}}: 1\n', 'coll.yaml');
     expect(coll.findings.map((f) => `${f.ruleId} ${f.line}`)).toEqual(['RW000-malformed-document 6']);
     expect(coll.findings[0].message).toContain('is itself a mapping or a list');
     const half = lintText('kind: Deployment\nmetadata:\n  name: a\n', 'half.yaml');
-    expect(half.findings.map((f) => f.message)).toEqual(['the document has kind Deployment but no apiVersion; kubectl would refuse it']);
+    expect(half.findings.map((f) => `${f.severity} ${f.message}`)).toEqual(['warning the document has kind Deployment but no apiVersion; kubectl\'s client-side validation refuses it ("apiVersion not set")']);
   });
 
   test('a document that does not parse is an error, or info when its kind is one no rule checks', () => {

@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { compileSrc, ROOT } from '../support/compile';
-import { c0, cleanDeployment, pdb, service } from './helpers';
+import { cleanDeployment, pdb, service } from './helpers';
 
 const CDK8S = path.join(ROOT, 'node_modules', 'cdk8s-cli', 'bin', 'cdk8s');
 
@@ -52,11 +52,10 @@ describe('cdk8s validation plugin (real `cdk8s synth`, local plugin path)', () =
 
   test('a hazardous app fails synth with exit 2 and the rule in the report', () => {
     const d = cleanDeployment();
-    c0(d).readinessProbe.failureThreshold = 1;
-    c0(d).readinessProbe.successThreshold = 1;
+    d.spec.replicas = 1; // with maxUnavailable 1
     const { status, out } = synth(fixtureApp(plugin, [d, pdb(), service()]));
-    expect(out).toContain('RW102-readiness-failure-threshold-one (error)');
-    expect(out).toContain('readiness failureThreshold 1: one missed probe (timeout 3 s) removes the pod for at least 10 s.');
+    expect(out).toContain('RW305-single-replica-rolling-update-unavailable (error)');
+    expect(out).toContain('replicas 1 with maxUnavailable 1: at each rollout the controller may remove the only pod');
     expect(out).toContain('Validation failed');
     expect(status).toBe(2);
   }, 60_000);

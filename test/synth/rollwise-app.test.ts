@@ -91,17 +91,18 @@ describe.each([
 
   test('an unsafe object that rollwise did not make fails both, and leaves no output', () => {
     const unsafe = [
-      "new ApiObject(chart, 'legacy', { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'legacy' }, spec: { replicas: 3, selector: { matchLabels: { app: 'legacy' } }, template: { metadata: { labels: { app: 'legacy' } }, spec: { containers: [{ name: 'app', image: 'legacy:1',",
+      // One replica with maxUnavailable 1: RW305, an error (every rollout removes the only pod first).
+      "new ApiObject(chart, 'legacy', { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'legacy' }, spec: { replicas: 1, strategy: { rollingUpdate: { maxUnavailable: 1 } }, selector: { matchLabels: { app: 'legacy' } }, template: { metadata: { labels: { app: 'legacy' } }, spec: { containers: [{ name: 'app', image: 'legacy:1',",
       "  readinessProbe: { httpGet: { path: '/healthz', port: 8080 }, periodSeconds: 10, timeoutSeconds: 1 },",
       "  livenessProbe: { httpGet: { path: '/healthz', port: 8080 }, periodSeconds: 10, timeoutSeconds: 1 } }] } } } });",
     ].join('\n');
     const dir = appDir(command, appSource(unsafe));
     const viaCdk8s = spawnSync(process.execPath, [CDK8S, 'synth', '-o', 'by-cdk8s'], { cwd: dir, encoding: 'utf8' });
     expect(viaCdk8s.status).not.toBe(0);
-    expect(viaCdk8s.stderr).toContain('RW105-liveness-identical-to-readiness Deployment/checkout/legacy');
+    expect(viaCdk8s.stderr).toContain('RW305-single-replica-rolling-update-unavailable Deployment/checkout/legacy');
     const viaRollwise = rollwise(dir, 'synth', '-o', 'by-rollwise');
     expect(viaRollwise.status).not.toBe(0);
-    expect(viaRollwise.stderr).toContain('RW105-liveness-identical-to-readiness Deployment/checkout/legacy');
+    expect(viaRollwise.stderr).toContain('RW305-single-replica-rolling-update-unavailable Deployment/checkout/legacy');
     expect(fs.existsSync(path.join(dir, 'by-rollwise'))).toBe(false);
   }, 120_000);
 });

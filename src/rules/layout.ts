@@ -1,0 +1,382 @@
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as YAML from 'yaml';
+import { ENGINE_RULES } from './catalogue';
+import { arr, rec, str } from './k8s';
+import { ObjectScope, ownScope } from './scope';
+import { LintObject, objectWithLines, parseManifestText, ParsedSource } from './source';
+import { Finding, FindingValue, ParseProblem } from './types';
+
+/**
+ * How the files of a scan are deployed: the kustomizations that include them (rendered with
+ * kustomize where it is installed, else read file by file with their namespace defaults) and the
+ * Argo CD Applications that sync their folders. The result is what the engine lints: the objects,
+ * each with its scope (scope.ts), and notes about what could not be rendered.
+ */
+
+/** A program that renders a kustomization: `kustomize build <dir>` or `kubectl kustomize <dir>`. */
+export interface KustomizeRenderer {
+  readonly command: string;
+  readonly args: readonly string[];
+  /** How findings name it: `kubectl kustomize` or `kustomize build`. */
+  readonly label: string;
+}
+
+const KUSTOMIZATION_FILES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'];
+
+/** An executable on PATH, or undefined. */
+function onPath(name: string, pathVar: string | undefined): string | undefined {
+  for (const dir of (pathVar ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    const p = path.join(dir, name);
+    try {
+      fs.accessSync(p, fs.constants.X_OK);
+      if (fs.statSync(p).isFile()) return p;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+function rendererFor(bin: string): KustomizeRenderer {
+  return /kubectl[^/]*$/.test(path.basename(bin))
+    ? { command: bin, args: ['kustomize'], label: 'kubectl kustomize' }
+    : { command: bin, args: ['build'], label: 'kustomize build' };
+}
+
+/**
+ * The kustomize renderer to use: `ROLLWISE_KUSTOMIZE` (a path to kustomize or kubectl, or `off`),
+ * else `kustomize` on PATH, else `kubectl` on PATH (kubectl has embedded kustomize since 1.14).
+ * Undefined when none is found: each file is then linted alone, with a note.
+ */
+export function findKustomize(env: NodeJS.ProcessEnv = process.env): KustomizeRenderer | undefined {
+  const set = env.ROLLWISE_KUSTOMIZE;
+  if (set !== undefined && set !== '') return set === 'off' ? undefined : rendererFor(set);
+  const bin = onPath('kustomize', env.PATH) ?? onPath('kubectl', env.PATH);
+  return bin ? rendererFor(bin) : undefined;
+}
+
+/** What a kustomization file says, as far as scoping and rendering need it. */
+interface Kustomization {
+  readonly dir: string;
+  readonly file: string;
+  readonly namespace?: string;
+  /** Resource files (absolute). */
+  readonly files: string[];
+  /** Kustomization folders it includes as resources or components (absolute). */
+  readonly children: string[];
+  /** Patch files (absolute): partial objects, not deployable on their own. */
+  readonly patchFiles: string[];
+  /** Remote resources (URLs): rendering them needs the network. */
+  readonly remote: string[];
+  /** Fields that change the objects (patches, replicas, images, namePrefix, ...). */
+  readonly transforms: string[];
+  readonly helm: boolean;
+  /** `kind: Component`: a fragment other kustomizations include, not buildable on its own. */
+  readonly component: boolean;
+}
+
+const TRANSFORMS = ['patches', 'patchesStrategicMerge', 'patchesJson6902', 'replicas', 'images', 'namePrefix', 'nameSuffix', 'commonLabels', 'labels', 'commonAnnotations', 'components', 'replacements', 'vars', 'transformers', 'configMapGenerator', 'secretGenerator', 'generators', 'helmCharts'];
+
+function kustomizationFile(dir: string): string | undefined {
+  for (const n of KUSTOMIZATION_FILES) {
+    const f = path.join(dir, n);
+    try {
+      if (fs.statSync(f).isFile()) return f;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+const REMOTE = /:\/\/|^github\.com\/|^gitlab\.com\/|^git@|\?ref=/;
+
+function readKustomization(dir: string, cache: Map<string, Kustomization | null>): Kustomization | undefined {
+  const hit = cache.get(dir);
+  if (hit !== undefined) return hit ?? undefined;
+  cache.set(dir, null); // a cycle reads as "none"
+  const file = kustomizationFile(dir);
+  if (!file) return undefined;
+  let doc: Record<string, unknown> | undefined;
+  try {
+    doc = rec(YAML.parse(fs.readFileSync(file, 'utf8'), { uniqueKeys: false }));
+  } catch {
+    return undefined;
+  }
+  if (!doc) return undefined;
+  const k: Kustomization = {
+    dir, file, ...(str(doc.namespace) ? { namespace: str(doc.namespace) } : {}),
+    files: [], children: [], patchFiles: [], remote: [], transforms: TRANSFORMS.filter((t) => doc![t] !== undefined && doc![t] !== null),
+    helm: doc.helmCharts !== undefined || doc.helmChartInflationGenerator !== undefined,
+    component: doc.kind === 'Component',
+  };
+  const entries = [...arr(doc.resources), ...arr(doc.bases), ...arr(doc.components)].map((x) => str(x)).filter((x): x is string => !!x);
+  for (const e of entries) {
+    if (REMOTE.test(e)) { k.remote.push(e); continue; }
+    const abs = path.resolve(dir, e);
+    let st: fs.Stats | undefined;
+    try {
+      st = fs.statSync(abs);
+    } catch {
+      continue;
+    }
+    if (st.isDirectory()) {
+      if (readKustomization(abs, cache)) k.children.push(abs);
+    } else {
+      k.files.push(abs);
+    }
+  }
+  const patchPaths = [
+    ...arr(doc.patches).map((p) => str(rec(p)?.path)),
+    ...arr(doc.patchesStrategicMerge).map((p) => str(p)),
+    ...arr(doc.patchesJson6902).map((p) => str(rec(p)?.path)),
+  ].filter((x): x is string => !!x && !x.includes('\n'));
+  for (const p of patchPaths) k.patchFiles.push(path.resolve(dir, p));
+  cache.set(dir, k);
+  return k;
+}
+
+/** Every kustomization under a root, the root first, with the namespace that applies at each level. */
+function walk(root: Kustomization, cache: Map<string, Kustomization | null>): { k: Kustomization; namespace?: string; from?: string }[] {
+  const out: { k: Kustomization; namespace?: string; from?: string }[] = [];
+  const seen = new Set<string>();
+  const visit = (k: Kustomization, ns: string | undefined, from: string | undefined): void => {
+    if (seen.has(k.dir)) return;
+    seen.add(k.dir);
+    // kustomize's namespace transformer of an outer kustomization overrides the inner ones.
+    const effective = ns ?? k.namespace;
+    const source = ns !== undefined ? from : k.namespace !== undefined ? k.file : undefined;
+    out.push({ k, namespace: effective, from: source });
+    for (const c of k.children) {
+      const ck = readKustomization(c, cache);
+      if (ck) visit(ck, effective, source);
+    }
+  };
+  visit(root, undefined, undefined);
+  return out;
+}
+
+export interface LayoutInput {
+  readonly file: string;
+  readonly text: string;
+}
+
+export interface LayoutOptions {
+  /** The renderer; `null` never renders. @default findKustomize() */
+  readonly kustomize?: KustomizeRenderer | null;
+  /** The repository root, for Argo CD Application source paths. @default - the working directory */
+  readonly repoRoot?: string;
+  /** Seconds a render may take. @default 60 */
+  readonly renderTimeoutSeconds?: number;
+}
+
+export interface Layout {
+  readonly objects: LintObject[];
+  readonly problems: ParseProblem[];
+  readonly scopes: Map<LintObject, ObjectScope>;
+  readonly notes: Finding[];
+  /** Per input file, as parsed (for the scan summary). */
+  readonly parsed: ReadonlyMap<string, ParsedSource>;
+}
+
+/** A note finding about a kustomization (RW010) at its file. */
+function note(file: string, message: string, values: Record<string, FindingValue>): Finding {
+  const r = ENGINE_RULES.kustomizationNotRendered;
+  return {
+    ruleId: r.id, severity: r.severity, file, line: 0, kind: 'Kustomization', name: path.dirname(file), object: `Kustomization/${path.dirname(file)}`,
+    path: '', message, mechanism: `${r.mechanism} (${r.fieldNotes})`, fix: r.fix, values, status: 'open',
+  };
+}
+
+const ORIGIN = 'config.kubernetes.io/origin';
+
+/** Renders a kustomization root with origin annotations, through a wrapper kustomization in a temporary folder. */
+function render(root: Kustomization, r: KustomizeRenderer, timeoutSeconds: number): { text: string; base: string } | { error: string } {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rollwise-kustomize-'));
+  try {
+    const rel = path.relative(tmp, root.dir).split(path.sep).join('/');
+    fs.writeFileSync(path.join(tmp, 'kustomization.yaml'), `buildMetadata: [originAnnotations]\nresources:\n- ${JSON.stringify(rel)}\n`);
+    const res = spawnSync(r.command, [...r.args, tmp], { encoding: 'utf8', timeout: timeoutSeconds * 1000, maxBuffer: 256 * 1024 * 1024 });
+    if (res.error) return { error: res.error.message };
+    if (res.status !== 0) return { error: renderError(res.stderr || res.stdout || `exit ${res.status}`, root.dir) };
+    return { text: res.stdout, base: tmp };
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** The reason in kustomize's (or kubectl's) error output, without its deprecation warnings and log prefix. */
+function renderError(out: string, rootDir: string): string {
+  const lines = out.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('# Warning'));
+  const line = lines.find((l) => /err=|^Error:/.test(l)) ?? lines[lines.length - 1] ?? out.trim();
+  const quoted = /err="(.*)"\s*$/.exec(line);
+  let text = (quoted ? quoted[1].replace(/\\"/g, '"') : line.replace(/^Error:\s*/, '')).replace(/\s+/g, ' ');
+  // Drop the layer our wrapper kustomization adds ("accumulating resources from '../<tmp>...").
+  const inner = `recursed accumulation of path '${rootDir}': `;
+  const at = text.indexOf(inner);
+  if (at >= 0) text = text.slice(at + inner.length);
+  // Paths as the user typed them: relative to the working directory.
+  text = text.split(`${process.cwd()}${path.sep}`).join('');
+  return text.length > 400 ? `...${text.slice(-400)}` : text;
+}
+
+/** Removes the origin annotation kustomize added for us (and an annotations map it alone made). */
+function takeOrigin(obj: Record<string, unknown>): string | undefined {
+  const meta = rec(obj.metadata);
+  const ann = rec(meta?.annotations);
+  const origin = str(ann?.[ORIGIN]);
+  if (ann && origin !== undefined) {
+    delete ann[ORIGIN];
+    if (Object.keys(ann).length === 0) delete meta!.annotations;
+  }
+  if (!origin) return undefined;
+  return str(rec(YAML.parse(origin))?.path);
+}
+
+/**
+ * Reads the inputs, renders the kustomizations it can, and gives every object its scope. A file
+ * that every kustomization including it rendered is linted as rendered; the others file by file.
+ */
+export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions = {}): Layout {
+  const renderer = opts.kustomize === undefined ? findKustomize() : opts.kustomize ?? undefined;
+  const parsed = new Map<string, ParsedSource>();
+  for (const i of inputs) parsed.set(i.file, parseManifestText(i.text, i.file));
+  const byAbs = new Map<string, string>();
+  for (const i of inputs) if (!i.file.startsWith('<')) byAbs.set(path.resolve(i.file), i.file);
+  const shown = (abs: string): string => byAbs.get(abs) ?? path.relative(process.cwd(), abs);
+
+  // The kustomizations of the scan and their roots (those no other kustomization of the scan includes).
+  const cache = new Map<string, Kustomization | null>();
+  const dirs = new Set<string>();
+  const looked = new Set<string>();
+  for (const i of inputs) {
+    if (i.file.startsWith('<')) continue;
+    const dir = path.resolve(path.dirname(i.file));
+    if (KUSTOMIZATION_FILES.includes(path.basename(i.file))) { dirs.add(dir); continue; }
+    // An extension-less `Kustomization` is not among the scanned files: look once per folder.
+    if (!looked.has(dir)) {
+      looked.add(dir);
+      if (kustomizationFile(dir)) dirs.add(dir);
+    }
+  }
+  const ks = [...dirs].map((d) => readKustomization(d, cache)).filter((k): k is Kustomization => !!k);
+  const included = new Set<string>();
+  for (const k of ks) for (const w of walk(k, cache).slice(1)) included.add(w.k.dir);
+  const roots = ks.filter((k) => !included.has(k.dir));
+
+  /** Per absolute file: the roots that include it, the namespace each gives it. */
+  const membership = new Map<string, { root: Kustomization; namespace?: string; from?: string }[]>();
+  const patchFiles = new Set<string>();
+  for (const root of roots) {
+    for (const w of walk(root, cache)) {
+      for (const f of w.k.files) (membership.get(f) ?? membership.set(f, []).get(f)!).push({ root, namespace: w.namespace, from: w.from });
+      for (const p of w.k.patchFiles) patchFiles.add(p);
+    }
+  }
+
+  const objects: LintObject[] = [];
+  const problems: ParseProblem[] = [];
+  const scopes = new Map<LintObject, ObjectScope>();
+  const notes: Finding[] = [];
+  const rendered = new Set<string>();
+
+  for (const root of roots) {
+    const tree = walk(root, cache);
+    const transforms = [...new Set(tree.flatMap((w) => w.k.transforms))];
+    const remote = tree.flatMap((w) => w.k.remote);
+    const helm = tree.some((w) => w.k.helm);
+    const rootFile = shown(root.file);
+    const patches = tree.flatMap((w) => w.k.patchFiles).map(shown);
+    const skipped = patches.length ? `; patch files ${patches.slice(0, 4).join(', ')}${patches.length > 4 ? ` and ${patches.length - 4} more` : ''} were skipped` : '';
+    const without = `without ${transforms.length ? transforms.join(', ') : 'what kustomize changes (its bases resolved as one build)'}${skipped}`;
+    const needsRender = transforms.length > 0 || tree.length > 1;
+    if (!needsRender) continue; // plain resources and a namespace: file by file is the same
+    if (root.component) continue; // a Component no kustomization of the scan uses: nothing to render
+    if (!renderer) {
+      notes.push(note(rootFile, `kustomize is not installed (neither kustomize nor kubectl on PATH, ROLLWISE_KUSTOMIZE unset), so the files of ${path.dirname(rootFile)} were linted one by one${root.namespace ? `, with its namespace ${root.namespace},` : ''} ${without}.`, { kustomization: rootFile }));
+      continue;
+    }
+    if (remote.length > 0 || helm) {
+      notes.push(note(rootFile, `not rendered: it ${remote.length ? `includes remote resources (${remote.slice(0, 2).join(', ')}), which need the network` : 'inflates Helm charts (helmCharts needs --enable-helm)'}; its local files were linted one by one, ${without}.`, { kustomization: rootFile }));
+      continue;
+    }
+    const out = render(root, renderer, opts.renderTimeoutSeconds ?? 60);
+    if ('error' in out) {
+      notes.push(note(rootFile, `${renderer.label} ${path.dirname(rootFile)} failed (${out.error}); its files were linted one by one, ${without}.`, { kustomization: rootFile }));
+      continue;
+    }
+    rendered.add(root.dir);
+    const label = `${renderer.label} ${path.dirname(rootFile)}`;
+    const docs = parseManifestText(out.text, `${rootFile} (${renderer.label})`);
+    problems.push(...docs.problems);
+    for (const o of docs.objects) {
+      const origin = takeOrigin(o.obj);
+      const abs = origin ? path.resolve(out.base, origin) : undefined;
+      const source = abs ? parsed.get(byAbs.get(abs) ?? '') ?? (fs.existsSync(abs) ? parseManifestText(fs.readFileSync(abs, 'utf8'), shown(abs)) : undefined) : undefined;
+      const twin = source?.objects.find((s) => s.kind === o.kind && (s.name === o.name || o.name.endsWith(s.name) || o.name.startsWith(s.name)));
+      const file = abs ? shown(abs) : rootFile;
+      const obj = objectWithLines(o.obj, file, twin ? (p) => twin.line(p) : () => 0);
+      objects.push(obj);
+      scopes.set(obj, ownScope(obj, { builds: [`k:${root.dir}`], folder: root.dir, renderedBy: label }));
+    }
+  }
+
+  // Every object read file by file: skip what a rendering already covers, and the patch files.
+  for (const i of inputs) {
+    const p = parsed.get(i.file)!;
+    const abs = i.file.startsWith('<') ? i.file : path.resolve(i.file);
+    const roots = membership.get(abs) ?? [];
+    const includedBy = roots[0] ? shown(roots[0].root.file) : undefined;
+    problems.push(...p.problems.map((x) => (x.duplicateKey && includedBy ? { ...x, includedBy } : x)));
+    if (patchFiles.has(abs)) continue;
+    if (roots.length > 0 && roots.every((r) => rendered.has(r.root.dir))) continue;
+    const open = roots.filter((r) => !rendered.has(r.root.dir));
+    const namespaces = [...new Set(open.map((r) => r.namespace))];
+    const ns = namespaces.length === 1 ? namespaces[0] : undefined;
+    const from = ns !== undefined ? open.find((r) => r.namespace === ns)?.from : undefined;
+    for (const o of p.objects) {
+      objects.push(o);
+      scopes.set(o, ownScope(o, { builds: open.map((r) => `k:${r.root.dir}`), ...(ns !== undefined ? { namespace: ns, namespaceFrom: `namespace: ${ns} in ${from ? shown(from) : 'its kustomization'}` } : {}) }));
+    }
+  }
+
+  applyArgoCd(objects, scopes, opts.repoRoot ?? process.cwd());
+  return { objects, problems, scopes, notes, parsed };
+}
+
+/**
+ * Argo CD Applications of the scan whose source path is a folder of this repository: the objects
+ * they sync are one application, and objects without a namespace land in the destination's.
+ * A directory source includes subfolders only with `directory.recurse` (Argo CD's default is not to).
+ */
+function applyArgoCd(objects: readonly LintObject[], scopes: Map<LintObject, ObjectScope>, repoRoot: string): void {
+  for (const app of objects) {
+    if (app.kind !== 'Application' || !app.apiVersion.startsWith('argoproj.io/')) continue;
+    const spec = rec(app.obj.spec);
+    const ns = str(rec(spec?.destination)?.namespace);
+    const sources = [rec(spec?.source), ...arr(spec?.sources).map(rec)].filter((x): x is Record<string, unknown> => !!x);
+    for (const src of sources) {
+      const p = str(src.path);
+      if (p === undefined || src.chart !== undefined) continue;
+      const dir = path.resolve(repoRoot, p);
+      if (!fs.existsSync(dir)) continue;
+      const recurse = rec(src.directory)?.recurse === true;
+      for (const o of objects) {
+        if (o === app) continue;
+        const s = scopes.get(o) ?? ownScope(o);
+        const folder = path.resolve(s.renderedBy ? s.folder : path.dirname(o.file));
+        const inside = folder === dir || (recurse && folder.startsWith(`${dir}${path.sep}`)) || s.builds.includes(`k:${dir}`);
+        if (!inside) continue;
+        const defaulted = s.namespace === undefined && ns !== undefined;
+        scopes.set(o, {
+          ...s, builds: [...s.builds, `a:${app.name}`],
+          ...(defaulted ? { namespace: ns, namespaceFrom: `spec.destination.namespace ${ns} of ${app.ref}` } : {}),
+        });
+      }
+    }
+  }
+}

@@ -1,0 +1,87 @@
+/*
+ * The precision harness (bench/precision.ts): pinned repositories cloned from a local mirror, linted,
+ * and a blind judging packet that shows the finding, the object and the rule's rationale, never the
+ * repository or the file; verdicts scored per rule.
+ */
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as YAML from 'yaml';
+import { cloneSource, fetchSet, lintSet, readRepoList, RepoList, sample, score, seeded } from '../../bench/precision';
+
+const dirs: string[] = [];
+afterAll(() => { for (const d of dirs) fs.rmSync(d, { recursive: true, force: true }); });
+const tmp = (p: string): string => { const d = fs.mkdtempSync(path.join(os.tmpdir(), p)); dirs.push(d); return d; };
+
+const git = (cwd: string, ...args: string[]): string => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd, encoding: 'utf8' }).trim();
+
+/** A bare mirror at <mirror>/acme+shop/repo (the layout `fetch` leaves), with one commit of manifests. */
+function mirrorWithRepo(): { mirror: string; commit: string } {
+  const mirror = tmp('rw-mirror-');
+  const work = tmp('rw-work-');
+  git(work, 'init', '-q');
+  const labels = { app: 'web' };
+  fs.mkdirSync(path.join(work, 'deploy'));
+  fs.writeFileSync(path.join(work, 'deploy', 'web.yaml'), [
+    { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { replicas: 1, strategy: { rollingUpdate: { maxUnavailable: 1 } }, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'web', image: 'ghcr.io/acme/web:1.0', ports: [{ containerPort: 8080 }] }] } } } },
+    { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web' }, spec: { selector: labels, ports: [{ port: 80, targetPort: 8080 }] } },
+  ].map((o) => YAML.stringify(o)).join('---\n'));
+  git(work, 'add', '.');
+  git(work, 'commit', '-q', '-m', 'manifests');
+  const commit = git(work, 'rev-parse', 'HEAD');
+  fs.mkdirSync(path.join(mirror, 'acme+shop'));
+  git(mirror, 'clone', '-q', '--bare', work, path.join('acme+shop', 'repo'));
+  return { mirror, commit };
+}
+
+describe('the precision harness', () => {
+  test('the repository list has a tuning set pinned to commits and an empty held-out set for the lead', () => {
+    const list = readRepoList();
+    expect(list.tuning.length).toBeGreaterThanOrEqual(10);
+    for (const r of list.tuning) expect(r.commit).toMatch(/^[0-9a-f]{40}$/);
+    expect(list.heldOut).toEqual([]);
+  });
+
+  test('clones from ROLLWISE_CORPUS_MIRROR at the pinned commit, lints, and writes a blind packet and its key; scores verdicts per rule', () => {
+    const { mirror, commit } = mirrorWithRepo();
+    expect(cloneSource('acme/shop', mirror)).toBe(path.join(mirror, 'acme+shop', 'repo'));
+    expect(() => cloneSource('acme/none', mirror)).toThrow(/has no mirror of acme\/none/);
+    expect(cloneSource('acme/shop', undefined)).toBe('https://github.com/acme/shop.git');
+    const list: RepoList = { tuning: [], heldOut: [{ repo: 'acme/shop', commit, paths: ['deploy'] }] };
+    const base = tmp('rw-precision-');
+    const prev = process.env.ROLLWISE_CORPUS_MIRROR;
+    process.env.ROLLWISE_CORPUS_MIRROR = mirror;
+    try {
+      fetchSet('heldOut', list, () => undefined, base);
+    } finally {
+      if (prev === undefined) delete process.env.ROLLWISE_CORPUS_MIRROR; else process.env.ROLLWISE_CORPUS_MIRROR = prev;
+    }
+    expect(git(path.join(base, 'heldOut', 'acme+shop'), 'rev-parse', 'HEAD')).toBe(commit);
+    const out = tmp('rw-run-');
+    const summary = lintSet('heldOut', out, { sample: 10, errors: 10, seed: 1, list, base });
+    expect(summary).toContain('| acme/shop |');
+    const packet = fs.readFileSync(path.join(out, 'packet.md'), 'utf8');
+    expect(packet).toContain('RW305-single-replica-rolling-update-unavailable, severity **error**');
+    expect(packet).toContain('Upstream: kubernetes/kubernetes pkg/controller/deployment/rolling.go');
+    expect(packet).toContain('kind: Deployment');
+    // Blind: no repository, no file name, no rule code.
+    expect(packet).not.toMatch(/acme\/shop|acme\+shop|web\.yaml|function |=>/);
+    const key = fs.readFileSync(path.join(out, 'key.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; repo: string; file: string; ruleId: string });
+    expect(key.every((k) => k.repo === 'acme/shop' && k.file === 'deploy/web.yaml')).toBe(true);
+    const verdicts = path.join(out, 'verdicts.jsonl');
+    fs.writeFileSync(verdicts, key.map((k, i) => JSON.stringify({ id: k.id, verdict: i === 0 ? 'wrong' : 'real', reason: 'test' })).join('\n'));
+    const table = score(out, verdicts);
+    expect(table).toMatch(new RegExp(`all findings \\(uniform sample\\): ${key.length} judged: ${key.length - 1} real`));
+    expect(table).toContain(`| ${key[0].ruleId} |`);
+    fs.writeFileSync(verdicts, JSON.stringify({ id: key[0].id, verdict: 'maybe' }));
+    expect(() => score(out, verdicts)).toThrow(/verdict "maybe" is not real, noise or wrong/);
+  });
+
+  test('the sample is random but drawn again with the same seed', () => {
+    const items = Array.from({ length: 50 }, (_, i) => i);
+    expect(sample(items, 10, seeded(21))).toEqual(sample(items, 10, seeded(21)));
+    expect(sample(items, 10, seeded(21))).not.toEqual(sample(items, 10, seeded(22)));
+    expect(new Set(sample(items, 50, seeded(3))).size).toBe(50);
+  });
+});

@@ -1,0 +1,155 @@
+/*
+ * What judges found on public repositories nobody here wrote (issue 21): the false positives must
+ * not come back, and the real problems lint missed must be found. Cross-folder cases are in
+ * scope.test.ts; the error-level rules' public shapes in error-rules.test.ts.
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as YAML from 'yaml';
+import { commandWords, containerKeepAlive, Finding, lintObjects, lintText, runLint, shellWords } from '../../src/rules';
+import { analysisTemplate, c0, cleanDeployment, GUARDED, Obj, pdb, QUERY, rollout, rolloutPeers, service } from './helpers';
+
+const open = (f: Finding[]): Finding[] => f.filter((x) => x.status === 'open');
+const ids = (f: Finding[]): string[] => open(f).map((x) => `${x.ruleId.split('-')[0]} ${x.severity}`);
+
+const dirs: string[] = [];
+afterAll(() => { for (const d of dirs) fs.rmSync(d, { recursive: true, force: true }); });
+
+describe('false positives judged on public repositories', () => {
+  test('a duplicate key with the same value is info, and the object is still checked', () => {
+    const d = cleanDeployment();
+    c0(d).readinessProbe.failureThreshold = 1;
+    const text = [YAML.stringify(d).replace('  replicas: 12\n', '  replicas: 12\n  replicas: 12\n'), YAML.stringify(pdb()), YAML.stringify(service())].join('---\n');
+    const r = lintText(text, 'deployment.yaml');
+    expect(ids(r.findings)).toEqual(['RW001 info', 'RW102 warning']);
+    expect(r.findings[0].message).toContain('with the same value; kubectl keeps one of them, nothing changes');
+  });
+
+  test('RW784 accepts setCanaryScale with setHeaderRoute in one step (Argo Rollouts examples/apisix/rollout.yaml)', () => {
+    const r = rollout();
+    r.spec.strategy.canary.trafficRouting = { ...r.spec.strategy.canary.trafficRouting, managedRoutes: [{ name: 'set-header' }] };
+    r.spec.strategy.canary.steps = [{ setCanaryScale: { replicas: 1 }, setHeaderRoute: { name: 'set-header', match: [{ headerName: 'trace', headerValue: { exact: 'debug' } }] } }, { pause: {} }, ...r.spec.strategy.canary.steps];
+    expect(open(lintObjects([r, pdb(), ...rolloutPeers(), analysisTemplate(GUARDED, QUERY)])).filter((f) => f.ruleId.startsWith('RW784'))).toEqual([]);
+  });
+
+  test('a canary gated by pause: {} is not an error: RW304 info (Argo Rollouts docs/getting-started/basic/rollout.yaml)', () => {
+    const r = rollout();
+    delete r.spec.strategy.canary.analysis;
+    r.spec.strategy.canary.steps = [{ setWeight: 20 }, { pause: {} }, { setWeight: 40 }, { pause: { duration: 10 } }, { setWeight: 60 }, { pause: { duration: 10 } }, { setWeight: 80 }, { pause: { duration: 10 } }];
+    expect(ids(lintObjects([r, pdb(), ...rolloutPeers()]))).toEqual(['RW304 info']);
+  });
+
+  test.each([
+    ['CloudWatch', { cloudWatch: { interval: '5m', metricDataQueries: [{ id: 'rate', expression: 'errors / requests' }] } }, 'len(result[0].Values) >= 5 and all(result[0].Values, {# <= 0.01})'],
+    ['New Relic', { newRelic: { query: "FROM Transaction SELECT percentage(count(*), WHERE httpResponseCode != 500) as successRate where appName = 'checkout'" } }, 'result.successRate >= 0.95'],
+    ['Wavefront', { wavefront: { address: 'example.wavefront.com', query: 'sum(ts(http.errors))' } }, 'result < 0.05'],
+    ['web', { web: { url: 'http://checkout/metrics', jsonPath: '{$.data.ok}' } }, 'result == true'],
+  ])('RW401/RW403 do not apply Prometheus result shapes to %s (Argo Rollouts docs/analysis, v1.9.1)', (_name, provider, successCondition) => {
+    const t = { apiVersion: 'argoproj.io/v1alpha1', kind: 'AnalysisTemplate', metadata: { name: 't' }, spec: { metrics: [{ name: 'm', interval: '5m', successCondition, provider }] } };
+    expect(open(lintObjects([t]))).toEqual([]);
+  });
+
+  test('a CloudWatch condition that passes on an empty Values list is still RW403', () => {
+    const t = { apiVersion: 'argoproj.io/v1alpha1', kind: 'AnalysisTemplate', metadata: { name: 't' }, spec: { metrics: [{ name: 'm', interval: '5m', successCondition: 'all(result[0].Values, {# <= 0.01})', provider: { cloudWatch: { metricDataQueries: [{ id: 'rate', expression: 'errors / requests' }] } } }] } };
+    const f = open(lintObjects([t]));
+    expect(ids(f)).toEqual(['RW403 warning']);
+    expect(f[0].message).toContain('CloudWatch returns an empty Values list, and all() of an empty list is true');
+  });
+
+  test('RW103 does not repeat RW201 on every container with a CPU limit', () => {
+    const d = cleanDeployment();
+    c0(d).resources.limits.cpu = '500m';
+    c0(d).readinessProbe.successThreshold = 1;
+    expect(ids(lintObjects([d, pdb(), service()]))).toEqual(['RW201 warning']);
+  });
+
+  test('RW106 is quiet for two probes with the same default windows on different endpoints', () => {
+    const d = cleanDeployment();
+    c0(d).readinessProbe = { httpGet: { path: '/readyz', port: 'http' } };
+    c0(d).livenessProbe = { httpGet: { path: '/livez', port: 'http' } };
+    expect(open(lintObjects([d, pdb(), service()]))).toEqual([]);
+  });
+});
+
+describe('real problems lint used to miss', () => {
+  test('one replica with maxUnavailable: 1 (RW305, an error)', () => {
+    const d = cleanDeployment();
+    d.spec.replicas = 1;
+    expect(ids(lintObjects([d, pdb(), service()]))).toEqual(['RW305 error']);
+  });
+
+  test('no readiness probe with a rolling update behind a Service (RW110)', () => {
+    const d = cleanDeployment();
+    delete c0(d).readinessProbe;
+    expect(ids(lintObjects([d, pdb(), service()]))).toEqual(['RW110 warning']);
+    // Recreate stops the old pods first anyway, and a worker without a Service takes no requests.
+    d.spec.strategy = { type: 'Recreate' };
+    expect(ids(lintObjects([d, pdb(), service()]))).toEqual([]);
+  });
+
+  test.each([
+    // codefresh-contrib/gitops-certification-examples canary-app-automatic/analysis.yaml shape.
+    [['sh', '-c', 'curl --silent rollout-canary-preview/callme'], ['curl --silent rollout-canary-preview/callme']],
+    [['curl', '-s', 'http://canary/healthz'], ['curl -s http://canary/healthz']],
+    [['sh', '-c', 'curl -fsS http://canary/healthz && echo ok'], []],
+    [['sh', '-c', 'test "$(curl -s -o /dev/null -w "%{http_code}" http://canary/)" = 200'], []],
+    [['sh', '-c', 'curl -s http://canary/ | grep -q ok'], []],
+    [['/bin/bash', '-c', 'set -e; curl --fail-with-body http://canary/; curl http://canary/ready'], ['curl http://canary/ready']],
+  ])('an analysis Job that runs %j is reported for %j (RW404)', (command, calls) => {
+    const t = { apiVersion: 'argoproj.io/v1alpha1', kind: 'AnalysisTemplate', metadata: { name: 'smoke' }, spec: { metrics: [{ name: 'smoke', provider: { job: { spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'curlimages/curl:8.11.1', command }] } } } } } }] } };
+    expect(open(lintObjects([t])).filter((f) => f.ruleId.startsWith('RW404')).map((f) => f.values.command)).toEqual(calls);
+  });
+
+  test('an HPA whose target is another workload\'s name (podinfo deploy/webapp/frontend/hpa.yaml shape) (RW603)', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rw-hpa-'));
+    dirs.push(dir);
+    const deployment = (name: string): Obj => ({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, namespace: 'webapp' }, spec: { strategy: { rollingUpdate: { maxUnavailable: 0 } }, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name, image: 'ghcr.io/stefanprodan/podinfo:6.7.1' }] } } } });
+    const hpa = (name: string, target: string): Obj => ({ apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name, namespace: 'webapp' }, spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: target }, minReplicas: 1, maxReplicas: 4 } });
+    const files: Record<string, Obj[]> = {
+      'frontend/deployment.yaml': [deployment('frontend')], 'frontend/hpa.yaml': [hpa('frontend', 'backend')],
+      'backend/deployment.yaml': [deployment('backend')], 'backend/hpa.yaml': [hpa('backend', 'backend')],
+    };
+    for (const [rel, objs] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+      fs.writeFileSync(path.join(dir, rel), objs.map((o) => YAML.stringify(o)).join('---\n'));
+    }
+    let out = '';
+    runLint({ paths: [dir], format: 'json', failOn: 'none', kustomize: false, write: (s) => { out += s; } });
+    const f = (JSON.parse(out) as { findings: Finding[] }).findings.filter((x) => x.ruleId.startsWith('RW603'));
+    expect(f.map((x) => `${path.relative(dir, x.file)} ${x.severity}`)).toEqual(['frontend/hpa.yaml warning']);
+    expect(f[0].message).toMatch(/scaleTargetRef Deployment\/backend is none of the workloads deployed with this HPA \(Deployment\/webapp\/frontend\); Deployment\/webapp\/backend \(.*backend\/deployment.yaml\) in the same namespace belongs to another application's folder: this HPA scales it instead/);
+  });
+});
+
+describe('facts read from the manifest, saying where', () => {
+  const container = (c: Obj) => ({ c, name: 'app', path: 'spec.template.spec.containers[0]' });
+  const deployment = (): Parameters<typeof containerKeepAlive>[0] => ({ obj: {}, kind: 'Deployment', apiVersion: 'apps/v1', name: 'api', ref: 'Deployment/shop/api', file: 'd.yaml', line: () => 0 });
+
+  test.each([
+    [{ command: ['uvicorn', 'main:app', '--host', '0.0.0.0'] }, 5, /uvicorn without --timeout-keep-alive keeps idle connections 5 s \(its default, uvicorn 0.35.0/],
+    [{ command: ['python', '-m', 'uvicorn', 'main:app', '--timeout-keep-alive', '75'] }, 75, /uvicorn --timeout-keep-alive 75/],
+    [{ command: ['sh', '-c', 'alembic upgrade head && exec uvicorn app:app --timeout-keep-alive=30'] }, 30, /uvicorn --timeout-keep-alive 30/],
+    [{ args: ['uvicorn', 'app:app'], env: [{ name: 'UVICORN_TIMEOUT_KEEP_ALIVE', value: '20' }] }, 20, /env UVICORN_TIMEOUT_KEEP_ALIVE=20/],
+    [{ command: ['hypercorn', 'app:app', '--bind', '0.0.0.0:8000'] }, 5, /hypercorn without --keep-alive keeps idle connections 5 s/],
+    [{ command: ['gunicorn', '-k', 'uvicorn.workers.UvicornWorker', '--keep-alive', '10', 'app:app'] }, 10, /gunicorn --keep-alive 10 with worker class uvicorn.workers.UvicornWorker/],
+  ])('%j keeps idle connections %d s', (c, seconds, source) => {
+    const k = containerKeepAlive(deployment(), container(c));
+    expect(k?.seconds).toBe(seconds);
+    expect(k?.source).toMatch(source);
+  });
+
+  test.each([
+    ['gunicorn without --keep-alive (./gunicorn.conf.py may set it)', { command: ['gunicorn', 'app:app'] }],
+    ['uvicorn with envFrom (UVICORN_* variables not in the manifest)', { command: ['uvicorn', 'app:app'], envFrom: [{ configMapRef: { name: 'settings' } }] }],
+    ['hypercorn with a config file', { command: ['hypercorn', '-c', 'hypercorn.toml', 'app:app'] }],
+    ['no command (the image\'s entrypoint is not in the manifest)', { image: 'tiangolo/uvicorn-gunicorn-fastapi:python3.11' }],
+  ])('%s: not read', (_name, c) => {
+    expect(containerKeepAlive(deployment(), container(c))).toBeUndefined();
+  });
+
+  test('shell words and sh -c scripts', () => {
+    expect(shellWords(`a "b c" 'd e' f\\ g&&h|i`)).toEqual(['a', 'b c', 'd e', 'f g', '&&', 'h', '|', 'i']);
+    expect(commandWords({ command: ['/bin/sh', '-ec', 'cd /app; uvicorn main:app'] })).toEqual(['cd', '/app', ';', 'uvicorn', 'main:app']);
+  });
+});
