@@ -54,4 +54,8 @@ export * from './measure';
 export * from './diff';
 export * from './synth/rollwise-app';
 export * from './constructs/cluster-prerequisites';
+export * from './decisions/migrations';
+export * from './constructs/migration-job';
+export { knownSidecarImage } from './decisions/sidecar-images';
+export type { KnownSidecarImage } from './decisions/sidecar-images';
 export * from './justify/citations';

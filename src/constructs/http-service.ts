@@ -27,6 +27,8 @@ import { ANNOTATIONS } from '../justify/annotations';
 import { Reasons } from '../justify/reasons';
 import { podTemplatePatches, PORT_NAME, renderPodTemplate, selectorLabels } from './pod-template';
 import { Measurements } from '../measure/measurements';
+import { Migration } from '../decisions/migrations';
+import { MigrationJob } from './migration-job';
 
 export interface HttpServiceProps {
   // --- What runs ---------------------------------------------------------------------------
@@ -60,10 +62,18 @@ export interface HttpServiceProps {
    */
   readonly sidecars?: SidecarProps[];
   /**
-   * Containers that run to completion before the app starts (after the native sidecars).
+   * Containers that run to completion before the app starts (after the native sidecars), in
+   * every pod; one that looks like a schema migration is questioned at synth (use `migrations`).
    * @default none
    */
   readonly initContainers?: InitContainerProps[];
+  /**
+   * The schema migration, run once per release before the new pods start and outside them:
+   * `Migration.job({ command: [...] })`, an Argo CD PreSync hook Job with the app's image,
+   * environment and security context (docs/mechanisms.md#migrations).
+   * @default none
+   */
+  readonly migrations?: Migration;
   // --- What it needs -----------------------------------------------------------------------
   /**
    * The service account, image pull secrets, volumes, placement (node selector, tolerations,
@@ -164,6 +174,8 @@ export class HttpService extends Construct {
   public readonly route?: ApiObject;
   /** The PrometheusRule and runbook (when the platform has a runbook URL). */
   public readonly alerts?: ServiceAlerts;
+  /** The schema migration Job (an Argo CD PreSync hook), with `migrations`. */
+  public readonly migration?: MigrationJob;
 
   constructor(scope: Construct, id: string, props: HttpServiceProps) {
     super(scope, id);
@@ -249,6 +261,7 @@ export class HttpService extends Construct {
         });
       }
       if (props.autoscaling) this.autoscaler = this.horizontalPodAutoscaler(props.autoscaling, labels, namespace);
+      if (d.migration) this.migration = new MigrationJob(this, 'migration', { decisions: d, migration: d.migration, namespace, labels });
       const runbookBase = this.platform.runbookBaseUrl;
       if (runbookBase) {
         this.alerts = new ServiceAlerts(new Construct(this, 'alerts'), d.name, {
