@@ -55,6 +55,7 @@ export * from './diff';
 export * from './synth/rollwise-app';
 export * from './constructs/cluster-prerequisites';
 export * from './decisions/migrations';
+export * from './decisions/namespaces';
 export * from './constructs/migration-job';
 export { knownSidecarImage } from './decisions/sidecar-images';
 export type { KnownSidecarImage } from './decisions/sidecar-images';
