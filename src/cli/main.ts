@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { Command, CommanderError } from 'commander';
 import { RollwiseInputError } from '../errors';
-import { explainManifest, formatExplained } from '../justify/explain';
+import { explainedAt, explainManifest, formatExplained, isFieldPath } from '../justify/explain';
 import { findApp, loadApp, synthEntry } from '../synth/load-app';
 import { describeFiles } from '../synth/diff';
 import { LintCliOptions, manifestFiles, runLintCli } from '../rules/run-lint';
@@ -59,24 +59,37 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
     });
 
   program.command('explain')
-    .description('print each decided value in manifest files with its reason')
-    .argument('<paths...>', 'manifest files (YAML, multi-document) or folders (searched for *.yaml, *.yml); - reads standard input')
-    .addHelpText('after', '\nExamples:\n  rollwise explain dist/prod/checkout-api.k8s.yaml\n  rollwise explain dist/\n  kubectl get rollout checkout-api -o yaml | rollwise explain -\n')
-    .action((paths: string[]) => {
+    .description('print each decided value in manifest files with its reason (or only the values at a field path)')
+    .argument('<paths...>', 'manifest files (YAML, multi-document) or folders (searched for *.yaml, *.yml); - reads standard input; then optionally a field path, e.g. readinessProbe.timeoutSeconds')
+    .addHelpText('after', '\nExamples:\n  rollwise explain dist/prod/checkout-api.k8s.yaml\n  rollwise explain dist/prod/checkout-api.k8s.yaml readinessProbe.timeoutSeconds\n  rollwise explain dist/\n  kubectl get rollout checkout-api -o yaml | rollwise explain -\n')
+    .action((args: string[]) => {
       const inputs: { name: string; text: () => string }[] = [];
+      // A last argument that is no file but reads as a field path selects the values at it.
+      const field = args.length > 1 && !fs.existsSync(args[args.length - 1]) && isFieldPath(args[args.length - 1]) ? args[args.length - 1] : undefined;
+      const paths = field === undefined ? args : args.slice(0, -1);
       for (const p of paths) {
         if (p === '-') inputs.push({ name: '<stdin>', text: () => readTextCapped(0, '<stdin>') });
-        else if (!fs.existsSync(p)) throw new RollwiseInputError('explain path', p, 'does not exist.', 'give a manifest file, a folder of them (e.g. dist/), or - for standard input.');
+        else if (!fs.existsSync(p)) throw new RollwiseInputError('explain path', p, 'does not exist.', 'give a manifest file, a folder of them (e.g. dist/), or - for standard input, then optionally a field path such as readinessProbe.timeoutSeconds.');
         else if (fs.statSync(p).isDirectory()) {
           const files = manifestFiles(p).filter((f) => !f.endsWith('.json'));
           if (files.length === 0) throw new RollwiseInputError('explain path', p, 'is a folder without *.yaml or *.yml files.', 'give the folder rollwise synth wrote (e.g. dist/) or a manifest file.');
           for (const f of files) inputs.push({ name: f, text: () => readTextCapped(f) });
         } else inputs.push({ name: p, text: () => readTextCapped(p) });
       }
+      let found = 0;
+      const known = new Set<string>();
       for (const i of inputs) {
-        const items = explainManifest(i.text());
+        const all = explainManifest(i.text());
+        const items = field === undefined ? all : explainedAt(all, field);
+        all.forEach((e) => known.add(e.path.replace(/^.*\.(?=[^.]+\.[^.]+$)/, '')));
+        found += items.length;
         const head = inputs.length > 1 ? `== ${i.name}\n` : '';
+        if (field !== undefined && items.length === 0) continue;
         out(items.length ? `${head}${formatExplained(items)}\n` : `${i.name}: no rollwise reasons found (no ${'rollwise.dev/reasons'} annotation)\n`);
+      }
+      if (field !== undefined && found === 0) {
+        const close = [...known].filter((k) => k.split('.').some((part) => field.split('.').some((f) => part.replace(/\[\d+\]$/, '') === f.replace(/\[\d+\]$/, '')))).sort().slice(0, 8);
+        throw new RollwiseInputError('explain field path', field, `no decided value in ${paths.join(', ')} is at this path or ends with it.`, close.length ? `use one of the paths explain prints, e.g. ${close.join(', ')}.` : 'run rollwise explain on the file without a field path to see every decided path.');
       }
     });
 

@@ -123,7 +123,10 @@ export function renderPodTemplate(d: ServiceDecisions, labels: Record<string, st
       ...(x.scheduling.priorityClassName ? { priorityClassName: x.scheduling.priorityClassName } : {}),
       enableServiceLinks: false,
       terminationGracePeriodSeconds: reasons.use(`${prefix}.spec.terminationGracePeriodSeconds`, sd.terminationGracePeriodSeconds),
-      securityContext: { runAsNonRoot: true, runAsUser: runAs.user, runAsGroup: runAs.group, seccompProfile: { type: 'RuntimeDefault' } },
+      securityContext: {
+        runAsNonRoot: true, runAsUser: runAs.user, runAsGroup: runAs.group, seccompProfile: { type: 'RuntimeDefault' },
+        ...(x.unprivilegedPortStart ? { sysctls: [{ name: 'net.ipv4.ip_unprivileged_port_start', value: String(reasons.use(`${prefix}.spec.securityContext.sysctls[0].value`, x.unprivilegedPortStart)) }] } : {}),
+      },
       topologySpreadConstraints: [
         { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: selectorLabels(d.name) }, matchLabelKeys: [hashLabel] },
         { maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: selectorLabels(d.name) }, matchLabelKeys: [hashLabel] },

@@ -301,6 +301,8 @@ export interface PodExtrasDecisions {
   readonly initContainers: ExtraContainerDecisions[];
   /** Whether sidecars are native (init containers with restartPolicy Always), with the version's reason. */
   readonly nativeSidecars: Decision<boolean>;
+  /** The pod's net.ipv4.ip_unprivileged_port_start, when a container listens below 1024. */
+  readonly unprivilegedPortStart?: Decision<number>;
   /** Questions for synth (e.g. sidecars that stop with the app on 1.28). */
   readonly warnings: readonly string[];
   readonly podLabels: Record<string, string>;
@@ -424,6 +426,9 @@ export function decidePodExtras(inp: PodExtrasInputs, version: KubernetesVersion
   initContainers.forEach((x, i) => { const m = looksLikeMigration(x); if (m) warnings.push(`initContainers[${i}] (${x.name}) looks like a schema migration (${m}): as an init container it runs in every pod, also in the canary's first pods before any analysis, several at once on a scale-up, and again on every restart, and \`git revert\` does not undo it. Run it once per release before the pods instead: migrations: Migration.job({ command: [...] }) (an Argo CD PreSync hook Job with the app's image and security context, docs/mechanisms.md#migrations).`); });
   const podLabels = checkLabels('pod.labels', pod.labels);
   const workloadLabels = checkLabels('metadata.labels', inp.metadata?.labels);
+  const lowPorts = [inp.port, ...appPorts.map((p) => p.port), ...sidecars.map((x) => x.port?.port ?? 65536)].filter((p) => p < 1024);
+  const lowest = lowPorts.length ? Math.min(...lowPorts) : undefined;
+  const unprivilegedPortStart = lowest === undefined ? undefined : decided(lowest, `A container listens on port ${lowest}, below 1024, where Linux requires root or CAP_NET_BIND_SERVICE (ip(7)) and the restricted profile drops both: the pod lowers net.ipv4.ip_unprivileged_port_start to ${lowest}, only as far as needed. The sysctl is per pod network namespace and in the safe set the kubelet allows and Pod Security restricted admits (pod-security-admission v0.28.0 check_sysctls.go), so the process stays non-root with no capabilities, on any container runtime.`, { lowestPort: lowest });
   return {
     runAs,
     serviceAccountName: sa?.name,
@@ -446,6 +451,7 @@ export function decidePodExtras(inp: PodExtrasInputs, version: KubernetesVersion
     sidecars,
     initContainers,
     nativeSidecars,
+    unprivilegedPortStart,
     warnings,
     podLabels,
     podAnnotations: checkAnnotations('pod.annotations', pod.annotations),
