@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { Command, CommanderError } from 'commander';
-import { RollwiseInputError } from '../errors';
+import { formatInputError, RollwiseInputError } from '../errors';
 import { explainedAt, explainManifest, formatExplained, isFieldPath } from '../justify/explain';
 import { findApp, loadApp, synthEntry } from '../synth/load-app';
 import { describeFiles } from '../synth/diff';
@@ -224,7 +224,7 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
       return 2;
     }
     if (e instanceof RollwiseInputError) {
-      err(`rollwise: invalid input${e.service ? ` in service ${e.service} (${e.path})` : ''}\n  ${e.input} = ${e.value}\n  why: ${e.why}\n  fix: ${e.fix}\n`);
+      err(formatInputError(e));
       return 2;
     }
     throw e;
