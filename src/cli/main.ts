@@ -115,7 +115,7 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
     .argument('<scenario>', 'scenario file (YAML)')
     .option('--svg <file>', 'write a chart of ready endpoints, load per ready replica and error ratio')
     .option('--json', 'print the summary and time series as JSON')
-    .addHelpText('after', '\nExample:\n  rollwise simulate examples/scenarios/a-incident-throttled-drain.yaml --svg drain.svg\n')
+    .addHelpText('after', '\nExample:\n  rollwise simulate node_modules/rollwise/examples/scenarios/a-incident-throttled-drain.yaml --svg drain.svg\n')
     .action((scenario: string, o: { svg?: string; json?: boolean }) => { code = runSimulate({ scenario, svg: o.svg, json: o.json, write: out }); });
 
   const num = (v: string): number => {
@@ -178,16 +178,19 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
     });
 
   program.command('init')
-    .description('scaffold a golden-path repository (or add rollwise to the cdk8s app in the folder); idempotent')
+    .description('scaffold a golden-path repository, or add rollwise to the cdk8s app in the folder (e.g. from cdk8s init typescript-app); idempotent')
     .argument('[dir]', 'target folder', '.')
     .option('--service <name>', "the first service's name (default: the folder's name)")
-    .option('--force', 'overwrite files that exist with other content (package.json is merged, never replaced)')
-    .addHelpText('after', '\nExamples:\n  rollwise init --service orders-api   # in a new, empty folder\n  rollwise init .                # add rollwise to the cdk8s app here (refuses to overwrite)\n')
-    .action((dir: string, o: { service?: string; force?: boolean }) => {
-      const r = initProject(dir, { service: o.service, force: o.force, version: ownVersion() });
+    .option('--force', 'in a new repository: overwrite files that exist with other content (package.json is merged, never replaced)')
+    .option('--dependency <spec>', 'the rollwise dependency for package.json (default: as this rollwise was installed: its tarball path, Git URL or registry range)')
+    .addHelpText('after', '\nExamples:\n  rollwise init --service orders-api   # in a new, empty folder\n  rollwise init . --service orders-api # in a cdk8s app: adds platform.ts and rollwise.ts beside its main.ts\n')
+    .action((dir: string, o: { service?: string; force?: boolean; dependency?: string }) => {
+      const r = initProject(dir, { service: o.service, force: o.force, version: ownVersion(), dependency: o.dependency });
       const list = (label: string, files: readonly string[]) => (files.length ? `${label}: ${files.join(', ')}\n` : '');
+      if (r.mode === 'adopt') out(`the folder holds a cdk8s app: rollwise joined it (its cdk8s.yaml, tsconfig.json and scripts are kept)\n`);
       out(`${list('created', r.created)}${list('updated', r.updated)}${list('unchanged', r.unchanged)}`);
-      out(r.created.length + r.updated.length === 0 ? 'nothing to do: the folder already has the golden path.\n' : `next: cd ${dir} && npm install && npm run synth && npm test\n`);
+      for (const n of r.notes) out(`note: ${n}\n`);
+      out(r.created.length + r.updated.length === 0 ? 'nothing to do: the folder already has the golden path.\n' : `next: ${path.resolve(dir) === process.cwd() ? '' : `cd ${dir} && `}npm install && npm run synth && npm test\n`);
     });
 
   program.command('platform')
