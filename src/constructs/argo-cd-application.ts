@@ -33,6 +33,9 @@ export interface ArgoCdApplicationProps {
   readonly namespacePolicy?: NamespacePolicy;
 }
 
+/** The label naming the service on each of its Applications (one per environment), for selectors such as Backstage's argocd/app-selector. */
+export const SERVICE_LABEL = 'rollwise.dev/service';
+
 /**
  * The Argo CD Application for one service: automated sync with self-heal and prune, applying only
  * the service's own committed file, ignoring the fields controllers change at runtime. The rollback
@@ -86,7 +89,7 @@ export class ArgoCdApplication extends Construct {
     if (frozen.length) throw new Error(`ArgoCdApplication ${name}: ${frozen.join('; ')}`);
     this.application = new ApiObject(this, 'application', {
       ...Application.GVK,
-      metadata: { name, namespace: s.namespace ?? 'argocd', labels: { 'app.kubernetes.io/managed-by': 'rollwise' }, annotations: r.annotations() },
+      metadata: { name, namespace: s.namespace ?? 'argocd', labels: { 'app.kubernetes.io/managed-by': 'rollwise', [SERVICE_LABEL]: svc.name }, annotations: r.annotations() },
       spec,
     });
   }

@@ -70,7 +70,7 @@ export function namespaceLabels(input: string, props: NamespaceProps, version: K
   const why = level === 'restricted'
     ? 'every pod rollwise emits (the app, its sidecars, the migration Job) runs non-root with all capabilities dropped, RuntimeDefault seccomp and no privilege escalation, so it passes, and a hand-made privileged pod in the namespace is refused'
     : level === 'baseline' ? `input (${input}.podSecurity): rollwise's pods meet restricted, but others in the namespace may need baseline` : `input (${input}.podSecurity): nothing is enforced`;
-  return decided(labels, `Pod Security admission enforces "${level}" (${why}), judged by the ${version.name} definition of the level (enforce-version ${pinned}, the platform's kubernetesVersion), so a cluster upgrade never starts refusing pods unreviewed; warn and audit judge by the latest definition, so what a later version would refuse shows up as a warning first.`, { podSecurity: level, enforceVersion: pinned });
+  return decided(labels, `Pod Security admission enforces "${level}": ${why}. It judges by the ${version.name} definition of the level (enforce-version ${pinned}, the platform's kubernetesVersion), so a cluster upgrade never starts refusing pods unreviewed; warn and audit judge by the latest definition, so what a later version would refuse shows up as a warning first.`, { podSecurity: level, enforceVersion: pinned });
 }
 
 /** The namespace decisions of one Application. */
@@ -93,7 +93,7 @@ export function decideNamespace(namespace: string, policy: NamespacePolicy, vers
     return { createNamespace: decided(false, `Namespace ${namespace} exists and is managed elsewhere (NamespacePolicy.existing()): no CreateNamespace, so a sync into a missing namespace fails instead of creating one without the platform's labels (\`rollwise platform --namespace ${namespace}\` prints it with its Pod Security labels).`) };
   }
   return {
-    createNamespace: decided(true, `CreateNamespace=true: Argo CD creates ${namespace} when it is missing, in the PreSync phase before any hook (gitops-engine sync_context.go autoCreateNamespace, argo-cd v3.5.1), so the first sync of a new service, its migration included, does not fail on a missing namespace. Argo CD does not track the namespace it creates, so it never prunes or deletes it with the Application (docs/user-guide/sync-options.md "Create Namespace"). The labels below are managedNamespaceMetadata: Argo CD applies them with server-side apply on every sync, also to a namespace that already exists, keeping its other labels (controller/sync_namespace.go, v3.5.1); for a namespace shared with workloads that need more than its level, use NamespacePolicy.existing().`),
+    createNamespace: decided(true, `CreateNamespace=true: Argo CD creates ${namespace} when it is missing, in the PreSync phase before any hook (gitops-engine sync_context.go autoCreateNamespace, argo-cd v3.5.1), so the first sync of a new service, its migration included, does not fail on a missing namespace. Argo CD does not track the namespace it creates, so it never prunes or deletes it with the Application (docs/user-guide/sync-options.md "Create Namespace"). The Pod Security labels are managedNamespaceMetadata: Argo CD applies them with server-side apply on every sync, also to a namespace that already exists, keeping its other labels (controller/sync_namespace.go, v3.5.1); for a namespace shared with workloads that need more than its level, use NamespacePolicy.existing().`),
     labels: namespaceLabels('namespacePolicy', policy.props, version),
   };
 }
