@@ -1,4 +1,5 @@
 import { ArgoCdApplication } from './constructs/argo-cd-application';
+import { CatalogInfo } from './constructs/catalog-info';
 import { addEstate, Environment, Sizing } from './environments';
 import { checkoutApiProps, examplePlatform } from './example';
 import { RollwiseApp } from './synth/rollwise-app';
@@ -32,18 +33,21 @@ export function exampleEnvironments(): Environment[] {
 /**
  * The example app: checkout-api (src/example.ts) in every example environment, written to
  * `<outdir>/<env>/checkout-api.k8s.yaml`, and one Argo CD Application per service and environment
- * in `<outdir>/argocd/<env>/`, outside the folder it points at so it never applies itself.
+ * in `<outdir>/argocd/<env>/`, outside the folder it points at so it never applies itself, and the
+ * service's Backstage entity beside its prod manifest (`<outdir>/prod/checkout-api.catalog-info.yaml`).
  */
 export function buildApp(outdir?: string): RollwiseApp {
   const app = new RollwiseApp({ outdir });
   addEstate(app, {
     environments: exampleEnvironments(),
     services: { 'checkout-api': checkoutApiProps() },
-    perService: ({ environment, name, service }) => {
+    perService: ({ environment, name, service, chart: serviceChart }) => {
       const settings = environment.platform.argoCd;
       if (!settings) return;
       const chart = environment.addChart(app, `${name}-application`, { outputPath: `argocd/${environment.name}/${name}.k8s.yaml` });
-      new ArgoCdApplication(chart, `${name}-${environment.name}`, { service, settings, include: `${name}.k8s.yaml` });
+      const application = new ArgoCdApplication(chart, `${name}-${environment.name}`, { service, settings });
+      // Backstage's catalog entity, beside the prod manifest (not in argocd/, which Argo CD applies)
+      if (environment.name === 'prod') new CatalogInfo(serviceChart, 'catalog', { service, owner: 'team-checkout', system: 'shop', applications: [application] });
     },
   });
   return app;

@@ -22,7 +22,7 @@ describe('rollwise synth', () => {
     const out = path.join(dir, 'dist');
     const first = await cli(['synth', '--app', path.join(fixtures, 'example-app.ts'), '--out', out]);
     expect(first.code).toBe(0);
-    expect(fs.readdirSync(path.join(out, 'prod'))).toEqual(['checkout-api.k8s.yaml', 'checkout-api.runbook.md']);
+    expect(fs.readdirSync(path.join(out, 'prod'))).toEqual(['checkout-api.catalog-info.yaml', 'checkout-api.k8s.yaml', 'checkout-api.runbook.md']);
     expect((await cli(['synth', '--app', path.join(fixtures, 'example-app.ts'), '--out', out, '--check'])).code).toBe(0);
     fs.appendFileSync(path.join(out, 'prod', 'checkout-api.k8s.yaml'), '# hand edit\n');
     fs.writeFileSync(path.join(out, 'stray.yaml'), 'kind: x\n');

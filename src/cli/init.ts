@@ -14,16 +14,26 @@ export interface InitOptions {
    */
   readonly force?: boolean;
   /**
-   * rollwise's version for the new package.json.
+   * rollwise's version, for the dependency when it was installed from the registry.
    * @default this rollwise's version
    */
   readonly version?: string;
+  /**
+   * The rollwise dependency for package.json, as it was installed: a tarball path
+   * (`file:../rollwise-0.1.0.tgz`), a Git URL, or a registry range.
+   * @default what `installedDependency()` finds for the running copy, else `^<version>`
+   */
+  readonly dependency?: string;
 }
 
 export interface InitResult {
   readonly created: readonly string[];
   readonly updated: readonly string[];
   readonly unchanged: readonly string[];
+  /** What the user still has to do (e.g. the two lines to add to a main.ts rollwise did not recognise). */
+  readonly notes: readonly string[];
+  /** "scaffold" for a new repository, "adopt" when rollwise joined an existing cdk8s app. */
+  readonly mode: 'scaffold' | 'adopt';
 }
 
 /** What `rollwise init` writes, relative to the target folder. */
@@ -41,11 +51,12 @@ export function initFiles(service: string): Record<string, string> {
 }
 
 /**
- * Scaffolds a golden-path repository into `dir` (or adds rollwise to the cdk8s app there).
+ * Scaffolds a golden-path repository into `dir`, or adds rollwise to the cdk8s app there (a
+ * folder whose cdk8s.yaml rollwise did not write, e.g. from `cdk8s init typescript-app`).
  * Idempotent: a second run changes nothing. A file that exists with other content is a conflict:
  * without `force` nothing is written and the error names every conflicting file. package.json is
- * merged: missing scripts and dependencies are added; a script of the same name with another
- * command is a conflict.
+ * merged: missing scripts and dependencies are added; in a new repository a script of the same
+ * name with another command is a conflict, in an existing app its own scripts are kept.
  */
 export function initProject(dir: string, opts: InitOptions = {}): InitResult {
   const root = path.resolve(dir);
@@ -53,12 +64,15 @@ export function initProject(dir: string, opts: InitOptions = {}): InitResult {
   if (!/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/.test(service)) {
     throw new RollwiseInputError('--service', service, 'the service name becomes object names and file names, which must be DNS labels.', 'pass --service <name> with lowercase letters, digits and "-", starting with a letter.');
   }
+  const dependency = opts.dependency ?? installedDependency(root) ?? `^${opts.version ?? '0.1.0'}`;
+  const cdk8sYaml = path.join(root, 'cdk8s.yaml');
+  if (fs.existsSync(cdk8sYaml) && fs.readFileSync(cdk8sYaml, 'utf8') !== CDK8S_YAML && !opts.force) return adoptProject(root, service, dependency);
   const files = initFiles(service);
   const pkgFile = path.join(root, 'package.json');
   const existingPkg = fs.existsSync(pkgFile) ? fs.readFileSync(pkgFile, 'utf8') : undefined;
-  const merged = mergePackageJson(existingPkg, service, opts.version ?? '0.1.0', !!opts.force);
+  const merged = mergePackageJson(existingPkg, service, dependency, !!opts.force);
   const conflicts = [...merged.conflicts];
-  const plan: { rel: string; content: string; state: 'created' | 'updated' | 'unchanged' }[] = [];
+  const plan: Plan = [];
   for (const [rel, content] of [...Object.entries(files), ['package.json', merged.content] as [string, string]]) {
     const full = path.join(root, rel);
     if (!fs.existsSync(full)) plan.push({ rel, content, state: 'created' });
@@ -71,6 +85,12 @@ export function initProject(dir: string, opts: InitOptions = {}): InitResult {
   if (conflicts.length > 0) {
     throw new RollwiseInputError('rollwise init', root, `it would overwrite what is there: ${conflicts.join('; ')}.`, 'move those files aside, or pass --force to overwrite them (package.json is merged, never replaced).');
   }
+  return writePlan(root, plan, [], 'scaffold');
+}
+
+type Plan = { rel: string; content: string; state: 'created' | 'updated' | 'unchanged' }[];
+
+function writePlan(root: string, plan: Plan, notes: string[], mode: InitResult['mode']): InitResult {
   for (const f of plan) {
     if (f.state === 'unchanged') continue;
     const full = path.join(root, f.rel);
@@ -78,7 +98,115 @@ export function initProject(dir: string, opts: InitOptions = {}): InitResult {
     fs.writeFileSync(full, f.content);
   }
   const pick = (s: string) => plan.filter((f) => f.state === s).map((f) => f.rel).sort();
-  return { created: pick('created'), updated: pick('updated'), unchanged: pick('unchanged') };
+  return { created: pick('created'), updated: pick('updated'), unchanged: pick('unchanged'), notes, mode };
+}
+
+/**
+ * Adds rollwise to the cdk8s app in `root` without touching what is the app's own: platform.ts
+ * and rollwise.ts (the services and environments, `addRollwise(app)`) beside its main.ts, a jest
+ * test when the app tests with jest (the `cdk8s init typescript-app` template does), the CI
+ * workflow, and the dependencies in package.json (its scripts are kept: its `cdk8s synth` writes
+ * what `rollwise synth` writes). A main.ts that is still the template's shape (one `new App()`, one
+ * `app.synth()`) is switched to a RollwiseApp that adds the rollwise charts; any other main.ts is
+ * left alone, and the notes say which two lines to add.
+ */
+function adoptProject(root: string, service: string, dependency: string): InitResult {
+  const pkgFile = path.join(root, 'package.json');
+  const existingPkg = fs.existsSync(pkgFile) ? fs.readFileSync(pkgFile, 'utf8') : undefined;
+  const pkgJson = existingPkg === undefined ? {} : (JSON.parse(existingPkg) as { scripts?: Record<string, string>; devDependencies?: Record<string, string>; dependencies?: Record<string, string> });
+  const scripts = pkgJson.scripts ?? {};
+  const adoptScripts: Record<string, string> = {};
+  if (scripts.synth === undefined) adoptScripts.synth = 'rollwise synth';
+  if (scripts['synth:check'] === undefined) adoptScripts['synth:check'] = 'rollwise synth --check';
+  adoptScripts[scripts.lint === undefined || scripts.lint === 'rollwise lint dist' ? 'lint' : 'lint:rollwise'] = 'rollwise lint dist';
+  const jest = /\bjest\b/.test(scripts.test ?? '') || fs.existsSync(path.join(root, 'jest.config.js')) || fs.existsSync(path.join(root, 'jest.config.ts'));
+  if (!jest && scripts.test === undefined) adoptScripts.test = 'node --test test/';
+  else if (!jest) adoptScripts['test:rollwise'] = 'node --test test/';
+  const merged = mergePackageJson(existingPkg, service, dependency, false, adoptScripts);
+  const files: Record<string, string> = {
+    'platform.ts': platformTs(),
+    'rollwise.ts': mainTs(service, true),
+    '.github/workflows/rollwise.yml': WORKFLOW,
+    [jest ? 'rollwise.test.ts' : 'test/rollwise.test.js']: jest ? jestTestTs(service) : testJs(service),
+    'package.json': merged.content,
+  };
+  const notes: string[] = [];
+  const mainFile = path.join(root, 'main.ts');
+  const main = fs.existsSync(mainFile) ? fs.readFileSync(mainFile, 'utf8') : undefined;
+  if (main !== undefined && !/\baddRollwise\(/.test(main)) {
+    const patched = adoptMain(main);
+    if (patched !== undefined) files['main.ts'] = patched;
+    else notes.push('main.ts is not the cdk8s template\'s shape, so it was left as it is: build the app with `const app = new RollwiseApp();` (import { RollwiseApp } from \'rollwise\') and call `addRollwise(app);` (import { addRollwise } from \'./rollwise\') before `app.synth()`.');
+  } else if (main === undefined) {
+    notes.push('there is no main.ts: in the file your cdk8s.yaml runs, build the app with `new RollwiseApp()` from \'rollwise\' and call `addRollwise(app)` from \'./rollwise\' before `app.synth()`.');
+  }
+  const ignore = path.join(root, '.gitignore');
+  const lines = fs.existsSync(ignore) ? fs.readFileSync(ignore, 'utf8') : '';
+  if (!lines.split('\n').includes('rollwise.sarif')) files['.gitignore'] = `${lines}${lines === '' || lines.endsWith('\n') ? '' : '\n'}rollwise.sarif\n`;
+  const conflicts = [...merged.conflicts];
+  const plan: Plan = [];
+  for (const [rel, content] of Object.entries(files)) {
+    const full = path.join(root, rel);
+    if (!fs.existsSync(full)) plan.push({ rel, content, state: 'created' });
+    else if (fs.readFileSync(full, 'utf8') === content) plan.push({ rel, content, state: 'unchanged' });
+    else if (['package.json', 'main.ts', '.gitignore'].includes(rel)) plan.push({ rel, content, state: 'updated' });
+    else conflicts.push(`${rel} exists with other content`);
+  }
+  if (conflicts.length > 0) {
+    throw new RollwiseInputError('rollwise init', root, `it adds rollwise to the cdk8s app there and would overwrite: ${conflicts.join('; ')}.`, 'move those files aside and run rollwise init again.');
+  }
+  return writePlan(root, plan, notes, 'adopt');
+}
+
+/**
+ * The template's main.ts (cdk8s-cli templates/typescript-app: `const app = new App();`, the chart,
+ * `app.synth();`) switched to a RollwiseApp that also adds the rollwise charts; undefined for a
+ * main.ts of another shape.
+ */
+function adoptMain(main: string): string | undefined {
+  const newApp = /^const app = new App\(\);$/m;
+  const synth = /^app\.synth\(\);$/m;
+  const imp = /^import \{([^}]*)\} from 'cdk8s';$/m;
+  const count = (re: RegExp) => (main.match(new RegExp(re.source, 'gm')) ?? []).length;
+  const names = imp.exec(main)?.[1].split(',').map((x) => x.trim()).filter(Boolean);
+  if (count(newApp) !== 1 || count(synth) !== 1 || !names?.includes('App')) return undefined;
+  let out = main.replace(newApp, 'const app = new RollwiseApp();').replace(synth, 'addRollwise(app);\napp.synth();');
+  // App is unused now unless the app names it elsewhere (the template's tsconfig has noUnusedLocals).
+  const rest = out.replace(imp, '');
+  const kept = /\bApp\b/.test(rest) ? names : names.filter((n) => n !== 'App');
+  out = out.replace(imp, `${kept.length ? `import { ${kept.join(', ')} } from 'cdk8s';\n` : ''}import { RollwiseApp } from 'rollwise';\nimport { addRollwise } from './rollwise';`);
+  return out;
+}
+
+/**
+ * The rollwise dependency as the running copy was installed, for the package.json `rollwise init`
+ * writes into `target`: the spec in the package.json of the project that installed it (npm writes
+ * a tarball as `file:<path>`, a Git source as its URL, a registry install as a range), a file path
+ * made relative to `target`; undefined when this copy is no installed package (a source checkout:
+ * then `file:` of its folder, which npm links).
+ */
+export function installedDependency(target: string, from: string = __dirname): string | undefined {
+  let pkgRoot: string | undefined;
+  for (let dir = from; path.dirname(dir) !== dir; dir = path.dirname(dir)) {
+    const file = path.join(dir, 'package.json');
+    if (fs.existsSync(file) && (JSON.parse(fs.readFileSync(file, 'utf8')) as { name?: string }).name === 'rollwise') { pkgRoot = dir; break; }
+  }
+  if (pkgRoot === undefined) return undefined;
+  const relFile = (abs: string) => `file:${path.relative(target, abs).split(path.sep).join('/') || '.'}`;
+  if (path.basename(path.dirname(pkgRoot)) !== 'node_modules') return relFile(pkgRoot);
+  const installer = path.dirname(path.dirname(pkgRoot));
+  let spec: string | undefined;
+  try {
+    const pkg = JSON.parse(fs.readFileSync(path.join(installer, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
+    spec = pkg.dependencies?.rollwise ?? pkg.devDependencies?.rollwise ?? pkg.optionalDependencies?.rollwise;
+  } catch {
+    spec = undefined;
+  }
+  if (spec === undefined) return undefined;
+  const file = /^file:(.*)$/.exec(spec);
+  if (file) return relFile(path.resolve(installer, file[1]));
+  if (/^(\.{0,2}\/|~\/)/.test(spec) || /\.t(ar\.)?gz$/.test(spec)) return relFile(path.resolve(installer, spec));
+  return spec; // a Git URL (git+https:, github:, ...) or a registry range, valid anywhere
 }
 
 function dnsLabel(name: string): string {
@@ -94,7 +222,7 @@ const SCRIPTS: Record<string, string> = {
   test: 'tsc -p . && node --test test/',
 };
 
-function mergePackageJson(existing: string | undefined, service: string, version: string, force: boolean): { content: string; conflicts: string[] } {
+function mergePackageJson(existing: string | undefined, service: string, dependency: string, force: boolean, scriptsWanted: Record<string, string> = SCRIPTS): { content: string; conflicts: string[] } {
   let pkg: Record<string, unknown>;
   try {
     pkg = existing === undefined ? { name: service, version: '0.0.0', private: true } : (JSON.parse(existing) as Record<string, unknown>);
@@ -107,14 +235,14 @@ function mergePackageJson(existing: string | undefined, service: string, version
     return typeof v === 'object' && v !== null ? { ...(v as Record<string, string>) } : {};
   };
   const scripts = section('scripts');
-  for (const [k, v] of Object.entries(SCRIPTS)) {
+  for (const [k, v] of Object.entries(scriptsWanted)) {
     if (scripts[k] !== undefined && scripts[k] !== v && !force) conflicts.push(`package.json script "${k}" is \`${scripts[k]}\`, not \`${v}\``);
     else scripts[k] = v;
   }
   const deps = section('dependencies');
   const devDeps = section('devDependencies');
   const want: [Record<string, string>, string, string][] = [
-    [deps, 'rollwise', `^${version}`],
+    [deps, 'rollwise', dependency],
     // rollwise's peer dependencies (its package.json), the versions it is tested with
     [deps, 'cdk8s', '^2.70.106'],
     [deps, 'cdk8s-plus-28', '^2.5.6'],
@@ -123,8 +251,11 @@ function mergePackageJson(existing: string | undefined, service: string, version
     [devDeps, 'typescript', '~5.9.3'],
     [devDeps, '@types/node', '^20.19.43'],
   ];
+  const before = { deps: Object.keys(deps), devDeps: Object.keys(devDeps) };
   for (const [where, name, range] of want) if (deps[name] === undefined && devDeps[name] === undefined) where[name] = range;
-  const out: Record<string, unknown> = { ...pkg, scripts, dependencies: sortKeys(deps), devDependencies: sortKeys(devDeps) };
+  // a section the project already has keeps its order (new entries after it); a new one is sorted
+  const order = (o: Record<string, string>, had: string[]) => (had.length ? Object.fromEntries([...had, ...Object.keys(sortKeys(o)).filter((k) => !had.includes(k))].map((k) => [k, o[k]])) : sortKeys(o));
+  const out: Record<string, unknown> = { ...pkg, scripts, dependencies: order(deps, before.deps), devDependencies: order(devDeps, before.devDeps) };
   return { content: `${JSON.stringify(out, null, 2)}\n`, conflicts };
 }
 
@@ -187,9 +318,13 @@ export function platform(env: string, server: string): Platform {
 `;
 }
 
-function mainTs(service: string): string {
-  return `import { Duration } from 'cdk8s';
-import { addEstate, AppServer, ArgoCdApplication, Environment, HttpServiceProps, RollwiseApp, Sizing } from 'rollwise';
+/**
+ * The services and environments. Scaffolded as main.ts (it builds the RollwiseApp); in an existing
+ * cdk8s app as rollwise.ts, which adds the same charts to the app's own RollwiseApp (`adopt`).
+ */
+function mainTs(service: string, adopt = false): string {
+  return `import { ${adopt ? 'App, ' : ''}Duration } from 'cdk8s';
+import { addEstate, AppServer, ArgoCdApplication, Environment, HttpServiceProps, ${adopt ? '' : 'RollwiseApp, '}Sizing } from 'rollwise';
 import { platform } from './platform';
 
 const server = 'https://kubernetes.default.svc';
@@ -228,25 +363,26 @@ export const services: Record<string, HttpServiceProps> = {
 /**
  * Every service in every environment (\`dist/<env>/<service>.k8s.yaml\` and its runbook), and one
  * Argo CD Application per service and environment in \`dist/argocd/<env>/\`, outside the folder it
- * deploys so it never applies itself. Apply \`dist/argocd/<env>/\` once; Argo CD follows Git.
+ * deploys so it never applies itself. Apply \`dist/argocd/<env>/\` once; Argo CD follows Git.${adopt ? `
+ * \`app\` must be a RollwiseApp (\`new RollwiseApp()\` from 'rollwise'): its synth() writes the reasons,
+ * runbooks and checks, and \`rollwise synth\` refuses a plain App.` : ''}
  */
-export function buildApp(outdir?: string): RollwiseApp {
-  const app = new RollwiseApp({ outdir });
-  addEstate(app, {
+export function ${adopt ? 'addRollwise(app: App): void' : 'buildApp(outdir?: string): RollwiseApp'} {
+${adopt ? '' : '  const app = new RollwiseApp({ outdir });\n'}  addEstate(app, {
     environments: environments(),
     services,
     perService: ({ environment, name, service }) => {
       const settings = environment.platform.argoCd;
       if (!settings) return;
       const chart = environment.addChart(app, \`\${name}-application\`, { outputPath: \`argocd/\${environment.name}/\${name}.k8s.yaml\` });
-      new ArgoCdApplication(chart, \`\${name}-\${environment.name}\`, { service, settings, include: \`\${name}.k8s.yaml\` });
+      new ArgoCdApplication(chart, \`\${name}-\${environment.name}\`, { service, settings });
     },
   });
-  return app;
+${adopt ? '' : `  return app;
 }
 
 if (require.main === module) buildApp().synth();
-`;
+`}${adopt ? '}\n' : ''}`;
 }
 
 function testJs(service: string): string {
@@ -287,6 +423,45 @@ test('rollwise lint passes on the committed output', () => {
   const r = rollwise('lint', 'dist');
   assert.strictEqual(r.status, 0, r.stdout + r.stderr);
 });
+`;
+}
+
+function jestTestTs(service: string): string {
+  return `// rollwise's checks of this app, run by jest (\`npm test\`): the committed output is what the code
+// gives, every environment is complete, and every manifest passes rollwise's composition checks.
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+const rollwise = (...args: string[]) => spawnSync(process.execPath, [require.resolve('rollwise/bin/rollwise.js'), ...args], { cwd: __dirname, encoding: 'utf8' });
+// each synth compiles and runs the app (cdk8s.yaml's app command)
+const SYNTH_TIMEOUT = 300000;
+
+test('the committed dist/ is what the code synthesizes (run \`npm run synth\` and commit)', () => {
+  const r = rollwise('synth', '--check');
+  expect({ status: r.status, output: r.stdout + r.stderr }).toEqual({ status: 0, output: expect.stringContaining('is in sync') });
+}, SYNTH_TIMEOUT);
+
+test('every environment gets its manifests, its runbook and its Argo CD Application', () => {
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'rollwise-'));
+  try {
+    const r = rollwise('synth', '--out', out);
+    expect({ status: r.status, errors: r.stderr.split('\\n').filter((l) => !l.startsWith('warning: ') && l !== '') }).toEqual({ status: 0, errors: [] });
+    for (const env of ['dev', 'prod']) {
+      expect(fs.readFileSync(path.join(out, env, '${service}.k8s.yaml'), 'utf8')).toMatch(/rollwise.dev\\/reasons/);
+      expect(fs.existsSync(path.join(out, env, '${service}.runbook.md'))).toBe(true);
+      expect(fs.existsSync(path.join(out, 'argocd', env, '${service}.k8s.yaml'))).toBe(true);
+    }
+  } finally {
+    fs.rmSync(out, { recursive: true, force: true });
+  }
+}, SYNTH_TIMEOUT);
+
+test('rollwise lint passes on the committed output', () => {
+  const r = rollwise('lint', 'dist');
+  expect({ status: r.status, output: r.stdout + r.stderr }).toEqual({ status: 0, output: expect.any(String) });
+}, SYNTH_TIMEOUT);
 `;
 }
 

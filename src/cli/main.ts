@@ -1,8 +1,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { Command, CommanderError } from 'commander';
-import { RollwiseInputError } from '../errors';
-import { explainManifest, formatExplained } from '../justify/explain';
+import { formatInputError, RollwiseInputError } from '../errors';
+import { explainedAt, explainManifest, formatExplained, isFieldPath } from '../justify/explain';
 import { findApp, loadApp, synthEntry } from '../synth/load-app';
 import { describeFiles } from '../synth/diff';
 import { LintCliOptions, manifestFiles, runLintCli } from '../rules/run-lint';
@@ -59,24 +59,37 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
     });
 
   program.command('explain')
-    .description('print each decided value in manifest files with its reason')
-    .argument('<paths...>', 'manifest files (YAML, multi-document) or folders (searched for *.yaml, *.yml); - reads standard input')
-    .addHelpText('after', '\nExamples:\n  rollwise explain dist/prod/checkout-api.k8s.yaml\n  rollwise explain dist/\n  kubectl get rollout checkout-api -o yaml | rollwise explain -\n')
-    .action((paths: string[]) => {
+    .description('print each decided value in manifest files with its reason (or only the values at a field path)')
+    .argument('<paths...>', 'manifest files (YAML, multi-document) or folders (searched for *.yaml, *.yml); - reads standard input; then optionally a field path, e.g. readinessProbe.timeoutSeconds')
+    .addHelpText('after', '\nExamples:\n  rollwise explain dist/prod/checkout-api.k8s.yaml\n  rollwise explain dist/prod/checkout-api.k8s.yaml readinessProbe.timeoutSeconds\n  rollwise explain dist/\n  kubectl get rollout checkout-api -o yaml | rollwise explain -\n')
+    .action((args: string[]) => {
       const inputs: { name: string; text: () => string }[] = [];
+      // A last argument that is no file but reads as a field path selects the values at it.
+      const field = args.length > 1 && !fs.existsSync(args[args.length - 1]) && isFieldPath(args[args.length - 1]) ? args[args.length - 1] : undefined;
+      const paths = field === undefined ? args : args.slice(0, -1);
       for (const p of paths) {
         if (p === '-') inputs.push({ name: '<stdin>', text: () => readTextCapped(0, '<stdin>') });
-        else if (!fs.existsSync(p)) throw new RollwiseInputError('explain path', p, 'does not exist.', 'give a manifest file, a folder of them (e.g. dist/), or - for standard input.');
+        else if (!fs.existsSync(p)) throw new RollwiseInputError('explain path', p, 'does not exist.', 'give a manifest file, a folder of them (e.g. dist/), or - for standard input, then optionally a field path such as readinessProbe.timeoutSeconds.');
         else if (fs.statSync(p).isDirectory()) {
           const files = manifestFiles(p).filter((f) => !f.endsWith('.json'));
           if (files.length === 0) throw new RollwiseInputError('explain path', p, 'is a folder without *.yaml or *.yml files.', 'give the folder rollwise synth wrote (e.g. dist/) or a manifest file.');
           for (const f of files) inputs.push({ name: f, text: () => readTextCapped(f) });
         } else inputs.push({ name: p, text: () => readTextCapped(p) });
       }
+      let found = 0;
+      const known = new Set<string>();
       for (const i of inputs) {
-        const items = explainManifest(i.text());
+        const all = explainManifest(i.text());
+        const items = field === undefined ? all : explainedAt(all, field);
+        all.forEach((e) => known.add(e.path.replace(/^.*\.(?=[^.]+\.[^.]+$)/, '')));
+        found += items.length;
         const head = inputs.length > 1 ? `== ${i.name}\n` : '';
+        if (field !== undefined && items.length === 0) continue;
         out(items.length ? `${head}${formatExplained(items)}\n` : `${i.name}: no rollwise reasons found (no ${'rollwise.dev/reasons'} annotation)\n`);
+      }
+      if (field !== undefined && found === 0) {
+        const close = [...known].filter((k) => k.split('.').some((part) => field.split('.').some((f) => part.replace(/\[\d+\]$/, '') === f.replace(/\[\d+\]$/, '')))).sort().slice(0, 8);
+        throw new RollwiseInputError('explain field path', field, `no decided value in ${paths.join(', ')} is at this path or ends with it.`, close.length ? `use one of the paths explain prints, e.g. ${close.join(', ')}.` : 'run rollwise explain on the file without a field path to see every decided path.');
       }
     });
 
@@ -103,7 +116,7 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
     .argument('<scenario>', 'scenario file (YAML)')
     .option('--svg <file>', 'write a chart of ready endpoints, load per ready replica and error ratio')
     .option('--json', 'print the summary and time series as JSON')
-    .addHelpText('after', '\nExample:\n  rollwise simulate examples/scenarios/a-incident-throttled-drain.yaml --svg drain.svg\n')
+    .addHelpText('after', '\nExample:\n  rollwise simulate node_modules/rollwise/examples/scenarios/a-incident-throttled-drain.yaml --svg drain.svg\n')
     .action((scenario: string, o: { svg?: string; json?: boolean }) => { code = runSimulate({ scenario, svg: o.svg, json: o.json, write: out }); });
 
   const num = (v: string): number => {
@@ -167,16 +180,19 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
     });
 
   program.command('init')
-    .description('scaffold a golden-path repository (or add rollwise to the cdk8s app in the folder); idempotent')
+    .description('scaffold a golden-path repository, or add rollwise to the cdk8s app in the folder (e.g. from cdk8s init typescript-app); idempotent')
     .argument('[dir]', 'target folder', '.')
     .option('--service <name>', "the first service's name (default: the folder's name)")
-    .option('--force', 'overwrite files that exist with other content (package.json is merged, never replaced)')
-    .addHelpText('after', '\nExamples:\n  rollwise init --service orders-api   # in a new, empty folder\n  rollwise init .                # add rollwise to the cdk8s app here (refuses to overwrite)\n')
-    .action((dir: string, o: { service?: string; force?: boolean }) => {
-      const r = initProject(dir, { service: o.service, force: o.force, version: ownVersion() });
+    .option('--force', 'in a new repository: overwrite files that exist with other content (package.json is merged, never replaced)')
+    .option('--dependency <spec>', 'the rollwise dependency for package.json (default: as this rollwise was installed: its tarball path, Git URL or registry range)')
+    .addHelpText('after', '\nExamples:\n  rollwise init --service orders-api   # in a new, empty folder\n  rollwise init . --service orders-api # in a cdk8s app: adds platform.ts and rollwise.ts beside its main.ts\n')
+    .action((dir: string, o: { service?: string; force?: boolean; dependency?: string }) => {
+      const r = initProject(dir, { service: o.service, force: o.force, version: ownVersion(), dependency: o.dependency });
       const list = (label: string, files: readonly string[]) => (files.length ? `${label}: ${files.join(', ')}\n` : '');
+      if (r.mode === 'adopt') out(`the folder holds a cdk8s app: rollwise joined it (its cdk8s.yaml, tsconfig.json and scripts are kept)\n`);
       out(`${list('created', r.created)}${list('updated', r.updated)}${list('unchanged', r.unchanged)}`);
-      out(r.created.length + r.updated.length === 0 ? 'nothing to do: the folder already has the golden path.\n' : `next: cd ${dir} && npm install && npm run synth && npm test\n`);
+      for (const n of r.notes) out(`note: ${n}\n`);
+      out(r.created.length + r.updated.length === 0 ? 'nothing to do: the folder already has the golden path.\n' : `next: ${path.resolve(dir) === process.cwd() ? '' : `cd ${dir} && `}npm install && npm run synth && npm test\n`);
     });
 
   program.command('platform')
@@ -186,9 +202,14 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
     .option('--envoy-namespace <ns>', "namespace of Envoy Gateway's proxies", 'envoy-gateway-system')
     .option('--arch <arch>', 'node architecture of the plugin binary: amd64 or arm64', 'amd64')
     .option('--monitor-label <key=value>', 'label your Prometheus selects PodMonitors by (repeatable)', collect)
-    .addHelpText('after', '\nExample:\n  rollwise platform --monitor-label release=kube-prometheus-stack | kubectl apply -f -\n')
-    .action((o: { out?: string; rolloutsNamespace: string; envoyNamespace: string; arch: string; monitorLabel?: string[] }) => {
-      const text = platformYaml(o);
+    .option('--plugin-sha256 <hex>', 'SHA-256 of the plugin binary, checked by the controller after the download (curl -sL <location> | sha256sum)')
+    .option('--namespace <ns>', 'also print this namespace with its Pod Security labels (repeatable; for NamespacePolicy.existing())', collect)
+    .option('--pod-security <level>', 'Pod Security level the namespaces enforce: restricted, baseline or privileged', 'restricted')
+    .option('--kubernetes-version <version>', 'the version whose Pod Security definition is enforced: 1.28 or 1.33', '1.28')
+    .addHelpText('after', '\nExamples:\n  rollwise platform --monitor-label release=kube-prometheus-stack --plugin-sha256 <hex> | kubectl apply -f -\n  rollwise platform --namespace shop --namespace shop-dev\n')
+    .action((o: { out?: string; rolloutsNamespace: string; envoyNamespace: string; arch: string; monitorLabel?: string[]; pluginSha256?: string; namespace?: string[]; podSecurity: string; kubernetesVersion: string }) => {
+      const { yaml: text, warnings } = platformYaml(o);
+      for (const w of warnings) err(`warning: ${w}\n`);
       if (o.out) {
         const tmp = `${o.out}.tmp-${process.pid}`;
         fs.writeFileSync(tmp, text);
@@ -208,7 +229,7 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
       return 2;
     }
     if (e instanceof RollwiseInputError) {
-      err(`rollwise: invalid input${e.service ? ` in service ${e.service} (${e.path})` : ''}\n  ${e.input} = ${e.value}\n  why: ${e.why}\n  fix: ${e.fix}\n`);
+      err(formatInputError(e));
       return 2;
     }
     throw e;

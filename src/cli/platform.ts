@@ -2,16 +2,26 @@ import { App, Chart } from 'cdk8s';
 import { ClusterPrerequisites, PluginBinary } from '../constructs/cluster-prerequisites';
 import { RollwiseInputError } from '../errors';
 import { renderApp } from '../synth/render';
+import { warningsOf } from '../synth/output';
+import { KubernetesVersion } from '../decisions/kubernetes-version';
+import { PodSecurityLevel } from '../decisions/namespaces';
 
 export interface PlatformCliOptions {
   readonly rolloutsNamespace?: string;
   readonly envoyNamespace?: string;
   readonly arch?: string;
   readonly monitorLabel?: readonly string[];
+  readonly pluginSha256?: string;
+  /** Namespaces to print with their Pod Security labels. */
+  readonly namespace?: readonly string[];
+  /** The Pod Security level of those namespaces. */
+  readonly podSecurity?: string;
+  /** "1.28" or "1.33": the version whose Pod Security definition is enforced. */
+  readonly kubernetesVersion?: string;
 }
 
-/** The cluster prerequisites as one YAML stream, each value's reason in a comment. */
-export function platformYaml(o: PlatformCliOptions): string {
+/** The cluster prerequisites as one YAML stream, each value's reason in a comment, and the synth warnings. */
+export function platformYaml(o: PlatformCliOptions): { yaml: string; warnings: string[] } {
   const binaries: Record<string, () => PluginBinary> = { amd64: PluginBinary.linuxAmd64, arm64: PluginBinary.linuxArm64 };
   const binary = binaries[o.arch ?? 'amd64'];
   if (!binary) throw new RollwiseInputError('--arch', o.arch, 'the plugin is released for linux amd64 and arm64 nodes only.', 'pass --arch amd64 or --arch arm64.');
@@ -21,9 +31,11 @@ export function platformYaml(o: PlatformCliOptions): string {
     if (!m) throw new RollwiseInputError('--monitor-label', l, 'is not a label key=value.', 'pass e.g. --monitor-label release=kube-prometheus-stack.');
     podMonitorLabels[m[1]] = m[2];
   }
+  const kubernetesVersion = o.kubernetesVersion === undefined ? undefined : KubernetesVersion.of(o.kubernetesVersion);
+  const namespaces = (o.namespace ?? []).map((name) => ({ name, podSecurity: o.podSecurity as PodSecurityLevel | undefined, kubernetesVersion }));
   const app = new App({ outdir: '.' });
   new ClusterPrerequisites(new Chart(app, 'rollwise-platform'), 'prerequisites', {
-    rolloutsNamespace: o.rolloutsNamespace, envoyNamespace: o.envoyNamespace, pluginBinary: binary(), podMonitorLabels,
+    rolloutsNamespace: o.rolloutsNamespace, envoyNamespace: o.envoyNamespace, pluginBinary: binary(), podMonitorLabels, pluginSha256: o.pluginSha256, namespaces,
   });
-  return [...renderApp(app)].map((f) => f.content).join('');
+  return { yaml: [...renderApp(app)].map((f) => f.content).join(''), warnings: [...warningsOf(app)] };
 }

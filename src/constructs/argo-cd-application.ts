@@ -1,4 +1,4 @@
-import { ApiObject } from 'cdk8s';
+import { ApiObject, Chart, Names } from 'cdk8s';
 import { Construct } from 'constructs';
 import { Application } from '../../imports/application-argoproj.io';
 import { decided } from '../decisions/decision';
@@ -7,20 +7,34 @@ import { ArgoCdSettings } from '../decisions/platform';
 import { RollwiseInputError } from '../errors';
 import { Reasons } from '../justify/reasons';
 import { HttpService } from './http-service';
+import { decideNamespace, NamespacePolicy } from '../decisions/namespaces';
+import { declaredOutputPath } from '../synth/layout';
 
 export interface ArgoCdApplicationProps {
   /** The service whose committed manifests this Application applies. */
   readonly service: HttpService;
   /** Repository, revision, path and destination. */
   readonly settings: ArgoCdSettings;
-  /** The service's manifest file(s) inside `settings.path` (a glob), e.g. "checkout-api.k8s.yaml". */
-  readonly include: string;
   /**
-   * Destination namespace.
+   * The service's manifest file(s) inside `settings.path` (a glob), e.g. "checkout-api.k8s.yaml".
+   * @default the file name of the service's chart (its declared output path, e.g. "prod/checkout-api.k8s.yaml" -> "checkout-api.k8s.yaml", else the name cdk8s gives the chart)
+   */
+  readonly include?: string;
+  /**
+   * Destination namespace; it must be the service's, so that the objects, the traffic-router
+   * plugin's config, the analysis queries and the alerts all name the namespace Argo CD applies to.
    * @default the service's namespace
    */
   readonly destinationNamespace?: string;
+  /**
+   * How the destination namespace comes to exist, with its Pod Security labels.
+   * @default settings.namespaces, else NamespacePolicy.createdByArgoCd() (CreateNamespace=true, enforcing "restricted")
+   */
+  readonly namespacePolicy?: NamespacePolicy;
 }
+
+/** The label naming the service on each of its Applications (one per environment), for selectors such as Backstage's argocd/app-selector. */
+export const SERVICE_LABEL = 'rollwise.dev/service';
 
 /**
  * The Argo CD Application for one service: automated sync with self-heal and prune, applying only
@@ -37,6 +51,11 @@ export class ArgoCdApplication extends Construct {
     const svc = props.service;
     const destNs = props.destinationNamespace ?? svc.namespace;
     if (!destNs) throw new RollwiseInputError('destinationNamespace', 'unset', 'the service has no namespace and none was given: Argo CD would apply into its own namespace.', 'give the chart a namespace or set destinationNamespace.');
+    if (svc.namespace !== undefined && destNs !== svc.namespace) {
+      throw new RollwiseInputError('destinationNamespace', destNs, `the service's objects name namespace ${svc.namespace}, and Argo CD applies an object with a namespace there, not into the destination: the Application would report ${destNs} while the objects, the traffic-router plugin's config, the analysis queries and the alerts all use ${svc.namespace} (and CreateNamespace would create the wrong one).`, `remove destinationNamespace, or give the service's chart the namespace ${destNs}.`);
+    }
+    const include = props.include ?? serviceFile(svc);
+    const ns = decideNamespace(destNs, props.namespacePolicy ?? s.namespaces ?? NamespacePolicy.createdByArgoCd(), svc.platform.kubernetesVersion);
     if (!/^(https?|ssh):\/\/|^git@/.test(s.repoURL)) throw new RollwiseInputError('argoCd.repoURL', s.repoURL, 'is not a Git URL Argo CD can clone.', 'use e.g. "https://github.com/acme/deploy.git".');
     const r = new Reasons();
     const ignore: { group?: string; kind: string; name?: string; namespace?: string; jqPathExpressions?: string[]; jsonPointers?: string[] }[] = [];
@@ -52,13 +71,14 @@ export class ArgoCdApplication extends Construct {
         repoURL: s.repoURL,
         targetRevision: s.targetRevision ?? 'main',
         path: s.path,
-        directory: { include: r.use('spec.source.directory.include', decided(props.include, `Only the service's own file (${props.include}): the folder also holds other services and the Applications themselves, which must not be applied into ${destNs}.`)) },
+        directory: { include: r.use('spec.source.directory.include', decided(include, `Only the service's own file (${include}${props.include === undefined ? ', the file its chart is written to' : ''}): the folder also holds other services and the Applications themselves, which must not be applied into ${destNs}.`)) },
       },
       destination: { server: s.server ?? 'https://kubernetes.default.svc', namespace: destNs },
       syncPolicy: {
         automated: r.use('spec.syncPolicy.automated', decided({ prune: true, selfHeal: true }, 'Git is the only way in: self-heal reverts hand edits (including `kubectl argo rollouts undo`, which self-heal re-applies from Git within seconds), prune removes what Git no longer holds. Roll back with `git revert` (docs/mechanisms.md#gitops-rollback).')),
-        syncOptions: r.use('spec.syncPolicy.syncOptions', decided(['ApplyOutOfSyncOnly=true'],
-          'ApplyOutOfSyncOnly=true applies only objects that differ from Git after the ignore rules below, so a release (a Rollout change) never re-applies the HTTPRoute and the plugin\'s canary weights stay as they are. No RespectIgnoreDifferences=true: for custom resources Argo CD copies ignored fields from live with a JSON merge patch, which replaces arrays whole (controller/sync.go normalizeTargetResources, v3.5.1; argo-cd#17694, #25284), so with the weight rule it would copy the live spec.rules into every sync and a Git change to the route\'s rules would never apply. The price: a commit that changes the route itself, applied during a canary, writes Git\'s 100/0 (all traffic to stable, the safe side) until the controller sets the weight again.')),
+        syncOptions: r.use('spec.syncPolicy.syncOptions', decided(['ApplyOutOfSyncOnly=true', ...(ns.createNamespace.value ? ['CreateNamespace=true'] : [])],
+          `${ns.createNamespace.reason} ` + 'ApplyOutOfSyncOnly=true applies only objects that differ from Git after the ignore rules below, so a release (a Rollout change) never re-applies the HTTPRoute and the plugin\'s canary weights stay as they are. No RespectIgnoreDifferences=true: for custom resources Argo CD copies ignored fields from live with a JSON merge patch, which replaces arrays whole (controller/sync.go normalizeTargetResources, v3.5.1; argo-cd#17694, #25284), so with the weight rule it would copy the live spec.rules into every sync and a Git change to the route\'s rules would never apply. The price: a commit that changes the route itself, applied during a canary, writes Git\'s 100/0 (all traffic to stable, the safe side) until the controller sets the weight again.')),
+        ...(ns.labels ? { managedNamespaceMetadata: { labels: r.use('spec.syncPolicy.managedNamespaceMetadata.labels', ns.labels) } } : {}),
       },
       ...(ignore.length ? { ignoreDifferences: ignore } : {}),
     };
@@ -69,7 +89,7 @@ export class ArgoCdApplication extends Construct {
     if (frozen.length) throw new Error(`ArgoCdApplication ${name}: ${frozen.join('; ')}`);
     this.application = new ApiObject(this, 'application', {
       ...Application.GVK,
-      metadata: { name, namespace: s.namespace ?? 'argocd', labels: { 'app.kubernetes.io/managed-by': 'rollwise' }, annotations: r.annotations() },
+      metadata: { name, namespace: s.namespace ?? 'argocd', labels: { 'app.kubernetes.io/managed-by': 'rollwise', [SERVICE_LABEL]: svc.name }, annotations: r.annotations() },
       spec,
     });
   }
@@ -97,4 +117,18 @@ export function arrayFreezingIgnores(spec: { syncPolicy?: { syncOptions?: readon
     }
   }
   return out;
+}
+
+/**
+ * The file name of the service's chart: its declared output path (environments declare
+ * "<env>/<service>.k8s.yaml"), else the name `cdk8s synth` gives a chart (Names.toDnsLabel plus the
+ * app's extension, cdk8s lib/app.js SimpleChartNamer). Argo CD matches `directory.include` against
+ * the file's path relative to the Application's path (reposerver/repository/repository.go
+ * getPotentiallyValidManifestFile, v3.5.1), and the path is the environment's folder.
+ */
+function serviceFile(svc: HttpService): string {
+  const chart = Chart.of(svc);
+  const declared = declaredOutputPath(chart);
+  const file = declared ?? `${Names.toDnsLabel(chart)}${(chart.node.root as { outputFileExtension?: string }).outputFileExtension ?? '.k8s.yaml'}`;
+  return file.split('/').pop() as string;
 }

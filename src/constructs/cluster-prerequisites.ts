@@ -2,6 +2,8 @@ import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { RollwiseInputError } from '../errors';
 import { Reasons } from '../justify/reasons';
+import { addSynthWarning } from '../synth/output';
+import { ServiceNamespace, ServiceNamespaceProps } from './service-namespace';
 
 /** The Gateway API plugin binary for the cluster's nodes. */
 export class PluginBinary {
@@ -49,6 +51,19 @@ export interface ClusterPrerequisitesProps {
    * @default none
    */
   readonly podMonitorLabels?: Record<string, string>;
+  /**
+   * The SHA-256 of the plugin binary (64 hex digits), which the controller checks after the
+   * download and refuses to start the plugin on a mismatch. The plugin's releases publish no
+   * checksum file, so compute it once: `curl -sL <location> | sha256sum`.
+   * @default none: the controller runs whatever the URL serves, and synth warns
+   */
+  readonly pluginSha256?: string;
+  /**
+   * Namespaces to create, with the Pod Security and platform labels (for services whose Argo CD
+   * Applications use `NamespacePolicy.existing()`).
+   * @default none
+   */
+  readonly namespaces?: ServiceNamespaceProps[];
 }
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
@@ -83,14 +98,28 @@ export class ClusterPrerequisites extends Construct {
     // DefaultRolloutsConfigMapName, utils/config/config.go); the plugin's name and the release URL
     // (rollouts-plugin-trafficrouter-gatewayapi v0.15.0 docs/installation.md).
     const location = `https://github.com/argoproj-labs/rollouts-plugin-trafficrouter-gatewayapi/releases/download/${version}/gatewayapi-plugin-${arch}`;
+    // The controller downloads an http(s) location at start and, when the entry has a sha256,
+    // compares it with the file's SHA-256 (hex, 64 digits: "%x" of sha256.Sum256, so lower case)
+    // and fails to load the plugin on a mismatch (argo-rollouts v1.9.1 utils/plugin/downloader.go
+    // checkShaOfPlugin, DownloadPlugins; the field: utils/plugin/types/types.go PluginItem.Sha256).
+    // The plugin's release workflow uploads the binaries and no checksum file
+    // (rollouts-plugin-trafficrouter-gatewayapi v0.15.0 .github/workflows/release.yaml).
+    const sha = props.pluginSha256;
+    if (sha !== undefined && !/^[0-9a-fA-F]{64}$/.test(sha)) {
+      throw new RollwiseInputError('pluginSha256', sha, 'is not a SHA-256 in hex (64 digits): the controller compares the downloaded file\'s digest with it and refuses the plugin on any mismatch, so Rollouts would never shift traffic.', `compute it from the binary: curl -sL ${location} | sha256sum`);
+    }
     const rc = new Reasons();
-    rc.note('data.trafficRouterPlugins', `Registers the Gateway API plugin (${PLUGIN_NAME}, ${version}, ${arch}) with the Argo Rollouts controller, which reads it from this ConfigMap at start: restart the controller after applying. Every rollwise Rollout routes its canary through it (docs/mechanisms.md#canary-analysis). This replaces an existing argo-rollouts-config: merge other plugins into it by hand.`);
+    rc.note('data.trafficRouterPlugins', `Registers the Gateway API plugin (${PLUGIN_NAME}, ${version}, ${arch}) with the Argo Rollouts controller, which reads it from this ConfigMap at start: restart the controller after applying. Every rollwise Rollout routes its canary through it (docs/mechanisms.md#canary-analysis). This replaces an existing argo-rollouts-config: merge other plugins into it by hand. ${sha
+      ? `Pinned by sha256 (input, pluginSha256): the controller checks the downloaded file against it and does not load a different binary (argo-rollouts v1.9.1 utils/plugin/downloader.go).`
+      : `Not pinned by checksum (pluginSha256 not given): the controller runs whatever ${location} serves when it starts, so what is trusted is GitHub's TLS and the plugin project's release assets, which it could replace; the project publishes no checksum file. Compute the SHA-256 once (curl -sL <location> | sha256sum) and pass pluginSha256 (rollwise platform --plugin-sha256).`}`);
     this.pluginConfig = new ApiObject(this, 'plugin-config', {
       apiVersion: 'v1',
       kind: 'ConfigMap',
       metadata: { name: 'argo-rollouts-config', namespace: ns, labels, annotations: rc.annotations() },
-      data: { trafficRouterPlugins: `- name: "${PLUGIN_NAME}"\n  location: "${location}"` },
+      data: { trafficRouterPlugins: `- name: "${PLUGIN_NAME}"\n  location: "${location}"${sha ? `\n  sha256: "${sha.toLowerCase()}"` : ''}` },
     });
+    if (!sha) addSynthWarning(this, `the Gateway API plugin is downloaded by the Argo Rollouts controller at every start without a checksum (pluginSha256 not given): it runs whatever ${location} serves. Pass pluginSha256 (rollwise platform --plugin-sha256 <hex>), computed once with: curl -sL ${location} | sha256sum`);
+    (props.namespaces ?? []).forEach((n, i) => new ServiceNamespace(this, `namespace-${i}`, n));
 
     // The plugin's permissions, as far as rollwise's output needs them: it reads the Services and
     // rewrites the HTTPRoute's backend weights (plugin v0.15.0 docs/installation.md "Permissions";

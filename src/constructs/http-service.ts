@@ -3,7 +3,7 @@ import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { decided } from '../decisions/decision';
 import { Delivery } from '../decisions/canary';
-import { checkHostname, checkInteger, checkPath, MAX_ROUTE_HOSTNAMES } from '../decisions/inputs';
+import { checkDnsLabel, checkHostname, checkInteger, checkPath, MAX_ROUTE_HOSTNAMES } from '../decisions/inputs';
 import { RollwiseInputError } from '../errors';
 import { CanaryDelivery } from './canary-delivery';
 import { renderHttpRoute, RouteProps } from './http-route';
@@ -27,6 +27,8 @@ import { ANNOTATIONS } from '../justify/annotations';
 import { Reasons } from '../justify/reasons';
 import { podTemplatePatches, PORT_NAME, renderPodTemplate, selectorLabels } from './pod-template';
 import { Measurements } from '../measure/measurements';
+import { Migration } from '../decisions/migrations';
+import { MigrationJob } from './migration-job';
 
 export interface HttpServiceProps {
   // --- What runs ---------------------------------------------------------------------------
@@ -60,10 +62,18 @@ export interface HttpServiceProps {
    */
   readonly sidecars?: SidecarProps[];
   /**
-   * Containers that run to completion before the app starts (after the native sidecars).
+   * Containers that run to completion before the app starts (after the native sidecars), in
+   * every pod; one that looks like a schema migration is questioned at synth (use `migrations`).
    * @default none
    */
   readonly initContainers?: InitContainerProps[];
+  /**
+   * The schema migration, run once per release before the new pods start and outside them:
+   * `Migration.job({ command: [...] })`, an Argo CD PreSync hook Job with the app's image,
+   * environment and security context (docs/mechanisms.md#migrations).
+   * @default none
+   */
+  readonly migrations?: Migration;
   // --- What it needs -----------------------------------------------------------------------
   /**
    * The service account, image pull secrets, volumes, placement (node selector, tolerations,
@@ -104,8 +114,9 @@ export interface HttpServiceProps {
    */
   readonly overrides?: HttpServiceOverrides;
   /**
-   * Namespace of every object.
-   * @default the chart's namespace, else none (the Argo CD Application's destination namespace applies)
+   * Namespace of every object, written on each, so that the objects, the plugin config, the
+   * analysis, the alerts and the Argo CD Application's destination all name the same one.
+   * @default the chart's namespace; required for canary delivery (and alerts), else none (the Argo CD Application's destination namespace applies)
    */
   readonly namespace?: string;
   /**
@@ -164,6 +175,8 @@ export class HttpService extends Construct {
   public readonly route?: ApiObject;
   /** The PrometheusRule and runbook (when the platform has a runbook URL). */
   public readonly alerts?: ServiceAlerts;
+  /** The schema migration Job (an Argo CD PreSync hook), with `migrations`. */
+  public readonly migration?: MigrationJob;
 
   constructor(scope: Construct, id: string, props: HttpServiceProps) {
     super(scope, id);
@@ -177,6 +190,13 @@ export class HttpService extends Construct {
       const d = this.decisions;
       for (const w of d.warnings) addSynthWarning(this, w);
       const namespace = props.namespace ?? Chart.of(this).namespace;
+      if (namespace !== undefined) checkDnsLabel('namespace', namespace, 'shop');
+      // One namespace everywhere: the plugin config names the HTTPRoute's namespace and the analysis
+      // selects Envoy's clusters (httproute/<namespace>/<name>/...) and the pods by it, so it must be
+      // the namespace the objects are applied to, known now rather than left to Argo CD or kubectl -n.
+      if (namespace === undefined && (props.delivery ?? Delivery.canary()).kind === 'canary') {
+        throw new RollwiseInputError('namespace', 'unset', 'neither the props nor the chart give one, and canary delivery needs it at synth: the Rollout\'s traffic-router plugin config names the HTTPRoute\'s namespace and the analysis selects the Envoy clusters httproute/<namespace>/<name>/... and the canary pods by namespace. Applied with `kubectl -n` or by an Argo CD Application into another namespace, they would look in "default": the canary would never shift traffic and every analysis would be Inconclusive.', 'give the chart a namespace (new Chart(app, id, { namespace: "shop" })) or set namespace; Environment.addChart uses the environment\'s destination namespace.');
+      }
       const labels = { ...this.platform.labels, ...selectorLabels(d.name), 'app.kubernetes.io/managed-by': 'rollwise' };
       const workloadLabels = { ...d.pod.workloadLabels, ...labels };
       const meta = (reasons: Reasons, extra: Record<string, string> = {}) => ({
@@ -249,7 +269,14 @@ export class HttpService extends Construct {
         });
       }
       if (props.autoscaling) this.autoscaler = this.horizontalPodAutoscaler(props.autoscaling, labels, namespace);
+      if (d.migration) this.migration = new MigrationJob(this, 'migration', { decisions: d, migration: d.migration, namespace, labels });
       const runbookBase = this.platform.runbookBaseUrl;
+      if (runbookBase && Object.keys(this.platform.prometheusRuleLabels).length === 0) {
+        // kube-prometheus-stack-88.0.0 (Prometheus Operator v0.93.0): ruleSelectorNilUsesHelmValues
+        // defaults to true (charts/kube-prometheus-stack/values.yaml), and then the Prometheus's
+        // ruleSelector is matchLabels release: <Helm release name> (templates/prometheus/prometheus.yaml).
+        addSynthWarning(this, 'platform.prometheusRuleLabels is not set, so the PrometheusRule carries only the platform labels: kube-prometheus-stack\'s Prometheus selects rules by the label release: <its Helm release name> (ruleSelectorNilUsesHelmValues: true by default, kube-prometheus-stack 88.0.0), ignores every other PrometheusRule, and none of these alerts would ever fire. Set prometheusRuleLabels to what your Prometheus selects, e.g. { release: \'kube-prometheus-stack\' } (`kubectl get prometheus -A -o jsonpath=\'{..ruleSelector}\'` shows it).');
+      }
       if (runbookBase) {
         this.alerts = new ServiceAlerts(new Construct(this, 'alerts'), d.name, {
           decisions: d,

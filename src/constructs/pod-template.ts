@@ -3,8 +3,9 @@ import { JsonPatch } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { ServiceDecisions } from '../decisions/service';
 import { securityReason, SPREAD_REASON } from '../decisions/pod';
-import { ProcessCheck } from '../decisions/probes';
+import { ProcessCheck, ReadinessTiming } from '../decisions/probes';
 import { ExtraContainerDecisions } from '../decisions/containers';
+import { MigrationDecisions } from '../decisions/migrations';
 import { Reasons } from '../justify/reasons';
 
 /** The container port's name; the Service and probes refer to it. */
@@ -84,45 +85,9 @@ export function renderPodTemplate(d: ServiceDecisions, labels: Record<string, st
   reasons.note(`${prefix}.spec.enableServiceLinks`, 'No Docker-link environment variables for every Service in the namespace: the service finds its dependencies by DNS, and thousands of injected variables slow container start and can collide with the app\'s own settings.');
   reasons.note(`${prefix}.spec.volumes[0]`, 'A writable /tmp because the root filesystem is read-only and many servers write temporary files there; capped at 64Mi so a runaway writer is evicted before it fills the node\'s disk.');
 
-  const containerSecurity = { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] } };
-  const tmpMount = { name: 'tmp', mountPath: '/tmp' };
   const native = x.sidecars.length > 0 && x.nativeSidecars.value;
-  const extra = (e: ExtraContainerDecisions, path: string, sidecar: boolean): k8s.Container => {
-    const er = e.resources;
-    const elimits: Record<string, k8s.Quantity> = { memory: k8s.Quantity.fromString(reasons.use(`${path}.resources.limits.memory`, er.memoryLimit)) };
-    if (er.cpuLimit.value !== undefined) elimits.cpu = k8s.Quantity.fromString(reasons.use(`${path}.resources.limits.cpu`, { ...er.cpuLimit, value: er.cpuLimit.value }));
-    else reasons.use(`${path}.resources.limits`, er.cpuLimit);
-    reasons.use(`${path}.securityContext`, securityReason('container'));
-    let readinessProbe: k8s.Probe | undefined;
-    if (sidecar && e.port) {
-      reasons.note(`${path}.readinessProbe`, `The sidecar serves on port ${e.port.name} (${e.port.port}), so it is probed with the app's readiness timing (period ${r.periodSeconds.value} s, timeout ${r.timeoutSeconds.value} s, thresholds ${r.failureThreshold.value}/${r.successThreshold.value}): a pod is Ready only when every serving container is, and one timing keeps the leave and return windows the rest of the output is derived from.`);
-      readinessProbe = {
-        ...(e.port.readinessPath ? { httpGet: { path: e.port.readinessPath, port: k8s.IntOrString.fromString(e.port.name) } } : { tcpSocket: { port: k8s.IntOrString.fromString(e.port.name) } }),
-        periodSeconds: r.periodSeconds.value, timeoutSeconds: r.timeoutSeconds.value, failureThreshold: r.failureThreshold.value, successThreshold: r.successThreshold.value,
-      };
-    }
-    if (e.runAsUser) reasons.use(`${path}.securityContext.runAsUser`, e.runAsUser);
-    return {
-      name: e.name,
-      image: e.image,
-      ...(e.command ? { command: e.command } : {}),
-      ...(e.args ? { args: e.args } : {}),
-      ...(e.env.length ? { env: e.env as k8s.EnvVar[] } : {}),
-      ...(e.envFrom.length ? { envFrom: e.envFrom as k8s.EnvFromSource[] } : {}),
-      ...(e.port ? { ports: [{ name: e.port.name, containerPort: e.port.port, protocol: 'TCP' }] } : {}),
-      ...(readinessProbe ? { readinessProbe } : {}),
-      resources: {
-        requests: {
-          cpu: k8s.Quantity.fromString(reasons.use(`${path}.resources.requests.cpu`, er.cpuRequest)),
-          memory: k8s.Quantity.fromString(reasons.use(`${path}.resources.requests.memory`, er.memoryRequest)),
-        },
-        limits: elimits,
-      },
-      securityContext: { ...containerSecurity, ...(e.runAsUser ? { runAsUser: e.runAsUser.value } : {}) },
-      volumeMounts: [tmpMount, ...e.mounts],
-    };
-  };
-  // Native sidecars come first among the init containers, so the init containers (a migration) can use them.
+  const extra = (e: ExtraContainerDecisions, path: string, sidecar: boolean) => renderExtraContainer(e, path, sidecar, r, reasons);
+  // Native sidecars come first among the init containers, so the init containers can use them.
   const initContainers: k8s.Container[] = [];
   const sidecars: k8s.Container[] = [];
   x.sidecars.forEach((e, i) => {
@@ -158,7 +123,10 @@ export function renderPodTemplate(d: ServiceDecisions, labels: Record<string, st
       ...(x.scheduling.priorityClassName ? { priorityClassName: x.scheduling.priorityClassName } : {}),
       enableServiceLinks: false,
       terminationGracePeriodSeconds: reasons.use(`${prefix}.spec.terminationGracePeriodSeconds`, sd.terminationGracePeriodSeconds),
-      securityContext: { runAsNonRoot: true, runAsUser: runAs.user, runAsGroup: runAs.group, seccompProfile: { type: 'RuntimeDefault' } },
+      securityContext: {
+        runAsNonRoot: true, runAsUser: runAs.user, runAsGroup: runAs.group, seccompProfile: { type: 'RuntimeDefault' },
+        ...(x.unprivilegedPortStart ? { sysctls: [{ name: 'net.ipv4.ip_unprivileged_port_start', value: String(reasons.use(`${prefix}.spec.securityContext.sysctls[0].value`, x.unprivilegedPortStart)) }] } : {}),
+      },
       topologySpreadConstraints: [
         { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: selectorLabels(d.name) }, matchLabelKeys: [hashLabel] },
         { maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: selectorLabels(d.name) }, matchLabelKeys: [hashLabel] },
@@ -188,6 +156,127 @@ export function renderPodTemplate(d: ServiceDecisions, labels: Record<string, st
       }, ...sidecars],
       volumes: [{ name: 'tmp', emptyDir: { sizeLimit: k8s.Quantity.fromString('64Mi') } }, ...x.volumes.map((v) => toVolume(v.spec))],
     },
+  };
+}
+
+/**
+ * The migration Job's pod template: the app's identity, pull secrets, volumes, placement and
+ * security context, its sidecars where they are native (they stop when the migration exits), and
+ * the migration container with the app's environment, mounts and resources. No probes, no spread,
+ * no shutdown delay (nothing routes to it), and not the app's selector label: the Service and the
+ * PodDisruptionBudget must never count it.
+ */
+export function renderMigrationPodTemplate(d: ServiceDecisions, m: MigrationDecisions, labels: Record<string, string>, reasons: Reasons, prefix = 'spec.template'): k8s.PodTemplateSpec {
+  const x = d.pod;
+  const runAs = x.runAs.value;
+  const c = `${prefix}.spec.containers[0]`;
+  reasons.use(`${prefix}.spec.restartPolicy`, m.restartPolicy);
+  reasons.use(`${prefix}.spec.securityContext.runAsUser`, { ...x.runAs, value: runAs.user });
+  reasons.use(`${prefix}.spec.securityContext`, securityReason('pod'));
+  reasons.use(`${c}.securityContext`, securityReason('container'));
+  const automountToken = reasons.use(`${prefix}.spec.automountServiceAccountToken`, x.automountToken);
+  reasons.note(`${c}.image`, m.image === d.image ? `The app's image (${d.image}): the migration that ships with this release is the one that runs.` : `Input (migrations.image): ${m.image}.`);
+  reasons.note(`${c}.env`, 'The app\'s environment, Secret references and mounts: the migration connects to the database the app uses, with the same credentials.');
+  reasons.note(`${prefix}.metadata.labels`, `Not the app's selector label (app.kubernetes.io/name: ${d.name}): the Service, the PodDisruptionBudget and the canary analysis must never count the migration's pod.`);
+  const res = d.resources;
+  const limits: Record<string, k8s.Quantity> = { memory: k8s.Quantity.fromString(reasons.use(`${c}.resources.limits.memory`, res.memoryLimit)) };
+  if (res.cpuLimit.value !== undefined) limits.cpu = k8s.Quantity.fromString(reasons.use(`${c}.resources.limits.cpu`, { ...res.cpuLimit, value: res.cpuLimit.value }));
+  else reasons.use(`${c}.resources.limits`, res.cpuLimit);
+  const initContainers: k8s.Container[] = [];
+  if (m.withSidecars.value) {
+    x.sidecars.forEach((e) => {
+      const path = `${prefix}.spec.initContainers[${initContainers.length}]`;
+      reasons.use(`${path}.restartPolicy`, m.withSidecars);
+      initContainers.push({ ...renderExtraContainer(e, path, true, d.readiness, reasons), restartPolicy: 'Always' } as k8s.Container);
+    });
+  }
+  return {
+    metadata: { labels },
+    spec: {
+      restartPolicy: m.restartPolicy.value,
+      automountServiceAccountToken: automountToken,
+      ...(x.serviceAccountName ? { serviceAccountName: x.serviceAccountName } : {}),
+      ...(x.imagePullSecrets.length ? { imagePullSecrets: x.imagePullSecrets.map((name) => ({ name })) } : {}),
+      ...(x.scheduling.nodeSelector ? { nodeSelector: x.scheduling.nodeSelector } : {}),
+      ...(x.scheduling.tolerations ? { tolerations: x.scheduling.tolerations } : {}),
+      ...(x.scheduling.affinity ? { affinity: x.scheduling.affinity } : {}),
+      ...(x.scheduling.priorityClassName ? { priorityClassName: x.scheduling.priorityClassName } : {}),
+      enableServiceLinks: false,
+      securityContext: { runAsNonRoot: true, runAsUser: runAs.user, runAsGroup: runAs.group, seccompProfile: { type: 'RuntimeDefault' } },
+      ...(initContainers.length ? { initContainers } : {}),
+      containers: [{
+        name: 'migrate',
+        image: m.image,
+        command: m.command,
+        ...(m.args ? { args: m.args } : {}),
+        ...(x.app.env.length ? { env: x.app.env as k8s.EnvVar[] } : {}),
+        ...(x.app.envFrom.length ? { envFrom: x.app.envFrom as k8s.EnvFromSource[] } : {}),
+        resources: {
+          requests: {
+            cpu: k8s.Quantity.fromString(reasons.use(`${c}.resources.requests.cpu`, res.cpuRequest)),
+            memory: k8s.Quantity.fromString(reasons.use(`${c}.resources.requests.memory`, res.memoryRequest)),
+          },
+          limits,
+        },
+        securityContext: containerSecurity,
+        volumeMounts: [tmpMount, ...x.app.mounts],
+      }],
+      volumes: [{ name: 'tmp', emptyDir: { sizeLimit: k8s.Quantity.fromString('64Mi') } }, ...x.volumes.map((v) => toVolume(v.spec))],
+    },
+  };
+}
+
+const containerSecurity = { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] } };
+const tmpMount = { name: 'tmp', mountPath: '/tmp' };
+
+/** A sidecar or init container, checked like the app: its resources, security context and (serving sidecars) probes. */
+function renderExtraContainer(e: ExtraContainerDecisions, path: string, sidecar: boolean, r: ReadinessTiming, reasons: Reasons): k8s.Container {
+  const er = e.resources;
+  const elimits: Record<string, k8s.Quantity> = { memory: k8s.Quantity.fromString(reasons.use(`${path}.resources.limits.memory`, er.memoryLimit)) };
+  if (er.cpuLimit.value !== undefined) elimits.cpu = k8s.Quantity.fromString(reasons.use(`${path}.resources.limits.cpu`, { ...er.cpuLimit, value: er.cpuLimit.value }));
+  else reasons.use(`${path}.resources.limits`, er.cpuLimit);
+  reasons.use(`${path}.securityContext`, securityReason('container'));
+  let readinessProbe: k8s.Probe | undefined;
+  let startupProbe: k8s.Probe | undefined;
+  if (sidecar && e.port) {
+    const port = k8s.IntOrString.fromString(e.port.name);
+    reasons.note(`${path}.readinessProbe`, `The sidecar serves on port ${e.port.name} (${e.port.port}), so it is probed with the app's readiness timing (period ${r.periodSeconds.value} s, timeout ${r.timeoutSeconds.value} s, thresholds ${r.failureThreshold.value}/${r.successThreshold.value}): a pod is Ready only when every serving container is, and one timing keeps the leave and return windows the rest of the output is derived from.`);
+    if (e.readinessCallsDependency) reasons.use(`${path}.readinessProbe.${e.port.readinessPath ? 'httpGet' : 'tcpSocket'}`, e.readinessCallsDependency);
+    readinessProbe = {
+      ...(e.port.readinessPath ? { httpGet: { path: e.port.readinessPath, port } } : { tcpSocket: { port } }),
+      periodSeconds: r.periodSeconds.value, timeoutSeconds: r.timeoutSeconds.value, failureThreshold: r.failureThreshold.value, successThreshold: r.successThreshold.value,
+    };
+    if (e.startup) {
+      const st = e.startup;
+      reasons.use(`${path}.startupProbe.${st.check.value.kind === 'http' ? 'httpGet' : 'tcpSocket'}`, st.check);
+      startupProbe = {
+        ...(st.check.value.kind === 'http' ? { httpGet: { path: st.check.value.path, port } } : { tcpSocket: { port } }),
+        periodSeconds: reasons.use(`${path}.startupProbe.periodSeconds`, st.timing.periodSeconds),
+        timeoutSeconds: reasons.use(`${path}.startupProbe.timeoutSeconds`, st.timing.timeoutSeconds),
+        failureThreshold: reasons.use(`${path}.startupProbe.failureThreshold`, st.timing.failureThreshold),
+      };
+    }
+  }
+  if (e.runAsUser) reasons.use(`${path}.securityContext.runAsUser`, e.runAsUser);
+  return {
+    name: e.name,
+    image: e.image,
+    ...(e.command ? { command: e.command } : {}),
+    ...(e.args ? { args: e.args } : {}),
+    ...(e.env.length ? { env: e.env as k8s.EnvVar[] } : {}),
+    ...(e.envFrom.length ? { envFrom: e.envFrom as k8s.EnvFromSource[] } : {}),
+    ...(e.port ? { ports: [{ name: e.port.name, containerPort: e.port.port, protocol: 'TCP' }] } : {}),
+    ...(readinessProbe ? { readinessProbe } : {}),
+    ...(startupProbe ? { startupProbe } : {}),
+    resources: {
+      requests: {
+        cpu: k8s.Quantity.fromString(reasons.use(`${path}.resources.requests.cpu`, er.cpuRequest)),
+        memory: k8s.Quantity.fromString(reasons.use(`${path}.resources.requests.memory`, er.memoryRequest)),
+      },
+      limits: elimits,
+    },
+    securityContext: { ...containerSecurity, ...(e.runAsUser ? { runAsUser: e.runAsUser.value } : {}) },
+    volumeMounts: [tmpMount, ...e.mounts],
   };
 }
 

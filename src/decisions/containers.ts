@@ -1,11 +1,14 @@
+import { Duration } from 'cdk8s';
 import type { k8s } from 'cdk8s-plus-28';
 import { RollwiseInputError } from '../errors';
 import { decided, Decision, Override, withOverride } from './decision';
-import { checkInteger, checkPath, checkPort } from './inputs';
+import { checkDuration, checkInteger, checkPath, checkPort, showSeconds } from './inputs';
 import { KubernetesVersion } from './kubernetes-version';
 import { ShutdownDelay } from './platform';
 import { SECURITY_REASON } from './pod';
+import { ProcessCheck, ReadinessTiming, STARTUP_PERIOD_SECONDS, StartupTiming } from './probes';
 import { resources, ResourceDecisions } from './resources';
+import { knownSidecarImage } from './sidecar-images';
 
 /**
  * What a container and its pod need besides the decided safety values: environment, files,
@@ -211,16 +214,47 @@ export interface ExtraContainerProps {
   readonly overrides?: { readonly cpuLimit?: Override<string> };
 }
 
+/** The port a sidecar serves on (its health port, for a proxy), and how it is probed. */
+export interface SidecarPort {
+  /** Port name (IANA service name), e.g. "sql-health". */
+  readonly name: string;
+  readonly port: number;
+  /**
+   * HTTP path of the sidecar's readiness handler; checked like the app's: one that asks a
+   * dependency (a database, another service) is refused unless declared below with a reason.
+   * @default a TCP connect to the port
+   */
+  readonly readinessPath?: string;
+  /**
+   * HTTP path of its start-up check, used for the startupProbe of a native sidecar.
+   * @default the image's start-up endpoint when rollwise knows it (Cloud SQL Auth Proxy: "/startup"), else a TCP connect to the port
+   */
+  readonly startupPath?: string;
+  /**
+   * Whether readinessPath asks a dependency, with the reason. `{ value: true, because }` accepts
+   * such a probe (every pod then leaves the Service when the dependency is slow); `{ value: false,
+   * because }` corrects rollwise where it recognises the image but cannot tell (a digest).
+   * @default false, except for images rollwise recognises (cloud-sql-proxy before 2.11.1 on /readiness), which are refused
+   */
+  readonly readinessCallsDependency?: Override<boolean>;
+}
+
 /** A container that runs beside the app for the pod's whole life (a proxy, an agent, an exporter). */
 export interface SidecarProps extends ExtraContainerProps {
   /**
-   * The port the sidecar serves on; it then gets a readiness probe with the app's timing.
+   * The port the sidecar serves on; it then gets a readiness probe with the app's timing, and, as
+   * a native sidecar, a startupProbe the kubelet waits for before it starts the app.
    * @default none: it serves no traffic and has no probe
    */
-  readonly port?: { readonly name: string; readonly port: number; readonly readinessPath?: string };
+  readonly port?: SidecarPort;
+  /**
+   * Longest time the sidecar may take to start; sizes its startupProbe (native sidecars).
+   * @default platform.startupBudget (60 s)
+   */
+  readonly startupBudget?: Duration;
 }
 
-/** A container that runs to completion before the app starts (a migration, a config render). */
+/** A container that runs to completion before the app starts, in every pod (a config render); a schema migration belongs in `migrations`. */
 export type InitContainerProps = ExtraContainerProps;
 
 /** An extra container, decided: its spec without the decided fields, and the decided fields. */
@@ -235,6 +269,16 @@ export interface ExtraContainerDecisions {
   readonly resources: ResourceDecisions;
   readonly runAsUser?: Decision<number>;
   readonly port?: { name: string; port: number; readinessPath?: string };
+  /** Whether the sidecar's readiness probe asks a dependency (false unless accepted with a reason), and why. */
+  readonly readinessCallsDependency?: Decision<boolean>;
+  /** The startupProbe of a native sidecar that serves a port: the kubelet starts the app only after it passes. */
+  readonly startup?: SidecarStartup;
+}
+
+/** A native sidecar's startupProbe, decided. */
+export interface SidecarStartup {
+  readonly check: Decision<ProcessCheck>;
+  readonly timing: StartupTiming;
 }
 
 /** Everything the pod needs besides the decided safety values. */
@@ -257,6 +301,8 @@ export interface PodExtrasDecisions {
   readonly initContainers: ExtraContainerDecisions[];
   /** Whether sidecars are native (init containers with restartPolicy Always), with the version's reason. */
   readonly nativeSidecars: Decision<boolean>;
+  /** The pod's net.ipv4.ip_unprivileged_port_start, when a container listens below 1024. */
+  readonly unprivilegedPortStart?: Decision<number>;
   /** Questions for synth (e.g. sidecars that stop with the app on 1.28). */
   readonly warnings: readonly string[];
   readonly podLabels: Record<string, string>;
@@ -273,6 +319,10 @@ export interface PodExtrasDecisions {
 
 export interface PodExtrasInputs {
   readonly port: number;
+  /** The app's readiness timing: sidecars that serve are probed with it. */
+  readonly readiness: ReadinessTiming;
+  /** The start-up budget of sidecars that declare none (platform.startupBudget), in seconds. */
+  readonly defaultStartupBudgetSeconds: number;
   readonly container?: ContainerProps;
   readonly pod?: PodProps;
   readonly sidecars?: SidecarProps[];
@@ -334,6 +384,7 @@ export function decidePodExtras(inp: PodExtrasInputs, version: KubernetesVersion
     const res = x.resources ?? ({} as SidecarProps['resources']);
     const r = resources(res.cpu, res.memory, x.overrides?.cpuLimit, `${at}.`);
     let port: ExtraContainerDecisions['port'];
+    let probed: Pick<ExtraContainerDecisions, 'readinessCallsDependency' | 'startup'> = {};
     if (kind === 'sidecars' && x.port !== undefined) {
       const p = checkNamedPort(`${at}.port`, x.port);
       if (seenPorts.has(p.name) || seenNumbers.has(p.port)) {
@@ -342,7 +393,9 @@ export function decidePodExtras(inp: PodExtrasInputs, version: KubernetesVersion
       seenPorts.add(p.name);
       seenNumbers.add(p.port);
       if (x.port.readinessPath !== undefined) checkPath(`${at}.port.readinessPath`, x.port.readinessPath);
+      if (x.port.startupPath !== undefined) checkPath(`${at}.port.startupPath`, x.port.startupPath);
       port = { ...p, readinessPath: x.port.readinessPath };
+      probed = decideSidecarProbes(at, x, port, inp, version);
     } else if (kind === 'initContainers' && (x as SidecarProps).port !== undefined) {
       throw new RollwiseInputError(`${at}.port`, JSON.stringify((x as SidecarProps).port), 'an init container runs to completion before the app starts and serves no traffic; the API server refuses probes on it.', 'move it to sidecars if it must keep running and serve, or remove the port.');
     }
@@ -357,6 +410,7 @@ export function decidePodExtras(inp: PodExtrasInputs, version: KubernetesVersion
       resources: r,
       runAsUser: x.runAs === undefined ? undefined : decided(checkUser(`${at}.runAs.user`, x.runAs.user), `Input (${at}.runAs): the sidecar's image expects this user; runAsNonRoot still applies.`),
       port,
+      ...probed,
     };
   };
   if (inp.sidecars !== undefined && !Array.isArray(inp.sidecars)) throw new RollwiseInputError('sidecars', inp.sidecars, 'must be a list of sidecar definitions.', 'pass sidecars: [{ name, image, resources }].');
@@ -365,12 +419,16 @@ export function decidePodExtras(inp: PodExtrasInputs, version: KubernetesVersion
   const initContainers = (inp.initContainers ?? []).map((x, i) => extra('initContainers', x, i));
 
   const nativeSidecars = version.nativeSidecars
-    ? decided(true, `Kubernetes ${version.name} (platform.kubernetesVersion) runs native sidecars (SidecarContainers, on by default since 1.29): an init container with restartPolicy Always starts before the app and init containers, and stops only after the app has exited, so the app never runs without it, including during the shutdown delay.`, { kubernetesVersion: version.name })
+    ? decided(true, `Kubernetes ${version.name} (platform.kubernetesVersion) runs native sidecars (SidecarContainers, on by default since 1.29): an init container with restartPolicy Always is started before the init containers after it and before the app, and stops only after the app has exited, so the app keeps it during the shutdown delay. The kubelet waits only for a sidecar's startupProbe (none: only for its process to start) before it starts the next container, so a sidecar that serves a port gets a startupProbe and the app starts after it passes (KEP-753 "Startup probes"; kubelet computeInitContainerActions).`, { kubernetesVersion: version.name })
     : decided(false, `Kubernetes ${version.name} (platform.kubernetesVersion): native sidecars are alpha and off by default before 1.29, and with the gate off the API server drops restartPolicy, leaving an init container that never exits (the pod never starts). So sidecars run as ordinary containers: they may start after the app, and they get SIGTERM together with it, so a sidecar the app needs while it drains (a database proxy) must itself keep serving that long (its own graceful-shutdown setting); no preStop hook is added, since the sidecar's image may have no sleep binary and its named ports differ. Set platform.kubernetesVersion to KubernetesVersion.V1_33 when every cluster runs 1.33 or later.`, { kubernetesVersion: version.name });
 
-  const warnings = nativeSidecars.value ? [] : sidecars.map((x, i) => `sidecars[${i}] (${x.name}) runs as an ordinary container on Kubernetes ${version.name} and gets SIGTERM together with the app: if the app needs it while draining (a proxy to its database or another service), make it wait out the app's drain itself (its own graceful-shutdown setting), or target Kubernetes 1.33 (platform.kubernetesVersion) for a native sidecar that stops after the app.`);
+  const warnings = nativeSidecars.value ? [] : sidecars.map((x, i) => `sidecars[${i}] (${x.name}) runs as an ordinary container on Kubernetes ${version.name} and gets SIGTERM together with the app, and it may start after the app (which must retry its first connections): if the app needs it while draining (a proxy to its database or another service), make it wait out the app's drain itself (its own graceful-shutdown setting${knownSidecarImage(x.image)?.product === 'Cloud SQL Auth Proxy' ? ', e.g. the proxy\'s --max-sigterm-delay' : ''}), or target Kubernetes 1.33 (platform.kubernetesVersion) for a native sidecar that starts first and stops after the app.`);
+  initContainers.forEach((x, i) => { const m = looksLikeMigration(x); if (m) warnings.push(`initContainers[${i}] (${x.name}) looks like a schema migration (${m}): as an init container it runs in every pod, also in the canary's first pods before any analysis, several at once on a scale-up, and again on every restart, and \`git revert\` does not undo it. Run it once per release before the pods instead: migrations: Migration.job({ command: [...] }) (an Argo CD PreSync hook Job with the app's image and security context, docs/mechanisms.md#migrations).`); });
   const podLabels = checkLabels('pod.labels', pod.labels);
   const workloadLabels = checkLabels('metadata.labels', inp.metadata?.labels);
+  const lowPorts = [inp.port, ...appPorts.map((p) => p.port), ...sidecars.map((x) => x.port?.port ?? 65536)].filter((p) => p < 1024);
+  const lowest = lowPorts.length ? Math.min(...lowPorts) : undefined;
+  const unprivilegedPortStart = lowest === undefined ? undefined : decided(lowest, `A container listens on port ${lowest}, below 1024, where Linux requires root or CAP_NET_BIND_SERVICE (ip(7)) and the restricted profile drops both: the pod lowers net.ipv4.ip_unprivileged_port_start to ${lowest}, only as far as needed. The sysctl is per pod network namespace and in the safe set the kubelet allows and Pod Security restricted admits (pod-security-admission v0.28.0 check_sysctls.go), so the process stays non-root with no capabilities, on any container runtime.`, { lowestPort: lowest });
   return {
     runAs,
     serviceAccountName: sa?.name,
@@ -393,6 +451,7 @@ export function decidePodExtras(inp: PodExtrasInputs, version: KubernetesVersion
     sidecars,
     initContainers,
     nativeSidecars,
+    unprivilegedPortStart,
     warnings,
     podLabels,
     podAnnotations: checkAnnotations('pod.annotations', pod.annotations),
@@ -405,6 +464,79 @@ export function decidePodExtras(inp: PodExtrasInputs, version: KubernetesVersion
       priorityClassName: pod.priorityClassName === undefined ? undefined : checkSubdomain('pod.priorityClassName', pod.priorityClassName, 'it names an existing PriorityClass; the API server refuses a pod whose class does not exist.', 'give the PriorityClass\'s name, e.g. "business-critical".'),
     },
   };
+}
+
+/**
+ * A serving sidecar's probes, checked like the app's. Its readiness counts for the pod's (KEP-753:
+ * "Readiness probes of sidecars will contribute to determine the whole Pod readiness"; for
+ * ordinary containers always), so a readiness path that asks a dependency takes every pod out of
+ * the Service at once when the dependency is slow: refused unless declared with a reason. Images
+ * rollwise knows (sidecar-images.ts) have their health flags and paths checked. A native sidecar
+ * gets a startupProbe sized from its start-up budget: the kubelet starts the next init container
+ * and the app only after it passes (KEP-753 "Startup probes"; kubelet
+ * pkg/kubelet/kuberuntime/kuberuntime_container.go computeInitContainerActions, which for a
+ * running restartable init container with a startupProbe waits until the probe result is Success
+ * before it appends the next container; read from the index, the kubernetes repository is too
+ * large to mirror here, so no tag).
+ */
+function decideSidecarProbes(at: string, x: SidecarProps, port: NonNullable<ExtraContainerDecisions['port']>, inp: PodExtrasInputs, version: KubernetesVersion): Pick<ExtraContainerDecisions, 'readinessCallsDependency' | 'startup'> {
+  const known = knownSidecarImage(x.image);
+  const path = port.readinessPath;
+  if (known) {
+    known.checkFlags(at, x.args ?? [], port.port);
+    for (const [field, p] of [['readinessPath', path], ['startupPath', x.port?.startupPath]] as const) {
+      if (p !== undefined && !known.paths.includes(p.split('?')[0])) {
+        throw new RollwiseInputError(`${at}.port.${field}`, p, `the ${known.product}'s health server answers only ${known.paths.join(', ')}; any other path is a 404 and the probe never passes.`, `use one of ${known.paths.join(', ')} (readiness: "/liveness", or "/readiness" where it does not dial the database).`);
+      }
+    }
+  }
+  const declared = x.port?.readinessCallsDependency;
+  let readinessCallsDependency: Decision<boolean>;
+  if (path === undefined) {
+    readinessCallsDependency = decided(false, `A TCP connect to ${port.name}: it proves the sidecar listens and asks nothing of a dependency.`);
+  } else {
+    const recognised = known?.dependencyOf(path);
+    const computed = decided(recognised?.calls ?? false, recognised ? `${known?.product}: ${recognised.why}.` : `Declared (the default) not to call a dependency: ${path} must answer from the sidecar's own state.`);
+    const d = withOverride(`${at}.port.readinessCallsDependency`, computed, declared, String);
+    if (declared === undefined && recognised?.calls !== false && recognised !== undefined) {
+      const fix = `use readinessPath: "/liveness" (${known?.product}: 200 while it serves)${version.nativeSidecars ? `; its startupProbe already waits on ${known?.startupPath}` : ''}${recognised.calls === undefined ? '; or pin a version tag (2.11.1 or later answers /readiness without dialling)' : '; or run 2.11.1 or later, whose /readiness does not dial'}; or, if it must, declare ${at}.port.readinessCallsDependency: { value: ${recognised.calls === undefined ? 'false' : 'true'}, because: '...' }`;
+      throw new RollwiseInputError(`${at}.port.readinessPath`, path, `${recognised.why}. A pod is Ready only when every container with a readiness probe is, so a sidecar whose readiness asks a dependency empties the Service when that dependency is slow (docs/mechanisms.md#readiness-calls-a-dependency).`, `${fix}.`);
+    }
+    readinessCallsDependency = { ...d, reason: d.value
+      ? `${d.reason} ${path} asks a dependency, accepted with that reason: when it is slow, every pod leaves the Service at once (docs/mechanisms.md#readiness-calls-a-dependency).`
+      : `${d.reason} A pod is Ready only when every container with a readiness probe is, so a sidecar's readiness must not ask a dependency (docs/mechanisms.md#readiness-calls-a-dependency).` };
+  }
+  if (!version.nativeSidecars) return { readinessCallsDependency };
+
+  const budget = x.startupBudget === undefined ? inp.defaultStartupBudgetSeconds
+    : checkDuration(`${at}.startupBudget`, x.startupBudget, 1, 3600, 'it bounds how long the kubelet waits for the sidecar before it restarts it; the app starts only after it.', 'give the longest start you observed plus a margin, e.g. Duration.seconds(30).');
+  const startupPath = x.port?.startupPath ?? known?.startupPath;
+  const check = decided<ProcessCheck>(startupPath ? { kind: 'http', path: startupPath } : { kind: 'tcp' }, x.port?.startupPath
+    ? `Input (${at}.port.startupPath): the sidecar's own start-up check.`
+    : startupPath ? (known?.startupReason ?? '') : `A TCP connect to ${port.name}: the sidecar has started once it listens (give port.startupPath for a better check).`);
+  const p = STARTUP_PERIOD_SECONDS;
+  const failure = Math.max(1, Math.ceil(budget / p));
+  const rt = inp.readiness.timeoutSeconds.value;
+  const timeout = Math.min(rt, p - 1);
+  const source = x.startupBudget === undefined ? 'platform.startupBudget' : `${at}.startupBudget`;
+  return {
+    readinessCallsDependency,
+    startup: {
+      check,
+      timing: {
+        periodSeconds: decided(p, `Every ${p} s while the sidecar starts: the app, which the kubelet starts only after this probe passes (KEP-753; kubelet computeInitContainerActions), waits at most ${p} s longer than needed.`),
+        timeoutSeconds: decided(timeout, `The app's readiness timeout (${rt} s), capped below the ${p} s start-up period: ${timeout} s.`, { readinessTimeoutSeconds: rt }),
+        failureThreshold: decided(failure, `Start-up budget ${showSeconds(budget)} (${source}) / ${p} s period = ${failure} attempts: the app starts only once the sidecar has started, and a sidecar not started within its budget is restarted instead of holding the pod forever.`, { startupBudgetSeconds: budget, periodSeconds: p }),
+      },
+    },
+  };
+}
+
+/** Why an init container looks like a schema migration (its name, command or args), or undefined. */
+function looksLikeMigration(x: ExtraContainerDecisions): string | undefined {
+  const words = [x.name, ...(x.command ?? []), ...(x.args ?? [])].join(' ');
+  const m = /\b(migrat\w*|alembic|flyway|liquibase|goose|dbmate|sqitch|schema[-_ ]?update)\b/i.exec(words);
+  return m ? `"${m[1]}" in its name, command or args` : undefined;
 }
 
 /**

@@ -46,6 +46,7 @@ export function withOverride<T>(
   hazard?: (v: T) => string | undefined,
 ): Decision<T> {
   if (override === undefined) return computed;
+  checkOverrideShape(input, override);
   const because = typeof override.because === 'string' ? override.because.trim() : '';
   const problem = reasonProblem(override.because);
   if (problem !== undefined) {
@@ -58,4 +59,15 @@ export function withOverride<T>(
     );
   }
   return { value: override.value, reason: `Overridden: ${because} (rollwise computed ${show(computed.value)}.)`, inputs: { ...computed.inputs, computed: show(computed.value) }, overridden: true };
+}
+
+/**
+ * An override is `{ value, because }`; a bare value (`cpuLimit: '1'`) is refused by name, so the
+ * error shows what was given rather than its missing `value` ("undefined").
+ */
+export function checkOverrideShape(input: string, override: unknown): void {
+  if (override !== undefined && (typeof override !== 'object' || override === null || Array.isArray(override) || !('value' in override))) {
+    const shown = typeof override === 'string' ? `'${override}'` : JSON.stringify(override) ?? String(override);
+    throw new RollwiseInputError(input, override ?? null, 'an override is an object { value, because }: the value replaces the decided one, and the because says, in the output, why it is right for this service.', `write ${input}: { value: ${shown}, because: '<why this value is right for this service>' }.`);
+  }
 }

@@ -1,5 +1,6 @@
 import { Duration } from 'cdk8s';
 import { RollwiseInputError } from '../errors';
+import { checkOverrideShape } from './decision';
 
 /** Validation of raw inputs. Each check throws a RollwiseInputError naming input, value, why and fix. */
 
@@ -49,18 +50,15 @@ export function checkPositive(input: string, value: number, why: string, fix: st
 }
 
 /**
- * The container port. On Linux, binding a port below net.ipv4.ip_unprivileged_port_start (1024
- * unless the node or runtime lowers it) needs CAP_NET_BIND_SERVICE, which the restricted security
- * context drops (capabilities.drop: ALL) and a non-root user lacks, so rollwise refuses it. (Linux
- * behaviour as documented in ip(7); no container runtime's source is mirrored here to check
- * whether it lowers the sysctl by default.)
+ * A container port, 1-65535. A port below 1024 is allowed: binding it needs root or
+ * CAP_NET_BIND_SERVICE below net.ipv4.ip_unprivileged_port_start (1024 by default; ip(7)), which
+ * the restricted context drops, so the pod lowers that sysctl to the port (decidePodExtras). It is
+ * a namespaced sysctl, per pod network namespace (Linux 4.11, commit 4548b683b781), in the "safe"
+ * set the kubelet allows and Pod Security baseline and restricted admit
+ * (kubernetes/pod-security-admission v0.28.0 policy/check_sysctls.go).
  */
 export function checkPort(input: string, value: number): number {
-  checkInteger(input, value, 1, 65535, 'it is the TCP port the container listens on, and the probes and the Service target it.', 'give the port your server binds to, e.g. 8080 (ports below 1024 need root, which the restricted security context forbids).');
-  if (value < 1024) {
-    throw new RollwiseInputError(input, value, 'is below 1024: binding it needs root or CAP_NET_BIND_SERVICE, and the pod runs as non-root with every capability dropped (the restricted profile), so the server would fail to start. The Service still listens on port 80 for clients.', 'let the server listen on a port from 1024 up, e.g. 8080.');
-  }
-  return value;
+  return checkInteger(input, value, 1, 65535, 'it is the TCP port the container listens on, and the probes and the Service target it.', 'give the port your server binds to, e.g. 8080.');
 }
 
 const DNS_1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -165,6 +163,7 @@ export function checkWholeMillis(input: string, value: Duration, minSeconds: num
  */
 export function checkOverrideValues(o: OverrideValues | undefined): void {
   if (o === undefined) return;
+  for (const [k, v] of Object.entries(o)) checkOverrideShape(`overrides.${k}`, v);
   const probe = 'a probe threshold is an int32 count of consecutive results; beyond 30 a pod takes minutes to leave or return.';
   if (o.readinessFailureThreshold) checkInteger('overrides.readinessFailureThreshold', o.readinessFailureThreshold.value, 1, 30, probe, 'use a whole number such as 3.');
   if (o.readinessSuccessThreshold) checkInteger('overrides.readinessSuccessThreshold', o.readinessSuccessThreshold.value, 1, 30, probe, 'use a whole number at least the failure threshold, such as 3.');
@@ -218,6 +217,11 @@ function round(n: number): number {
 
 /** CPU quantity: "250m", "0.5", "2". Returns millicores. */
 export function checkCpu(input: string, value: string): number {
+  if (typeof value === 'number') {
+    const v = value as number;
+    const millis = Math.round(v * 1000);
+    throw new RollwiseInputError(input, v, `is the number ${v}, and CPU quantities are strings here, as in a manifest ("250m", "0.5", "2" in quotes): a number would be a guess at the unit.`, Number.isFinite(v) && v > 0 && Math.abs(millis - v * 1000) < 1e-6 ? `write it as a string: "${millis}m" (or "${v}").` : 'write the CPU the pod needs at peak as millicores in a string, e.g. "250m".');
+  }
   const m = typeof value === 'string' ? /^(\d+(?:\.\d+)?)(m?)$/.exec(value) : null;
   const millis = m ? (m[2] ? Number(m[1]) : Number(m[1]) * 1000) : NaN;
   if (!m || !Number.isInteger(millis) || millis <= 0) {
@@ -230,6 +234,9 @@ const MEMORY_UNITS: Record<string, number> = { '': 1, k: 1e3, M: 1e6, G: 1e9, T:
 
 /** Memory quantity: "512Mi", "1Gi". Returns bytes; refuses values too small to run any server. */
 export function checkMemory(input: string, value: string): number {
+  if (typeof value === 'number') {
+    throw new RollwiseInputError(input, value, `is the number ${value}, and memory quantities are strings with a unit here, as in a manifest ("512Mi", "1Gi"): a bare number is bytes, and ${value} bytes cannot run any server.`, `write it as a string with its unit, e.g. "${value}Mi" if you meant mebibytes.`);
+  }
   const m = typeof value === 'string' ? /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)?$/.exec(value) : null;
   if (!m) {
     throw new RollwiseInputError(input, value, 'is not a Kubernetes memory quantity ("512Mi", "1Gi"); the memory limit is set equal to it, so a typo here is an OOM kill or a wasted node.', 'write the memory the pod uses at peak with a binary unit, e.g. "512Mi".');

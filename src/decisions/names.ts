@@ -17,13 +17,15 @@ const LABEL = 'a label value is at most 63 characters';
 const SUBDOMAIN = 'an object name is a DNS-1123 subdomain, at most 253 characters';
 
 /** Every name rollwise derives from the service's name, per delivery. */
-export function derivedNames(canary: boolean, route: boolean): DerivedName[] {
+export function derivedNames(canary: boolean, route: boolean, migration = false): DerivedName[] {
   const names: DerivedName[] = [
     { suffix: '', object: 'Service', limit: 63, rule: SERVICE },
     { suffix: '', object: 'label app.kubernetes.io/name value', limit: 63, rule: LABEL },
     { suffix: '', object: 'PodDisruptionBudget and PrometheusRule', limit: 253, rule: SUBDOMAIN },
   ];
   if (route) names.push({ suffix: '', object: 'HTTPRoute and BackendTrafficPolicy', limit: 253, rule: SUBDOMAIN });
+  // the Job controller labels the Job's pods job-name: <name> (kubernetes pkg/controller/job), so the name is a label value
+  if (migration) names.push({ suffix: '-migrate', object: 'migration Job (its pods carry its name as the job-name label)', limit: 63, rule: LABEL });
   if (canary) {
     names.push(
       { suffix: '-canary', object: 'canary Service', limit: 63, rule: SERVICE },
@@ -39,8 +41,8 @@ export function derivedNames(canary: boolean, route: boolean): DerivedName[] {
  * name that binds (the longest suffix under the tightest limit) at the input, before anything is
  * rendered: the API server would otherwise reject that object at apply time, after review.
  */
-export function checkDerivedNames(input: string, name: string, canary: boolean, route: boolean): void {
-  const names = derivedNames(canary, route);
+export function checkDerivedNames(input: string, name: string, canary: boolean, route: boolean, migration = false): void {
+  const names = derivedNames(canary, route, migration);
   const tooLong = names.filter((n) => name.length + n.suffix.length > n.limit);
   if (tooLong.length === 0) return;
   const binding = names.reduce((a, b) => (b.limit - b.suffix.length < a.limit - a.suffix.length ? b : a));

@@ -3,6 +3,7 @@ import { RollwiseInputError } from '../errors';
 import { decided, Decision, Override, withOverride } from './decision';
 import { checkDnsLabel, checkDnsSubdomain, checkLabels, checkPath, checkWholeSeconds, seconds, showSeconds } from './inputs';
 import { KubernetesVersion } from './kubernetes-version';
+import type { NamespacePolicy } from './namespaces';
 
 /**
  * How a pod delays its exit until the proxies have stopped sending it requests. Kubernetes 1.28
@@ -156,6 +157,11 @@ export interface ArgoCdSettings {
    * @default 'https://kubernetes.default.svc' (the cluster Argo CD runs in)
    */
   readonly server?: string;
+  /**
+   * How the destination namespaces come to exist, with their Pod Security labels.
+   * @default NamespacePolicy.createdByArgoCd(): CreateNamespace=true, enforcing "restricted"
+   */
+  readonly namespaces?: NamespacePolicy;
 }
 
 /** Resolved platform settings, each with its reason. */

@@ -17,6 +17,7 @@ import { KubernetesVersion } from './kubernetes-version';
 import { checkDerivedNames } from './names';
 import { checkShutdownDelay } from './platform';
 import { Measurements } from '../measure/measurements';
+import { decideMigration, Migration, MigrationDecisions } from './migrations';
 
 /** What the service's health endpoints are and how they behave under load. */
 export interface HealthProps {
@@ -123,6 +124,8 @@ export interface ServiceInputs {
   readonly metadata?: WorkloadMetadataProps;
   /** Measured inputs from `rollwise measure` (the readiness p99 at peak). */
   readonly measurements?: Measurements;
+  /** @default none (see HttpServiceProps.migrations) */
+  readonly migrations?: Migration;
 }
 
 /** Every decision for one service: the pure core that the constructs render. */
@@ -145,6 +148,8 @@ export interface ServiceDecisions {
   readonly shutdown: ShutdownDecisions;
   /** Environment, identity, volumes, placement, sidecars and init containers. */
   readonly pod: PodExtrasDecisions;
+  /** The schema migration Job (an Argo CD PreSync hook), when `migrations` is given. */
+  readonly migration?: MigrationDecisions;
   readonly kubernetesVersion: KubernetesVersion;
   /** The `because` of an accepted no-headroom override; the alerts and runbook say so. */
   readonly noHeadroomAccepted?: string;
@@ -158,7 +163,7 @@ const MAX_REPLICAS = 1000;
 export function decideService(inp: ServiceInputs, platform: Platform): ServiceDecisions {
   const name = checkName('name', inp.name);
   const canary = (inp.delivery?.kind ?? 'canary') === 'canary';
-  checkDerivedNames('name', name, canary, canary || inp.route !== undefined);
+  checkDerivedNames('name', name, canary, canary || inp.route !== undefined, inp.migrations !== undefined);
   if (typeof inp.image !== 'string' || inp.image.trim() === '' || /\s/.test(inp.image)) {
     throw new RollwiseInputError('image', inp.image, 'an image reference must be a non-empty string without spaces; the kubelet could not pull anything else.', 'give the image as registry/repository:tag or @sha256 digest, e.g. "ghcr.io/acme/checkout-api:1.4.2".');
   }
@@ -210,7 +215,8 @@ export function decideService(inp: ServiceInputs, platform: Platform): ServiceDe
   const pdbMaxUnavailable = capacity && !budget.overridden ? simulatedDrainEvidence(budget, replicas, capacity, readiness, p99, resourceDecisions, accepted) : budget;
   const noHeadroomAccepted = pdbMaxUnavailable.inputs.noHeadroomAccepted === true ? accepted : undefined;
   const warnings = implausibleInputs(resourceInputs, o);
-  const pod = decidePodExtras(inp, platform.kubernetesVersion);
+  const pod = decidePodExtras({ ...inp, readiness, defaultStartupBudgetSeconds: platform.startupBudgetSeconds.value }, platform.kubernetesVersion);
+  const migration = inp.migrations === undefined ? undefined : decideMigration(name, inp.image, inp.migrations, platform.kubernetesVersion, pod.sidecars.length > 0, platform.argoCd !== undefined);
   if (accepted !== undefined && noHeadroomAccepted === undefined) {
     warnings.push(`overrides.acceptNoHeadroom is set, but the fleet has headroom at peak${capacity ? '' : ' (no capacity figures are given)'}: the override changes nothing; remove it so it cannot hide a real shortfall later.`);
   }
@@ -227,13 +233,14 @@ export function decideService(inp: ServiceInputs, platform: Platform): ServiceDe
     liveness,
     startup: startupTiming(startupBudget, readiness),
     resources: resourceDecisions,
-    rollout: rolloutStrategy(readiness, startupBudget, { minReadySeconds: secOverride(o.minReadySeconds) }),
+    rollout: rolloutStrategy(readiness, startupBudget, { minReadySeconds: secOverride(o.minReadySeconds) }, pod.sidecars.reduce((sum, x) => sum + (x.startup ? x.startup.timing.failureThreshold.value * x.startup.timing.periodSeconds.value : 0), 0)),
     pdbMaxUnavailable,
     shutdown: decideShutdown(inp, platform),
     pod,
+    migration,
     kubernetesVersion: platform.kubernetesVersion,
     noHeadroomAccepted,
-    warnings: [...warnings, ...pod.warnings],
+    warnings: [...warnings, ...pod.warnings, ...(migration?.warnings ?? [])],
   };
 }
 

@@ -270,8 +270,11 @@ function valueChanges(o: LintObject, n: LintObject): ValueChange[] {
   }
   const out: ValueChange[] = [];
   for (const { oldPath, newPath } of [...byId.values()].sort((a, b) => (a.newPath ?? a.oldPath!).localeCompare(b.newPath ?? b.oldPath!))) {
-    const old = oldPath === undefined ? undefined : valueAtPath(o.obj, oldPath);
-    const now = newPath === undefined ? undefined : valueAtPath(n.obj, newPath);
+    // A field decided on one side only still has its value on the other (a CPU limit added by
+    // override moves the decided path from resources.limits to resources.limits.cpu, while
+    // limits.memory stays): read it at the same path, so nothing looks removed that is there.
+    const old = valueAtPath(o.obj, oldPath ?? newPath!);
+    const now = valueAtPath(n.obj, newPath ?? oldPath!);
     const oldReason = oldPath === undefined ? undefined : ro[oldPath];
     const newReason = newPath === undefined ? undefined : rn[newPath];
     let change: ValueChange['change'] | undefined;
@@ -280,7 +283,7 @@ function valueChanges(o: LintObject, n: LintObject): ValueChange[] {
     else if (!same(old, now)) change = 'changed';
     else if (oldReason !== newReason) change = 'reason';
     if (!change) continue;
-    const details = change === 'changed' ? innerChanges(old, now) : [];
+    const details = change === 'changed' || (old !== undefined && now !== undefined && !same(old, now)) ? innerChanges(old, now) : [];
     out.push({ object: n.ref, path: newPath ?? oldPath!, change, old, new: now, oldReason, newReason, ...(details.length ? { details } : {}) });
   }
   return out;

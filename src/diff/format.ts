@@ -23,8 +23,8 @@ function valueLine(v: ValueChange): string {
   switch (v.change) {
     case 'changed': return `${v.path}: ${show(v.old)} -> ${show(v.new)}`;
     case 'reason': return `${v.path}: ${show(v.new)} (value unchanged, reason changed)`;
-    case 'added': return `${v.path}: now decided = ${show(v.new)}`;
-    case 'removed': return `${v.path}: no longer decided (was ${show(v.old)})`;
+    case 'added': return `${v.path}: now decided = ${show(v.new)}${v.old !== undefined ? ` (was ${show(v.old)}, undecided)` : ''}`;
+    case 'removed': return `${v.path}: no longer decided (was ${show(v.old)}${v.new !== undefined ? `, now ${show(v.new)}` : ''})`;
   }
 }
 

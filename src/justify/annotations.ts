@@ -26,15 +26,23 @@ export const ANNOTATIONS = {
   suppress: 'rollwise.dev/suppress',
 } as const;
 
-/** Field path segments: "spec.template.spec.containers[0].readinessProbe" -> ["spec","template","spec","containers",0,"readinessProbe"]. */
+/**
+ * Field path segments: "spec.template.spec.containers[0].readinessProbe" ->
+ * ["spec","template","spec","containers",0,"readinessProbe"]; a key with dots or slashes is quoted:
+ * 'metadata.annotations["argocd.argoproj.io/hook"]' -> ["metadata","annotations","argocd.argoproj.io/hook"].
+ */
 export function parseFieldPath(path: string): (string | number)[] {
   const out: (string | number)[] = [];
-  for (const part of path.split('.')) {
-    const m = /^([^[\]]+)((?:\[\d+\])*)$/.exec(part);
-    if (!m) throw new Error(`bad field path "${path}" at "${part}"`);
-    out.push(m[1]);
-    for (const idx of m[2].matchAll(/\[(\d+)\]/g)) out.push(Number(idx[1]));
+  const token = /(?:^|\.)([^.[\]"]+)|\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]/y;
+  let at = 0;
+  while (at < path.length) {
+    token.lastIndex = at;
+    const m = token.exec(path);
+    if (!m || (m[1] !== undefined && at > 0 && path[at] !== '.')) throw new Error(`bad field path "${path}" at "${path.slice(at)}"`);
+    out.push(m[1] ?? (m[2] !== undefined ? Number(m[2]) : m[3].replace(/\\(.)/g, '$1')));
+    at = token.lastIndex;
   }
+  if (out.length === 0) throw new Error(`bad field path "${path}"`);
   return out;
 }
 

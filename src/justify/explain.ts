@@ -1,5 +1,5 @@
 import * as YAML from 'yaml';
-import { ANNOTATIONS, valueAtPath } from './annotations';
+import { ANNOTATIONS, parseFieldPath, valueAtPath } from './annotations';
 import { reasonsOf } from './comments';
 import { parseReasonLines } from './reasons';
 
@@ -32,4 +32,30 @@ export function formatExplained(items: readonly Explained[]): string {
     const shown = e.value === undefined ? '(absent)' : typeof e.value === 'object' ? JSON.stringify(e.value) : String(e.value);
     return `${e.object} ${e.path} = ${shown}${e.overridden ? '  [overridden]' : ''}\n    ${e.reason}`;
   }).join('\n');
+}
+
+/** Whether `arg` reads as a field path ("readinessProbe.timeoutSeconds", "spec.replicas") rather than a file. */
+export function isFieldPath(arg: string): boolean {
+  if (/[\\/]|\.ya?ml$|\.json$/i.test(arg.replace(/\["[^"]*"\]/g, ''))) return false;
+  try {
+    parseFieldPath(arg);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The explained values whose path is `field` or ends with it at a segment boundary:
+ * "readinessProbe.timeoutSeconds" matches "spec.template.spec.containers[0].readinessProbe.timeoutSeconds"
+ * (and a sidecar's), "containers[0].readinessProbe" matches that probe's fields too.
+ */
+export function explainedAt(items: readonly Explained[], field: string): Explained[] {
+  const want = parseFieldPath(field);
+  const key = (segs: (string | number)[]) => segs.map((x) => (typeof x === 'number' ? `[${x}]` : `.${x}`)).join('');
+  const suffix = key(want);
+  return items.filter((e) => {
+    const k = key(parseFieldPath(e.path));
+    return k === suffix || k.endsWith(suffix) || k.includes(`${suffix}.`) || k.includes(`${suffix}[`);
+  });
 }

@@ -92,7 +92,11 @@ function synthCommand(command: string, cwd: string, outdir: string, scratch: str
   const answer = JSON.parse(fs.readFileSync(answerFile, 'utf8')) as SynthAnswer;
   if ('error' in answer) {
     const e = answer.error;
-    if (e.input !== undefined && e.why !== undefined && e.fix !== undefined) throw new RollwiseInputError(e.input, e.value ?? '', e.why, e.fix);
+    if (e.input !== undefined && e.why !== undefined && e.fix !== undefined) {
+      const err = new RollwiseInputError(e.input, e.value ?? '', e.why, e.fix);
+      if (e.service !== undefined) Object.assign(err, { service: e.service, path: e.path, message: e.message });
+      throw err;
+    }
     throw new Error(e.message);
   }
   return answer.result;

@@ -7,6 +7,7 @@ import { assertSafe } from '../rules/synth-check';
 import { mapOutputFiles } from './output';
 import { SynthLayout } from './layout';
 import { synthesize, SynthResult } from './synth';
+import { formatInputError, isInputError } from '../errors';
 
 export interface RollwiseAppProps extends AppProps {
   /**
@@ -109,6 +110,9 @@ export class RollwiseApp extends App {
     if (props.docsBaseUrl !== undefined) checkDocsBaseUrl(props.docsBaseUrl);
     this.options = props;
     Object.defineProperty(this, IS_ROLLWISE_APP, { value: true });
+    // Inside a test runner (jest's global expect) the runner owns uncaught errors, and tests expect
+    // synth() to throw; a program it spawns still reports them as rollwise does.
+    if (typeof (globalThis as { expect?: { getState?: unknown } }).expect?.getState !== 'function') reportErrorsWithoutStack();
   }
 
   /** Writes the output into the app's outdir (what `cdk8s synth` calls through `app.synth()`). */
@@ -193,7 +197,7 @@ export const SYNTH_REQUEST_ENV = 'ROLLWISE_SYNTH_REQUEST';
 /** What a RollwiseApp writes to `<request>.out`. */
 export type SynthAnswer =
   | { readonly result: SynthResult }
-  | { readonly error: { readonly message: string; readonly input?: string; readonly value?: string; readonly why?: string; readonly fix?: string } };
+  | { readonly error: { readonly message: string; readonly input?: string; readonly value?: string; readonly why?: string; readonly fix?: string; readonly service?: string; readonly path?: string } };
 
 function answerSynthRequest(app: RollwiseApp, requestFile: string): void {
   const request = JSON.parse(fs.readFileSync(requestFile, 'utf8')) as { outdir: string; check?: boolean; validateSchemas?: boolean };
@@ -201,9 +205,41 @@ function answerSynthRequest(app: RollwiseApp, requestFile: string): void {
   try {
     answer = { result: app.synthesize({ outdir: request.outdir, check: request.check, validateSchemas: request.validateSchemas, onWarning: () => undefined }) };
   } catch (e) {
-    const err = e as Error & { input?: string; value?: string; why?: string; fix?: string };
-    answer = { error: { message: err.message, input: err.input, value: err.value, why: err.why, fix: err.fix } };
+    answer = errorAnswer(e);
   }
   fs.writeFileSync(`${requestFile}.out`, JSON.stringify(answer));
   if ('error' in answer) process.exitCode = 1;
+}
+
+function errorAnswer(e: unknown): SynthAnswer {
+  const err = e as Error & { input?: string; value?: string; why?: string; fix?: string; service?: string; path?: string };
+  return { error: { message: err?.message ?? String(e), input: err?.input, value: err?.value, why: err?.why, fix: err?.fix, service: err?.service, path: err?.path } };
+}
+
+const REPORTING = Symbol.for('rollwise.errors.reporting');
+
+/**
+ * An app run as a program (`cdk8s synth`, `node main.js`, `npx ts-node main.ts`) that fails on bad
+ * input prints the error as the CLI does, without a stack trace, and exits 1: an input error
+ * (thrown while the constructs are built, or at synth) or the synth-time checks' "Validation
+ * failed". Under `rollwise synth`'s shell command the answer file carries it instead. Any other
+ * error is rethrown untouched, so a bug in the app keeps its stack.
+ */
+function reportErrorsWithoutStack(): void {
+  const g = globalThis as { [REPORTING]?: boolean };
+  if (g[REPORTING]) return;
+  g[REPORTING] = true;
+  const handler = (e: unknown): void => {
+    const checks = e instanceof Error && e.message.startsWith('Validation failed with the following errors');
+    if (!isInputError(e) && !checks) {
+      process.removeListener('uncaughtException', handler);
+      process.nextTick(() => { throw e; });
+      return;
+    }
+    const request = process.env[SYNTH_REQUEST_ENV];
+    if (request && !fs.existsSync(`${request}.out`)) fs.writeFileSync(`${request}.out`, JSON.stringify(errorAnswer(e)));
+    process.stderr.write(isInputError(e) ? formatInputError(e) : `rollwise: ${(e as Error).message}\n`);
+    process.exit(1);
+  };
+  process.on('uncaughtException', handler);
 }

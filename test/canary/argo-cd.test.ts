@@ -27,7 +27,7 @@ function application(variant: { canary: boolean; autoscaling: boolean; destinati
   return (Testing.synth(apps) as Manifest[]).find((o) => o.kind === 'Application')!;
 }
 
-const variants = [false, true].flatMap((canary) => [false, true].flatMap((autoscaling) => [undefined, 'payments'].map((destinationNamespace) => ({ canary, autoscaling, destinationNamespace }))));
+const variants = [false, true].flatMap((canary) => [false, true].flatMap((autoscaling) => [undefined, 'checkout'].map((destinationNamespace) => ({ canary, autoscaling, destinationNamespace }))));
 
 describe('Argo CD Application: the canary weights stay out of self-heal, every other route change applies from Git', () => {
   test.each(variants)('%o: no ignore rule on an array element together with RespectIgnoreDifferences=true', (variant) => {

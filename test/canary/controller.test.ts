@@ -92,7 +92,11 @@ describe('Argo CD Application and autoscaling', () => {
     const { apps, svc } = build();
     const a = find(apps, 'Application');
     expect(validator.validate(a)).toEqual([]);
-    expect(a.spec.syncPolicy).toEqual({ automated: { prune: true, selfHeal: true }, syncOptions: ['ApplyOutOfSyncOnly=true'] });
+    expect(a.spec.syncPolicy).toEqual({
+      automated: { prune: true, selfHeal: true },
+      syncOptions: ['ApplyOutOfSyncOnly=true', 'CreateNamespace=true'],
+      managedNamespaceMetadata: { labels: expect.objectContaining({ 'pod-security.kubernetes.io/enforce': 'restricted', 'pod-security.kubernetes.io/enforce-version': 'v1.28' }) },
+    });
     expect(a.spec.ignoreDifferences).toEqual([{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: 'checkout-api', namespace: 'checkout', jqPathExpressions: ['.spec.rules[].backendRefs[].weight'] }]);
     expect(a.spec.source.directory.include).toBe('checkout-api.k8s.yaml');
     expect(a.metadata.annotations?.['rollwise.dev/reasons']).toContain('git revert');

@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { main } from '../../src/cli/main';
-import { initFiles } from '../../src/cli/init';
+import { initFiles, installedDependency } from '../../src/cli/init';
 
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -28,7 +28,8 @@ describe('rollwise init', () => {
     expect(Object.keys(files).sort()).toEqual([...Object.keys(initFiles('orders-api')), 'package.json'].sort());
     const pkg = JSON.parse(files['package.json']) as { scripts: Record<string, string>; dependencies: Record<string, string> };
     expect(pkg.scripts.synth).toBe('rollwise synth');
-    expect(pkg.dependencies.rollwise).toMatch(/^\^\d+\.\d+\.\d+$/);
+    // run from this checkout (no installed package): the checkout's folder, which npm links
+    expect(pkg.dependencies.rollwise).toBe(`file:${path.relative(dir, path.join(__dirname, '..', '..'))}`);
     expect(files['main.ts']).toContain("'orders-api': {");
     expect(files['.github/workflows/rollwise.yml']).toContain('upload-sarif');
     expect(files['.github/workflows/rollwise.yml']).toContain('rollwise synth --check');
@@ -82,5 +83,84 @@ describe('rollwise init', () => {
     expect(r.code).toBe(2);
     expect(r.err).toContain('--service = Orders_API');
     expect(fs.readdirSync(dir)).toEqual([]);
+  });
+});
+
+describe('the rollwise dependency, as it was installed (issue 24)', () => {
+  let work: string;
+  beforeEach(() => { work = fs.mkdtempSync(path.join(os.tmpdir(), 'rw-dep-')); });
+  afterEach(() => fs.rmSync(work, { recursive: true, force: true }));
+  const installed = (spec: string) => {
+    const project = path.join(work, 'installer');
+    const pkgRoot = path.join(project, 'node_modules', 'rollwise');
+    fs.mkdirSync(path.join(pkgRoot, 'lib', 'src', 'cli'), { recursive: true });
+    fs.writeFileSync(path.join(pkgRoot, 'package.json'), JSON.stringify({ name: 'rollwise', version: '0.1.0' }));
+    fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'x', dependencies: { rollwise: spec } }));
+    return path.join(pkgRoot, 'lib', 'src', 'cli');
+  };
+
+  test('a tarball: its path, relative to the new project', () => {
+    const from = installed('file:../rollwise-0.1.0.tgz');
+    expect(installedDependency(path.join(work, 'deploy'), from)).toBe('file:../rollwise-0.1.0.tgz');
+    expect(installedDependency(path.join(work, 'a', 'b'), from)).toBe('file:../../rollwise-0.1.0.tgz');
+    // npx keeps the absolute path it was given
+    expect(installedDependency(path.join(work, 'deploy'), installed(`file:${path.join(work, 'tarballs', 'rollwise-0.1.0.tgz')}`))).toBe('file:../tarballs/rollwise-0.1.0.tgz');
+  });
+
+  test('a Git URL and a registry range are kept as they are', () => {
+    expect(installedDependency(path.join(work, 'deploy'), installed('git+https://github.com/acme/rollwise.git#v0.1.0'))).toBe('git+https://github.com/acme/rollwise.git#v0.1.0');
+    expect(installedDependency(path.join(work, 'deploy'), installed('^0.1.0'))).toBe('^0.1.0');
+  });
+
+  test('--dependency wins', async () => {
+    const r = await cli(['init', path.join(work, 'deploy'), '--service', 'orders-api', '--dependency', 'file:../vendor/rollwise-0.1.0.tgz']);
+    expect(r.code).toBe(0);
+    expect((JSON.parse(fs.readFileSync(path.join(work, 'deploy', 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies.rollwise).toBe('file:../vendor/rollwise-0.1.0.tgz');
+  });
+});
+
+describe('rollwise init into an existing cdk8s app (issue 24)', () => {
+  let dir: string;
+  const template = path.join(__dirname, '..', '..', 'node_modules', 'cdk8s-cli', 'templates', 'typescript-app');
+  beforeEach(() => {
+    // the files `cdk8s init typescript-app` renders (its template, with the folder's name); the real
+    // CLI, with npm install, runs in test/package/pack.test.ts
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rw-adopt-'));
+    for (const f of ['cdk8s.yaml', 'main.ts', 'main.test.ts', 'jest.config.js', 'tsconfig.json', 'package.json']) {
+      fs.writeFileSync(path.join(dir, f), fs.readFileSync(path.join(template, f), 'utf8').replace(/\{\{ \$base \}\}/g, 'shop').replace(/\{\{ [a-z_]+ \}\}/g, '1.0.0'));
+    }
+    fs.writeFileSync(path.join(dir, '.gitignore'), fs.readFileSync(path.join(template, '{{}}.gitignore'), 'utf8'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test('merges instead of refusing: keeps the app\'s files, adds rollwise.ts and platform.ts, switches the template main.ts to a RollwiseApp', async () => {
+    const before = snapshot(dir);
+    const r = await cli(['init', dir, '--service', 'orders-api']);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('rollwise joined it');
+    const after = snapshot(dir);
+    for (const kept of ['cdk8s.yaml', 'tsconfig.json', 'main.test.ts', 'jest.config.js']) expect([kept, after[kept]]).toEqual([kept, before[kept]]);
+    expect(after['main.ts']).toContain('const app = new RollwiseApp();');
+    expect(after['main.ts']).toContain('addRollwise(app);\napp.synth();');
+    expect(after['main.ts']).toContain("import { Chart, ChartProps } from 'cdk8s';\nimport { RollwiseApp } from 'rollwise';\nimport { addRollwise } from './rollwise';");
+    expect(after['main.ts']).toContain("new MyChart(app, 'shop');");
+    expect(after['rollwise.ts']).toContain('export function addRollwise(app: App): void {');
+    expect(after['rollwise.test.ts']).toContain("test('the committed dist/ is what the code synthesizes");
+    expect(after['.gitignore']).toMatch(/rollwise\.sarif\n$/);
+    const pkg = JSON.parse(after['package.json']) as { scripts: Record<string, string>; dependencies: Record<string, string> };
+    expect(pkg.scripts).toMatchObject({ synth: 'cdk8s synth', test: 'jest', 'synth:check': 'rollwise synth --check', lint: 'rollwise lint dist' });
+    expect(pkg.dependencies['cdk8s-plus-28']).toBeDefined();
+    const again = await cli(['init', dir, '--service', 'orders-api']);
+    expect(again.out).toContain('nothing to do');
+    expect(snapshot(dir)).toEqual(after);
+  });
+
+  test('a main.ts of its own is left alone, and the note says the two lines to add', async () => {
+    fs.writeFileSync(path.join(dir, 'main.ts'), "import { App } from 'cdk8s';\nexport const app = new App();\nrequire('./charts').add(app);\napp.synth();\n");
+    const r = await cli(['init', dir, '--service', 'orders-api']);
+    expect(r.code).toBe(0);
+    expect(fs.readFileSync(path.join(dir, 'main.ts'), 'utf8')).toBe("import { App } from 'cdk8s';\nexport const app = new App();\nrequire('./charts').add(app);\napp.synth();\n");
+    expect(r.out).toMatch(/note: main\.ts is not the cdk8s template's shape.*new RollwiseApp\(\);.*addRollwise\(app\);/);
   });
 });

@@ -65,6 +65,21 @@ describe('rollwise platform', () => {
     expect(label.err).toContain('--monitor-label = release');
   });
 
+  test('--plugin-sha256 pins the download (argo-rollouts v1.9.1 PluginItem.Sha256); without it the reason says what is trusted and synth warns', async () => {
+    const sha = 'ab'.repeat(32);
+    const pinned = await cli(['platform', '--plugin-sha256', sha.toUpperCase()]);
+    expect(pinned.code).toBe(0);
+    expect(pinned.err).toBe('');
+    const config = YAML.parseAllDocuments(pinned.out).map((d) => d.toJS() as Obj & { data?: { trafficRouterPlugins: string } })[0];
+    expect(YAML.parse(config.data!.trafficRouterPlugins)[0].sha256).toBe(sha);
+    expect(config.metadata.annotations?.['rollwise.dev/reasons']).toContain('Pinned by sha256 (input, pluginSha256)');
+    const unpinned = objects[0];
+    expect(unpinned.metadata.annotations?.['rollwise.dev/reasons']).toMatch(/Not pinned by checksum .*what is trusted is GitHub's TLS and the plugin project's release assets/);
+    const bad = await cli(['platform', '--plugin-sha256', 'abc']);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('pluginSha256 = abc');
+  });
+
   test('--out writes the file', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rw-platform-'));
     try {

@@ -50,7 +50,8 @@ const cases: Case[] = [
   { title: 'a name of 253 characters', id: `a${'b'.repeat(252)}`, input: 'name', value: `a${'b'.repeat(252)}`, why: /1-63 lower-case/ },
   { title: 'whitespace inside a probe path', props: { health: { readinessPath: '/health z' } }, input: 'health.readinessPath', value: '/health z', why: /no whitespace/ },
   { title: 'trailing whitespace in a liveness path', props: { health: { readinessPath: '/healthz', livenessPath: '/livez\t' } }, input: 'health.livenessPath', value: '/livez\t', why: /no whitespace/ },
-  { title: 'port 80 under runAsNonRoot', props: { port: 80 }, input: 'port', value: '80', why: /below 1024.*non-root with every capability dropped/ },
+  // port 80 is accepted since issue 24 (the pod lowers net.ipv4.ip_unprivileged_port_start): test/services/papercuts.test.ts
+  { title: 'port 0', props: { port: 0 }, input: 'port', value: '0', why: /whole number from 1 to 65535/ },
   { title: 'port NaN', props: { port: NaN }, input: 'port', value: 'NaN', why: /is NaN/ },
   { title: 'a missing appServer (JavaScript caller)', props: { appServer: undefined as never }, input: 'appServer', value: 'missing', why: /is required/ },
   { title: 'override reason TODO', props: { overrides: { cpuLimit: { value: '1', because: 'TODO: fill in later' } } }, input: 'overrides.cpuLimit', value: '1', why: /placeholder \("TODO"\)/ },

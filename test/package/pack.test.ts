@@ -88,7 +88,15 @@ afterAll(() => { if (work) fs.rmSync(work, { recursive: true, force: true }); })
 test('the tarball holds the compiled library, its types, the bin and the docs, and nothing else', () => {
   const entries = execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' }).split('\n').filter(Boolean).map((e) => e.replace(/^package\//, ''));
   for (const f of ['lib/src/index.js', 'lib/src/index.d.ts', 'lib/src/cli/main.js', 'bin/rollwise.js', 'README.md', 'package.json', 'docs/rules.md', 'docs/mechanisms.md', 'CHANGELOG.md']) expect(entries).toContain(f);
-  const strays = entries.filter((e) => /^(test|bench|dist|examples|scripts|src|\.ci)\//.test(e) || /^lib\/(test|bench)\//.test(e) || (/\.ts$/.test(e) && !/\.d\.ts$/.test(e)) || /^lib\/src\/(main|example)\./.test(e));
+  // what the README, the docs and --help point at (issue 24): the example app and the scenarios
+  const pointedAt = new Set<string>();
+  for (const doc of ['README.md', 'docs/simulate.md']) {
+    for (const m of fs.readFileSync(path.join(ROOT, doc), 'utf8').matchAll(/\b(src\/(?:example|main)\.ts|examples\/scenarios\/[a-z0-9-]+\.yaml)\b/g)) pointedAt.add(m[1]);
+  }
+  expect(pointedAt.size).toBeGreaterThan(3);
+  for (const f of pointedAt) expect([f, entries.includes(f)]).toEqual([f, true]);
+  for (const f of ['lib/src/example.js', 'lib/src/main.js', 'examples/scenarios/manifests/checkout-rollwise.k8s.yaml']) expect(entries).toContain(f);
+  const strays = entries.filter((e) => /^(test|bench|dist|scripts|\.ci)\//.test(e) || (/^src\//.test(e) && !/^src\/(example|main)\.ts$/.test(e)) || /^lib\/(test|bench)\//.test(e) || (/\.ts$/.test(e) && !/\.d\.ts$/.test(e) && !/^src\/(example|main)\.ts$/.test(e)));
   expect(strays).toEqual([]);
 }, 60_000);
 
@@ -149,3 +157,47 @@ test('rollwise init into an empty folder gives a repo whose synth and own tests 
   expect(again.status).toBe(0);
   expect(again.stdout).toContain('nothing to do');
 }, 300_000);
+
+/**
+ * `cdk8s init typescript-app` needs the npm registry (it installs the template's dependencies);
+ * without it the test below is skipped, saying so. Its last post-install steps need GitHub too:
+ * `cdk8s import` downloads the Kubernetes schema, and when that fails here the steps the template
+ * runs after it (compile, the snapshot test with -u, synth) are run as the template would.
+ */
+const registry = spawnSync('npm', ['ping'], { encoding: 'utf8', timeout: 30_000 }).status === 0;
+if (!registry) console.warn('skipped: rollwise init into a fresh cdk8s init typescript-app folder needs the npm registry (npm ping failed)');
+
+(registry ? test : test.skip)('rollwise init into a fresh `cdk8s init typescript-app` folder: it merges, the dependency is the tarball, npm install works offline, and the app\'s synth and tests pass', () => {
+  const shop = path.join(work, 'shop');
+  fs.mkdirSync(shop);
+  const env = { ...process.env, CI: 'true', npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
+  const cdk8s = path.join(ROOT, 'node_modules', 'cdk8s-cli', 'bin', 'cdk8s');
+  const init = spawnSync(process.execPath, [cdk8s, 'init', 'typescript-app'], { cwd: shop, encoding: 'utf8', env });
+  for (const f of ['main.ts', 'main.test.ts', 'cdk8s.yaml', 'tsconfig.json', 'jest.config.js', 'node_modules/cdk8s/package.json']) expect([f, fs.existsSync(path.join(shop, f))]).toEqual([f, true]);
+  if (init.status !== 0) {
+    expect(init.stdout + init.stderr).toMatch(/> \S+ import\n> cdk8s import[\s\S]*http error/);
+    const run = (...args: string[]) => spawnSync('npm', ['run', '-s', ...args], { cwd: shop, encoding: 'utf8', env });
+    for (const step of [['compile'], ['test', '--', '-u'], ['synth']]) expect([step.join(' '), run(...step).status]).toEqual([step.join(' '), 0]);
+  }
+  const template = fs.readFileSync(path.join(shop, 'main.ts'), 'utf8');
+
+  // the user installs the tarball they were given, then runs rollwise init from it
+  npm(['install', tarball], shop);
+  const bin = path.join(shop, 'node_modules', '.bin', 'rollwise');
+  const adopt = spawnSync(process.execPath, [bin, 'init', '--service', 'orders-api'], { cwd: shop, encoding: 'utf8' });
+  expect(adopt.stderr).toBe('');
+  expect(adopt.status).toBe(0);
+  expect(adopt.stdout).toContain('rollwise joined it');
+  const pkg = JSON.parse(fs.readFileSync(path.join(shop, 'package.json'), 'utf8')) as { scripts: Record<string, string>; dependencies: Record<string, string> };
+  expect(pkg.dependencies.rollwise).toBe(`file:../${path.basename(tarball)}`);
+  expect(pkg.scripts.synth).toBe('cdk8s synth');
+  const main = fs.readFileSync(path.join(shop, 'main.ts'), 'utf8');
+  expect(main).toBe(template.replace('const app = new App();', 'const app = new RollwiseApp();').replace('app.synth();', 'addRollwise(app);\napp.synth();').replace("import { App, Chart, ChartProps } from 'cdk8s';", "import { Chart, ChartProps } from 'cdk8s';\nimport { RollwiseApp } from 'rollwise';\nimport { addRollwise } from './rollwise';"));
+
+  expect(npm(['install', '--offline'], shop)).toMatch(/up to date|added|changed/);
+  const synth = spawnSync('npm', ['run', '-s', 'synth'], { cwd: shop, encoding: 'utf8', env });
+  expect(synth.status).toBe(0);
+  for (const f of ['dev/orders-api.k8s.yaml', 'prod/orders-api.k8s.yaml', 'argocd/prod/orders-api.k8s.yaml']) expect([f, fs.existsSync(path.join(shop, 'dist', f))]).toEqual([f, true]);
+  const tests = spawnSync('npm', ['test'], { cwd: shop, encoding: 'utf8', env });
+  expect({ status: tests.status, summary: (tests.stdout + tests.stderr).split('\n').filter((l) => /^(Tests|Test Suites):/.test(l)) }).toEqual({ status: 0, summary: ['Test Suites: 2 passed, 2 total', 'Tests:       4 passed, 4 total'] });
+}, 900_000);

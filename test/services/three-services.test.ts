@@ -38,6 +38,27 @@ describe.each([KubernetesVersion.V1_28, KubernetesVersion.V1_33])('three ordinar
     expect(reasons).toContain(`Kubernetes ${version.name} (platform.kubernetesVersion)`);
   });
 
+  test.each(['orders-api', 'ledger'])('%s: the migration is a PreSync hook Job with the app\'s image and security context; the pods have no migration container', (name) => {
+    const job = out[name].find((o) => o.kind === 'Job') as Manifest;
+    expect(job.metadata.name).toBe(`${name}-migrate`);
+    expect(job.metadata.annotations).toMatchObject({ 'argocd.argoproj.io/hook': 'PreSync', 'argocd.argoproj.io/hook-delete-policy': 'BeforeHookCreation' });
+    expect(job.spec).toMatchObject({ backoffLimit: 1, activeDeadlineSeconds: 600, ttlSecondsAfterFinished: 604800 });
+    const w = workload(out[name]);
+    const app = w.spec.template.spec.containers[0];
+    const migrate = job.spec.template.spec.containers[0];
+    expect(migrate.image).toBe(app.image);
+    expect(migrate.securityContext).toEqual(app.securityContext);
+    expect(job.spec.template.spec.securityContext).toEqual(w.spec.template.spec.securityContext);
+    expect(migrate.env).toEqual(app.env);
+    expect(job.spec.template.spec.restartPolicy).toBe('Never');
+    // never selected by the Service or the PodDisruptionBudget
+    expect(job.spec.template.metadata.labels['app.kubernetes.io/name']).toBe(`${name}-migrate`);
+    const names = [...(w.spec.template.spec.initContainers ?? []), ...w.spec.template.spec.containers].map((c: { name: string; command?: string[] }) => `${c.name} ${(c.command ?? []).join(' ')}`);
+    expect(names.filter((n: string) => /migrat/.test(n))).toEqual([]);
+    // on 1.33 the proxy runs beside orders-api's migration as a native sidecar that stops with it
+    if (name === 'orders-api') expect((job.spec.template.spec.initContainers ?? []).map((c: { name: string; restartPolicy?: string }) => `${c.name} ${c.restartPolicy}`)).toEqual(version.nativeSidecars ? ['cloud-sql-proxy Always'] : []);
+  });
+
   test('web-front: rolling update keeps its HTTPRoute, BackendTrafficPolicy and route alerts', () => {
     const kinds = out['web-front'].map((o) => `${o.kind}/${o.metadata.name}`);
     expect(kinds).toEqual(expect.arrayContaining(['Deployment/web-front', 'HTTPRoute/web-front', 'BackendTrafficPolicy/web-front', 'PrometheusRule/web-front']));
@@ -69,8 +90,7 @@ describe.each([KubernetesVersion.V1_28, KubernetesVersion.V1_33])('three ordinar
     expect(app.startupProbe.failureThreshold * app.startupProbe.periodSeconds).toBeGreaterThanOrEqual(180);
     expect(app.lifecycle.preStop).toEqual(version.sleepAction ? { sleep: { seconds: 10 } } : { httpGet: { path: '/shutdown-delay', port: 'http' } });
     expect(app.ports).toEqual([{ name: 'http', containerPort: 8080, protocol: 'TCP' }, { name: 'metrics', containerPort: 9090, protocol: 'TCP' }]);
-    expect(pod.initContainers.map((c: { name: string }) => c.name)).toEqual(['migrate']);
-    expect(pod.initContainers[0].restartPolicy).toBeUndefined();
+    expect(pod.initContainers).toBeUndefined();
     expect(pod.nodeSelector).toEqual({ 'kubernetes.io/arch': 'arm64' });
     expect(pod.priorityClassName).toBe('business-critical');
   });

@@ -28,7 +28,7 @@ test('the example app: checkout-api in dev and prod, one folder per environment'
   expect(calls).toEqual(['1/4', '2/4', '3/4', '4/4']);
   expect(r.files).toEqual([
     'argocd/dev/checkout-api.k8s.yaml', 'argocd/prod/checkout-api.k8s.yaml',
-    'dev/checkout-api.k8s.yaml', 'dev/checkout-api.runbook.md', 'prod/checkout-api.k8s.yaml', 'prod/checkout-api.runbook.md',
+    'dev/checkout-api.k8s.yaml', 'dev/checkout-api.runbook.md', 'prod/checkout-api.catalog-info.yaml', 'prod/checkout-api.k8s.yaml', 'prod/checkout-api.runbook.md',
   ]);
   const dev = docs(path.join(out, 'dev/checkout-api.k8s.yaml'));
   const prod = docs(path.join(out, 'prod/checkout-api.k8s.yaml'));

@@ -122,3 +122,30 @@ test('rollwise synth without cdk8s.yaml or --app names what is missing', () => {
   expect(res.stderr).toContain('cdk8s.yaml');
   expect(res.stderr).toContain('rollwise init');
 }, 60_000);
+
+describe('an app run as a program reports bad input as rollwise does, without a stack trace (issue 24)', () => {
+  const broken = () => appSource().replace("platform: examplePlatform('prod', 'https://kubernetes.default.svc') }", "platform: examplePlatform('prod', 'https://kubernetes.default.svc'), replicas: 1 }");
+  const inputError = /rollwise: invalid input in service checkout-api \(checkout-api\/checkout-api\)\n {2}replicas = 1\n {2}why: must be a whole number from 2 to 1000/;
+  // cdk8s synth prints stack frames of its own (its update check, its exec of the app): none may be the app's or rollwise's
+  const noStack = (text: string) => expect(text.split('\n').filter((l) => /^\s+at /.test(l) && !/node_modules\/cdk8s|node:/.test(l))).toEqual([]);
+
+  test.each([
+    ['node app.js', (dir: string) => spawnSync(process.execPath, ['app.js'], { cwd: dir, encoding: 'utf8' })],
+    ['cdk8s synth', (dir: string) => spawnSync(process.execPath, [CDK8S, 'synth', '-o', 'out'], { cwd: dir, encoding: 'utf8', env: { ...process.env, CI: 'true' } })],
+    ['rollwise synth of a shell command', (dir: string) => rollwise(dir, 'synth', '-o', 'out')],
+  ])('%s', (_how, run) => {
+    const dir = appDir('ROLLWISE_TEST=1 node app.js', broken());
+    const res = run(dir);
+    expect(res.status).not.toBe(0);
+    expect(res.stderr).toMatch(inputError);
+    noStack(res.stderr);
+    expect(fs.existsSync(path.join(dir, 'out'))).toBe(false);
+  }, 120_000);
+
+  test('an error of the app\'s own code keeps its stack', () => {
+    const dir = appDir('node app.js', appSource('null.boom();'));
+    const res = spawnSync(process.execPath, ['app.js'], { cwd: dir, encoding: 'utf8' });
+    expect(res.status).not.toBe(0);
+    expect(res.stderr).toMatch(/TypeError: Cannot read properties of null[\s\S]*\n\s+at /);
+  }, 60_000);
+});

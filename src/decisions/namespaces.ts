@@ -1,0 +1,99 @@
+import { RollwiseInputError } from '../errors';
+import { decided, Decision } from './decision';
+import { checkDnsLabel, checkLabels } from './inputs';
+import { KubernetesVersion } from './kubernetes-version';
+
+/**
+ * How a service's namespace comes to exist, and the labels a platform expects on it: the Pod
+ * Security admission levels. Label names from kubernetes/pod-security-admission api/constants.go
+ * (v0.28.0, Kubernetes 1.28): pod-security.kubernetes.io/{enforce,audit,warn} with the levels
+ * privileged, baseline, restricted, and a -version label each ("latest" or "v1.N").
+ */
+
+/** A Pod Security Standards level. */
+export type PodSecurityLevel = 'restricted' | 'baseline' | 'privileged';
+const LEVELS: readonly PodSecurityLevel[] = ['restricted', 'baseline', 'privileged'];
+
+/** The namespace's labels. Every prop of a namespace is declared here. */
+export interface NamespaceProps {
+  /**
+   * The Pod Security level enforced in the namespace.
+   * @default 'restricted': every pod rollwise emits (app, sidecars, migration) meets it, and it refuses a hand-made privileged pod
+   */
+  readonly podSecurity?: PodSecurityLevel;
+  /**
+   * Further labels the platform selects namespaces by (a team, a NetworkPolicy or quota selector).
+   * @default none
+   */
+  readonly labels?: Record<string, string>;
+}
+
+/** How the namespaces of an Argo CD Application's destination come to exist. */
+export class NamespacePolicy {
+  /**
+   * Argo CD creates the destination namespace when it is missing (`CreateNamespace=true`) and keeps
+   * the Pod Security labels on it (`managedNamespaceMetadata`), before the PreSync hooks run.
+   */
+  public static createdByArgoCd(props: NamespaceProps = {}): NamespacePolicy {
+    return new NamespacePolicy('argocd', props);
+  }
+
+  /**
+   * The namespace exists and someone else owns it (a platform repository; `rollwise platform
+   * --namespace` prints one with its labels). No CreateNamespace: a sync into a missing namespace fails.
+   */
+  public static existing(): NamespacePolicy {
+    return new NamespacePolicy('existing', {});
+  }
+
+  private constructor(public readonly kind: 'argocd' | 'existing', public readonly props: NamespaceProps) {}
+}
+
+/** The labels of a namespace: the Pod Security admission labels, then the platform's own. */
+export function namespaceLabels(input: string, props: NamespaceProps, version: KubernetesVersion): Decision<Record<string, string>> {
+  const level = props.podSecurity ?? 'restricted';
+  if (!LEVELS.includes(level)) throw new RollwiseInputError(`${input}.podSecurity`, level, 'is not a Pod Security Standards level; the admission controller knows privileged, baseline and restricted.', 'use "restricted" (rollwise\'s pods meet it) or "baseline".');
+  const own = checkLabels(`${input}.labels`, props.labels);
+  for (const k of Object.keys(own)) {
+    if (k.startsWith('pod-security.kubernetes.io/')) throw new RollwiseInputError(`${input}.labels.${k}`, own[k], 'rollwise sets the Pod Security labels from podSecurity and the Kubernetes version; a second value would contradict them.', `use ${input}.podSecurity instead.`);
+  }
+  const pinned = `v${version.name}`;
+  const labels = {
+    ...own,
+    'pod-security.kubernetes.io/enforce': level,
+    'pod-security.kubernetes.io/enforce-version': pinned,
+    'pod-security.kubernetes.io/warn': level,
+    'pod-security.kubernetes.io/warn-version': 'latest',
+    'pod-security.kubernetes.io/audit': level,
+    'pod-security.kubernetes.io/audit-version': 'latest',
+  };
+  const why = level === 'restricted'
+    ? 'every pod rollwise emits (the app, its sidecars, the migration Job) runs non-root with all capabilities dropped, RuntimeDefault seccomp and no privilege escalation, so it passes, and a hand-made privileged pod in the namespace is refused'
+    : level === 'baseline' ? `input (${input}.podSecurity): rollwise's pods meet restricted, but others in the namespace may need baseline` : `input (${input}.podSecurity): nothing is enforced`;
+  return decided(labels, `Pod Security admission enforces "${level}": ${why}. It judges by the ${version.name} definition of the level (enforce-version ${pinned}, the platform's kubernetesVersion), so a cluster upgrade never starts refusing pods unreviewed; warn and audit judge by the latest definition, so what a later version would refuse shows up as a warning first.`, { podSecurity: level, enforceVersion: pinned });
+}
+
+/** The namespace decisions of one Application. */
+export interface NamespaceDecisions {
+  /** CreateNamespace=true (Argo CD creates it), or not (it must exist). */
+  readonly createNamespace: Decision<boolean>;
+  /** managedNamespaceMetadata.labels, when Argo CD creates it. */
+  readonly labels?: Decision<Record<string, string>>;
+}
+
+/**
+ * Whether Argo CD creates `namespace`, and with which labels. Argo CD v3.5.1's vendored
+ * gitops-engine (pkg/sync/sync_context.go autoCreateNamespace) adds the namespace as a task of the
+ * PreSync phase, so it exists before the PreSync hooks (the migration Job) run.
+ */
+export function decideNamespace(namespace: string, policy: NamespacePolicy, version: KubernetesVersion): NamespaceDecisions {
+  checkDnsLabel('destinationNamespace', namespace, 'shop');
+  if (!(policy instanceof NamespacePolicy)) throw new RollwiseInputError('namespacePolicy', policy, 'must be a NamespacePolicy.', 'use NamespacePolicy.createdByArgoCd() or NamespacePolicy.existing().');
+  if (policy.kind === 'existing') {
+    return { createNamespace: decided(false, `Namespace ${namespace} exists and is managed elsewhere (NamespacePolicy.existing()): no CreateNamespace, so a sync into a missing namespace fails instead of creating one without the platform's labels (\`rollwise platform --namespace ${namespace}\` prints it with its Pod Security labels).`) };
+  }
+  return {
+    createNamespace: decided(true, `CreateNamespace=true: Argo CD creates ${namespace} when it is missing, in the PreSync phase before any hook (gitops-engine sync_context.go autoCreateNamespace, argo-cd v3.5.1), so the first sync of a new service, its migration included, does not fail on a missing namespace. Argo CD does not track the namespace it creates, so it never prunes or deletes it with the Application (docs/user-guide/sync-options.md "Create Namespace"). The Pod Security labels are managedNamespaceMetadata: Argo CD applies them with server-side apply on every sync, also to a namespace that already exists, keeping its other labels (controller/sync_namespace.go, v3.5.1); for a namespace shared with workloads that need more than its level, use NamespacePolicy.existing().`),
+    labels: namespaceLabels('namespacePolicy', policy.props, version),
+  };
+}

@@ -1,0 +1,113 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { App, Chart, Testing } from 'cdk8s';
+import { main } from '../../src/cli/main';
+import { HttpService, HttpServiceProps } from '../../src/constructs/http-service';
+import { CanaryStep, Delivery } from '../../src/decisions/canary';
+import { diffOutputs } from '../../src/diff/compare';
+import { formatDiffMarkdown, formatDiffText } from '../../src/diff/format';
+import { resolveSide } from '../../src/diff/sources';
+import { addEstate } from '../../src/environments';
+import { checkoutApiProps } from '../../src/example';
+import { exampleEnvironments } from '../../src/main';
+import { lintObjects } from '../../src/rules/synth-check';
+import { SchemaValidator } from '../../src/schemas/validator';
+import { synthesize } from '../../src/synth/synth';
+import { ROOT } from '../support/compile';
+import { Manifest, workload } from '../support/manifests';
+
+/** The papercuts of issue 24, each as a new user met it. */
+async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await main(['node', 'rollwise', ...args], (t) => { out += t; }, (t) => { err += t; });
+  return { code, out, err };
+}
+function build(props: Partial<HttpServiceProps>): Manifest[] {
+  const app = Testing.app();
+  const chart = new Chart(app, 'c', { namespace: 'checkout' });
+  new HttpService(chart, 'checkout-api', { ...checkoutApiProps(), ...props });
+  return Testing.synth(chart) as Manifest[];
+}
+
+describe('explain <file> <field path>', () => {
+  const file = path.join(ROOT, 'dist', 'prod', 'checkout-api.k8s.yaml');
+
+  test('answers for one value, by its trailing path', async () => {
+    const r = await cli(['explain', file, 'readinessProbe.timeoutSeconds']);
+    expect(r.code).toBe(0);
+    expect(r.out.split('\n').filter((l) => !l.startsWith('    '))).toEqual(['Rollout/checkout-api spec.template.spec.containers[0].readinessProbe.timeoutSeconds = 3', '']);
+    expect(r.out).toMatch(/2 x the health path's p99 under peak load/);
+  });
+
+  test('a full path and a block (every field under it) work too; a path nothing has is an error naming close ones', async () => {
+    expect((await cli(['explain', file, 'spec.minReadySeconds'])).out).toMatch(/^Rollout\/checkout-api spec\.minReadySeconds = 30\n/);
+    const block = await cli(['explain', file, 'containers[0].livenessProbe']);
+    expect(block.out.split('\n').filter((l) => /^\S/.test(l)).map((l) => l.split(' ')[1])).toEqual(expect.arrayContaining(['spec.template.spec.containers[0].livenessProbe.periodSeconds', 'spec.template.spec.containers[0].livenessProbe.failureThreshold']));
+    const none = await cli(['explain', file, 'readinessProbe.timeoutSecond']);
+    expect(none.code).toBe(2);
+    expect(none.err).toMatch(/explain field path = readinessProbe\.timeoutSecond\n {2}why: no decided value in .* is at this path or ends with it\.\n {2}fix: use one of the paths explain prints, e\.g\. .*readinessProbe\.timeoutSeconds/);
+  });
+});
+
+describe('inputs given the wrong way are named as given', () => {
+  test('a CPU limit override as a bare string says so and shows the right shape (not "undefined")', () => {
+    expect(() => build({ overrides: { cpuLimit: '1' as never } })).toThrow(/overrides\.cpuLimit = 1: an override is an object \{ value, because \}.*Fix: write overrides\.cpuLimit: \{ value: '1', because: '<why this value is right for this service>' \}/);
+  });
+
+  test('cpu: 0.5 (a number) is refused as a number, with the string to write, not as an invalid "0.5"', () => {
+    expect(() => build({ resources: { cpu: 0.5 as never, memory: '512Mi' } })).toThrow(/resources\.cpu = 0\.5: is the number 0\.5, and CPU quantities are strings here.*Fix: write it as a string: "500m" \(or "0\.5"\)/);
+    expect(() => build({ resources: { cpu: '250m', memory: 512 as never } })).toThrow(/resources\.memory = 512: is the number 512.*"512Mi"/);
+  });
+
+  test('setWeight(150) is refused where it is written, without pointing at a maxTrafficWeight rollwise has no input for', () => {
+    expect(() => CanaryStep.setWeight(150)).toThrow(/CanaryStep\.setWeight\(percent\) = 150: .*from 0 to 100/);
+    let message = '';
+    try { CanaryStep.setWeight(150); } catch (e) { message = (e as Error).message; }
+    expect(message).not.toContain('maxTrafficWeight');
+    expect(() => CanaryStep.setWeight(12.5)).toThrow(/must be a whole number from 0 to 100/);
+    expect(() => build({ delivery: Delivery.canary({ steps: [CanaryStep.setWeight(25), CanaryStep.analysisGate()] }) })).not.toThrow();
+  });
+});
+
+describe('a server on port 80', () => {
+  test('is accepted: the pod lowers net.ipv4.ip_unprivileged_port_start to 80 (a safe sysctl), stays non-root, schema-valid and lint clean', () => {
+    const objs = build({ port: 80 });
+    const pod = workload(objs).spec.template.spec;
+    expect(pod.securityContext.sysctls).toEqual([{ name: 'net.ipv4.ip_unprivileged_port_start', value: '80' }]);
+    expect(pod.securityContext.runAsNonRoot).toBe(true);
+    expect(pod.containers[0].securityContext.capabilities).toEqual({ drop: ['ALL'] });
+    expect(workload(objs).metadata.annotations?.['rollwise.dev/reasons']).toMatch(/securityContext\.sysctls\[0\]\.value: A container listens on port 80, below 1024/);
+    const validator = SchemaValidator.load();
+    for (const o of objs) expect([o.kind, validator.validate(o)]).toEqual([o.kind, []]);
+    expect(lintObjects(objs).map((f) => f.ruleId)).toEqual([]);
+  });
+
+  test('a port at 1024 or above needs no sysctl', () => {
+    expect(workload(build({ port: 8080 })).spec.template.spec.securityContext.sysctls).toBeUndefined();
+  });
+});
+
+describe('rollwise diff when a CPU limit is added', () => {
+  test('the memory limit is not shown as removed: the limits block shows the one leaf that changed', () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rw-papercut-diff-'));
+    try {
+      const synth = (name: string, p: HttpServiceProps) => {
+        const outdir = path.join(tmp, name);
+        synthesize((dir) => { const app = new App({ outdir: dir }); addEstate(app, { environments: exampleEnvironments(), services: { 'checkout-api': p } }); return app; }, { outdir });
+        return resolveSide(outdir, 'dist', tmp);
+      };
+      const before = synth('a', checkoutApiProps());
+      const after = synth('b', { ...checkoutApiProps(), overrides: { cpuLimit: { value: '1', because: 'this cluster bills by limit; throttling measured at 0.3 %' } } });
+      const report = diffOutputs(before, after);
+      const md = formatDiffMarkdown(report, []);
+      const limitsRow = md.split('\n').find((l) => l.includes('`spec.template.spec.containers[0].resources.limits`'))!;
+      expect(limitsRow).toContain('`cpu: (absent) -> 1`');
+      expect(limitsRow).not.toMatch(/→ `\(absent\)`/);
+      expect(formatDiffText(report)).toMatch(/resources\.limits: no longer decided \(was \{"memory":"512Mi"\}, now \{"cpu":"1","memory":"512Mi"\}\)/);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+});
