@@ -111,8 +111,8 @@ export function planCanaryVolume(inp: VolumePlanInputs): VolumePlan {
     const best = VOLUME_WINDOWS_SECONDS.filter((w) => holdForAbort(w) <= hold);
     const longest = best.length ? best[best.length - 1] : undefined;
     throw new RollwiseInputError('delivery.steps', JSON.stringify(inp.steps.map((s) => s.json)),
-      `at the first weight (${first.weight} %) the canary cannot collect the sample its error ratio needs within the step. ${rule}; from ${source}: ${longest !== undefined ? `${show(first.weight, longest)} in the longest window (${minutes(longest)}) whose abort fits the hold at that weight (${holdText})` : `the hold (${holdText}) is shorter than the shortest window's abort (the first measurement after the ${minutes(RATE_WINDOW_SECONDS)} window, ${failureLimitFor(RATE_WINDOW_SECONDS)} more a minute apart, and one to spare: ${minutes(holdForAbort(RATE_WINDOW_SECONDS))})`}, below ${fmt(needed)}. Every release would pause at ${first.weight} % for a human.`,
-      `raise the first weight (at ${fmt(rps)} req/s, ${fmt(Math.ceil((needed / (rps * VOLUME_WINDOWS_SECONDS[2])) * 100))} % over 10 min) and hold it long enough for a bad canary to be aborted there (the first measurement after one window, failureLimit more a minute apart, and one to spare: ${minutes(holdForAbort(VOLUME_WINDOWS_SECONDS[2]))} with a 10 min window), e.g. CanaryStep.setWeight(${Math.min(100, Math.ceil((needed / (rps * VOLUME_WINDOWS_SECONDS[2])) * 100))}), CanaryStep.pause(Duration.minutes(${Math.ceil(holdForAbort(VOLUME_WINDOWS_SECONDS[2]) / 60)})); or use the default steps (rollwise chooses); or promote by hand with Delivery.canary({ manualPromotion: { because: '...' } }).`);
+      `at the first weight (${first.weight} %) the canary cannot collect the sample its error ratio needs within the step. ${rule}; from ${source}: ${longest !== undefined ? `${show(first.weight, longest)} in the longest window (${minutes(longest)}) whose abort fits the hold at that weight (${holdText}), below ${fmt(needed)}` : `the hold (${holdText}) is shorter than the shortest window's abort (the first measurement after the ${minutes(RATE_WINDOW_SECONDS)} window, ${failureLimitFor(RATE_WINDOW_SECONDS)} more a minute apart, and one to spare: ${minutes(holdForAbort(RATE_WINDOW_SECONDS))})`}. Every release would pause at ${first.weight} % for a human.`,
+      fixForSteps(first.weight, rps, needed));
   }
 
   const tried: string[] = [];
@@ -136,6 +136,24 @@ export function planCanaryVolume(inp: VolumePlanInputs): VolumePlan {
   throw new RollwiseInputError(input, rps,
     `the canary cannot collect the sample its error ratio needs in any step rollwise would choose. ${rule}; from ${source} the most a default step gives is ${show(lastWeight, lastW)} (first weight up to ${lastWeight} %, window up to ${minutes(lastW)}: longer windows detect a bad canary later, higher weights expose more users), below ${fmt(needed)}. Every release would pause at its first weight for a human.`,
     `if releases happen at busier hours, give that traffic as capacity.releaseRequestsPerSecond; ${pctNeeded <= 50 ? `or choose a higher first weight and a longer hold yourself (Delivery.canary({ steps: [CanaryStep.setWeight(${pctNeeded}), CanaryStep.pause(Duration.minutes(${Math.ceil(holdForAbort(lastW) / 60)})), CanaryStep.analysisGate()] })); or promote by hand` : `otherwise, as ${pctNeeded > 100 ? 'even all of the traffic for 10 min would not be enough' : `it would take ${pctNeeded} % of the traffic for 10 min`}, promote by hand`} with a reason: Delivery.canary({ manualPromotion: { because: '...' } }).`);
+}
+
+/**
+ * The fix for user steps whose first weight cannot gate: where the weight already gives the sample in
+ * some window, only the hold is short, so name the pause that window's abort needs; otherwise name the
+ * weight that gives the sample over 10 min and its hold.
+ */
+function fixForSteps(weight: number, rps: number, needed: number): string {
+  const enough = VOLUME_WINDOWS_SECONDS.find((w) => rps * (weight / 100) * w >= needed);
+  const rest = "or use the default steps (rollwise chooses); or promote by hand with Delivery.canary({ manualPromotion: { because: '...' } }).";
+  if (enough !== undefined) {
+    const hold = Math.ceil(holdForAbort(enough) / 60);
+    return `${weight} % already gives the sample over ${minutes(enough)}; hold it long enough for a bad canary to be aborted there (the first measurement after the ${minutes(enough)} window, failureLimit ${failureLimitFor(enough)} more a minute apart, and one to spare: ${hold} min), e.g. CanaryStep.setWeight(${weight}), CanaryStep.pause(Duration.minutes(${hold})) before the next step; ${rest}`;
+  }
+  const longest = VOLUME_WINDOWS_SECONDS[VOLUME_WINDOWS_SECONDS.length - 1];
+  const pct = Math.min(100, Math.ceil((needed / (rps * longest)) * 100));
+  const hold = Math.ceil(holdForAbort(longest) / 60);
+  return `raise the first weight to ${pct} % (at ${fmt(rps)} req/s it gives the sample over ${minutes(longest)}) and hold it long enough for a bad canary to be aborted there (the first measurement after the ${minutes(longest)} window, failureLimit ${failureLimitFor(longest)} more a minute apart, and one to spare: ${hold} min), e.g. CanaryStep.setWeight(${pct}), CanaryStep.pause(Duration.minutes(${hold})); ${rest}`;
 }
 
 /** The first weight above 0 and how long the steps after it hold it (Infinity for a manual pause; undefined when unreadable). */

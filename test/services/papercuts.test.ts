@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { App, Chart, Testing } from 'cdk8s';
+import { App, Chart, Duration, Testing } from 'cdk8s';
 import { main } from '../../src/cli/main';
 import { HttpService, HttpServiceProps } from '../../src/constructs/http-service';
 import { CanaryStep, Delivery } from '../../src/decisions/canary';
@@ -67,7 +67,14 @@ describe('inputs given the wrong way are named as given', () => {
     try { CanaryStep.setWeight(150); } catch (e) { message = (e as Error).message; }
     expect(message).not.toContain('maxTrafficWeight');
     expect(() => CanaryStep.setWeight(12.5)).toThrow(/must be a whole number from 0 to 100/);
-    expect(() => build({ delivery: Delivery.canary({ steps: [CanaryStep.setWeight(25), CanaryStep.analysisGate()] }) })).not.toThrow();
+    expect(() => build({ delivery: Delivery.canary({ steps: [CanaryStep.setWeight(25), CanaryStep.pause(Duration.minutes(10)), CanaryStep.analysisGate()] }) })).not.toThrow();
+  });
+
+  test('a first weight with enough traffic but too short a hold is told to hold longer, not to lower the weight', () => {
+    // 25 % of 3,700 req/s gives the sample in one 2 min window; the gate alone holds 5 min, less than
+    // the 6 min a sustained failure takes to abort there (docs/mechanisms.md#one-burst-and-the-limits).
+    expect(() => build({ delivery: Delivery.canary({ steps: [CanaryStep.setWeight(25), CanaryStep.analysisGate()] }) }))
+      .toThrow(/the hold \(5 min\) is shorter than the shortest window's abort.*Fix: 25 % already gives the sample over 2 min; hold it .*6 min\), e\.g\. CanaryStep\.setWeight\(25\), CanaryStep\.pause\(Duration\.minutes\(6\)\)/);
   });
 });
 
