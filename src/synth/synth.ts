@@ -11,6 +11,7 @@ import { serializeObjects } from './serialize';
 import * as YAML from 'yaml';
 import { SchemaValidator } from '../schemas/validator';
 import { acquireLock, assertReplaceable, makeTempDir, recover, swapFault, swapIn, swapPaths, trackTemp } from './swap';
+import { assertOwnedOutput, writeOutputMarker } from './ownership';
 
 export { diffDirs, listFiles } from './diff';
 
@@ -76,19 +77,25 @@ export interface SynthResult {
  */
 export function synthesize(build: (outdir: string) => App, opts: SynthOptions): SynthResult {
   const outdir = path.resolve(opts.outdir);
+  // The output folder is rollwise's alone (ownership.ts): refused before anything is created.
+  if (!opts.check) assertOwnedOutput(outdir);
   fs.mkdirSync(path.dirname(outdir), { recursive: true });
   const paths = swapPaths(outdir);
   const release = acquireLock(paths, opts.lockWaitSeconds ?? 120);
   try {
     // before anything else: finish or undo a swap a crash interrupted, delete what killed synths left
     const recovered = recover(paths);
-    if (!opts.check) assertReplaceable(paths);
+    if (!opts.check) {
+      assertOwnedOutput(outdir); // again under the lock: the folder may have changed while waiting
+      assertReplaceable(paths);
+    }
     const tmp = makeTempDir(paths);
     const untrack = trackTemp(tmp);
     try {
       const app = build(tmp);
       const progress = opts.progress ?? (progressWanted() ? terminalProgress() : undefined);
       writeApp(app, tmp, { comments: opts.comments, layout: opts.layout, onChart: progress });
+      writeOutputMarker(tmp);
       swapFault('written');
       const files = listFiles(tmp);
       if (opts.validateSchemas) assertSchemaValid(tmp, files);

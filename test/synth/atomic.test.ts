@@ -70,6 +70,7 @@ describe('a failure anywhere leaves the previous output intact', () => {
 test('a successful synth replaces the whole folder (stale files go) and leaves no temporary folder', () => {
   const out = path.join(root, 'dist');
   fs.mkdirSync(out);
+  fs.writeFileSync(path.join(out, '.rollwise-output'), 'an earlier synth\n');
   fs.writeFileSync(path.join(out, 'stale.k8s.yaml'), 'old');
   const r = synthesize(goodApp, { outdir: out, ...quiet });
   expect(r.files).toEqual(['good.k8s.yaml']);

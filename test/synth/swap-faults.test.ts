@@ -58,7 +58,7 @@ function run(version: string, env: Record<string, string> = {}, asUser?: number)
 /** The version every file of the output holds, or a description of what is wrong with it. */
 function outputVersion(charts = 3): string {
   if (!fs.existsSync(out())) return 'no output folder';
-  const files = fs.readdirSync(out()).sort();
+  const files = fs.readdirSync(out()).filter((f) => f !== '.rollwise-output').sort();
   const expected = [...Array(charts).keys()].map((i) => `c${i}.k8s.yaml`).sort();
   if (JSON.stringify(files) !== JSON.stringify(expected)) return `incomplete: ${files.join(', ')}`;
   const versions = new Set(files.map((f) => /version: (\S+)/.exec(fs.readFileSync(path.join(out(), f), 'utf8'))?.[1]));
