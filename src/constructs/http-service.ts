@@ -20,7 +20,7 @@ import { rehearseForSynth } from '../rehearse/synth-check';
 import { checkInvariants, formatInvariantFailure } from '../invariants/invariants';
 import { acceptPatchedValue, finalObjects } from '../invariants/final-objects';
 import { registerForConflicts } from '../invariants/conflicts';
-import { checkPatchedSchemas } from '../invariants/patched-schema';
+import { declareKubernetesVersion, RenderedApp, registerRenderCheck } from '../synth/render-checks';
 import { Platform } from '../decisions/platform';
 import { CapacityProps, decideService, replicasDecision, HealthProps, HttpServiceOverrides, ResourcesProps, ServiceDecisions } from '../decisions/service';
 import { ANNOTATIONS } from '../justify/annotations';
@@ -269,10 +269,10 @@ export class HttpService extends Construct {
     } catch (e) {
       throw inService(e, id, this.node.path);
     }
-    // cdk8s' App.synth() validates the whole app once per chart; the tree is final by then, so the
-    // checks run once per service and their result is reused (otherwise n charts cost n^2 lint runs).
-    let checked: string[] | undefined;
-    this.node.addValidation({ validate: () => (checked ??= this.check()) });
+    // The checks run on the objects the synth pass renders and writes (synth/render-checks.ts), on
+    // every pass: nothing is reused from an earlier synth().
+    registerRenderCheck(this, (r) => this.check(r), { validateObjects: true });
+    declareKubernetesVersion(this, this.platform.kubernetesVersion);
     registerForConflicts(this, this.platform.argoCd?.server);
   }
 
@@ -330,19 +330,17 @@ export class HttpService extends Construct {
    * the Argo Rollouts controller checks (the RW7xx lint rules) and the other lint rules, whose error-level findings fail synth
    * unless the value was overridden with a reason (rollwise.dev/overrides).
    */
-  private check(): string[] {
-    const rendered = finalObjects(this);
-    if ('errors' in rendered) return rendered.errors;
+  private check(r: RenderedApp): string[] {
+    const rendered = finalObjects(this, r);
     const invariants = checkInvariants({
       objects: rendered.objects, unpatched: rendered.unpatched,
       endpointPropagationSeconds: this.platform.endpointPropagationSeconds.value,
       shutdownInApplication: this.decisions.shutdown.delay.kind === 'app',
     }).map(formatInvariantFailure);
     const objects = rendered.objects as { kind?: string }[];
-    const schema = checkPatchedSchemas(rendered.objects, rendered.patched, this.platform.kubernetesVersion);
-    if (schema.warning) addSynthWarning(this, schema.warning);
     const composition = blockingFindings(lintObjects(objects)).map((f) => `${f.ruleId} ${f.object} ${f.path}: ${f.message} Fix: ${f.fix}`);
-    const problems = [...invariants, ...schema.errors, ...composition, ...undeclaredContainers(this.workload.toJson(), this.decisions)];
+    const workloads = rendered.objects.filter((o) => WORKLOAD_KINDS.includes(String(o.kind)));
+    const problems = [...invariants, ...composition, ...workloads.flatMap((w) => undeclaredContainers(w, this.decisions))];
     // The canary replayed through its analysis (src/rehearse): a healthy release must promote, a
     // 10 % error release must abort at the first weight. Skipped when other checks already failed.
     if (!this.canary || problems.length > 0) return problems;
@@ -368,6 +366,9 @@ export class HttpService extends Construct {
     acceptPatchedValue(object, path, because);
   }
 }
+
+/** Kinds that run pods from a template; each one under a service is checked (invariants, undeclared containers). */
+const WORKLOAD_KINDS = ['Rollout', 'Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job', 'CronJob', 'Pod'];
 
 /**
  * Containers added to the pod template by an escape-hatch patch: rollwise decided none of their

@@ -10,6 +10,8 @@ import { SerializerPool } from './parallel';
 import { serializeObjects } from './serialize';
 import * as YAML from 'yaml';
 import { SchemaValidator } from '../schemas/validator';
+import { KubernetesVersion } from '../decisions/kubernetes-version';
+import { appKubernetesVersion } from './render-checks';
 import { acquireLock, assertReplaceable, makeTempDir, recover, swapFault, swapIn, swapPaths, trackTemp } from './swap';
 import { assertOwnedOutput, writeOutputMarker } from './ownership';
 
@@ -98,7 +100,7 @@ export function synthesize(build: (outdir: string) => App, opts: SynthOptions): 
       writeOutputMarker(tmp);
       swapFault('written');
       const files = listFiles(tmp);
-      if (opts.validateSchemas) assertSchemaValid(tmp, files);
+      if (opts.validateSchemas) assertSchemaValid(tmp, files, appKubernetesVersion(app));
       const warnings = [...recovered, ...warningsOf(app)];
       if (opts.check) {
         return { files, drift: diffDirs(tmp, outdir), diff: summarizeDrift(tmp, outdir, { fileLists: false, labels: { committed: `committed in ${opts.outdir}`, synthesized: 'synthesized from the code' } }), warnings };
@@ -115,8 +117,8 @@ export function synthesize(build: (outdir: string) => App, opts: SynthOptions): 
 }
 
 /** Every manifest file in `dir` against the pinned schemas; throws listing the invalid objects. */
-function assertSchemaValid(dir: string, files: readonly string[]): void {
-  const validator = SchemaValidator.load();
+function assertSchemaValid(dir: string, files: readonly string[], version: KubernetesVersion): void {
+  const validator = SchemaValidator.load(undefined, version);
   const problems: string[] = [];
   for (const f of files.filter((x) => /\.(ya?ml|json)$/.test(x))) {
     for (const doc of YAML.parseAllDocuments(fs.readFileSync(path.join(dir, f), 'utf8'), { version: '1.1' })) {
