@@ -27,6 +27,7 @@ import { ANNOTATIONS } from '../justify/annotations';
 import { Reasons } from '../justify/reasons';
 import { podTemplatePatches, PORT_NAME, renderPodTemplate, selectorLabels } from './pod-template';
 import { Measurements } from '../measure/measurements';
+import { CAPACITY_KEYS, checkKeys, CONTAINER_KEYS, HEALTH_KEYS, INIT_CONTAINER_KEYS, keysOf, METADATA_KEYS, OVERRIDES_KEYS, POD_KEYS, RESOURCES_KEYS, SIDECAR_KEYS } from '../decisions/props-keys';
 
 export interface HttpServiceProps {
   // --- What runs ---------------------------------------------------------------------------
@@ -169,6 +170,7 @@ export class HttpService extends Construct {
     super(scope, id);
     // With many services in an app, an error must say which one it is about (and where).
     try {
+      checkServiceProps(props);
       if (!(props.appServer instanceof AppServer)) throw new RollwiseInputError('appServer', props.appServer ?? 'missing', 'is required: the proxy\'s idle timeout is derived from the server\'s keep-alive, and a guessed one is the 503 UC race (docs/mechanisms.md#keep-alive-race).', 'pass e.g. appServer: AppServer.uvicorn() (see AppServer for the presets).');
       this.platform = props.platform ?? Platform.defaults();
       this.decisions = decideService({ ...props, name: id }, this.platform);
@@ -386,6 +388,47 @@ export function undeclaredContainers(workload: unknown, d: ServiceDecisions): st
     });
   }
   return out;
+}
+
+const SERVICE_KEYS = keysOf<HttpServiceProps>()({
+  image: true, port: true, replicas: true, health: true, resources: true, appServer: true, container: true, sidecars: true, initContainers: true,
+  pod: true, metadata: true, passiveHealthCheck: true, sloErrorRatio: true, capacity: true, platform: true, overrides: true, namespace: true,
+  delivery: true, route: true, autoscaling: true, measurements: true,
+});
+const ROUTE_KEYS = keysOf<RouteProps>()({ hostnames: true, pathPrefix: true });
+const AUTOSCALING_KEYS = keysOf<AutoscalingProps>()({ maxReplicas: true, targetCpuUtilisationPercent: true });
+
+/**
+ * The props as a JavaScript caller may pass them: every group a plain object with known keys (a
+ * typo is refused with "did you mean"), lists where lists belong, factories where factories belong.
+ */
+function checkServiceProps(props: HttpServiceProps): void {
+  checkKeys('', props, SERVICE_KEYS);
+  checkKeys('health', props.health, HEALTH_KEYS);
+  checkKeys('resources', props.resources, RESOURCES_KEYS);
+  checkKeys('capacity', props.capacity, CAPACITY_KEYS);
+  checkKeys('overrides', props.overrides, OVERRIDES_KEYS);
+  checkKeys('container', props.container, CONTAINER_KEYS);
+  checkKeys('pod', props.pod, POD_KEYS);
+  checkKeys('metadata', props.metadata, METADATA_KEYS);
+  checkKeys('route', props.route, ROUTE_KEYS);
+  checkKeys('autoscaling', props.autoscaling, AUTOSCALING_KEYS);
+  for (const [group, known] of [['sidecars', SIDECAR_KEYS], ['initContainers', INIT_CONTAINER_KEYS]] as const) {
+    const list = props[group];
+    if (list === undefined) continue;
+    if (!Array.isArray(list)) throw new RollwiseInputError(group, list, 'must be a list of containers.', `pass ${group}: [{ name, image, resources, ... }], or leave it out.`);
+    list.forEach((c, i) => checkKeys(`${group}[${i}]`, c, known));
+  }
+  const factories: [string, unknown, boolean, string][] = [
+    ['delivery', props.delivery, props.delivery instanceof Delivery, 'Delivery.canary() or Delivery.rollingUpdate()'],
+    ['platform', props.platform, props.platform instanceof Platform, 'new Platform({ ... }) or Platform.defaults()'],
+    ['measurements', props.measurements, props.measurements instanceof Measurements, "Measurements.fromFile('measurements/<service>.json')"],
+  ];
+  for (const [input, value, made, example] of factories) {
+    if (value !== undefined && !made) {
+      throw new RollwiseInputError(input, value === null ? null : typeof value === 'object' ? 'a plain object' : value, `must be made by its factory (${example}); a plain object carries none of the checks and defaults the factory applies.`, `use ${example}.`);
+    }
+  }
 }
 
 function requireRoute(route: RouteProps | undefined): RouteProps {

@@ -14,6 +14,10 @@ export type StepJson = Record<string, unknown>;
 export class CanaryStep {
   /** Send `percent` % of the route's traffic to the canary (0-100). */
   public static setWeight(percent: number): CanaryStep {
+    // Argo Rollouts' setWeight is an int32 percentage (pkg/apis/rollouts/v1alpha1 types.go, CanaryStep.SetWeight *int32)
+    if (typeof percent !== 'number' || !Number.isInteger(percent) || percent < 0 || percent > 100) {
+      throw new RollwiseInputError('steps.setWeight', percent ?? null, 'must be a whole percentage from 0 to 100: the Rollout stores it as an integer, so the API server refuses a fraction.', 'use e.g. CanaryStep.setWeight(5).');
+    }
     return new CanaryStep({ setWeight: percent }, `send ${percent} % of traffic to the canary`);
   }
   /** Hold the current weight for `duration` while the background analysis watches. */
@@ -30,6 +34,9 @@ export class CanaryStep {
   }
   /** A raw step; validated at synth time like the controller validates it. */
   public static fromJson(step: StepJson): CanaryStep {
+    if (step === null || typeof step !== 'object' || Array.isArray(step)) {
+      throw new RollwiseInputError('CanaryStep.fromJson(step)', step ?? null, 'must be one step object as in a Rollout (e.g. { setWeight: 10 } or { pause: { duration: "5m" } }).', 'pass one step object, or use CanaryStep.setWeight / pause / analysisGate.');
+    }
     return new CanaryStep(step, `raw step ${JSON.stringify(step)}`);
   }
   private constructor(public readonly json: StepJson, public readonly description: string) {}
@@ -37,6 +44,7 @@ export class CanaryStep {
 
 /** A pause as Argo Rollouts reads it ("10m", "1m30s"); it must be a positive whole number of seconds. */
 export function goDuration(d: Duration): string {
+  if (!(d instanceof Duration)) throw new RollwiseInputError('steps.pause', d ?? null, 'must be a Duration.', 'use CanaryStep.pause(Duration.minutes(5)), or CanaryStep.pauseUntilPromoted() to wait for a human.');
   const s = d.toSeconds({ integral: false });
   if (!Number.isInteger(s) || s <= 0) throw new RollwiseInputError('steps.pause', d.toHumanString(), 'a pause must be a positive whole number of seconds.', 'use Duration.seconds(n) or Duration.minutes(n).');
   return formatGoDuration(s);

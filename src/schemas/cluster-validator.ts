@@ -46,6 +46,7 @@ export class ClusterValidator {
   private crdCompiler?: SchemaCompiler;
   private crdSchemas?: Map<string, Json>;
   private gvk?: Map<string, string>;
+  private crdFiles?: Map<string, string>;
   private readonly kinds = new Map<string, ReturnType<SchemaCompiler['compile']> | null>();
 
   private constructor(public readonly dir: string, public readonly version: KubernetesVersion) {}
@@ -69,10 +70,22 @@ export class ClusterValidator {
     }
     this.crdCompiler = new SchemaCompiler({}, true, this.k8s);
     this.crdSchemas = new Map();
+    this.crdFiles = new Map();
+    // Parsing YAML is most of the load time, so each CRD file is parsed when its kind is first
+    // met; the group and kind are read from the text (the `spec.group` and `spec.names.kind` lines).
     for (const f of fs.readdirSync(path.join(this.dir, 'crds')).filter((x) => x.endsWith('.yaml')).sort()) {
-      const crd = YAML.parse(fs.readFileSync(path.join(this.dir, 'crds', f), 'utf8')) as { spec: { group: string; names: { kind: string }; versions: { name: string; schema?: { openAPIV3Schema: Json } }[] } };
-      for (const v of crd.spec.versions) if (v.schema) this.crdSchemas.set(`${crd.spec.group}/${v.name}/${crd.spec.names.kind}`, v.schema.openAPIV3Schema);
+      const file = path.join(this.dir, 'crds', f);
+      const text = fs.readFileSync(file, 'utf8');
+      const group = /^ {2}group: ['"]?([^'"\s]+)/m.exec(text)?.[1];
+      const kind = /^ {2}names:\n(?: {4}.*\n)*? {4}kind: ['"]?([^'"\s]+)/m.exec(text)?.[1];
+      if (group && kind) this.crdFiles.set(`${group}/${kind}`, file);
+      else this.parseCrd(file);
     }
+  }
+
+  private parseCrd(file: string): void {
+    const crd = YAML.parse(fs.readFileSync(file, 'utf8')) as { spec: { group: string; names: { kind: string }; versions: { name: string; schema?: { openAPIV3Schema: Json } }[] } };
+    for (const v of crd.spec.versions) if (v.schema) this.crdSchemas!.set(`${crd.spec.group}/${v.name}/${crd.spec.names.kind}`, v.schema.openAPIV3Schema);
   }
 
   private nodeFor(apiVersion: string, kind: string): ReturnType<SchemaCompiler['compile']> | null {
@@ -80,6 +93,11 @@ export class ClusterValidator {
     if (this.kinds.has(key)) return this.kinds.get(key)!;
     this.load();
     const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
+    const file = this.crdFiles!.get(`${group}/${kind}`);
+    if (file) {
+      this.crdFiles!.delete(`${group}/${kind}`);
+      this.parseCrd(file);
+    }
     let node: ReturnType<SchemaCompiler['compile']> | null = null;
     const crd = this.crdSchemas!.get(`${group}/${version}/${kind}`);
     if (crd) {

@@ -105,12 +105,12 @@ export class SchemaCompiler {
     let n = this.refs.get(ref);
     if (n) return n;
     const name = ref.replace(/^.*#\/definitions\//, '');
-    let target: Node | undefined;
+    const target: { node?: Node } = {};
     // registered before it is built, so recursive definitions (JSONSchemaProps) terminate
-    n = { check: (v, p, o, pass) => target!.check(v, p, o, pass), toCel: (v) => target!.toCel(v) };
+    n = { check: (v, p, o, pass) => target.node!.check(v, p, o, pass), toCel: (v) => target.node!.toCel(v) };
     this.refs.set(ref, n);
     const def = this.definitions[name];
-    target = def ? this.build(def) : ANY;
+    target.node = def ? this.build(def) : ANY;
     return n;
   }
 

@@ -69,16 +69,20 @@ export function* planApp(app: App, opts: RenderOptions = {}): Generator<PlannedF
     return all;
   };
   const endRender = beginRender(app);
+  let rendered: ReturnType<typeof renderCharts>;
+  let charts: Chart[];
+  let hasDependantCharts: boolean;
   try {
     validate(app, findAll);
+    hasDependantCharts = resolveDependencies(app, findAll);
+    charts = dependencyOrder(app.node).filter((c): c is Chart => c instanceof Chart);
+    // One render (render-checks.ts): every chart's objects once; the checks run on these, and
+    // these are what is serialized below. (A chart's own toJson() re-validates the app through
+    // cdk8s; the checks stay deferred to this pass meanwhile.)
+    rendered = renderCharts(charts);
   } finally {
     endRender();
   }
-  const hasDependantCharts = resolveDependencies(app, findAll);
-  const charts = dependencyOrder(app.node).filter((c): c is Chart => c instanceof Chart);
-  // One render (render-checks.ts): every chart's objects once; the checks run on these, and these
-  // are what is serialized below.
-  const rendered = renderCharts(charts);
   runRenderChecks(app, renderedApp(rendered.flat));
   const chartJson = (chart: Chart) => rendered.byChart.get(chart)!;
   const ext = app.outputFileExtension;
