@@ -14,7 +14,10 @@ function packageRoot(): string {
  */
 export function schemaDirCandidates(): string[] {
   const root = packageRoot();
-  return [process.env.ROLLWISE_SCHEMA_DIR, path.resolve(root, '..', 'shared'), path.join(root, '.schemas')].filter((d): d is string => !!d);
+  // An installed package lives in the user's node_modules: the project's own .schemas/ (the
+  // folder the synth runs in) is looked at too.
+  return [process.env.ROLLWISE_SCHEMA_DIR, path.resolve(root, '..', 'shared'), path.join(root, '.schemas'), path.join(process.cwd(), '.schemas')]
+    .filter((d): d is string => !!d).filter((d, i, all) => all.indexOf(d) === i);
 }
 
 export function locateSchemaDir(): string {

@@ -211,4 +211,4 @@ export function clusterProblems(scope: Construct, r: RenderedApp, prefix: boolea
   return out;
 }
 
-const SCHEMA_HINT = 'set ROLLWISE_SCHEMA_DIR to a folder with crds/ and schemas/, or run `npx rollwise fetch-schemas` in the project';
+const SCHEMA_HINT = 'looked in $ROLLWISE_SCHEMA_DIR, ../shared and .schemas/ beside the rollwise package and .schemas/ in the project: set ROLLWISE_SCHEMA_DIR to a folder with the pinned crds/ and schemas/ (see the README, Schemas)';
