@@ -28,6 +28,10 @@ export interface RenderedApp {
    * dropped is missing here, one it added belongs to no construct).
    */
   objectsOf(scope: Construct): { readonly apiObject: ApiObject; readonly json: Json }[];
+  /** The output file of a chart ("prod/checkout-api.k8s.yaml"), with one file per chart; else undefined. */
+  fileOf(chart: Chart): string | undefined;
+  /** Every chart's output file (one file per chart). */
+  readonly files: readonly string[];
 }
 
 /** A check on the rendered app: returns one message per problem, prefixed by the caller with its construct path. */
@@ -78,7 +82,7 @@ function key(o: Json): string {
 }
 
 /** Builds the lookup over one pass's render. */
-export function renderedApp(objects: { chart: Chart; json: Json; apiObject?: ApiObject }[]): RenderedApp {
+export function renderedApp(objects: { chart: Chart; json: Json; apiObject?: ApiObject }[], chartFiles: ReadonlyMap<Chart, string> = new Map()): RenderedApp {
   const byObject = new Map<ApiObject, Json>();
   const byKey = new Map<Chart, Map<string, Json>>();
   for (const o of objects) {
@@ -91,6 +95,8 @@ export function renderedApp(objects: { chart: Chart; json: Json; apiObject?: Api
   }
   return {
     objects,
+    files: [...chartFiles.values()],
+    fileOf: (chart) => chartFiles.get(chart),
     objectsOf(scope) {
       const out: { apiObject: ApiObject; json: Json }[] = [];
       for (const c of scope.node.findAll()) {

@@ -83,8 +83,6 @@ export function* planApp(app: App, opts: RenderOptions = {}): Generator<PlannedF
   } finally {
     endRender();
   }
-  runRenderChecks(app, renderedApp(rendered.flat));
-  const chartJson = (chart: Chart) => rendered.byChart.get(chart)!;
   const ext = app.outputFileExtension;
   const chartFiles = new Map<Chart, string>();
   const written = new Map<string, string>();
@@ -94,6 +92,16 @@ export function* planApp(app: App, opts: RenderOptions = {}): Generator<PlannedF
     written.set(file, by);
     return file;
   };
+  if (app.yamlOutputType === YamlOutputType.FILE_PER_CHART) {
+    let index = 0;
+    for (const chart of charts) {
+      const base = Names.toDnsLabel(chart);
+      const flat = `${hasDependantCharts ? `${(index++).toString().padStart(4, '0')}-${base}` : base}${ext}`;
+      chartFiles.set(chart, claim(layout.fileFor(chart, flat), `chart ${chart.node.path}`));
+    }
+  }
+  runRenderChecks(app, renderedApp(rendered.flat, chartFiles));
+  const chartJson = (chart: Chart) => rendered.byChart.get(chart)!;
   let done = 0;
   const progress = () => opts.onChart?.(++done, charts.length);
 
@@ -108,13 +116,8 @@ export function* planApp(app: App, opts: RenderOptions = {}): Generator<PlannedF
       break;
     }
     case YamlOutputType.FILE_PER_CHART: {
-      let index = 0;
       for (const chart of charts) {
-        const base = Names.toDnsLabel(chart);
-        const flat = `${hasDependantCharts ? `${(index++).toString().padStart(4, '0')}-${base}` : base}${ext}`;
-        const file = claim(layout.fileFor(chart, flat), `chart ${chart.node.path}`);
-        chartFiles.set(chart, file);
-        yield { path: file, objects: chartJson(chart) };
+        yield { path: chartFiles.get(chart)!, objects: chartJson(chart) };
         progress();
       }
       break;
