@@ -12,7 +12,7 @@ import * as YAML from 'yaml';
 import { SchemaValidator } from '../schemas/validator';
 import { KubernetesVersion } from '../decisions/kubernetes-version';
 import { appKubernetesVersion } from './render-checks';
-import { acquireLock, assertReplaceable, makeTempDir, recover, swapFault, swapIn, swapPaths, trackTemp } from './swap';
+import { acquireLock, afterSwap, assertReplaceable, makeTempDir, recover, swapFault, swapIn, swapPaths } from './swap';
 import { assertOwnedOutput, writeOutputMarker } from './ownership';
 
 export { diffDirs, listFiles } from './diff';
@@ -92,7 +92,6 @@ export function synthesize(build: (outdir: string) => App, opts: SynthOptions): 
       assertReplaceable(paths);
     }
     const tmp = makeTempDir(paths);
-    const untrack = trackTemp(tmp);
     try {
       const app = build(tmp);
       const progress = opts.progress ?? (progressWanted() ? terminalProgress() : undefined);
@@ -106,10 +105,11 @@ export function synthesize(build: (outdir: string) => App, opts: SynthOptions): 
         return { files, drift: diffDirs(tmp, outdir), diff: summarizeDrift(tmp, outdir, { fileLists: false, labels: { committed: `committed in ${opts.outdir}`, synthesized: 'synthesized from the code' } }), warnings };
       }
       warnings.push(...swapIn(paths, tmp));
+      afterSwap(outdir);
+      swapFault('swapped');
       return { files, drift: [], diff: '', warnings };
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true });
-      untrack();
     }
   } finally {
     release();
