@@ -20,7 +20,8 @@ if (!process.env.ROLLWISE_SCHEMA_DIR) {
 }
 
 const tests = {
-  invariants: ['<rootDir>/test/invariants/**/*.test.ts', '<rootDir>/test/invariants-mutants.test.ts'],
+  // the fast ones (no 200-synth property test): unit edges, boundary cases, probes, conflicts
+  invariants: ['<rootDir>/test/invariants/invariants-unit.test.ts', '<rootDir>/test/invariants-mutants.test.ts', '<rootDir>/test/invariants/patch-probes.test.ts', '<rootDir>/test/invariants/conflicts.test.ts', '<rootDir>/test/invariants/variants.test.ts'],
   decisions: ['<rootDir>/test/decisions/**/*.test.ts', '<rootDir>/test/inputs/**/*.test.ts'],
 };
 

@@ -413,7 +413,8 @@ function checkServiceProps(props: HttpServiceProps): void {
   checkKeys('metadata', props.metadata, METADATA_KEYS);
   checkKeys('route', props.route, ROUTE_KEYS);
   checkKeys('autoscaling', props.autoscaling, AUTOSCALING_KEYS);
-  for (const [group, known] of [['sidecars', SIDECAR_KEYS], ['initContainers', INIT_CONTAINER_KEYS]] as const) {
+  // `port` on an init container is refused by its own check, which says why (it runs to completion)
+  for (const [group, known] of [['sidecars', SIDECAR_KEYS], ['initContainers', [...INIT_CONTAINER_KEYS, 'port']]] as const) {
     const list = props[group];
     if (list === undefined) continue;
     if (!Array.isArray(list)) throw new RollwiseInputError(group, list, 'must be a list of containers.', `pass ${group}: [{ name, image, resources, ... }], or leave it out.`);
