@@ -1,6 +1,6 @@
-import * as fs from 'fs';
 import * as path from 'path';
 import { RollwiseInputError } from '../errors';
+import { readTextCapped } from '../read-limit';
 
 /** The measurements file's format version; a reader refuses versions it does not know. */
 export const MEASUREMENTS_API_VERSION = 'rollwise.dev/measurements/v1';
@@ -65,9 +65,9 @@ export class Measurements {
   public static fromFile(file: string): Measurements {
     let text: string;
     try {
-      text = fs.readFileSync(file, 'utf8');
+      text = readTextCapped(file);
     } catch (e) {
-      throw new RollwiseInputError('measurements', file, `the file cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)}).`, 'run `rollwise measure <service> --namespace <ns> --out <file>` first, or fix the path.');
+      throw new RollwiseInputError('measurements', file, `the file cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}).`, 'run `rollwise measure <service> --namespace <ns> --out <file>` first, or fix the path.');
     }
     let doc: unknown;
     try {
