@@ -20,7 +20,7 @@ import { rehearseForSynth } from '../rehearse/synth-check';
 import { checkInvariants, formatInvariantFailure } from '../invariants/invariants';
 import { acceptPatchedValue, finalObjects } from '../invariants/final-objects';
 import { registerForConflicts } from '../invariants/conflicts';
-import { declareKubernetesVersion, RenderedApp, registerRenderCheck } from '../synth/render-checks';
+import { declareInputMapper, declareKubernetesVersion, RenderedApp, registerRenderCheck } from '../synth/render-checks';
 import { Platform } from '../decisions/platform';
 import { CapacityProps, decideService, replicasDecision, HealthProps, HttpServiceOverrides, ResourcesProps, ServiceDecisions } from '../decisions/service';
 import { ANNOTATIONS } from '../justify/annotations';
@@ -275,6 +275,7 @@ export class HttpService extends Construct {
     // every pass: nothing is reused from an earlier synth().
     registerRenderCheck(this, (r) => this.check(r), { validateObjects: true });
     declareKubernetesVersion(this, this.platform.kubernetesVersion);
+    declareInputMapper(this, (o, pointer) => inputOfField(o, pointer, this.decisions));
     registerForConflicts(this, this.platform.argoCd?.server);
   }
 
@@ -366,6 +367,48 @@ export class HttpService extends Construct {
       throw new RollwiseInputError('acceptPatch(object)', object?.node?.path ?? String(object), 'is not one of this service\'s objects, so no invariant of this service reads it.', 'pass one of the service\'s objects, e.g. service.workload or service.podDisruptionBudget.');
     }
     acceptPatchedValue(object, path, because);
+  }
+}
+
+/**
+ * The input that set a field of one of the service's (unpatched) objects, as the user wrote it, for
+ * the cluster problems found there (render-checks.ts); undefined for fields rollwise decided
+ * itself (those are rollwise's bugs, reported as they are).
+ */
+function inputOfField(o: Record<string, unknown>, pointer: string, d: ServiceDecisions): string | undefined {
+  const seg = pointer.split('/').filter(Boolean);
+  const at = (...p: string[]) => p.every((x, i) => x === '*' || seg[i] === x);
+  if (at('metadata', 'namespace')) return 'namespace';
+  if (o.kind === 'HTTPRoute') {
+    if (at('spec', 'rules', '*', 'matches')) return 'route.pathPrefix';
+    if (at('spec', 'hostnames')) return seg[2] === undefined ? 'route.hostnames' : `route.hostnames[${seg[2]}]`;
+    return undefined;
+  }
+  if (!WORKLOAD_KINDS.includes(String(o.kind))) return undefined;
+  if (at('metadata', 'labels')) return 'metadata.labels';
+  if (at('metadata', 'annotations')) return 'metadata.annotations';
+  if (at('spec', 'template', 'metadata', 'labels')) return 'pod.labels';
+  if (at('spec', 'template', 'metadata', 'annotations')) return 'pod.annotations';
+  if (!at('spec', 'template', 'spec')) return undefined;
+  const [field, index, sub, subIndex] = seg.slice(3);
+  const simple: Record<string, string> = { tolerations: 'pod.tolerations', affinity: 'pod.affinity', nodeSelector: 'pod.nodeSelector', volumes: 'pod.volumes', imagePullSecrets: 'pod.imagePullSecrets', serviceAccountName: 'pod.serviceAccount', priorityClassName: 'pod.priorityClassName' };
+  if (simple[field]) return index !== undefined && /^\d+$/.test(index) ? `${simple[field]}[${index}]` : simple[field];
+  if (field !== 'containers' && field !== 'initContainers') return undefined;
+  const c = ((((o.spec as Record<string, unknown>).template as Record<string, unknown>).spec as Record<string, unknown>)[field] as { name?: string; env?: { name?: string }[] }[] | undefined)?.[Number(index)];
+  const name = c?.name;
+  const sidecar = d.pod.sidecars.findIndex((x) => x.name === name);
+  const init = d.pod.initContainers.findIndex((x) => x.name === name);
+  const group = name === 'app' ? 'container' : sidecar >= 0 ? `sidecars[${sidecar}]` : init >= 0 ? `initContainers[${init}]` : undefined;
+  if (!group) return undefined;
+  const top = name === 'app';
+  switch (sub) {
+    case 'image': return top ? 'image' : `${group}.image`;
+    case 'resources': return top ? 'resources' : `${group}.resources`;
+    case 'env': return `${group}.env${c?.env?.[Number(subIndex)]?.name !== undefined ? `.${c.env[Number(subIndex)].name}` : ''}`;
+    case 'volumeMounts': return subIndex !== undefined ? `${group}.mounts[${subIndex}]` : `${group}.mounts`;
+    case 'command': case 'args': case 'ports': case 'envFrom': return `${group}.${sub}`;
+    case 'name': return top ? undefined : `${group}.name`;
+    default: return undefined;
   }
 }
 

@@ -25,6 +25,11 @@ interface WithPatches {
  */
 const renderingPatches = new WeakSet<JsonPatch>();
 
+/** Whether a patch is rollwise's own rendering (not an escape hatch of the user's). */
+export function isRenderingPatch(p: JsonPatch): boolean {
+  return renderingPatches.has(p);
+}
+
 /** Marks patches as rollwise's own rendering (see `renderingPatches`) and returns them. */
 export function renderingPatch(...patches: JsonPatch[]): JsonPatch[] {
   for (const p of patches) renderingPatches.add(p);

@@ -1,7 +1,8 @@
 import { ApiObject, App, Chart } from 'cdk8s';
 import { Construct, IConstruct } from 'constructs';
 import { KubernetesVersion } from '../decisions/kubernetes-version';
-import { patchFailure } from '../invariants/final-objects';
+import { isRenderingPatch, patchFailure } from '../invariants/final-objects';
+import { inService, RollwiseInputError } from '../errors';
 import { ClusterValidator, findSchemaDir, formatClusterProblem } from '../schemas/cluster-validator';
 import { Pass } from '../schemas/structural';
 import { addSynthWarning } from './output';
@@ -171,6 +172,45 @@ export function appKubernetesVersion(app: IConstruct): KubernetesVersion {
 }
 
 /**
+ * Maps a field of an object a construct rendered from its inputs back to the input that set it
+ * (HttpService: `/spec/template/spec/tolerations/0/key` of its workload is `pod.tolerations[0]`).
+ * A cluster problem on such a field is then the input's error, named as the user wrote it.
+ */
+export type InputMapper = (object: Json, pointer: string) => string | undefined;
+const mappers = new WeakMap<IConstruct, InputMapper>();
+
+export function declareInputMapper(scope: Construct, mapper: InputMapper): void {
+  mappers.set(scope, mapper);
+}
+
+function mapperOf(scope: IConstruct): { mapper: InputMapper; scope: IConstruct } | undefined {
+  for (let c: IConstruct | undefined = scope; c; c = c.node.scope) {
+    const m = mappers.get(c);
+    if (m) return { mapper: m, scope: c };
+  }
+  return undefined;
+}
+
+/** Whether an ApiObject carries an escape-hatch patch of the user's (then a problem is the patch's, not an input's). */
+function userPatched(o: ApiObject): boolean {
+  const patches = (o as unknown as { patches?: unknown[] }).patches;
+  return Array.isArray(patches) && patches.some((p) => !isRenderingPatch(p as never));
+}
+
+/** A value as an error shows it: long strings and objects cut to 200 characters, with their length. */
+function shortValue(v: unknown): unknown {
+  const s = typeof v === 'string' ? v : v === undefined ? undefined : JSON.stringify(v);
+  if (s === undefined) return null;
+  return s.length > 200 ? `${s.slice(0, 200)}... (${s.length} characters)` : v;
+}
+
+function valueAt(o: Json, pointer: string): unknown {
+  let x: unknown = o;
+  for (const seg of pointer.split('/').filter(Boolean)) x = x && typeof x === 'object' ? (x as Json)[seg.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+  return x;
+}
+
+/**
  * Runs every registered check on the one render, then validates every written object as the
  * cluster does (schema, CEL rules, built-in validation; src/schemas/cluster-validator.ts) at the
  * Kubernetes version declared for it (its service's platform), else the newest version declared
@@ -179,12 +219,29 @@ export function appKubernetesVersion(app: IConstruct): KubernetesVersion {
 export function runRenderChecks(app: App, r: RenderedApp): void {
   const problems: string[] = [];
   for (const { scope, check } of renderChecksOf(app)) for (const m of check(r)) problems.push(`[${scope.node.path}] ${m}`);
-  problems.push(...clusterProblems(app, r, true));
+  const inputs: InputProblem[] = [];
+  problems.push(...clusterProblems(app, r, true, inputs));
+  // A cluster problem on a field an input set is that input's error (named as the user wrote it).
+  if (inputs.length > 0) {
+    const first = inputs[0];
+    const more = inputs.length > 1 ? ` (and ${inputs.length - 1} more: ${inputs.slice(1, 4).map((i) => `${i.input}: ${i.message}`).join('; ')})` : '';
+    const e = new RollwiseInputError(first.input, first.value, `${first.message}: the cluster would refuse the ${first.object} rollwise renders from it (Kubernetes ${first.version}), after Argo CD had applied the rest${more}.`, `give ${first.input} a value the cluster accepts.`);
+    throw inService(e, first.service.node.id, first.service.node.path);
+  }
   if (problems.length > 0) throw new Error(`Validation failed with the following errors:\n  ${problems.join('\n  ')}`);
 }
 
 /** The cluster validation of every rendered object, one message per problem. */
-export function clusterProblems(scope: Construct, r: RenderedApp, prefix: boolean): string[] {
+interface InputProblem {
+  readonly input: string;
+  readonly value: unknown;
+  readonly message: string;
+  readonly object: string;
+  readonly version: string;
+  readonly service: IConstruct;
+}
+
+export function clusterProblems(scope: Construct, r: RenderedApp, prefix: boolean, inputs?: InputProblem[]): string[] {
   const app = scope.node.root;
   const byObject = new Map<Json, ApiObject>();
   for (const x of r.objectsOf(scope)) byObject.set(x.json, x.apiObject);
@@ -204,7 +261,13 @@ export function clusterProblems(scope: Construct, r: RenderedApp, prefix: boolea
       validators.set(version.name, (v = dir === undefined ? ClusterValidator.builtinOnly(version) : ClusterValidator.for(dir, version)));
     }
     if (v.hasSchemas && typeof json.apiVersion === 'string' && typeof json.kind === 'string' && !v.knows(json.apiVersion, json.kind)) unknownKinds.add(`${json.apiVersion} ${json.kind}`);
+    const mapped = inputs && owner && !userPatched(owner) ? mapperOf(owner) : undefined;
     for (const p of v.check(json, pass)) {
+      const input = mapped?.mapper(json, p.path);
+      if (input !== undefined) {
+        inputs!.push({ input, value: shortValue(valueAt(json, p.path)), message: p.message, object: p.object, version: version.name, service: mapped!.scope });
+        continue;
+      }
       out.push(`${prefix ? `[${(owner ?? chart).node.path}] ` : ''}${formatClusterProblem(p)}: the cluster would refuse this object (Kubernetes ${version.name}), after Argo CD had applied the rest. Fix: correct the input or the escape-hatch patch that sets ${p.path}.`);
     }
   }
