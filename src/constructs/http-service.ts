@@ -179,6 +179,10 @@ export class HttpService extends Construct {
       const d = this.decisions;
       for (const w of d.warnings) addSynthWarning(this, w);
       const namespace = props.namespace ?? Chart.of(this).namespace;
+      const measuredNs = props.measurements?.document.service.namespace;
+      if (props.measurements && namespace !== undefined && measuredNs !== namespace) {
+        throw new RollwiseInputError(`measurements ${props.measurements.origin} service.namespace`, measuredNs, `measures ${props.measurements.document.service.name} in namespace ${measuredNs}, but this service is deployed to ${namespace}: another deployment's p99 would size this one's probes.`, `measure the service where it runs: rollwise measure ${id} --namespace ${namespace}.`);
+      }
       const labels = { ...this.platform.labels, ...selectorLabels(d.name), 'app.kubernetes.io/managed-by': 'rollwise' };
       const workloadLabels = { ...d.pod.workloadLabels, ...labels };
       const meta = (reasons: Reasons, extra: Record<string, string> = {}) => ({

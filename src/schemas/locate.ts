@@ -24,5 +24,10 @@ export function locateSchemaDir(): string {
   for (const dir of schemaDirCandidates()) {
     if (fs.existsSync(path.join(dir, 'schemas', 'k8s-v1.28.0-definitions.json'))) return dir;
   }
-  throw new Error(`no pinned schemas found (looked in ${schemaDirCandidates().join(', ')}): set ROLLWISE_SCHEMA_DIR or run \`npm run fetch:schemas\``);
+  // `npm run fetch:schemas` exists only in rollwise's own repository, not in a project that installed it
+  const installed = packageRoot().split(path.sep).includes('node_modules');
+  const fix = installed
+    ? 'set ROLLWISE_SCHEMA_DIR to a folder with the pinned crds/ and schemas/ (the pinned versions are listed in node_modules/rollwise/README.md, Schemas), or put them in .schemas/ in this project'
+    : 'set ROLLWISE_SCHEMA_DIR or run `npm run fetch:schemas`';
+  throw new Error(`no pinned schemas found (looked in ${schemaDirCandidates().join(', ')}): ${fix}`);
 }
