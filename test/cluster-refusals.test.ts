@@ -109,7 +109,7 @@ describe('values of the wrong kind', () => {
   });
   test('null, BigInt and plain objects where a factory belongs', () => {
     refused(() => synth({ health: null as unknown as HttpServiceProps['health'] }), /health = null/);
-    refused(() => synth({ resources: 5n as unknown as HttpServiceProps['resources'] }), /resources = 5n \(a BigInt\)/);
+    refused(() => synth({ resources: 5n as unknown as HttpServiceProps['resources'] }), /resources = 5n/);
     refused(() => synth({ delivery: { kind: 'canary' } as unknown as Delivery }), /delivery = a plain object.*factory/);
     refused(() => synth({ sidecars: 'proxy' as unknown as HttpServiceProps['sidecars'] }), /sidecars = proxy.*list/);
   });

@@ -451,6 +451,10 @@ const AUTOSCALING_KEYS = keysOf<AutoscalingProps>()({ maxReplicas: true, targetC
  */
 function checkServiceProps(props: HttpServiceProps): void {
   checkKeys('', props, SERVICE_KEYS);
+  refuseNullAndBigInt('', props);
+  if (props.passiveHealthCheck !== undefined && typeof props.passiveHealthCheck !== 'boolean') {
+    throw new RollwiseInputError('passiveHealthCheck', props.passiveHealthCheck, 'must be true or false.', 'use passiveHealthCheck: true, or leave it out.');
+  }
   checkKeys('health', props.health, HEALTH_KEYS);
   checkKeys('resources', props.resources, RESOURCES_KEYS);
   checkKeys('capacity', props.capacity, CAPACITY_KEYS);
@@ -476,6 +480,23 @@ function checkServiceProps(props: HttpServiceProps): void {
     if (value !== undefined && !made) {
       throw new RollwiseInputError(input, value === null ? null : typeof value === 'object' ? 'a plain object' : value, `must be made by its factory (${example}); a plain object carries none of the checks and defaults the factory applies.`, `use ${example}.`);
     }
+  }
+}
+
+/**
+ * JavaScript callers: a `null` (for "unset") or a BigInt anywhere in the plain objects and lists
+ * of the props is refused naming its path (values made by factories, such as Duration or
+ * Platform, are theirs to check). Without this they surface as TypeErrors deep inside, or as
+ * "Do not know how to serialize a BigInt".
+ */
+function refuseNullAndBigInt(at: string, value: unknown, depth = 0): void {
+  if (depth > 8) return;
+  const entries: [string, unknown][] = Array.isArray(value) ? value.map((v, i) => [`${at}[${i}]`, v])
+    : value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype ? Object.entries(value).map(([k, v]) => [at ? `${at}.${k}` : k, v]) : [];
+  for (const [p, v] of entries) {
+    if (v === null) throw new RollwiseInputError(p, null, 'is null; rollwise reads a missing prop as its default, and null as nothing it can use.', `leave ${p} out to use the default, or give a value.`);
+    if (typeof v === 'bigint') throw new RollwiseInputError(p, v, 'is a BigInt; Kubernetes numbers are JSON numbers, which a BigInt cannot be written as.', `use a plain number, e.g. ${Number(v)}.`);
+    refuseNullAndBigInt(p, v, depth + 1);
   }
 }
 

@@ -115,6 +115,14 @@ export class Delivery {
         throw new RollwiseInputError('delivery.manualPromotion.because', because, 'manual promotion takes the release decision away from the analysis, so it must say why (at least 10 characters), e.g. that the service\'s traffic is too low for a measured sample.', "give manualPromotion: { because: 'about 2 req/s at release time: too few requests for a 1 % ratio' }, or leave it out to let the analysis promote.");
       }
     }
+    if (options.steps !== undefined) {
+      if (!Array.isArray(options.steps)) throw new RollwiseInputError('delivery.steps', options.steps ?? null, 'must be a list of CanaryStep.', 'pass steps: [CanaryStep.setWeight(10), CanaryStep.pause(Duration.minutes(5)), CanaryStep.analysisGate()].');
+      options.steps.forEach((s, i) => {
+        if (!(s instanceof CanaryStep)) {
+          throw new RollwiseInputError(`delivery.steps[${i}]`, s === null ? null : typeof s === 'object' ? JSON.stringify(s) : s, 'must be made by a CanaryStep factory; a plain object carries none of the checks the factories apply.', `use CanaryStep.setWeight(n), CanaryStep.pause(d), CanaryStep.analysisGate(), or CanaryStep.fromJson(${typeof s === 'object' && s !== null ? JSON.stringify(s) : '{ ... }'}) for a raw step.`);
+        }
+      });
+    }
     return new Delivery('canary', options.steps, because);
   }
   /** A plain Deployment rolling update (no traffic split, no analysis): for services without a route. */
