@@ -14,6 +14,7 @@ import { KubernetesVersion } from '../decisions/kubernetes-version';
 import { appKubernetesVersion } from './render-checks';
 import { acquireLock, afterSwap, assertReplaceable, makeTempDir, recover, swapFault, swapIn, swapPaths } from './swap';
 import { assertOwnedOutput, writeOutputMarker } from './ownership';
+import { fileSystemError } from './fs-errors';
 
 export { diffDirs, listFiles } from './diff';
 
@@ -104,7 +105,11 @@ export function synthesize(build: (outdir: string) => App, opts: SynthOptions): 
       if (opts.check) {
         return { files, drift: diffDirs(tmp, outdir), diff: summarizeDrift(tmp, outdir, { fileLists: false, labels: { committed: `committed in ${opts.outdir}`, synthesized: 'synthesized from the code' } }), warnings };
       }
-      warnings.push(...swapIn(paths, tmp));
+      try {
+        warnings.push(...swapIn(paths, tmp));
+      } catch (e) {
+        throw fileSystemError(e, outdir, 'swapping the new output in as');
+      }
       afterSwap(outdir);
       swapFault('swapped');
       return { files, drift: [], diff: '', warnings };
@@ -149,11 +154,16 @@ export function writeApp(app: App, dir: string, opts: RenderOptions & { readonly
         continue;
       }
       const folder = path.dirname(target);
-      if (!made.has(folder)) {
-        fs.mkdirSync(folder, { recursive: true });
-        made.add(folder);
+      const text = 'content' in f ? f.content : serializeObjects(f.objects, comments);
+      try {
+        if (!made.has(folder)) {
+          fs.mkdirSync(folder, { recursive: true });
+          made.add(folder);
+        }
+        fs.writeFileSync(target, text);
+      } catch (e) {
+        throw fileSystemError(e, f.path, 'writing');
       }
-      fs.writeFileSync(target, 'content' in f ? f.content : serializeObjects(f.objects, comments));
     }
   } catch (e) {
     pool?.abort();
