@@ -149,7 +149,9 @@ const QUANTITY = /^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+|[KMGT
 export function builtinProblems(o: Json, version: KubernetesVersion): BuiltinProblem[] {
   const out: BuiltinProblem[] = [];
   const add = (path: string, message: string) => out.push({ path, message });
-  const size = JSON.stringify(o).length;
+  // Serializing every object to measure it costs more than all the other checks together, so it
+  // is measured exactly only when a cheap upper bound of its JSON size could exceed the limit.
+  const size = jsonSizeBound(o, ETCD_MAX_REQUEST_BYTES) > ETCD_MAX_REQUEST_BYTES ? JSON.stringify(o).length : 0;
   if (size > ETCD_MAX_REQUEST_BYTES) add('/', `the object is ${size} bytes as JSON, above etcd's 1.5 MiB request limit (--max-request-bytes); it cannot be stored`);
   objectMeta(rec(o.metadata), '/metadata', add, typeof o.kind === 'string' && LABEL_NAMED_KINDS.has(o.kind) ? 'label' : 'subdomain');
   for (const { spec, path } of podSpecs(o)) {
@@ -171,6 +173,32 @@ export function builtinProblems(o: Json, version: KubernetesVersion): BuiltinPro
     });
   }
   return out;
+}
+
+/**
+ * An upper bound of the length of JSON.stringify(x), computed without building it (each string
+ * counted at 6 characters per code unit, the most an escape takes, plus quotes and separators; a
+ * number at 24), stopping once it passes `stop`.
+ */
+export function jsonSizeBound(x: unknown, stop: number): number {
+  let total = 0;
+  const walk = (v: unknown): void => {
+    if (total > stop) return;
+    if (typeof v === 'string') total += v.length * 6 + 3;
+    else if (typeof v === 'number' || typeof v === 'boolean' || v === null || v === undefined) total += 25;
+    else if (Array.isArray(v)) {
+      total += 2;
+      for (const e of v) walk(e);
+    } else if (typeof v === 'object') {
+      total += 2;
+      for (const k in v as Json) {
+        total += k.length * 6 + 4;
+        walk((v as Json)[k]);
+      }
+    } else total += 25;
+  };
+  walk(x);
+  return total;
 }
 
 function objectMeta(meta: Json | undefined, path: string, add: (p: string, m: string) => void, nameKind: 'label' | 'subdomain' | undefined): void {

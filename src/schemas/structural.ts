@@ -139,6 +139,8 @@ export class SchemaCompiler {
     const listType = s['x-kubernetes-list-type'] as string | undefined;
     const mapKeys = (s['x-kubernetes-list-map-keys'] ?? []) as string[];
     const enumValues = s.enum as unknown[] | undefined;
+    const maxLength = typeof s.maxLength === 'number' ? s.maxLength : undefined;
+    const minLength = typeof s.minLength === 'number' ? s.minLength : undefined;
     const pattern = typeof s.pattern === 'string' ? goRegExp(s.pattern) : undefined;
     const format = s.format as string | undefined;
     const intRange = type === 'integer' && format ? INT_RANGES[format] : undefined;
@@ -173,9 +175,16 @@ export class SchemaCompiler {
         let value: unknown = v;
         if (enumValues && !enumValues.some((e) => e === v)) out.push({ path, message: `${describe(v)} is not one of ${enumValues.map(describe).join(', ')}`, source: 'schema' });
         if (typeof v === 'string') {
-          const len = [...v].length;
-          if (typeof s.maxLength === 'number' && len > s.maxLength) out.push({ path, message: `is ${len} characters long, more than ${s.maxLength}`, source: 'schema' });
-          if (typeof s.minLength === 'number' && len < s.minLength) out.push({ path, message: `is ${len} characters long, fewer than ${s.minLength}`, source: 'schema' });
+          // lengths count code points (go-openapi: utf8.RuneCountInString); UTF-16 units are at
+          // least as many, so only a string longer (in units) than the maximum is counted exactly
+          if (maxLength !== undefined && v.length > maxLength) {
+            const len = codePoints(v);
+            if (len > maxLength) out.push({ path, message: `is ${len} characters long, more than ${maxLength}`, source: 'schema' });
+          }
+          if (minLength !== undefined && v.length < minLength * 2) {
+            const len = codePoints(v);
+            if (len < minLength) out.push({ path, message: `is ${len} characters long, fewer than ${minLength}`, source: 'schema' });
+          }
           if (pattern && !pattern.test(v)) out.push({ path, message: `${describe(v)} does not match the pattern ${String(s.pattern)}`, source: 'schema' });
         } else if (typeof v === 'number') {
           if (intRange && (v < intRange[0] || v > intRange[1])) out.push({ path, message: `${v} is outside the ${format} range`, source: 'schema' });
@@ -244,14 +253,14 @@ export class SchemaCompiler {
         }
         if (not && silent(not, value, path, pass)) out.push({ path, message: `${describe(v)} matches a schema it must not (not)`, source: 'schema' });
         if (rules.length > 0) {
-          const self = node.toCel(value);
+          let self: unknown;
           let key: string | undefined;
           for (const r of rules) {
             let memo = pass.memo.get(r.compiled);
             if (!memo) pass.memo.set(r.compiled, (memo = new Map()));
             key ??= JSON.stringify(value);
             let res = memo.get(key);
-            if (res === undefined) memo.set(key, (res = r.compiled.evaluate(self)));
+            if (res === undefined) memo.set(key, (res = r.compiled.evaluate((self ??= node.toCel(value)))));
             if (res === true) continue;
             const at = r.fieldPath ? `${path}${r.fieldPath.replace(/\./g, '/')}` : path;
             out.push({ path: at, message: res === false ? `${r.compiled.message} (CEL rule: ${r.compiled.rule})` : `the CEL rule ${r.compiled.rule} could not be evaluated: ${res}`, source: 'cel' });
@@ -283,6 +292,15 @@ export class SchemaCompiler {
     };
     return node;
   }
+}
+
+function codePoints(v: string): number {
+  let n = 0;
+  for (let i = 0; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdbff) n++;
+  }
+  return n;
 }
 
 function silent(n: Node, v: unknown, path: string, pass: Pass): boolean {
