@@ -21,7 +21,7 @@ if (!process.env.ROLLWISE_SCHEMA_DIR) {
 
 const tests = {
   // the invariants at their edges on the committed example output: no synth, so a mutant run takes ~1 s
-  invariants: ['<rootDir>/test/invariants/invariants-unit.test.ts'],
+  invariants: ['<rootDir>/test/invariants/invariants-unit.test.ts', '<rootDir>/test/invariants/invariants-edges.test.ts'],
   decisions: ['<rootDir>/test/decisions/**/*.test.ts', '<rootDir>/test/inputs/**/*.test.ts'],
 };
 
