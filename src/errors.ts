@@ -16,7 +16,8 @@ export class RollwiseInputError extends Error {
     // JSON.stringify prints NaN and Infinity as null, and undefined as nothing: name them.
     const shown = typeof value === 'string' ? value
       : typeof value === 'number' && !Number.isFinite(value) ? String(value)
-        : value === undefined ? 'undefined' : JSON.stringify(value) ?? String(value);
+        : typeof value === 'bigint' ? `${String(value)}n`
+          : value === undefined ? 'undefined' : JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? `${String(v)}n` : v)) ?? String(value);
     super(`${input} = ${shown}: ${why} Fix: ${fix}`);
     this.name = 'RollwiseInputError';
     this.input = input;

@@ -36,12 +36,13 @@ describe('rollwise synth', () => {
   test('a failed synth leaves the previous output untouched and explains the input error', async () => {
     const out = path.join(dir, 'dist');
     fs.mkdirSync(out);
+    fs.writeFileSync(path.join(out, '.rollwise-output'), 'an earlier synth\n');
     fs.writeFileSync(path.join(out, 'previous.k8s.yaml'), 'previous: true\n');
     const res = await cli(['synth', '--app', path.join(fixtures, 'broken-app.ts'), '--out', out]);
     expect(res.code).toBe(2);
     expect(res.err).toContain('replicas = 11');
     expect(res.err).toContain('scale out first');
-    expect(fs.readdirSync(out)).toEqual(['previous.k8s.yaml']);
+    expect(fs.readdirSync(out).sort()).toEqual(['.rollwise-output', 'previous.k8s.yaml']);
     expect(fs.readFileSync(path.join(out, 'previous.k8s.yaml'), 'utf8')).toBe('previous: true\n');
     expect(fs.readdirSync(dir)).toEqual(['dist']); // no temporary folder left behind
   });

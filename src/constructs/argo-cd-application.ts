@@ -1,5 +1,6 @@
+import * as path from 'path';
 import { ApiObject, Chart, Names } from 'cdk8s';
-import { Construct } from 'constructs';
+import { Construct, IConstruct } from 'constructs';
 import { Application } from '../../imports/application-argoproj.io';
 import { decided } from '../decisions/decision';
 import { checkName } from '../decisions/inputs';
@@ -9,6 +10,11 @@ import { Reasons } from '../justify/reasons';
 import { HttpService } from './http-service';
 import { decideNamespace, NamespacePolicy } from '../decisions/namespaces';
 import { declaredOutputPath } from '../synth/layout';
+import { reasonProblem } from '../decisions/reason';
+import { ANNOTATIONS } from '../justify/annotations';
+import { parseReasonLines } from '../justify/reasons';
+import { rec, stableJson, str } from '../rules/k8s';
+import { RenderedApp, registerRenderCheck } from '../synth/render-checks';
 
 export interface ArgoCdApplicationProps {
   /** The service whose committed manifests this Application applies. */
@@ -92,8 +98,101 @@ export class ArgoCdApplication extends Construct {
       metadata: { name, namespace: s.namespace ?? 'argocd', labels: { 'app.kubernetes.io/managed-by': 'rollwise', [SERVICE_LABEL]: svc.name }, annotations: r.annotations() },
       spec,
     });
+    // Checked like the rest, on what is written (escape-hatch patches included).
+    const decidedSpec = JSON.parse(JSON.stringify(spec)) as typeof spec;
+    registerRenderCheck(this, (rendered) => checkApplication(rendered, this.application, decidedSpec, svc, include), { validateObjects: true });
+    registerApplicationNames(this);
   }
 }
+
+/** The decided fields of the Application that only an override with a reason may change. */
+const DECIDED: readonly [path: string, get: (spec: Record<string, unknown>) => unknown][] = [
+  ['spec.syncPolicy.automated', (x) => rec(x.syncPolicy)?.automated],
+  ['spec.syncPolicy.syncOptions', (x) => rec(x.syncPolicy)?.syncOptions],
+  ['spec.ignoreDifferences', (x) => x.ignoreDifferences],
+  ['spec.source.directory.include', (x) => rec(rec(x.source)?.directory)?.include],
+];
+
+/** Go's path.Match-style glob (`*`, `?`, `[...]`, and `{a,b}` as Argo CD's include allows) as a RegExp over one file name. */
+export function globRegExp(glob: string): RegExp {
+  let re = '';
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === '*') re += '[^/]*';
+    else if (c === '?') re += '[^/]';
+    else if (c === '{') {
+      const end = glob.indexOf('}', i);
+      if (end < 0) re += '\\{';
+      else {
+        re += `(?:${glob.slice(i + 1, end).split(',').map((a) => a.replace(/[.+^$()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]')).join('|')})`;
+        i = end;
+      }
+    } else if (c === '[') {
+      const end = glob.indexOf(']', i);
+      if (end < 0) re += '\\[';
+      else {
+        re += `[${glob.slice(i + 1, end).replace(/^!/, '^')}]`;
+        i = end;
+      }
+    } else re += c.replace(/[.+^$()|\\]/g, '\\$&');
+  }
+  return new RegExp(`^${re}$`);
+}
+
+function checkApplication(r: RenderedApp, application: ApiObject, decidedSpec: Record<string, unknown>, svc: HttpService, include: string): string[] {
+  const written = r.objectsOf(application).find((x) => x.apiObject === application)?.json;
+  if (!written) return [`Application ${application.name}: not in the output (a chart's own toJson() dropped it), so the service is never deployed. Fix: keep the Application in the chart's output.`];
+  const spec = rec(written.spec) ?? {};
+  const overrides = rec(rec(written.metadata)?.annotations)?.[ANNOTATIONS.overrides];
+  const accepted = typeof overrides === 'string' ? Object.entries(parseReasonLines(overrides)).filter(([, why]) => reasonProblem(why) === undefined).map(([p]) => p) : [];
+  const out: string[] = [];
+  const name = `Application ${application.name}`;
+  for (const [p, get] of DECIDED) {
+    if (accepted.some((a) => p === a || p.startsWith(`${a}.`))) continue;
+    if (stableJson(get(spec)) !== stableJson(get(decidedSpec))) {
+      out.push(`${name} ${p}: a patch changed it from ${stableJson(get(decidedSpec)) ?? 'absent'} to ${stableJson(get(spec)) ?? 'absent'}; rollwise decided it with a reason (self-heal and prune keep Git the only way in; the ignore rules follow the controllers' fields; no RespectIgnoreDifferences, which freezes the route's rules; only the service's own file). Fix: remove the patch, or accept it with an override whose reason says why.`);
+    }
+  }
+  for (const msg of arrayFreezingIgnores(spec as Parameters<typeof arrayFreezingIgnores>[0])) out.push(`${name}: ${msg}. Fix: remove RespectIgnoreDifferences=true.`);
+  // `include` must select exactly the service's own file, as it is written
+  const file = r.fileOf(Chart.of(svc));
+  const writtenInclude = str(rec(rec(spec.source)?.directory)?.include) ?? include;
+  if (file !== undefined) {
+    const dir = path.posix.dirname(file);
+    const re = globRegExp(writtenInclude);
+    const own = path.posix.basename(file);
+    if (!re.test(own)) out.push(`${name} spec.source.directory.include: "${writtenInclude}" does not match the service's own file ${file}, so Argo CD would apply none of its objects. Fix: include "${own}".`);
+    const others = r.files.filter((f) => f !== file && path.posix.dirname(f) === dir && re.test(path.posix.basename(f)));
+    if (others.length > 0) out.push(`${name} spec.source.directory.include: "${writtenInclude}" also matches ${others.join(', ')}, so this Application would apply (and prune) other services' objects. Fix: include "${own}".`);
+    const srcPath = str(rec(spec.source)?.path) ?? '';
+    if (dir !== '.' && !(`/${srcPath.replace(/\/+$/, '')}`).endsWith(`/${dir}`)) out.push(`${name} spec.source.path: "${srcPath}" is not the folder the service's file is written to (${dir}/ in the output). Fix: point the path at the output's ${dir}/ folder (e.g. "dist/${dir}").`);
+  }
+  return out;
+}
+
+const applicationRoots = new WeakSet<IConstruct>();
+
+/** Application names are unique per Argo CD namespace: the second apply replaces the first. */
+function registerApplicationNames(scope: Construct): void {
+  const root = scope.node.root;
+  if (applicationRoots.has(root)) return;
+  applicationRoots.add(root);
+  registerRenderCheck(root as Construct, (r) => {
+    const seen = new Map<string, string>();
+    const out: string[] = [];
+    for (const { chart, json } of r.objects) {
+      if (json.kind !== 'Application' || !String(json.apiVersion).startsWith('argoproj.io/')) continue;
+      const meta = rec(json.metadata) ?? {};
+      const key = `${str(meta.namespace) ?? 'argocd'}/${str(meta.name) ?? ''}`;
+      const prev = seen.get(key);
+      if (prev !== undefined) out.push(`Application ${key}: written by both ${prev} and ${chart.node.path}; Argo CD keeps one Application per name in its namespace, so one service would never deploy. Fix: give the Applications different construct ids (e.g. <service>-<environment>).`);
+      else seen.set(key, chart.node.path);
+    }
+    return out;
+  });
+}
+
+
 
 interface IgnoreRule { readonly kind?: string; readonly jqPathExpressions?: readonly string[]; readonly jsonPointers?: readonly string[] }
 

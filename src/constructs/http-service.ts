@@ -20,7 +20,7 @@ import { rehearseForSynth } from '../rehearse/synth-check';
 import { checkInvariants, formatInvariantFailure } from '../invariants/invariants';
 import { acceptPatchedValue, finalObjects } from '../invariants/final-objects';
 import { registerForConflicts } from '../invariants/conflicts';
-import { checkPatchedSchemas } from '../invariants/patched-schema';
+import { declareInputMapper, declareKubernetesVersion, RenderedApp, registerRenderCheck } from '../synth/render-checks';
 import { Platform } from '../decisions/platform';
 import { CapacityProps, decideService, replicasDecision, HealthProps, HttpServiceOverrides, ResourcesProps, ServiceDecisions } from '../decisions/service';
 import { ANNOTATIONS } from '../justify/annotations';
@@ -29,6 +29,7 @@ import { podTemplatePatches, PORT_NAME, renderPodTemplate, selectorLabels } from
 import { Measurements } from '../measure/measurements';
 import { Migration } from '../decisions/migrations';
 import { MigrationJob } from './migration-job';
+import { CAPACITY_KEYS, checkKeys, CONTAINER_KEYS, HEALTH_KEYS, INIT_CONTAINER_KEYS, keysOf, METADATA_KEYS, MIGRATION_KEYS, OVERRIDES_KEYS, POD_KEYS, RESOURCES_KEYS, SIDECAR_KEYS, SIDECAR_PORT_KEYS } from '../decisions/props-keys';
 
 export interface HttpServiceProps {
   // --- What runs ---------------------------------------------------------------------------
@@ -182,6 +183,7 @@ export class HttpService extends Construct {
     super(scope, id);
     // With many services in an app, an error must say which one it is about (and where).
     try {
+      checkServiceProps(props);
       if (!(props.appServer instanceof AppServer)) throw new RollwiseInputError('appServer', props.appServer ?? 'missing', 'is required: the proxy\'s idle timeout is derived from the server\'s keep-alive, and a guessed one is the 503 UC race (docs/mechanisms.md#keep-alive-race).', 'pass e.g. appServer: AppServer.uvicorn() (see AppServer for the presets).');
       this.platform = props.platform ?? Platform.defaults();
       this.decisions = decideService({ ...props, name: id }, this.platform);
@@ -196,6 +198,10 @@ export class HttpService extends Construct {
       // the namespace the objects are applied to, known now rather than left to Argo CD or kubectl -n.
       if (namespace === undefined && (props.delivery ?? Delivery.canary()).kind === 'canary') {
         throw new RollwiseInputError('namespace', 'unset', 'neither the props nor the chart give one, and canary delivery needs it at synth: the Rollout\'s traffic-router plugin config names the HTTPRoute\'s namespace and the analysis selects the Envoy clusters httproute/<namespace>/<name>/... and the canary pods by namespace. Applied with `kubectl -n` or by an Argo CD Application into another namespace, they would look in "default": the canary would never shift traffic and every analysis would be Inconclusive.', 'give the chart a namespace (new Chart(app, id, { namespace: "shop" })) or set namespace; Environment.addChart uses the environment\'s destination namespace.');
+      }
+      const measuredNs = props.measurements?.document.service.namespace;
+      if (props.measurements && namespace !== undefined && measuredNs !== namespace) {
+        throw new RollwiseInputError(`measurements ${props.measurements.origin} service.namespace`, measuredNs, `measures ${props.measurements.document.service.name} in namespace ${measuredNs}, but this service is deployed to ${namespace}: another deployment's p99 would size this one's probes.`, `measure the service where it runs: rollwise measure ${id} --namespace ${namespace}.`);
       }
       const labels = { ...this.platform.labels, ...selectorLabels(d.name), 'app.kubernetes.io/managed-by': 'rollwise' };
       const workloadLabels = { ...d.pod.workloadLabels, ...labels };
@@ -296,10 +302,11 @@ export class HttpService extends Construct {
     } catch (e) {
       throw inService(e, id, this.node.path);
     }
-    // cdk8s' App.synth() validates the whole app once per chart; the tree is final by then, so the
-    // checks run once per service and their result is reused (otherwise n charts cost n^2 lint runs).
-    let checked: string[] | undefined;
-    this.node.addValidation({ validate: () => (checked ??= this.check()) });
+    // The checks run on the objects the synth pass renders and writes (synth/render-checks.ts), on
+    // every pass: nothing is reused from an earlier synth().
+    registerRenderCheck(this, (r) => this.check(r), { validateObjects: true });
+    declareKubernetesVersion(this, this.platform.kubernetesVersion);
+    declareInputMapper(this, (o, pointer) => inputOfField(o, pointer, this.decisions));
     registerForConflicts(this, this.platform.argoCd?.server);
   }
 
@@ -357,19 +364,17 @@ export class HttpService extends Construct {
    * the Argo Rollouts controller checks (the RW7xx lint rules) and the other lint rules, whose error-level findings fail synth
    * unless the value was overridden with a reason (rollwise.dev/overrides).
    */
-  private check(): string[] {
-    const rendered = finalObjects(this);
-    if ('errors' in rendered) return rendered.errors;
+  private check(r: RenderedApp): string[] {
+    const rendered = finalObjects(this, r);
     const invariants = checkInvariants({
       objects: rendered.objects, unpatched: rendered.unpatched,
       endpointPropagationSeconds: this.platform.endpointPropagationSeconds.value,
       shutdownInApplication: this.decisions.shutdown.delay.kind === 'app',
     }).map(formatInvariantFailure);
     const objects = rendered.objects as { kind?: string }[];
-    const schema = checkPatchedSchemas(rendered.objects, rendered.patched, this.platform.kubernetesVersion);
-    if (schema.warning) addSynthWarning(this, schema.warning);
     const composition = blockingFindings(lintObjects(objects)).map((f) => `${f.ruleId} ${f.object} ${f.path}: ${f.message} Fix: ${f.fix}`);
-    const problems = [...invariants, ...schema.errors, ...composition, ...undeclaredContainers(this.workload.toJson(), this.decisions)];
+    const workloads = rendered.objects.filter((o) => WORKLOAD_KINDS.includes(String(o.kind)));
+    const problems = [...invariants, ...composition, ...workloads.flatMap((w) => undeclaredContainers(w, this.decisions))];
     // The canary replayed through its analysis (src/rehearse): a healthy release must promote, a
     // 10 % error release must abort at the first weight. Skipped when other checks already failed.
     if (!this.canary || problems.length > 0) return problems;
@@ -397,6 +402,51 @@ export class HttpService extends Construct {
 }
 
 /**
+ * The input that set a field of one of the service's (unpatched) objects, as the user wrote it, for
+ * the cluster problems found there (render-checks.ts); undefined for fields rollwise decided
+ * itself (those are rollwise's bugs, reported as they are).
+ */
+function inputOfField(o: Record<string, unknown>, pointer: string, d: ServiceDecisions): string | undefined {
+  const seg = pointer.split('/').filter(Boolean);
+  const at = (...p: string[]) => p.every((x, i) => x === '*' || seg[i] === x);
+  if (at('metadata', 'namespace')) return 'namespace';
+  if (o.kind === 'HTTPRoute') {
+    if (at('spec', 'rules', '*', 'matches')) return 'route.pathPrefix';
+    if (at('spec', 'hostnames')) return seg[2] === undefined ? 'route.hostnames' : `route.hostnames[${seg[2]}]`;
+    return undefined;
+  }
+  if (!WORKLOAD_KINDS.includes(String(o.kind))) return undefined;
+  if (at('metadata', 'labels')) return 'metadata.labels';
+  if (at('metadata', 'annotations')) return 'metadata.annotations';
+  if (at('spec', 'template', 'metadata', 'labels')) return 'pod.labels';
+  if (at('spec', 'template', 'metadata', 'annotations')) return 'pod.annotations';
+  if (!at('spec', 'template', 'spec')) return undefined;
+  const [field, index, sub, subIndex] = seg.slice(3);
+  const simple: Record<string, string> = { tolerations: 'pod.tolerations', affinity: 'pod.affinity', nodeSelector: 'pod.nodeSelector', volumes: 'pod.volumes', imagePullSecrets: 'pod.imagePullSecrets', serviceAccountName: 'pod.serviceAccount', priorityClassName: 'pod.priorityClassName' };
+  if (simple[field]) return index !== undefined && /^\d+$/.test(index) ? `${simple[field]}[${index}]` : simple[field];
+  if (field !== 'containers' && field !== 'initContainers') return undefined;
+  const c = ((((o.spec as Record<string, unknown>).template as Record<string, unknown>).spec as Record<string, unknown>)[field] as { name?: string; env?: { name?: string }[] }[] | undefined)?.[Number(index)];
+  const name = c?.name;
+  const sidecar = d.pod.sidecars.findIndex((x) => x.name === name);
+  const init = d.pod.initContainers.findIndex((x) => x.name === name);
+  const group = name === 'app' ? 'container' : sidecar >= 0 ? `sidecars[${sidecar}]` : init >= 0 ? `initContainers[${init}]` : undefined;
+  if (!group) return undefined;
+  const top = name === 'app';
+  switch (sub) {
+    case 'image': return top ? 'image' : `${group}.image`;
+    case 'resources': return top ? 'resources' : `${group}.resources`;
+    case 'env': return `${group}.env${c?.env?.[Number(subIndex)]?.name !== undefined ? `.${c.env[Number(subIndex)].name}` : ''}`;
+    case 'volumeMounts': return subIndex !== undefined ? `${group}.mounts[${subIndex}]` : `${group}.mounts`;
+    case 'command': case 'args': case 'ports': case 'envFrom': return `${group}.${sub}`;
+    case 'name': return top ? undefined : `${group}.name`;
+    default: return undefined;
+  }
+}
+
+/** Kinds that run pods from a template; each one under a service is checked (invariants, undeclared containers). */
+const WORKLOAD_KINDS = ['Rollout', 'Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job', 'CronJob', 'Pod'];
+
+/**
  * Containers added to the pod template by an escape-hatch patch: rollwise decided none of their
  * resources, probes or security context, so synth refuses them instead of shipping them unchecked.
  */
@@ -412,6 +462,71 @@ export function undeclaredContainers(workload: unknown, d: ServiceDecisions): st
     });
   }
   return out;
+}
+
+const SERVICE_KEYS = keysOf<HttpServiceProps>()({
+  image: true, port: true, replicas: true, health: true, resources: true, appServer: true, container: true, sidecars: true, initContainers: true,
+  pod: true, metadata: true, passiveHealthCheck: true, sloErrorRatio: true, capacity: true, platform: true, overrides: true, namespace: true,
+  delivery: true, route: true, autoscaling: true, measurements: true, migrations: true,
+});
+const ROUTE_KEYS = keysOf<RouteProps>()({ hostnames: true, pathPrefix: true });
+const AUTOSCALING_KEYS = keysOf<AutoscalingProps>()({ maxReplicas: true, targetCpuUtilisationPercent: true });
+
+/**
+ * The props as a JavaScript caller may pass them: every group a plain object with known keys (a
+ * typo is refused with "did you mean"), lists where lists belong, factories where factories belong.
+ */
+function checkServiceProps(props: HttpServiceProps): void {
+  checkKeys('', props, SERVICE_KEYS);
+  refuseNullAndBigInt('', props);
+  if (props.passiveHealthCheck !== undefined && typeof props.passiveHealthCheck !== 'boolean') {
+    throw new RollwiseInputError('passiveHealthCheck', props.passiveHealthCheck, 'must be true or false.', 'use passiveHealthCheck: true, or leave it out.');
+  }
+  checkKeys('health', props.health, HEALTH_KEYS);
+  checkKeys('resources', props.resources, RESOURCES_KEYS);
+  checkKeys('capacity', props.capacity, CAPACITY_KEYS);
+  checkKeys('overrides', props.overrides, OVERRIDES_KEYS);
+  checkKeys('container', props.container, CONTAINER_KEYS);
+  checkKeys('pod', props.pod, POD_KEYS);
+  checkKeys('metadata', props.metadata, METADATA_KEYS);
+  checkKeys('route', props.route, ROUTE_KEYS);
+  checkKeys('autoscaling', props.autoscaling, AUTOSCALING_KEYS);
+  if (props.migrations instanceof Migration) checkKeys('migrations', props.migrations.props, MIGRATION_KEYS);
+  // `port` on an init container is refused by its own check, which says why (it runs to completion)
+  for (const [group, known] of [['sidecars', SIDECAR_KEYS], ['initContainers', [...INIT_CONTAINER_KEYS, 'port']]] as const) {
+    const list = props[group];
+    if (list === undefined) continue;
+    if (!Array.isArray(list)) throw new RollwiseInputError(group, list, 'must be a list of containers.', `pass ${group}: [{ name, image, resources, ... }], or leave it out.`);
+    list.forEach((c, i) => checkKeys(`${group}[${i}]`, c, known));
+    if (group === 'sidecars') list.forEach((c, i) => checkKeys(`sidecars[${i}].port`, (c as SidecarProps).port, SIDECAR_PORT_KEYS));
+  }
+  const factories: [string, unknown, boolean, string][] = [
+    ['delivery', props.delivery, props.delivery instanceof Delivery, 'Delivery.canary() or Delivery.rollingUpdate()'],
+    ['platform', props.platform, props.platform instanceof Platform, 'new Platform({ ... }) or Platform.defaults()'],
+    ['measurements', props.measurements, props.measurements instanceof Measurements, "Measurements.fromFile('measurements/<service>.json')"],
+  ];
+  for (const [input, value, made, example] of factories) {
+    if (value !== undefined && !made) {
+      throw new RollwiseInputError(input, value === null ? null : typeof value === 'object' ? 'a plain object' : value, `must be made by its factory (${example}); a plain object carries none of the checks and defaults the factory applies.`, `use ${example}.`);
+    }
+  }
+}
+
+/**
+ * JavaScript callers: a `null` (for "unset") or a BigInt anywhere in the plain objects and lists
+ * of the props is refused naming its path (values made by factories, such as Duration or
+ * Platform, are theirs to check). Without this they surface as TypeErrors deep inside, or as
+ * "Do not know how to serialize a BigInt".
+ */
+function refuseNullAndBigInt(at: string, value: unknown, depth = 0): void {
+  if (depth > 8) return;
+  const entries: [string, unknown][] = Array.isArray(value) ? value.map((v, i) => [`${at}[${i}]`, v])
+    : value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype ? Object.entries(value).map(([k, v]) => [at ? `${at}.${k}` : k, v]) : [];
+  for (const [p, v] of entries) {
+    if (v === null) throw new RollwiseInputError(p, null, 'is null; rollwise reads a missing prop as its default, and null as nothing it can use.', `leave ${p} out to use the default, or give a value.`);
+    if (typeof v === 'bigint') throw new RollwiseInputError(p, v, 'is a BigInt; Kubernetes numbers are JSON numbers, which a BigInt cannot be written as.', `use a plain number, e.g. ${Number(v)}.`);
+    refuseNullAndBigInt(p, v, depth + 1);
+  }
 }
 
 function requireRoute(route: RouteProps | undefined): RouteProps {

@@ -33,6 +33,9 @@ export class CanaryStep {
   }
   /** A raw step; validated at synth time like the controller validates it. */
   public static fromJson(step: StepJson): CanaryStep {
+    if (step === null || typeof step !== 'object' || Array.isArray(step)) {
+      throw new RollwiseInputError('CanaryStep.fromJson(step)', step ?? null, 'must be one step object as in a Rollout (e.g. { setWeight: 10 } or { pause: { duration: "5m" } }).', 'pass one step object, or use CanaryStep.setWeight / pause / analysisGate.');
+    }
     return new CanaryStep(step, `raw step ${JSON.stringify(step)}`);
   }
   private constructor(public readonly json: StepJson, public readonly description: string) {}
@@ -40,6 +43,7 @@ export class CanaryStep {
 
 /** A pause as Argo Rollouts reads it ("10m", "1m30s"); it must be a positive whole number of seconds. */
 export function goDuration(d: Duration): string {
+  if (!(d instanceof Duration)) throw new RollwiseInputError('steps.pause', d ?? null, 'must be a Duration.', 'use CanaryStep.pause(Duration.minutes(5)), or CanaryStep.pauseUntilPromoted() to wait for a human.');
   const s = d.toSeconds({ integral: false });
   if (!Number.isInteger(s) || s <= 0) throw new RollwiseInputError('steps.pause', d.toHumanString(), 'a pause must be a positive whole number of seconds.', 'use Duration.seconds(n) or Duration.minutes(n).');
   return formatGoDuration(s);
@@ -109,6 +113,14 @@ export class Delivery {
       if (because.length < 10) {
         throw new RollwiseInputError('delivery.manualPromotion.because', because, 'manual promotion takes the release decision away from the analysis, so it must say why (at least 10 characters), e.g. that the service\'s traffic is too low for a measured sample.', "give manualPromotion: { because: 'about 2 req/s at release time: too few requests for a 1 % ratio' }, or leave it out to let the analysis promote.");
       }
+    }
+    if (options.steps !== undefined) {
+      if (!Array.isArray(options.steps)) throw new RollwiseInputError('delivery.steps', options.steps ?? null, 'must be a list of CanaryStep.', 'pass steps: [CanaryStep.setWeight(10), CanaryStep.pause(Duration.minutes(5)), CanaryStep.analysisGate()].');
+      options.steps.forEach((s, i) => {
+        if (!(s instanceof CanaryStep)) {
+          throw new RollwiseInputError(`delivery.steps[${i}]`, s === null ? null : typeof s === 'object' ? JSON.stringify(s) : s, 'must be made by a CanaryStep factory; a plain object carries none of the checks the factories apply.', `use CanaryStep.setWeight(n), CanaryStep.pause(d), CanaryStep.analysisGate(), or CanaryStep.fromJson(${typeof s === 'object' && s !== null ? JSON.stringify(s) : '{ ... }'}) for a raw step.`);
+        }
+      });
     }
     return new Delivery('canary', options.steps, because);
   }

@@ -2,6 +2,7 @@ import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { listFiles } from '../synth/diff';
+import { InputTooLargeError, maxInputBytes, readTextCapped } from '../read-limit';
 
 /**
  * One side of a diff: a folder on disk, or the output folder as committed at a Git revision.
@@ -141,7 +142,7 @@ export function readFiles(side: DiffSide, files: readonly string[]): Map<string,
   if (side.type === 'folder') {
     for (const f of files) {
       const p = path.join(side.dir, f);
-      if (fs.existsSync(p)) out.set(f, fs.readFileSync(p, 'utf8'));
+      if (fs.existsSync(p)) out.set(f, readTextCapped(p));
     }
     return out;
   }
@@ -157,6 +158,8 @@ export function readFiles(side: DiffSide, files: readonly string[]): Map<string,
     const m = /^[0-9a-f]+ blob (\d+)$/.exec(header);
     if (!m) continue;
     const size = Number(m[1]);
+    const max = maxInputBytes();
+    if (size > max) throw new InputTooLargeError(`${side.commit}:${prefix}${f} is ${size} bytes, above the input cap of ${max} bytes: no committed manifest is that large, so this is likely not rollwise's output. To read it anyway, set ROLLWISE_MAX_INPUT_BYTES=<bytes>.`);
     out.set(f, buf.subarray(pos, pos + size).toString('utf8'));
     pos += size + 1;
   }

@@ -1,6 +1,6 @@
 import { Construct, IConstruct } from 'constructs';
 import { arr, Json, rec, str } from '../rules/k8s';
-import { finalObjects } from './final-objects';
+import { RenderedApp, registerRenderCheck } from '../synth/render-checks';
 
 /**
  * Conflicts across services, checked once per app on the final objects: two services that claim
@@ -43,17 +43,34 @@ export function registerForConflicts(service: Construct, platformCluster: string
     list = [];
     services.set(root, list);
     const registered = list;
-    let result: string[] | undefined;
-    root.node.addValidation({ validate: () => (result ??= conflicts(registered)) });
+    registerRenderCheck(root as Construct, (r) => conflicts(registered, r));
   }
-  list.push({ service, get cluster() { return declaredCluster(service) ?? platformCluster ?? ''; } });
+  list.push({ service, get cluster() { return normalizeClusterUrl(declaredCluster(service) ?? platformCluster ?? ''); } });
+}
+
+/**
+ * One spelling per API server, so that two services on the same cluster are compared even when
+ * their destinations are written differently: scheme and host lower-cased (both are
+ * case-insensitive, RFC 3986 section 3.1 and 3.2.2), the default port 443 of https dropped, a
+ * trailing "/" dropped. Argo CD itself matches destinations by the exact server string (it
+ * normalizes nothing), so two spellings of one cluster are still two registrations there, but
+ * the objects land in one cluster either way.
+ */
+export function normalizeClusterUrl(server: string): string {
+  const m = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\/([^/?#]*)(.*)$/.exec(server.trim());
+  if (!m) return server.trim();
+  const scheme = m[1].toLowerCase();
+  let host = m[2].toLowerCase();
+  if (scheme === 'https' && host.endsWith(':443')) host = host.slice(0, -4);
+  const rest = m[3].replace(/\/+$/, '');
+  return `${scheme}://${host}${rest}`;
 }
 
 function clusterLabel(c: string): string {
   return c === '' ? 'the one cluster (no Argo CD destination set)' : `cluster ${c}`;
 }
 
-function conflicts(list: readonly Registered[]): string[] {
+function conflicts(list: readonly Registered[], rendered: RenderedApp): string[] {
   const claims = new Map<string, { owner: string; what: string }>();
   const out: string[] = [];
   const claim = (key: string, owner: string, what: string, fix: string): void => {
@@ -65,10 +82,8 @@ function conflicts(list: readonly Registered[]): string[] {
     }
   };
   for (const r of list) {
-    const rendered = finalObjects(r.service);
-    if ('errors' in rendered) continue; // the service's own check reports these
     const owner = r.service.node.path;
-    for (const o of rendered.objects) {
+    for (const { json: o } of rendered.objectsOf(r.service)) {
       const kind = str(o.kind) ?? '';
       const meta = rec(o.metadata) ?? {};
       const ns = str(meta.namespace) ?? '';

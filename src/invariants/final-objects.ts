@@ -5,6 +5,7 @@ import { RollwiseInputError } from '../errors';
 import { ANNOTATIONS, parseFieldPath } from '../justify/annotations';
 import { formatReasonLines, parseReasonLines } from '../justify/reasons';
 import { Json } from '../rules/k8s';
+import { RenderedApp } from '../synth/render-checks';
 
 /**
  * cdk8s keeps an ApiObject's escape-hatch patches in a private `patches` array and applies them in
@@ -24,6 +25,11 @@ interface WithPatches {
  */
 const renderingPatches = new WeakSet<JsonPatch>();
 
+/** Whether a patch is rollwise's own rendering (not an escape hatch of the user's). */
+export function isRenderingPatch(p: JsonPatch): boolean {
+  return renderingPatches.has(p);
+}
+
 /** Marks patches as rollwise's own rendering (see `renderingPatches`) and returns them. */
 export function renderingPatch(...patches: JsonPatch[]): JsonPatch[] {
   for (const p of patches) renderingPatches.add(p);
@@ -31,49 +37,24 @@ export function renderingPatch(...patches: JsonPatch[]): JsonPatch[] {
 }
 
 /** The final objects of a construct subtree, each also rendered without the user's patches. */
-export type FinalObjects = {
+export interface FinalObjects {
   objects: Json[];
   unpatched: (Json | undefined)[];
   /** Whether each object carries an escape-hatch patch of the user's (rollwise's own rendering patches do not count). */
   patched: boolean[];
-} | { errors: string[] };
-
-/**
- * Rendered once per construct: the service's own check and the app-wide conflict check both read
- * them during one validation (both cache their results, so a tree changed after validation is not
- * re-checked either way). Rendering is about 2 ms per service (measured), twice that without this.
- */
-const rendered = new WeakMap<Construct, FinalObjects>();
-
-export function finalObjects(scope: Construct): FinalObjects {
-  let r = rendered.get(scope);
-  if (!r) {
-    r = renderFinal(scope);
-    rendered.set(scope, r);
-  }
-  return r;
 }
 
-function renderFinal(scope: Construct): FinalObjects {
-  const apiObjects = scope.node.findAll().filter((c): c is ApiObject => c instanceof ApiObject);
+/**
+ * The final objects of a construct subtree as the one render of the synth pass wrote them
+ * (synth/render-checks.ts), each also rendered without the user's patches. Nothing is cached: a
+ * second synth() renders again, so a patch or Lazy value changed after a first synth is seen.
+ */
+export function finalObjects(scope: Construct, rendered: RenderedApp): FinalObjects {
   const objects: Json[] = [];
   const unpatched: (Json | undefined)[] = [];
   const patched: boolean[] = [];
-  const errors: string[] = [];
-  for (const o of apiObjects) {
-    try {
-      objects.push(o.toJson() as Json);
-    } catch (e) {
-      // e.g. JsonPatch.remove of a path that does not exist: fast-json-patch's TypeError, which
-      // names neither the object nor the patch.
-      const detail = (e as Error).message.replace(/^Failed serializing construct at path '[^']*' with name '[^']*': /, '');
-      // fast-json-patch and the L1 converters fail with TypeErrors that name neither field nor patch.
-      const why = /TypeError|is not a function|Cannot read propert|is not iterable/.test(detail)
-        ? 'a path in it runs through a field or list item that does not exist in the rendered object, or it sets a value of the wrong type (e.g. a number where the schema has a list)'
-        : detail;
-      errors.push(`${o.kind}/${o.name} (${o.node.path}): an escape-hatch patch cannot be applied (${describePatches(o)}): ${why}. Fix: patch only paths that exist in the rendered object (see dist/ or \`rollwise explain\`), or use "add" for a new field.`);
-      continue;
-    }
+  for (const { apiObject: o, json } of rendered.objectsOf(scope)) {
+    objects.push(json as Json);
     const holder = o as unknown as WithPatches;
     const saved = holder.patches;
     const own = Array.isArray(saved) ? saved.filter((p) => renderingPatches.has(p)) : [];
@@ -92,7 +73,23 @@ function renderFinal(scope: Construct): FinalObjects {
       holder.patches = saved;
     }
   }
-  return errors.length > 0 ? { errors } : { objects, unpatched, patched };
+  return { objects, unpatched, patched };
+}
+
+/**
+ * Why an object with an escape-hatch patch failed to render (fast-json-patch's TypeError names
+ * neither the object nor the patch), or undefined when the object has no patch of the user's
+ * (the error is then not about a patch and is passed on as it is).
+ */
+export function patchFailure(o: ApiObject, e: unknown): string | undefined {
+  const userPatches = ((o as unknown as WithPatches).patches ?? []).filter((p) => !renderingPatches.has(p));
+  if (userPatches.length === 0) return undefined;
+  const detail = (e as Error).message.replace(/^Failed serializing construct at path '[^']*' with name '[^']*': /, '');
+  // fast-json-patch and the L1 converters fail with TypeErrors that name neither field nor patch.
+  const why = /TypeError|is not a function|Cannot read propert|is not iterable/.test(detail)
+    ? 'a path in it runs through a field or list item that does not exist in the rendered object, or it sets a value of the wrong type (e.g. a number where the schema has a list)'
+    : detail;
+  return `${o.kind}/${o.name} (${o.node.path}): an escape-hatch patch cannot be applied (${describePatches(o)}): ${why}. Fix: patch only paths that exist in the rendered object (see dist/ or \`rollwise explain\`), or use "add" for a new field.`;
 }
 
 function describePatches(o: ApiObject): string {

@@ -47,6 +47,8 @@ export interface ServiceObjects {
   readonly endpointPropagationSeconds?: number;
   /** Whether the application delays its own shutdown (ShutdownDelay.inApplication(): no preStop). */
   readonly shutdownInApplication?: boolean;
+  /** The workload the per-workload invariants read (checkInvariants sets each in turn). @default the first */
+  readonly workload?: Json;
 }
 
 /** A broken invariant as synth reports it. */
@@ -54,7 +56,8 @@ export interface InvariantFailure extends Violation {
   readonly invariant: Invariant;
 }
 
-const WORKLOADS = ['Rollout', 'Deployment'];
+/** Kinds with a pod template and a replica count: every one under a service is checked. */
+const WORKLOADS = ['Rollout', 'Deployment', 'StatefulSet', 'ReplicaSet', 'DaemonSet'];
 
 function ref(o: Json): string {
   return `${str(o.kind) ?? '?'}/${str(rec(o.metadata)?.name) ?? '?'}`;
@@ -65,7 +68,7 @@ function ofKind(set: ServiceObjects, ...kinds: string[]): Json[] {
 }
 
 function workloadOf(set: ServiceObjects): Json | undefined {
-  return ofKind(set, ...WORKLOADS)[0];
+  return set.workload ?? ofKind(set, ...WORKLOADS)[0];
 }
 
 function podSpecOf(w: Json): Json | undefined {
@@ -594,10 +597,19 @@ export function checkInvariants(set: ServiceObjects): InvariantFailure[] {
   }
   const accepted = (x: Violation) => (overrides.get(x.object) ?? []).some(([p]) => x.path === p || x.path.startsWith(`${p}.`) || x.path.startsWith(`${p}[`));
   const out: InvariantFailure[] = [];
-  for (const inv of INVARIANTS) {
-    for (const x of inv.check(set)) {
-      if (inv.overridable && !x.hard && accepted(x)) continue;
-      out.push({ ...x, invariant: inv });
+  const seen = new Set<string>();
+  // every workload in turn (a second one added under the service is checked like the first)
+  const workloads = ofKind(set, ...WORKLOADS);
+  for (const workload of workloads.length > 0 ? workloads : [undefined]) {
+    const view = workload ? { ...set, workload } : set;
+    for (const inv of INVARIANTS) {
+      for (const x of inv.check(view)) {
+        if (inv.overridable && !x.hard && accepted(x)) continue;
+        const key = `${inv.id}\u0000${x.object}\u0000${x.path}\u0000${x.message}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        out.push({ ...x, invariant: inv });
+      }
     }
   }
   return out;

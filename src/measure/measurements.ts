@@ -1,6 +1,6 @@
-import * as fs from 'fs';
 import * as path from 'path';
 import { RollwiseInputError } from '../errors';
+import { readTextCapped } from '../read-limit';
 
 /** The measurements file's format version; a reader refuses versions it does not know. */
 export const MEASUREMENTS_API_VERSION = 'rollwise.dev/measurements/v1';
@@ -77,9 +77,9 @@ export class Measurements {
   public static fromFile(file: string): Measurements {
     let text: string;
     try {
-      text = fs.readFileSync(file, 'utf8');
+      text = readTextCapped(file);
     } catch (e) {
-      throw new RollwiseInputError('measurements', file, `the file cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)}).`, 'run `rollwise measure <service> --namespace <ns> --out <file>` first, or fix the path.');
+      throw new RollwiseInputError('measurements', file, `the file cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}).`, 'run `rollwise measure <service> --namespace <ns> --out <file>` first, or fix the path.');
     }
     let doc: unknown;
     try {
@@ -99,9 +99,10 @@ export class Measurements {
     if (d.apiVersion !== MEASUREMENTS_API_VERSION) {
       throw new RollwiseInputError('measurements', `${origin} apiVersion ${String(d.apiVersion)}`, `this rollwise reads ${MEASUREMENTS_API_VERSION} only; another version may mean different fields.`, 'measure again with this rollwise version.');
     }
+    checkFields(d, origin);
     const measuredAt = Date.parse(String(d.measuredAt));
-    if (!Number.isFinite(measuredAt) || !d.readiness?.p99 || !d.peak || !d.service) {
-      throw new RollwiseInputError('measurements', origin, 'lacks measuredAt, service, peak or readiness.p99.', 'measure again; do not edit the file by hand.');
+    if (!Number.isFinite(measuredAt)) {
+      throw new RollwiseInputError(`measurements ${origin} measuredAt`, d.measuredAt ?? null, 'is not an ISO 8601 time.', 'measure again; do not edit the file by hand.');
     }
     return new Measurements(d as MeasurementsDocument, origin, measuredAt / 1000);
   }
@@ -128,6 +129,33 @@ export class Measurements {
     const p = d.readiness.p99;
     const interp = p.interpolatedSeconds === null ? '' : `, Prometheus interpolates ${ms(p.interpolatedSeconds)}; the bucket's upper bound is used so the timeout never rests on interpolation`;
     return `measured by rollwise measure (${this.origin}, ${d.measuredAt.slice(0, 10)}): ${p.source}, busiest hour ${rangeText(d.peak.start, d.peak.end)} at ${Math.round(d.peak.requestsPerSecond)} req/s, ${d.peak.pods} pods${p.bucketLowerSeconds === null ? '' : `, in the bucket ${ms(p.bucketLowerSeconds)}-${ms(p.value ?? 0)}`}${interp}; query ${p.query}`;
+  }
+}
+
+type FieldType = 'string' | 'number' | 'number|null' | 'string|null' | 'object' | 'array';
+const MEASURED: Record<string, FieldType> = { value: 'number|null', unit: 'string', query: 'string', window: 'object', source: 'string' };
+
+/** Every field rollwise reads from the file, by path, with the type it must have. */
+const FIELDS: Record<string, FieldType> = {
+  service: 'object', 'service.name': 'string', 'service.namespace': 'string', 'service.container': 'string', 'service.workload': 'string',
+  prometheus: 'string', measuredAt: 'string', window: 'object', 'window.start': 'string', 'window.end': 'string',
+  peak: 'object', 'peak.start': 'string', 'peak.end': 'string', 'peak.requestsPerSecond': 'number', 'peak.pods': 'number', 'peak.query': 'string',
+  readiness: 'object', 'readiness.p99.interpolatedSeconds': 'number|null', 'readiness.p99.bucketLowerSeconds': 'number|null',
+  ...Object.fromEntries(['readiness.p99', 'readiness.p50', 'readiness.failedAtPeak'].flatMap((m) => [[m, 'object'], ...Object.entries(MEASURED).map(([k, t]) => [`${m}.${k}`, t])])),
+  capacity: 'object', 'capacity.points': 'array', 'capacity.saturation': 'object', 'capacity.saturation.sentence': 'string', 'capacity.saturation.estimateRps': 'number|null',
+};
+
+/** Refuses a file with a field missing or of the wrong type, naming the file and the field (never a TypeError later). */
+function checkFields(d: unknown, origin: string): void {
+  for (const [field, type] of Object.entries(FIELDS)) {
+    let v: unknown = d;
+    for (const k of field.split('.')) v = v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>)[k] : undefined;
+    const ok = type === 'object' ? v !== null && typeof v === 'object' && !Array.isArray(v)
+      : type === 'array' ? Array.isArray(v)
+        : type.split('|').some((t) => (t === 'null' ? v === null : t === 'number' ? typeof v === 'number' && Number.isFinite(v) : typeof v === t));
+    if (!ok) {
+      throw new RollwiseInputError(`measurements ${origin} ${field}`, v === undefined ? 'missing' : v, `must be ${type === 'number|null' ? 'a finite number or null' : type === 'string|null' ? 'a string or null' : `a${/^[ao]/.test(type) ? 'n' : ''} ${type}`}; the file is not what \`rollwise measure\` writes.`, 'measure again and commit the file as written; do not edit it by hand.');
+    }
   }
 }
 

@@ -91,7 +91,7 @@ export class PrometheusClient {
         `refused the request (HTTP ${res.status} ${res.statusText}): ${this.headers.Authorization ? 'the credentials given were not accepted' : 'it requires credentials and none were given'}.`,
         'pass --user <name> with the password in $ROLLWISE_PROMETHEUS_PASSWORD, or a token in $ROLLWISE_PROMETHEUS_TOKEN, for an account allowed to query.');
     }
-    const text = await res.text();
+    const text = await readBodyCapped(res, `Prometheus at ${this.url}`);
     let body: ApiResponse | undefined;
     try { body = JSON.parse(text) as ApiResponse; } catch { body = undefined; }
     if (!body || (body.status !== 'success' && body.status !== 'error')) {
@@ -104,6 +104,37 @@ export class PrometheusClient {
     }
     return body.data;
   }
+}
+
+/**
+ * The most bytes read from one Prometheus answer: 64 MiB. The largest answer rollwise asks for is
+ * a week of one service's series at the busiest hour's resolution, a few MiB; a server (or a proxy
+ * in front of it) that streams without end is stopped there instead of filling memory. The fetch's
+ * timeout (AbortSignal.timeout) bounds the time, body included.
+ */
+export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
+async function readBodyCapped(res: Response, server: string, max = MAX_RESPONSE_BYTES): Promise<string> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    let r: { done: boolean; value?: Uint8Array };
+    try {
+      r = await reader.read();
+    } catch (e) {
+      throw new MeasureError(server, `stopped answering while sending its response (${describeFetchError(e)}).`, 'retry; if it keeps failing, check the server\'s load and the --timeout.');
+    }
+    if (r.done || !r.value) break;
+    total += r.value.byteLength;
+    if (total > max) {
+      await reader.cancel().catch(() => undefined);
+      throw new MeasureError(server, `sent more than ${max} bytes in one answer (the cap: no query rollwise makes returns that much).`, 'point --prometheus at the Prometheus server itself, not at a proxy or a stream.');
+    }
+    chunks.push(r.value);
+  }
+  return Buffer.concat(chunks, total).toString('utf8');
 }
 
 function describeFetchError(e: unknown): string {

@@ -6,6 +6,7 @@
  *   2  unusable input (named with its value, why and how to fix it), or no Prometheus to run
  */
 import * as fs from 'fs';
+import { readTextCapped } from '../read-limit';
 import { readRollouts, RehearseInputError } from './manifest';
 import { PrometheusUnavailable } from './prometheus';
 import { rehearseOnPrometheus } from './rehearse';
@@ -29,7 +30,7 @@ export async function runRehearse(o: RunRehearseOptions): Promise<number> {
   try {
     const texts = o.files.map((file) => {
       if (!fs.existsSync(file)) throw new RehearseInputError('manifest', file, 'does not exist.', 'pass rendered manifest files (e.g. dist/prod/<service>.k8s.yaml).');
-      return { file, text: fs.readFileSync(file, 'utf8') };
+      return { file, text: readTextCapped(file) };
     });
     models = readRollouts(texts, { peakRps: o.peakRps, releaseRps: o.releaseRps });
     for (const m of models) {

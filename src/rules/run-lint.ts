@@ -8,6 +8,7 @@ import { findKustomize, layoutScan } from './layout';
 import { LintObject, parseManifestText } from './source';
 import { FailOn, ParseProblem, SEVERITY_RANK } from './types';
 import { readTextCapped } from '../read-limit';
+import { withClusterFindings } from './cluster-rules';
 
 /** Lints one text (multi-document YAML or JSON); `file` names it in findings. */
 export function lintText(text: string, file: string, opts: LintOptions = {}): LintResult {
@@ -158,7 +159,8 @@ export function runLint(opts: RunLintOptions): number {
     err(`rollwise lint: ${unmatched}\n`);
     return 2;
   }
-  const result = lintParsed(objects, problems, { facts: opts.facts, simulate: opts.simulate ?? true, scopes: layout.scopes, notes: layout.notes });
+  // the composition rules, then the cluster's own validation as a separate stage (cluster-rules.ts)
+  const result = withClusterFindings(lintParsed(objects, problems, { facts: opts.facts, simulate: opts.simulate ?? true, scopes: layout.scopes, notes: layout.notes }), objects);
   const threshold = opts.failOn === 'none' ? Infinity : SEVERITY_RANK[opts.failOn];
   const failing = result.findings.some((f) => f.status === 'open' && SEVERITY_RANK[f.severity] >= threshold);
   const code = failing ? 1 : 0;

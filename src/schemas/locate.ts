@@ -14,12 +14,20 @@ function packageRoot(): string {
  */
 export function schemaDirCandidates(): string[] {
   const root = packageRoot();
-  return [process.env.ROLLWISE_SCHEMA_DIR, path.resolve(root, '..', 'shared'), path.join(root, '.schemas')].filter((d): d is string => !!d);
+  // An installed package lives in the user's node_modules: the project's own .schemas/ (the
+  // folder the synth runs in) is looked at too.
+  return [process.env.ROLLWISE_SCHEMA_DIR, path.resolve(root, '..', 'shared'), path.join(root, '.schemas'), path.join(process.cwd(), '.schemas')]
+    .filter((d): d is string => !!d).filter((d, i, all) => all.indexOf(d) === i);
 }
 
 export function locateSchemaDir(): string {
   for (const dir of schemaDirCandidates()) {
     if (fs.existsSync(path.join(dir, 'schemas', 'k8s-v1.28.0-definitions.json'))) return dir;
   }
-  throw new Error(`no pinned schemas found (looked in ${schemaDirCandidates().join(', ')}): set ROLLWISE_SCHEMA_DIR or run \`npm run fetch:schemas\``);
+  // `npm run fetch:schemas` exists only in rollwise's own repository, not in a project that installed it
+  const installed = packageRoot().split(path.sep).includes('node_modules');
+  const fix = installed
+    ? 'set ROLLWISE_SCHEMA_DIR to a folder with the pinned crds/ and schemas/ (the pinned versions are listed in node_modules/rollwise/README.md, Schemas), or put them in .schemas/ in this project'
+    : 'set ROLLWISE_SCHEMA_DIR or run `npm run fetch:schemas`';
+  throw new Error(`no pinned schemas found (looked in ${schemaDirCandidates().join(', ')}): ${fix}`);
 }

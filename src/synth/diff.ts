@@ -1,5 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
+import { OUTPUT_MARKER } from './ownership';
 
 export interface DriftSummaryOptions {
   /**
@@ -117,6 +118,7 @@ export function listFiles(dir: string, base = ''): string[] {
   if (!fs.existsSync(dir)) return [];
   const out: string[] = [];
   for (const e of fs.readdirSync(path.join(dir, base), { withFileTypes: true })) {
+    if (base === '' && e.name === OUTPUT_MARKER) continue; // rollwise's marker, not output (ownership.ts)
     const rel = base ? `${base}/${e.name}` : e.name;
     if (e.isDirectory()) out.push(...listFiles(dir, rel));
     else out.push(rel);

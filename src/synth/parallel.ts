@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { Worker } from 'worker_threads';
+import { fileSystemError } from './fs-errors';
 
 /**
  * Serializes and writes chart files on worker threads while the main thread keeps turning charts
@@ -65,7 +66,7 @@ export class SerializerPool {
     let lastDone = -1;
     let idleSince = Date.now();
     for (;;) {
-      if (Atomics.load(this.counters, 1) !== 0) throw new Error(`serializing the output failed: ${this.error()}`);
+      if (Atomics.load(this.counters, 1) !== 0) throw this.workerError();
       const done = Atomics.load(this.counters, 0);
       if (ready(done)) return;
       if (done !== lastDone) {
@@ -76,6 +77,23 @@ export class SerializerPool {
       }
       Atomics.wait(this.counters, 0, done, 1000);
     }
+  }
+
+  /** The worker's failure as the main thread reports it: the file, the cause and the fix (fs-errors.ts). */
+  private workerError(): Error {
+    let e: { code?: string; message?: string; file?: string };
+    try {
+      e = JSON.parse(this.error()) as typeof e;
+    } catch {
+      return new Error(`serializing the output failed: ${this.error()}`);
+    }
+    const err = Object.assign(new Error(e.message ?? 'unknown'), { code: e.code });
+    return e.code ? fileSystemError(err, this.relative(e.file ?? '?'), 'writing') : new Error(`serializing ${this.relative(e.file ?? '?')} failed: ${e.message}`);
+  }
+
+  /** A worker's file relative to the temporary output folder (what the user recognizes). */
+  private relative(file: string): string {
+    return file.replace(/^.*\/\.[^/]+-tmp-[0-9a-f]{12}\//, '');
   }
 
   private error(): string {

@@ -3,7 +3,9 @@ import { ApiObject, App, Chart, Names, YamlOutputType } from 'cdk8s';
 import { IConstruct, Node } from 'constructs';
 import { serializeObjects } from './serialize';
 import { checkRelPath, SynthLayout } from './layout';
+import { patchFailure } from '../invariants/final-objects';
 import { chartOf, outputFileEntriesOf } from './output';
+import { beginRender, renderedApp, runRenderChecks } from './render-checks';
 
 /** One file of the synthesized output. */
 export interface SynthFile {
@@ -66,9 +68,21 @@ export function* planApp(app: App, opts: RenderOptions = {}): Generator<PlannedF
     if (!all) cache.set(n, (all = n.findAll()));
     return all;
   };
-  validate(app, findAll);
-  const hasDependantCharts = resolveDependencies(app, findAll);
-  const charts = dependencyOrder(app.node).filter((c): c is Chart => c instanceof Chart);
+  const endRender = beginRender(app);
+  let rendered: ReturnType<typeof renderCharts>;
+  let charts: Chart[];
+  let hasDependantCharts: boolean;
+  try {
+    validate(app, findAll);
+    hasDependantCharts = resolveDependencies(app, findAll);
+    charts = dependencyOrder(app.node).filter((c): c is Chart => c instanceof Chart);
+    // One render (render-checks.ts): every chart's objects once; the checks run on these, and
+    // these are what is serialized below. (A chart's own toJson() re-validates the app through
+    // cdk8s; the checks stay deferred to this pass meanwhile.)
+    rendered = renderCharts(charts);
+  } finally {
+    endRender();
+  }
   const ext = app.outputFileExtension;
   const chartFiles = new Map<Chart, string>();
   const written = new Map<string, string>();
@@ -78,6 +92,16 @@ export function* planApp(app: App, opts: RenderOptions = {}): Generator<PlannedF
     written.set(file, by);
     return file;
   };
+  if (app.yamlOutputType === YamlOutputType.FILE_PER_CHART) {
+    let index = 0;
+    for (const chart of charts) {
+      const base = Names.toDnsLabel(chart);
+      const flat = `${hasDependantCharts ? `${(index++).toString().padStart(4, '0')}-${base}` : base}${ext}`;
+      chartFiles.set(chart, claim(layout.fileFor(chart, flat), `chart ${chart.node.path}`));
+    }
+  }
+  runRenderChecks(app, renderedApp(rendered.flat, chartFiles));
+  const chartJson = (chart: Chart) => rendered.byChart.get(chart)!;
   let done = 0;
   const progress = () => opts.onChart?.(++done, charts.length);
 
@@ -92,20 +116,16 @@ export function* planApp(app: App, opts: RenderOptions = {}): Generator<PlannedF
       break;
     }
     case YamlOutputType.FILE_PER_CHART: {
-      let index = 0;
       for (const chart of charts) {
-        const base = Names.toDnsLabel(chart);
-        const flat = `${hasDependantCharts ? `${(index++).toString().padStart(4, '0')}-${base}` : base}${ext}`;
-        const file = claim(layout.fileFor(chart, flat), `chart ${chart.node.path}`);
-        chartFiles.set(chart, file);
-        yield { path: file, objects: chartJson(chart) };
+        yield { path: chartFiles.get(chart)!, objects: chartJson(chart) };
         progress();
       }
       break;
     }
     case YamlOutputType.FILE_PER_RESOURCE:
     case YamlOutputType.FOLDER_PER_CHART_FILE_PER_RESOURCE: {
-      // cdk8s overwrites a file when two objects share kind and name; so do we (last one wins).
+      // cdk8s overwrites a file when two objects share kind and name (the last one wins, so the
+      // others are silently not written); rollwise refuses that instead, naming both objects.
       const perChartFolder = app.yamlOutputType === YamlOutputType.FOLDER_PER_CHART_FILE_PER_RESOURCE;
       const files = new Map<string, unknown>();
       let index = 0;
@@ -114,13 +134,15 @@ export function* planApp(app: App, opts: RenderOptions = {}): Generator<PlannedF
         const folder = perChartFolder ? (hasDependantCharts ? `${(index++).toString().padStart(4, '0')}-${base}` : base) : '';
         for (const obj of chartJson(chart)) {
           if (obj === undefined) continue;
-          const o = obj as { kind?: string; metadata?: { name?: string } };
+          const o = obj as { kind?: string; metadata?: { name?: string; namespace?: string } };
           const name = `${o.kind}.${o.metadata?.name}`.replace(/[^0-9a-zA-Z-_.]/g, '');
-          files.set(path.posix.join(folder, name + ext), obj);
+          const file = path.posix.join(folder, name + ext);
+          claim(file, `${o.kind} ${o.metadata?.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata?.name} of chart ${chart.node.path}`);
+          files.set(file, obj);
         }
         progress();
       }
-      for (const [file, obj] of files) yield { path: claim(file, 'an object'), objects: [obj] };
+      for (const [file, obj] of files) yield { path: file, objects: [obj] };
       break;
     }
     default:
@@ -147,10 +169,42 @@ function chartObjects(chart: Chart): ApiObject[] {
   return dependencyOrder(chart.node).filter((x): x is ApiObject => x instanceof ApiObject && Chart.of(x) === chart);
 }
 
-function chartJson(chart: Chart): unknown[] {
-  // A chart class with its own toJson() gets it called (that path is as slow as App.synth()).
-  if (chart.toJson !== Chart.prototype.toJson) return Object.values(chart.toJson());
-  return chartObjects(chart).map((o) => o.toJson());
+type Rendered = { chart: Chart; json: Record<string, unknown>; apiObject?: ApiObject };
+
+/**
+ * Every chart's objects, rendered once: each ApiObject's toJson() (Lazy values resolved, patches
+ * applied), or, for a chart class with its own toJson(), what that returns (that path is as slow
+ * as App.synth()). A patch that cannot be applied is reported naming the object and the patch.
+ */
+function renderCharts(charts: readonly Chart[]): { byChart: Map<Chart, unknown[]>; flat: Rendered[] } {
+  const byChart = new Map<Chart, unknown[]>();
+  const flat: Rendered[] = [];
+  const errors: string[] = [];
+  for (const chart of charts) {
+    if (chart.toJson !== Chart.prototype.toJson) {
+      const objs = Object.values(chart.toJson());
+      byChart.set(chart, objs);
+      for (const json of objs) if (json && typeof json === 'object') flat.push({ chart, json: json as Record<string, unknown> });
+      continue;
+    }
+    const objs: unknown[] = [];
+    for (const o of chartObjects(chart)) {
+      let json: Record<string, unknown>;
+      try {
+        json = o.toJson() as Record<string, unknown>;
+      } catch (e) {
+        const failure = patchFailure(o, e);
+        if (failure === undefined) throw e;
+        errors.push(`[${o.node.path}] ${failure}`);
+        continue;
+      }
+      objs.push(json);
+      flat.push({ chart, json, apiObject: o });
+    }
+    byChart.set(chart, objs);
+  }
+  if (errors.length > 0) throw new Error(`Validation failed with the following errors:\n  ${errors.join('\n  ')}`);
+  return { byChart, flat };
 }
 
 /** cdk8s' validate(): every construct's validations, errors in one exception. */

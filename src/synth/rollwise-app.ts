@@ -4,6 +4,7 @@ import { ApiObject, App, AppProps, JsonPatch } from 'cdk8s';
 import { renderingPatch } from '../invariants/final-objects';
 import { absoluteCitations, checkDocsBaseUrl } from '../justify/citations';
 import { assertSafe } from '../rules/synth-check';
+import { registerRenderCheck } from './render-checks';
 import { mapOutputFiles } from './output';
 import { SynthLayout } from './layout';
 import { synthesize, SynthResult } from './synth';
@@ -152,9 +153,21 @@ export class RollwiseApp extends App {
  * plugin lints every synthesized manifest); throws on a blocking finding. Returns the app.
  */
 export function lintApp<A extends App>(app: A): A {
-  assertSafe(app.node.findAll().filter((c): c is ApiObject => c instanceof ApiObject).map((o) => o.toJson()));
+  if (linted.has(app)) return app;
+  linted.add(app);
+  // on the objects the synth pass renders and writes (render-checks.ts), every pass
+  registerRenderCheck(app, (r) => {
+    try {
+      assertSafe(r.objects.map((o) => o.json));
+      return [];
+    } catch (e) {
+      return [(e as Error).message];
+    }
+  });
   return app;
 }
+
+const linted = new WeakSet<App>();
 
 /**
  * Makes every citation in the app's objects (annotations, alert texts, any string field) and extra

@@ -14,8 +14,9 @@ const { state, errorText } = workerData as { state: SharedArrayBuffer; errorText
 const counters = new Int32Array(state); // [0] files done, [1] error flag
 const made = new Set<string>();
 
-function fail(e: unknown): void {
-  const bytes = new TextEncoder().encode(e instanceof Error ? `${e.message}\n${e.stack ?? ''}` : String(e));
+function fail(e: unknown, file: string): void {
+  // the code and the file, for the main thread's message (fs-errors.ts); no stack
+  const bytes = new TextEncoder().encode(JSON.stringify({ code: (e as NodeJS.ErrnoException)?.code, message: e instanceof Error ? e.message : String(e), file }));
   new Uint8Array(errorText).set(bytes.subarray(0, errorText.byteLength - 1));
   Atomics.store(counters, 1, 1);
   Atomics.notify(counters, 0);
@@ -32,6 +33,6 @@ parentPort?.on('message', (job: Job) => {
     Atomics.add(counters, 0, 1);
     Atomics.notify(counters, 0);
   } catch (e) {
-    fail(e);
+    fail(e, job.file);
   }
 });

@@ -36,7 +36,7 @@ export function swapPaths(outdir: string): SwapPaths {
 }
 
 /** Test hook: called at named points of the swap (a test kills the process there). @internal */
-export type SwapStage = 'written' | 'between-renames';
+export type SwapStage = 'written' | 'between-renames' | 'swapped';
 let faultHook: ((stage: SwapStage) => void) | undefined;
 
 /** @internal for fault-injection tests only */
@@ -225,34 +225,36 @@ export function swapIn(p: SwapPaths, next: string): string[] {
 }
 
 /**
- * Signals: synthesize is synchronous, so Node runs a signal listener only once the synth has
- * finished or failed (and removed its temporary folder). One listener per signal, installed once,
- * removes any temporary folder still registered, then re-raises the signal when no other listener
- * handles it, so the process still ends the way the signal asks (exit 130 / 143).
+ * Signals. Synth is synchronous, and Node runs a JavaScript signal listener only when the event
+ * loop turns again, which is after the synth, swap included. So no listener is installed while the
+ * output is written: an interrupt (SIGINT, SIGTERM, SIGHUP) before the swap ends the process at
+ * once by the signal's default action (exit 130 / 143), the previous output stays in place, and
+ * the next synth deletes the temporary folder (recover). Once the new output is swapped in,
+ * `afterSwap` installs a listener until the event loop turns, so an interrupt that arrives after
+ * the swap says that the new output is complete and in place, then ends the process by the signal.
  */
-const active = new Set<string>();
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 const listeners = new Map<NodeJS.Signals, () => void>();
+let swappedInto: string | undefined;
 
-export function trackTemp(dir: string): () => void {
-  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+export function afterSwap(outdir: string): void {
+  swappedInto = outdir;
+  for (const sig of SIGNALS) {
     if (listeners.has(sig)) continue;
     const onSignal = (): void => {
-      for (const t of active) fs.rmSync(t, { recursive: true, force: true });
-      active.clear();
-      if (process.listenerCount(sig) === 1) {
-        process.off(sig, onSignal);
-        listeners.delete(sig);
-        process.kill(process.pid, sig);
-      }
+      process.stderr.write(`rollwise synth: interrupted by ${sig} after the swap: ${swappedInto ?? 'the output'} holds the complete new output (nothing to undo).\n`);
+      process.off(sig, onSignal);
+      listeners.delete(sig);
+      if (process.listenerCount(sig) === 0) process.kill(process.pid, sig);
     };
     listeners.set(sig, onSignal);
     process.on(sig, onSignal);
   }
-  active.add(dir);
-  return () => {
-    active.delete(dir);
-    // A signal that arrived during the synchronous synth is pending in libuv; without one more
-    // turn of the event loop a script that ends here would exit 0 and the signal would be lost.
-    setImmediate(() => undefined);
-  };
+  // Signal events are delivered in the event loop's poll phase, before setImmediate callbacks:
+  // one that arrived during the rest of the synth still finds the listener.
+  setImmediate(() => {
+    for (const [sig, fn] of listeners) process.off(sig, fn);
+    listeners.clear();
+    swappedInto = undefined;
+  });
 }

@@ -10,7 +10,11 @@ import { SerializerPool } from './parallel';
 import { serializeObjects } from './serialize';
 import * as YAML from 'yaml';
 import { SchemaValidator } from '../schemas/validator';
-import { acquireLock, assertReplaceable, makeTempDir, recover, swapFault, swapIn, swapPaths, trackTemp } from './swap';
+import { KubernetesVersion } from '../decisions/kubernetes-version';
+import { appKubernetesVersion } from './render-checks';
+import { acquireLock, afterSwap, assertReplaceable, makeTempDir, recover, swapFault, swapIn, swapPaths } from './swap';
+import { assertOwnedOutput, writeOutputMarker } from './ownership';
+import { fileSystemError } from './fs-errors';
 
 export { diffDirs, listFiles } from './diff';
 
@@ -76,31 +80,41 @@ export interface SynthResult {
  */
 export function synthesize(build: (outdir: string) => App, opts: SynthOptions): SynthResult {
   const outdir = path.resolve(opts.outdir);
+  // The output folder is rollwise's alone (ownership.ts): refused before anything is created.
+  if (!opts.check) assertOwnedOutput(outdir);
   fs.mkdirSync(path.dirname(outdir), { recursive: true });
   const paths = swapPaths(outdir);
   const release = acquireLock(paths, opts.lockWaitSeconds ?? 120);
   try {
     // before anything else: finish or undo a swap a crash interrupted, delete what killed synths left
     const recovered = recover(paths);
-    if (!opts.check) assertReplaceable(paths);
+    if (!opts.check) {
+      assertOwnedOutput(outdir); // again under the lock: the folder may have changed while waiting
+      assertReplaceable(paths);
+    }
     const tmp = makeTempDir(paths);
-    const untrack = trackTemp(tmp);
     try {
       const app = build(tmp);
       const progress = opts.progress ?? (progressWanted() ? terminalProgress() : undefined);
       writeApp(app, tmp, { comments: opts.comments, layout: opts.layout, onChart: progress });
+      writeOutputMarker(tmp);
       swapFault('written');
       const files = listFiles(tmp);
-      if (opts.validateSchemas) assertSchemaValid(tmp, files);
+      if (opts.validateSchemas) assertSchemaValid(tmp, files, appKubernetesVersion(app));
       const warnings = [...recovered, ...warningsOf(app)];
       if (opts.check) {
         return { files, drift: diffDirs(tmp, outdir), diff: summarizeDrift(tmp, outdir, { fileLists: false, labels: { committed: `committed in ${opts.outdir}`, synthesized: 'synthesized from the code' } }), warnings };
       }
-      warnings.push(...swapIn(paths, tmp));
+      try {
+        warnings.push(...swapIn(paths, tmp));
+      } catch (e) {
+        throw fileSystemError(e, outdir, 'swapping the new output in as');
+      }
+      afterSwap(outdir);
+      swapFault('swapped');
       return { files, drift: [], diff: '', warnings };
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true });
-      untrack();
     }
   } finally {
     release();
@@ -108,8 +122,8 @@ export function synthesize(build: (outdir: string) => App, opts: SynthOptions): 
 }
 
 /** Every manifest file in `dir` against the pinned schemas; throws listing the invalid objects. */
-function assertSchemaValid(dir: string, files: readonly string[]): void {
-  const validator = SchemaValidator.load();
+function assertSchemaValid(dir: string, files: readonly string[], version: KubernetesVersion): void {
+  const validator = SchemaValidator.load(undefined, version);
   const problems: string[] = [];
   for (const f of files.filter((x) => /\.(ya?ml|json)$/.test(x))) {
     for (const doc of YAML.parseAllDocuments(fs.readFileSync(path.join(dir, f), 'utf8'), { version: '1.1' })) {
@@ -140,11 +154,16 @@ export function writeApp(app: App, dir: string, opts: RenderOptions & { readonly
         continue;
       }
       const folder = path.dirname(target);
-      if (!made.has(folder)) {
-        fs.mkdirSync(folder, { recursive: true });
-        made.add(folder);
+      const text = 'content' in f ? f.content : serializeObjects(f.objects, comments);
+      try {
+        if (!made.has(folder)) {
+          fs.mkdirSync(folder, { recursive: true });
+          made.add(folder);
+        }
+        fs.writeFileSync(target, text);
+      } catch (e) {
+        throw fileSystemError(e, f.path, 'writing');
       }
-      fs.writeFileSync(target, 'content' in f ? f.content : serializeObjects(f.objects, comments));
     }
   } catch (e) {
     pool?.abort();

@@ -16,7 +16,7 @@ describe('patched objects are checked against the real schema of their kind', ()
     // No invariant reads spec.type; the Kubernetes schema says it is a string. (An object field would
     // not do: cdk8s-plus's converter rewrites a string there into {} before anything sees it.)
     expect(() => synthWithServicePatch(JsonPatch.replace('/spec/type', 5)))
-      .toThrow(/Service\/checkout-api \/spec\/type must be string: an escape-hatch patch made the object invalid for the v1 Service schema/);
+      .toThrow(/Service\/checkout\/checkout-api \/spec\/type: must be of type string, not integer 5 \(schema\): the cluster would refuse this object/);
   });
 
   test('a patch that keeps the object valid passes', () => {

@@ -58,7 +58,8 @@ function synthWith(measurements: Measurements | undefined, typedP99?: Duration) 
   const outdir = fs.mkdtempSync(path.join(tmp, 'dist-'));
   const result = synthesize((dir) => {
     const app = new App({ outdir: dir });
-    const chart = new Chart(app, 'checkout-api', { namespace: 'healthy' });
+    // the chart in the namespace the file measured (a file from another namespace is refused)
+    const chart = new Chart(app, 'checkout-api', { namespace: measurements?.document.service.namespace ?? 'healthy' });
     const props = checkoutApiProps();
     new HttpService(chart, 'checkout-api', { ...props, health: { ...props.health, readinessP99UnderLoad: typedP99 }, measurements });
     return app;

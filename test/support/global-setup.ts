@@ -13,4 +13,7 @@ export default function globalSetup(): void {
     process.stdout.write(`no pinned schemas in ${schemaDirCandidates().join(', ')}; fetching them into .schemas/\n`);
     execFileSync(process.execPath, [path.join(__dirname, '..', '..', 'scripts', 'fetch-schemas.js')], { stdio: 'inherit' });
   }
+  // Tests that copy the package or run an app elsewhere (a packed install, cdk8s synth in a
+  // temporary project) find the same schemas as a user who sets the variable.
+  process.env.ROLLWISE_SCHEMA_DIR ??= locateSchemaDir();
 }

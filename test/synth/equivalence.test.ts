@@ -133,7 +133,7 @@ describe.each([
     const x = new ApiObject(a, 'x', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'same' } });
     new ApiObject(a, 'y', { apiVersion: 'v1', kind: 'Secret' });
     const b = new Chart(app, 'b');
-    new ApiObject(b, 'z', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'same' }, data: { wins: 'last' } } as never).addDependency(x);
+    new ApiObject(b, 'z', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'other' }, data: { b: 'chart' } } as never).addDependency(x);
     return app;
   };
   test('same files and bytes as App.synth()', () => {
@@ -145,4 +145,11 @@ describe.each([
     expect(Object.keys(expected).length).toBeGreaterThan(1);
     expect(read(actualDir)).toEqual(expected);
   });
+  if (yamlOutputType !== YamlOutputType.FILE_PER_APP) {
+    test('two objects of one kind and name in one folder: refused, naming both (cdk8s writes only the last)', () => {
+      const app = build(path.join(root, `${name}-dup`));
+      new ApiObject(app.node.findChild('b') as Chart, 'dup', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: yamlOutputType === YamlOutputType.FILE_PER_RESOURCE ? 'same' : 'other' } });
+      expect(() => writeApp(app, path.join(root, `${name}-dup`), { comments: false })).toThrow(/two outputs write (0001-b\/)?ConfigMap\.(same|other)\.yml: ConfigMap (same|other) of chart (a|b) and ConfigMap (same|other) of chart b/);
+    });
+  }
 });

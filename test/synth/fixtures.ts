@@ -24,7 +24,10 @@ export const FIXTURES: Record<string, (outdir: string) => App> = {
     const base = new Chart(app, 'base');
     new ApiObject(base, 'ns', { apiVersion: 'v1', kind: 'Namespace' });
     const crds = new Chart(app, 'crds');
-    new ApiObject(crds, 'crd', { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' });
+    new ApiObject(crds, 'crd', {
+      apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition',
+      spec: { group: 'example.com', scope: 'Namespaced', names: { kind: 'Widget', plural: 'widgets' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }] },
+    } as never);
     const apps = new Chart(app, 'apps');
     new ApiObject(apps, 'a', { apiVersion: 'v1', kind: 'ConfigMap' });
     new ApiObject(apps, 'b', { apiVersion: 'v1', kind: 'ConfigMap' });
@@ -61,7 +64,11 @@ export const FIXTURES: Record<string, (outdir: string) => App> = {
     let replicas = 1;
     new ApiObject(chart, 'deploy', {
       apiVersion: 'apps/v1', kind: 'Deployment',
-      spec: { replicas: Lazy.any({ produce: () => replicas }), template: { metadata: { labels: { v: Lazy.any({ produce: () => `v${replicas}` }) } } } },
+      spec: {
+        replicas: Lazy.any({ produce: () => replicas }),
+        selector: { matchLabels: { app: 'lazy' } },
+        template: { metadata: { labels: { app: 'lazy', v: Lazy.any({ produce: () => `v${replicas}` }) } }, spec: { containers: [{ name: 'app', image: 'nginx:1.27' }] } },
+      },
     } as never);
     replicas = 4;
     return app;

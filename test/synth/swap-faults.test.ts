@@ -58,7 +58,7 @@ function run(version: string, env: Record<string, string> = {}, asUser?: number)
 /** The version every file of the output holds, or a description of what is wrong with it. */
 function outputVersion(charts = 3): string {
   if (!fs.existsSync(out())) return 'no output folder';
-  const files = fs.readdirSync(out()).sort();
+  const files = fs.readdirSync(out()).filter((f) => f !== '.rollwise-output').sort();
   const expected = [...Array(charts).keys()].map((i) => `c${i}.k8s.yaml`).sort();
   if (JSON.stringify(files) !== JSON.stringify(expected)) return `incomplete: ${files.join(', ')}`;
   const versions = new Set(files.map((f) => /version: (\S+)/.exec(fs.readFileSync(path.join(out(), f), 'utf8'))?.[1]));
@@ -94,11 +94,25 @@ test('a kill after writing, before the swap: the old output stays, the next run 
   expect(leftovers()).toEqual([]);
 });
 
-test('SIGTERM while writing: the synth ends by the signal with a complete output and no temporary folder', () => {
+test.each(['SIGTERM', 'SIGINT'])('%s before the swap: the process ends by the signal, the old output stays, the next run deletes the temporary folder', (sig) => {
   expect(run('v1').status).toBe(0);
-  const r = run('v2', { FAULT: 'written', ACTION: 'SIGTERM' });
-  expect(r.signal).toBe('SIGTERM');
-  expect(['v1', 'v2']).toContain(outputVersion());
+  const r = run('v2', { FAULT: 'written', ACTION: sig });
+  expect(r.signal).toBe(sig);
+  expect(outputVersion()).toBe('v1');
+  expect(leftovers().every((e) => /^\.dist-tmp-[0-9a-f]{12}$|^\.dist\.lock$/.test(e))).toBe(true);
+  const next = run('v3');
+  expect(next.status).toBe(0);
+  expect(outputVersion()).toBe('v3');
+  expect(leftovers()).toEqual([]);
+});
+
+test('SIGINT after the swap: it says the new output is in place, and ends by the signal', () => {
+  expect(run('v1').status).toBe(0);
+  const r = run('v2', { FAULT: 'swapped', ACTION: 'SIGINT' });
+  expect(r.signal).toBe('SIGINT');
+  expect(r.stderr).toContain('interrupted by SIGINT after the swap');
+  expect(r.stderr).toContain('holds the complete new output');
+  expect(outputVersion()).toBe('v2');
   expect(leftovers()).toEqual([]);
 });
 
@@ -115,7 +129,8 @@ test('SIGTERM from outside at a random moment of a long synth, then SIGKILL: the
     const now = outputVersion(3000);
     if (sig === 'SIGTERM') {
       expect(['v1', `v-${sig}`]).toContain(now);
-      expect(leftovers()).toEqual([]);
+      // at most the temporary folder of the killed synth, which the next run deletes
+      expect(leftovers().every((e) => /^\.dist-tmp-[0-9a-f]{12}$|^\.dist\.lock$/.test(e))).toBe(true);
     }
   }
   expect(run('v3', { CHARTS: '3000' }).status).toBe(0);

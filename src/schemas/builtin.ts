@@ -1,0 +1,383 @@
+import { KubernetesVersion } from '../decisions/kubernetes-version';
+
+/**
+ * The API server's built-in validation (and the kubelet's parsing) of the fields rollwise writes,
+ * which no OpenAPI schema expresses. Each rule cites its source; "apimachinery" is
+ * k8s.io/apimachinery at v0.33.0 (Kubernetes 1.33.0; the same functions in v0.28.0), "core" is
+ * kubernetes/kubernetes pkg/apis/core/validation/validation.go at v1.28.0 and v1.33.0.
+ */
+
+type Json = Record<string, unknown>;
+
+export interface BuiltinProblem {
+  readonly path: string;
+  readonly message: string;
+}
+
+// apimachinery pkg/util/validation/validation.go
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+/** IsEnvVarName (envVarNameFmt); used by core's validateEnv unless RelaxedEnvironmentVariableValidation is on (beta, on by default from 1.32). */
+const ENV_VAR_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
+/** IsRelaxedEnvVarName: printable ASCII except "=". */
+const RELAXED_ENV_VAR_NAME = /^[ -<>-~]+$/;
+const CONFIG_MAP_KEY = /^[-._a-zA-Z0-9]+$/;
+
+export function isDns1123Label(v: string): boolean {
+  return v.length <= 63 && DNS1123_LABEL.test(v);
+}
+
+/** IsDNS1123Subdomain: at most 253 characters of DNS labels joined by dots. */
+export function isDns1123Subdomain(v: string): boolean {
+  return v.length > 0 && v.length <= 253 && v.split('.').every((l) => DNS1123_LABEL.test(l));
+}
+
+/** IsQualifiedName (label and annotation keys): an optional DNS-subdomain prefix and "/", then a name of 1-63. */
+export function isQualifiedName(v: string): boolean {
+  const parts = v.split('/');
+  if (parts.length > 2) return false;
+  const name = parts[parts.length - 1];
+  if (parts.length === 2 && !isDns1123Subdomain(parts[0])) return false;
+  return name.length > 0 && name.length <= 63 && QUALIFIED_NAME.test(name);
+}
+
+/** IsValidLabelValue: empty, or a qualified name part of at most 63. */
+export function isLabelValue(v: string): boolean {
+  return v === '' || (v.length <= 63 && QUALIFIED_NAME.test(v));
+}
+
+/** IsValidPortName (IANA_SVC_NAME): 1-15 of [-a-z0-9] with a letter, no "--", no leading or trailing "-". */
+export function isPortName(v: string): boolean {
+  return v.length > 0 && v.length <= 15 && /^[-a-z0-9]+$/.test(v) && /[a-z]/.test(v) && !v.includes('--') && !v.startsWith('-') && !v.endsWith('-');
+}
+
+/**
+ * The container image as the kubelet parses it: pkg/kubelet/images/image_manager.go
+ * (applyDefaultImageTag, v1.33.0) calls distribution/reference's ParseNormalizedNamed, and a
+ * failure is the pod's InvalidImageName. The grammar is github.com/distribution/reference v0.6.0
+ * (regexp.go, normalize.go, reference.go): a 64-hex string alone is refused, the repository must
+ * be lower case, the name at most 255 characters, the tag `[\w][\w.-]{0,127}`, the digest
+ * `algorithm:hex` with the algorithm's exact length (go-digest: sha256 64, sha384 96, sha512 128
+ * lower-case hex digits). The API server refuses leading or trailing whitespace (core,
+ * validateContainers) and an empty image.
+ * Returns the problem, or undefined when the kubelet accepts it.
+ */
+export function imageReferenceProblem(image: string): string | undefined {
+  if (image === '') return 'is empty';
+  if (image.trim() !== image) return 'has leading or trailing whitespace (the API server refuses it)';
+  if (/^[a-f0-9]{64}$/.test(image)) return 'is a 64-character hexadecimal string, which the kubelet refuses as a repository name';
+  const slash = image.indexOf('/');
+  let domain = 'docker.io';
+  let remainder = image;
+  if (slash >= 0) {
+    const maybe = image.slice(0, slash);
+    if (maybe === 'localhost' || /[.:]/.test(maybe) || maybe.toLowerCase() !== maybe) {
+      domain = maybe;
+      remainder = image.slice(slash + 1);
+    }
+  }
+  const tagSep = remainder.indexOf(':');
+  const remote = tagSep >= 0 ? remainder.slice(0, tagSep) : remainder;
+  if (remote.toLowerCase() !== remote) return `has an upper-case repository name (${remote}); the kubelet requires lower case`;
+  const domainComponent = '(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])';
+  const host = `(?:${domainComponent}(?:\\.${domainComponent})*|\\[(?:[a-fA-F0-9:]+)\\])(?::[0-9]+)?`;
+  const path = '[a-z0-9]+(?:(?:[._]|__|[-]+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|[-]+)[a-z0-9]+)*)*';
+  const ref = new RegExp(`^((?:${host}/)?${path})(?::([\\w][\\w.-]{0,127}))?(?:@([A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*[:][0-9a-fA-F]{32,}))?$`);
+  const full = `${domain}/${remainder}`;
+  const m = ref.exec(full);
+  if (!m) return 'is not a valid image reference ([registry/]repository[:tag][@digest]: lower-case path components, one tag of at most 128 word characters, one digest)';
+  const name = m[1];
+  const repoPath = name.slice(domain.length + 1);
+  if (repoPath.length > 255) return `has a repository name of ${repoPath.length} characters, more than 255`;
+  const digest = m[3];
+  if (digest) {
+    const [alg, hex] = digest.split(':');
+    const len: Record<string, number> = { sha256: 64, sha384: 96, sha512: 128 };
+    if (len[alg] === undefined) return `has a digest with the unsupported algorithm ${alg} (sha256, sha384 or sha512)`;
+    if (hex.length !== len[alg] || !/^[a-f0-9]+$/.test(hex)) return `has a ${alg} digest that is not ${len[alg]} lower-case hexadecimal digits`;
+  }
+  return undefined;
+}
+
+/** apimachinery pkg/api/validation/objectmeta.go: TotalAnnotationSizeLimitB, keys plus values in bytes. */
+export const TOTAL_ANNOTATION_BYTES = 256 * 1024;
+
+/**
+ * etcd's request limit (--max-request-bytes, DefaultMaxRequestBytes = 1.5 MiB in etcd's
+ * server/embed/config.go): a larger object cannot be stored, whatever the API server accepted
+ * (its own body limit is 3 MiB, k8s.io/apiserver pkg/server/config.go). The JSON text is
+ * measured; the API server stores built-in kinds as protobuf, which is smaller, and custom
+ * resources as JSON.
+ */
+export const ETCD_MAX_REQUEST_BYTES = 1.5 * 1024 * 1024;
+
+/** Kinds whose object name must be a DNS-1035 label (core: ValidateServiceName) rather than a DNS-1123 subdomain. */
+const LABEL_NAMED_KINDS = new Set(['Service']);
+
+/** The pod spec of a workload kind (and where it is), or undefined. */
+function podSpecs(o: Json): { spec: Json; path: string }[] {
+  const kind = o.kind;
+  const spec = rec(o.spec);
+  if (!spec) return [];
+  if (kind === 'Pod') return [{ spec, path: '/spec' }];
+  if (kind === 'CronJob') {
+    const ps = rec(rec(rec(rec(spec.jobTemplate)?.spec)?.template)?.spec);
+    return ps ? [{ spec: ps, path: '/spec/jobTemplate/spec/template/spec' }] : [];
+  }
+  const ps = rec(rec(spec.template)?.spec);
+  return ps ? [{ spec: ps, path: '/spec/template/spec' }] : [];
+}
+
+function rec(x: unknown): Json | undefined {
+  return x && typeof x === 'object' && !Array.isArray(x) ? x as Json : undefined;
+}
+
+function arr(x: unknown): unknown[] {
+  return Array.isArray(x) ? x : [];
+}
+
+const show = (v: unknown) => {
+  const s = JSON.stringify(v) ?? String(v);
+  return s.length > 70 ? `${s.slice(0, 67)}...` : s;
+};
+
+/** Quantity syntax (apimachinery pkg/api/resource/quantity.go, ParseQuantity). */
+const QUANTITY = /^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+|[KMGTPE]i|[numkMGTPE])?$/;
+
+/** The built-in checks on one object; `version` picks the rules that changed between 1.28 and 1.33. */
+export function builtinProblems(o: Json, version: KubernetesVersion): BuiltinProblem[] {
+  const out: BuiltinProblem[] = [];
+  const add = (path: string, message: string) => out.push({ path, message });
+  // Serializing every object to measure it costs more than all the other checks together, so it
+  // is measured exactly only when a cheap upper bound of its JSON size could exceed the limit.
+  const size = jsonSizeBound(o, ETCD_MAX_REQUEST_BYTES) > ETCD_MAX_REQUEST_BYTES ? JSON.stringify(o).length : 0;
+  if (size > ETCD_MAX_REQUEST_BYTES) add('/', `the object is ${size} bytes as JSON, above etcd's 1.5 MiB request limit (--max-request-bytes); it cannot be stored`);
+  objectMeta(rec(o.metadata), '/metadata', add, typeof o.kind === 'string' && LABEL_NAMED_KINDS.has(o.kind) ? 'label' : 'subdomain');
+  for (const { spec, path } of podSpecs(o)) {
+    const tmpl = rec(rec(o.spec)?.template);
+    if (tmpl && o.kind !== 'Pod') objectMeta(rec(tmpl.metadata), path.replace(/\/spec$/, '/metadata'), add, undefined);
+    podSpec(spec, path, add, version);
+  }
+  if (o.kind === 'Service') {
+    const names = new Set<string>();
+    arr(rec(o.spec)?.ports).forEach((p, i) => {
+      const name = rec(p)?.name;
+      if (typeof name === 'string' && name !== '') {
+        if (!isDns1123Label(name)) add(`/spec/ports/${i}/name`, `${show(name)} is not a DNS label (core: validateServicePort)`);
+        if (names.has(name)) add(`/spec/ports/${i}/name`, `${show(name)} is used by two ports`);
+        names.add(name);
+      }
+      const target = rec(p)?.targetPort;
+      if (typeof target === 'string' && !isPortName(target)) add(`/spec/ports/${i}/targetPort`, `${show(target)} is not a port name (IANA_SVC_NAME: 1-15 lower-case letters, digits and "-", with a letter)`);
+    });
+  }
+  return out;
+}
+
+/**
+ * An upper bound of the length of JSON.stringify(x), computed without building it (each string
+ * counted at 6 characters per code unit, the most an escape takes, plus quotes and separators; a
+ * number at 24), stopping once it passes `stop`.
+ */
+export function jsonSizeBound(x: unknown, stop: number): number {
+  let total = 0;
+  const walk = (v: unknown): void => {
+    if (total > stop) return;
+    if (typeof v === 'string') total += v.length * 6 + 3;
+    else if (typeof v === 'number' || typeof v === 'boolean' || v === null || v === undefined) total += 25;
+    else if (Array.isArray(v)) {
+      total += 2;
+      for (const e of v) walk(e);
+    } else if (typeof v === 'object') {
+      total += 2;
+      for (const k in v as Json) {
+        total += k.length * 6 + 4;
+        walk((v as Json)[k]);
+      }
+    } else total += 25;
+  };
+  walk(x);
+  return total;
+}
+
+function objectMeta(meta: Json | undefined, path: string, add: (p: string, m: string) => void, nameKind: 'label' | 'subdomain' | undefined): void {
+  if (!meta) return;
+  const name = meta.name;
+  if (nameKind && typeof name === 'string') {
+    // core ValidateServiceName is DNS-1035 (apimachinery IsDNS1035Label); most kinds use NameIsDNSSubdomain
+    const ok = nameKind === 'label' ? name.length <= 63 && DNS1035_LABEL.test(name) : isDns1123Subdomain(name);
+    if (!ok) add(`${path}/name`, `${show(name)} is not a valid object name (${nameKind === 'label' ? 'a DNS-1035 label: lower-case letters, digits and "-", starting with a letter, at most 63' : 'a DNS-1123 subdomain'})`);
+  }
+  if (typeof meta.namespace === 'string' && !isDns1123Label(meta.namespace)) add(`${path}/namespace`, `${show(meta.namespace)} is not a DNS-1123 label`);
+  // apimachinery pkg/apis/meta/v1/validation/validation.go ValidateLabels: qualified keys, label values
+  for (const [k, v] of Object.entries(rec(meta.labels) ?? {})) {
+    if (!isQualifiedName(k)) add(`${path}/labels/${k}`, `the label key ${show(k)} is not a qualified name (an optional DNS-subdomain prefix and "/", then 1-63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit)`);
+    if (typeof v === 'string' && !isLabelValue(v)) add(`${path}/labels/${k}`, `the label value ${show(v)} is not valid (at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit)`);
+  }
+  // apimachinery pkg/api/validation/objectmeta.go ValidateAnnotations: lower-cased keys are qualified names; total size
+  let total = 0;
+  for (const [k, v] of Object.entries(rec(meta.annotations) ?? {})) {
+    if (!isQualifiedName(k.toLowerCase())) add(`${path}/annotations/${k}`, `the annotation key ${show(k)} is not a qualified name`);
+    total += Buffer.byteLength(k) + (typeof v === 'string' ? Buffer.byteLength(v) : 0);
+  }
+  if (total > TOTAL_ANNOTATION_BYTES) add(`${path}/annotations`, `the annotations are ${total} bytes, more than the API server's total of ${TOTAL_ANNOTATION_BYTES} (256 KiB)`);
+}
+
+function podSpec(spec: Json, path: string, add: (p: string, m: string) => void, version: KubernetesVersion): void {
+  const volumes = new Set<string>();
+  arr(spec.volumes).forEach((v, i) => {
+    const name = rec(v)?.name;
+    if (typeof name !== 'string') return;
+    if (!isDns1123Label(name)) add(`${path}/volumes/${i}/name`, `${show(name)} is not a DNS-1123 label (core: ValidateVolumes)`);
+    if (volumes.has(name)) add(`${path}/volumes/${i}/name`, `the volume name ${show(name)} is used twice`);
+    volumes.add(name);
+  });
+  const containerNames = new Set<string>();
+  for (const list of ['initContainers', 'containers'] as const) {
+    arr(spec[list]).forEach((c0, i) => {
+      const c = rec(c0);
+      if (!c) return;
+      const cp = `${path}/${list}/${i}`;
+      const name = c.name;
+      if (typeof name === 'string') {
+        if (!isDns1123Label(name)) add(`${cp}/name`, `${show(name)} is not a DNS-1123 label`);
+        if (containerNames.has(name)) add(`${cp}/name`, `the container name ${show(name)} is used twice in the pod`);
+        containerNames.add(name);
+      }
+      if (typeof c.image === 'string') {
+        const problem = imageReferenceProblem(c.image);
+        if (problem) add(`${cp}/image`, `the image ${show(c.image)} ${problem}: the pod would fail with InvalidImageName`);
+      }
+      container(c, cp, volumes, add, version);
+    });
+  }
+  arr(spec.tolerations).forEach((t0, i) => tolerations(rec(t0), `${path}/tolerations/${i}`, add));
+  affinity(rec(spec.affinity), `${path}/affinity`, add);
+  for (const [k, v] of Object.entries(rec(spec.nodeSelector) ?? {})) {
+    if (!isQualifiedName(k)) add(`${path}/nodeSelector/${k}`, `the node selector key ${show(k)} is not a qualified name`);
+    if (typeof v === 'string' && !isLabelValue(v)) add(`${path}/nodeSelector/${k}`, `the node selector value ${show(v)} is not a label value`);
+  }
+  if (typeof spec.serviceAccountName === 'string' && spec.serviceAccountName !== '' && !isDns1123Subdomain(spec.serviceAccountName)) add(`${path}/serviceAccountName`, `${show(spec.serviceAccountName)} is not a DNS-1123 subdomain`);
+  if (typeof spec.priorityClassName === 'string' && spec.priorityClassName !== '' && !isDns1123Subdomain(spec.priorityClassName)) add(`${path}/priorityClassName`, `${show(spec.priorityClassName)} is not a DNS-1123 subdomain`);
+}
+
+function container(c: Json, cp: string, volumes: Set<string>, add: (p: string, m: string) => void, version: KubernetesVersion): void {
+  // core validateEnv: names by IsEnvVarName, or IsRelaxedEnvVarName once RelaxedEnvironmentVariableValidation is on by default (1.32+)
+  const relaxed = version.minor >= 32;
+  arr(c.env).forEach((e0, j) => {
+    const name = rec(e0)?.name;
+    if (typeof name !== 'string') return;
+    if (name === '' || !(relaxed ? RELAXED_ENV_VAR_NAME : ENV_VAR_NAME).test(name)) {
+      add(`${cp}/env/${j}/name`, `${show(name)} is not a valid environment variable name (${relaxed ? 'printable ASCII other than "="' : 'letters, digits, "_", "-" or ".", not starting with a digit'}, Kubernetes ${version.name})`);
+    }
+    for (const ref of ['configMapKeyRef', 'secretKeyRef'] as const) {
+      const key = rec(rec(rec(e0)?.valueFrom)?.[ref])?.key;
+      if (typeof key === 'string' && !(key.length <= 253 && CONFIG_MAP_KEY.test(key))) add(`${cp}/env/${j}/valueFrom/${ref}/key`, `${show(key)} is not a valid ConfigMap or Secret key`);
+    }
+  });
+  const ports = new Set<string>();
+  arr(c.ports).forEach((p0, j) => {
+    const name = rec(p0)?.name;
+    if (typeof name === 'string' && name !== '') {
+      if (!isPortName(name)) add(`${cp}/ports/${j}/name`, `${show(name)} is not a port name (IANA_SVC_NAME: 1-15 lower-case letters, digits and "-", with a letter)`);
+      if (ports.has(name)) add(`${cp}/ports/${j}/name`, `the port name ${show(name)} is used twice in the container`);
+      ports.add(name);
+    }
+  });
+  // core ValidateVolumeMounts: the volume exists, mountPath is set and unique within the container
+  const paths = new Set<string>();
+  arr(c.volumeMounts).forEach((m0, j) => {
+    const m = rec(m0);
+    if (!m) return;
+    if (typeof m.name === 'string' && !volumes.has(m.name)) add(`${cp}/volumeMounts/${j}/name`, `the volume ${show(m.name)} is not a volume of the pod`);
+    const p = m.mountPath;
+    if (typeof p !== 'string') return;
+    if (p === '') add(`${cp}/volumeMounts/${j}/mountPath`, 'is required');
+    const norm = p.replace(/\/+$/, '') || '/';
+    if (paths.has(norm)) add(`${cp}/volumeMounts/${j}/mountPath`, `${show(p)} is mounted twice in the container (mountPath must be unique)`);
+    paths.add(norm);
+    // Not an API-server rule: a volume mounted at "/" would hide the image's whole file system, and
+    // container runtimes refuse a mount over the container's root.
+    if (norm === '/') add(`${cp}/volumeMounts/${j}/mountPath`, '"/" would mount the volume over the container\'s root file system; the container runtime refuses it');
+    if (typeof m.subPath === 'string' && (m.subPath.startsWith('/') || m.subPath.split('/').includes('..'))) add(`${cp}/volumeMounts/${j}/subPath`, `${show(m.subPath)} must be a relative path without ".." (core: validateLocalDescendingPath)`);
+  });
+  const res = rec(c.resources);
+  for (const kind of ['requests', 'limits'] as const) {
+    for (const [k, v] of Object.entries(rec(res?.[kind]) ?? {})) {
+      if (typeof v === 'string' && !QUANTITY.test(v)) add(`${cp}/resources/${kind}/${k}`, `${show(v)} is not a Kubernetes quantity`);
+    }
+  }
+}
+
+const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
+
+/** core validateTolerations (unchanged from v1.28.0 to v1.33.0). */
+function tolerations(t: Json | undefined, p: string, add: (p: string, m: string) => void): void {
+  if (!t) return;
+  const key = typeof t.key === 'string' ? t.key : '';
+  const op = typeof t.operator === 'string' ? t.operator : '';
+  if (key !== '' && !isQualifiedName(key)) add(`${p}/key`, `${show(key)} is not a qualified name (a label key)`);
+  if (key === '' && op !== 'Exists') add(`${p}/operator`, 'operator must be Exists when key is empty (which means "match all values and all keys")');
+  if (t.tolerationSeconds !== undefined && t.tolerationSeconds !== null && t.effect !== 'NoExecute') add(`${p}/effect`, 'effect must be NoExecute when tolerationSeconds is set');
+  if (op === 'Equal' || op === '') {
+    if (typeof t.value === 'string' && !isLabelValue(t.value)) add(`${p}/value`, `${show(t.value)} is not a label value`);
+  } else if (op === 'Exists') {
+    if (typeof t.value === 'string' && t.value !== '') add(`${p}/value`, 'value must be empty when operator is Exists');
+  } else add(`${p}/operator`, `${show(op)} is not supported (Equal or Exists)`);
+  if (typeof t.effect === 'string' && t.effect !== '' && !TAINT_EFFECTS.includes(t.effect)) add(`${p}/effect`, `${show(t.effect)} is not supported (${TAINT_EFFECTS.join(', ')})`);
+}
+
+/** core ValidateNodeSelectorRequirement and apimachinery ValidateLabelSelectorRequirement (metav1 validation). */
+function affinity(a: Json | undefined, p: string, add: (p: string, m: string) => void): void {
+  if (!a) return;
+  const node = rec(a.nodeAffinity);
+  const nodeTerms = [
+    ...arr(rec(node?.requiredDuringSchedulingIgnoredDuringExecution)?.nodeSelectorTerms).map((t, i) => ({ t: rec(t), at: `${p}/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms/${i}` })),
+    ...arr(node?.preferredDuringSchedulingIgnoredDuringExecution).map((w, i) => ({ t: rec(rec(w)?.preference), at: `${p}/nodeAffinity/preferredDuringSchedulingIgnoredDuringExecution/${i}/preference` })),
+  ];
+  for (const { t, at } of nodeTerms) {
+    for (const field of ['matchExpressions', 'matchFields'] as const) {
+      arr(t?.[field]).forEach((r0, i) => {
+        const r = rec(r0) ?? {};
+        const rp = `${at}/${field}/${i}`;
+        const values = arr(r.values);
+        if (typeof r.key === 'string' && field === 'matchExpressions' && !isQualifiedName(r.key)) add(`${rp}/key`, `${show(r.key)} is not a qualified name`);
+        switch (r.operator) {
+          case 'In': case 'NotIn':
+            if (values.length === 0) add(`${rp}/values`, `must be specified when operator is ${r.operator}`);
+            break;
+          case 'Exists': case 'DoesNotExist':
+            if (values.length > 0) add(`${rp}/values`, `may not be specified when operator is ${r.operator}`);
+            break;
+          case 'Gt': case 'Lt':
+            if (values.length !== 1 || !/^-?[0-9]+$/.test(String(values[0]))) add(`${rp}/values`, `must be one integer when operator is ${r.operator}`);
+            break;
+          default:
+            add(`${rp}/operator`, `${show(r.operator)} is not a valid node selector operator (In, NotIn, Exists, DoesNotExist, Gt, Lt)`);
+        }
+      });
+    }
+  }
+  for (const kind of ['podAffinity', 'podAntiAffinity'] as const) {
+    const pa = rec(a[kind]);
+    const terms = [
+      ...arr(pa?.requiredDuringSchedulingIgnoredDuringExecution).map((t, i) => ({ t: rec(t), at: `${p}/${kind}/requiredDuringSchedulingIgnoredDuringExecution/${i}` })),
+      ...arr(pa?.preferredDuringSchedulingIgnoredDuringExecution).map((w, i) => ({ t: rec(rec(w)?.podAffinityTerm), at: `${p}/${kind}/preferredDuringSchedulingIgnoredDuringExecution/${i}/podAffinityTerm` })),
+    ];
+    for (const { t, at } of terms) {
+      if (!t) continue;
+      if (typeof t.topologyKey !== 'string' || !isQualifiedName(t.topologyKey)) add(`${at}/topologyKey`, `${show(t.topologyKey)} must be a qualified name (a node label key)`);
+      arr(rec(t.labelSelector)?.matchExpressions).forEach((r0, i) => {
+        const r = rec(r0) ?? {};
+        const rp = `${at}/labelSelector/matchExpressions/${i}`;
+        const values = arr(r.values);
+        if (r.operator === 'In' || r.operator === 'NotIn') {
+          if (values.length === 0) add(`${rp}/values`, `must be specified when operator is ${r.operator}`);
+        } else if (r.operator === 'Exists' || r.operator === 'DoesNotExist') {
+          if (values.length > 0) add(`${rp}/values`, `may not be specified when operator is ${r.operator}`);
+        } else add(`${rp}/operator`, `${show(r.operator)} is not a valid label selector operator (In, NotIn, Exists, DoesNotExist)`);
+      });
+    }
+  }
+}

@@ -1,0 +1,310 @@
+import { compileRule, CompiledRule, escapeProperty } from './cel';
+
+/**
+ * An OpenAPI schema compiled once into a tree of checks that walks an object the way the API
+ * server does for a custom resource (k8s.io/apiextensions-apiserver, v0.33.0):
+ *
+ * 1. structural defaulting: a property with a `default` that is absent (or null and not nullable)
+ *    gets a deep copy of it (pkg/apiserver/schema/defaulting/algorithm.go, `Default`). The
+ *    written object is never changed: the defaulted copy exists only for the checks below;
+ * 2. the schema, strict: an unknown field is an error (the server prunes it, so the setting is
+ *    silently lost; with kubectl's `--validate=strict`, the default, the request is refused),
+ *    types, enums, patterns, lengths, ranges, int32/int64 ranges (what the Go types of the
+ *    controllers decode), list types `set` and `map` (unique items / keys);
+ * 3. the `x-kubernetes-validations` CEL rules of every node the object has, on the defaulted
+ *    value, with `self` converted as pkg/cel/common/values.go (k8s.io/apiserver v0.33.0) does:
+ *    integers as int, numbers as double, int-or-string as either, property names escaped.
+ *    Transition rules (reading `oldSelf`) do not run on create and are skipped.
+ *
+ * Kubernetes' built-in kinds are checked against their OpenAPI definitions with the same walker
+ * (they have no CEL rules and no defaults in the definitions); their hand-written validation is
+ * builtin.ts.
+ */
+
+type Json = Record<string, unknown>;
+
+export interface SchemaProblem {
+  /** JSON-pointer-like path, e.g. "/spec/rules/0/matches/0/path/value". */
+  readonly path: string;
+  readonly message: string;
+  /** 'schema' or 'cel'. */
+  readonly source: 'schema' | 'cel';
+}
+
+/** Memo of rule results by (rule, value) for one validation pass (see `Pass`). */
+export class Pass {
+  public readonly memo = new Map<CompiledRule, Map<string, true | false | string>>();
+}
+
+interface Node {
+  /** Checks `v` (never undefined) at `path`; returns the defaulted value (the same reference when nothing was defaulted). */
+  check(v: unknown, path: string, out: SchemaProblem[], pass: Pass): unknown;
+  /** The value as CEL sees it. */
+  toCel(v: unknown): unknown;
+}
+
+const ANY: Node = { check: (v) => v, toCel: (v) => plainToCel(v) };
+
+function plainToCel(v: unknown): unknown {
+  if (typeof v === 'number') return Number.isInteger(v) ? BigInt(v) : v;
+  if (Array.isArray(v)) return v.map(plainToCel);
+  if (v && typeof v === 'object') {
+    const o: Json = {};
+    for (const [k, x] of Object.entries(v as Json)) o[k] = plainToCel(x);
+    return o;
+  }
+  return v;
+}
+
+function kindOf(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
+  return typeof v;
+}
+
+function describe(v: unknown): string {
+  const s = typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v) ?? String(v);
+  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
+}
+
+/** Go (RE2) patterns as JavaScript RegExps; the Prometheus Operator's CRDs use a leading "(?i)". */
+function goRegExp(pattern: string): RegExp {
+  const i = pattern.indexOf('(?i)');
+  if (i >= 0 && /^\^?$/.test(pattern.slice(0, i))) return new RegExp(pattern.slice(0, i) + pattern.slice(i + 4), 'iu');
+  return new RegExp(pattern, 'u');
+}
+
+const INT_RANGES: Record<string, [number, number]> = {
+  int32: [-(2 ** 31), 2 ** 31 - 1],
+  // Go's int64, as a JavaScript number can hold it exactly (beyond 2^53 JSON numbers lose digits anyway)
+  int64: [-(2 ** 63), 2 ** 63],
+};
+
+/** Compiles schemas; `$ref`s (Kubernetes definitions) are resolved against `definitions`, each once. */
+export class SchemaCompiler {
+  private readonly refs = new Map<string, Node>();
+
+  /**
+   * @param definitions what `$ref`s name (the Kubernetes OpenAPI definitions)
+   * @param crd compile a CRD's structural schema: an object node without properties,
+   *   additionalProperties or x-kubernetes-preserve-unknown-fields keeps no field (the server
+   *   prunes them all), where a definition's bare `type: object` (RawExtension, FieldsV1) is open;
+   *   `$ref`s then go to `refs`
+   */
+  constructor(private readonly definitions: Record<string, Json> = {}, private readonly crd = false, private readonly refs0?: SchemaCompiler) {}
+
+  public compile(s: Json | undefined): Node {
+    if (!s) return ANY;
+    const ref = s.$ref;
+    if (typeof ref === 'string') return this.refs0 ? this.refs0.compile(s) : this.ref(ref);
+    return this.build(s);
+  }
+
+  private ref(ref: string): Node {
+    let n = this.refs.get(ref);
+    if (n) return n;
+    const name = ref.replace(/^.*#\/definitions\//, '');
+    const target: { node?: Node } = {};
+    // registered before it is built, so recursive definitions (JSONSchemaProps) terminate
+    n = { check: (v, p, o, pass) => target.node!.check(v, p, o, pass), toCel: (v) => target.node!.toCel(v) };
+    this.refs.set(ref, n);
+    const def = this.definitions[name];
+    target.node = def ? this.build(def) : ANY;
+    return n;
+  }
+
+  private build(s: Json): Node {
+    const type = s.type as string | undefined;
+    const nullable = s.nullable === true;
+    const intOrString = s['x-kubernetes-int-or-string'] === true || s.format === 'int-or-string';
+    const preserve = s['x-kubernetes-preserve-unknown-fields'] === true;
+    const embedded = s['x-kubernetes-embedded-resource'] === true;
+    const props = (s.properties ?? {}) as Record<string, Json>;
+    const propNodes = new Map<string, Node>();
+    const prop = (k: string): Node => {
+      let n = propNodes.get(k);
+      if (!n) propNodes.set(k, (n = this.compile(props[k])));
+      return n;
+    };
+    const hasProps = s.properties !== undefined;
+    const ap = s.additionalProperties;
+    let apNode: Node | undefined;
+    const apOf = (): Node => (apNode ??= this.compile(typeof ap === 'object' ? ap as Json : undefined));
+    const openMap = ap === true || (typeof ap === 'object' && ap !== null) || preserve || embedded || (!hasProps && (type === undefined || !this.crd));
+    const required = (s.required ?? []) as string[];
+    const defaults = Object.entries(props).filter(([, p]) => p.default !== undefined).map(([k, p]) => [k, p.default, p.nullable === true] as const);
+    let itemsNode: Node | undefined;
+    const items = (): Node => (itemsNode ??= this.compile(s.items as Json | undefined));
+    const listType = s['x-kubernetes-list-type'] as string | undefined;
+    const mapKeys = (s['x-kubernetes-list-map-keys'] ?? []) as string[];
+    const enumValues = s.enum as unknown[] | undefined;
+    const maxLength = typeof s.maxLength === 'number' ? s.maxLength : undefined;
+    const minLength = typeof s.minLength === 'number' ? s.minLength : undefined;
+    const pattern = typeof s.pattern === 'string' ? goRegExp(s.pattern) : undefined;
+    const format = s.format as string | undefined;
+    const intRange = type === 'integer' && format ? INT_RANGES[format] : undefined;
+    const allOf = ((s.allOf ?? []) as Json[]).map((x) => this.compile(x));
+    const anyOf = ((s.anyOf ?? []) as Json[]).map((x) => this.compile(x));
+    const oneOf = ((s.oneOf ?? []) as Json[]).map((x) => this.compile(x));
+    const not = s.not ? this.compile(s.not as Json) : undefined;
+    const rules = ((s['x-kubernetes-validations'] ?? []) as { rule: string; message?: string; fieldPath?: string; optionalOldSelf?: boolean }[])
+      .map((r) => ({ compiled: compileRule(r.rule, r.message), fieldPath: r.fieldPath }))
+      .filter((r) => !r.compiled.transition);
+
+    const node: Node = {
+      check(v, path, out, pass) {
+        if (v === null) {
+          if (!nullable) return v; // a null without nullable is pruned as absent (the parent's required check sees it)
+          return v;
+        }
+        // type
+        if (intOrString) {
+          if (!(typeof v === 'string' || Number.isInteger(v))) {
+            out.push({ path, message: `must be an integer or a string, not ${kindOf(v)} ${describe(v)}`, source: 'schema' });
+            return v;
+          }
+        } else if (type) {
+          const k = kindOf(v);
+          const ok = type === k || (type === 'number' && k === 'integer') || (type === 'object' && k === 'object');
+          if (!ok) {
+            out.push({ path, message: `must be of type ${type}, not ${k} ${describe(v)}`, source: 'schema' });
+            return v;
+          }
+        }
+        let value: unknown = v;
+        if (enumValues && !enumValues.some((e) => e === v)) out.push({ path, message: `${describe(v)} is not one of ${enumValues.map(describe).join(', ')}`, source: 'schema' });
+        if (typeof v === 'string') {
+          // lengths count code points (go-openapi: utf8.RuneCountInString); UTF-16 units are at
+          // least as many, so only a string longer (in units) than the maximum is counted exactly
+          if (maxLength !== undefined && v.length > maxLength) {
+            const len = codePoints(v);
+            if (len > maxLength) out.push({ path, message: `is ${len} characters long, more than ${maxLength}`, source: 'schema' });
+          }
+          if (minLength !== undefined && v.length < minLength * 2) {
+            const len = codePoints(v);
+            if (len < minLength) out.push({ path, message: `is ${len} characters long, fewer than ${minLength}`, source: 'schema' });
+          }
+          if (pattern && !pattern.test(v)) out.push({ path, message: `${describe(v)} does not match the pattern ${String(s.pattern)}`, source: 'schema' });
+        } else if (typeof v === 'number') {
+          if (intRange && (v < intRange[0] || v > intRange[1])) out.push({ path, message: `${v} is outside the ${format} range`, source: 'schema' });
+          if (typeof s.maximum === 'number' && (s.exclusiveMaximum === true ? v >= s.maximum : v > s.maximum)) out.push({ path, message: `${v} is above the maximum ${s.maximum}`, source: 'schema' });
+          if (typeof s.minimum === 'number' && (s.exclusiveMinimum === true ? v <= s.minimum : v < s.minimum)) out.push({ path, message: `${v} is below the minimum ${s.minimum}`, source: 'schema' });
+        } else if (Array.isArray(v)) {
+          if (typeof s.maxItems === 'number' && v.length > s.maxItems) out.push({ path, message: `has ${v.length} items, more than ${s.maxItems}`, source: 'schema' });
+          if (typeof s.minItems === 'number' && v.length < s.minItems) out.push({ path, message: `has ${v.length} items, fewer than ${s.minItems}`, source: 'schema' });
+          let copy: unknown[] | undefined;
+          v.forEach((x, i) => {
+            if (x === undefined) return;
+            const d = items().check(x, `${path}/${i}`, out, pass);
+            if (d !== x) (copy ??= [...v])[i] = d;
+          });
+          value = copy ?? v;
+          if (listType === 'set' || s.uniqueItems === true) {
+            const seen = new Set<string>();
+            for (const x of v) {
+              const key = JSON.stringify(x);
+              if (seen.has(key)) out.push({ path, message: `${describe(x)} is in the list twice (a set)`, source: 'schema' });
+              seen.add(key);
+            }
+          } else if (listType === 'map' && mapKeys.length > 0) {
+            const seen = new Set<string>();
+            for (const x of value as Json[]) {
+              const key = JSON.stringify(mapKeys.map((k) => (x && typeof x === 'object' ? x[k] : undefined)));
+              if (seen.has(key)) out.push({ path, message: `two items have the same ${mapKeys.join(', ')} ${key} (a map list)`, source: 'schema' });
+              seen.add(key);
+            }
+          }
+        } else if (v && typeof v === 'object') {
+          const o = v as Json;
+          let copy: Json | undefined;
+          for (const [k, d, n] of defaults) {
+            if (!(k in o) || (o[k] === null && !n)) (copy ??= { ...o })[k] = structuredClone(d);
+          }
+          const src = copy ?? o;
+          for (const k of Object.keys(src)) {
+            const x = src[k];
+            if (x === undefined) continue;
+            let child: Node | undefined;
+            if (hasProps && k in props) child = prop(k);
+            else if (typeof ap === 'object' && ap !== null) child = apOf();
+            else if (openMap || (embedded && ['apiVersion', 'kind', 'metadata'].includes(k))) child = ANY;
+            if (!child) {
+              out.push({ path: `${path}/${k}`, message: 'is not a field of this kind (unknown field; the API server drops or refuses it)', source: 'schema' });
+              continue;
+            }
+            const d = child.check(x, `${path}/${k}`, out, pass);
+            if (d !== x) (copy ??= { ...o })[k] = d;
+          }
+          value = copy ?? o;
+          for (const r of required) {
+            const x = (value as Json)[r];
+            if (x === undefined || (x === null && !(props[r]?.nullable === true))) out.push({ path: `${path}/${r}`, message: 'is required', source: 'schema' });
+          }
+          if (typeof s.maxProperties === 'number' && Object.keys(o).length > s.maxProperties) out.push({ path, message: `has more than ${s.maxProperties} entries`, source: 'schema' });
+          if (typeof s.minProperties === 'number' && Object.keys(o).length < s.minProperties) out.push({ path, message: `has fewer than ${s.minProperties} entries`, source: 'schema' });
+        }
+        for (const a of allOf) value = a.check(value, path, out, pass);
+        if (anyOf.length > 0 && !anyOf.some((a) => silent(a, value, path, pass))) {
+          out.push({ path, message: `${describe(v)} matches none of the schema's alternatives (anyOf)`, source: 'schema' });
+        }
+        if (oneOf.length > 0 && oneOf.filter((a) => silent(a, value, path, pass)).length !== 1) {
+          out.push({ path, message: `${describe(v)} must match exactly one of the schema's alternatives (oneOf)`, source: 'schema' });
+        }
+        if (not && silent(not, value, path, pass)) out.push({ path, message: `${describe(v)} matches a schema it must not (not)`, source: 'schema' });
+        if (rules.length > 0) {
+          let self: unknown;
+          let key: string | undefined;
+          for (const r of rules) {
+            let memo = pass.memo.get(r.compiled);
+            if (!memo) pass.memo.set(r.compiled, (memo = new Map()));
+            key ??= JSON.stringify(value);
+            let res = memo.get(key);
+            if (res === undefined) memo.set(key, (res = r.compiled.evaluate((self ??= node.toCel(value)))));
+            if (res === true) continue;
+            const at = r.fieldPath ? `${path}${r.fieldPath.replace(/\./g, '/')}` : path;
+            out.push({ path: at, message: res === false ? `${r.compiled.message} (CEL rule: ${r.compiled.rule})` : `the CEL rule ${r.compiled.rule} could not be evaluated: ${res}`, source: 'cel' });
+          }
+        }
+        return value;
+      },
+      toCel(v) {
+        if (v === null || v === undefined) return null;
+        if (intOrString) return typeof v === 'number' ? BigInt(v) : v;
+        if (type === 'integer' && typeof v === 'number' && Number.isInteger(v)) return BigInt(v);
+        if (type === 'number' && typeof v === 'number') return v;
+        if (Array.isArray(v)) return v.map((x) => items().toCel(x));
+        if (v && typeof v === 'object') {
+          const o: Json = {};
+          for (const [k, x] of Object.entries(v as Json)) {
+            if (x === undefined) continue;
+            if (hasProps && k in props) {
+              const name = escapeProperty(k);
+              if (name !== undefined) o[name] = prop(k).toCel(x);
+            } else if (typeof ap === 'object' && ap !== null) o[k] = apOf().toCel(x);
+            else o[k] = plainToCel(x);
+          }
+          return o;
+        }
+        if (!type) return plainToCel(v);
+        return v;
+      },
+    };
+    return node;
+  }
+}
+
+function codePoints(v: string): number {
+  let n = 0;
+  for (let i = 0; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdbff) n++;
+  }
+  return n;
+}
+
+function silent(n: Node, v: unknown, path: string, pass: Pass): boolean {
+  const out: SchemaProblem[] = [];
+  n.check(v, path, out, pass);
+  return out.length === 0;
+}

@@ -1,0 +1,155 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { ApiObject, App, Chart, JsonPatch, Lazy } from 'cdk8s';
+import { HttpService, HttpServiceProps } from '../src/constructs/http-service';
+import { CanaryStep, Delivery } from '../src/decisions/canary';
+import { EnvValue } from '../src/decisions/containers';
+import { checkoutApiProps } from '../src/example';
+import { imageReferenceProblem } from '../src/schemas/builtin';
+import { synthesize } from '../src/synth/synth';
+
+/**
+ * Issue 22's catalogue: inputs and escape-hatch patches that synth used to accept although the
+ * API server, the kubelet or a controller refuses the result. Each is refused now, before
+ * anything is written, with a message naming the object and field (or the input).
+ */
+let root: string;
+beforeEach(() => { root = fs.mkdtempSync(path.join(os.tmpdir(), 'rollwise-refusals-')); });
+afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
+
+function synth(props: Partial<HttpServiceProps> = {}, patch?: (svc: HttpService, app: App) => void): void {
+  const out = path.join(root, 'dist');
+  synthesize((outdir) => {
+    const app = new App({ outdir });
+    const svc = new HttpService(new Chart(app, 'checkout-api', { namespace: 'checkout' }), 'checkout-api', { ...checkoutApiProps(), ...props });
+    patch?.(svc, app);
+    return app;
+  }, { outdir: out, progress: () => undefined });
+}
+
+function refused(run: () => void, message: RegExp): void {
+  expect(run).toThrow(message);
+  expect(fs.existsSync(path.join(root, 'dist'))).toBe(false);
+}
+
+const pod = (p: string) => `/spec/template/spec/${p}`;
+
+describe('route path prefixes the HTTPRoute CRD\'s CEL rules refuse', () => {
+  test.each(['/api//v1', '/api/..', '/a#b', '/a%2Fb', '/bücher', '/a/./b'])('%s', (prefix) => {
+    refused(() => synth({ route: { hostnames: ['checkout.example.com'], pathPrefix: prefix } }), /route\.pathPrefix|CRD validation rule|does not match the pattern/);
+  });
+  test('a valid prefix passes', () => {
+    synth({ route: { hostnames: ['checkout.example.com'], pathPrefix: '/api/v1' } });
+  });
+});
+
+describe('image references the kubelet refuses (InvalidImageName)', () => {
+  test.each([
+    ['upper-case repository', 'ghcr.io/Acme/checkout-api:1.4.2'],
+    ['short digest', 'ghcr.io/acme/checkout-api@sha256:abc123'],
+    ['two tags', 'ghcr.io/acme/checkout-api:1.4.2:1.4.3'],
+    ['zero-width space', 'ghcr.io/acme/checkout\u200b-api:1.4.2'],
+  ])('%s', (_, image) => {
+    expect(imageReferenceProblem(image)).toBeDefined();
+    refused(() => synth({ image }), /image/);
+  });
+  test.each(['ghcr.io/acme/checkout-api:1.4.2', 'localhost:5000/a/b:1', `nginx@sha256:${'a'.repeat(64)}`, 'registry.example.com:443/x_y/z__w:v1.2-rc.1'])('accepted: %s', (image) => {
+    expect(imageReferenceProblem(image)).toBeUndefined();
+  });
+});
+
+describe('pod template metadata, annotations, env size', () => {
+  test('an invalid label key on the pod template', () => {
+    refused(() => synth({ pod: { serviceAccount: { name: 'checkout-api' }, labels: { 'bad key!': 'x' } } }), /bad key!/);
+  });
+  test('an invalid annotation key on the pod template (by patch)', () => {
+    refused(() => synth({}, (svc) => svc.workload.addJsonPatch(JsonPatch.add('/spec/template/metadata/annotations', { 'a/b/c': 'x' }))), /annotation key "a\/b\/c"/);
+  });
+  test('annotations over the 256 KiB total', () => {
+    refused(() => synth({}, (svc) => svc.workload.addJsonPatch(JsonPatch.add('/metadata/annotations/acme.com~1big', 'x'.repeat(300 * 1024)))), /256 KiB/);
+  });
+  test('a 2 MiB env value makes the object larger than etcd stores', () => {
+    refused(() => synth({ container: { runAs: { user: 10001 }, env: { BIG: EnvValue.fromValue('x'.repeat(2 * 1024 * 1024)) } } }), /1\.5 MiB|larger|bytes/);
+  });
+});
+
+describe('placement and mounts', () => {
+  const tolerations = (t: unknown) => ({ pod: { serviceAccount: { name: 'checkout-api' }, tolerations: [t] } } as unknown as Partial<HttpServiceProps>);
+  test('a toleration with a bad key', () => {
+    refused(() => synth(tolerations({ key: 'bad key', operator: 'Exists' })), /tolerations|bad key/);
+  });
+  test('tolerationSeconds without NoExecute', () => {
+    refused(() => synth(tolerations({ key: 'dedicated', operator: 'Exists', effect: 'NoSchedule', tolerationSeconds: 30 })), /NoExecute/);
+  });
+  test('affinity operator Equals', () => {
+    const affinity = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'Equals', values: ['a'] }] }] } } };
+    refused(() => synth({ pod: { serviceAccount: { name: 'checkout-api' }, affinity } } as unknown as Partial<HttpServiceProps>), /Equals/);
+  });
+  test('a duplicate mount path (by patch) and a mount on /', () => {
+    const mount = (p: string) => (svc: HttpService) => svc.workload.addJsonPatch(JsonPatch.add(`${pod('containers/0/volumeMounts')}/-`, { name: 'tmp', mountPath: p }));
+    refused(() => synth({}, mount('/tmp')), /mounted twice|mountPath/);
+    refused(() => synth({}, mount('/')), /root file system/);
+  });
+});
+
+describe('values of the wrong kind', () => {
+  test('setWeight(5.5)', () => {
+    refused(() => synth({ delivery: Delivery.canary({ steps: [CanaryStep.setWeight(5.5), CanaryStep.pause(undefined as never)] }) }), /setWeight|5\.5/);
+  });
+  test('a string automountServiceAccountToken (by patch)', () => {
+    refused(() => synth({}, (svc) => svc.workload.addJsonPatch(JsonPatch.replace(pod('automountServiceAccountToken'), 'false'))), /automountServiceAccountToken/);
+  });
+  test('a typo in a props group from JavaScript: did you mean', () => {
+    const health = { readinesPath: '/healthz' } as unknown as HttpServiceProps['health'];
+    refused(() => synth({ health }), /health\.readinesPath.*did you mean health\.readinessPath/);
+  });
+  test('a top-level typo', () => {
+    refused(() => synth({ replica: 3 } as unknown as Partial<HttpServiceProps>), /replica = 3.*did you mean replicas/);
+  });
+  test('null, BigInt and plain objects where a factory belongs', () => {
+    refused(() => synth({ health: null as unknown as HttpServiceProps['health'] }), /health = null/);
+    refused(() => synth({ resources: 5n as unknown as HttpServiceProps['resources'] }), /resources = 5n/);
+    refused(() => synth({ delivery: { kind: 'canary' } as unknown as Delivery }), /delivery = a plain object.*factory/);
+    refused(() => synth({ sidecars: 'proxy' as unknown as HttpServiceProps['sidecars'] }), /sidecars = proxy.*list/);
+  });
+});
+
+describe('escape hatches: one render, every workload, toJson overrides', () => {
+  test('a Lazy value that changes after the first render is checked as written', () => {
+    let calls = 0;
+    // the first render (if any) sees 2, every later one 1: what is written is what is checked
+    refused(() => synth({}, (svc) => svc.workload.addJsonPatch(JsonPatch.replace('/spec/replicas', Lazy.any({ produce: () => (++calls > 1 ? 1 : 2) })))), /replicas/);
+  });
+  test('a second synth() after a patch is checked again', () => {
+    const out = path.join(root, 'dist');
+    const app = new App({ outdir: out });
+    const svc = new HttpService(new Chart(app, 'checkout-api', { namespace: 'checkout' }), 'checkout-api', checkoutApiProps());
+    synthesize(() => app, { outdir: out, progress: () => undefined });
+    svc.workload.addJsonPatch(JsonPatch.replace('/spec/replicas', 1));
+    expect(() => synthesize(() => app, { outdir: out, progress: () => undefined })).toThrow(/INV03-replicas/);
+  });
+  test('a second workload under a service is checked', () => {
+    refused(() => synth({}, (svc) => new ApiObject(svc, 'extra', {
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'extra', namespace: 'checkout' },
+      spec: { replicas: 1, selector: { matchLabels: { app: 'extra' } }, template: { metadata: { labels: { app: 'extra' } }, spec: { containers: [{ name: 'app', image: 'nginx:latest' }] } } },
+    })), /Deployment\/extra/);
+  });
+  test('a chart whose toJson() rewrites the objects is checked on what it returns', () => {
+    class Sneaky extends Chart {
+      public override toJson(): unknown[] {
+        return super.toJson().map((o) => {
+          const x = o as { kind: string; spec: { replicas?: number } };
+          return x.kind === 'Rollout' ? { ...x, spec: { ...x.spec, replicas: 1 } } : x;
+        });
+      }
+    }
+    const out = path.join(root, 'dist');
+    expect(() => synthesize((outdir) => {
+      const app = new App({ outdir });
+      new HttpService(new Sneaky(app, 'checkout-api', { namespace: 'checkout' }), 'checkout-api', checkoutApiProps());
+      return app;
+    }, { outdir: out, progress: () => undefined })).toThrow(/INV03-replicas/);
+    expect(fs.existsSync(out)).toBe(false);
+  });
+});
