@@ -25,7 +25,7 @@ import { Platform } from '../decisions/platform';
 import { CapacityProps, decideService, replicasDecision, HealthProps, HttpServiceOverrides, ResourcesProps, ServiceDecisions } from '../decisions/service';
 import { ANNOTATIONS } from '../justify/annotations';
 import { Reasons } from '../justify/reasons';
-import { podTemplatePatches, PORT_NAME, renderPodTemplate, selectorLabels } from './pod-template';
+import { MIGRATION_CONTAINER, podTemplatePatches, PORT_NAME, renderPodTemplate, selectorLabels } from './pod-template';
 import { Measurements } from '../measure/measurements';
 import { Migration } from '../decisions/migrations';
 import { MigrationJob } from './migration-job';
@@ -452,7 +452,10 @@ const WORKLOAD_KINDS = ['Rollout', 'Deployment', 'StatefulSet', 'DaemonSet', 'Re
  */
 export function undeclaredContainers(workload: unknown, d: ServiceDecisions): string[] {
   const spec = (workload as { spec?: { template?: { spec?: { containers?: { name?: string }[]; initContainers?: { name?: string }[] } } } }).spec?.template?.spec;
-  const known = new Set(['app', ...d.pod.sidecars.map((x) => x.name), ...d.pod.initContainers.map((x) => x.name)]);
+  const w = workload as { kind?: string; metadata?: { name?: string } };
+  // The service's own migration Job runs MIGRATION_CONTAINER (decided in src/decisions/migrations.ts) instead of the app.
+  const migration = d.migration !== undefined && w.kind === 'Job' && w.metadata?.name === d.migration.name;
+  const known = new Set([migration ? MIGRATION_CONTAINER : 'app', ...d.pod.sidecars.map((x) => x.name), ...d.pod.initContainers.map((x) => x.name)]);
   const out: string[] = [];
   for (const list of ['containers', 'initContainers'] as const) {
     (spec?.[list] ?? []).forEach((c, i) => {

@@ -205,7 +205,7 @@ export function renderMigrationPodTemplate(d: ServiceDecisions, m: MigrationDeci
       securityContext: { runAsNonRoot: true, runAsUser: runAs.user, runAsGroup: runAs.group, seccompProfile: { type: 'RuntimeDefault' } },
       ...(initContainers.length ? { initContainers } : {}),
       containers: [{
-        name: 'migrate',
+        name: MIGRATION_CONTAINER,
         image: m.image,
         command: m.command,
         ...(m.args ? { args: m.args } : {}),
@@ -227,6 +227,9 @@ export function renderMigrationPodTemplate(d: ServiceDecisions, m: MigrationDeci
 }
 
 const containerSecurity = { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] } };
+/** The migration Job's own container (beside the app's native sidecars, src/decisions/migrations.ts). */
+export const MIGRATION_CONTAINER = 'migrate';
+
 const tmpMount = { name: 'tmp', mountPath: '/tmp' };
 
 /** A sidecar or init container, checked like the app: its resources, security context and (serving sidecars) probes. */
