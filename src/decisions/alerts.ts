@@ -119,6 +119,10 @@ export const DEFAULT_SCRAPE_INTERVAL_SECONDS = 30;
 export const OSCILLATION_CROSSINGS = 3;
 /** Ready transitions of one pod within the flap window that count as flapping (two round trips). */
 export const FLAP_CHANGES = 4;
+/** How long a failed AnalysisRun may claim the abort it caused: a day, so an aborted release can wait a night for its revert in Git and still be reported as a failed analysis; the rule looks no further back. */
+export const CLAIM_WINDOW_SECONDS = 24 * 3600;
+/** Scrapes that may show a run Failed before the rollout shows Abort (two status writes read at one scrape). */
+export const CLAIM_SKEW_SCRAPES = 2;
 /** The shortest flap window: a slow flap (one round trip every few minutes, docs/mechanisms.md#readiness-calls-a-dependency) must fit twice. */
 export const FLAP_WINDOW_FLOOR_SECONDS = 600;
 
@@ -412,9 +416,25 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
     // rollout/analysis.go, utils/analysis/helpers.go CreateWithCollisionCounter); the hash alphabet
     // keeps another Rollout named <name>-<word> out.
     const runRegex = `${escapeRegex(name)}-[${HASH_ALPHABET}]{1,${MAX_HASH_LENGTH}}-[0-9]+(-[0-9]+)?([.][0-9]+)?`;
-    const failedRuns = `max by (namespace, name, phase) (analysis_run_info{namespace="${ns}", name=~"${runRegex}", phase=~"Failed|Error"})`;
+    // A failed run outlives its abort: the controller keeps the last 5 unsuccessful AnalysisRuns of a
+    // Rollout (utils/defaults/defaults.go DefaultAnalysisRunUnsuccessfulHistoryLimit, v1.9.1), and
+    // analysis_run_info{namespace, name, phase} is 1 for every run in its informer cache, with no
+    // revision or time label (controller/metrics/analysis.go collectAnalysisRuns, prommetrics.go,
+    // v1.9.1). So a run claims the current abort only if the rollout has been aborted ever since the
+    // run failed: any scrape in which the run was Failed while rollout_info showed another phase
+    // (the next release Progressing or Paused, a retry, a revert Completed) means the abort it caused
+    // ended, and a later Abort is someone else's. The run's status and the rollout's are two writes,
+    // both read from informer caches at scrape time, so the scrape between them may show the run
+    // Failed and the rollout not yet Abort: up to CLAIM_SKEW_SCRAPES such scrapes are tolerated. A
+    // rule sees only its window back: a run that failed more than CLAIM_WINDOW_SECONDS ago claims
+    // nothing, so an abort older than that is RolloutDegraded's, never an old run's.
+    const failedRuns = (offset = '') => `max by (namespace, name, phase) (analysis_run_info{namespace="${ns}", name=~"${runRegex}", phase=~"Failed|Error"}${offset})`;
     const aborted = `max by (namespace) (rollout_info{namespace="${ns}", name="${name}", phase="Abort"})`;
-    const analysisFailed = `${failedRuns} and on(namespace) ${aborted}`;
+    const notAborted = `max by (namespace) (rollout_info{namespace="${ns}", name="${name}", phase!="Abort"})`;
+    const claimWindow = promDuration(CLAIM_WINDOW_SECONDS);
+    const movedOn = `count_over_time((${failedRuns()} and on(namespace) ${notAborted})[${claimWindow}:${promDuration(scrape)}]) > ${CLAIM_SKEW_SCRAPES}`;
+    const claiming = `(${failedRuns()} unless ${failedRuns(` offset ${claimWindow}`)}) unless on(namespace, name, phase) (${movedOn})`;
+    const analysisFailed = `${claiming} and on(namespace) ${aborted}`;
     add({
       alert: 'CanaryAnalysisFailed', mechanism: 'canary-analysis', severity: 'warning',
       expr: analysisFailed, for: promDuration(2 * scrape),
@@ -426,22 +446,22 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
         'Error (not Failed) means the query returned nothing or NaN: check the analysis query, not the app.',
         'Roll back with `git revert` of the release commit; do not `kubectl argo rollouts undo` (self-heal re-applies Git, docs/mechanisms.md#gitops-rollback).',
       ],
-    }, `${SOURCES.analysisRunInfo} in phase Failed or Error for a run of Rollout ${name}, while ${SOURCES.rolloutInfo} says phase Abort; tying the run to the current abort keeps an old failed run (kept by the analysis-run history) from firing forever. for ${promDuration(2 * scrape)} (two scrapes).`,
-    { forSeconds: 2 * scrape });
+    }, `${SOURCES.analysisRunInfo} in phase Failed or Error for a run of Rollout ${name}, while ${SOURCES.rolloutInfo} says phase Abort, and only a run that caused this abort: Argo Rollouts keeps the last 5 unsuccessful runs (utils/defaults/defaults.go, v1.9.1), so a run of an older release stays Failed in the metrics and would otherwise claim a later abort by hand. A run claims the abort when the rollout has been in Abort ever since the run failed: if the ${claimWindow} subquery at the ${scrape} s scrape step finds more than ${CLAIM_SKEW_SCRAPES} scrapes with the run Failed and the rollout in another phase (the next release progressing, a retry, a revert), the abort the run caused is over; up to ${CLAIM_SKEW_SCRAPES} are the moment between the run's status write and the rollout's. A run whose Failed series already existed ${claimWindow} ago claims nothing, because the rule cannot see further back: a failed-analysis abort left for over ${claimWindow} is reported by RolloutDegraded from then on. for ${promDuration(2 * scrape)} (two scrapes).`,
+    { forSeconds: 2 * scrape, claimWindowSeconds: CLAIM_WINDOW_SECONDS, claimSkewScrapes: CLAIM_SKEW_SCRAPES });
 
     add({
       alert: 'RolloutDegraded', mechanism: 'rollout-degraded', severity: 'warning',
       expr: `max by (namespace, name, phase) (rollout_info{namespace="${ns}", name="${name}", phase=~"Abort|Timeout|Error|InvalidSpec"}) unless on(namespace) (${analysisFailed})`,
       for: promDuration(2 * scrape),
       summary: `${name}: rollout {{ $labels.phase }} (Argo CD shows Degraded)`,
-      description: `Rollout ${ns}/${name} is in phase {{ $labels.phase }}: Abort (aborted by hand), Timeout (progress deadline exceeded: a new pod never became available), Error (ReplicaSet or Service missing) or InvalidSpec (the controller rejected the spec; there is no admission webhook).`,
-      meaning: 'The rollout is stuck or stopped for a reason other than a failed analysis: a new pod never became available within progressDeadlineSeconds (Timeout), someone aborted it, a referenced Service is missing (Error), or the spec is invalid (InvalidSpec, only visible at reconcile time).',
+      description: `Rollout ${ns}/${name} is in phase {{ $labels.phase }}: Abort (aborted by hand, or by a failed analysis over ${claimWindow} ago), Timeout (progress deadline exceeded: a new pod never became available), Error (ReplicaSet or Service missing) or InvalidSpec (the controller rejected the spec; there is no admission webhook).`,
+      meaning: `The rollout is stuck or stopped for a reason other than a fresh failed analysis: a new pod never became available within progressDeadlineSeconds (Timeout), someone aborted it (a failed run of an earlier release, still kept in the run history, does not claim this abort), a referenced Service is missing (Error), or the spec is invalid (InvalidSpec, only visible at reconcile time). An abort by a failed analysis that has lasted over ${claimWindow} is shown here too.`,
       checkFirst: [
         `\`kubectl argo rollouts get rollout ${name} -n ${ns}\`: the message names the condition.`,
         'Timeout: the new pods\' readiness events (a broken image stalls here by design, maxUnavailable 0).',
         'Fix forward or `git revert` in Git; an in-place undo is reverted by self-heal (docs/mechanisms.md#gitops-rollback).',
       ],
-    }, `${SOURCES.rolloutInfo}: the phases Argo CD shows as Degraded (Abort, Timeout = ProgressDeadlineExceeded, InvalidSpec) plus Error; a failed-analysis abort is left to CanaryAnalysisFailed so one incident pages once. for ${promDuration(2 * scrape)} (two scrapes) so a phase seen in one reconcile does not fire.`,
+    }, `${SOURCES.rolloutInfo}: the phases Argo CD shows as Degraded (Abort, Timeout = ProgressDeadlineExceeded, InvalidSpec) plus Error; an abort a failed run claims (CanaryAnalysisFailed's expression, which leaves out runs of earlier releases) is left to CanaryAnalysisFailed so one incident pages once. for ${promDuration(2 * scrape)} (two scrapes) so a phase seen in one reconcile does not fire.`,
     { forSeconds: 2 * scrape });
   } else {
     add({
