@@ -138,7 +138,7 @@ export function githubSlug(heading: string): string {
 }
 
 const SOURCES = {
-  endpointSlice: 'kube_endpointslice_endpoints{endpointslice, ready, address} (kube-state-metrics v2.19.1 internal/store/endpointslice.go, one series per address of each EndpointSlice, collected by default: "endpointslices" is in pkg/options/resource.go DefaultResources, "endpoints" is not; selected by the slices\' generated names <service>-<5 characters>, kubernetes endpointslice utils.go getEndpointSlicePrefix; addresses are counted once each, as a slice change may list one twice for a moment; only the ready label is read: the same v2.19.1 code writes the Terminating condition into the serving label)',
+  endpointSlice: 'kube_endpointslice_endpoints{endpointslice, ready, address} (kube-state-metrics v2.19.1 internal/store/endpointslice.go, one series per address of each EndpointSlice, collected by default: "endpointslices" is in pkg/options/resource.go DefaultResources, "endpoints" is not; selected by the slices\' generated names <service>-<5 characters>, kubernetes endpointslice utils.go getEndpointSlicePrefix; addresses are counted once each, as a slice change may list one twice for a moment; only the ready and address labels are read: the same v2.19.1 code writes the Terminating condition into the serving label and swaps the hostname and terminating values)',
   rolloutDesired: 'rollout_info_replicas_desired{namespace,name} (Argo Rollouts controller metrics, controller/metrics/prommetrics.go)',
   deploymentDesired: 'kube_deployment_spec_replicas{namespace,deployment} (kube-state-metrics v2)',
   podReady: 'kube_pod_status_ready{condition="true"} (kube-state-metrics v2, one 0/1 series per condition)',
@@ -252,6 +252,12 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
   const rsRegex = replicaSetRegex(name);
   const ownPods = (expr: string, window: string) => ownedBy(expr, ns, `owner_name=~"${rsRegex}"`, window);
   const sliceRegex = (service: string) => generatedNameRegex(`${service}-`);
+  // Only the `ready` and `address` labels of kube_endpointslice_endpoints are trustworthy in
+  // kube-state-metrics v2.19.1 (internal/store/endpointslice.go createEndpointsSliceEndpoints, lines 150-177):
+  // the label values are listed as ready, serving, terminating, hostname against the keys ready,
+  // serving, hostname, terminating, so `hostname` carries the (never assigned, always empty)
+  // terminating value and `terminating` the hostname, and `serving` is overwritten with the
+  // Terminating condition. Do not extend these queries to `serving` or `terminating`.
   const readyOf = (service: string) => `(count(group by (address) (kube_endpointslice_endpoints{namespace="${ns}", endpointslice=~"${sliceRegex(service)}", ready="true"})) or on() vector(0))`;
   const ready = readyOf(name);
   const desired = isRollout
