@@ -339,9 +339,9 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
       for: '5m',
       summary: `${name}: route 5xx ratio above the ${slo.value * 100} % SLO (read the response flags to find the mechanism)`,
       description: `HTTPRoute ${ns}/${name} answered {{ $value | humanizePercentage }} 5xx over 5 minutes (SLO ${slo.value * 100} %). The status code alone does not say why: the response flags in the gateway's access log do (docs/mechanisms.md#response-flags).`,
-      meaning: `More than ${slo.value * 100} % of the route's responses were 5xx for 5 minutes, counted over every response class, so 503s Envoy answers itself (UH, charged to class 5 but never to upstream_rq_total) count in the numerator and the denominator alike and a total outage reads 100 %, not "no data". The ratio blends every cluster of the route. A Service with no endpoints at all is routed to Envoy Gateway's invalid-backend-cluster and missing from these counters; the ready-endpoint alerts see that case (docs/mechanisms.md#counters-created-at-first-use, #panic-routing).`,
+      meaning: `More than ${slo.value * 100} % of the route's responses were 5xx for 5 minutes, counted over every response class, so 503s Envoy answers itself (UH, charged to class 5 but never to upstream_rq_total) count in the numerator and the denominator alike and a total outage reads 100 %, not "no data". The ratio blends every cluster of the route. A Service with no endpoints at all is not in it: Envoy Gateway answers that backend's share with a direct 503 (no response flag) or sends it to a cluster that does not exist (503 NC), and neither is counted on any cluster, so in that outage this alert stays silent and ReadyEndpointsBelowFloor pages (docs/mechanisms.md#counters-created-at-first-use, #panic-routing).`,
       checkFirst: [
-        'The response flags of the 503s in Loki (query below): "-" = the pod answered 5xx, UC = keep-alive race, UF = connect failure, UO = overflow, UT = timeout.',
+        'The response flags of the 503s in Loki (query below): "-" = the pod answered 5xx (with response_code_details "direct_response" the gateway answered itself: the Service has no endpoints), UC = keep-alive race, UF = connect failure, UO = overflow, UT = timeout, NC = a backend with no endpoints.',
         'Whether a canary is in progress (a canary failing at 20 % shows as 1 % at 5 % weight).',
         'The application\'s own error logs when the flag is "-".',
       ],
@@ -350,24 +350,43 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
 
     // Envoy's router answers a cluster with no healthy host itself and still charges the 503 to the
     // cluster (source/common/router/router.cc, Filter::sendNoHealthyUpstreamResponse ->
-    // chargeUpstreamCode); a backend with no endpoints at all is sent to invalid-backend-cluster
-    // by Envoy Gateway (internal/xds/translator/route.go, v1.9.0). With Envoy Gateway's 50 % panic
-    // threshold (internal/xds/translator/cluster.go) a cluster whose pods are all not Ready is in
-    // panic and sends every request to those pods instead (docs/mechanisms.md#panic-routing), so the
-    // alert fires on either: UH (cx_none_healthy) or panic picks (lb_healthy_panic).
+    // chargeUpstreamCode). With Envoy Gateway's 50 % panic threshold (internal/xds/translator/cluster.go,
+    // v1.9.0) a cluster whose pods are all not Ready is in panic and sends every request to those pods
+    // instead (docs/mechanisms.md#panic-routing), so the alert fires on either: UH (cx_none_healthy)
+    // or panic picks (lb_healthy_panic).
+    //
+    // A Service with no endpoints at all is not routed to its cluster, and no route alert can see it.
+    // Envoy Gateway v1.9.0 gives the rule a direct 503 when no backendRef of it has an endpoint
+    // (internal/gatewayapi/route.go: processBackendRef's "no ready endpoints" error at line 3122 and the
+    // failedNoReadyEndpoints case at lines 404-420), or, when another backendRef is valid, sends the
+    // empty one's share to the cluster "invalid-backend-cluster", which does not exist, with
+    // clusterNotFoundResponseCode 503 (internal/xds/translator/route.go buildXdsWeightedRouteAction,
+    // lines 350-398). Envoy answers the first in Filter::decodeHeaders' direct-response branch (no
+    // response flag, response_code_details "direct_response", counter http.<prefix>.rq_direct_response)
+    // and the second in its unknown-cluster branch (flag NC, NoClusterFound; details
+    // "cluster_not_found"; counter http.<prefix>.no_cluster); both return before a cluster is chosen,
+    // so neither calls chargeUpstreamCode and no cluster counts them (router.cc decodeHeaders; flag
+    // strings in source/common/stream_info/utility.h; both read on Envoy's main branch, commit
+    // 001b1c0c in the index, as no release tag was available there; Envoy Gateway v1.9.0 runs Envoy
+    // v1.39.0, api/v1alpha1/shared_types.go). The per-route stats a routeStatName turns on are charged
+    // in chargeUpstreamCode as well. The counters that do move are the HTTP connection manager's, one
+    // set per listener (stat prefix http-<port>, internal/xds/translator/listener.go hcmStatPrefix,
+    // v1.9.0) shared by every route on it, and they count deliberate direct responses too: no sound
+    // per-service signal. ReadyEndpointsBelowFloor is the alert for this case (ready endpoints 0
+    // against desired replicas, from kube-state-metrics).
     add({
       alert: 'EnvoyNoHealthyUpstream', mechanism: 'UH', severity: 'critical',
       expr: `(max by (envoy_cluster_name) (envoy_cluster_membership_healthy{${routeSel}}) == 0) and on(envoy_cluster_name) ((sum by (envoy_cluster_name) (rate(envoy_cluster_upstream_cx_none_healthy{${routeSel}}[${promDuration(rateWindow)}])) > 0) or (sum by (envoy_cluster_name) (rate(envoy_cluster_lb_healthy_panic{${routeSel}}[${promDuration(rateWindow)}])) > 0))`,
       for: promDuration(2 * scrape),
       summary: `${name}: no Ready endpoint behind {{ $labels.envoy_cluster_name }} while requests arrive (Envoy UH, or panic routing to not-Ready pods)`,
-      description: `Envoy cluster {{ $labels.envoy_cluster_name }} of route ${ns}/${name} has no healthy endpoint while requests arrive. With endpoints that are all not Ready, Envoy is in panic mode (Envoy Gateway keeps the 50 % threshold) and sends every request to those pods; with none, the gateway answers 503 with flag UH without contacting a pod (docs/mechanisms.md#panic-routing, #response-flags).`,
-      meaning: 'No endpoint Envoy has for this route (or for one backend of it, e.g. the canary) is Ready while requests arrive. If the cluster still lists the not-Ready pods, Envoy is in panic mode and routes every request to them, answered slowly or with 5xx by pods readiness took out; if it lists none, every request is answered 503 UH by the gateway. This is the bottom of the readiness cascade, or a canary whose pods never became ready (docs/mechanisms.md#readiness-control-loop, #panic-routing, #response-flags).',
+      description: `Envoy cluster {{ $labels.envoy_cluster_name }} of route ${ns}/${name} has no healthy endpoint while requests arrive. With endpoints that are all not Ready, Envoy is in panic mode (Envoy Gateway keeps the 50 % threshold) and sends every request to those pods; a cluster that is routed to with no endpoint at all answers 503 with flag UH. A Service with no endpoints is not routed to its cluster at all (a direct 503, or 503 NC), which no Envoy alert sees: ReadyEndpointsBelowFloor does (docs/mechanisms.md#panic-routing, #response-flags).`,
+      meaning: 'No endpoint Envoy has for this route (or for one backend of it, e.g. the canary) is Ready while requests arrive. If the cluster still lists the not-Ready pods, Envoy is in panic mode and routes every request to them, answered slowly or with 5xx by pods readiness took out; if a cluster that is still routed to lists none, Envoy answers 503 UH itself. This is the bottom of the readiness cascade, or a canary whose pods never became ready. Once the Service has no endpoint at all, Envoy Gateway stops routing to the cluster: users get a direct 503 (response flag "-", response_code_details direct_response) or a 503 NC, no cluster counts them, and this alert and Route5xxOverSlo go quiet while the outage goes on; ReadyEndpointsBelowFloor is the alert for that (docs/mechanisms.md#readiness-control-loop, #panic-routing, #response-flags).',
       checkFirst: [
         `Ready endpoints: \`kubectl -n ${ns} get endpointslices -l kubernetes.io/service-name=${name}\` (and ${name}-canary).`,
         'Which cluster: a name ending in /backend/<i> is one backendRef (the canary when it is the second one).',
         'Probe failure events, as for ReadyEndpointsBelowFloor.',
       ],
-    }, `${SOURCES.membership}, per cluster of the route: the healthy-member gauge is 0 on every Envoy replica (max) while requests arrive, seen as UH (the no-healthy-host counter grows) or as panic routing (the panic counter grows: Envoy excludes not-Ready endpoints, which Envoy Gateway sends as DRAINING, from the healthy share and enters panic when none is left, then picks among all of them, upstream_impl.cc excludeBasedOnHealthFlag, load_balancer_impl.cc isHostSetInPanic; docs/mechanisms.md#panic-routing). An idle empty cluster does not fire. for ${promDuration(2 * scrape)} (two scrapes): one stale gauge sample during an xDS update does not page.`,
+    }, `${SOURCES.membership}, per cluster of the route: the healthy-member gauge is 0 on every Envoy replica (max) while requests arrive, seen as UH (the no-healthy-host counter grows) or as panic routing (the panic counter grows: Envoy excludes not-Ready endpoints, which Envoy Gateway sends as DRAINING, from the healthy share and enters panic when none is left, then picks among all of them, upstream_impl.cc excludeBasedOnHealthFlag, load_balancer_impl.cc isHostSetInPanic; docs/mechanisms.md#panic-routing). An idle empty cluster does not fire. A Service with no endpoints at all is not seen here: Envoy Gateway (v1.9.0, internal/gatewayapi/route.go, internal/xds/translator/route.go) answers its share with a direct 503 or routes it to a cluster that does not exist (503 NC), and Envoy charges neither to any cluster (router.cc decodeHeaders); ReadyEndpointsBelowFloor is the alert for it (docs/mechanisms.md#panic-routing). for ${promDuration(2 * scrape)} (two scrapes): one stale gauge sample during an xDS update does not page.`,
     { forSeconds: 2 * scrape });
 
     add({

@@ -136,12 +136,21 @@ export function analysisMetrics(t: AnalysisTargets): MetricSpec[] {
   const window = formatGoDuration(windowSeconds);
   const minRequests = t.minRequests ?? minimumSample(thr);
   const absent = 'Envoy creates the class "5" counter at a cluster\'s first 5xx, so a healthy canary has no such series: the numerator defaults to 0 (`or on() vector(0)`) only while the denominator has traffic. Without traffic the division has no sample and 0/0 is NaN; both are Inconclusive (pause), never a pass (docs/mechanisms.md#canary-analysis).';
+  // What reaches the canary cluster's counters when its pods are not Ready: Envoy Gateway sends
+  // not-Ready endpoints as draining (internal/gatewayapi/route.go getIREndpointsFromEndpointSlice,
+  // v1.9.0) and Envoy panic-routes to them (docs/mechanisms.md#panic-routing); their answers and
+  // the resets' 503s are charged to the cluster (router.cc chargeUpstreamCode, chargeUpstreamAbort).
+  // With no endpoint at all Envoy Gateway routes the backendRef's share to the non-existent
+  // "invalid-backend-cluster" (503 NC) or gives the rule a direct 503 (internal/xds/translator/route.go
+  // buildXdsWeightedRouteAction, internal/gatewayapi/route.go failedNoReadyEndpoints, v1.9.0), which
+  // Envoy answers before choosing a cluster, so no cluster counts them (router.cc decodeHeaders, read
+  // on Envoy's main branch). See src/decisions/alerts.ts for the line-level citations.
   return [
     {
       name: 'canary-error-ratio',
       query: errorRatioQuery(`="${c.canary}"`, window),
       ...guardedConditions(thr),
-      reason: `Canary-only 5xx ratio over ${window} from Envoy Gateway's per-backend cluster ${c.canary} (the canary backendRef carries a header filter, which makes Envoy Gateway build it a cluster of its own; it exists only while the canary weight is above 0). The route ratio blends both: at ${t.firstWeightPercent} % weight it is ${w} x canary errors + ${Math.round((1 - w) * 100) / 100} x stable errors, so a ${pct(thr)} threshold on it trips only when the canary fails ${pct(thr / w)} of its requests; here ${pct(thr)} means ${pct(thr)} of canary requests (docs/mechanisms.md#canary-analysis). ${absent} 503s for a canary with no Ready endpoint are charged to the same class-5 counter.`,
+      reason: `Canary-only 5xx ratio over ${window} from Envoy Gateway's per-backend cluster ${c.canary} (the canary backendRef carries a header filter, which makes Envoy Gateway build it a cluster of its own; it exists only while the canary weight is above 0). The route ratio blends both: at ${t.firstWeightPercent} % weight it is ${w} x canary errors + ${Math.round((1 - w) * 100) / 100} x stable errors, so a ${pct(thr)} threshold on it trips only when the canary fails ${pct(thr / w)} of its requests; here ${pct(thr)} means ${pct(thr)} of canary requests (docs/mechanisms.md#canary-analysis). ${absent} A canary whose pods are all not Ready still gets its share: Envoy Gateway lists them as draining and Envoy, in panic, sends the requests to them (docs/mechanisms.md#panic-routing), so their answers, and Envoy's 503s when they do not answer, are counted here. A canary Service with no endpoint at all is not routed to: Envoy Gateway sends its share to a cluster that does not exist (503, flag NC), or answers the whole rule with a direct 503 when the stable has none either, and no cluster counts those (docs/mechanisms.md#response-flags), so this cluster sees no traffic and the measurement is Inconclusive (a pause, never a pass); the readiness-departures metric catches the pods leaving Ready.`,
     },
     {
       name: 'route-error-ratio',
