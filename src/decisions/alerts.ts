@@ -119,6 +119,10 @@ export const DEFAULT_SCRAPE_INTERVAL_SECONDS = 30;
 export const OSCILLATION_CROSSINGS = 3;
 /** Ready transitions of one pod within the flap window that count as flapping (two round trips). */
 export const FLAP_CHANGES = 4;
+/** How long a failed AnalysisRun may claim the abort it caused: a day, so an aborted release can wait a night for its revert in Git and still be reported as a failed analysis; the rule looks no further back. */
+export const CLAIM_WINDOW_SECONDS = 24 * 3600;
+/** Scrapes that may show a run Failed before the rollout shows Abort (two status writes read at one scrape). */
+export const CLAIM_SKEW_SCRAPES = 2;
 /** The shortest flap window: a slow flap (one round trip every few minutes, docs/mechanisms.md#readiness-calls-a-dependency) must fit twice. */
 export const FLAP_WINDOW_FLOOR_SECONDS = 600;
 
@@ -134,7 +138,7 @@ export function githubSlug(heading: string): string {
 }
 
 const SOURCES = {
-  endpointSlice: 'kube_endpointslice_endpoints{endpointslice, ready, address} (kube-state-metrics v2.19.1 internal/store/endpointslice.go, one series per address of each EndpointSlice, collected by default: "endpointslices" is in pkg/options/resource.go DefaultResources, "endpoints" is not; selected by the slices\' generated names <service>-<5 characters>, kubernetes endpointslice utils.go getEndpointSlicePrefix; addresses are counted once each, as a slice change may list one twice for a moment; only the ready label is read: the same v2.19.1 code writes the Terminating condition into the serving label)',
+  endpointSlice: 'kube_endpointslice_endpoints{endpointslice, ready, address} (kube-state-metrics v2.19.1 internal/store/endpointslice.go, one series per address of each EndpointSlice, collected by default: "endpointslices" is in pkg/options/resource.go DefaultResources, "endpoints" is not; selected by the slices\' generated names <service>-<5 characters>, kubernetes endpointslice utils.go getEndpointSlicePrefix; addresses are counted once each, as a slice change may list one twice for a moment; only the ready and address labels are read: the same v2.19.1 code writes the Terminating condition into the serving label and swaps the hostname and terminating values)',
   rolloutDesired: 'rollout_info_replicas_desired{namespace,name} (Argo Rollouts controller metrics, controller/metrics/prommetrics.go)',
   deploymentDesired: 'kube_deployment_spec_replicas{namespace,deployment} (kube-state-metrics v2)',
   podReady: 'kube_pod_status_ready{condition="true"} (kube-state-metrics v2, one 0/1 series per condition)',
@@ -248,6 +252,12 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
   const rsRegex = replicaSetRegex(name);
   const ownPods = (expr: string, window: string) => ownedBy(expr, ns, `owner_name=~"${rsRegex}"`, window);
   const sliceRegex = (service: string) => generatedNameRegex(`${service}-`);
+  // Only the `ready` and `address` labels of kube_endpointslice_endpoints are trustworthy in
+  // kube-state-metrics v2.19.1 (internal/store/endpointslice.go createEndpointsSliceEndpoints, lines 150-177):
+  // the label values are listed as ready, serving, terminating, hostname against the keys ready,
+  // serving, hostname, terminating, so `hostname` carries the (never assigned, always empty)
+  // terminating value and `terminating` the hostname, and `serving` is overwritten with the
+  // Terminating condition. Do not extend these queries to `serving` or `terminating`.
   const readyOf = (service: string) => `(count(group by (address) (kube_endpointslice_endpoints{namespace="${ns}", endpointslice=~"${sliceRegex(service)}", ready="true"})) or on() vector(0))`;
   const ready = readyOf(name);
   const desired = isRollout
@@ -329,9 +339,9 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
       for: '5m',
       summary: `${name}: route 5xx ratio above the ${slo.value * 100} % SLO (read the response flags to find the mechanism)`,
       description: `HTTPRoute ${ns}/${name} answered {{ $value | humanizePercentage }} 5xx over 5 minutes (SLO ${slo.value * 100} %). The status code alone does not say why: the response flags in the gateway's access log do (docs/mechanisms.md#response-flags).`,
-      meaning: `More than ${slo.value * 100} % of the route's responses were 5xx for 5 minutes, counted over every response class, so 503s Envoy answers itself (UH, charged to class 5 but never to upstream_rq_total) count in the numerator and the denominator alike and a total outage reads 100 %, not "no data". The ratio blends every cluster of the route. A Service with no endpoints at all is routed to Envoy Gateway's invalid-backend-cluster and missing from these counters; the ready-endpoint alerts see that case (docs/mechanisms.md#counters-created-at-first-use, #panic-routing).`,
+      meaning: `More than ${slo.value * 100} % of the route's responses were 5xx for 5 minutes, counted over every response class, so 503s Envoy answers itself (UH, charged to class 5 but never to upstream_rq_total) count in the numerator and the denominator alike and a total outage reads 100 %, not "no data". The ratio blends every cluster of the route. A Service with no endpoints at all is not in it: Envoy Gateway answers that backend's share with a direct 503 (no response flag) or sends it to a cluster that does not exist (503 NC), and neither is counted on any cluster, so in that outage this alert stays silent and ReadyEndpointsBelowFloor pages (docs/mechanisms.md#counters-created-at-first-use, #panic-routing).`,
       checkFirst: [
-        'The response flags of the 503s in Loki (query below): "-" = the pod answered 5xx, UC = keep-alive race, UF = connect failure, UO = overflow, UT = timeout.',
+        'The response flags of the 503s in Loki (query below): "-" = the pod answered 5xx (with response_code_details "direct_response" the gateway answered itself: the Service has no endpoints), UC = keep-alive race, UF = connect failure, UO = overflow, UT = timeout, NC = a backend with no endpoints.',
         'Whether a canary is in progress (a canary failing at 20 % shows as 1 % at 5 % weight).',
         'The application\'s own error logs when the flag is "-".',
       ],
@@ -340,24 +350,43 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
 
     // Envoy's router answers a cluster with no healthy host itself and still charges the 503 to the
     // cluster (source/common/router/router.cc, Filter::sendNoHealthyUpstreamResponse ->
-    // chargeUpstreamCode); a backend with no endpoints at all is sent to invalid-backend-cluster
-    // by Envoy Gateway (internal/xds/translator/route.go, v1.9.0). With Envoy Gateway's 50 % panic
-    // threshold (internal/xds/translator/cluster.go) a cluster whose pods are all not Ready is in
-    // panic and sends every request to those pods instead (docs/mechanisms.md#panic-routing), so the
-    // alert fires on either: UH (cx_none_healthy) or panic picks (lb_healthy_panic).
+    // chargeUpstreamCode). With Envoy Gateway's 50 % panic threshold (internal/xds/translator/cluster.go,
+    // v1.9.0) a cluster whose pods are all not Ready is in panic and sends every request to those pods
+    // instead (docs/mechanisms.md#panic-routing), so the alert fires on either: UH (cx_none_healthy)
+    // or panic picks (lb_healthy_panic).
+    //
+    // A Service with no endpoints at all is not routed to its cluster, and no route alert can see it.
+    // Envoy Gateway v1.9.0 gives the rule a direct 503 when no backendRef of it has an endpoint
+    // (internal/gatewayapi/route.go: processBackendRef's "no ready endpoints" error at line 3122 and the
+    // failedNoReadyEndpoints case at lines 404-420), or, when another backendRef is valid, sends the
+    // empty one's share to the cluster "invalid-backend-cluster", which does not exist, with
+    // clusterNotFoundResponseCode 503 (internal/xds/translator/route.go buildXdsWeightedRouteAction,
+    // lines 350-398). Envoy answers the first in Filter::decodeHeaders' direct-response branch (no
+    // response flag, response_code_details "direct_response", counter http.<prefix>.rq_direct_response)
+    // and the second in its unknown-cluster branch (flag NC, NoClusterFound; details
+    // "cluster_not_found"; counter http.<prefix>.no_cluster); both return before a cluster is chosen,
+    // so neither calls chargeUpstreamCode and no cluster counts them (router.cc decodeHeaders; flag
+    // strings in source/common/stream_info/utility.h; both read on Envoy's main branch, commit
+    // 001b1c0c in the index, as no release tag was available there; Envoy Gateway v1.9.0 runs Envoy
+    // v1.39.0, api/v1alpha1/shared_types.go). The per-route stats a routeStatName turns on are charged
+    // in chargeUpstreamCode as well. The counters that do move are the HTTP connection manager's, one
+    // set per listener (stat prefix http-<port>, internal/xds/translator/listener.go hcmStatPrefix,
+    // v1.9.0) shared by every route on it, and they count deliberate direct responses too: no sound
+    // per-service signal. ReadyEndpointsBelowFloor is the alert for this case (ready endpoints 0
+    // against desired replicas, from kube-state-metrics).
     add({
       alert: 'EnvoyNoHealthyUpstream', mechanism: 'UH', severity: 'critical',
       expr: `(max by (envoy_cluster_name) (envoy_cluster_membership_healthy{${routeSel}}) == 0) and on(envoy_cluster_name) ((sum by (envoy_cluster_name) (rate(envoy_cluster_upstream_cx_none_healthy{${routeSel}}[${promDuration(rateWindow)}])) > 0) or (sum by (envoy_cluster_name) (rate(envoy_cluster_lb_healthy_panic{${routeSel}}[${promDuration(rateWindow)}])) > 0))`,
       for: promDuration(2 * scrape),
       summary: `${name}: no Ready endpoint behind {{ $labels.envoy_cluster_name }} while requests arrive (Envoy UH, or panic routing to not-Ready pods)`,
-      description: `Envoy cluster {{ $labels.envoy_cluster_name }} of route ${ns}/${name} has no healthy endpoint while requests arrive. With endpoints that are all not Ready, Envoy is in panic mode (Envoy Gateway keeps the 50 % threshold) and sends every request to those pods; with none, the gateway answers 503 with flag UH without contacting a pod (docs/mechanisms.md#panic-routing, #response-flags).`,
-      meaning: 'No endpoint Envoy has for this route (or for one backend of it, e.g. the canary) is Ready while requests arrive. If the cluster still lists the not-Ready pods, Envoy is in panic mode and routes every request to them, answered slowly or with 5xx by pods readiness took out; if it lists none, every request is answered 503 UH by the gateway. This is the bottom of the readiness cascade, or a canary whose pods never became ready (docs/mechanisms.md#readiness-control-loop, #panic-routing, #response-flags).',
+      description: `Envoy cluster {{ $labels.envoy_cluster_name }} of route ${ns}/${name} has no healthy endpoint while requests arrive. With endpoints that are all not Ready, Envoy is in panic mode (Envoy Gateway keeps the 50 % threshold) and sends every request to those pods; a cluster that is routed to with no endpoint at all answers 503 with flag UH. A Service with no endpoints is not routed to its cluster at all (a direct 503, or 503 NC), which no Envoy alert sees: ReadyEndpointsBelowFloor does (docs/mechanisms.md#panic-routing, #response-flags).`,
+      meaning: 'No endpoint Envoy has for this route (or for one backend of it, e.g. the canary) is Ready while requests arrive. If the cluster still lists the not-Ready pods, Envoy is in panic mode and routes every request to them, answered slowly or with 5xx by pods readiness took out; if a cluster that is still routed to lists none, Envoy answers 503 UH itself. This is the bottom of the readiness cascade, or a canary whose pods never became ready. Once the Service has no endpoint at all, Envoy Gateway stops routing to the cluster: users get a direct 503 (response flag "-", response_code_details direct_response) or a 503 NC, no cluster counts them, and this alert and Route5xxOverSlo go quiet while the outage goes on; ReadyEndpointsBelowFloor is the alert for that (docs/mechanisms.md#readiness-control-loop, #panic-routing, #response-flags).',
       checkFirst: [
         `Ready endpoints: \`kubectl -n ${ns} get endpointslices -l kubernetes.io/service-name=${name}\` (and ${name}-canary).`,
         'Which cluster: a name ending in /backend/<i> is one backendRef (the canary when it is the second one).',
         'Probe failure events, as for ReadyEndpointsBelowFloor.',
       ],
-    }, `${SOURCES.membership}, per cluster of the route: the healthy-member gauge is 0 on every Envoy replica (max) while requests arrive, seen as UH (the no-healthy-host counter grows) or as panic routing (the panic counter grows: Envoy excludes not-Ready endpoints, which Envoy Gateway sends as DRAINING, from the healthy share and enters panic when none is left, then picks among all of them, upstream_impl.cc excludeBasedOnHealthFlag, load_balancer_impl.cc isHostSetInPanic; docs/mechanisms.md#panic-routing). An idle empty cluster does not fire. for ${promDuration(2 * scrape)} (two scrapes): one stale gauge sample during an xDS update does not page.`,
+    }, `${SOURCES.membership}, per cluster of the route: the healthy-member gauge is 0 on every Envoy replica (max) while requests arrive, seen as UH (the no-healthy-host counter grows) or as panic routing (the panic counter grows: Envoy excludes not-Ready endpoints, which Envoy Gateway sends as DRAINING, from the healthy share and enters panic when none is left, then picks among all of them, upstream_impl.cc excludeBasedOnHealthFlag, load_balancer_impl.cc isHostSetInPanic; docs/mechanisms.md#panic-routing). An idle empty cluster does not fire. A Service with no endpoints at all is not seen here: Envoy Gateway (v1.9.0, internal/gatewayapi/route.go, internal/xds/translator/route.go) answers its share with a direct 503 or routes it to a cluster that does not exist (503 NC), and Envoy charges neither to any cluster (router.cc decodeHeaders); ReadyEndpointsBelowFloor is the alert for it (docs/mechanisms.md#panic-routing). for ${promDuration(2 * scrape)} (two scrapes): one stale gauge sample during an xDS update does not page.`,
     { forSeconds: 2 * scrape });
 
     add({
@@ -412,9 +441,25 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
     // rollout/analysis.go, utils/analysis/helpers.go CreateWithCollisionCounter); the hash alphabet
     // keeps another Rollout named <name>-<word> out.
     const runRegex = `${escapeRegex(name)}-[${HASH_ALPHABET}]{1,${MAX_HASH_LENGTH}}-[0-9]+(-[0-9]+)?([.][0-9]+)?`;
-    const failedRuns = `max by (namespace, name, phase) (analysis_run_info{namespace="${ns}", name=~"${runRegex}", phase=~"Failed|Error"})`;
+    // A failed run outlives its abort: the controller keeps the last 5 unsuccessful AnalysisRuns of a
+    // Rollout (utils/defaults/defaults.go DefaultAnalysisRunUnsuccessfulHistoryLimit, v1.9.1), and
+    // analysis_run_info{namespace, name, phase} is 1 for every run in its informer cache, with no
+    // revision or time label (controller/metrics/analysis.go collectAnalysisRuns, prommetrics.go,
+    // v1.9.1). So a run claims the current abort only if the rollout has been aborted ever since the
+    // run failed: any scrape in which the run was Failed while rollout_info showed another phase
+    // (the next release Progressing or Paused, a retry, a revert Completed) means the abort it caused
+    // ended, and a later Abort is someone else's. The run's status and the rollout's are two writes,
+    // both read from informer caches at scrape time, so the scrape between them may show the run
+    // Failed and the rollout not yet Abort: up to CLAIM_SKEW_SCRAPES such scrapes are tolerated. A
+    // rule sees only its window back: a run that failed more than CLAIM_WINDOW_SECONDS ago claims
+    // nothing, so an abort older than that is RolloutDegraded's, never an old run's.
+    const failedRuns = (offset = '') => `max by (namespace, name, phase) (analysis_run_info{namespace="${ns}", name=~"${runRegex}", phase=~"Failed|Error"}${offset})`;
     const aborted = `max by (namespace) (rollout_info{namespace="${ns}", name="${name}", phase="Abort"})`;
-    const analysisFailed = `${failedRuns} and on(namespace) ${aborted}`;
+    const notAborted = `max by (namespace) (rollout_info{namespace="${ns}", name="${name}", phase!="Abort"})`;
+    const claimWindow = promDuration(CLAIM_WINDOW_SECONDS);
+    const movedOn = `count_over_time((${failedRuns()} and on(namespace) ${notAborted})[${claimWindow}:${promDuration(scrape)}]) > ${CLAIM_SKEW_SCRAPES}`;
+    const claiming = `(${failedRuns()} unless ${failedRuns(` offset ${claimWindow}`)}) unless on(namespace, name, phase) (${movedOn})`;
+    const analysisFailed = `${claiming} and on(namespace) ${aborted}`;
     add({
       alert: 'CanaryAnalysisFailed', mechanism: 'canary-analysis', severity: 'warning',
       expr: analysisFailed, for: promDuration(2 * scrape),
@@ -426,22 +471,22 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
         'Error (not Failed) means the query returned nothing or NaN: check the analysis query, not the app.',
         'Roll back with `git revert` of the release commit; do not `kubectl argo rollouts undo` (self-heal re-applies Git, docs/mechanisms.md#gitops-rollback).',
       ],
-    }, `${SOURCES.analysisRunInfo} in phase Failed or Error for a run of Rollout ${name}, while ${SOURCES.rolloutInfo} says phase Abort; tying the run to the current abort keeps an old failed run (kept by the analysis-run history) from firing forever. for ${promDuration(2 * scrape)} (two scrapes).`,
-    { forSeconds: 2 * scrape });
+    }, `${SOURCES.analysisRunInfo} in phase Failed or Error for a run of Rollout ${name}, while ${SOURCES.rolloutInfo} says phase Abort, and only a run that caused this abort: Argo Rollouts keeps the last 5 unsuccessful runs (utils/defaults/defaults.go, v1.9.1), so a run of an older release stays Failed in the metrics and would otherwise claim a later abort by hand. A run claims the abort when the rollout has been in Abort ever since the run failed: if the ${claimWindow} subquery at the ${scrape} s scrape step finds more than ${CLAIM_SKEW_SCRAPES} scrapes with the run Failed and the rollout in another phase (the next release progressing, a retry, a revert), the abort the run caused is over; up to ${CLAIM_SKEW_SCRAPES} are the moment between the run's status write and the rollout's. A run whose Failed series already existed ${claimWindow} ago claims nothing, because the rule cannot see further back: a failed-analysis abort left for over ${claimWindow} is reported by RolloutDegraded from then on. for ${promDuration(2 * scrape)} (two scrapes).`,
+    { forSeconds: 2 * scrape, claimWindowSeconds: CLAIM_WINDOW_SECONDS, claimSkewScrapes: CLAIM_SKEW_SCRAPES });
 
     add({
       alert: 'RolloutDegraded', mechanism: 'rollout-degraded', severity: 'warning',
       expr: `max by (namespace, name, phase) (rollout_info{namespace="${ns}", name="${name}", phase=~"Abort|Timeout|Error|InvalidSpec"}) unless on(namespace) (${analysisFailed})`,
       for: promDuration(2 * scrape),
       summary: `${name}: rollout {{ $labels.phase }} (Argo CD shows Degraded)`,
-      description: `Rollout ${ns}/${name} is in phase {{ $labels.phase }}: Abort (aborted by hand), Timeout (progress deadline exceeded: a new pod never became available), Error (ReplicaSet or Service missing) or InvalidSpec (the controller rejected the spec; there is no admission webhook).`,
-      meaning: 'The rollout is stuck or stopped for a reason other than a failed analysis: a new pod never became available within progressDeadlineSeconds (Timeout), someone aborted it, a referenced Service is missing (Error), or the spec is invalid (InvalidSpec, only visible at reconcile time).',
+      description: `Rollout ${ns}/${name} is in phase {{ $labels.phase }}: Abort (aborted by hand, or by a failed analysis over ${claimWindow} ago), Timeout (progress deadline exceeded: a new pod never became available), Error (ReplicaSet or Service missing) or InvalidSpec (the controller rejected the spec; there is no admission webhook).`,
+      meaning: `The rollout is stuck or stopped for a reason other than a fresh failed analysis: a new pod never became available within progressDeadlineSeconds (Timeout), someone aborted it (a failed run of an earlier release, still kept in the run history, does not claim this abort), a referenced Service is missing (Error), or the spec is invalid (InvalidSpec, only visible at reconcile time). An abort by a failed analysis that has lasted over ${claimWindow} is shown here too.`,
       checkFirst: [
         `\`kubectl argo rollouts get rollout ${name} -n ${ns}\`: the message names the condition.`,
         'Timeout: the new pods\' readiness events (a broken image stalls here by design, maxUnavailable 0).',
         'Fix forward or `git revert` in Git; an in-place undo is reverted by self-heal (docs/mechanisms.md#gitops-rollback).',
       ],
-    }, `${SOURCES.rolloutInfo}: the phases Argo CD shows as Degraded (Abort, Timeout = ProgressDeadlineExceeded, InvalidSpec) plus Error; a failed-analysis abort is left to CanaryAnalysisFailed so one incident pages once. for ${promDuration(2 * scrape)} (two scrapes) so a phase seen in one reconcile does not fire.`,
+    }, `${SOURCES.rolloutInfo}: the phases Argo CD shows as Degraded (Abort, Timeout = ProgressDeadlineExceeded, InvalidSpec) plus Error; an abort a failed run claims (CanaryAnalysisFailed's expression, which leaves out runs of earlier releases) is left to CanaryAnalysisFailed so one incident pages once. for ${promDuration(2 * scrape)} (two scrapes) so a phase seen in one reconcile does not fire.`,
     { forSeconds: 2 * scrape });
   } else {
     add({

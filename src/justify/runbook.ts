@@ -57,16 +57,26 @@ export function renderRunbook(d: ServiceDecisions, a: AlertDecisions, opts: Runb
       `**Why these numbers.** ${reason}`, '');
   }
 
+  // The `-` (direct_response) and NC rows, and the no-endpoints paragraph: a Service without endpoints
+  // is answered before Envoy chooses a cluster (the citations are at EnvoyNoHealthyUpstream in
+  // src/decisions/alerts.ts). The router filter's counters live in http.<stat_prefix>. (Envoy
+  // docs/root/configuration/http/http_filters/router_filter.rst) and the prefix becomes the label
+  // envoy_http_conn_manager_prefix (source/common/config/well_known_names.cc), both read on Envoy's
+  // main branch; Envoy Gateway's prefix is http-<port> (internal/xds/translator/listener.go
+  // hcmStatPrefix, v1.9.0), one per listener. The access-log fields response_flags and
+  // response_code_details are in Envoy Gateway's default JSON format (internal/xds/translator/accesslog.go, v1.9.0).
   if (a.route) p(`## ${RUNBOOK_SECTIONS.flags}`, '',
     'A 503 alone does not say which mechanism produced it; the access log\'s `response_flags` does (docs/mechanisms.md#response-flags).', '',
     '| flag | meaning | look at | alert |', '|---|---|---|---|',
-    '| `-` | response came from the pod | the app | ' + link('Route5xxOverSlo') + ' |',
-    `| UH | no healthy upstream: no endpoint at all (endpoints that are all not Ready get the traffic in panic mode instead, docs/mechanisms.md#panic-routing) | readiness, EndpointSlice (docs/mechanisms.md#readiness-control-loop, #readiness-calls-a-dependency) | ${link(byFlag('UH'))} |`,
+    '| `-` | response came from the pod; with `response_code_details` `direct_response` the gateway answered itself: no backend of the rule has an endpoint, and no cluster counts that 503 | the app; for `direct_response` the Service\'s EndpointSlices | ' + link('Route5xxOverSlo') + '; for `direct_response` ' + link('ReadyEndpointsBelowFloor') + ' |',
+    `| UH | no healthy upstream: a cluster that is still routed to has no endpoint (endpoints that are all not Ready get the traffic in panic mode instead, docs/mechanisms.md#panic-routing; a Service with none is not routed to, see NC and \`-\`) | readiness, EndpointSlice (docs/mechanisms.md#readiness-control-loop, #readiness-calls-a-dependency) | ${link(byFlag('UH'))} |`,
+    `| NC | no cluster: one backendRef's Service (stable or canary) has no endpoint, so the gateway sent its share to a cluster that does not exist (\`invalid-backend-cluster\`, 503); no cluster counts it | that Service's EndpointSlices and pods | ${link('ReadyEndpointsBelowFloor')} for the stable Service; for the canary's, its analysis pauses (Inconclusive) |`,
     `| UC | upstream closed the connection before responding | idle timeouts, pod shutdown (docs/mechanisms.md#keep-alive-race) | ${link(byFlag('UC'))} |`,
     `| UF | could not connect to the pod | NetworkPolicy, port, pod starting | ${link(byFlag('UF'))} |`,
     `| UO | overflow: proxy circuit breaker | proxy connection limits | ${link(byFlag('UO'))} |`,
     `| UT | upstream took too long | app latency, database | ${link(byFlag('UT'))} |`, '',
-    `\`kubectl logs\` only reads the node's rotated files: a busy Envoy rotates them within minutes. Loki is the memory (queries below).`, '');
+    `\`kubectl logs\` only reads the node's rotated files: a busy Envoy rotates them within minutes. Loki is the memory (queries below).`, '',
+    `**A Service with no endpoints at all** (every pod deleted, a selector that matches none) is an outage the gateway alerts cannot see: Envoy Gateway stops routing to its cluster and answers with a direct 503 (flag \`-\`, details \`direct_response\`) or a 503 NC, Envoy charges neither to any cluster, so Route5xxOverSlo and EnvoyNoHealthyUpstream stay silent. The only counters that move (\`envoy_http_rq_direct_response\`, \`envoy_http_no_cluster\`, \`envoy_http_downstream_rq_xx\`) belong to the gateway's listener, one set per port shared by every route on it, so they cannot say which service failed (docs/mechanisms.md#response-flags). ${link('ReadyEndpointsBelowFloor')} is the alert for this case: it counts the Service's ready endpoints from kube-state-metrics (0 here) against desired replicas, so it fires while desired replicas are above 0, after its for.`, '');
 
   p(`## ${RUNBOOK_SECTIONS.timeout}`, '',
     'Read the probe failure text in the events before anything else (docs/mechanisms.md#probe-failure-texts):', '',
@@ -90,7 +100,8 @@ export function renderRunbook(d: ServiceDecisions, a: AlertDecisions, opts: Runb
     p('### Loki (gateway access log)', '',
       '503s of this route, with their flags:', '', '```logql', `${loki} | json | response_code="503"`, '```', '',
       '503s per response flag over time:', '', '```logql', `sum by (response_flags) (count_over_time(${loki} | json | response_code="503" [5m]))`, '```', '',
-      'Only the keep-alive race (UC):', '', '```logql', `${loki} | json | response_flags="UC"`, '```', '');
+      'Only the keep-alive race (UC):', '', '```logql', `${loki} | json | response_flags="UC"`, '```', '',
+      'Answers the gateway gave without any cluster (a Service with no endpoints: direct 503 or NC):', '', '```logql', `${loki} | json | response_code_details=~"direct_response|cluster_not_found"`, '```', '');
   }
   p('### PromQL', '',
     'Ready endpoints against desired replicas and the floor:', '', '```promql',
@@ -111,7 +122,10 @@ export function renderRunbook(d: ServiceDecisions, a: AlertDecisions, opts: Runb
     `sum by (envoy_cluster_name) (rate(envoy_cluster_upstream_rq_timeout{${rs}}[5m]))`,
     `sum by (envoy_cluster_name) (rate(envoy_cluster_upstream_cx_idle_timeout{${rs}}[5m]))`,
     `min by (envoy_cluster_name) (envoy_cluster_membership_healthy{${rs}})`,
-    `sum by (envoy_cluster_name) (rate(envoy_cluster_lb_healthy_panic{${rs}}[5m]))`, '```', '');
+    `sum by (envoy_cluster_name) (rate(envoy_cluster_lb_healthy_panic{${rs}}[5m]))`, '```', '',
+    'Direct responses and no-cluster answers of the gateway\'s listeners (every route on the listener, not only this one; they rise when a Service has no endpoints):', '', '```promql',
+    `sum by (envoy_http_conn_manager_prefix) (rate(envoy_http_rq_direct_response[5m]))`,
+    `sum by (envoy_http_conn_manager_prefix) (rate(envoy_http_no_cluster[5m]))`, '```', '');
   }
   if (d.resources.cpuLimit.value !== undefined) {
     const sel = `namespace="${ns}", container="${a.containerName}"`;

@@ -36,7 +36,11 @@
  *   (source/common/upstream/upstream_impl.cc excludeBasedOnHealthFlag; source/extensions/
  *   load_balancing_policies/common/load_balancer_impl.cc isHostSetInPanic, hostSourceToHosts). So
  *   requests to a cluster whose pods are all not Ready reach those pods (lb_healthy_panic counts
- *   them); only a cluster without any host answers UH. The Envoy files were read in the code
+ *   them). A cluster without any host is not routed to: Envoy Gateway answers the rule with a direct
+ *   503 when no backendRef has an endpoint (internal/gatewayapi/route.go failedNoReadyEndpoints) or
+ *   sends the empty backendRef's share to the non-existent invalid-backend-cluster (503 NC,
+ *   internal/xds/translator/route.go buildXdsWeightedRouteAction), and Envoy answers both before it
+ *   picks a cluster (router.cc decodeHeaders), so the empty cluster counts none of it. The Envoy files were read in the code
  *   index's copy of envoyproxy/envoy main, not at v1.39.0 (the image Envoy Gateway v1.9.0 ships,
  *   api/v1alpha1/shared_types.go): the repository is over the size `fetch` can bring here. The
  *   runtime guard exclude_host_in_eds_status_draining is on by default there (RUNTIME_GUARD).
@@ -327,7 +331,6 @@ export function buildWorld(model: RolloutModel, release: Release, opts: WorldOpt
 interface Counters {
   total: number;
   appErr: number;
-  noHost: number;
   panic: number;
 }
 
@@ -381,7 +384,7 @@ function exporterSeries(model: RolloutModel, release: Release, rps: number, scra
         }
         let a = acc.get(k);
         if (!a) {
-          a = { total: 0, appErr: 0, noHost: 0, panic: 0 };
+          a = { total: 0, appErr: 0, panic: 0 };
           acc.set(k, a);
           firstUse.set(k, new Set());
         }
@@ -389,10 +392,10 @@ function exporterSeries(model: RolloutModel, release: Release, rps: number, scra
         const toCanary = perProxy * canaryShare;
         const toStable = perProxy * stableShare;
         const offered = toCanary + toStable;
-        if (offered > 0 && m.hosts === 0) {
-          // No host at all: the router answers 503 UH locally (class 5, not upstream_rq_total).
-          a.noHost += offered;
-        } else {
+        // No host at all: Envoy Gateway does not route to the cluster (a direct 503 for the rule, or
+        // the share sent to a cluster that does not exist, 503 NC), and Envoy answers both before it
+        // picks a cluster, so this cluster counts none of it (docs/mechanisms.md#panic-routing).
+        if (!(offered > 0 && m.hosts === 0)) {
           // No Ready host but some hosts: panic mode, every request goes to a not-Ready pod.
           if (offered > 0 && m.ready === 0) a.panic += offered;
           a.total += offered;
@@ -400,9 +403,8 @@ function exporterSeries(model: RolloutModel, release: Release, rps: number, scra
         }
         const used = firstUse.get(k) as Set<string>;
         if (Math.floor(a.total - a.appErr) > 0) used.add('2');
-        if (Math.floor(a.appErr) + Math.floor(a.noHost) > 0) used.add('5');
+        if (Math.floor(a.appErr) > 0) used.add('5');
         if (Math.floor(a.total) > 0) used.add('rq_total');
-        if (Math.floor(a.noHost) > 0) used.add('none_healthy');
       }
     }
     if ((t - SCRAPE_OFFSET_SECONDS) % scrape !== 0 || t < SCRAPE_OFFSET_SECONDS) continue;
@@ -413,7 +415,6 @@ function exporterSeries(model: RolloutModel, release: Release, rps: number, scra
         const base = { envoy_cluster_name: c, namespace: 'envoy-gateway-system', pod: p };
         const total = Math.floor(a.total);
         const err = Math.floor(a.appErr);
-        const noHost = Math.floor(a.noHost);
         const used = firstUse.get(key(c, p)) as Set<string>;
         // Endpoint and load-balancer stats exist with the cluster; traffic stats at first use.
         const m = membership.get(c) ?? { hosts: 0, ready: 0 };
@@ -421,14 +422,13 @@ function exporterSeries(model: RolloutModel, release: Release, rps: number, scra
         put('envoy_cluster_membership_total', base, t, m.hosts);
         put('envoy_cluster_lb_healthy_panic', base, t, Math.floor(a.panic));
         if (used.has('rq_total')) put('envoy_cluster_upstream_rq_total', base, t, total);
-        if (used.has('none_healthy')) put('envoy_cluster_upstream_cx_none_healthy', base, t, noHost);
         if (used.has('2')) {
           put('envoy_cluster_upstream_rq_xx', { ...base, envoy_response_code_class: '2' }, t, total - err);
           put('envoy_cluster_upstream_rq', { ...base, envoy_response_code: '200' }, t, total - err);
         }
         if (used.has('5')) {
-          put('envoy_cluster_upstream_rq_xx', { ...base, envoy_response_code_class: '5' }, t, err + noHost);
-          put('envoy_cluster_upstream_rq', { ...base, envoy_response_code: '503' }, t, err + noHost);
+          put('envoy_cluster_upstream_rq_xx', { ...base, envoy_response_code_class: '5' }, t, err);
+          put('envoy_cluster_upstream_rq', { ...base, envoy_response_code: '503' }, t, err);
         }
       }
     }

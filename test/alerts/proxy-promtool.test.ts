@@ -1,4 +1,4 @@
-import { bothServices, expected, PromTest, runPromtool, Series } from './support';
+import { bothServices, endpointSeries, expected, PromTest, repeat, runPromtool, Series } from './support';
 
 /**
  * The proxy's view, replayed on promtool, with series shaped as Envoy Gateway v1.9.0 exports them:
@@ -69,7 +69,9 @@ const tests: PromTest[] = [
     name: 'a route in total outage, UH only: every response is a 503 Envoy gives itself, upstream_rq_total stops moving',
     interval: '30s',
     input_series: [
-      // 5 min healthy, then no host at all: UH for every request
+      // 5 min healthy, then a cluster that is still routed to has no host: UH for every request. (Envoy
+      // Gateway routes a Service with no endpoints away from its cluster, the next case; the alerts
+      // must still fire when a routed cluster is empty.)
       ...clusterStats(C0, '12x9 0x30', '12x9 0x30', '0x9 50+50x29'),
       envoy('envoy_cluster_upstream_rq_total', C0, '1000+1000x9 10000x30'),
       envoy('envoy_cluster_upstream_rq_xx', C0, '1000+1000x9 10000x30', ', envoy_response_code_class="2"'),
@@ -82,6 +84,35 @@ const tests: PromTest[] = [
       // over every class the ratio is 1 (a division by upstream_rq_total would be by 0: no sample)
       { eval_time: '11m30s', alertname: 'Route5xxOverSlo', exp_alerts: [expected(checkout, 'Route5xxOverSlo', {}, 1)] },
       { eval_time: '7m', alertname: 'EnvoyNoHealthyUpstream', exp_alerts: [expected(checkout, 'EnvoyNoHealthyUpstream', { envoy_cluster_name: C0 }, 0)] },
+    ],
+  },
+  {
+    // Envoy Gateway v1.9.0 gives the rule a direct 503 when its only backend has no endpoints
+    // (internal/gatewayapi/route.go, failedNoReadyEndpoints) and still builds the empty cluster
+    // (internal/xds/translator/translator.go processXdsCluster for every destination setting), so
+    // the cluster's stats stay, with no endpoint and no traffic. Envoy answers the direct response
+    // before choosing a cluster (router.cc decodeHeaders, main): only the listener's counters move.
+    name: 'a Service with no endpoints at all: direct 503s counted on no cluster; the route alerts are blind, ReadyEndpointsBelowFloor pages',
+    interval: '30s',
+    input_series: [
+      ...clusterStats(C0, '12x9 0x30', '12x9 0x30', '0x40'),
+      envoy('envoy_cluster_upstream_rq_total', C0, '1000+1000x9 10000x30'),
+      envoy('envoy_cluster_upstream_rq_xx', C0, '1000+1000x9 10000x30', ', envoy_response_code_class="2"'),
+      // the listener's counters (http.http-10080.*): every route on the port shares them
+      { series: 'envoy_http_rq_direct_response{envoy_http_conn_manager_prefix="http-10080", namespace="envoy-gateway-system", pod="envoy-default-eg-7f9c-abcde"}', values: '0x9 1000+1000x30' },
+      { series: 'envoy_http_downstream_rq_xx{envoy_http_conn_manager_prefix="http-10080", envoy_response_code_class="5", namespace="envoy-gateway-system", pod="envoy-default-eg-7f9c-abcde"}', values: '0x9 1000+1000x30' },
+      { series: 'rollout_info_replicas_desired{namespace="checkout", name="checkout-api", strategy="canary", traffic_router="argoproj-labs/gatewayAPI"}', values: '12x40' },
+      // the EndpointSlice stays and lists no endpoint: no kube_endpointslice_endpoints series at all from 5m
+      ...endpointSeries('checkout', 'checkout-api', repeat(12, 10), 12).map((x) => (x.series.startsWith('kube_endpointslice_info')
+        ? { ...x, values: '1x40' }
+        : { ...x, values: `${x.values} stale` })),
+    ],
+    alert_rule_test: [
+      none('4m30s', 'ReadyEndpointsBelowFloor'),
+      none('6m30s', 'ReadyEndpointsBelowFloor'), // 0 ready from 5m, for 2m
+      { eval_time: '7m', alertname: 'ReadyEndpointsBelowFloor', exp_alerts: [expected(checkout, 'ReadyEndpointsBelowFloor', {}, 0)] },
+      { eval_time: '19m', alertname: 'ReadyEndpointsBelowFloor', exp_alerts: [expected(checkout, 'ReadyEndpointsBelowFloor', {}, 0)] },
+      ...silent('12m'), ...silent('19m'),
     ],
   },
   {
@@ -197,7 +228,7 @@ const tests: PromTest[] = [
   },
 ];
 
-test('promtool: a cluster without traffic and a route that never failed stay silent; total UH outage, panic routing, pod crash, proxy restart, rare UC and UF/UO/UT behave as their alerts say', () => {
+test('promtool: a cluster without traffic and a route that never failed stay silent; total UH outage, a Service with no endpoints (only the floor alert), panic routing, pod crash, proxy restart, rare UC and UF/UO/UT behave as their alerts say', () => {
   const r = runPromtool([checkout], tests);
   expect(r.output).toContain('SUCCESS');
   expect(r.status).toBe(0);

@@ -1,4 +1,5 @@
-import { bothServices, expected, PromTest, runPromtool, Series } from './support';
+import { CLAIM_WINDOW_SECONDS } from '../../src/decisions/alerts';
+import { bothServices, expected, only, PromTest, runPromtool, Series } from './support';
 
 /** Canary and rollout state from the Argo Rollouts controller, the Deployment variant, and CPU throttling, on promtool. */
 const { checkout, inventory } = bothServices();
@@ -9,7 +10,11 @@ const rolloutInfo = (phase: string, values: string): Series => ({
 const run = (name: string, phase: string, values: string): Series => ({
   series: `analysis_run_info{namespace="checkout", name="${name}", phase="${phase}", job="argo-rollouts-metrics"}`, values,
 });
+/** promtool values from runs of one token: ticks(['1', 10], ['stale', 1]) is ten 1s, then a staleness marker. */
+const ticks = (...runs: [string, number][]) => runs.map(([v, n]) => Array.from({ length: n }, () => v).join(' ')).join(' ');
 const RUN = 'checkout-api-6f9d8c7b5-4-2';
+/** A failed background run of the release before (revision 3, step 4), still in the run history (5 unsuccessful runs kept, utils/defaults/defaults.go v1.9.1). */
+const OLD_RUN = 'checkout-api-5b8c9d7f4-3-4';
 /** A re-run of the same revision's gate: the name was taken, so the controller appends .<N> (utils/analysis/helpers.go CreateWithCollisionCounter, v1.9.1). */
 const RERUN = 'checkout-api-6f9d8c7b5-4-2.1';
 
@@ -58,6 +63,69 @@ const tests: PromTest[] = [
       none('5m', 'CanaryAnalysisFailed'),
       { eval_time: '6m', alertname: 'CanaryAnalysisFailed', exp_alerts: [expected(checkout, 'CanaryAnalysisFailed', { name: RERUN, phase: 'Failed' }, 1)] },
       none('6m', 'RolloutDegraded'),
+    ],
+  },
+  {
+    name: 'the run is Failed one scrape before the rollout shows Abort (two status writes): still the analysis\'s abort',
+    interval: '30s',
+    input_series: [
+      rolloutInfo('Paused', ticks(['1', 11], ['stale', 1])),
+      rolloutInfo('Abort', ticks(['_', 11], ['1', 30])),
+      run(RUN, 'Running', ticks(['1', 10], ['stale', 1])),
+      run(RUN, 'Failed', ticks(['_', 10], ['1', 31])),
+    ],
+    alert_rule_test: [
+      none('6m', 'CanaryAnalysisFailed'), // Abort from 5m30s, for 1m
+      { eval_time: '7m', alertname: 'CanaryAnalysisFailed', exp_alerts: [expected(checkout, 'CanaryAnalysisFailed', { name: RUN, phase: 'Failed' }, 1)] },
+      { eval_time: '20m', alertname: 'CanaryAnalysisFailed', exp_alerts: [expected(checkout, 'CanaryAnalysisFailed', { name: RUN, phase: 'Failed' }, 1)] },
+      none('7m', 'RolloutDegraded'),
+      none('20m', 'RolloutDegraded'),
+    ],
+  },
+  {
+    name: 'a stale failed run of the release before, then the next release aborted by hand: RolloutDegraded, not the old run',
+    interval: '30s',
+    input_series: [
+      // release 3: its background run failed and aborted it (0-5m); release 4 progresses (5m-15m) and is aborted by hand at 15m
+      rolloutInfo('Abort', ticks(['1', 10], ['stale', 1], ['_', 19], ['1', 30])),
+      rolloutInfo('Progressing', ticks(['_', 10], ['1', 20], ['stale', 1], ['_', 29])),
+      run(OLD_RUN, 'Failed', ticks(['1', 60])),
+      // release 4's background run, terminated by the abort (a terminated run ends Successful)
+      run('checkout-api-7c9d8b6f5-4-1', 'Running', ticks(['_', 10], ['1', 20], ['stale', 1], ['_', 29])),
+      run('checkout-api-7c9d8b6f5-4-1', 'Successful', ticks(['_', 30], ['1', 30])),
+    ],
+    alert_rule_test: [
+      // release 3's own abort is the old run's
+      { eval_time: '2m', alertname: 'CanaryAnalysisFailed', exp_alerts: [expected(checkout, 'CanaryAnalysisFailed', { name: OLD_RUN, phase: 'Failed' }, 1)] },
+      none('2m', 'RolloutDegraded'),
+      none('10m', 'CanaryAnalysisFailed'), none('10m', 'RolloutDegraded'),
+      // release 4's abort by hand: the old run was Failed while release 4 progressed, so it claims nothing
+      none('15m30s', 'RolloutDegraded'), // for 1m
+      { eval_time: '16m30s', alertname: 'RolloutDegraded', exp_alerts: [expected(checkout, 'RolloutDegraded', { name: 'checkout-api', phase: 'Abort' }, 1)] },
+      none('16m30s', 'CanaryAnalysisFailed'),
+      { eval_time: '29m30s', alertname: 'RolloutDegraded', exp_alerts: [expected(checkout, 'RolloutDegraded', { name: 'checkout-api', phase: 'Abort' }, 1)] },
+      none('29m30s', 'CanaryAnalysisFailed'),
+    ],
+  },
+  {
+    name: 'a retry after a failed run, and its re-run <run>.1 fails too: the re-run claims the new abort, the first run does not',
+    interval: '30s',
+    input_series: [
+      rolloutInfo('Paused', ticks(['1', 10], ['stale', 1], ['_', 40])),
+      rolloutInfo('Abort', ticks(['_', 10], ['1', 10], ['stale', 1], ['_', 9], ['1', 21])),
+      rolloutInfo('Progressing', ticks(['_', 20], ['1', 10], ['stale', 1], ['_', 20])),
+      run(RUN, 'Running', ticks(['1', 10], ['stale', 1], ['_', 40])),
+      run(RUN, 'Failed', ticks(['_', 10], ['1', 41])),
+      // `kubectl argo rollouts retry` at 10m: the same revision's run name is taken, so the re-run is <run>.1
+      run(RERUN, 'Running', ticks(['_', 20], ['1', 10], ['stale', 1], ['_', 20])),
+      run(RERUN, 'Failed', ticks(['_', 30], ['1', 21])),
+      run('checkout-api-bff-7c8d9f6b5-2.1', 'Failed', ticks(['1', 51])),
+    ],
+    alert_rule_test: [
+      { eval_time: '7m', alertname: 'CanaryAnalysisFailed', exp_alerts: [expected(checkout, 'CanaryAnalysisFailed', { name: RUN, phase: 'Failed' }, 1)] },
+      none('12m', 'CanaryAnalysisFailed'), none('12m', 'RolloutDegraded'),
+      { eval_time: '17m', alertname: 'CanaryAnalysisFailed', exp_alerts: [expected(checkout, 'CanaryAnalysisFailed', { name: RERUN, phase: 'Failed' }, 1)] },
+      none('17m', 'RolloutDegraded'),
     ],
   },
   {
@@ -116,3 +184,28 @@ test('promtool: failed analysis, degraded rollout, stalled Deployment and CPU th
   expect(r.output).toContain('SUCCESS');
   expect(r.status).toBe(0);
 });
+
+test('promtool: a failed-analysis abort left for over the claim window (24 h) is reported by RolloutDegraded from then on', () => {
+  // a day and 20 minutes of scrapes; only the two rules evaluated (each holds a 24 h subquery)
+  const n = CLAIM_WINDOW_SECONDS / 30 + 40;
+  const long: PromTest = {
+    name: 'an abort by a failed analysis that lasts a day',
+    interval: '30s',
+    input_series: [
+      rolloutInfo('Paused', ticks(['1', 10], ['stale', 1])),
+      rolloutInfo('Abort', ticks(['_', 10], ['1', n])),
+      run(RUN, 'Running', ticks(['1', 10], ['stale', 1])),
+      run(RUN, 'Failed', ticks(['_', 10], ['1', n])),
+    ],
+    alert_rule_test: [
+      { eval_time: '23h50m', alertname: 'CanaryAnalysisFailed', exp_alerts: [expected(checkout, 'CanaryAnalysisFailed', { name: RUN, phase: 'Failed' }, 1)] },
+      none('23h50m', 'RolloutDegraded'),
+      // the run failed at 5m: from 24h5m its Failed series existed 24 h ago, so it claims nothing
+      none('24h10m', 'CanaryAnalysisFailed'),
+      { eval_time: '24h10m', alertname: 'RolloutDegraded', exp_alerts: [expected(checkout, 'RolloutDegraded', { name: 'checkout-api', phase: 'Abort' }, 1)] },
+    ],
+  };
+  const r = runPromtool([only(checkout, ['CanaryAnalysisFailed', 'RolloutDegraded'])], [long], 240_000);
+  expect(r.output).toContain('SUCCESS');
+  expect(r.status).toBe(0);
+}, 300_000);

@@ -165,6 +165,15 @@ describe('runbook', () => {
     expect(md).toContain('**Do not delete or loosen the readiness probe**');
     expect(inventory.alerts.runbook).toContain('**Do not `kubectl rollout undo deployment/inventory-api`**');
   });
+  test('a Service with no endpoints at all: "-" covers the gateway\'s direct 503, NC has a row, and ReadyEndpointsBelowFloor is named as its alert', () => {
+    expect(md).toContain('| `-` | response came from the pod; with `response_code_details` `direct_response` the gateway answered itself');
+    expect(md).toContain('| NC | no cluster: one backendRef\'s Service (stable or canary) has no endpoint');
+    expect(md).toMatch(/\| NC \|[^\n]*\| \[ReadyEndpointsBelowFloor\]\(#readyendpointsbelowfloor\) for the stable Service; for the canary's, its analysis pauses \(Inconclusive\) \|/);
+    expect(md).toContain('**A Service with no endpoints at all**');
+    expect(md).toContain('[ReadyEndpointsBelowFloor](#readyendpointsbelowfloor) is the alert for this case');
+    expect(md).toContain('| json | response_code_details=~"direct_response|cluster_not_found"');
+    expect(md).not.toContain('UH | no healthy upstream: no endpoint at all');
+  });
   test('queries with the service\'s names, values in force with reasons', () => {
     expect(md).toContain('{namespace="envoy-gateway-system", container="envoy"} |= "httproute/checkout/checkout-api/" | json | response_code="503"');
     expect(md).toContain('count(group by (address) (kube_endpointslice_endpoints{namespace="checkout", endpointslice=~"checkout-api-canary-[bcdfghjklmnpqrstvwxz2456789]{5}", ready="true"}))');

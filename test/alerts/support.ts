@@ -74,17 +74,23 @@ export function promtoolPath(): string {
 }
 
 /** Runs `promtool test rules` on the rule groups of the given PrometheusRules with `tests`; returns its output. */
-export function runPromtool(rules: Built[], tests: PromTest[]): { status: number | null; output: string } {
+export function runPromtool(rules: Built[], tests: PromTest[], timeoutMs = 30_000): { status: number | null; output: string } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rollwise-promtool-'));
   try {
     const groups = rules.flatMap((b) => b.rule.spec.groups);
     fs.writeFileSync(path.join(dir, 'rules.yaml'), YAML.stringify({ groups }));
     fs.writeFileSync(path.join(dir, 'tests.yaml'), YAML.stringify({ rule_files: ['rules.yaml'], evaluation_interval: '30s', tests }));
-    const r = spawnSync(promtoolPath(), ['test', 'rules', 'tests.yaml'], { cwd: dir, encoding: 'utf8', timeout: 30_000 });
+    const r = spawnSync(promtoolPath(), ['test', 'rules', 'tests.yaml'], { cwd: dir, encoding: 'utf8', timeout: timeoutMs });
     return { status: r.status, output: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}` };
   } finally {
     if (process.env.ROLLWISE_KEEP_PROMTOOL) fs.cpSync(dir, process.env.ROLLWISE_KEEP_PROMTOOL, { recursive: true }); fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** `b` with only the rules named `alerts`, so a long replay evaluates only what it tests. */
+export function only(b: Built, alerts: string[]): Built {
+  const groups = b.rule.spec.groups.map((g) => ({ ...g, rules: g.rules.filter((r) => alerts.includes(r.alert as string)) }));
+  return { ...b, rule: { ...b.rule, spec: { groups } } };
 }
 
 /** Renders the annotation templates the rules use ($labels.x, $value, humanize, humanizePercentage) as Prometheus does. */

@@ -187,6 +187,35 @@ describe('error ratios on the real Prometheus engine, with Envoy-shaped series',
       promql_expr_test: [noSample(query('canary-error-ratio'), 600), noSample(query('route-error-ratio'), 600)],
     }]);
   });
+
+  test('a canary Service that loses every endpoint at 5 % weight: its share goes to a cluster that does not exist (503 NC), counted nowhere; the canary ratio is NaN and the volume 0, so Inconclusive', () => {
+    // Envoy Gateway v1.9.0 routes the empty backendRef's share to "invalid-backend-cluster"
+    // (internal/xds/translator/route.go buildXdsWeightedRouteAction) and still builds the canary's
+    // cluster, now without endpoints; Envoy answers the NC before choosing a cluster (router.cc
+    // decodeHeaders, main), so the canary cluster's counters stop where they were.
+    const lost = FIRST_WEIGHT_AT + 300;
+    const frozen = (perSecond: number) => values(Array.from({ length: SCRAPES }, (_, i) => {
+      const t = i * SCRAPE_S;
+      return t < FIRST_WEIGHT_AT ? undefined : Math.round((Math.min(t, lost) - FIRST_WEIGHT_AT) * perSecond);
+    }));
+    const q = query('canary-error-ratio');
+    promtoolTest([{
+      interval: '30s',
+      input_series: [
+        xx(stable, '2', envoyCounter(stableRps)), total(stable, staticCounter(stableRps)),
+        xx(canary, '2', frozen(canaryRps)), total(canary, frozen(canaryRps)),
+      ],
+      promql_expr_test: [
+        { expr: q, eval_time: at(lost - 30), exp_samples: [{ labels: '{}', value: 0 }] },
+        // 0/0 one window after the loss: NaN, which neither guarded condition accepts
+        oneSample(`(${q}) != (${q})`, lost + 150),
+        noSample(`${q} >= 0`, lost + 150),
+        { expr: query('canary-request-volume'), eval_time: at(lost + 150), exp_samples: [{ labels: '{}', value: 0 }] },
+        // the route's ratio over the clusters that still answer: the stable's, 0
+        { expr: query('route-error-ratio'), eval_time: at(lost + 150), exp_samples: [{ labels: '{}', value: 0 }] },
+      ],
+    }]);
+  });
 });
 
 describe('canary readiness departures on the real Prometheus engine, with kube-state-metrics-shaped series', () => {
