@@ -200,4 +200,18 @@ if (!registry) console.warn('skipped: rollwise init into a fresh cdk8s init type
   for (const f of ['dev/orders-api.k8s.yaml', 'prod/orders-api.k8s.yaml', 'argocd/prod/orders-api.k8s.yaml']) expect([f, fs.existsSync(path.join(shop, 'dist', f))]).toEqual([f, true]);
   const tests = spawnSync('npm', ['test'], { cwd: shop, encoding: 'utf8', env });
   expect({ status: tests.status, summary: (tests.stdout + tests.stderr).split('\n').filter((l) => /^(Tests|Test Suites):/.test(l)) }).toEqual({ status: 0, summary: ['Test Suites: 2 passed, 2 total', 'Tests:       4 passed, 4 total'] });
+
+  // What Argo CD and CI see: a clean clone of what was committed. The template's .gitignore had
+  // dist/, which init removed, so the output is in Git and the clone's drift check passes.
+  expect(adopt.stdout).toContain('.gitignore ignored the output folder (line "dist/")');
+  const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'init.defaultBranch=main', ...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  git(shop, 'init', '-q');
+  git(shop, 'add', '-A');
+  git(shop, 'commit', '-q', '-m', 'rollwise');
+  git(work, 'clone', '-q', shop, 'shop-clone');
+  const clone = path.join(work, 'shop-clone');
+  expect(git(clone, 'ls-files', 'dist').split('\n')).toEqual(expect.arrayContaining(['dist/dev/orders-api.k8s.yaml', 'dist/prod/orders-api.k8s.yaml', 'dist/argocd/prod/orders-api.k8s.yaml']));
+  fs.symlinkSync(path.join(shop, 'node_modules'), path.join(clone, 'node_modules'), 'dir'); // npm ci, which a clone needs, offline
+  const check = spawnSync(process.execPath, [path.join(clone, 'node_modules', '.bin', 'rollwise'), 'synth', '--check'], { cwd: clone, encoding: 'utf8', env });
+  expect({ status: check.status, out: check.stdout }).toEqual({ status: 0, out: expect.stringContaining('is in sync') });
 }, 900_000);
