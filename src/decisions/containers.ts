@@ -6,7 +6,7 @@ import { checkDuration, checkInteger, checkPath, checkPort, showSeconds } from '
 import { KubernetesVersion } from './kubernetes-version';
 import { ShutdownDelay } from './platform';
 import { SECURITY_REASON } from './pod';
-import { ProcessCheck, ReadinessTiming, STARTUP_PERIOD_SECONDS, StartupTiming } from './probes';
+import { MIN_STARTUP_BUDGET_SECONDS, ProcessCheck, ReadinessTiming, STARTUP_FLOOR_WHY, STARTUP_PERIOD_SECONDS, StartupTiming } from './probes';
 import { resources, ResourceDecisions } from './resources';
 import { knownSidecarImage } from './sidecar-images';
 import { isCloudSqlProxyImage, ProxyContainer, proxyListenerProblems } from '../checks/cloud-sql-proxy';
@@ -528,7 +528,7 @@ function decideSidecarProbes(at: string, x: SidecarProps, port: NonNullable<Extr
   if (!version.nativeSidecars) return { readinessCallsDependency };
 
   const budget = x.startupBudget === undefined ? inp.defaultStartupBudgetSeconds
-    : checkDuration(`${at}.startupBudget`, x.startupBudget, 1, 3600, 'it bounds how long the kubelet waits for the sidecar before it restarts it; the app starts only after it.', 'give the longest start you observed plus a margin, e.g. Duration.seconds(30).');
+    : checkDuration(`${at}.startupBudget`, x.startupBudget, MIN_STARTUP_BUDGET_SECONDS, 3600, `it bounds how long the kubelet waits for the sidecar before it restarts it, and the app starts only after it; ${STARTUP_FLOOR_WHY}.`, `give the longest start you observed plus a margin, at least ${MIN_STARTUP_BUDGET_SECONDS} s, e.g. Duration.seconds(30).`);
   const startupPath = x.port?.startupPath ?? known?.startupPath;
   const check = decided<ProcessCheck>(startupPath ? { kind: 'http', path: startupPath } : { kind: 'tcp' }, x.port?.startupPath
     ? `Input (${at}.port.startupPath): the sidecar's own start-up check.`

@@ -7,7 +7,7 @@ import { simulateDrainAtPeak } from '../simulate/drain-at-peak';
 import { isBadVerdict, Verdict } from '../simulate/model';
 import { Platform } from './platform';
 import { shutdown, ShutdownDecisions } from './pod';
-import { livenessTiming, LivenessTiming, readinessTiming, ReadinessTiming, startupTiming, StartupTiming } from './probes';
+import { livenessTiming, LivenessTiming, MIN_STARTUP_BUDGET_SECONDS, readinessTiming, ReadinessTiming, STARTUP_FLOOR_WHY, startupTiming, StartupTiming } from './probes';
 import { resources, ResourceDecisions } from './resources';
 import { rolloutStrategy, RolloutDecisions } from './rollout';
 import { decided, Decision } from './decision';
@@ -184,7 +184,7 @@ export function decideService(inp: ServiceInputs, platform: Platform): ServiceDe
   }
   const { p99, p99Source } = readinessP99(name, health, inp.measurements);
   const startupBudget = health.startupBudget === undefined ? platform.startupBudgetSeconds.value
-    : checkDuration('health.startupBudget', health.startupBudget, 1, 3600, 'it bounds how long the startup probe waits for the process; beyond an hour a stuck start goes unnoticed.', 'give the longest start you observed plus a margin, e.g. Duration.seconds(90).');
+    : checkDuration('health.startupBudget', health.startupBudget, MIN_STARTUP_BUDGET_SECONDS, 3600, `it bounds how long the startup probe waits for the process, and beyond an hour a stuck start goes unnoticed; ${STARTUP_FLOOR_WHY}.`, `give the longest start you observed plus a margin, at least ${MIN_STARTUP_BUDGET_SECONDS} s, e.g. Duration.seconds(90).`);
 
   const o = inp.overrides ?? {};
   checkOverrideValues(o);

@@ -2,6 +2,7 @@ import { Chart, Duration, Testing } from 'cdk8s';
 import { HttpService, HttpServiceProps } from '../../src/constructs/http-service';
 import { EnvValue, SidecarProps } from '../../src/decisions/containers';
 import { KubernetesVersion } from '../../src/decisions/kubernetes-version';
+import { Platform } from '../../src/decisions/platform';
 import { warningsOf } from '../../src/synth/output';
 import { SchemaValidator } from '../../src/schemas/validator';
 import { lintObjects } from '../../src/rules/synth-check';
@@ -66,6 +67,17 @@ describe('the three-service app with the Cloud SQL Auth Proxy sidecar', () => {
     const validator = SchemaValidator.load(undefined, V1_33);
     for (const o of objs) expect({ o: `${o.kind}/${o.metadata.name}`, errors: validator.validate(o) }).toEqual({ o: `${o.kind}/${o.metadata.name}`, errors: [] });
     expect(lintObjects(objs).map((f) => `${f.ruleId} ${f.path}`)).toEqual([]);
+  });
+
+  test('a start-up budget below 3 attempts of 5 s (Duration.seconds(1) gave failureThreshold 1) is refused with the reason; 15 s tolerates the first miss and one more', () => {
+    const liveness = { port: { name: 'sql-health', port: 9801, readinessPath: '/liveness' } };
+    expect(() => ordersApi(V1_33, { ...liveness, startupBudget: Duration.seconds(1) }))
+      .toThrow(/sidecars\[0\]\.startupBudget = 1 s: must be between 15 s and 3600 s: .*its first attempt runs the moment the container starts, before anything listens; below 15 s it gets fewer than 3 attempts \(1 s gives failureThreshold 1\).*Fix: .*at least 15 s/);
+    expect(proxyOf(ordersApi(V1_33, { ...liveness, startupBudget: Duration.seconds(15) }).objs, true).startupProbe).toMatchObject({ periodSeconds: 5, failureThreshold: 3 });
+    // the app's own budget and the platform's default, which sidecars inherit, have the same floor
+    const props = threeServices(threeServicesPlatform(V1_33))['orders-api'];
+    expect(() => new HttpService(new Chart(Testing.app(), 'x', { namespace: 'shop' }), 'orders-api', { ...props, health: { ...props.health, startupBudget: Duration.seconds(5) } })).toThrow(/health\.startupBudget = 5 s: must be between 15 s/);
+    expect(() => new Platform({ startupBudget: { value: Duration.seconds(10), because: 'our services start in two seconds flat' } })).toThrow(/platform\.startupBudget = 10 s: must be between 15 s/);
   });
 
   test('on Kubernetes 1.28 it is an ordinary container: no startupProbe (it would not order start-up), and the warning says the app may start first', () => {
