@@ -88,15 +88,18 @@ afterAll(() => { if (work) fs.rmSync(work, { recursive: true, force: true }); })
 test('the tarball holds the compiled library, its types, the bin and the docs, and nothing else', () => {
   const entries = execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' }).split('\n').filter(Boolean).map((e) => e.replace(/^package\//, ''));
   for (const f of ['lib/src/index.js', 'lib/src/index.d.ts', 'lib/src/cli/main.js', 'bin/rollwise.js', 'README.md', 'package.json', 'docs/rules.md', 'docs/mechanisms.md', 'CHANGELOG.md']) expect(entries).toContain(f);
-  // what the README, the docs and --help point at (issue 24): the example app and the scenarios
+  // what the README, the docs and --help point at (issue 24): the example app, its output and the
+  // scenarios; every source or output file the README names before its repository Layout section
   const pointedAt = new Set<string>();
-  for (const doc of ['README.md', 'docs/simulate.md']) {
-    for (const m of fs.readFileSync(path.join(ROOT, doc), 'utf8').matchAll(/\b(src\/(?:example|main)\.ts|examples\/scenarios\/[a-z0-9-]+\.yaml)\b/g)) pointedAt.add(m[1]);
+  const readmeForUsers = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8').split('\n## Layout\n')[0];
+  for (const text of [readmeForUsers, fs.readFileSync(path.join(ROOT, 'docs', 'simulate.md'), 'utf8')]) {
+    for (const m of text.matchAll(/\b((?:lib\/)?src\/[a-z0-9/-]+\.(?:ts|js)|dist\/[a-z0-9-]+\/[a-z0-9.-]+\.(?:yaml|md)|examples\/scenarios\/[a-z0-9-]+\.yaml)\b/g)) pointedAt.add(m[1]);
   }
-  expect(pointedAt.size).toBeGreaterThan(3);
+  expect(pointedAt.size).toBeGreaterThan(5);
+  for (const f of ['src/example.ts', 'dist/prod/checkout-api.k8s.yaml', 'lib/src/invariants/invariants.js']) expect(pointedAt).toContain(f);
   for (const f of pointedAt) expect([f, entries.includes(f)]).toEqual([f, true]);
   for (const f of ['lib/src/example.js', 'lib/src/main.js', 'examples/scenarios/manifests/checkout-rollwise.k8s.yaml']) expect(entries).toContain(f);
-  const strays = entries.filter((e) => /^(test|bench|dist|scripts|\.ci)\//.test(e) || (/^src\//.test(e) && !/^src\/(example|main)\.ts$/.test(e)) || /^lib\/(test|bench)\//.test(e) || (/\.ts$/.test(e) && !/\.d\.ts$/.test(e) && !/^src\/(example|main)\.ts$/.test(e)));
+  const strays = entries.filter((e) => (/^(test|bench|dist|scripts|\.ci)\//.test(e) && !/^dist\/prod\/checkout-api\.(k8s\.yaml|runbook\.md|catalog-info\.yaml)$/.test(e)) || (/^src\//.test(e) && !/^src\/(example|main)\.ts$/.test(e)) || /^lib\/(test|bench)\//.test(e) || (/\.ts$/.test(e) && !/\.d\.ts$/.test(e) && !/^src\/(example|main)\.ts$/.test(e)));
   expect(strays).toEqual([]);
 }, 60_000);
 
