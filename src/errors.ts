@@ -14,7 +14,8 @@ export class RollwiseInputError extends Error {
 
   constructor(input: string, value: unknown, why: string, fix: string) {
     // JSON.stringify prints NaN and Infinity as null, and undefined as nothing: name them.
-    const shown = typeof value === 'string' ? value
+    // an empty string would print as nothing after "=": name it
+    const shown = value === '' ? '"" (empty)' : typeof value === 'string' ? value
       : typeof value === 'number' && !Number.isFinite(value) ? String(value)
         : typeof value === 'bigint' ? `${String(value)}n`
           : value === undefined ? 'undefined' : JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? `${String(v)}n` : v)) ?? String(value);

@@ -33,7 +33,7 @@ const validProps: fc.Arbitrary<HttpServiceProps> = fc.record({
   replicas: fc.integer({ min: 2, max: 300 }),
   port: fc.integer({ min: 1024, max: 65535 }),
   p99Ms: fc.option(fc.integer({ min: 1, max: 4400 }), { nil: undefined }),
-  startupS: fc.option(fc.integer({ min: 1, max: 3600 }), { nil: undefined }),
+  startupS: fc.option(fc.integer({ min: 15, max: 3600 }), { nil: undefined }), // the floor: 3 startup attempts of 5 s (decisions/probes.ts MIN_STARTUP_BUDGET_SECONDS)
   cpuMillis: fc.integer({ min: 1, max: 16000 }),
   memoryMi: fc.integer({ min: 16, max: 65536 }),
   livenessPath: fc.option(fc.constantFrom('/livez', '/ping'), { nil: undefined }),

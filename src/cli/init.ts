@@ -1,5 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
+import * as YAML from 'yaml';
 import { RollwiseInputError } from '../errors';
 
 export interface InitOptions {
@@ -142,7 +143,14 @@ function adoptProject(root: string, service: string, dependency: string): InitRe
   }
   const ignore = path.join(root, '.gitignore');
   const lines = fs.existsSync(ignore) ? fs.readFileSync(ignore, 'utf8') : '';
-  if (!lines.split('\n').includes('rollwise.sarif')) files['.gitignore'] = `${lines}${lines === '' || lines.endsWith('\n') ? '' : '\n'}rollwise.sarif\n`;
+  const output = outputFolder(fs.readFileSync(path.join(root, 'cdk8s.yaml'), 'utf8'));
+  const committed = commitOutput(lines, output);
+  if (committed.removed.length > 0) {
+    notes.push(`.gitignore ignored the output folder (${committed.removed.map((l) => `line "${l}"`).join(', ')}), so ${output}/ would never be committed: Argo CD applies the committed ${output}/ and a clean clone's \`rollwise synth --check\` would find every file missing. That line was removed; nothing else in .gitignore changed. Commit ${output}/ after \`npm run synth\`.`);
+  }
+  const kept = committed.text;
+  if (!kept.split('\n').includes('rollwise.sarif')) files['.gitignore'] = `${kept}${kept === '' || kept.endsWith('\n') ? '' : '\n'}rollwise.sarif\n`;
+  else if (kept !== lines) files['.gitignore'] = kept;
   const conflicts = [...merged.conflicts];
   const plan: Plan = [];
   for (const [rel, content] of Object.entries(files)) {
@@ -156,6 +164,39 @@ function adoptProject(root: string, service: string, dependency: string): InitRe
     throw new RollwiseInputError('rollwise init', root, `it adds rollwise to the cdk8s app there and would overwrite: ${conflicts.join('; ')}.`, 'move those files aside and run rollwise init again.');
   }
   return writePlan(root, plan, notes, 'adopt');
+}
+
+/**
+ * The folder `cdk8s synth` writes to: cdk8s.yaml's `output:`, else "dist" (cdk8s-cli's default,
+ * lib/cli/cmds/synth.js DEFAULT_OUTPUT_DIR in cdk8s-cli 2.207.60), without "./" or a trailing "/".
+ */
+function outputFolder(cdk8sYaml: string): string {
+  let output: unknown;
+  try {
+    output = (YAML.parse(cdk8sYaml) as { output?: unknown } | null)?.output;
+  } catch {
+    output = undefined;
+  }
+  return (typeof output === 'string' && output.trim() !== '' ? output.trim() : 'dist').replace(/^\.\//, '').replace(/\/+$/, '');
+}
+
+/**
+ * `gitignore` without the lines that ignore the output folder itself (`dist`, `dist/`, `/dist`,
+ * `/dist/`, `dist/*`, `dist/**`, as `cdk8s init typescript-app` writes `dist/` in its .gitignore,
+ * cdk8s-cli templates/typescript-app/{{}}.gitignore), every other line and the line endings as they
+ * were. The output is what Argo CD applies, so it must be committed.
+ */
+export function commitOutput(gitignore: string, output: string): { text: string; removed: string[] } {
+  const folder = output.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const ignoresOutput = new RegExp(`^/?${folder}(/|/\\*|/\\*\\*)?$`);
+  const removed: string[] = [];
+  const parts = gitignore.split(/(?<=\n)/);
+  const text = parts.filter((line) => {
+    const hit = ignoresOutput.test(line.replace(/\r?\n$/, '').trim());
+    if (hit) removed.push(line.replace(/\r?\n$/, '').trim());
+    return !hit;
+  }).join('');
+  return { text, removed };
 }
 
 /**

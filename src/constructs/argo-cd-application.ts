@@ -15,6 +15,7 @@ import { ANNOTATIONS } from '../justify/annotations';
 import { parseReasonLines } from '../justify/reasons';
 import { rec, stableJson, str } from '../rules/k8s';
 import { RenderedApp, registerRenderCheck } from '../synth/render-checks';
+import { registerNamespaceMetadata } from '../invariants/conflicts';
 
 export interface ArgoCdApplicationProps {
   /** The service whose committed manifests this Application applies. */
@@ -91,6 +92,8 @@ export class ArgoCdApplication extends Construct {
     if (ignore.length) {
       r.note('spec.ignoreDifferences', `Fields controllers change at runtime: ${[svc.canary ? 'the HTTPRoute backendRef weights (set by the Argo Rollouts Gateway API plugin during a canary)' : '', svc.replicasOwnedByAutoscaler ? `${svc.workload.kind} /spec/replicas (owned by the autoscaler, and absent from Git)` : ''].filter(Boolean).join('; ')}; without this Argo CD reports drift and self-heal fights the controllers (reference: Argo CD and Rollouts). They only leave the diff: every other field of these objects, the route's rules included, is still applied from Git.`);
     }
+    // Every Application into one namespace must keep the same labels on it (invariants/conflicts.ts).
+    if (ns.labels) registerNamespaceMetadata(this, { service: svc.node.path, server: spec.destination.server, namespace: destNs, labels: ns.labels.value });
     const frozen = arrayFreezingIgnores(spec);
     if (frozen.length) throw new Error(`ArgoCdApplication ${name}: ${frozen.join('; ')}`);
     this.application = new ApiObject(this, 'application', {

@@ -189,6 +189,8 @@ export function renderMigrationPodTemplate(d: ServiceDecisions, m: MigrationDeci
       reasons.use(`${path}.restartPolicy`, m.withSidecars);
       initContainers.push({ ...renderExtraContainer(e, path, true, d.readiness, reasons), restartPolicy: 'Always' } as k8s.Container);
     });
+  } else if (x.sidecars.length > 0) {
+    reasons.note(`${prefix}.spec.containers`, m.withSidecars.reason);
   }
   return {
     metadata: { labels },

@@ -91,7 +91,8 @@ export class ServiceAlerts extends Construct {
     }
     const namespace = props.namespace ?? Chart.of(this).namespace;
     if (!namespace) {
-      throw new RollwiseInputError('namespace', namespace, 'the alerts select the service\'s series by namespace, and neither the props nor the chart give one.', 'pass namespace (or create the chart with { namespace }).');
+      // 'unset', as the canary's refusal names it (http-service.ts), not "undefined"
+      throw new RollwiseInputError('namespace', 'unset', 'neither the props nor the chart give one, and the alerts need it at synth: every PrometheusRule expression selects the service\'s series by namespace (kube-state-metrics\' pods and EndpointSlices, the Envoy clusters httproute/<namespace>/<name>/...). Applied with `kubectl -n` or by an Argo CD Application into a namespace, the objects would land there while the alerts look in none of them, and would never fire.', 'give the chart a namespace (new Chart(app, id, { namespace: "shop" })) or set namespace; Environment.addChart uses the environment\'s destination namespace.');
     }
     const platform = props.platform ?? Platform.defaults();
     this.alerts = decideAlerts(d, { namespace, workload: props.workload ?? WorkloadKind.ROLLOUT, runbookUrl: props.runbookUrl, route: props.route }, {

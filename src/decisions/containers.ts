@@ -6,9 +6,11 @@ import { checkDuration, checkInteger, checkPath, checkPort, showSeconds } from '
 import { KubernetesVersion } from './kubernetes-version';
 import { ShutdownDelay } from './platform';
 import { SECURITY_REASON } from './pod';
-import { ProcessCheck, ReadinessTiming, STARTUP_PERIOD_SECONDS, StartupTiming } from './probes';
+import { MIN_STARTUP_BUDGET_SECONDS, ProcessCheck, ReadinessTiming, STARTUP_FLOOR_WHY, STARTUP_PERIOD_SECONDS, StartupTiming } from './probes';
 import { resources, ResourceDecisions } from './resources';
 import { knownSidecarImage } from './sidecar-images';
+import { isCloudSqlProxyImage, ProxyContainer, proxyListenerProblems } from '../checks/cloud-sql-proxy';
+import { looksLikeMigration } from '../checks/migration-commands';
 
 /**
  * What a container and its pod need besides the decided safety values: environment, files,
@@ -374,6 +376,8 @@ export function decidePodExtras(inp: PodExtrasInputs, version: KubernetesVersion
   }
 
   const containerNames = new Set<string>([RESERVED_CONTAINER]);
+  /** What the checks of known sidecar images could not decide, or question. */
+  const configWarnings: string[] = [];
   const extra = (kind: 'sidecars' | 'initContainers', x: SidecarProps, i: number): ExtraContainerDecisions => {
     const at = `${kind}[${i}]`;
     if (typeof x?.name !== 'string' || x.name.length > 63 || !DNS_LABEL.test(x.name) || containerNames.has(x.name)) {
@@ -385,6 +389,10 @@ export function decidePodExtras(inp: PodExtrasInputs, version: KubernetesVersion
     const r = resources(res.cpu, res.memory, x.overrides?.cpuLimit, `${at}.`);
     let port: ExtraContainerDecisions['port'];
     let probed: Pick<ExtraContainerDecisions, 'readinessCallsDependency' | 'startup'> = {};
+    const command = checkStrings(`${at}.command`, x.command);
+    const args = checkStrings(`${at}.args`, x.args);
+    const env = checkEnv(`${at}.env`, x.env);
+    const envFrom = checkEnvFrom(`${at}.envFrom`, x.envFrom);
     if (kind === 'sidecars' && x.port !== undefined) {
       const p = checkNamedPort(`${at}.port`, x.port);
       if (seenPorts.has(p.name) || seenNumbers.has(p.port)) {
@@ -395,17 +403,20 @@ export function decidePodExtras(inp: PodExtrasInputs, version: KubernetesVersion
       if (x.port.readinessPath !== undefined) checkPath(`${at}.port.readinessPath`, x.port.readinessPath);
       if (x.port.startupPath !== undefined) checkPath(`${at}.port.startupPath`, x.port.startupPath);
       port = { ...p, readinessPath: x.port.readinessPath };
-      probed = decideSidecarProbes(at, x, port, inp, version);
+      probed = decideSidecarProbes(at, x, port, inp, version, { command, args, env, envFrom }, (w) => configWarnings.push(w));
+    } else if (kind === 'sidecars' && isCloudSqlProxyImage(x.image)) {
+      // no probes, so no health server to check; its database listener still must stay in the pod
+      for (const p of proxyListenerProblems({ command, args, env, envFrom })) configWarnings.push(`${at}.${p.field} (Cloud SQL Auth Proxy): ${p.why} Fix: ${p.fix}`);
     } else if (kind === 'initContainers' && (x as SidecarProps).port !== undefined) {
       throw new RollwiseInputError(`${at}.port`, JSON.stringify((x as SidecarProps).port), 'an init container runs to completion before the app starts and serves no traffic; the API server refuses probes on it.', 'move it to sidecars if it must keep running and serve, or remove the port.');
     }
     return {
       name: x.name,
       image: x.image,
-      command: checkStrings(`${at}.command`, x.command),
-      args: checkStrings(`${at}.args`, x.args),
-      env: checkEnv(`${at}.env`, x.env),
-      envFrom: checkEnvFrom(`${at}.envFrom`, x.envFrom),
+      command,
+      args,
+      env,
+      envFrom,
       mounts: checkMounts(`${at}.mounts`, x.mounts, volumeKinds),
       resources: r,
       runAsUser: x.runAs === undefined ? undefined : decided(checkUser(`${at}.runAs.user`, x.runAs.user), `Input (${at}.runAs): the sidecar's image expects this user; runAsNonRoot still applies.`),
@@ -422,8 +433,15 @@ export function decidePodExtras(inp: PodExtrasInputs, version: KubernetesVersion
     ? decided(true, `Kubernetes ${version.name} (platform.kubernetesVersion) runs native sidecars (SidecarContainers, on by default since 1.29): an init container with restartPolicy Always is started before the init containers after it and before the app, and stops only after the app has exited, so the app keeps it during the shutdown delay. The kubelet waits only for a sidecar's startupProbe (none: only for its process to start) before it starts the next container, so a sidecar that serves a port gets a startupProbe and the app starts after it passes (KEP-753 "Startup probes"; kubelet computeInitContainerActions).`, { kubernetesVersion: version.name })
     : decided(false, `Kubernetes ${version.name} (platform.kubernetesVersion): native sidecars are alpha and off by default before 1.29, and with the gate off the API server drops restartPolicy, leaving an init container that never exits (the pod never starts). So sidecars run as ordinary containers: they may start after the app, and they get SIGTERM together with it, so a sidecar the app needs while it drains (a database proxy) must itself keep serving that long (its own graceful-shutdown setting); no preStop hook is added, since the sidecar's image may have no sleep binary and its named ports differ. Set platform.kubernetesVersion to KubernetesVersion.V1_33 when every cluster runs 1.33 or later.`, { kubernetesVersion: version.name });
 
-  const warnings = nativeSidecars.value ? [] : sidecars.map((x, i) => `sidecars[${i}] (${x.name}) runs as an ordinary container on Kubernetes ${version.name} and gets SIGTERM together with the app, and it may start after the app (which must retry its first connections): if the app needs it while draining (a proxy to its database or another service), make it wait out the app's drain itself (its own graceful-shutdown setting${knownSidecarImage(x.image)?.product === 'Cloud SQL Auth Proxy' ? ', e.g. the proxy\'s --max-sigterm-delay' : ''}), or target Kubernetes 1.33 (platform.kubernetesVersion) for a native sidecar that starts first and stops after the app.`);
-  initContainers.forEach((x, i) => { const m = looksLikeMigration(x); if (m) warnings.push(`initContainers[${i}] (${x.name}) looks like a schema migration (${m}): as an init container it runs in every pod, also in the canary's first pods before any analysis, several at once on a scale-up, and again on every restart, and \`git revert\` does not undo it. Run it once per release before the pods instead: migrations: Migration.job({ command: [...] }) (an Argo CD PreSync hook Job with the app's image and security context, docs/mechanisms.md#migrations).`); });
+  const warnings = [...configWarnings, ...(nativeSidecars.value ? [] : sidecars.map((x, i) => `sidecars[${i}] (${x.name}) runs as an ordinary container on Kubernetes ${version.name} and gets SIGTERM together with the app, and it may start after the app (which must retry its first connections): if the app needs it while draining (a proxy to its database or another service), make it wait out the app's drain itself (its own graceful-shutdown setting${knownSidecarImage(x.image)?.product === 'Cloud SQL Auth Proxy' ? ', e.g. the proxy\'s --max-sigterm-delay' : ''}), or target Kubernetes 1.33 (platform.kubernetesVersion) for a native sidecar that starts first and stops after the app.`))];
+  // A migration in the pod runs in every pod (docs/mechanisms.md#migrations): detected by command
+  // content and names, with the same code as lint's RW306 (checks/migration-commands.ts).
+  const instead = 'Run it once per release before the pods instead: migrations: Migration.job({ command: [...] }) (an Argo CD PreSync hook Job with the app\'s image and security context, docs/mechanisms.md#migrations).';
+  const inEveryPod = 'it runs in every pod, also in the canary\'s first pods before any analysis, several at once on a scale-up (racing for the migration lock), and again on every restart, and `git revert` does not undo it.';
+  const appMigration = looksLikeMigration({ command: c.command, args: c.args }, false);
+  if (appMigration) warnings.push(`container (the app) looks like it runs a schema migration (${appMigration.reason}): in the app container's command ${inEveryPod} ${instead} Then remove it from container.command/args.`);
+  sidecars.forEach((x, i) => { const m = looksLikeMigration(x, true); if (m) warnings.push(`sidecars[${i}] (${x.name}) looks like a schema migration (${m.reason}): as a sidecar ${inEveryPod} ${instead}`); });
+  initContainers.forEach((x, i) => { const m = looksLikeMigration(x, true); if (m) warnings.push(`initContainers[${i}] (${x.name}) looks like a schema migration (${m.reason}): as an init container ${inEveryPod} ${instead}`); });
   const podLabels = checkLabels('pod.labels', pod.labels);
   const workloadLabels = checkLabels('metadata.labels', inp.metadata?.labels);
   const lowPorts = [inp.port, ...appPorts.map((p) => p.port), ...sidecars.map((x) => x.port?.port ?? 65536)].filter((p) => p < 1024);
@@ -479,11 +497,12 @@ export function decidePodExtras(inp: PodExtrasInputs, version: KubernetesVersion
  * before it appends the next container; read from the index, the kubernetes repository is too
  * large to mirror here, so no tag).
  */
-function decideSidecarProbes(at: string, x: SidecarProps, port: NonNullable<ExtraContainerDecisions['port']>, inp: PodExtrasInputs, version: KubernetesVersion): Pick<ExtraContainerDecisions, 'readinessCallsDependency' | 'startup'> {
+function decideSidecarProbes(at: string, x: SidecarProps, port: NonNullable<ExtraContainerDecisions['port']>, inp: PodExtrasInputs, version: KubernetesVersion,
+  container: ProxyContainer, warn: (w: string) => void): Pick<ExtraContainerDecisions, 'readinessCallsDependency' | 'startup'> {
   const known = knownSidecarImage(x.image);
   const path = port.readinessPath;
   if (known) {
-    known.checkFlags(at, x.args ?? [], port.port);
+    for (const w of known.checkConfig(at, container, port.port)) warn(w);
     for (const [field, p] of [['readinessPath', path], ['startupPath', x.port?.startupPath]] as const) {
       if (p !== undefined && !known.paths.includes(p.split('?')[0])) {
         throw new RollwiseInputError(`${at}.port.${field}`, p, `the ${known.product}'s health server answers only ${known.paths.join(', ')}; any other path is a 404 and the probe never passes.`, `use one of ${known.paths.join(', ')} (readiness: "/liveness", or "/readiness" where it does not dial the database).`);
@@ -509,7 +528,7 @@ function decideSidecarProbes(at: string, x: SidecarProps, port: NonNullable<Extr
   if (!version.nativeSidecars) return { readinessCallsDependency };
 
   const budget = x.startupBudget === undefined ? inp.defaultStartupBudgetSeconds
-    : checkDuration(`${at}.startupBudget`, x.startupBudget, 1, 3600, 'it bounds how long the kubelet waits for the sidecar before it restarts it; the app starts only after it.', 'give the longest start you observed plus a margin, e.g. Duration.seconds(30).');
+    : checkDuration(`${at}.startupBudget`, x.startupBudget, MIN_STARTUP_BUDGET_SECONDS, 3600, `it bounds how long the kubelet waits for the sidecar before it restarts it, and the app starts only after it; ${STARTUP_FLOOR_WHY}.`, `give the longest start you observed plus a margin, at least ${MIN_STARTUP_BUDGET_SECONDS} s, e.g. Duration.seconds(30).`);
   const startupPath = x.port?.startupPath ?? known?.startupPath;
   const check = decided<ProcessCheck>(startupPath ? { kind: 'http', path: startupPath } : { kind: 'tcp' }, x.port?.startupPath
     ? `Input (${at}.port.startupPath): the sidecar's own start-up check.`
@@ -530,13 +549,6 @@ function decideSidecarProbes(at: string, x: SidecarProps, port: NonNullable<Extr
       },
     },
   };
-}
-
-/** Why an init container looks like a schema migration (its name, command or args), or undefined. */
-function looksLikeMigration(x: ExtraContainerDecisions): string | undefined {
-  const words = [x.name, ...(x.command ?? []), ...(x.args ?? [])].join(' ');
-  const m = /\b(migrat\w*|alembic|flyway|liquibase|goose|dbmate|sqitch|schema[-_ ]?update)\b/i.exec(words);
-  return m ? `"${m[1]}" in its name, command or args` : undefined;
 }
 
 /**

@@ -47,6 +47,9 @@ export interface ReactorNettyOptions {
 /** The longest keep-alive rollwise accepts as an input (a day: anything longer is a typo). */
 const MAX_KEEPALIVE_SECONDS = 86_400;
 
+/** AppServer.goNetHttp()'s name. */
+export const GO_NET_HTTP = 'Go net/http';
+
 /**
  * The application server behind a route and its idle keep-alive: the other end of every pooled
  * upstream connection the proxy holds (docs/mechanisms.md#keep-alive-race). Use a preset (defaults from the reference's
@@ -95,7 +98,7 @@ export class AppServer {
    * timeout at all (the proxy's idle timeout then governs alone, and rollwise warns at synth).
    */
   public static goNetHttp(opts: GoNetHttpOptions = {}): AppServer {
-    const name = 'Go net/http';
+    const name = GO_NET_HTTP;
     const idle = opts.idleTimeout === undefined ? 0 : checkKeepAlive('appServer.goNetHttp.idleTimeout', opts.idleTimeout, true);
     const read = opts.readTimeout === undefined ? 0 : checkKeepAlive('appServer.goNetHttp.readTimeout', opts.readTimeout, true);
     if (idle > 0) return new AppServer(name, 'timeout', idle, 'http.Server.IdleTimeout', 'IdleTimeout as configured', true);

@@ -1,6 +1,6 @@
 import { Duration } from 'cdk8s';
 import { RollwiseInputError } from '../errors';
-import { decided, Decision, Override, withOverride } from './decision';
+import { checkOverrideShape, decided, Decision, Override, withOverride } from './decision';
 import { checkInteger, checkWholeSeconds, showSeconds } from './inputs';
 import { KubernetesVersion } from './kubernetes-version';
 
@@ -39,7 +39,7 @@ export interface MigrationJobProps {
   /**
    * Run the app's sidecars (a database proxy) beside the migration, as native sidecars that stop
    * when it exits.
-   * @default true where the sidecars are native (Kubernetes 1.29+); on 1.28 the Job runs without them and synth warns
+   * @default true where the sidecars are native (Kubernetes 1.29+); on 1.28, with sidecars, refused unless declared false (the migration then reaches its database without them)
    */
   readonly withSidecars?: boolean;
 }
@@ -113,7 +113,11 @@ export function decideMigration(name: string, appImage: string, m: Migration, ve
     : checkWholeSeconds('migrations.deadline', p.deadline, 30, 24 * 3600, 'it is the Job\'s activeDeadlineSeconds, an integer, and bounds how long a sync waits for the migration.', 'use e.g. Duration.minutes(30).');
   const keep = p.keepFor === undefined ? DEFAULT_KEEP_SECONDS
     : checkWholeSeconds('migrations.keepFor', p.keepFor, 3600, 90 * 86400, 'it is the Job\'s ttlSecondsAfterFinished, an integer; under an hour the log is gone before anyone reads it.', 'use e.g. Duration.days(7).');
-  if (p.retries !== undefined) checkInteger('migrations.retries', p.retries.value, 0, 6, 'each retry runs the migration again on a database a failed attempt may have left half changed.', 'use 0 or 1.');
+  if (p.retries !== undefined) {
+    // a bare number (retries: 5) is named as given, with the override's shape (as for cpuLimit)
+    checkOverrideShape('migrations.retries', p.retries);
+    checkInteger('migrations.retries', p.retries.value, 0, 6, 'it is the Job\'s backoffLimit, and each retry runs the migration again on a database a failed attempt may have left half changed.', `write migrations.retries: { value: 1, because: '<why this migration may run again>' } with a whole number from 0 to 6 (1, the default, covers one transient failure).`);
+  }
   if (p.withSidecars !== undefined && typeof p.withSidecars !== 'boolean') throw new RollwiseInputError('migrations.withSidecars', p.withSidecars, 'must be true or false.', 'use withSidecars: true.');
   if (p.withSidecars === true && !version.nativeSidecars) {
     throw new RollwiseInputError('migrations.withSidecars', true, `on Kubernetes ${version.name} (platform.kubernetesVersion) sidecars are ordinary containers, which never exit when the migration does, so the Job would never complete and the sync would wait until the deadline.`, 'target Kubernetes 1.33 (platform.kubernetesVersion: KubernetesVersion.V1_33), where native sidecars stop with the Job, or let the migration reach its database without the sidecar.');
@@ -121,7 +125,10 @@ export function decideMigration(name: string, appImage: string, m: Migration, ve
   const warnings: string[] = [];
   const sidecarsOn = p.withSidecars ?? (hasSidecars && version.nativeSidecars);
   if (hasSidecars && !sidecarsOn && p.withSidecars === undefined) {
-    warnings.push(`migrations: the Job runs without the app's sidecars on Kubernetes ${version.name}: ordinary sidecar containers never exit, so the Job would never complete. If the migration reaches its database through a sidecar (a Cloud SQL proxy), it cannot connect: target Kubernetes 1.33 (native sidecars stop with the Job), or give the migration its own connection; set migrations.withSidecars: false to say it needs none.`);
+    // Refused rather than warned: the app's environment points the migration at the sidecar (a
+    // database proxy on 127.0.0.1), which the Job cannot run here, so every sync would fail at
+    // its PreSync hook and no release would ship. Only the user knows it needs none.
+    throw new RollwiseInputError('migrations.withSidecars', 'unset', `the app has sidecars, and on Kubernetes ${version.name} (platform.kubernetesVersion) the migration Job cannot run them: an ordinary sidecar container never exits, so the Job would never complete, and native sidecars (which stop with the Job) need Kubernetes 1.29 or later. Without them a migration that reaches its database through a sidecar (a Cloud SQL proxy on 127.0.0.1) cannot connect, fails its PreSync hook and stops every sync (docs/mechanisms.md#migrations).`, `target Kubernetes 1.33 where every cluster runs it (platform.kubernetesVersion: KubernetesVersion.V1_33: the sidecars then run beside the migration and stop with it), or, if the migration reaches its database without them, declare migrations: Migration.job({ ..., withSidecars: false }).`);
   }
   if (!argoCd) {
     warnings.push(`migrations: the platform has no argoCd settings, and the Job is an Argo CD PreSync hook: applied by kubectl or another tool, the hook annotation means nothing and the migration runs at the same time as the new pods. Deploy ${name} with Argo CD (platform.argoCd), or run ${name}${MIGRATION_SUFFIX} yourself before the release.`);

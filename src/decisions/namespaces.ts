@@ -84,7 +84,11 @@ export interface NamespaceDecisions {
 /**
  * Whether Argo CD creates `namespace`, and with which labels. Argo CD v3.5.1's vendored
  * gitops-engine (pkg/sync/sync_context.go autoCreateNamespace) adds the namespace as a task of the
- * PreSync phase, so it exists before the PreSync hooks (the migration Job) run.
+ * PreSync phase, so it exists before the PreSync hooks (the migration Job) run. The labels go to an
+ * existing namespace too, by server-side apply; Argo CD's own caveat: a namespace whose labels were
+ * applied client-side must be upgraded to server-side apply first, or Argo CD may remove them
+ * (docs/user-guide/sync-options.md "Namespace Metadata", v3.5.1, which says kubectl cannot manage
+ * client-side-applied fields with server-side apply).
  */
 export function decideNamespace(namespace: string, policy: NamespacePolicy, version: KubernetesVersion): NamespaceDecisions {
   checkDnsLabel('destinationNamespace', namespace, 'shop');
@@ -93,7 +97,7 @@ export function decideNamespace(namespace: string, policy: NamespacePolicy, vers
     return { createNamespace: decided(false, `Namespace ${namespace} exists and is managed elsewhere (NamespacePolicy.existing()): no CreateNamespace, so a sync into a missing namespace fails instead of creating one without the platform's labels (\`rollwise platform --namespace ${namespace}\` prints it with its Pod Security labels).`) };
   }
   return {
-    createNamespace: decided(true, `CreateNamespace=true: Argo CD creates ${namespace} when it is missing, in the PreSync phase before any hook (gitops-engine sync_context.go autoCreateNamespace, argo-cd v3.5.1), so the first sync of a new service, its migration included, does not fail on a missing namespace. Argo CD does not track the namespace it creates, so it never prunes or deletes it with the Application (docs/user-guide/sync-options.md "Create Namespace"). The Pod Security labels are managedNamespaceMetadata: Argo CD applies them with server-side apply on every sync, also to a namespace that already exists, keeping its other labels (controller/sync_namespace.go, v3.5.1); for a namespace shared with workloads that need more than its level, use NamespacePolicy.existing().`),
+    createNamespace: decided(true, `CreateNamespace=true: Argo CD creates ${namespace} when it is missing, in the PreSync phase before any hook (gitops-engine sync_context.go autoCreateNamespace, argo-cd v3.5.1), so the first sync of a new service, its migration included, does not fail on a missing namespace. Argo CD does not track the namespace it creates, so it never prunes or deletes it with the Application (docs/user-guide/sync-options.md "Create Namespace"). The Pod Security labels are managedNamespaceMetadata: Argo CD applies them with server-side apply on every sync, also to a namespace that already exists, keeping the labels other field managers own (controller/sync_namespace.go, v3.5.1). A namespace that already exists with labels applied client-side (kubectl apply without --server-side) must first be upgraded to server-side apply, or Argo CD may remove its existing labels (argo-cd v3.5.1 docs/user-guide/sync-options.md "Namespace Metadata"). Every Application deploying into the namespace must keep the same labels on it: Argo CD applies each one's at every sync under one field manager, so different ones would flip at each sync (refused at synth). For a namespace shared with workloads that need more than its level, use NamespacePolicy.existing().`),
     labels: namespaceLabels('namespacePolicy', policy.props, version),
   };
 }

@@ -3,6 +3,7 @@ import { RollwiseInputError } from '../errors';
 import { decided, Decision, Override, withOverride } from './decision';
 import { checkDnsLabel, checkDnsSubdomain, checkLabels, checkPath, checkWholeSeconds, seconds, showSeconds } from './inputs';
 import { KubernetesVersion } from './kubernetes-version';
+import { MIN_STARTUP_BUDGET_SECONDS, STARTUP_FLOOR_WHY } from './probes';
 import type { NamespacePolicy } from './namespaces';
 
 /**
@@ -197,7 +198,7 @@ export class Platform {
       'The Kubernetes default period; every readiness window below is a multiple of it, and probing more often adds load on the handler without detecting a real failure sooner than the failure threshold allows.'),
     dur(props.readinessPeriod), show);
     if (props.readinessPeriod) checkWholeSeconds('platform.readinessPeriod', props.readinessPeriod.value, 4, 60, 'the period must leave room for the 3 s timeout floor below it (probes must not overlap), and a period over a minute makes leaving and returning take minutes.', 'use 10 s unless you measured a reason to differ.');
-    if (props.startupBudget) checkWholeSeconds('platform.startupBudget', props.startupBudget.value, 1, 3600, 'the startup probe counts whole-second periods up to it.', 'use e.g. Duration.seconds(60).');
+    if (props.startupBudget) checkWholeSeconds('platform.startupBudget', props.startupBudget.value, MIN_STARTUP_BUDGET_SECONDS, 3600, `it is the start-up budget of every service and sidecar that declares none; ${STARTUP_FLOOR_WHY}.`, `use e.g. Duration.seconds(60) (at least ${MIN_STARTUP_BUDGET_SECONDS} s).`);
     if (props.endpointPropagation) checkWholeSeconds('platform.endpointPropagation', props.endpointPropagation.value, 1, 300, 'it becomes the preStop sleep and part of terminationGracePeriodSeconds, an integer; 0 would close the listener while proxies still send requests (docs/mechanisms.md#readiness-control-loop).', 'use the propagation you measured, rounded up, e.g. Duration.seconds(10).');
     if (props.shutdownDrain) checkWholeSeconds('platform.shutdownDrain', props.shutdownDrain.value, 0, 3600, 'it is part of terminationGracePeriodSeconds, an integer.', 'use e.g. Duration.seconds(20).');
 

@@ -143,6 +143,20 @@ export interface StartupTiming {
 /** Probe every 5 s during start-up: a started pod is noticed within 5 s, and start-up checks are cheap. */
 export const STARTUP_PERIOD_SECONDS = 5;
 
+/**
+ * The fewest attempts a startupProbe gets, so the smallest start-up budget is 3 x 5 s = 15 s. The
+ * kubelet runs the first attempt as soon as the container runs (initialDelaySeconds 0: the prober
+ * worker's doProbe skips only while the container has run less than the initial delay,
+ * pkg/kubelet/prober/worker.go, read in the code index), before any process listens, so that one
+ * fails; with failureThreshold 1 the kubelet restarts the container at that first failure and it
+ * never starts (a sidecar proxy, which first fetches its certificates, included). Three attempts
+ * tolerate the one at start and one more miss.
+ */
+export const MIN_STARTUP_ATTEMPTS = 3;
+export const MIN_STARTUP_BUDGET_SECONDS = MIN_STARTUP_ATTEMPTS * STARTUP_PERIOD_SECONDS;
+/** Why a start-up budget below the floor is refused (for the errors of every budget input). */
+export const STARTUP_FLOOR_WHY = `the startupProbe runs every ${STARTUP_PERIOD_SECONDS} s with budget / ${STARTUP_PERIOD_SECONDS} s attempts, and its first attempt runs the moment the container starts, before anything listens; below ${MIN_STARTUP_BUDGET_SECONDS} s it gets fewer than ${MIN_STARTUP_ATTEMPTS} attempts (1 s gives failureThreshold 1), so a process not up at the first attempt is restarted and may never start`;
+
 /** The startup probe gives slow starts their budget, so liveness never counts them (docs/mechanisms.md#liveness-vs-readiness). */
 export function startupTiming(budgetSeconds: number, readiness: ReadinessTiming): StartupTiming {
   const p = STARTUP_PERIOD_SECONDS;

@@ -7,7 +7,7 @@ import { simulateDrainAtPeak } from '../simulate/drain-at-peak';
 import { isBadVerdict, Verdict } from '../simulate/model';
 import { Platform } from './platform';
 import { shutdown, ShutdownDecisions } from './pod';
-import { livenessTiming, LivenessTiming, readinessTiming, ReadinessTiming, startupTiming, StartupTiming } from './probes';
+import { livenessTiming, LivenessTiming, MIN_STARTUP_BUDGET_SECONDS, readinessTiming, ReadinessTiming, STARTUP_FLOOR_WHY, startupTiming, StartupTiming } from './probes';
 import { resources, ResourceDecisions } from './resources';
 import { rolloutStrategy, RolloutDecisions } from './rollout';
 import { decided, Decision } from './decision';
@@ -18,6 +18,7 @@ import { checkDerivedNames } from './names';
 import { checkShutdownDelay } from './platform';
 import { Measurements } from '../measure/measurements';
 import { decideMigration, Migration, MigrationDecisions } from './migrations';
+import { GO_NET_HTTP } from './keep-alive';
 
 /** What the service's health endpoints are and how they behave under load. */
 export interface HealthProps {
@@ -126,6 +127,8 @@ export interface ServiceInputs {
   readonly measurements?: Measurements;
   /** @default none (see HttpServiceProps.migrations) */
   readonly migrations?: Migration;
+  /** The app server (its name decides whether the image likely has a sleep binary). @default not known */
+  readonly appServer?: { readonly name: string };
 }
 
 /** Every decision for one service: the pure core that the constructs render. */
@@ -184,7 +187,7 @@ export function decideService(inp: ServiceInputs, platform: Platform): ServiceDe
   }
   const { p99, p99Source } = readinessP99(name, health, inp.measurements);
   const startupBudget = health.startupBudget === undefined ? platform.startupBudgetSeconds.value
-    : checkDuration('health.startupBudget', health.startupBudget, 1, 3600, 'it bounds how long the startup probe waits for the process; beyond an hour a stuck start goes unnoticed.', 'give the longest start you observed plus a margin, e.g. Duration.seconds(90).');
+    : checkDuration('health.startupBudget', health.startupBudget, MIN_STARTUP_BUDGET_SECONDS, 3600, `it bounds how long the startup probe waits for the process, and beyond an hour a stuck start goes unnoticed; ${STARTUP_FLOOR_WHY}.`, `give the longest start you observed plus a margin, at least ${MIN_STARTUP_BUDGET_SECONDS} s, e.g. Duration.seconds(90).`);
 
   const o = inp.overrides ?? {};
   checkOverrideValues(o);
@@ -277,10 +280,20 @@ function decideShutdown(inp: ServiceInputs, platform: Platform): ShutdownDecisio
   if (own !== undefined) checkShutdownDelay('container.shutdownDelay', own, version);
   const delay = own ?? platform.shutdownDelay;
   const source = own !== undefined ? 'this service\'s container.shutdownDelay' : platform.shutdownDelaySet ? 'platform shutdownDelay' : `platform default for Kubernetes ${version.name}`;
+  const fails = 'the preStop exec fails, the kubelet records a FailedPreStopHook event and sends SIGTERM at once, so the pod stops while proxies still route to it (503s on every rollout and drain, docs/mechanisms.md#readiness-control-loop, #response-flags).';
+  const ways = version.sleepAction ? 'ShutdownDelay.sleepAction() (Kubernetes 1.30+)' : 'ShutdownDelay.httpGet("/shutdown-delay") (a handler that waits before answering) or ShutdownDelay.inApplication() (the app keeps serving for the delay after SIGTERM), or ShutdownDelay.execSleep("/busybox/sleep") for a :debug image; or target Kubernetes 1.33 (platform.kubernetesVersion: KubernetesVersion.V1_33), whose default is ShutdownDelay.sleepAction(), the kubelet\'s own sleep';
   if (delay.kind === 'exec' && delay.target === 'sleep' && /(^|[/:@_.-])(distroless|scratch)([/:@_.-]|$)/.test(inp.image)) {
     throw new RollwiseInputError(own !== undefined ? 'container.shutdownDelay' : 'platform.shutdownDelay', `ShutdownDelay.execSleep() (${source})`,
-      `the image ${inp.image} looks distroless, and distroless images have no sleep binary: the preStop exec fails, the kubelet records a FailedPreStopHook event and sends SIGTERM at once, so the pod stops while proxies still route to it (503s on every rollout and drain, docs/mechanisms.md#readiness-control-loop, #response-flags).`,
-      `set container.shutdownDelay to ${version.sleepAction ? 'ShutdownDelay.sleepAction() (Kubernetes 1.30+)' : 'ShutdownDelay.httpGet("/shutdown-delay") (a handler that waits before answering) or ShutdownDelay.inApplication(), or ShutdownDelay.execSleep("/busybox/sleep") for a :debug image; on Kubernetes 1.30+ set platform.kubernetesVersion and use ShutdownDelay.sleepAction()'}.`);
+      `the image ${inp.image} looks distroless, and distroless images have no sleep binary: ${fails}`,
+      `set container.shutdownDelay to ${ways}.`);
+  }
+  // The same hazard where the image's name does not say it: a Go binary usually ships on distroless
+  // or scratch (no shell, no sleep), and rollwise cannot look inside the image. The platform's exec
+  // of sleep (the 1.28 default) is not assumed for it; the service says how its image waits.
+  if (own === undefined && delay.kind === 'exec' && delay.target === 'sleep' && inp.appServer?.name === GO_NET_HTTP) {
+    throw new RollwiseInputError('container.shutdownDelay', `unset, so ShutdownDelay.execSleep() (${source})`,
+      `appServer is Go net/http, whose binaries usually run on distroless or scratch images, which have no sleep binary, and rollwise cannot see inside ${inp.image}. If it has none, ${fails}`,
+      `say how this image waits: container.shutdownDelay: ShutdownDelay.execSleep() if the image has a sleep binary (e.g. an alpine base), else ${ways}.`);
   }
   return shutdown(platform.endpointPropagationSeconds.value, platform.shutdownDrainSeconds.value, delay, version, source);
 }

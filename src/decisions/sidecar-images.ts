@@ -1,3 +1,4 @@
+import { isCloudSqlProxyImage, ProxyContainer, proxyHealthProblems, proxyListenerProblems, proxyVersion, readinessDialsDatabase } from '../checks/cloud-sql-proxy';
 import { RollwiseInputError } from '../errors';
 
 /**
@@ -19,47 +20,20 @@ export interface KnownSidecarImage {
    * undefined when rollwise cannot tell (for example an image pinned by digest).
    */
   dependencyOf(path: string): { readonly calls: boolean | undefined; readonly why: string };
-  /** Refuses flags that make the declared health port unreachable for the kubelet. */
-  checkFlags(input: string, args: readonly string[], port: number): void;
+  /**
+   * Refuses a configuration (command, args, env) that makes the declared health port unreachable
+   * for the kubelet; returns what it cannot check, or questions (warnings).
+   */
+  checkConfig(input: string, container: ProxyContainer, port: number): string[];
   /** Paths its health server answers. */
   readonly paths: readonly string[];
 }
 
-/** The flags of a container's args, `--name=value` and `--name value` alike. */
-function flag(args: readonly string[], name: string): { set: boolean; value?: string } {
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (a === `--${name}` || a === `-${name}`) {
-      const next = args[i + 1];
-      return { set: true, value: next !== undefined && !next.startsWith('-') ? next : undefined };
-    }
-    const m = new RegExp(`^--?${name}=(.*)$`).exec(a);
-    if (m) return { set: true, value: m[1] };
-  }
-  return { set: false };
-}
-
-/** "2.14.1" from "gcr.io/cloud-sql-connectors/cloud-sql-proxy:2.14.1-alpine"; undefined for a digest or another tag. */
-function tagVersion(image: string): [number, number, number] | undefined {
-  const last = image.split('/').pop() ?? '';
-  if (last.includes('@')) return undefined;
-  const m = /:v?(\d+)\.(\d+)\.(\d+)/.exec(last);
-  return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : undefined;
-}
-
-function atLeast(v: [number, number, number], min: [number, number, number]): boolean {
-  for (let i = 0; i < 3; i++) if (v[i] !== min[i]) return v[i] > min[i];
-  return true;
-}
-
 /**
- * The Cloud SQL Auth Proxy v2 (gcr.io/cloud-sql-connectors/cloud-sql-proxy). Facts from
- * GoogleCloudPlatform/cloud-sql-proxy at v2.14.1 unless a version says otherwise:
- * - `--health-check` starts an HTTP server with /startup, /liveness and /readiness (cmd/root.go
- *   runSignalWrapper: mux.HandleFunc for the three paths); without it there is no health server.
- * - it listens on `--http-address` (default "localhost") and `--http-port` (default "9090")
- *   (cmd/root.go globalFlags httpAddressFlag, httpPortFlag). The kubelet probes the pod IP, so a
- *   localhost listener refuses every probe and the pod never becomes Ready.
+ * The Cloud SQL Auth Proxy v2 (gcr.io/cloud-sql-connectors/cloud-sql-proxy). What its flags,
+ * environment and health endpoints do is read in src/checks/cloud-sql-proxy.ts (the same code as
+ * lint's RW111-RW113), from GoogleCloudPlatform/cloud-sql-proxy at v2.14.1 unless a version says
+ * otherwise:
  * - /startup is 200 once the proxy has started its listeners (internal/healthcheck/healthcheck.go
  *   HandleStartup), /liveness is always 200 while the process serves HTTP (HandleLiveness).
  * - /readiness dialled every registered instance up to v2.11.0 (internal/healthcheck
@@ -70,8 +44,8 @@ function atLeast(v: [number, number, number], min: [number, number, number]): bo
  *   v2.14.1 still says it checks the instances; the code does not.
  */
 const CLOUD_SQL_PROXY: (image: string) => KnownSidecarImage | undefined = (image) => {
-  if (!/(^|\/)cloud-sql-proxy[:@]/.test(image)) return undefined;
-  const version = tagVersion(image);
+  if (!isCloudSqlProxyImage(image)) return undefined;
+  const version = proxyVersion(image);
   const shown = version ? version.join('.') : 'pinned by digest or an unversioned tag';
   return {
     product: 'Cloud SQL Auth Proxy',
@@ -83,22 +57,15 @@ const CLOUD_SQL_PROXY: (image: string) => KnownSidecarImage | undefined = (image
       if (version === undefined) {
         return { calls: undefined, why: `the image ${image} names no version (${shown}), and the proxy's /readiness dials every instance up to v2.11.0 (internal/proxy/proxy.go CheckConnections), so rollwise cannot tell whether this one does` };
       }
-      return atLeast(version, [2, 11, 1])
+      return !readinessDialsDatabase(image)
         ? { calls: false, why: `the proxy ${shown} answers /readiness from its own state (started, not stopping, connections below --max-connections) without dialling the database: since v2.11.1 (#2207, internal/healthcheck/healthcheck.go)` }
         : { calls: true, why: `the proxy ${shown}'s /readiness dials every registered Cloud SQL instance (internal/healthcheck/healthcheck.go HandleReadiness -> internal/proxy/proxy.go CheckConnections, up to v2.11.0): a database blip makes every pod NotReady at once` };
     },
-    checkFlags(input, args, port) {
-      if (!flag(args, 'health-check').set) {
-        throw new RollwiseInputError(`${input}.args`, JSON.stringify(args), 'the Cloud SQL Auth Proxy serves /startup, /liveness and /readiness only with --health-check (cloud-sql-proxy v2.14.1 cmd/root.go); without it nothing listens on the health port, every probe is refused and the pod never becomes Ready.', `add "--health-check", "--http-address=0.0.0.0" and "--http-port=${port}" to ${input}.args.`);
-      }
-      const address = flag(args, 'http-address').value ?? 'localhost';
-      if (['localhost', '127.0.0.1', '::1'].includes(address)) {
-        throw new RollwiseInputError(`${input}.args`, JSON.stringify(args), `the proxy's health server listens on --http-address, "${address}"${flag(args, 'http-address').set ? '' : ' by default (cloud-sql-proxy v2.14.1 cmd/root.go)'}, while the kubelet probes the pod's IP: every probe is refused and the pod never becomes Ready.`, `add "--http-address=0.0.0.0" to ${input}.args (the port is reachable only inside the pod's network and through probes; the Service does not expose it).`);
-      }
-      const httpPort = flag(args, 'http-port').value ?? '9090';
-      if (httpPort !== String(port)) {
-        throw new RollwiseInputError(`${input}.args`, JSON.stringify(args), `the proxy's health server listens on --http-port ${httpPort}${flag(args, 'http-port').set ? '' : ' (its default, cloud-sql-proxy v2.14.1 cmd/root.go)'}, but ${input}.port declares ${port}: the probes would ask a port nothing listens on.`, `add "--http-port=${port}" to ${input}.args, or declare port ${httpPort}.`);
-      }
+    checkConfig(input, container, port) {
+      const problems = [...proxyHealthProblems(container, port), ...proxyListenerProblems(container)];
+      const refused = problems.find((p) => p.severity === 'error');
+      if (refused) throw new RollwiseInputError(`${input}.${refused.field}`, refused.shown, refused.why, refused.fix);
+      return problems.map((p) => `${input}.${p.field} (Cloud SQL Auth Proxy): ${p.why} Fix: ${p.fix}`);
     },
   };
 };

@@ -183,19 +183,55 @@ function same(a: unknown, b: unknown): boolean {
 }
 
 /**
- * An array element's identity: its `alert`, `record` or `name` when that is unique in the array,
+ * The keys that name a list element, in order: a volume mount's `mountPath` (unique in a container,
+ * while one volume may be mounted twice), a PrometheusRule rule's `alert` or `record`, the `name` of
+ * containers, env vars, ports, volumes and AnalysisTemplate metrics, then `containerPort` (an
+ * unnamed port).
+ */
+const IDENTITY_KEYS = ['mountPath', 'alert', 'record', 'name', 'containerPort'];
+
+/**
+ * An array element's identity: the first identity key it has whose value is unique in the array,
  * else its index. Paths are matched by identity, so an alert inserted in the middle of a rule list
  * is one added value, not every later rule "changed".
  */
 function elementId(list: unknown[], i: number): string {
-  const idOf = (x: unknown): string | undefined => {
-    const e = rec(x);
-    if (!e) return undefined;
-    for (const k of ['alert', 'record', 'name']) if (typeof e[k] === 'string') return `${k}=${e[k] as string}`;
-    return undefined;
-  };
-  const id = idOf(list[i]);
-  return id !== undefined && list.filter((x) => idOf(x) === id).length === 1 ? `[${id}]` : `[${i}]`;
+  const e = rec(list[i]);
+  if (e) {
+    for (const k of IDENTITY_KEYS) {
+      const v = e[k];
+      if (typeof v !== 'string' && typeof v !== 'number') continue;
+      if (list.filter((x) => rec(x)?.[k] === v).length === 1) return `[${k}=${String(v)}]`;
+    }
+  }
+  return `[${i}]`;
+}
+
+/**
+ * The value in `obj` at the element identities of `path` in `other` (a path of the other side):
+ * `spec.groups[0].rules[9]` of the new side is the rule with the same alert name in the old, at
+ * whatever index, and nothing when the old side has no such rule. A positional element stays
+ * positional.
+ */
+function valueAtIdentityOf(obj: unknown, other: unknown, path: string): unknown {
+  let cur: unknown = obj;
+  let there: unknown = other;
+  for (const s of parseFieldPath(path)) {
+    if (typeof s === 'number') {
+      const id = Array.isArray(there) ? elementId(there, s) : `[${s}]`;
+      there = Array.isArray(there) ? there[s] : undefined;
+      if (!Array.isArray(cur)) return undefined;
+      const m = /^\[([^=\]]+)=(.*)\]$/.exec(id);
+      const list: unknown[] = cur;
+      const at = m ? list.findIndex((_x, i) => elementId(list, i) === id) : s;
+      cur = at >= 0 ? list[at] : undefined;
+    } else {
+      cur = rec(cur)?.[s];
+      there = rec(there)?.[s];
+    }
+    if (cur === undefined) return undefined;
+  }
+  return cur;
 }
 
 const keySeg = (k: string) => (/^[A-Za-z_$][\w$-]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`);
@@ -273,8 +309,10 @@ function valueChanges(o: LintObject, n: LintObject): ValueChange[] {
     // A field decided on one side only still has its value on the other (a CPU limit added by
     // override moves the decided path from resources.limits to resources.limits.cpu, while
     // limits.memory stays): read it at the same path, so nothing looks removed that is there.
-    const old = valueAtPath(o.obj, oldPath ?? newPath!);
-    const now = valueAtPath(n.obj, newPath ?? oldPath!);
+    // The other side's path is matched by element identity (an alert inserted before this one
+    // moves it to another index: the old value is the same alert's, not the one at the index).
+    const old = oldPath !== undefined ? valueAtPath(o.obj, oldPath) : valueAtIdentityOf(o.obj, n.obj, newPath!);
+    const now = newPath !== undefined ? valueAtPath(n.obj, newPath) : valueAtIdentityOf(n.obj, o.obj, oldPath!);
     const oldReason = oldPath === undefined ? undefined : ro[oldPath];
     const newReason = newPath === undefined ? undefined : rn[newPath];
     let change: ValueChange['change'] | undefined;

@@ -7,7 +7,8 @@ import { RenderedApp, registerRenderCheck } from '../synth/render-checks';
  * the same hostname and path on one Gateway (the Gateway merges both routes and one silently wins
  * some requests), or emit an object of the same kind, namespace and name (the later apply replaces
  * the other's). Services are compared per destination cluster. Two charts writing one output file
- * are refused by the layout (synth/render.ts).
+ * are refused by the layout (synth/render.ts). And two Argo CD Applications that keep different
+ * labels on one namespace (managedNamespaceMetadata), which Argo CD would swap at every sync.
  */
 
 interface Registered {
@@ -16,7 +17,22 @@ interface Registered {
   readonly cluster: string;
 }
 
-const services = new WeakMap<IConstruct, Registered[]>();
+/** The labels one Application keeps on its destination namespace (managedNamespaceMetadata). */
+interface NamespaceClaim {
+  /** The Application construct's path, and the service it deploys. */
+  readonly application: string;
+  readonly service: string;
+  readonly server: string;
+  readonly namespace: string;
+  readonly labels: Readonly<Record<string, string>>;
+}
+
+interface Registry {
+  readonly services: Registered[];
+  readonly namespaces: NamespaceClaim[];
+}
+
+const registries = new WeakMap<IConstruct, Registry>();
 const clusters = new WeakMap<IConstruct, string>();
 
 /** Declares the cluster a chart's objects are applied to (Environment.addChart does). */
@@ -37,15 +53,20 @@ function declaredCluster(scope: Construct): string | undefined {
  * is its environment's destination, else `platformCluster` (the platform's Argo CD server).
  */
 export function registerForConflicts(service: Construct, platformCluster: string | undefined): void {
-  const root = service.node.root;
-  let list = services.get(root);
-  if (!list) {
-    list = [];
-    services.set(root, list);
-    const registered = list;
-    registerRenderCheck(root as Construct, (r) => conflicts(registered, r));
+  registry(service).services.push({ service, get cluster() { return normalizeClusterUrl(declaredCluster(service) ?? platformCluster ?? ''); } });
+}
+
+/** The app's registry, with its one check on the rendered objects (added once per app). */
+function registry(scope: Construct): Registry {
+  const root = scope.node.root;
+  let r = registries.get(root);
+  if (!r) {
+    const created: Registry = { services: [], namespaces: [] };
+    r = created;
+    registries.set(root, created);
+    registerRenderCheck(root as Construct, (rendered) => [...conflicts(created.services, rendered), ...namespaceConflicts(created.namespaces)]);
   }
-  list.push({ service, get cluster() { return normalizeClusterUrl(declaredCluster(service) ?? platformCluster ?? ''); } });
+  return r;
 }
 
 /**
@@ -64,6 +85,45 @@ export function normalizeClusterUrl(server: string): string {
   if (scheme === 'https' && host.endsWith(':443')) host = host.slice(0, -4);
   const rest = m[3].replace(/\/+$/, '');
   return `${scheme}://${host}${rest}`;
+}
+
+/**
+ * Registers the namespace labels an Argo CD Application keeps (called by ArgoCdApplication when it
+ * sets managedNamespaceMetadata), for the app-wide check that two Applications never keep
+ * different labels on one namespace of one cluster.
+ */
+export function registerNamespaceMetadata(application: Construct, claim: Omit<NamespaceClaim, 'application'>): void {
+  registry(application).namespaces.push({ ...claim, server: normalizeClusterUrl(claim.server), application: application.node.path });
+}
+
+/**
+ * Two Applications with the same destination namespace and different managedNamespaceMetadata
+ * labels. Argo CD v3.5.1 sets the namespace's labels to the Application's own on every sync
+ * (controller/sync_namespace.go syncNamespace: managedNs.SetLabels(managedNamespaceMetadata.Labels))
+ * and applies it with server-side apply under one field manager for every Application,
+ * "argocd-controller" (controller/sync.go WithServerSideApplyManager(ArgoCDSSAManager),
+ * common/common.go), so each sync replaces the labels the other Application's sync set (a label
+ * that manager applied before and omits now is removed): the Pod Security enforce level flips at
+ * every sync, and pods are admitted or refused depending on which service synced last.
+ */
+function namespaceConflicts(list: readonly NamespaceClaim[]): string[] {
+  const out: string[] = [];
+  const byNamespace = new Map<string, NamespaceClaim[]>();
+  for (const c of list) {
+    const key = `${c.server}\u0000${c.namespace}`;
+    (byNamespace.get(key) ?? byNamespace.set(key, []).get(key)!).push(c);
+  }
+  const shown = (l: Readonly<Record<string, string>>) => JSON.stringify(Object.fromEntries(Object.entries(l).sort(([a], [b]) => a.localeCompare(b))));
+  for (const claims of byNamespace.values()) {
+    const first = claims[0];
+    const other = claims.find((c) => shown(c.labels) !== shown(first.labels));
+    if (!other) continue;
+    const differ = [...new Set([...Object.keys(first.labels), ...Object.keys(other.labels)])].filter((k) => first.labels[k] !== other.labels[k]).sort();
+    out.push(`Namespace ${first.namespace} on cluster ${first.server}: services ${first.service} (Application ${first.application}) and ${other.service} (Application ${other.application}) keep different labels on it (managedNamespaceMetadata; ${differ.map((k) => `${k}: ${first.labels[k] ?? '(absent)'} vs ${other.labels[k] ?? '(absent)'}`).join(', ')}). `
+      + 'Argo CD sets the namespace\'s labels to each Application\'s own at every sync, with one server-side apply field manager for all of them (argo-cd v3.5.1 controller/sync_namespace.go, controller/sync.go), so each sync undoes the other\'s: the Pod Security level flips with every sync and pods are admitted or refused by whichever service synced last. '
+      + 'Fix: give every service in the namespace one NamespacePolicy (set it once as the platform\'s argoCd.namespaces), or use NamespacePolicy.existing() for all of them and own the namespace in the platform repository (`rollwise platform --namespace ' + first.namespace + '`).');
+  }
+  return out;
 }
 
 function clusterLabel(c: string): string {

@@ -9,6 +9,8 @@ export interface Explained {
   readonly value: unknown;
   readonly reason: string;
   readonly overridden: boolean;
+  /** For a leaf without a reason of its own: the nearest ancestor whose reason covers it. */
+  readonly via?: string;
 }
 
 /** Every decided value in a multi-document manifest, with its reason, read from the reasons annotation. */
@@ -30,7 +32,7 @@ export function explainManifest(text: string): Explained[] {
 export function formatExplained(items: readonly Explained[]): string {
   return items.map((e) => {
     const shown = e.value === undefined ? '(absent)' : typeof e.value === 'object' ? JSON.stringify(e.value) : String(e.value);
-    return `${e.object} ${e.path} = ${shown}${e.overridden ? '  [overridden]' : ''}\n    ${e.reason}`;
+    return `${e.object} ${e.path} = ${shown}${e.overridden ? '  [overridden]' : ''}${e.via ? `  (no reason of its own: the reason of ${e.via}, which holds it)` : ''}\n    ${e.reason}`;
   }).join('\n');
 }
 
@@ -54,8 +56,24 @@ export function explainedAt(items: readonly Explained[], field: string): Explain
   const want = parseFieldPath(field);
   const key = (segs: (string | number)[]) => segs.map((x) => (typeof x === 'number' ? `[${x}]` : `.${x}`)).join('');
   const suffix = key(want);
-  return items.filter((e) => {
+  const direct = items.filter((e) => {
     const k = key(parseFieldPath(e.path));
     return k === suffix || k.endsWith(suffix) || k.includes(`${suffix}.`) || k.includes(`${suffix}[`);
   });
+  if (direct.length > 0) return direct;
+  // A leaf whose reason sits on a parent (a sidecar's readinessProbe carries one reason for its
+  // timing): the nearest ancestor with a reason that holds the leaf answers, saying so.
+  for (let drop = 1; drop < want.length; drop++) {
+    const parent = key(want.slice(0, want.length - drop));
+    const rest = want.slice(want.length - drop);
+    const found = items.flatMap((e) => {
+      const k = key(parseFieldPath(e.path));
+      if (k !== parent && !k.endsWith(parent)) return [];
+      let v: unknown = e.value;
+      for (const seg of rest) v = v !== null && typeof v === 'object' ? (v as Record<string | number, unknown>)[seg] : undefined;
+      return v === undefined ? [] : [{ ...e, path: `${e.path}${key(rest)}`, value: v, via: e.path }];
+    });
+    if (found.length > 0) return found;
+  }
+  return [];
 }

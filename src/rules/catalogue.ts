@@ -3,7 +3,9 @@ import { COMPOSITION_RULES } from './composition-rules';
 import { CONTROLLER_RULES } from './controller-rules';
 import { DISRUPTION_RULES } from './disruption-rules';
 import { PROBE_RULES } from './probe-rules';
+import { MIGRATION_RULES } from './migration-rules';
 import { ROLLOUT_RULES } from './rollout-rules';
+import { SIDECAR_RULES } from './sidecar-rules';
 import { RuleDefinition, RuleMeta } from './rule';
 import { TRAFFIC_RULES } from './traffic-rules';
 
@@ -75,7 +77,7 @@ export const ENGINE_RULES = {
 } as const satisfies Record<string, RuleMeta>;
 
 /** Every rule with a check, in catalogue order. */
-export const RULES: readonly RuleDefinition[] = [...PROBE_RULES, ...COMPOSITION_RULES, ...ROLLOUT_RULES, ...ANALYSIS_RULES, ...TRAFFIC_RULES, ...DISRUPTION_RULES, ...CONTROLLER_RULES];
+export const RULES: readonly RuleDefinition[] = [...PROBE_RULES, ...SIDECAR_RULES, ...COMPOSITION_RULES, ...ROLLOUT_RULES, ...MIGRATION_RULES, ...ANALYSIS_RULES, ...TRAFFIC_RULES, ...DISRUPTION_RULES, ...CONTROLLER_RULES];
 
 /** Every rule id, checks and engine rules, sorted by id. */
 export function allRules(): readonly RuleMeta[] {

@@ -135,7 +135,7 @@ describe('ServiceAlerts construct', () => {
   test('refuses an id other than the service name, a missing namespace, a runbook URL with a fragment', () => {
     const chart = Testing.chart();
     expect(() => new ServiceAlerts(chart, 'alerts', { decisions: d, runbookUrl: 'https://x.example/r.md', namespace: 'checkout' })).toThrow(/ServiceAlerts id = alerts: must equal the service's name "checkout-api"/);
-    expect(() => new ServiceAlerts(Testing.chart(), 'checkout-api', { decisions: d, runbookUrl: 'https://x.example/r.md' })).toThrow(/^namespace = undefined: the alerts select/);
+    expect(() => new ServiceAlerts(Testing.chart(), 'checkout-api', { decisions: d, runbookUrl: 'https://x.example/r.md' })).toThrow(/^namespace = unset: neither the props nor the chart give one, and the alerts need it at synth/);
     expect(() => new ServiceAlerts(Testing.chart(), 'checkout-api', { decisions: d, runbookUrl: 'https://x.example/r.md#top', namespace: 'checkout' })).toThrow(/runbookUrl = https:\/\/x.example\/r.md#top: must be an absolute http\(s\) URL without a "#"/);
   });
 

@@ -108,6 +108,45 @@ describe('how the namespace comes to exist', () => {
   });
 });
 
+describe('two services in one namespace (Argo CD keeps each Application\'s labels on it at every sync)', () => {
+  /** Two services in shop, each with its Application and namespace policy; the synth error, or ''. */
+  const twoServices = (web: NamespacePolicy | undefined, orders: NamespacePolicy | undefined, webNamespace = 'shop'): string => {
+    const app = Testing.app();
+    const deployed = (name: string, ns: string, host: string, policy: NamespacePolicy | undefined) => {
+      const chart = new Chart(app, name, { namespace: ns });
+      const service = new HttpService(chart, name, { ...checkoutApiProps(), route: { hostnames: [host] } });
+      new ArgoCdApplication(new Chart(app, `${name}-apps`), `${name}-prod`, { service, settings, namespacePolicy: policy });
+    };
+    deployed('web-front', webNamespace, 'www.example.com', web);
+    deployed('orders-api', 'shop', 'orders.example.com', orders);
+    try {
+      for (const c of app.charts) Testing.synth(c);
+    } catch (e) {
+      return (e as Error).message;
+    }
+    return '';
+  };
+
+  test('different NamespacePolicy labels (baseline and a team label vs the default restricted): an error naming both services', () => {
+    const error = twoServices(NamespacePolicy.createdByArgoCd({ podSecurity: 'baseline', labels: { team: 'web' } }), undefined);
+    expect(error).toMatch(/Namespace shop on cluster https:\/\/kubernetes\.default\.svc: services web-front\/web-front \(Application web-front-apps\/web-front-prod\) and orders-api\/orders-api \(Application orders-api-apps\/orders-api-prod\) keep different labels on it/);
+    expect(error).toMatch(/pod-security\.kubernetes\.io\/enforce: baseline vs restricted.*team: web vs \(absent\)/);
+    expect(error).toMatch(/the Pod Security level flips with every sync.*Fix: give every service in the namespace one NamespacePolicy/);
+  });
+
+  test('the same policy, policies in different namespaces, or NamespacePolicy.existing() beside one that keeps labels: no conflict', () => {
+    const same = () => NamespacePolicy.createdByArgoCd({ podSecurity: 'baseline', labels: { team: 'shop' } });
+    expect(twoServices(same(), same())).toBe('');
+    expect(twoServices(NamespacePolicy.createdByArgoCd({ podSecurity: 'baseline' }), undefined, 'web')).toBe('');
+    expect(twoServices(NamespacePolicy.existing(), undefined)).toBe('');
+  });
+
+  test('the reason carries Argo CD\'s caveat on adopting a namespace whose labels were applied client-side', () => {
+    const { app } = deploy({ chartNamespace: 'shop' });
+    expect(app.metadata.annotations?.['rollwise.dev/reasons']).toMatch(/labels applied client-side \(kubectl apply without --server-side\) must first be upgraded to server-side apply, or Argo CD may remove its existing labels \(argo-cd v3\.5\.1 docs\/user-guide\/sync-options\.md "Namespace Metadata"\)/);
+  });
+});
+
 describe('the Application applies the service\'s own file', () => {
   test('include is derived from the service\'s chart: its declared path in an environment, else the name cdk8s gives the chart', () => {
     const app = new App({ outdir: '/tmp/rollwise-unused' });

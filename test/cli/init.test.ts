@@ -1,8 +1,9 @@
+import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { main } from '../../src/cli/main';
-import { initFiles, installedDependency } from '../../src/cli/init';
+import { commitOutput, initFiles, installedDependency } from '../../src/cli/init';
 
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -148,12 +149,42 @@ describe('rollwise init into an existing cdk8s app (issue 24)', () => {
     expect(after['rollwise.ts']).toContain('export function addRollwise(app: App): void {');
     expect(after['rollwise.test.ts']).toContain("test('the committed dist/ is what the code synthesizes");
     expect(after['.gitignore']).toMatch(/rollwise\.sarif\n$/);
+    // the template ignores dist/, which Argo CD applies from Git: only that line goes, and init says so
+    expect(before['.gitignore'].split('\n')).toContain('dist/');
+    expect(after['.gitignore']).toBe(before['.gitignore'].replace('dist/\n', '') + 'rollwise.sarif\n');
+    expect(r.out).toMatch(/note: \.gitignore ignored the output folder \(line "dist\/"\), so dist\/ would never be committed.*That line was removed; nothing else in \.gitignore changed/);
     const pkg = JSON.parse(after['package.json']) as { scripts: Record<string, string>; dependencies: Record<string, string> };
     expect(pkg.scripts).toMatchObject({ synth: 'cdk8s synth', test: 'jest', 'synth:check': 'rollwise synth --check', lint: 'rollwise lint dist' });
     expect(pkg.dependencies['cdk8s-plus-28']).toBeDefined();
     const again = await cli(['init', dir, '--service', 'orders-api']);
     expect(again.out).toContain('nothing to do');
     expect(snapshot(dir)).toEqual(after);
+  });
+
+  test('the output is committed: a clean clone of the adopted app (git init, add -A, commit, clone) holds dist/', async () => {
+    expect((await cli(['init', dir, '--service', 'orders-api'])).code).toBe(0);
+    // what `npm run synth` writes (the real synth of an adopted app runs in test/package/pack.test.ts)
+    fs.mkdirSync(path.join(dir, 'dist', 'dev'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'dist', 'dev', 'orders-api.k8s.yaml'), 'kind: Deployment\n');
+    const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'init.defaultBranch=main', ...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    git(dir, 'init', '-q');
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'adopt rollwise');
+    const clone = fs.mkdtempSync(path.join(os.tmpdir(), 'rw-clone-'));
+    try {
+      git(clone, 'clone', '-q', dir, 'app');
+      expect(fs.existsSync(path.join(clone, 'app', 'dist', 'dev', 'orders-api.k8s.yaml'))).toBe(true);
+      expect(git(path.join(clone, 'app'), 'ls-files', 'dist')).toBe('dist/dev/orders-api.k8s.yaml\n');
+    } finally {
+      fs.rmSync(clone, { recursive: true, force: true });
+    }
+  });
+
+  test('only the line that ignores the output folder (cdk8s.yaml output:) is removed', () => {
+    expect(commitOutput('*.js\nnode_modules\ndist/\n', 'dist')).toEqual({ text: '*.js\nnode_modules\n', removed: ['dist/'] });
+    expect(commitOutput('/manifests\r\nlib/\r\n', 'manifests')).toEqual({ text: 'lib/\r\n', removed: ['/manifests'] });
+    // a folder beneath it, another folder with the same prefix, and a comment stay
+    expect(commitOutput('# dist/\ndist/tmp/\ndistribution/\n', 'dist')).toEqual({ text: '# dist/\ndist/tmp/\ndistribution/\n', removed: [] });
   });
 
   test('a main.ts of its own is left alone, and the note says the two lines to add', async () => {

@@ -96,7 +96,15 @@ describe('rollwise diff on the example', () => {
     // added value, and the rules after it are not reported as changed.
     const rules = prod.values.filter((v) => v.object.startsWith('PrometheusRule/'));
     expect(rules.map((v) => [v.change, (v.new as { alert?: string }).alert])).toEqual([['added', 'CpuThrottlingHigh']]);
+    // The old side has no CpuThrottlingHigh: its value there is absent, not the rule that sat at the
+    // same index before (the review saw "rules[9]: alert: CanaryAnalysisFailed -> CpuThrottlingHigh").
+    expect(rules[0]).toMatchObject({ path: 'spec.groups[0].rules[9]', old: undefined });
+    expect(rules[0].details).toBeUndefined();
     expect(prod.fields).toEqual([]);
+    const markdown = formatDiffMarkdown(report, []);
+    expect(markdown).toContain('| `PrometheusRule/checkout/checkout-api` | `spec.groups[0].rules[9]` |');
+    expect(markdown).not.toMatch(/alert: \w+ -> CpuThrottlingHigh/);
+    expect(formatDiffText(report)).not.toMatch(/rules\[9\]: now decided = .*\(was \{"alert":"CanaryAnalysisFailed"/);
 
     // The override is reviewed: --fail-on override fails; an accepted finding is not an open error.
     expect(run([base, changed], { failOn: 'override' }).code).toBe(1);
@@ -259,5 +267,26 @@ describe('the rollwise diff command', () => {
     expect(out).toContain('rollwise diff origin/main HEAD -f markdown');
     expect(await argv(['diff', base, again, 'third'])).toBe(2);
     expect(err).toContain('at most two sides');
+  });
+});
+
+describe('list elements matched by their identity key before their position', () => {
+  const side = (name: string, mounts: { name: string; mountPath: string }[], env: { name: string; value: string }[]) => {
+    const dir = path.join(tmp, name);
+    fs.mkdirSync(path.join(dir, 'prod'), { recursive: true });
+    const d = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'shop' }, spec: { template: { spec: { containers: [{ name: 'app', image: 'x:1', env, volumeMounts: mounts }] } } } };
+    fs.writeFileSync(path.join(dir, 'prod', 'web.k8s.yaml'), JSON.stringify(d));
+    return dir;
+  };
+  it('an env var inserted first, and a second mount of one volume (a mount is named by its mountPath): only those are reported', () => {
+    const a = side('id-a', [{ name: 'cfg', mountPath: '/etc/a' }], [{ name: 'A', value: '1' }, { name: 'B', value: '2' }]);
+    const b = side('id-b', [{ name: 'cfg', mountPath: '/etc/b' }, { name: 'cfg', mountPath: '/etc/a' }], [{ name: 'X', value: '0' }, { name: 'A', value: '1' }, { name: 'B', value: '2' }]);
+    const unit = diffOutputs(folder(a), folder(b)).units[0];
+    expect(unit.fields.map((f) => `${f.path}: ${String(f.old)} -> ${String(f.new)}`).sort()).toEqual([
+      'spec.template.spec.containers[0].env[0].name: undefined -> X',
+      'spec.template.spec.containers[0].env[0].value: undefined -> 0',
+      'spec.template.spec.containers[0].volumeMounts[0].mountPath: undefined -> /etc/b',
+      'spec.template.spec.containers[0].volumeMounts[0].name: undefined -> cfg',
+    ]);
   });
 });

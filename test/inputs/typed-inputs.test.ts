@@ -36,7 +36,7 @@ const cases: Case[] = [
   { title: 'retries 1.5', props: { overrides: { retryOnReset: { value: 1.5, because: reason } } }, input: 'overrides.retryOnReset', value: '1.5', why: /from 1 to 3/ },
   { title: 'idle timeout 2.5 ms', props: { overrides: { proxyIdleTimeout: { value: Duration.millis(2.5), because: reason } } }, input: 'overrides.proxyIdleTimeout', value: '2.5 ms', why: /whole number of milliseconds/ },
   { title: 'a platform propagation of 1.5 s', platform: { ...platformProps(), endpointPropagation: { value: Duration.millis(1500), because: reason } }, input: 'platform.endpointPropagation', value: '1.5 s', why: /whole number of seconds/ },
-  { title: 'empty gateway name', platform: { ...platformProps(), gateway: { name: '', namespace: 'envoy-gateway-system' } }, input: 'platform.gateway.name', value: '', why: /DNS subdomain/ },
+  { title: 'empty gateway name', platform: { ...platformProps(), gateway: { name: '', namespace: 'envoy-gateway-system' } }, input: 'platform.gateway.name', value: '"" (empty)', why: /DNS subdomain/ },
   { title: 'gateway namespace with capitals', platform: { ...platformProps(), gateway: { name: 'public', namespace: 'Envoy' } }, input: 'platform.gateway.namespace', value: 'Envoy', why: /DNS label/ },
   { title: 'a platform label key with a space', platform: { ...platformProps(), labels: { 'cost centre': 'x' } }, input: 'platform.labels key', value: 'cost centre', why: /label key/ },
   { title: 'a platform label value of 64 characters', platform: { ...platformProps(), labels: { team: 'a'.repeat(64) } }, input: 'platform.labels.team', value: 'a'.repeat(64), why: /at most 63/ },

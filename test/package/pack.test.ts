@@ -88,15 +88,18 @@ afterAll(() => { if (work) fs.rmSync(work, { recursive: true, force: true }); })
 test('the tarball holds the compiled library, its types, the bin and the docs, and nothing else', () => {
   const entries = execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' }).split('\n').filter(Boolean).map((e) => e.replace(/^package\//, ''));
   for (const f of ['lib/src/index.js', 'lib/src/index.d.ts', 'lib/src/cli/main.js', 'bin/rollwise.js', 'README.md', 'package.json', 'docs/rules.md', 'docs/mechanisms.md', 'CHANGELOG.md']) expect(entries).toContain(f);
-  // what the README, the docs and --help point at (issue 24): the example app and the scenarios
+  // what the README, the docs and --help point at (issue 24): the example app, its output and the
+  // scenarios; every source or output file the README names before its repository Layout section
   const pointedAt = new Set<string>();
-  for (const doc of ['README.md', 'docs/simulate.md']) {
-    for (const m of fs.readFileSync(path.join(ROOT, doc), 'utf8').matchAll(/\b(src\/(?:example|main)\.ts|examples\/scenarios\/[a-z0-9-]+\.yaml)\b/g)) pointedAt.add(m[1]);
-  }
-  expect(pointedAt.size).toBeGreaterThan(3);
+  const readmeForUsers = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8').split('\n## Layout\n')[0];
+  for (const m of readmeForUsers.matchAll(/\b((?:lib\/)?src\/[a-z0-9/-]+\.(?:ts|js)|dist\/[a-z0-9-]+\/[a-z0-9.-]+\.(?:yaml|md)|examples\/scenarios\/[a-z0-9-]+\.yaml)\b/g)) pointedAt.add(m[1]);
+  // docs/simulate.md also names the repository's sources (src/simulate/); its scenarios must ship
+  for (const m of fs.readFileSync(path.join(ROOT, 'docs', 'simulate.md'), 'utf8').matchAll(/\b(src\/(?:example|main)\.ts|examples\/scenarios\/[a-z0-9-]+\.yaml)\b/g)) pointedAt.add(m[1]);
+  expect(pointedAt.size).toBeGreaterThan(5);
+  for (const f of ['src/example.ts', 'dist/prod/checkout-api.k8s.yaml', 'lib/src/invariants/invariants.js']) expect(pointedAt).toContain(f);
   for (const f of pointedAt) expect([f, entries.includes(f)]).toEqual([f, true]);
   for (const f of ['lib/src/example.js', 'lib/src/main.js', 'examples/scenarios/manifests/checkout-rollwise.k8s.yaml']) expect(entries).toContain(f);
-  const strays = entries.filter((e) => /^(test|bench|dist|scripts|\.ci)\//.test(e) || (/^src\//.test(e) && !/^src\/(example|main)\.ts$/.test(e)) || /^lib\/(test|bench)\//.test(e) || (/\.ts$/.test(e) && !/\.d\.ts$/.test(e) && !/^src\/(example|main)\.ts$/.test(e)));
+  const strays = entries.filter((e) => (/^(test|bench|dist|scripts|\.ci)\//.test(e) && !/^dist\/prod\/checkout-api\.(k8s\.yaml|runbook\.md|catalog-info\.yaml)$/.test(e)) || (/^src\//.test(e) && !/^src\/(example|main)\.ts$/.test(e)) || /^lib\/(test|bench)\//.test(e) || (/\.ts$/.test(e) && !/\.d\.ts$/.test(e) && !/^src\/(example|main)\.ts$/.test(e)));
   expect(strays).toEqual([]);
 }, 60_000);
 
@@ -200,4 +203,18 @@ if (!registry) console.warn('skipped: rollwise init into a fresh cdk8s init type
   for (const f of ['dev/orders-api.k8s.yaml', 'prod/orders-api.k8s.yaml', 'argocd/prod/orders-api.k8s.yaml']) expect([f, fs.existsSync(path.join(shop, 'dist', f))]).toEqual([f, true]);
   const tests = spawnSync('npm', ['test'], { cwd: shop, encoding: 'utf8', env });
   expect({ status: tests.status, summary: (tests.stdout + tests.stderr).split('\n').filter((l) => /^(Tests|Test Suites):/.test(l)) }).toEqual({ status: 0, summary: ['Test Suites: 2 passed, 2 total', 'Tests:       4 passed, 4 total'] });
+
+  // What Argo CD and CI see: a clean clone of what was committed. The template's .gitignore had
+  // dist/, which init removed, so the output is in Git and the clone's drift check passes.
+  expect(adopt.stdout).toContain('.gitignore ignored the output folder (line "dist/")');
+  const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'init.defaultBranch=main', ...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  git(shop, 'init', '-q');
+  git(shop, 'add', '-A');
+  git(shop, 'commit', '-q', '-m', 'rollwise');
+  git(work, 'clone', '-q', shop, 'shop-clone');
+  const clone = path.join(work, 'shop-clone');
+  expect(git(clone, 'ls-files', 'dist').split('\n')).toEqual(expect.arrayContaining(['dist/dev/orders-api.k8s.yaml', 'dist/prod/orders-api.k8s.yaml', 'dist/argocd/prod/orders-api.k8s.yaml']));
+  fs.symlinkSync(path.join(shop, 'node_modules'), path.join(clone, 'node_modules'), 'dir'); // npm ci, which a clone needs, offline
+  const check = spawnSync(process.execPath, [path.join(clone, 'node_modules', '.bin', 'rollwise'), 'synth', '--check'], { cwd: clone, encoding: 'utf8', env });
+  expect({ status: check.status, out: check.stdout }).toEqual({ status: 0, out: expect.stringContaining('is in sync') });
 }, 900_000);

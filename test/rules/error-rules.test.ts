@@ -136,6 +136,21 @@ const CASES: ErrorCase[] = [
     message: /the readiness handler grpc:\{"port":7070\} calls a dependency \(annotation rollwise.dev\/readiness-calls-dependency/,
   },
   {
+    id: 'RW111-proxy-health-server-unreachable',
+    shape: 'the Cloud SQL Auth Proxy\'s examples/k8s-health-check/proxy_with_http_health_check.yaml (v2.14.1) without CSQL_PROXY_HTTP_ADDRESS',
+    bad: () => lintObjects([cloudSqlProxyExample(undefined, ['CSQL_PROXY_HTTP_ADDRESS'])]),
+    // as published: the variables set what the flags would
+    nearMiss: () => lintObjects([cloudSqlProxyExample()]),
+    message: /container "cloud-sql-proxy" \(Cloud SQL Auth Proxy\), probed by its readinessProbe on port 9801: the proxy's health server listens on --http-address "localhost" \(its default/,
+  },
+  {
+    id: 'RW112-proxy-readiness-dials-database',
+    shape: 'the Cloud SQL Auth Proxy\'s examples/k8s-health-check/proxy_with_http_health_check.yaml at image 2.8.0 (its /readiness dials every instance)',
+    bad: () => lintObjects([cloudSqlProxyExample('gcr.io/cloud-sql-connectors/cloud-sql-proxy:2.8.0')]),
+    nearMiss: () => lintObjects([cloudSqlProxyExample()]),
+    message: /container "cloud-sql-proxy" \(gcr\.io\/cloud-sql-connectors\/cloud-sql-proxy:2\.8\.0\) is Ready only while its \/readiness can dial every Cloud SQL instance/,
+  },
+  {
     id: 'RW109-readiness-cascade-composition',
     shape: 'Sock Shop\'s user Deployment (CPU limit 300m over 100m, HTTP readiness every 3 s with the 1 s default timeout), at 3 replicas with failureThreshold 2',
     bad: () => { const d = sockShopUser(); d.spec.replicas = 3; d.spec.template.spec.containers[0].readinessProbe.failureThreshold = 2; return lintObjects([d]); },
@@ -207,6 +222,39 @@ function cartservice(callsDependency: string, p99?: string): Obj {
       template: {
         metadata: { labels },
         spec: { containers: [{ name: 'server', image: 'us-central1-docker.pkg.dev/google-samples/microservices-demo/cartservice:v0.10.2', ports: [{ containerPort: 7070 }], env: [{ name: 'REDIS_ADDR', value: 'redis-cart:6379' }], resources: { requests: { cpu: '200m', memory: '64Mi' } }, readinessProbe: { initialDelaySeconds: 15, grpc: { port: 7070 } }, livenessProbe: { initialDelaySeconds: 15, periodSeconds: 10, tcpSocket: { port: 7070 } } }] },
+      },
+    },
+  };
+}
+
+/**
+ * The Cloud SQL Auth Proxy's own health-check example (GoogleCloudPlatform/cloud-sql-proxy v2.14.1
+ * examples/k8s-health-check/proxy_with_http_health_check.yaml): configured through CSQL_PROXY_*
+ * variables, probed on 9801. `image` and `drop` (variables left out) vary it.
+ */
+export function cloudSqlProxyExample(image = 'gcr.io/cloud-sql-connectors/cloud-sql-proxy:2.11.4', drop: string[] = []): Obj {
+  const labels = { app: 'orders' };
+  const env = [['CSQL_PROXY_PORT', '5432'], ['CSQL_PROXY_HEALTH_CHECK', 'true'], ['CSQL_PROXY_HTTP_PORT', '9801'], ['CSQL_PROXY_HTTP_ADDRESS', '0.0.0.0'], ['CSQL_PROXY_EXIT_ZERO_ON_SIGTERM', 'true']]
+    .filter(([n]) => !drop.includes(n)).map(([name, value]) => ({ name, value }));
+  const probe = (path: string, extra: Record<string, number>) => ({ httpGet: { path, port: 9801, scheme: 'HTTP' }, ...extra });
+  return {
+    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'orders' },
+    spec: {
+      selector: { matchLabels: labels },
+      template: {
+        metadata: { labels },
+        spec: {
+          containers: [
+            { name: 'orders', image: 'ghcr.io/acme/orders:1.0.0', env: [{ name: 'DB_USER', valueFrom: { secretKeyRef: { name: 'db', key: 'username' } } }] },
+            {
+              name: 'cloud-sql-proxy', image, args: ['acme-prod:europe-west1:orders'], env,
+              startupProbe: probe('/startup', { failureThreshold: 60, periodSeconds: 1, timeoutSeconds: 10 }),
+              livenessProbe: probe('/liveness', { failureThreshold: 3, periodSeconds: 10, timeoutSeconds: 10 }),
+              readinessProbe: probe('/readiness', { initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 10, failureThreshold: 6 }),
+              ports: [{ containerPort: 9801, protocol: 'TCP' }], resources: { requests: { memory: '2Gi', cpu: '1' } },
+            },
+          ],
+        },
       },
     },
   };

@@ -36,6 +36,18 @@ function hpa(target: string): Obj {
   };
 }
 
+/** The example Deployment with a Cloud SQL Auth Proxy sidecar probed on its health port 9801. */
+function withProxy(args: string[], readinessPath = '/liveness', image = 'gcr.io/cloud-sql-connectors/cloud-sql-proxy:2.14.1'): Obj[] {
+  return deploymentSet((d) => {
+    d.spec.template.spec.containers.push({
+      name: 'cloud-sql-proxy', image, args, ports: [{ name: 'sql-health', containerPort: 9801 }],
+      resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '128Mi' } },
+      readinessProbe: { httpGet: { path: readinessPath, port: 'sql-health' }, timeoutSeconds: 3, periodSeconds: 10, failureThreshold: 3, successThreshold: 3 },
+    });
+  });
+}
+const HEALTH = ['--health-check', '--http-address=0.0.0.0', '--http-port=9801', 'acme:eu:orders'];
+
 function ids(findings: Finding[]): string[] {
   return findings.map((f) => f.ruleId);
 }
@@ -168,6 +180,34 @@ const CASES: Case[] = [
     good: () => deploymentSet((d) => { d.spec.replicas = 1; d.spec.strategy.rollingUpdate.maxSurge = 0; }),
     message: /replicas 1 with maxUnavailable 1: at each rollout the controller may remove the only pod before its replacement is available/,
     path: 'spec.strategy.rollingUpdate.maxUnavailable',
+  },
+  {
+    id: 'RW111-proxy-health-server-unreachable',
+    bad: () => withProxy(['--health-check', '--http-port=9801', 'acme:eu:orders']),
+    good: () => withProxy(HEALTH),
+    message: /container "cloud-sql-proxy" \(Cloud SQL Auth Proxy\), probed by its readinessProbe on port 9801: the proxy's health server listens on --http-address "localhost"/,
+    path: 'spec.template.spec.containers[1].args',
+  },
+  {
+    id: 'RW112-proxy-readiness-dials-database',
+    bad: () => withProxy(HEALTH, '/readiness', 'gcr.io/cloud-sql-connectors/cloud-sql-proxy:2.11.0'),
+    good: () => withProxy(HEALTH, '/readiness', 'gcr.io/cloud-sql-connectors/cloud-sql-proxy:2.11.1'),
+    message: /cloud-sql-proxy:2\.11\.0\) is Ready only while its \/readiness can dial every Cloud SQL instance/,
+    path: 'spec.template.spec.containers[1].readinessProbe.httpGet.path',
+  },
+  {
+    id: 'RW113-proxy-listener-on-pod-network',
+    bad: () => withProxy(['--address=0.0.0.0', ...HEALTH]),
+    good: () => withProxy(['--address=127.0.0.1', ...HEALTH]),
+    message: /--address is "0\.0\.0\.0" \(the flag "--address=0\.0\.0\.0"\): the database listener is on the pod's IP/,
+    path: 'spec.template.spec.containers[1].args',
+  },
+  {
+    id: 'RW306-migration-runs-in-pods',
+    bad: () => deploymentSet((d) => { d.spec.template.spec.initContainers = [{ name: 'schema', image: 'ghcr.io/acme/checkout-api:1.4.2', command: ['flask', 'db', 'upgrade'] }]; }),
+    good: () => deploymentSet((d) => { d.spec.template.spec.initContainers = [{ name: 'schema', image: 'ghcr.io/acme/checkout-api:1.4.2', command: ['flask', 'db', 'current'] }]; }),
+    message: /container "schema", an init container, looks like a schema migration \("flask db upgrade" \(Flask-Migrate's db upgrade\) in its command\)/,
+    path: 'spec.template.spec.initContainers[0]',
   },
   {
     id: 'RW401-analysis-unguarded-result-index',

@@ -1,7 +1,8 @@
-import { ApiObject, App, Chart, JsonPatch, Testing } from 'cdk8s';
+import { ApiObject, App, Chart, Duration, JsonPatch, Testing } from 'cdk8s';
 import { HttpService } from '../../src/constructs/http-service';
 import { Delivery } from '../../src/decisions/canary';
 import { EnvFrom, EnvValue, Volume } from '../../src/decisions/containers';
+import { AppServer } from '../../src/decisions/keep-alive';
 import { KubernetesVersion } from '../../src/decisions/kubernetes-version';
 import { Platform, ShutdownDelay } from '../../src/decisions/platform';
 import { checkoutApiProps, examplePlatform } from '../../src/example';
@@ -74,6 +75,17 @@ describe('container inputs render', () => {
     const objs = synthService({ image: 'gcr.io/acme/checkout-distroless:1.4.2', container: { shutdownDelay: ShutdownDelay.httpGet('/drain') } });
     expect(podOf(objs).containers[0].lifecycle.preStop).toEqual({ httpGet: { path: '/drain', port: 'http' } });
     expect(reasonsOf(objs)).toContain("lifecycle.preStop: Endpoint removal takes up to 10 s");
+  });
+
+  test('Go net/http on the 1.28 default (an exec of sleep) with an image whose name does not say distroless: refused, naming the ways (issue 24 review)', () => {
+    const go = { image: 'ghcr.io/acme/edge:3.1.0', appServer: AppServer.goNetHttp({ idleTimeout: Duration.seconds(90) }) };
+    expect(() => synthService(go)).toThrow(/container\.shutdownDelay = unset, so ShutdownDelay\.execSleep\(\) \(platform default for Kubernetes 1\.28\): appServer is Go net\/http, whose binaries usually run on distroless or scratch images, which have no sleep binary.*FailedPreStopHook.*Fix: say how this image waits: container\.shutdownDelay: ShutdownDelay\.execSleep\(\) if the image has a sleep binary.*ShutdownDelay\.httpGet.*ShutdownDelay\.inApplication\(\).*KubernetesVersion\.V1_33/);
+    // declared by the service, or the kubelet's sleep action on 1.33: accepted
+    expect(podOf(synthService({ ...go, container: { shutdownDelay: ShutdownDelay.execSleep() } })).containers[0].lifecycle.preStop).toEqual({ exec: { command: ['sleep', '10'] } });
+    expect(podOf(synthService({ ...go, container: { shutdownDelay: ShutdownDelay.inApplication() } })).containers[0].lifecycle).toBeUndefined();
+    expect(podOf(synthService({ ...go, platform: v133() })).containers[0].lifecycle.preStop).toEqual({ sleep: { seconds: 10 } });
+    // a distroless-named image is refused with the same ways
+    expect(() => synthService({ ...go, image: 'gcr.io/acme/edge-distroless:3.1.0' })).toThrow(/platform\.shutdownDelay = ShutdownDelay\.execSleep\(\) .*looks distroless.*Fix: set container\.shutdownDelay to ShutdownDelay\.httpGet.*KubernetesVersion\.V1_33/);
   });
 
   test('Kubernetes 1.33: the platform default becomes the sleep action, and the reason names the version', () => {

@@ -5,6 +5,7 @@ import { App, Chart, Duration, Testing } from 'cdk8s';
 import { main } from '../../src/cli/main';
 import { HttpService, HttpServiceProps } from '../../src/constructs/http-service';
 import { CanaryStep, Delivery } from '../../src/decisions/canary';
+import { EnvValue } from '../../src/decisions/containers';
 import { diffOutputs } from '../../src/diff/compare';
 import { formatDiffMarkdown, formatDiffText } from '../../src/diff/format';
 import { resolveSide } from '../../src/diff/sources';
@@ -16,6 +17,9 @@ import { SchemaValidator } from '../../src/schemas/validator';
 import { synthesize } from '../../src/synth/synth';
 import { ROOT } from '../support/compile';
 import { Manifest, workload } from '../support/manifests';
+import { threeServices, threeServicesPlatform } from '../fixtures/apps/three-services';
+import { KubernetesVersion } from '../../src/decisions/kubernetes-version';
+import { RollwiseApp } from '../../src/synth/rollwise-app';
 
 /** The papercuts of issue 24, each as a new user met it. */
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
@@ -51,6 +55,27 @@ describe('explain <file> <field path>', () => {
   });
 });
 
+describe('explain of a leaf whose reason sits on its parent (issue 24 review)', () => {
+  test('initContainers[0].readinessProbe.timeoutSeconds answers with the sidecar probe\'s reason, saying whose it is', async () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rw-explain-leaf-'));
+    try {
+      const props = threeServices(threeServicesPlatform(KubernetesVersion.V1_33))['orders-api'];
+      const file = path.join(tmp, 'orders-api.k8s.yaml');
+      const app = new RollwiseApp({ outdir: tmp });
+      new HttpService(new Chart(app, 'orders-api', { namespace: 'shop' }), 'orders-api', props);
+      app.synthesize({ onWarning: () => undefined });
+      const r = await cli(['explain', file, 'initContainers[0].readinessProbe.timeoutSeconds']);
+      expect(r.err).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.out).toMatch(/^Rollout\/orders-api spec\.template\.spec\.initContainers\[0\]\.readinessProbe\.timeoutSeconds = 3 {2}\(no reason of its own: the reason of spec\.template\.spec\.initContainers\[0\]\.readinessProbe, which holds it\)\n {4}The sidecar serves on port sql-health \(9801\), so it is probed with the app's readiness timing/);
+      // a leaf that exists nowhere is still an error
+      expect((await cli(['explain', file, 'initContainers[0].readinessProbe.nope'])).code).toBe(2);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('inputs given the wrong way are named as given', () => {
   test('a CPU limit override as a bare string says so and shows the right shape (not "undefined")', () => {
     expect(() => build({ overrides: { cpuLimit: '1' as never } })).toThrow(/overrides\.cpuLimit = 1: an override is an object \{ value, because \}.*Fix: write overrides\.cpuLimit: \{ value: '1', because: '<why this value is right for this service>' \}/);
@@ -67,6 +92,9 @@ describe('inputs given the wrong way are named as given', () => {
     try { CanaryStep.setWeight(150); } catch (e) { message = (e as Error).message; }
     expect(message).not.toContain('maxTrafficWeight');
     expect(() => CanaryStep.setWeight(12.5)).toThrow(/must be a whole number from 0 to 100/);
+    // the fix names the same range as the why (0 is valid: the controller accepts 0..100)
+    expect(message).toMatch(/Fix: use a whole percentage from 0 to 100, e\.g\. CanaryStep\.setWeight\(25\)/);
+    expect(() => CanaryStep.setWeight(0)).not.toThrow();
     expect(() => build({ delivery: Delivery.canary({ steps: [CanaryStep.setWeight(25), CanaryStep.pause(Duration.minutes(10)), CanaryStep.analysisGate()] }) })).not.toThrow();
   });
 
@@ -75,6 +103,21 @@ describe('inputs given the wrong way are named as given', () => {
     // the 6 min a sustained failure takes to abort there (docs/mechanisms.md#one-burst-and-the-limits).
     expect(() => build({ delivery: Delivery.canary({ steps: [CanaryStep.setWeight(25), CanaryStep.analysisGate()] }) }))
       .toThrow(/the hold \(5 min\) is shorter than the shortest window's abort.*Fix: 25 % already gives the sample over 2 min; hold it .*6 min\), e\.g\. CanaryStep\.setWeight\(25\), CanaryStep\.pause\(Duration\.minutes\(6\)\)/);
+  });
+});
+
+describe('values named as given (issue 24 review)', () => {
+  test('a rolling-update service without a namespace says unset, as the canary does, and as helpfully', () => {
+    const app = Testing.app();
+    const chart = new Chart(app, 'c');
+    let rolling = '';
+    try { new HttpService(chart, 'checkout-api', { ...checkoutApiProps(), delivery: Delivery.rollingUpdate() }); } catch (e) { rolling = (e as Error).message; }
+    expect(rolling).toMatch(/namespace = unset: neither the props nor the chart give one, and the alerts need it at synth.*would never fire\. Fix: give the chart a namespace \(new Chart\(app, id, \{ namespace: "shop" \}\)\) or set namespace; Environment\.addChart uses the environment's destination namespace\./);
+    expect(() => new HttpService(new Chart(Testing.app(), 'c'), 'checkout-api', checkoutApiProps())).toThrow(/namespace = unset: neither the props nor the chart give one.*Fix: give the chart a namespace \(new Chart\(app, id, \{ namespace: "shop" \}\)\)/);
+  });
+
+  test('an empty Secret key is named as empty, not printed as nothing', () => {
+    expect(() => build({ container: { env: { PASSWORD: EnvValue.fromSecret('orders-db', '') } } })).toThrow(/container\.env\.PASSWORD = "" \(empty\): is not a Secret key/);
   });
 });
 

@@ -1,7 +1,8 @@
 import { Chart, Duration, Testing } from 'cdk8s';
 import { HttpService, HttpServiceProps } from '../../src/constructs/http-service';
-import { SidecarProps } from '../../src/decisions/containers';
+import { EnvValue, SidecarProps } from '../../src/decisions/containers';
 import { KubernetesVersion } from '../../src/decisions/kubernetes-version';
+import { Platform } from '../../src/decisions/platform';
 import { warningsOf } from '../../src/synth/output';
 import { SchemaValidator } from '../../src/schemas/validator';
 import { lintObjects } from '../../src/rules/synth-check';
@@ -68,6 +69,17 @@ describe('the three-service app with the Cloud SQL Auth Proxy sidecar', () => {
     expect(lintObjects(objs).map((f) => `${f.ruleId} ${f.path}`)).toEqual([]);
   });
 
+  test('a start-up budget below 3 attempts of 5 s (Duration.seconds(1) gave failureThreshold 1) is refused with the reason; 15 s tolerates the first miss and one more', () => {
+    const liveness = { port: { name: 'sql-health', port: 9801, readinessPath: '/liveness' } };
+    expect(() => ordersApi(V1_33, { ...liveness, startupBudget: Duration.seconds(1) }))
+      .toThrow(/sidecars\[0\]\.startupBudget = 1 s: must be between 15 s and 3600 s: .*its first attempt runs the moment the container starts, before anything listens; below 15 s it gets fewer than 3 attempts \(1 s gives failureThreshold 1\).*Fix: .*at least 15 s/);
+    expect(proxyOf(ordersApi(V1_33, { ...liveness, startupBudget: Duration.seconds(15) }).objs, true).startupProbe).toMatchObject({ periodSeconds: 5, failureThreshold: 3 });
+    // the app's own budget and the platform's default, which sidecars inherit, have the same floor
+    const props = threeServices(threeServicesPlatform(V1_33))['orders-api'];
+    expect(() => new HttpService(new Chart(Testing.app(), 'x', { namespace: 'shop' }), 'orders-api', { ...props, health: { ...props.health, startupBudget: Duration.seconds(5) } })).toThrow(/health\.startupBudget = 5 s: must be between 15 s/);
+    expect(() => new Platform({ startupBudget: { value: Duration.seconds(10), because: 'our services start in two seconds flat' } })).toThrow(/platform\.startupBudget = 10 s: must be between 15 s/);
+  });
+
   test('on Kubernetes 1.28 it is an ordinary container: no startupProbe (it would not order start-up), and the warning says the app may start first', () => {
     const { objs, warnings } = ordersApi(undefined, { port: { name: 'sql-health', port: 9801, readinessPath: '/liveness' } });
     expect(proxyOf(objs, false).startupProbe).toBeUndefined();
@@ -76,10 +88,57 @@ describe('the three-service app with the Cloud SQL Auth Proxy sidecar', () => {
 
   test('health flags checked against the proxy: no --http-address (localhost by default), no --health-check, another --http-port', () => {
     const args = (...a: string[]) => ({ args: [...a, 'acme-prod:europe-west1:orders'] });
-    expect(() => ordersApi(V1_33, args('--port=5432', '--health-check', '--http-port=9801'))).toThrow(/health server listens on --http-address, "localhost" by default .*kubelet probes the pod's IP.*Fix: add "--http-address=0\.0\.0\.0"/);
+    expect(() => ordersApi(V1_33, args('--port=5432', '--health-check', '--http-port=9801'))).toThrow(/health server listens on --http-address "localhost" \(its default, cloud-sql-proxy v2\.14\.1 cmd\/root\.go\).*kubelet probes the pod's IP.*Fix: add "--http-address=0\.0\.0\.0"/);
     expect(() => ordersApi(V1_33, args('--port=5432', '--http-address=0.0.0.0', '--http-port=9801'))).toThrow(/only with --health-check.*Fix: add "--health-check"/);
-    expect(() => ordersApi(V1_33, args('--health-check', '--http-address', '0.0.0.0'))).toThrow(/listens on --http-port 9090 \(its default.*declares 9801.*Fix: add "--http-port=9801"/);
+    expect(() => ordersApi(V1_33, args('--health-check', '--http-address', '0.0.0.0'))).toThrow(/listens on --http-port 9090 \(its default.*probes ask port 9801.*Fix: add "--http-port=9801"/);
     expect(() => ordersApi(V1_33, { port: { name: 'sql-health', port: 9801, readinessPath: '/healthz' } })).toThrow(/answers only \/startup, \/liveness, \/readiness; any other path is a 404/);
+  });
+});
+
+describe('the proxy\'s configuration, read as the proxy reads it (command, args, env; cobra/pflag and viper, cloud-sql-proxy v2.14.1 cmd/root.go)', () => {
+  const health = ['--health-check', '--http-address=0.0.0.0', '--http-port=9801'];
+  const instance = 'acme-prod:europe-west1:orders';
+
+  test('flags in command (the entrypoint replaced) are read: accepted', () => {
+    const { objs, warnings } = ordersApi(V1_33, { command: ['/cloud-sql-proxy', '--port=5432', ...health], args: [instance] });
+    expect(proxyOf(objs, true).command).toEqual(['/cloud-sql-proxy', '--port=5432', ...health]);
+    expect(warnings.join('\n')).not.toMatch(/Cloud SQL Auth Proxy/);
+    // and a missing one is named in command, where the flags are
+    expect(() => ordersApi(V1_33, { command: ['/cloud-sql-proxy', '--health-check', '--http-port=9801'], args: [instance] })).toThrow(/sidecars\[0\]\.args = .*--http-address "localhost" \(its default/);
+    expect(() => ordersApi(V1_33, { command: ['/cloud-sql-proxy', '--health-check', '--http-address=127.0.0.1', '--http-port=9801'], args: [instance] })).toThrow(/sidecars\[0\]\.command = .*--http-address "127\.0\.0\.1" \(the flag "--http-address=127\.0\.0\.1"\)/);
+  });
+
+  test('configuration through CSQL_PROXY_* environment variables (CSQL_PROXY_ + the flag upper-cased, "-" as "_") is read: accepted', () => {
+    const env = { CSQL_PROXY_HEALTH_CHECK: EnvValue.fromValue('true'), CSQL_PROXY_HTTP_ADDRESS: EnvValue.fromValue('0.0.0.0'), CSQL_PROXY_HTTP_PORT: EnvValue.fromValue('9801') };
+    const { objs } = ordersApi(V1_33, { args: ['--port=5432', instance], env });
+    expect(proxyOf(objs, true).env.map((e: { name: string }) => e.name)).toEqual(Object.keys(env));
+    // flags win over the environment
+    expect(() => ordersApi(V1_33, { args: ['--port=5432', '--http-port=9090', instance], env })).toThrow(/--http-port 9090 \(the flag "--http-port=9090"\)/);
+    // a value ParseBool refuses is dropped without a word, leaving the health check off
+    expect(() => ordersApi(V1_33, { args: ['--port=5432', instance], env: { ...env, CSQL_PROXY_HEALTH_CHECK: EnvValue.fromValue('yes') } })).toThrow(/sidecars\[0\]\.env\.CSQL_PROXY_HEALTH_CHECK = "yes": .*CSQL_PROXY_HEALTH_CHECK="yes", which is no bool .*dropped without a word/);
+    // the wrong spelling is not read at all
+    expect(() => ordersApi(V1_33, { args: ['--port=5432', instance], env: { ...env, CSQL_PROXY_HEALTHCHECK: EnvValue.fromValue('true'), CSQL_PROXY_HEALTH_CHECK: EnvValue.fromValue('') } })).toThrow(/only with --health-check/);
+  });
+
+  test('a value from a Secret or a config file cannot be read: a warning, not a refusal', () => {
+    const { warnings } = ordersApi(V1_33, { args: ['--port=5432', '--health-check', '--http-port=9801', instance], env: { CSQL_PROXY_HTTP_ADDRESS: EnvValue.fromSecret('proxy', 'address') } });
+    expect(warnings.join('\n')).toMatch(/sidecars\[0\]\.env\.CSQL_PROXY_HTTP_ADDRESS \(Cloud SQL Auth Proxy\): --http-address comes from CSQL_PROXY_HTTP_ADDRESS, set from a Secret.*cannot be checked/);
+    const file = ordersApi(V1_33, { args: ['--config-file=/etc/proxy/config.toml', '--health-check', instance] });
+    expect(file.warnings.join('\n')).toMatch(/--http-address comes from not on the command line or in the environment, and the config file \/etc\/proxy\/config\.toml may set it/);
+  });
+
+  test('--health-check=false is the health check off; --health-check false leaves "false" an instance name (pflag bool)', () => {
+    expect(() => ordersApi(V1_33, { args: ['--port=5432', '--health-check=false', '--http-address=0.0.0.0', '--http-port=9801', instance] })).toThrow(/only with --health-check .*here it is off \(the flag "--health-check=false"\)/);
+    const { objs } = ordersApi(V1_33, { args: ['--port=5432', '--health-check', '--http-address', '0.0.0.0', '--http-port', '9801', instance] });
+    expect(proxyOf(objs, true).args).toContain('--http-port');
+    expect(() => ordersApi(V1_33, { args: ['--port=5432', ...health, '--http-port'] })).toThrow(/--http-port: the flag needs a value and none follows, so the proxy exits at start/);
+  });
+
+  test('--address=0.0.0.0 puts the database listener on the pod\'s IP: a warning that says the cluster can reach it', () => {
+    const { warnings } = ordersApi(V1_33, { args: ['--address=0.0.0.0', '--port=5432', ...health, instance] });
+    expect(warnings.join('\n')).toMatch(/sidecars\[0\]\.args \(Cloud SQL Auth Proxy\): --address is "0\.0\.0\.0".*every pod in the cluster can connect to the database through it.*unless a NetworkPolicy.*Fix: remove --address/);
+    expect(ordersApi(V1_33, { args: ['--port=5432', ...health, `${instance}?address=0.0.0.0&port=5432`] }).warnings.join('\n')).toMatch(/instance acme-prod:europe-west1:orders has \?address=0\.0\.0\.0/);
+    expect(ordersApi(V1_33, { args: ['-a', '127.0.0.1', '--port=5432', ...health, instance] }).warnings.join('\n')).not.toMatch(/--address/);
   });
 });
 
@@ -106,7 +165,32 @@ describe('an init container that looks like a migration', () => {
     const app = Testing.app();
     const migrate = { name: 'migrate', image: 'gcr.io/acme/ledger-distroless:0.9.4', command: ['/ledger', 'migrate'], resources: { cpu: '200m', memory: '256Mi' } };
     new HttpService(new Chart(app, 'ledger', { namespace: 'shop' }), 'ledger', { ...ledger, migrations: undefined, initContainers: [migrate] });
-    expect(warningsOf(app).join('\n')).toMatch(/initContainers\[0\] \(migrate\) looks like a schema migration \("migrate" in its name, command or args\): as an init container it runs in every pod, also in the canary's first pods.*migrations: Migration\.job/);
+    expect(warningsOf(app).join('\n')).toMatch(/initContainers\[0\] \(migrate\) looks like a schema migration \("\/ledger migrate" \(a migrate subcommand\) in its command\): as an init container it runs in every pod, also in the canary's first pods.*migrations: Migration\.job/);
+  });
+
+  const ordersWarnings = (change: (p: HttpServiceProps) => HttpServiceProps) => {
+    const app = Testing.app();
+    const props = threeServices(threeServicesPlatform(V1_33))['orders-api'];
+    new HttpService(new Chart(app, 'orders-api', { namespace: 'shop' }), 'orders-api', change({ ...props, migrations: undefined }));
+    return warningsOf(app).join('\n');
+  };
+  const res = { cpu: '50m', memory: '64Mi' };
+
+  test('the app\'s own command (sh -c "python manage.py migrate --noinput && exec gunicorn ..."): warned, it runs in every pod', () => {
+    expect(ordersWarnings((p) => ({ ...p, container: { ...p.container, command: ['sh', '-c'], args: ['python manage.py migrate --noinput && exec gunicorn --bind 0.0.0.0:8000 orders.wsgi:application'] } })))
+      .toMatch(/container \(the app\) looks like it runs a schema migration \("python manage\.py migrate --noinput" \(Django's migrate\) in its shell script \(args\)\): in the app container's command it runs in every pod, also in the canary's first pods.*Migration\.job/);
+  });
+
+  test('an init container named schema running flask db upgrade, and a sidecar named migrate: warned', () => {
+    expect(ordersWarnings((p) => ({ ...p, initContainers: [{ name: 'schema', image: 'ghcr.io/acme/orders-api:2.3.0', command: ['flask', 'db', 'upgrade'], resources: res }] })))
+      .toMatch(/initContainers\[0\] \(schema\) looks like a schema migration \("flask db upgrade" \(Flask-Migrate's db upgrade\) in its command\)/);
+    expect(ordersWarnings((p) => ({ ...p, sidecars: [...p.sidecars!, { name: 'migrate', image: 'ghcr.io/acme/orders-api:2.3.0', command: ['/bin/worker'], resources: res }] })))
+      .toMatch(/sidecars\[1\] \(migrate\) looks like a schema migration \("migrate" in its name \(migrate\)\): as a sidecar it runs in every pod/);
+  });
+
+  test('the app\'s ordinary command and a read-only check (manage.py migrate --check): no warning', () => {
+    expect(ordersWarnings((p) => p)).not.toMatch(/schema migration/);
+    expect(ordersWarnings((p) => ({ ...p, initContainers: [{ name: 'check', image: 'ghcr.io/acme/orders-api:2.3.0', command: ['python', 'manage.py', 'migrate', '--check'], resources: res }] }))).not.toMatch(/schema migration/);
   });
 
   test('a config render does not', () => {

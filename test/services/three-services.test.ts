@@ -38,7 +38,8 @@ describe.each([KubernetesVersion.V1_28, KubernetesVersion.V1_33])('three ordinar
     expect(reasons).toContain(`Kubernetes ${version.name} (platform.kubernetesVersion)`);
   });
 
-  test.each(['orders-api', 'ledger'])('%s: the migration is a PreSync hook Job with the app\'s image and security context; the pods have no migration container', (name) => {
+  // orders-api's migration needs its proxy, which a Job runs only as a native sidecar (1.29+)
+  test.each(version.nativeSidecars ? ['orders-api', 'ledger'] : ['ledger'])('%s: the migration is a PreSync hook Job with the app\'s image and security context; the pods have no migration container', (name) => {
     const job = out[name].find((o) => o.kind === 'Job') as Manifest;
     expect(job.metadata.name).toBe(`${name}-migrate`);
     expect(job.metadata.annotations).toMatchObject({ 'argocd.argoproj.io/hook': 'PreSync', 'argocd.argoproj.io/hook-delete-policy': 'BeforeHookCreation' });
