@@ -4,30 +4,20 @@ import { Pass } from '../schemas/structural';
 import { LintResult } from './engine';
 import { LintObject } from './source';
 import { Finding } from './types';
+import { ENGINE_RULES } from './catalogue';
+import { RuleMeta } from './rule';
 
 /**
  * The cluster's own validation as a lint stage, separate from the composition rules: what synth
  * runs on every object it writes (src/schemas/cluster-validator.ts) on any manifests. One rule per
- * validator: RW901 the kind's OpenAPI schema (strict), RW902 a CRD's CEL rule, RW903 the API
- * server's built-in validation. Findings are errors (the cluster refuses the object); they are not
+ * validator: RW801 the kind's OpenAPI schema (strict), RW802 a CRD's CEL rule, RW803 the API
+ * server's built-in validation (their texts are in the catalogue, so docs/rules.md lists them). Findings are errors (the cluster refuses the object); they are not
  * suppressible, because no reason makes the API server accept it.
  */
-export const CLUSTER_RULES: Record<ClusterProblem['source'], { readonly id: string; readonly mechanism: string; readonly fix: string }> = {
-  schema: {
-    id: 'RW901-kind-schema',
-    mechanism: 'The API server validates every object against its kind\'s OpenAPI schema and drops (or, with strict field validation, refuses) unknown fields; a wrong type is refused at apply time, after the pipeline passed (docs/synth.md#what-is-checked-before-anything-is-written).',
-    fix: 'give the field the type and value its kind\'s schema allows, or remove an unknown field.',
-  },
-  cel: {
-    id: 'RW902-crd-validation-rule',
-    mechanism: 'The CRD\'s x-kubernetes-validations rules (CEL) run in the API server on every create and update, after defaulting; a false rule refuses the object (docs/synth.md#what-is-checked-before-anything-is-written).',
-    fix: 'change the value so that the rule quoted in the message holds.',
-  },
-  builtin: {
-    id: 'RW903-api-server-validation',
-    mechanism: 'The API server\'s built-in validation (names, labels, annotations, tolerations, affinity, mounts, env names), the kubelet\'s image parsing and etcd\'s request size refuse these values whatever the schema says (docs/synth.md#what-is-checked-before-anything-is-written).',
-    fix: 'correct the value as the message says.',
-  },
+export const CLUSTER_RULES: Record<ClusterProblem['source'], RuleMeta> = {
+  schema: ENGINE_RULES.kindSchema,
+  cel: ENGINE_RULES.crdValidationRule,
+  builtin: ENGINE_RULES.apiServerValidation,
 };
 
 /** JSON pointer to the field path style of findings (`/spec/ports/0/name` -> `spec.ports[0].name`). */
