@@ -139,7 +139,7 @@ export function githubSlug(heading: string): string {
 
 const SOURCES = {
   endpointSlice: 'kube_endpointslice_endpoints{endpointslice, ready, address} (kube-state-metrics v2.19.1 internal/store/endpointslice.go, one series per address of each EndpointSlice, collected by default: "endpointslices" is in pkg/options/resource.go DefaultResources, "endpoints" is not; selected by the slices\' generated names <service>-<5 characters>, kubernetes endpointslice utils.go getEndpointSlicePrefix; addresses are counted once each, as a slice change may list one twice for a moment; only the ready and address labels are read: the same v2.19.1 code writes the Terminating condition into the serving label and swaps the hostname and terminating values)',
-  rolloutDesired: 'rollout_info_replicas_desired{namespace,name} (Argo Rollouts controller metrics, controller/metrics/prommetrics.go)',
+  rolloutDesired: 'rollout_info_replicas_desired{namespace,name} (Argo Rollouts controller metrics, controller/metrics/prommetrics.go; namespace is the Rollout\'s, kept by the scrape\'s honorLabels, docs/mechanisms.md#an-exporters-own-namespace-label)',
   deploymentDesired: 'kube_deployment_spec_replicas{namespace,deployment} (kube-state-metrics v2)',
   podReady: 'kube_pod_status_ready{condition="true"} (kube-state-metrics v2, one 0/1 series per condition)',
   podOwner: 'kube_pod_owner{owner_kind="ReplicaSet", owner_name} (kube-state-metrics v2.19.1 internal/store/pod.go, collected by default), joined on(namespace, pod): pods are selected by their ReplicaSet <name>-<pod-template-hash>, because the API server cuts a pod\'s generateName to 58 characters and long service names lose the hash from the pod names (docs/mechanisms.md#generated-names)',
@@ -518,6 +518,31 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
     ],
   }, `absent() of kube_endpointslice_info{namespace, endpointslice=~"${sliceRegex(name)}"} (kube-state-metrics v2.19.1 internal/store/endpointslice.go; 1 for every EndpointSlice, with or without endpoints), which exists only while kube-state-metrics collects endpointslices (in its DefaultResources, pkg/options/resource.go, v2.19.1) and the Service has slices, named <service>- cut to 58 characters plus 5 generated ones (docs/mechanisms.md#generated-names). The ready-endpoints alerts require it, so that a missing collector gives this warning instead of a permanent "0 ready" page. for ${promDuration(missingFor)}: longer than a new Service takes to appear in the scrape.`,
   { forSeconds: missingFor });
+
+  if (isRollout) {
+    // The controller exports rollout_info for every Rollout in its informer cache at every scrape
+    // (argo-rollouts v1.9.1 controller/metrics/rollouts.go Collect, RolloutLister.List), labelled with
+    // the Rollout's own namespace. It is absent only when the controller is not scraped, or when the
+    // scrape did not keep that label: with honor_labels false the target's namespace (the
+    // controller's) wins and the metric's is stored as exported_namespace (prometheus-operator v0.93.0
+    // pkg/prometheus/promcfg.go generatePodMonitorConfig and AddHonorLabels; prometheus
+    // scrape/scrape.go mutateSampleLabels), and a Prometheus with enforcedNamespaceLabel overwrites it
+    // last (pkg/namespacelabeler/labeler.go GetRelabelingConfigs).
+    add({
+      alert: 'RolloutMetricsMissing', mechanism: 'rollout-signal-missing', severity: 'warning',
+      expr: `absent(rollout_info{namespace="${ns}", name="${name}"})`,
+      for: promDuration(missingFor),
+      summary: `${name}: no rollout_info for Rollout ${ns}/${name} (the Argo Rollouts controller is not scraped with its own namespace label): the rollout and readiness-floor alerts are blind`,
+      description: `Prometheus has no rollout_info{namespace="${ns}", name="${name}"}: the Argo Rollouts controller is not scraped, or it is scraped without honorLabels and its namespace label is stored as exported_namespace beside the controller's own namespace. ReadyEndpointsBelowFloor, ReadyEndpointsOscillating, CanaryAnalysisFailed and RolloutDegraded select the controller's series by namespace and cannot fire until it is fixed (docs/mechanisms.md#an-exporters-own-namespace-label).`,
+      meaning: `The alerts on this Rollout read the Argo Rollouts controller's metrics by the service's namespace: desired replicas (the readiness floor), the rollout's phase and its analysis runs. The controller labels each series with the Rollout's namespace, and Prometheus keeps that label only when the scrape honours it; otherwise every series is stored under the controller's namespace and these alerts stay silent through an aborted release or a readiness cascade (docs/mechanisms.md#an-exporters-own-namespace-label).`,
+      checkFirst: [
+        `In Prometheus: \`count by (job, namespace) (rollout_info{exported_namespace="${ns}", name="${name}"})\`. A result means the controller is scraped without honorLabels: set honorLabels: true on that ServiceMonitor or PodMonitor (\`rollwise platform\`'s argo-rollouts-controller has it), or see docs/cluster.md for a Prometheus with overrideHonorLabels or enforcedNamespaceLabel.`,
+        'No result: whether anything scrapes the controller (port "metrics", 8090, path /metrics) and its target is up.',
+        `That the Rollout exists: \`kubectl -n ${ns} get rollout ${name}\`.`,
+      ],
+    }, `absent() of ${SOURCES.rolloutInfo} for Rollout ${name}. The controller exports it for every Rollout it knows at every scrape, labelled with the Rollout's namespace, so it is absent only when the controller is not scraped or its namespace label was not kept: without honorLabels the Prometheus Operator's target label namespace wins and the controller's is stored as exported_namespace (prometheus-operator v0.93.0 promcfg.go; docs/mechanisms.md#an-exporters-own-namespace-label). ReadyEndpointsBelowFloor, ReadyEndpointsOscillating, CanaryAnalysisFailed and RolloutDegraded would then be silent; this warning makes that loud. for ${promDuration(missingFor)}: longer than a new Rollout takes to appear in the scrape.`,
+    { forSeconds: missingFor });
+  }
 
   const values: Record<string, Decision<number | string>> = {
     'Ready floor (replicas)': floorD,

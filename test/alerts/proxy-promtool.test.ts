@@ -1,4 +1,4 @@
-import { bothServices, endpointSeries, expected, PromTest, repeat, runPromtool, Series } from './support';
+import { bothServices, controllerSeries, endpointSeries, expected, PromTest, repeat, runPromtool, Series } from './support';
 
 /**
  * The proxy's view, replayed on promtool, with series shaped as Envoy Gateway v1.9.0 exports them:
@@ -101,7 +101,7 @@ const tests: PromTest[] = [
       // the listener's counters (http.http-10080.*): every route on the port shares them
       { series: 'envoy_http_rq_direct_response{envoy_http_conn_manager_prefix="http-10080", namespace="envoy-gateway-system", pod="envoy-default-eg-7f9c-abcde"}', values: '0x9 1000+1000x30' },
       { series: 'envoy_http_downstream_rq_xx{envoy_http_conn_manager_prefix="http-10080", envoy_response_code_class="5", namespace="envoy-gateway-system", pod="envoy-default-eg-7f9c-abcde"}', values: '0x9 1000+1000x30' },
-      { series: 'rollout_info_replicas_desired{namespace="checkout", name="checkout-api", strategy="canary", traffic_router="argoproj-labs/gatewayAPI"}', values: '12x40' },
+      controllerSeries('rollout_info_replicas_desired', { namespace: 'checkout', name: 'checkout-api' }, '12x40'),
       // the EndpointSlice stays and lists no endpoint: no kube_endpointslice_endpoints series at all from 5m
       ...endpointSeries('checkout', 'checkout-api', repeat(12, 10), 12).map((x) => (x.series.startsWith('kube_endpointslice_info')
         ? { ...x, values: '1x40' }

@@ -1,15 +1,18 @@
 import { CLAIM_WINDOW_SECONDS } from '../../src/decisions/alerts';
-import { bothServices, expected, only, PromTest, runPromtool, Series } from './support';
+import { withoutHonorLabels } from '../support/scrape';
+import { bothServices, controllerSeries, expected, only, PromTest, ROLLOUTS_MONITOR, runPromtool, Series } from './support';
 
-/** Canary and rollout state from the Argo Rollouts controller, the Deployment variant, and CPU throttling, on promtool. */
+/**
+ * Canary and rollout state from the Argo Rollouts controller, the Deployment variant, and CPU
+ * throttling, on promtool. The controller's series are shaped as Prometheus stores them when it
+ * scrapes the controller through `rollwise platform`'s PodMonitor (controllerSeries).
+ */
 const { checkout, inventory } = bothServices();
 const none = (eval_time: string, alertname: string) => ({ eval_time, alertname, exp_alerts: [] });
-const rolloutInfo = (phase: string, values: string): Series => ({
-  series: `rollout_info{namespace="checkout", name="checkout-api", strategy="canary", traffic_router="argoproj-labs/gatewayAPI", phase="${phase}", job="argo-rollouts-metrics"}`, values,
-});
-const run = (name: string, phase: string, values: string): Series => ({
-  series: `analysis_run_info{namespace="checkout", name="${name}", phase="${phase}", job="argo-rollouts-metrics"}`, values,
-});
+const rolloutInfo = (phase: string, values: string, monitor = ROLLOUTS_MONITOR): Series =>
+  controllerSeries('rollout_info', { namespace: 'checkout', name: 'checkout-api', strategy: 'canary', traffic_router: 'argoproj-labs/gatewayAPI', phase }, values, monitor);
+const run = (name: string, phase: string, values: string, monitor = ROLLOUTS_MONITOR): Series =>
+  controllerSeries('analysis_run_info', { namespace: 'checkout', name, phase }, values, monitor);
 /** promtool values from runs of one token: ticks(['1', 10], ['stale', 1]) is ten 1s, then a staleness marker. */
 const ticks = (...runs: [string, number][]) => runs.map(([v, n]) => Array.from({ length: n }, () => v).join(' ')).join(' ');
 const RUN = 'checkout-api-6f9d8c7b5-4-2';
@@ -148,6 +151,26 @@ const tests: PromTest[] = [
     alert_rule_test: [
       none('3m', 'RolloutDegraded'), none('8m', 'RolloutDegraded'), none('15m', 'RolloutDegraded'),
       none('8m', 'CanaryAnalysisFailed'), none('15m', 'CanaryAnalysisFailed'),
+      // rollout_info is there under the Rollout's own namespace: the signal is not missing
+      none('15m', 'RolloutMetricsMissing'),
+    ],
+  },
+  {
+    // The argo-rollouts Helm chart's ServiceMonitor, a monitor without honorLabels, or a Prometheus
+    // with overrideHonorLabels: the controller's namespace="checkout" is stored as
+    // exported_namespace, under namespace="argo-rollouts". The same failed-analysis abort as above.
+    name: 'the controller scraped without honorLabels: the rollout alerts cannot see the abort, and RolloutMetricsMissing says why',
+    interval: '30s',
+    input_series: [
+      rolloutInfo('Progressing', '1x9 stale', withoutHonorLabels(ROLLOUTS_MONITOR)),
+      rolloutInfo('Abort', '_x9 1x30', withoutHonorLabels(ROLLOUTS_MONITOR)),
+      run(RUN, 'Running', '1x9 stale', withoutHonorLabels(ROLLOUTS_MONITOR)),
+      run(RUN, 'Failed', '_x9 1x30', withoutHonorLabels(ROLLOUTS_MONITOR)),
+    ],
+    alert_rule_test: [
+      none('8m', 'CanaryAnalysisFailed'), none('8m', 'RolloutDegraded'),
+      none('9m30s', 'RolloutMetricsMissing'), // for 10m
+      { eval_time: '10m', alertname: 'RolloutMetricsMissing', exp_alerts: [expected(checkout, 'RolloutMetricsMissing', { name: 'checkout-api' }, 1)] },
     ],
   },
   {

@@ -34,7 +34,8 @@ describe('PrometheusRule', () => {
     const byName = Object.fromEntries(checkout.rules.map((r) => [r.alert, r]));
     expect(Object.keys(byName)).toEqual(['ReadyEndpointsBelowFloor', 'ReadyEndpointsOscillating', 'ReadinessFlapping', 'Route5xxOverSlo',
       'EnvoyNoHealthyUpstream', 'EnvoyUpstreamResetKeepAliveRace', 'EnvoyUpstreamConnectFailure', 'EnvoyUpstreamOverflow', 'EnvoyUpstreamTimeout',
-      'CanaryAnalysisFailed', 'RolloutDegraded', 'ReadyEndpointsMetricMissing']);
+      'CanaryAnalysisFailed', 'RolloutDegraded', 'ReadyEndpointsMetricMissing', 'RolloutMetricsMissing']);
+    expect(byName.RolloutMetricsMissing).toMatchObject({ severity: 'warning', for: '10m', expr: 'absent(rollout_info{namespace="checkout", name="checkout-api"})' });
     expect(byName.ReadyEndpointsMetricMissing).toMatchObject({ severity: 'warning', for: '10m', expr: 'absent(kube_endpointslice_info{namespace="checkout", endpointslice=~"checkout-api-[bcdfghjklmnpqrstvwxz2456789]{5}"})' });
     // startup 12 x 5 s = 60 s + return 3 x 10 s = 30 s + minReadySeconds 30 s = 120 s
     expect(byName.ReadyEndpointsBelowFloor.for).toBe('2m');
