@@ -149,6 +149,7 @@ const SOURCES = {
   cfs: 'container_cpu_cfs_throttled_periods_total / container_cpu_cfs_periods_total (cAdvisor, kubelet /metrics/cadvisor)',
   rolloutInfo: 'rollout_info{namespace,name,strategy,traffic_router,phase} with phase one of Completed, Progressing, Paused, Timeout, Error, Abort, InvalidSpec (Argo Rollouts controller, controller/metrics/rollouts.go calculatePhase)',
   analysisRunInfo: 'analysis_run_info{namespace,name,phase} (Argo Rollouts controller; analysis_run_phase is its deprecated twin), runs named <rollout>-<pod-hash>-<revision>[-<step>] (rollout/analysis.go newAnalysisRunFromRollout, v1.9.1) and, when that name is taken (a re-run of the same revision), <name>.<N> (utils/analysis/helpers.go CreateWithCollisionCounter)',
+  replicaSetOwner: 'kube_replicaset_owner{namespace, replicaset, owner_kind="Rollout", owner_name} (kube-state-metrics v2.19.1 internal/store/replicaset.go, collected by default), joined on(namespace, replicaset) with the run name\'s <rollout>-<hash> part (label_replace)',
   deploymentCondition: 'kube_deployment_status_condition{condition="Progressing",status="false"} (kube-state-metrics v2)',
 };
 
@@ -439,7 +440,7 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
   if (isRollout) {
     // <rollout>-<pod-template-hash>-<revision>[-<step index>][.<N>] (argo-rollouts v1.9.1
     // rollout/analysis.go, utils/analysis/helpers.go CreateWithCollisionCounter); the hash alphabet
-    // keeps another Rollout named <name>-<word> out.
+    // keeps out another Rollout named <name>-<word> unless its word is spelled in it (see ownRuns).
     const runRegex = `${escapeRegex(name)}-[${HASH_ALPHABET}]{1,${MAX_HASH_LENGTH}}-[0-9]+(-[0-9]+)?([.][0-9]+)?`;
     // A failed run outlives its abort: the controller keeps the last 5 unsuccessful AnalysisRuns of a
     // Rollout (utils/defaults/defaults.go DefaultAnalysisRunUnsuccessfulHistoryLimit, v1.9.1), and
@@ -453,13 +454,28 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
     // Failed and the rollout not yet Abort: up to CLAIM_SKEW_SCRAPES such scrapes are tolerated. A
     // rule sees only its window back: a run that failed more than CLAIM_WINDOW_SECONDS ago claims
     // nothing, so an abort older than that is RolloutDegraded's, never an old run's.
+    // The pattern alone cannot tell this Rollout's runs from another's: a Rollout named
+    // <name>-<word> whose word is spelled in the hash alphabet (checkout-api-bff) and whose hash is
+    // all digits has runs like checkout-api-bff-5974865-7, read as hash "bff", revision 5974865,
+    // step 7. analysis_run_info carries only namespace, name and phase (prommetrics.go
+    // MetricAnalysisRunInfo, v1.9.1), no Rollout. But a run's name begins with the name of the
+    // ReplicaSet it analyses, <rollout>-<pod-template-hash> (newAnalysisRunFromRollout joins
+    // rollout.Name, podHash and the revision; the ReplicaSet is <rollout>-<hash>, rollout/sync.go),
+    // and that ReplicaSet is owned by the Rollout (NewControllerRef, kind Rollout, rollout/sync.go),
+    // which kube-state-metrics exports as kube_replicaset_owner{namespace, replicaset, owner_kind,
+    // owner_name} (v2.19.1 internal/store/replicaset.go; "replicasets" is in DefaultResources,
+    // pkg/options/resource.go). So a run claims only if the ReplicaSet its name starts with is this
+    // Rollout's: checkout-api-bff is not checkout-api's. The hash class holds no "-", so the
+    // ReplicaSet part of a name is read in one way only.
+    const runReplicaSet = `label_replace(analysis_run_info{namespace="${ns}", name=~"${runRegex}", phase=~"Failed|Error"}, "replicaset", "$1", "name", "(${rsRegex})-.*")`;
+    const ownRuns = `max by (namespace, name) (${runReplicaSet} and on(namespace, replicaset) kube_replicaset_owner{namespace="${ns}", owner_kind="Rollout", owner_name="${name}"})`;
     const failedRuns = (offset = '') => `max by (namespace, name, phase) (analysis_run_info{namespace="${ns}", name=~"${runRegex}", phase=~"Failed|Error"}${offset})`;
     const aborted = `max by (namespace) (rollout_info{namespace="${ns}", name="${name}", phase="Abort"})`;
     const notAborted = `max by (namespace) (rollout_info{namespace="${ns}", name="${name}", phase!="Abort"})`;
     const claimWindow = promDuration(CLAIM_WINDOW_SECONDS);
     const movedOn = `count_over_time((${failedRuns()} and on(namespace) ${notAborted})[${claimWindow}:${promDuration(scrape)}]) > ${CLAIM_SKEW_SCRAPES}`;
     const claiming = `(${failedRuns()} unless ${failedRuns(` offset ${claimWindow}`)}) unless on(namespace, name, phase) (${movedOn})`;
-    const analysisFailed = `${claiming} and on(namespace) ${aborted}`;
+    const analysisFailed = `(${claiming} and on(namespace, name) ${ownRuns}) and on(namespace) ${aborted}`;
     add({
       alert: 'CanaryAnalysisFailed', mechanism: 'canary-analysis', severity: 'warning',
       expr: analysisFailed, for: promDuration(2 * scrape),
@@ -471,7 +487,7 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
         'Error (not Failed) means the query returned nothing or NaN: check the analysis query, not the app.',
         'Roll back with `git revert` of the release commit; do not `kubectl argo rollouts undo` (self-heal re-applies Git, docs/mechanisms.md#gitops-rollback).',
       ],
-    }, `${SOURCES.analysisRunInfo} in phase Failed or Error for a run of Rollout ${name}, while ${SOURCES.rolloutInfo} says phase Abort, and only a run that caused this abort: Argo Rollouts keeps the last 5 unsuccessful runs (utils/defaults/defaults.go, v1.9.1), so a run of an older release stays Failed in the metrics and would otherwise claim a later abort by hand. A run claims the abort when the rollout has been in Abort ever since the run failed: if the ${claimWindow} subquery at the ${scrape} s scrape step finds more than ${CLAIM_SKEW_SCRAPES} scrapes with the run Failed and the rollout in another phase (the next release progressing, a retry, a revert), the abort the run caused is over; up to ${CLAIM_SKEW_SCRAPES} are the moment between the run's status write and the rollout's. A run whose Failed series already existed ${claimWindow} ago claims nothing, because the rule cannot see further back: a failed-analysis abort left for over ${claimWindow} is reported by RolloutDegraded from then on. for ${promDuration(2 * scrape)} (two scrapes).`,
+    }, `${SOURCES.analysisRunInfo} in phase Failed or Error for a run of Rollout ${name}, while ${SOURCES.rolloutInfo} says phase Abort, and only a run that caused this abort: Argo Rollouts keeps the last 5 unsuccessful runs (utils/defaults/defaults.go, v1.9.1), so a run of an older release stays Failed in the metrics and would otherwise claim a later abort by hand. A run claims the abort when the rollout has been in Abort ever since the run failed: if the ${claimWindow} subquery at the ${scrape} s scrape step finds more than ${CLAIM_SKEW_SCRAPES} scrapes with the run Failed and the rollout in another phase (the next release progressing, a retry, a revert), the abort the run caused is over; up to ${CLAIM_SKEW_SCRAPES} are the moment between the run's status write and the rollout's. A run claims only if the ReplicaSet its name begins with, <name>-<pod-template-hash>, is owned by Rollout ${name} (${SOURCES.replicaSetOwner}): the name pattern alone also matches runs of a Rollout named ${name}-<word> whose word is spelled in the hash alphabet (e.g. ${name}-bff-5974865-7, read as hash "bff"); without kube-state-metrics' replicasets the abort is reported by RolloutDegraded instead. A run whose Failed series already existed ${claimWindow} ago claims nothing, because the rule cannot see further back: a failed-analysis abort left for over ${claimWindow} is reported by RolloutDegraded from then on. for ${promDuration(2 * scrape)} (two scrapes).`,
     { forSeconds: 2 * scrape, claimWindowSeconds: CLAIM_WINDOW_SECONDS, claimSkewScrapes: CLAIM_SKEW_SCRAPES });
 
     add({
