@@ -35,8 +35,9 @@
  * - Envoy (via Envoy Gateway's /stats/prometheus): `envoy_cluster_upstream_rq_total`,
  *   `envoy_cluster_upstream_rq_xx{envoy_response_code_class}` (a class's series exists only after
  *   its first response: source/common/http/codes.cc), `envoy_cluster_upstream_cx_idle_timeout`,
- *   `envoy_cluster_upstream_cx_destroy_remote_with_active_rq` (static cluster stats: 0 from the
- *   start), all with `envoy_cluster_name="httproute/<ns>/<route>/rule/0"`. Envoy names counters
+ *   `envoy_cluster_upstream_cx_destroy_remote_with_active_rq` (in the cluster's traffic-stats block,
+ *   which Envoy Gateway's deferred stats create at the cluster's first request, every counter at 0:
+ *   0 from the start of a route with traffic), all with `envoy_cluster_name="httproute/<ns>/<route>/rule/0"`. Envoy names counters
  *   by the stat itself and appends no `_total` (upstream_rq_total is the stat's own name), so in the
  *   OpenMetrics text, which requires `_total` on counter samples, they are typed `unknown` to keep
  *   the exact names (the TSDB stores no types). Envoy Gateway v1.9.0's dashboards query these names
