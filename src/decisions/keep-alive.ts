@@ -304,25 +304,58 @@ export function idleTimeoutFor(keepAliveSeconds: number): number | undefined {
   return idle >= MIN_IDLE_SECONDS ? idle : undefined;
 }
 
+/** The shortest whole-second app keep-alive whose proxy idle timeout is at least `idleSeconds`. */
+export function minKeepAliveForIdle(idleSeconds: number): number {
+  let ka = Math.ceil(idleSeconds);
+  while ((idleTimeoutFor(ka) ?? 0) < idleSeconds) ka++;
+  return ka;
+}
+
 /**
- * When Linux re-sends an unanswered SYN, in seconds after the first: the initial retransmission
- * timeout is 1 s (include/net/tcp.h TCP_TIMEOUT_INIT, "RFC6298 2.1 initial RTO value", set by
- * tcp_connect_init in net/ipv4/tcp_output.c) and doubles at each retransmission (net/ipv4/tcp_timer.c
- * tcp_retransmit_timer), so retransmissions go out 1, 3, 7, 15, 31 and 63 s after the first SYN
- * (tcp_syn_retries defaults to 6) (docs/mechanisms.md#a-lost-syn-and-the-connect-timeout).
+ * When Linux re-sends an unanswered SYN, in seconds after the first, on kernels before 6.5: the
+ * initial retransmission timeout is 1 s (include/net/tcp.h TCP_TIMEOUT_INIT, "RFC6298 2.1 initial
+ * RTO value", set by tcp_connect_init in net/ipv4/tcp_output.c) and doubles at each retransmission
+ * (net/ipv4/tcp_timer.c tcp_retransmit_timer), so retransmissions go out 1, 3, 7, 15, 31 and 63 s
+ * after the first SYN (tcp_syn_retries defaults to 6) (docs/mechanisms.md#a-lost-syn-and-the-connect-timeout).
  */
 export const SYN_RETRANSMIT_SECONDS = [1, 3, 7, 15, 31, 63] as const;
 
-/** How many lost SYNs in a row a connect timeout of `seconds` survives: retransmissions sent before it, answered within an in-cluster round trip. */
-export function lostSynsSurvived(seconds: number): number {
-  return SYN_RETRANSMIT_SECONDS.filter((t) => t < seconds).length;
+/**
+ * The same from Linux 6.5 on (commit ccce324dabfe, "tcp: make the first N SYN RTO backoffs
+ * linear"): tcp_retransmit_timer doubles the timeout of a socket in SYN_SENT only once its
+ * total_rto exceeds net.ipv4.tcp_syn_linear_timeouts (default 4, tcp_sk_init in net/ipv4/tcp_ipv4.c),
+ * so the first five retransmissions go out 1 s apart, then the wait doubles from 2 s; and
+ * tcp_write_timeout allows tcp_syn_retries + tcp_syn_linear_timeouts = 10 of them
+ * (Documentation/networking/ip-sysctl.rst: "SYN RTOs to be: 1, 1, 1, 1, 1, 2, 4, ...").
+ */
+export const SYN_RETRANSMIT_SECONDS_LINEAR = [1, 2, 3, 4, 5, 7, 11, 19, 35, 67] as const;
+
+/** How many lost SYNs in a row a connect timeout of `seconds` survives on a kernel retransmitting at `schedule`: retransmissions sent before it, answered within an in-cluster round trip. */
+export function lostSynsSurvivedOn(seconds: number, schedule: readonly number[]): number {
+  return schedule.filter((t) => t < seconds).length;
 }
 
-/** The kernel's schedule against a connect timeout, in one sentence. */
+/**
+ * How many lost SYNs in a row a connect timeout of `seconds` survives on any kernel: the worse of
+ * the two schedules, which is always the one before 6.5 (it never retransmits earlier).
+ */
+export function lostSynsSurvived(seconds: number): number {
+  return Math.min(lostSynsSurvivedOn(seconds, SYN_RETRANSMIT_SECONDS), lostSynsSurvivedOn(seconds, SYN_RETRANSMIT_SECONDS_LINEAR));
+}
+
+/** The kernel's schedules against a connect timeout, in one sentence. */
 function synSentence(connectSeconds: number): string {
-  const n = lostSynsSurvived(connectSeconds);
-  const next = SYN_RETRANSMIT_SECONDS[n];
-  return `An in-cluster connect takes milliseconds, but Linux re-sends a lost SYN only 1 s after the first, then 3 s and 7 s after it (initial retransmission timeout 1 s, doubling: include/net/tcp.h TCP_TIMEOUT_INIT), so a connect timeout of ${showDuration(connectSeconds)} survives ${n === 0 ? 'no lost SYN: each one is a 503 UF' : `${n} lost SYN${n > 1 ? 's' : ''} in a row${next !== undefined ? ` (the next retransmission, ${next} s after the first, comes too late)` : ''}`} (docs/mechanisms.md#a-lost-syn-and-the-connect-timeout).`;
+  const old = lostSynsSurvivedOn(connectSeconds, SYN_RETRANSMIT_SECONDS);
+  const linear = lostSynsSurvivedOn(connectSeconds, SYN_RETRANSMIT_SECONDS_LINEAR);
+  const n = Math.min(old, linear);
+  const syns = (k: number) => `${k} lost SYN${k === 1 ? '' : 's'}`;
+  const at = (schedule: readonly number[], k: number) => (schedule[k] === undefined ? 'never' : `${schedule[k]} s after the first`);
+  const survives = n === 0
+    ? 'no lost SYN on any kernel: each one is a 503 UF'
+    : old === linear
+      ? `${syns(n)} in a row on any kernel (the next retransmission comes ${at(SYN_RETRANSMIT_SECONDS, old)} before 6.5 and ${at(SYN_RETRANSMIT_SECONDS_LINEAR, linear)} from 6.5 on: too late)`
+      : `at least ${syns(n)} in a row: ${old} on kernels before 6.5 (the next retransmission, ${at(SYN_RETRANSMIT_SECONDS, old)}, comes too late), ${linear} from 6.5 on`;
+  return `An in-cluster connect takes milliseconds, but Linux re-sends a lost SYN only after 1 s (initial retransmission timeout, include/net/tcp.h TCP_TIMEOUT_INIT), then kernels before 6.5 double the wait (retransmissions 1, 3, 7, 15 s after the first SYN) while 6.5 and later keep 1 s for the first five (tcp_syn_linear_timeouts 4: 1, 2, 3, 4, 5, 7, 11 s; net/ipv4/tcp_timer.c), so a connect timeout of ${showDuration(connectSeconds)} survives ${survives} (docs/mechanisms.md#a-lost-syn-and-the-connect-timeout).`;
 }
 
 /** The connect timeout for an idle timeout: Envoy's 10 s default, lowered to the idle timeout. */
@@ -411,7 +444,7 @@ export function proxyConnectTimeout(idle: Decision<number | undefined>, override
   const computed = idleS === undefined
     ? decided(value, `Envoy's default ${showDuration(value)}, written out because with no keep-alive every request opens a new connection and waits on this timeout; no idle timeout is set, so the idle >= connect rule (envoy#42753) does not bind. ${synSentence(value)}`, { connectSeconds: value, lostSynsSurvived: lostSynsSurvived(value) })
     : value < ENVOY_DEFAULT_CONNECT_TIMEOUT_SECONDS
-      ? decided(value, `Envoy's default connect timeout is ${showDuration(ENVOY_DEFAULT_CONNECT_TIMEOUT_SECONDS)}, lowered to the idle timeout ${showDuration(idleS)}: Envoy starts the idle timer before the connection is established and closes a connect that outlasts it (envoy#42753), so the idle timeout bounds the connect whatever is set, and connect ${showDuration(value)} <= idle ${showDuration(idleS)} says so. ${synSentence(value)}${lostSynsSurvived(value) === 0 ? ' That is the price of an app keep-alive this short: raising it (and with it the idle timeout to 3 s or more) lets a connect survive one lost SYN.' : ''}`, { connectSeconds: value, idleSeconds: idleS, lostSynsSurvived: lostSynsSurvived(value) })
+      ? decided(value, `Envoy's default connect timeout is ${showDuration(ENVOY_DEFAULT_CONNECT_TIMEOUT_SECONDS)}, lowered to the idle timeout ${showDuration(idleS)}: Envoy starts the idle timer before the connection is established and closes a connect that outlasts it (envoy#42753), so the idle timeout bounds the connect whatever is set, and connect ${showDuration(value)} <= idle ${showDuration(idleS)} says so. ${synSentence(value)}${lostSynsSurvived(value) === 0 ? ` That is the price of an app keep-alive this short: raising it until the idle timeout is ${showDuration(SYN_RETRANSMIT_SECONDS[0] + 1)} or more (an app keep-alive of ${showDuration(minKeepAliveForIdle(SYN_RETRANSMIT_SECONDS[0] + 1))} gives that) lets a connect survive one lost SYN on any kernel.` : ''}`, { connectSeconds: value, idleSeconds: idleS, lostSynsSurvived: lostSynsSurvived(value) })
       : decided(value, `Envoy's default ${showDuration(value)}, written out to show it is not above the idle timeout ${showDuration(idleS)} (envoy#42753: Envoy starts the idle timer before the connection is established). ${synSentence(value)}`, { connectSeconds: value, idleSeconds: idleS, lostSynsSurvived: lostSynsSurvived(value) });
   const d = withOverride('connectTimeout', computed, override && { value: seconds(override.value), because: override.because }, showDuration);
   if (d.overridden) {
