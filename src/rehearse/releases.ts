@@ -78,10 +78,12 @@ export const RELEASES: readonly Release[] = [
 
 /**
  * The releases synth rehearses for every canary service: a healthy one must promote, a clearly bad
- * one and a canary pod that leaves Ready right after its first Ready (before the run starts) must
- * abort at the first weight.
+ * one must abort at the first weight. canary-leaves-ready-once is left to `rollwise rehearse`: with
+ * a return window shorter than a scrape (failureThreshold 2 gives 20 s) the pod's outage can fall
+ * between two kube-state-metrics samples, which no departure window can see, so gating synth on it
+ * would refuse such a service with a fix that cannot help.
  */
-export const SYNTH_RELEASES: readonly string[] = ['healthy', 'canary-5xx-10', 'canary-leaves-ready-once'];
+export const SYNTH_RELEASES: readonly string[] = ['healthy', 'canary-5xx-10'];
 
 export function releaseById(id: string): Release {
   const r = RELEASES.find((x) => x.id === id);

@@ -2,9 +2,8 @@
  * Synth rehearses every canary service with the same model as `rollwise rehearse`, on the
  * in-process PromQL evaluator (synth must not need a Prometheus binary; the evaluator is proven equal
  * to Prometheus 2.42 on the rehearsal data by test/rehearse/promql-differential.test.ts), and refuses
- * a service whose healthy release would not promote, or whose 10 % error release or whose canary pod
- * leaving Ready right after its first Ready would not abort at the first weight. The message is the
- * rehearsal's own sentence.
+ * a service whose healthy release would not promote or whose 10 % error release would not abort at
+ * the first weight. The message is the rehearsal's own sentence.
  */
 import { readRolloutObjects, RehearseInputError } from './manifest';
 import { PromqlUnsupported } from './promql';
@@ -30,7 +29,6 @@ export interface SynthRehearsal {
 const FIX: Record<string, string> = {
   healthy: 'the analysis must pass a canary that answers no 5xx at all (Envoy then has no class "5" series) and whose new pods are not Ready while they start; see the timeline with `rollwise rehearse <manifest>`.',
   'canary-5xx-10': 'the analysis must fail a canary answering 10 % 5xx before the rollout leaves its first weight; see the timeline with `rollwise rehearse <manifest>`.',
-  'canary-leaves-ready-once': 'the readiness-departures metric must count a canary pod that left Ready before it was first available: its first measurement must look back past the return window + minReadySeconds before the run\'s start (docs/mechanisms.md#one-burst-and-the-limits); see the timeline with `rollwise rehearse <manifest>`.',
 };
 const LOW_TRAFFIC_FIX = 'declare the traffic the canary really gets, or give the canary more of it: a higher first weight, a longer measurement window and pause, or a first step that waits for a human (CanaryStep.pauseUntilPromoted()) with a reason; `rollwise rehearse <manifest>` shows the timeline.';
 
