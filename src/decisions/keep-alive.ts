@@ -304,13 +304,6 @@ export function idleTimeoutFor(keepAliveSeconds: number): number | undefined {
   return idle >= MIN_IDLE_SECONDS ? idle : undefined;
 }
 
-/** The shortest whole-second app keep-alive whose proxy idle timeout is at least `idleSeconds`. */
-export function minKeepAliveForIdle(idleSeconds: number): number {
-  let ka = Math.ceil(idleSeconds);
-  while ((idleTimeoutFor(ka) ?? 0) < idleSeconds) ka++;
-  return ka;
-}
-
 /**
  * When Linux re-sends an unanswered SYN, in seconds after the first, on kernels before 6.5: the
  * initial retransmission timeout is 1 s (include/net/tcp.h TCP_TIMEOUT_INIT, "RFC6298 2.1 initial
@@ -358,9 +351,22 @@ function synSentence(connectSeconds: number): string {
   return `An in-cluster connect takes milliseconds, but Linux re-sends a lost SYN only after 1 s (initial retransmission timeout, include/net/tcp.h TCP_TIMEOUT_INIT), then kernels before 6.5 double the wait (retransmissions 1, 3, 7, 15 s after the first SYN) while 6.5 and later keep 1 s for the first five (tcp_syn_linear_timeouts 4: 1, 2, 3, 4, 5, 7, 11 s; net/ipv4/tcp_timer.c), so a connect timeout of ${showDuration(connectSeconds)} survives ${survives} (docs/mechanisms.md#a-lost-syn-and-the-connect-timeout).`;
 }
 
-/** The connect timeout for an idle timeout: Envoy's 10 s default, lowered to the idle timeout. */
-export function connectTimeoutFor(idleSeconds: number | undefined): number {
-  return idleSeconds === undefined ? ENVOY_DEFAULT_CONNECT_TIMEOUT_SECONDS : Math.min(ENVOY_DEFAULT_CONNECT_TIMEOUT_SECONDS, idleSeconds);
+/**
+ * The connect timeout for an idle timeout: Envoy's 10 s default, whatever the idle timeout. Envoy
+ * before 1.38.0 ran the upstream idle timer while a connection was still being established and
+ * closed a connect that outlasted it (envoy#42753), so the idle timeout bounded the connect and
+ * rollwise lowered the connect timeout to it. Envoy 1.38.0 fixed that (changelogs/1.38.0.yaml,
+ * bug_fixes, area http: "Fixed upstream client to not close connection when idle timeout fires before
+ * the connection is established", envoyproxy/envoy#42756; runtime guard
+ * envoy.reloadable_features.codec_client_enable_idle_timer_only_when_connected, on by default; read in
+ * the code index, as the repository is too large to fetch), the 1.39.0 changelog does not revert it,
+ * and Envoy Gateway v1.9.0 runs Envoy v1.39.0 (api/v1alpha1/shared_types.go DefaultEnvoyProxyImage)
+ * and sets no runtime override (internal/xds/bootstrap). On an older Envoy image the idle timer still
+ * cuts the connect at the idle timeout, the same outcome as a connect timeout lowered to it, so the
+ * default is never worse.
+ */
+export function connectTimeoutFor(_idleSeconds: number | undefined): number {
+  return ENVOY_DEFAULT_CONNECT_TIMEOUT_SECONDS;
 }
 
 const MARGIN_WHY = `The margin covers a request in flight: the proxy may hand a request to a connection just before its own timer fires, and that request must reach the app before the app's timer fires; the app's timer also started a little earlier (when it wrote the last response). In a cluster that is milliseconds, a lost segment is re-sent after 200 ms or more, so at least ${MIN_MARGIN_SECONDS} s; ${MARGIN_FRACTION * 100} % for longer keep-alives because a lower idle timeout only costs an in-cluster reconnect while a higher one is the 503 (docs/mechanisms.md#keep-alive-race).`;
@@ -437,23 +443,16 @@ export function checkProxyClosesFirst(server: AppServer, idleSeconds: number | u
     `set the proxy idle timeout below ${showDuration(ka)}${safe !== undefined ? ` (remove the override to get ${showDuration(safe)})` : ''}; or, if this race is deliberate, add acceptKeepAliveRace: { value: true, because: '<why>' }.`);
 }
 
-/** The connect timeout: Envoy's 10 s default, never above the idle timeout (envoy#42753). */
+/** The connect timeout: Envoy's 10 s default, not lowered to the idle timeout (envoy#42753 is fixed in the Envoy that Envoy Gateway v1.9.0 runs). */
 export function proxyConnectTimeout(idle: Decision<number | undefined>, override?: Override<Duration>): Decision<number> {
   const idleS = idle.value;
   const value = connectTimeoutFor(idleS);
   const computed = idleS === undefined
-    ? decided(value, `Envoy's default ${showDuration(value)}, written out because with no keep-alive every request opens a new connection and waits on this timeout; no idle timeout is set, so the idle >= connect rule (envoy#42753) does not bind. ${synSentence(value)}`, { connectSeconds: value, lostSynsSurvived: lostSynsSurvived(value) })
-    : value < ENVOY_DEFAULT_CONNECT_TIMEOUT_SECONDS
-      ? decided(value, `Envoy's default connect timeout is ${showDuration(ENVOY_DEFAULT_CONNECT_TIMEOUT_SECONDS)}, lowered to the idle timeout ${showDuration(idleS)}: Envoy starts the idle timer before the connection is established and closes a connect that outlasts it (envoy#42753), so the idle timeout bounds the connect whatever is set, and connect ${showDuration(value)} <= idle ${showDuration(idleS)} says so. ${synSentence(value)}${lostSynsSurvived(value) === 0 ? ` That is the price of an app keep-alive this short: raising it until the idle timeout is ${showDuration(SYN_RETRANSMIT_SECONDS[0] + 1)} or more (an app keep-alive of ${showDuration(minKeepAliveForIdle(SYN_RETRANSMIT_SECONDS[0] + 1))} gives that) lets a connect survive one lost SYN on any kernel.` : ''}`, { connectSeconds: value, idleSeconds: idleS, lostSynsSurvived: lostSynsSurvived(value) })
-      : decided(value, `Envoy's default ${showDuration(value)}, written out to show it is not above the idle timeout ${showDuration(idleS)} (envoy#42753: Envoy starts the idle timer before the connection is established). ${synSentence(value)}`, { connectSeconds: value, idleSeconds: idleS, lostSynsSurvived: lostSynsSurvived(value) });
+    ? decided(value, `Envoy's default ${showDuration(value)} (Envoy Gateway v1.9.0's too), written out because with no keep-alive every request opens a new connection and waits on this timeout. ${synSentence(value)}`, { connectSeconds: value, lostSynsSurvived: lostSynsSurvived(value) })
+    : decided(value, `Envoy's default ${showDuration(value)} (Envoy Gateway v1.9.0's too), not lowered to the idle timeout ${showDuration(idleS)}: Envoy before 1.38.0 ran the idle timer while the connection was still being established and closed a connect that outlasted it (envoy#42753); Envoy 1.38.0 fixed that (envoy#42756, runtime guard codec_client_enable_idle_timer_only_when_connected, on by default) and Envoy Gateway v1.9.0 runs Envoy 1.39.0, so the idle timer starts once the connection is up and this value alone bounds the connect. On an older Envoy image the idle timeout would still cut a connect at ${showDuration(idleS)}, the same as a connect timeout lowered to it, so the default is never worse (docs/mechanisms.md#a-lost-syn-and-the-connect-timeout). ${synSentence(value)}`, { connectSeconds: value, idleSeconds: idleS, lostSynsSurvived: lostSynsSurvived(value) });
   const d = withOverride('connectTimeout', computed, override && { value: seconds(override.value), because: override.because }, showDuration);
-  if (d.overridden) {
-    if (!(d.value > 0) || !representable(d.value)) {
-      throw new RollwiseInputError('connectTimeout', showDuration(d.value), 'must be above 0 and a whole number of milliseconds: Envoy Gateway takes durations like "3s" or "500ms".', `use ${showDuration(value)}.`);
-    }
-    if (idleS !== undefined && d.value > idleS) {
-      throw new RollwiseInputError('connectTimeout', showDuration(d.value), `is above the idle timeout ${showDuration(idleS)}: an idle timeout shorter than the connect timeout hit an Envoy bug (envoy#42753).`, `use at most ${showDuration(idleS)}.`);
-    }
+  if (d.overridden && (!(d.value > 0) || !representable(d.value))) {
+    throw new RollwiseInputError('connectTimeout', showDuration(d.value), 'must be above 0 and a whole number of milliseconds: Envoy Gateway takes durations like "3s" or "500ms".', `use ${showDuration(value)}.`);
   }
   return d;
 }

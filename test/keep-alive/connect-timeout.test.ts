@@ -1,4 +1,5 @@
-import { AppServer, decideKeepAlive, idleTimeoutFor, lostSynsSurvived, lostSynsSurvivedOn, SYN_RETRANSMIT_SECONDS, SYN_RETRANSMIT_SECONDS_LINEAR } from '../../src/decisions/keep-alive';
+import { Duration } from 'cdk8s';
+import { AppServer, decideKeepAlive, lostSynsSurvived, lostSynsSurvivedOn, SYN_RETRANSMIT_SECONDS, SYN_RETRANSMIT_SECONDS_LINEAR } from '../../src/decisions/keep-alive';
 
 /**
  * The connect timeout's reason states what it survives, from Linux's SYN retransmission schedules:
@@ -32,28 +33,18 @@ describe('the connect timeout against the kernel\'s SYN retransmissions', () => 
     for (let s = 0.5; s <= 70; s += 0.5) expect(lostSynsSurvived(s)).toBe(Math.min(lostSynsSurvivedOn(s, SYN_RETRANSMIT_SECONDS), lostSynsSurvivedOn(s, SYN_RETRANSMIT_SECONDS_LINEAR)));
   });
 
-  test('gunicorn (2 s keep-alive, idle 1 s): the reason says one lost SYN is a 503, and what would survive it', () => {
+  test('gunicorn (2 s keep-alive, idle 1 s): the connect timeout is Envoy\'s 10 s, not the idle timeout, and the reason says why (envoy#42753 fixed in Envoy 1.38.0)', () => {
     const d = decideKeepAlive({ appServer: AppServer.gunicornGthread() });
-    expect(d.connectTimeoutSeconds.value).toBe(1);
-    expect(d.connectTimeoutSeconds.reason).toContain('so a connect timeout of 1 s survives no lost SYN on any kernel: each one is a 503 UF (docs/mechanisms.md#a-lost-syn-and-the-connect-timeout)');
-    expect(d.connectTimeoutSeconds.reason).toContain('Envoy starts the idle timer before the connection is established');
-    expect(d.connectTimeoutSeconds.reason).not.toContain('a lost SYN is re-sent after 1 s.');
+    expect([d.idleTimeoutSeconds.value, d.connectTimeoutSeconds.value]).toEqual([1, 10]);
+    expect(d.connectTimeoutSeconds.reason).toContain('not lowered to the idle timeout 1 s: Envoy before 1.38.0 ran the idle timer while the connection was still being established');
+    expect(d.connectTimeoutSeconds.reason).toContain('envoy#42756');
+    expect(d.connectTimeoutSeconds.reason).toContain('so a connect timeout of 10 s survives at least 3 lost SYNs in a row');
+    expect(lostSynsSurvived(d.connectTimeoutSeconds.value)).toBeGreaterThan(lostSynsSurvived(d.idleTimeoutSeconds.value!));
   });
 
-  test('the advice to survive one lost SYN names the smallest idle timeout that does, and the keep-alive that gives it', () => {
-    const reason = decideKeepAlive({ appServer: AppServer.gunicornGthread() }).connectTimeoutSeconds.reason;
-    const m = /raising it until the idle timeout is (\d+) s or more \(an app keep-alive of (\d+) s gives that\) lets a connect survive one lost SYN on any kernel/.exec(reason);
-    expect(m).not.toBeNull();
-    const idle = Number(m![1]);
-    expect(lostSynsSurvived(idle)).toBe(1);
-    expect(lostSynsSurvived(idle - 1)).toBe(0);
-    const ka = Number(m![2]);
-    expect(idleTimeoutFor(ka)).toBeGreaterThanOrEqual(idle);
-    expect(idleTimeoutFor(ka - 1) ?? 0).toBeLessThan(idle);
-  });
-
-  test('uvicorn (idle 3 s) survives at least one lost SYN, two from Linux 6.5 on; Envoy\'s 10 s default at least three, six from 6.5 on', () => {
-    expect(decideKeepAlive({ appServer: AppServer.uvicorn() }).connectTimeoutSeconds.reason).toContain('a connect timeout of 3 s survives at least 1 lost SYN in a row: 1 on kernels before 6.5 (the next retransmission, 3 s after the first, comes too late), 2 from 6.5 on');
+  test('a connect timeout of 3 s (an override) survives at least one lost SYN, two from Linux 6.5 on; Envoy\'s 10 s default at least three, six from 6.5 on', () => {
+    expect(decideKeepAlive({ appServer: AppServer.uvicorn(), connectTimeout: { value: Duration.seconds(3), because: 'fail over to another pod sooner' } }).connectTimeoutSeconds.value).toBe(3);
+    expect(decideKeepAlive({ appServer: AppServer.uvicorn() }).connectTimeoutSeconds.reason).toContain('a connect timeout of 10 s survives at least 3 lost SYNs in a row: 3 on kernels before 6.5 (the next retransmission, 15 s after the first, comes too late), 6 from 6.5 on');
     expect(decideKeepAlive({ appServer: AppServer.nginx() }).connectTimeoutSeconds.reason).toContain('a connect timeout of 10 s survives at least 3 lost SYNs in a row: 3 on kernels before 6.5 (the next retransmission, 15 s after the first, comes too late), 6 from 6.5 on');
   });
 });
