@@ -61,7 +61,7 @@ export interface RouteTrafficPolicyProps {
    */
   readonly idleTimeout?: Override<Duration>;
   /**
-   * Replaces the derived `connectTimeout`; refused when above the idle timeout (envoy#42753).
+   * Replaces the derived `connectTimeout` (Envoy's 10 s default, not lowered to the idle timeout: envoy#42753 is fixed in Envoy 1.38.0).
    * @default min(10 s, idle timeout)
    */
   readonly connectTimeout?: Override<Duration>;

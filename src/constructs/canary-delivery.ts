@@ -120,7 +120,7 @@ export class CanaryDelivery extends Construct {
     // Analysis templates.
     const v = this.volume;
     const window = formatGoDuration(v.windowSeconds);
-    const metrics = analysisMetrics({ namespace: ns ?? 'default', name: d.name, prometheusAddress: props.prometheusAddress, maxErrorRatio: props.maxErrorRatio, firstWeightPercent: firstWeight, windowSeconds: v.windowSeconds, minRequests: v.minRequests, volumeReason: v.reason })
+    const metrics = analysisMetrics({ namespace: ns ?? 'default', name: d.name, prometheusAddress: props.prometheusAddress, maxErrorRatio: props.maxErrorRatio, firstWeightPercent: firstWeight, windowSeconds: v.windowSeconds, minRequests: v.minRequests, volumeReason: v.reason, returnWindowSeconds: d.readiness.successThreshold.value * d.readiness.periodSeconds.value, minReadySeconds: d.rollout.minReadySeconds.value })
       .filter((m) => v.volumeMetric || m.name !== 'canary-request-volume');
     const limits = metricLimits(v.windowSeconds);
     const gateCount = gateCountFor(v.windowSeconds);

@@ -73,7 +73,8 @@ const PLUGIN_NAME = 'argoproj-labs/gatewayAPI';
  * What a platform team applies once per cluster so that rollwise's output works: the Argo Rollouts
  * Gateway API plugin's registration and RBAC, and PodMonitors that scrape the Envoy proxies (the
  * canary analysis and the alerts query their counters) and the Rollouts controller (the alerts
- * read `rollout_info_replicas_desired`). docs/cluster.md lists the rest (kube-state-metrics, Argo
+ * read `rollout_info_replicas_desired`, `rollout_info` and `analysis_run_info`, with the controller's
+ * own namespace label kept: `honorLabels`). docs/cluster.md lists the rest (kube-state-metrics, Argo
  * CD, versions).
  */
 export class ClusterPrerequisites extends Construct {
@@ -164,17 +165,28 @@ export class ClusterPrerequisites extends Construct {
 
     // The Rollouts controller's pods carry app.kubernetes.io/name: argo-rollouts and expose
     // /metrics on the port named "metrics", 8090 (argo-rollouts v1.9.1
-    // manifests/base/argo-rollouts-deployment.yaml); rollout_info* come from
-    // controller/metrics/prommetrics.go.
+    // manifests/base/argo-rollouts-deployment.yaml); rollout_info* and analysis_run_info come from
+    // controller/metrics/prommetrics.go, each labelled namespace and name of the Rollout or
+    // AnalysisRun it describes (namespaceNameLabels; rollouts.go, analysis.go collectAnalysisRuns).
+    // The operator relabels every PodMonitor target with namespace = the scraped pod's namespace
+    // (prometheus-operator v0.93.0 pkg/prometheus/promcfg.go generatePodMonitorConfig,
+    // __meta_kubernetes_namespace -> namespace) and passes the endpoint's honorLabels to
+    // honor_labels (AddHonorLabels, false unless set; pkg/apis/monitoring/v1/podmonitor_types.go
+    // PodMetricsEndpoint.HonorLabels). With honor_labels false Prometheus renames the metric's own
+    // namespace to exported_namespace and keeps the target's (prometheus scrape/scrape.go
+    // mutateSampleLabels), so every rollout_info{namespace="<service namespace>"} the rules select
+    // would be stored as namespace="argo-rollouts": with true the metric's label wins and the
+    // target's labels fill in only what the metric lacks (job, pod, container, endpoint, instance).
     const rm = new Reasons();
-    rm.note('spec.podMetricsEndpoints', 'The readiness alerts of a Rollout divide ready endpoints by rollout_info_replicas_desired, a metric of the Rollouts controller (docs/mechanisms.md#fixes-and-verification).');
+    rm.note('spec.podMetricsEndpoints', 'The readiness alerts of a Rollout divide ready endpoints by rollout_info_replicas_desired, and CanaryAnalysisFailed and RolloutDegraded read rollout_info and analysis_run_info, metrics of the Rollouts controller (docs/mechanisms.md#fixes-and-verification).');
+    rm.note('spec.podMetricsEndpoints[0].honorLabels', 'The controller labels each series with the namespace of the Rollout or AnalysisRun it describes, and every rule selects them by the service\'s namespace. Without honorLabels the Prometheus Operator\'s target label namespace (the controller\'s own, argo-rollouts) wins and the controller\'s label is stored as exported_namespace: ReadyEndpointsBelowFloor, CanaryAnalysisFailed, RolloutDegraded and verify\'s floor check would see nothing. A Prometheus with overrideHonorLabels or enforcedNamespaceLabel overrides this: docs/cluster.md says what to set then (docs/mechanisms.md#an-exporters-own-namespace-label).');
     new ApiObject(this, 'rollouts-monitor', {
       apiVersion: 'monitoring.coreos.com/v1',
       kind: 'PodMonitor',
       metadata: { name: 'argo-rollouts-controller', namespace: ns, labels: monitorLabels, annotations: rm.annotations() },
       spec: {
         selector: { matchLabels: { 'app.kubernetes.io/name': 'argo-rollouts' } },
-        podMetricsEndpoints: [{ port: 'metrics', path: '/metrics' }],
+        podMetricsEndpoints: [{ port: 'metrics', path: '/metrics', honorLabels: true }],
       },
     });
   }
