@@ -167,38 +167,40 @@ interface KindRules {
 
 /*
  * The name function of each kind, read in the code index's copies of kubernetes/kubernetes (the
- * repository is too big to fetch here; the index does not name a copy's tag, so each copy is dated
- * by what it contains, and a rule is taken only where the copies before 1.28 and after 1.33 agree):
- * - pkg/apis/core/validation/validation.go, a copy of 1.33 or later (VolumeAttributesClass and
- *   ReadWriteOncePod in PersistentVolume validation): ValidatePodName, ValidateReplicationControllerName,
- *   ValidateNodeName, ValidateLimitRangeName, ValidateResourceQuotaName, ValidateSecretName,
- *   ValidateConfigMapName, ValidateEndpointsName, ValidatePersistentVolumeName (used for PV and PVC)
- *   and apimachinery's ValidateServiceAccountName are NameIsDNSSubdomain, ValidateServiceName is
- *   NameIsDNS1035Label, ValidateNamespaceName is NameIsDNSLabel; the ValidateX functions pass them
- *   to ValidateObjectMeta (the same in copies from 2016 on);
+ * repository is too big to fetch here, and the index does not name a copy's tag: each copy is dated
+ * by what it contains, and a rule is taken as holding at 1.28.0 and 1.33.0 where an older copy and a
+ * newer one agree, or where the change that made it is dated):
+ * - pkg/apis/core/validation/validation.go, a copy of 1.29 or later (VolumeAttributesClass options
+ *   in PersistentVolume validation), the same as copies of 2016-2018: ValidatePodName,
+ *   ValidateReplicationControllerName, ValidateNodeName, ValidateLimitRangeName,
+ *   ValidateResourceQuotaName, ValidateSecretName, ValidateConfigMapName, ValidateEndpointsName,
+ *   ValidatePersistentVolumeName (used for PV and PVC) and apimachinery's ValidateServiceAccountName
+ *   are NameIsDNSSubdomain, ValidateServiceName is NameIsDNS1035Label, ValidateNamespaceName is
+ *   NameIsDNSLabel, and the ValidateX functions pass them to ValidateObjectMeta;
  * - pkg/apis/apps/validation/validation.go, a copy of 2024 (CHANGELOG-1.28.md at its commit lists
  *   v1.28.9): ValidateDeploymentName, ValidateReplicaSetName, ValidateDaemonSetName are
  *   NameIsDNSSubdomain; ValidateStatefulSetName is NameIsDNSLabel since kubernetes/kubernetes#114172
- *   (merged November 2022, released in 1.27: the same at 1.28.0 and 1.33.0);
- * - pkg/apis/batch/validation/validation.go, a copy with Job successPolicy and managedBy (1.30 or
- *   later): ValidateJob and ValidateCronJobCreate pass ValidateReplicationControllerName
+ *   (merged November 2022, released in 1.27; a copy of 2017 still has NameIsDNSSubdomain);
+ * - pkg/apis/batch/validation/validation.go, a copy of 1.30 or later (Job successPolicy and
+ *   managedBy): ValidateJob and ValidateCronJobCreate pass ValidateReplicationControllerName
  *   (NameIsDNSSubdomain); ValidateCronJobCreate also refuses a name over 52 characters (63 less the
- *   11 of the "-<timestamp>" suffix of the Jobs it creates), since 1.22;
+ *   11 of the "-<timestamp>" suffix of the Jobs it creates);
  * - pkg/apis/networking/validation/validation.go, a copy of 1.33 or later (IsValidCIDRForLegacyField):
  *   ValidateIngressName and ValidateNetworkPolicyName are NameIsDNSSubdomain;
  * - pkg/apis/autoscaling/validation/validation.go: ValidateHorizontalPodAutoscalerName is
  *   NameIsDNSSubdomain (ValidateReplicationControllerName in older copies, the same function);
- * - pkg/apis/policy/validation/validation.go: ValidatePodDisruptionBudget validates the spec only,
- *   no ObjectMeta, so a PodDisruptionBudget's name meets the path segment rule only;
+ * - pkg/apis/policy/validation/validation.go, a copy of 1.26 or later (unhealthyPodEvictionPolicy):
+ *   ValidatePodDisruptionBudget validates the spec only, no ObjectMeta, so a PodDisruptionBudget's
+ *   name meets only the path segment rule;
  * - pkg/apis/rbac/validation/validation.go: Role, ClusterRole, RoleBinding and ClusterRoleBinding
  *   names are ValidateRBACName (minimalNameRequirements in older copies) = path.IsValidPathSegmentName,
- *   "identical to the validation for OpenShift": `system:metrics-server` is a valid name (the same in
- *   a copy of 2017 and one with declarative-validation markers, 1.34 or later);
+ *   "identical to the validation for OpenShift", in a copy of 2017 and in one with
+ *   declarative-validation markers (1.34 or later): `system:metrics-server` is a valid name;
  * - pkg/apis/scheduling (PriorityClass), storage (StorageClass: ValidateClassName) and discovery
  *   (ValidateEndpointSliceName) validation: NameIsDNSSubdomain;
  * - k8s.io/apiextensions-apiserver (fetched at v0.33.0 and v0.28.0) pkg/apis/apiextensions/validation/
  *   validation.go: a CustomResourceDefinition's name is NameIsDNSSubdomain and must be
- *   spec.names.plural + "." + spec.group.
+ *   spec.names.plural + "." + spec.group (the second rule is not checked here).
  * A built-in kind not listed here meets the path segment rule (its own name function was not read).
  */
 const CORE = 'pkg/apis/core/validation/validation.go';
