@@ -184,7 +184,7 @@ interface KindRules {
  * - pkg/apis/batch/validation/validation.go, a copy of 1.30 or later (Job successPolicy and
  *   managedBy): ValidateJob and ValidateCronJobCreate pass ValidateReplicationControllerName
  *   (NameIsDNSSubdomain); ValidateCronJobCreate also refuses a name over 52 characters (63 less the
- *   11 of the "-<timestamp>" suffix of the Jobs it creates);
+ *   11 of the "-<timestamp>" suffix of the Jobs it creates; kubernetes/kubernetes#52733, 2017);
  * - pkg/apis/networking/validation/validation.go, a copy of 1.33 or later (IsValidCIDRForLegacyField):
  *   ValidateIngressName and ValidateNetworkPolicyName are NameIsDNSSubdomain;
  * - pkg/apis/autoscaling/validation/validation.go: ValidateHorizontalPodAutoscalerName is
