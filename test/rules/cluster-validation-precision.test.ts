@@ -110,6 +110,12 @@ describe('pod templates: only what the API server validates for each workload ki
     expect(clusterErrors(lintObjs(deployment))).toEqual([expect.stringMatching(/^RW803 spec.template.spec.containers\[0\].volumeMounts\[0\].name: the volume "www" is not a volume of the pod \(Kubernetes 1.33\)$/)]);
   });
 
+  test('a status the manifest carries (`status: {}`, as kubectl create --dry-run -o yaml writes it) is discarded on create: its required fields are not', () => {
+    expect(clusterErrors(lintObjs({ ...web(), status: {} }))).toEqual([]);
+    // a wrong type there still fails decoding
+    expect(clusterErrors(lintObjs({ ...web(), status: { replicas: 'two' } }))).toEqual([expect.stringMatching(/^RW801 status.replicas: must be of type integer/)]);
+  });
+
   test('a Knative Service (serving.knative.dev, not a pinned CRD) is not checked as a core Service or a workload', () => {
     // digitalocean/kubernetes-sample-apps game-2048-example/knative-service.yaml shape, with a real image name
     const ksvc = { apiVersion: 'serving.knative.dev/v1', kind: 'Service', metadata: { name: 'game-2048' }, spec: { template: { spec: { containers: [{ image: 'registry.digitalocean.com/Acme/2048-game', ports: [{ containerPort: 8080 }] }] } } } };
