@@ -23,7 +23,7 @@ export interface ClusterProblem {
 
 /**
  * Required fields of built-in kinds' OpenAPI definitions that the API server defaults before it
- * validates, so leaving them out is not refused. The definitions' `required` lists come from the Go
+ * validates, or accepts absent, so leaving them out is not refused. The definitions' `required` lists come from the Go
  * types (a field without omitempty); built-in kinds are decoded into those types, defaulted, then
  * validated by hand-written code, not by the OpenAPI schema. RoleRef.apiGroup:
  * kubernetes pkg/apis/rbac/v1/defaults.go SetDefaults_RoleBinding and SetDefaults_ClusterRoleBinding
@@ -37,6 +37,11 @@ export interface ClusterProblem {
 const DEFAULTED_REQUIRED: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ['rbac.authorization.k8s.io/RoleBinding', new Set(['/roleRef/apiGroup'])],
   ['rbac.authorization.k8s.io/ClusterRoleBinding', new Set(['/roleRef/apiGroup'])],
+  // NetworkPolicySpec.PodSelector is a struct, not a pointer: an absent one decodes to the empty
+  // selector (every pod of the namespace), which ValidateNetworkPolicySpec accepts
+  // (pkg/apis/networking/validation/validation.go, ValidateLabelSelector(&spec.PodSelector, ...),
+  // read in the code index's copy of 1.33 or later)
+  ['networking.k8s.io/NetworkPolicy', new Set(['/spec/podSelector'])],
 ]);
 
 /**

@@ -69,6 +69,12 @@ describe('object names: each kind by its own name function', () => {
     expect(clusterErrors(lintObjs({ ...binding, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole' } }))).toEqual([expect.stringMatching(/^RW801 roleRef.name: is required/)]);
   });
 
+  test('a NetworkPolicy without podSelector (kubernetes/website examples/service/networking/network-policy-default-deny-ingress.yaml, selector left out) selects every pod: accepted', () => {
+    const deny = { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'default-deny-ingress' }, spec: { policyTypes: ['Ingress'] } };
+    expect(clusterErrors(lintObjs(deny))).toEqual([]);
+    expect(clusterErrors(lintObjs({ ...deny, spec: { podSelector: 'all', policyTypes: ['Ingress'] } }))).toEqual([expect.stringMatching(/^RW801 spec.podSelector: must be of type object/)]);
+  });
+
   test('per kind: a StatefulSet name is a DNS label, a CronJob name at most 52, a PodDisruptionBudget name a path segment', () => {
     const v = KubernetesVersion.V1_33;
     const named = (apiVersion: string, kind: string, name: string) => builtinProblems({ apiVersion, kind, metadata: { name } }, v).map((p) => p.message);
