@@ -311,6 +311,21 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
       for (const p of w.k.patchFiles) patchFiles.add(p);
     }
   }
+  // A kustomization above the scanned folders (lint given overlays/prod/patches/ alone) can still
+  // name a scanned file as its patch: its folder is not rendered or linted, only read for that.
+  const repoRoot = path.resolve(opts.repoRoot ?? process.cwd());
+  for (const i of inputs) {
+    if (i.file.startsWith('<')) continue;
+    const abs = path.resolve(i.file);
+    if (patchFiles.has(abs) || membership.has(abs) || !abs.startsWith(`${repoRoot}${path.sep}`)) continue;
+    for (let dir = path.dirname(path.dirname(abs)); dir.startsWith(repoRoot); dir = path.dirname(dir)) {
+      if (!dirs.has(dir) && kustomizationFile(dir)) {
+        const k = readKustomization(dir, cache);
+        if (k && walk(k, cache).some((w) => w.k.patchFiles.includes(abs))) { patchFiles.add(abs); break; }
+      }
+      if (dir === repoRoot) break;
+    }
+  }
 
   const objects: LintObject[] = [];
   const problems: ParseProblem[] = [];

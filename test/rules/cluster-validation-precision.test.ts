@@ -216,6 +216,13 @@ describe('kustomize patch files are fragments, never checked as whole objects', 
     expect(clusterErrors(lintFolder(folder(files)))).toEqual([]);
   });
 
+  test('a patch named by a kustomization above the linted folder (lint overlays/prod/patches/ alone) is still a patch', () => {
+    const dir = folder({ 'overlays/prod/kustomization.yaml': 'resources:\n- ../../base\npatches:\n- path: patches/redis-statefulset.yaml\n', 'overlays/prod/patches/redis-statefulset.yaml': stsPatch, 'overlays/prod/patches/service.yaml': service });
+    let out = '';
+    runLint({ paths: [path.join(dir, 'overlays/prod/patches')], format: 'json', failOn: 'none', kustomize: false, write: (s) => { out += s; } });
+    expect(clusterErrors((JSON.parse(out) as { findings: Finding[] }).findings)).toEqual([]);
+  });
+
   const installed = findKustomize({ PATH: process.env.PATH });
   (installed ? test : test.skip)(`argocd-example-apps plugins/kustomized-helm, with ${installed?.label ?? 'kustomize (SKIPPED: not on PATH)'}: the build fails (RW010) and the patch file is not linted`, () => {
     const findings = lintFolder(folder(kustomizedHelm), true);
