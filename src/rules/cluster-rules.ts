@@ -46,8 +46,12 @@ export function withClusterFindings(result: LintResult, objects: readonly LintOb
   const extra: Finding[] = [];
   for (const o of objects) {
     if (!validator.covers(o.apiVersion, o.kind)) continue;
-    for (const p of validator.check(o.obj, pass)) {
-      if (aboutPlaceholder(p)) continue;
+    const problems = validator.check(o.obj, pass);
+    // A fill-in recognized in one field is the same fill-in wherever the object repeats it
+    // (`port: PORT` is a placeholder where a number belongs, so `targetPort: PORT` is too).
+    const fillIns = new Set(problems.filter(aboutPlaceholder).map((p) => p.value).filter((v): v is string => typeof v === 'string'));
+    for (const p of problems) {
+      if (aboutPlaceholder(p) || (typeof p.value === 'string' && fillIns.has(p.value))) continue;
       const rule = CLUSTER_RULES[p.source];
       const path = fieldPath(p.path);
       extra.push({

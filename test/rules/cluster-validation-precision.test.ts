@@ -174,6 +174,13 @@ describe('unrendered placeholders are not what is applied', () => {
     expect(clusterErrors(lintObjs(finetune('us-docker.pkg.dev/Acme/finetune:1.0')))).toEqual([expect.stringMatching(/upper-case repository name/)]);
   });
 
+  test('a fill-in repeated in the object is a fill-in everywhere (kubernetes-engine-samples networking/sctp/sctp-deployment.yaml: port: PORT, targetPort: PORT)', () => {
+    const sctp = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'sctp-service' }, spec: { selector: { app: 'sctp-app' }, ports: [{ protocol: 'SCTP', port: 'PORT', targetPort: 'PORT' }], type: 'ClusterIP' } };
+    expect(clusterErrors(lintObjs(sctp))).toEqual([]);
+    // near miss: a port number and an upper-case port name is a mistake, refused
+    expect(clusterErrors(lintObjs({ ...sctp, spec: { ...sctp.spec, ports: [{ protocol: 'SCTP', port: 9000, targetPort: 'PORT' }] } }))).toEqual([expect.stringMatching(/^RW803 spec.ports\[0\].targetPort: "PORT" is not a port name/)]);
+  });
+
   test('near miss: a Service port named HTTP (upper case, no fill-in form) is still refused', () => {
     const svc = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'finetune' }, spec: { selector: { app: 'finetune' }, ports: [{ name: 'HTTP', port: 80, targetPort: 8000 }] } };
     expect(clusterErrors(lintObjs(svc))).toEqual([expect.stringMatching(/^RW803 spec.ports\[0\].name: "HTTP" is not a DNS label/)]);
