@@ -263,11 +263,6 @@ function kindRules(apiVersion: unknown, kind: unknown): KindRules {
   return KINDS.get(`${group}/${k}`) ?? OTHER_BUILTIN;
 }
 
-/** Whether rollwise knows how the API server validates this kind beyond the generic rules (a kind of KINDS). */
-export function hasKindRules(apiVersion: string, kind: string): boolean {
-  return KINDS.has(`${groupOf(apiVersion)}/${kind}`);
-}
-
 /** The problem with a name under a rule, or undefined (apimachinery pkg/util/validation/validation.go, pkg/api/validation/path/name.go). */
 function nameProblem(name: string, rule: NameRule): string | undefined {
   switch (rule) {
