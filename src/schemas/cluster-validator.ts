@@ -23,17 +23,13 @@ export interface ClusterProblem {
 
 /**
  * Required fields of built-in kinds' OpenAPI definitions that the API server defaults before it
- * validates, or accepts absent, so leaving them out is not refused. The definitions' `required` lists come from the Go
- * types (a field without omitempty); built-in kinds are decoded into those types, defaulted, then
- * validated by hand-written code, not by the OpenAPI schema. RoleRef.apiGroup:
- * kubernetes pkg/apis/rbac/v1/defaults.go SetDefaults_RoleBinding and SetDefaults_ClusterRoleBinding
- * set rbac.authorization.k8s.io when it is empty (read in the code index's copies of v1, v1beta1
- * and v1alpha1, unchanged since 1.8).
+ * validates, or accepts absent, so leaving them out is not refused. The definitions' `required`
+ * lists come from the Go types (a field without omitempty); built-in kinds are decoded into those
+ * types, defaulted, then validated by hand-written code, not by the OpenAPI schema.
+ * RoleRef.apiGroup: kubernetes pkg/apis/rbac/v1/defaults.go SetDefaults_RoleBinding and
+ * SetDefaults_ClusterRoleBinding set rbac.authorization.k8s.io when it is empty (read in the code
+ * index's copies of v1, v1beta1 and v1alpha1, unchanged since 1.8).
  */
-// A built-in kind's status is the controllers' to write: on create the API server discards what the
-// manifest says ("create cannot set status", kubernetes pkg/registry/apps/statefulset/strategy.go
-// PrepareForCreate, read in the code index's copies; the other strategies do the same), so a field
-// the status definition requires (StatefulSetStatus.replicas under `status: {}`) is never missing.
 const DEFAULTED_REQUIRED: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ['rbac.authorization.k8s.io/RoleBinding', new Set(['/roleRef/apiGroup'])],
   ['rbac.authorization.k8s.io/ClusterRoleBinding', new Set(['/roleRef/apiGroup'])],
@@ -177,6 +173,11 @@ export class ClusterValidator {
         const builtin = BUILTIN_GROUPS.has(groupOf(o.apiVersion));
         const defaulted = DEFAULTED_REQUIRED.get(`${groupOf(o.apiVersion)}/${o.kind}`);
         for (const p of problems) {
+          // A built-in kind's status is the controllers' to write: on create the API server discards
+          // what the manifest says ("create cannot set status", kubernetes
+          // pkg/registry/apps/statefulset/strategy.go PrepareForCreate, read in the code index's
+          // copies; the other strategies do the same), so a field its definition requires
+          // (StatefulSetStatus.replicas under `status: {}`) is never missing.
           if (p.message === 'is required' && (defaulted?.has(p.path) || (builtin && p.path.startsWith('/status/')))) continue;
           out.push({ object: ref, path: p.path || '/', message: p.message, source: p.source, ...(p.value !== undefined ? { value: p.value } : {}) });
         }
