@@ -68,7 +68,7 @@ describe('the precision harness', () => {
     expect(packet).toContain('Upstream: kubernetes/kubernetes pkg/controller/deployment/rolling.go');
     expect(packet).toContain('kind: Deployment');
     expect(packet).toContain('RW803-api-server-validation, severity **error**');
-    expect(packet).toContain('Upstream: kubernetes v1.33.0 pkg/apis/core/validation/validation.go');
+    expect(packet).toContain('Upstream: kubernetes pkg/apis/core/validation/validation.go');
     // Blind: no repository, no file name, no rule code.
     expect(packet).not.toMatch(/acme\/shop|acme\+shop|web\.yaml|function |=>/);
     const key = fs.readFileSync(path.join(out, 'key.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; repo: string; file: string; ruleId: string });
