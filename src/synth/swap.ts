@@ -113,6 +113,13 @@ interface Journal {
   readonly old: string;
 }
 
+/** Whether `file` is one of synth's own folders beside the output: exactly our names (12 hex digits), so a sibling output such as "dist-tmp" keeps its folders. */
+function isOurs(p: SwapPaths, file: unknown, kind: 'tmp' | 'old'): boolean {
+  if (typeof file !== 'string' || path.dirname(file) !== p.parent) return false;
+  const e = path.basename(file);
+  return e.length === p.base.length + 18 && e.startsWith(`.${p.base}-${kind}-`) && /^[0-9a-f]{12}$/.test(e.slice(p.base.length + 6));
+}
+
 /**
  * Run first, under the lock: finishes or undoes a swap a crash interrupted, and deletes the temporary
  * and old folders killed synths left. Returns what it did (for the synth's warnings).
@@ -125,6 +132,9 @@ export function recover(p: SwapPaths): string[] {
   } catch {
     journal = undefined;
   }
+  // A journal names only synth's own folders beside the output (makeTempDir, swapIn); one that
+  // names anything else was not written by synth, and nothing is moved for it.
+  if (journal && !(isOurs(p, journal.next, 'tmp') && isOurs(p, journal.old, 'old'))) journal = undefined;
   if (journal && !fs.existsSync(p.outdir)) {
     if (journal.next && fs.existsSync(journal.next)) {
       fs.renameSync(journal.next, p.outdir);
@@ -135,8 +145,7 @@ export function recover(p: SwapPaths): string[] {
     }
   }
   if (journal) fs.rmSync(p.journal, { force: true });
-  // exactly our names (12 hex digits), so a sibling output such as "dist-tmp" keeps its folders
-  const ours = (e: string) => e.length === p.base.length + 18 && e.startsWith(`.${p.base}-`) && /^(tmp|old)-[0-9a-f]{12}$/.test(e.slice(p.base.length + 2));
+  const ours = (e: string) => isOurs(p, path.join(p.parent, e), 'tmp') || isOurs(p, path.join(p.parent, e), 'old');
   let entries: string[] = [];
   try {
     entries = fs.readdirSync(p.parent);
