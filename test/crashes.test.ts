@@ -1,8 +1,14 @@
-import { Chart, Testing } from 'cdk8s';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { Chart, Duration, Testing } from 'cdk8s';
 import { HttpService, HttpServiceProps } from '../src/constructs/http-service';
 import { CanaryStep, Delivery } from '../src/decisions/canary';
-import { checkoutApiProps } from '../src/example';
+import { AppServer } from '../src/decisions/keep-alive';
+import { checkoutApiProps, examplePlatform } from '../src/example';
 import { RollwiseInputError } from '../src/errors';
+import { SynthLayout } from '../src/synth/layout';
+import { RollwiseApp } from '../src/synth/rollwise-app';
 
 /** Inputs that used to crash with a TypeError or a BigInt serialization error: each is an input error now. */
 function build(props: Partial<HttpServiceProps>): unknown {
@@ -31,4 +37,57 @@ test.each(cases)('%s', (_, run, message) => {
   const e = run();
   expect(e).toBeInstanceOf(RollwiseInputError);
   expect((e as Error).message).toMatch(message);
+});
+
+/** The README's rolling-update example (web-front): no rehearsal, so a synth takes well under a second. */
+function webFront(): HttpServiceProps {
+  return {
+    image: 'ghcr.io/acme/web-front:5.1.0',
+    port: 3000,
+    replicas: 3,
+    health: { readinessPath: '/ready', readinessP99UnderLoad: Duration.millis(20) },
+    resources: { cpu: '250m', memory: '256Mi' },
+    appServer: AppServer.nodeHttp(),
+    container: { runAs: { user: 1000 } },
+    delivery: Delivery.rollingUpdate(),
+    platform: examplePlatform(),
+  };
+}
+
+let root: string;
+beforeEach(() => { root = fs.mkdtempSync(path.join(os.tmpdir(), 'rollwise-crash-')); });
+afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
+
+/** Builds a RollwiseApp (props as a JavaScript caller may pass them), lets `build` add to it, synthesizes; returns the error. */
+function synthApp(build: (app: RollwiseApp) => void, appProps: unknown = {}): unknown {
+  try {
+    const app = new RollwiseApp({ outdir: path.join(root, 'dist'), onWarning: () => undefined, ...(appProps as object) });
+    build(app);
+    app.synthesize();
+    return undefined;
+  } catch (e) {
+    return e;
+  }
+}
+
+type Writable<T> = { -readonly [K in keyof T]: T[K] };
+const web = (app: RollwiseApp, change: (p: Writable<HttpServiceProps>) => unknown = () => undefined): HttpService => {
+  const p = webFront();
+  change(p);
+  return new HttpService(new Chart(app, 'c', { namespace: 'shop' }), 'web-front', p);
+};
+
+/** Issue 22, adversarial catalogue (c): each of these crashed with a TypeError or RangeError. */
+const jsCallers: [string, () => unknown, RegExp][] = [
+  ['RollwiseApp layout a plain object', () => synthApp(() => undefined, { layout: {} }), /RollwiseApp\.layout = \{\}: must be made by a SynthLayout factory/],
+  ['SynthLayout.custom returning a number', () => synthApp((a) => web(a), { layout: SynthLayout.custom(() => 42 as never) }), /layout = 42: gave the file of chart c as a number, not a file path/],
+  ['RollwiseApp resolvers [{}]', () => synthApp(() => undefined, { resolvers: [{}] }), /RollwiseApp\.resolvers\[0\] = \{\}: is not a resolver/],
+  ['an ApiObject whose toJson() returns null', () => synthApp((a) => { const s = web(a); s.podDisruptionBudget.toJson = () => null; }), /c\/web-front\/pdb\.toJson\(\) = null: returned null instead of the object's manifest/],
+];
+
+test.each(jsCallers)('%s', (_, run, message) => {
+  const e = run();
+  expect(e).toBeInstanceOf(RollwiseInputError);
+  expect((e as Error).message).toMatch(message);
+  expect((e as Error).message).toContain('Fix: ');
 });

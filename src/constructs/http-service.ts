@@ -406,8 +406,15 @@ export class HttpService extends Construct {
  * the cluster problems found there (render-checks.ts); undefined for fields rollwise decided
  * itself (those are rollwise's bugs, reported as they are).
  */
-function inputOfField(o: Record<string, unknown>, pointer: string, d: ServiceDecisions): string | undefined {
+function inputOfField(o: Record<string, unknown>, pointer: string, d: ServiceDecisions): string | { input: string; pointer: string } | undefined {
   const seg = pointer.split('/').filter(Boolean);
+  if (seg.length === 0) {
+    // A problem of the whole object (its size above etcd's limit): the input whose value makes it
+    // so, when one value is most of the object (a 2 MiB environment value, annotation, label...).
+    const big = largestString(o);
+    const input = big && big.length >= 256 * 1024 ? inputOfField(o, big.pointer, d) : undefined;
+    return typeof input === 'string' ? { input, pointer: big!.pointer } : undefined;
+  }
   const at = (...p: string[]) => p.every((x, i) => x === '*' || seg[i] === x);
   if (at('metadata', 'namespace')) return 'namespace';
   if (o.kind === 'HTTPRoute') {
@@ -441,6 +448,18 @@ function inputOfField(o: Record<string, unknown>, pointer: string, d: ServiceDec
     case 'name': return top ? undefined : `${group}.name`;
     default: return undefined;
   }
+}
+
+/** The longest string in a JSON value and its JSON pointer. */
+function largestString(v: unknown, pointer = '', depth = 0): { pointer: string; length: number } | undefined {
+  if (typeof v === 'string') return { pointer, length: v.length };
+  if (depth > 32 || v === null || typeof v !== 'object') return undefined;
+  let best: { pointer: string; length: number } | undefined;
+  for (const [k, x] of Object.entries(v)) {
+    const found = largestString(x, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, depth + 1);
+    if (found && (!best || found.length > best.length)) best = found;
+  }
+  return best;
 }
 
 /** Kinds that run pods from a template; each one under a service is checked (invariants, undeclared containers). */

@@ -55,17 +55,17 @@ export function didYouMean(key: string, known: readonly string[]): string | unde
  * does not know, naming the group as the user wrote it (`health.readinesPath`).
  * Returns the value for chaining.
  */
-export function checkKeys<T>(input: string, value: T, known: readonly string[]): T {
+export function checkKeys<T>(input: string, value: T, known: readonly string[], owner?: string): T {
   if (value === undefined) return value;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new RollwiseInputError(input, value === null ? null : Array.isArray(value) ? 'a list' : typeof value === 'bigint' ? `${String(value)}n (a BigInt)` : value, `must be an object with the keys ${known.join(', ')}.`, `pass ${input} as an object, e.g. { ${known[0]}: ... }, or leave it out.`);
+    throw new RollwiseInputError(input, value === null ? null : Array.isArray(value) ? 'a list' : typeof value === 'bigint' ? `${String(value)}n (a BigInt)` : typeof value === 'function' ? 'a function' : value, `must be an object with the keys ${known.join(', ')}.`, `pass ${owner ?? input} as an object, e.g. { ${known[0]}: ... }, or leave it out.`);
   }
   for (const k of Object.keys(value as object)) {
     if (known.includes(k)) continue;
     const guess = didYouMean(k, known);
     const at = (key: string) => (input === '' ? key : `${input}.${key}`);
     throw new RollwiseInputError(at(k), describeValue((value as Record<string, unknown>)[k]),
-      `is not a setting of ${input === '' ? 'HttpService' : input} (it would be silently ignored)${guess ? `; did you mean ${at(guess)}?` : ''} Known: ${known.join(', ')}.`,
+      `is not a setting of ${owner ?? (input === '' ? 'HttpService' : input)} (it would be silently ignored)${guess ? `; did you mean ${at(guess)}?` : ''} Known: ${known.join(', ')}.`,
       guess ? `rename it to ${guess}.` : `remove it, or use one of ${known.join(', ')}.`);
   }
   return value;
