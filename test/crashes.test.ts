@@ -5,6 +5,7 @@ import { Chart, Duration, Testing } from 'cdk8s';
 import { HttpService, HttpServiceProps } from '../src/constructs/http-service';
 import { CanaryStep, Delivery } from '../src/decisions/canary';
 import { AppServer } from '../src/decisions/keep-alive';
+import { Platform } from '../src/decisions/platform';
 import { checkoutApiProps, examplePlatform } from '../src/example';
 import { RollwiseInputError } from '../src/errors';
 import { SynthLayout } from '../src/synth/layout';
@@ -79,6 +80,10 @@ const web = (app: RollwiseApp, change: (p: Writable<HttpServiceProps>) => unknow
 
 /** Issue 22, adversarial catalogue (c): each of these crashed with a TypeError or RangeError. */
 const jsCallers: [string, () => unknown, RegExp][] = [
+  ['CanaryStep.fromJson with a BigInt', () => { try { return CanaryStep.fromJson({ setWeight: 10n }); } catch (e) { return e; } }, /CanaryStep\.fromJson\(step\)\.setWeight = 10n: is a BigInt/],
+  ['a platform override given as a bare Duration', () => { try { return new Platform({ readinessPeriod: Duration.seconds(5) as never }); } catch (e) { return e; } }, /platform\.readinessPeriod = Duration\.seconds\(5\): an override is an object \{ value, because \}/],
+  ['a platform override value that is not a Duration', () => { try { return new Platform({ readinessPeriod: { value: 5, because: 'probing faster on this cluster' } as never }); } catch (e) { return e; } }, /platform\.readinessPeriod\.value = 5: must be a Duration/],
+  ['new Platform(null)', () => { try { return new Platform(null as never); } catch (e) { return e; } }, /^platform = null: must be an object with the keys/],
   ['RollwiseApp layout a plain object', () => synthApp(() => undefined, { layout: {} }), /RollwiseApp\.layout = \{\}: must be made by a SynthLayout factory/],
   ['SynthLayout.custom returning a number', () => synthApp((a) => web(a), { layout: SynthLayout.custom(() => 42 as never) }), /layout = 42: gave the file of chart c as a number, not a file path/],
   ['RollwiseApp resolvers [{}]', () => synthApp(() => undefined, { resolvers: [{}] }), /RollwiseApp\.resolvers\[0\] = \{\}: is not a resolver/],
