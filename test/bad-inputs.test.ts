@@ -8,6 +8,7 @@ import { Delivery } from '../src/decisions/canary';
 import { EnvFrom, EnvValue, Volume } from '../src/decisions/containers';
 import { AppServer } from '../src/decisions/keep-alive';
 import { KubernetesVersion } from '../src/decisions/kubernetes-version';
+import { Environment, Sizing } from '../src/environments';
 import { checkoutApiProps, examplePlatform } from '../src/example';
 import { RollwiseInputError } from '../src/errors';
 import { SynthLayout } from '../src/synth/layout';
@@ -58,6 +59,7 @@ const webIn = (app: App, chartId = 'c', change: (p: Writable<HttpServiceProps>) 
   change(p);
   return new HttpService(new Chart(app, chartId, { namespace: 'shop' }), 'web-front', p);
 };
+const environment = (props: Partial<ConstructorParameters<typeof Environment>[0]>) => new Environment({ name: 'dev', destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' }, platform: examplePlatform('dev'), ...props });
 const sidecar = { name: 'proxy', image: 'ghcr.io/acme/proxy:1.0.0', resources: { cpu: '100m', memory: '64Mi' } };
 const sixty = `checkout-api-${'x'.repeat(47)}`;
 const cases: Case[] = [
@@ -129,6 +131,13 @@ const cases: Case[] = [
   // issue 22 (adversarial catalogue, b): each named a derived value, no input, or had no fix
   { title: 'a 2 MiB environment value (the object above etcd\'s limit) names the variable', build: () => synthApp((a) => webIn(a, 'c', (p) => { p.container = { env: { BIG: EnvValue.fromValue('x'.repeat(2 * 1024 * 1024)) } }; })), input: 'container.env.BIG', value: `${'x'.repeat(200)}... (2097152 characters)`, why: /above etcd's 1\.5 MiB request limit/, fix: /give container\.env\.BIG a value the cluster accepts/ },
   { title: 'an Argo CD namespace that is not a DNS label names argoCd.namespace', build: () => new Platform({ argoCd: { repoURL: 'https://github.com/acme/deploy.git', path: 'dist', namespace: 'Argo CD' } }), input: 'platform.argoCd.namespace', value: 'Argo CD', why: /DNS label/, fix: /"argocd"/ },
+  { title: 'the keep-alive race is named as overrides.proxyIdleTimeout', build: () => webIn(new App(), 'c', (p) => Object.assign(p, { route: { hostnames: ['web.example.com'] }, overrides: { proxyIdleTimeout: { value: Duration.seconds(10), because: 'the load balancer in front keeps 10 s' } } })), input: 'overrides.proxyIdleTimeout', value: '10 s', why: /closes it after 5 s/, fix: /overrides\.acceptKeepAliveRace: \{ value: true/ },
+  { title: 'Sizing.fixed(1) names Sizing.fixed', build: () => Sizing.fixed(1), input: 'Sizing.fixed(replicas)', value: '1', why: /whole number from 2 to 1000.*cannot survive a node drain/, fix: /Sizing\.fixed\(2\)/ },
+  { title: 'Sizing.fixed(0)', build: () => Sizing.fixed(0), input: 'Sizing.fixed(replicas)', value: '0', why: /from 2/, fix: /at least 2/ },
+  { title: 'Sizing.fixed(2.5)', build: () => Sizing.fixed(2.5), input: 'Sizing.fixed(replicas)', value: '2.5', why: /whole number/, fix: /at least 2/ },
+  { title: 'an environment adjust that returns null names adjust', build: () => environment({ adjust: () => null as never }).serviceProps('web-front', webFront()), input: 'environments.dev.adjust', value: 'null', why: /returned null for service web-front, not its props/, fix: /return statement/ },
+  { title: 'a custom sizing that returns nothing names Sizing.custom', build: () => environment({ sizing: Sizing.custom('half the memory in dev', () => undefined as never) }).serviceProps('web-front', webFront()), input: 'Sizing.custom("half the memory in dev", adjust)', value: 'undefined', why: /returned nothing for service web-front/, fix: /return the props/ },
+  { title: 'an HttpService outside a chart', build: () => new HttpService(new App(), 'web-front', webFront()), input: 'scope', value: 'the app itself', why: /not inside a cdk8s Chart/, fix: /new HttpService\(new Chart\(app, 'web-front'/ },
   { title: 'a layout path above the output folder names layout', build: () => synthApp((a) => webIn(a), { layout: SynthLayout.custom(() => '../../escape.k8s.yaml') }), input: 'layout', value: '../../escape.k8s.yaml', why: /the file of chart c .* must be a relative file path inside the output folder/, fix: /without a leading "\/" or "\.\."/ },
   { title: 'an absolute layout path', build: () => synthApp((a) => webIn(a), { layout: SynthLayout.custom(() => '/tmp/x.k8s.yaml') }), input: 'layout', value: '/tmp/x.k8s.yaml', why: /inside the output folder/, fix: /prod\/x\.k8s\.yaml/ },
   { title: 'a layout path onto the output marker', build: () => synthApp((a) => webIn(a), { layout: SynthLayout.custom(() => '.rollwise-output') }), input: 'layout', value: '.rollwise-output', why: /the marker synth writes/, fix: /another file name/ },
