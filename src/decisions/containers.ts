@@ -344,6 +344,15 @@ const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 /** Kubernetes 1.28 env var names (validation.IsEnvVarName): letters, digits, "_", "-", ".", not starting with a digit. */
 const ENV_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
+/** From 1.32 (KubernetesVersion.relaxedEnvNames; validation.IsRelaxedEnvVarName): printable ASCII other than "=". */
+const RELAXED_ENV_NAME = /^[ -<>-~]+$/;
+
+/** The env-name rule of the target version, with how the errors describe it. */
+function envNameRule(version: KubernetesVersion): { test: (name: string) => boolean; rule: string; example: string } {
+  return version.relaxedEnvNames
+    ? { test: (n) => RELAXED_ENV_NAME.test(n), rule: `printable ASCII characters other than "=", on Kubernetes ${version.name} (platform.kubernetesVersion)`, example: 'DATABASE_URL' }
+    : { test: (n) => ENV_NAME.test(n), rule: `letters, digits, "_", "-", ".", not starting with a digit, on Kubernetes ${version.name} (platform.kubernetesVersion; from 1.32 any printable ASCII but "=")`, example: 'DATABASE_URL' };
+}
 const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
 const LABEL_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
@@ -414,8 +423,8 @@ export function decidePodExtras(inp: PodExtrasInputs, version: KubernetesVersion
     let probed: Pick<ExtraContainerDecisions, 'readinessCallsDependency' | 'startup'> = {};
     const command = checkStrings(`${at}.command`, x.command);
     const args = checkStrings(`${at}.args`, x.args);
-    const env = checkEnv(`${at}.env`, x.env);
-    const envFrom = checkEnvFrom(`${at}.envFrom`, x.envFrom);
+    const env = checkEnv(`${at}.env`, x.env, version);
+    const envFrom = checkEnvFrom(`${at}.envFrom`, x.envFrom, version);
     if (kind === 'sidecars' && x.port !== undefined) {
       const p = checkNamedPort(`${at}.port`, x.port);
       if (seenPorts.has(p.name) || seenNumbers.has(p.port)) {
@@ -478,8 +487,8 @@ export function decidePodExtras(inp: PodExtrasInputs, version: KubernetesVersion
     app: {
       command: appCommand,
       args: appArgs,
-      env: checkEnv('container.env', c.env),
-      envFrom: checkEnvFrom('container.envFrom', c.envFrom),
+      env: checkEnv('container.env', c.env, version),
+      envFrom: checkEnvFrom('container.envFrom', c.envFrom, version),
       mounts: checkMounts('container.mounts', c.mounts, volumeKinds),
       ports: appPorts,
     },
@@ -620,14 +629,15 @@ function checkStrings(input: string, v: string[] | undefined): string[] | undefi
   return [...v];
 }
 
-function checkEnv(input: string, env: Record<string, EnvValue> | undefined): ExtraContainerDecisions['env'] {
+function checkEnv(input: string, env: Record<string, EnvValue> | undefined, version: KubernetesVersion): ExtraContainerDecisions['env'] {
+  const names = envNameRule(version);
   if (env === undefined) return [];
   if (typeof env !== 'object' || env === null || Array.isArray(env) || env instanceof EnvValue) {
     throw new RollwiseInputError(input, env instanceof EnvValue ? 'an EnvValue (not an object of names)' : Array.isArray(env) ? 'a list' : env, 'must be an object from variable names to EnvValues.', `write it as ${input.split('.').pop()}: { DATABASE_HOST: EnvValue.fromValue("127.0.0.1") }.`);
   }
   return Object.keys(env).map((name) => {
-    if (!ENV_NAME.test(name)) {
-      throw new RollwiseInputError(`${input}.${name}`, name, 'is not a valid environment variable name (letters, digits, "_", "-", ".", not starting with a digit); the API server refuses it.', 'use a name like "DATABASE_URL".');
+    if (!names.test(name)) {
+      throw new RollwiseInputError(`${input}.${name}`, name, `is not a valid environment variable name (${names.rule}); the API server refuses it.`, `use a name like "${names.example}".`);
     }
     const v = env[name];
     if (!(v instanceof EnvValue)) {
@@ -651,12 +661,13 @@ function checkEnv(input: string, env: Record<string, EnvValue> | undefined): Ext
   });
 }
 
-function checkEnvFrom(input: string, list: EnvFrom[] | undefined): Record<string, unknown>[] {
+function checkEnvFrom(input: string, list: EnvFrom[] | undefined, version: KubernetesVersion): Record<string, unknown>[] {
+  const names = envNameRule(version);
   return checkList(input, list, 'EnvFrom sources', 'EnvFrom.configMap("checkout-config")').map((e, i) => {
     if (!(e instanceof EnvFrom)) throw new RollwiseInputError(`${input}[${i}]`, e, 'must be an EnvFrom.', 'use EnvFrom.secret("<name>") or EnvFrom.configMap("<name>").');
     checkSubdomain(`${input}[${i}]`, e.source, 'it names the Secret or ConfigMap whose keys become variables.', 'give its name, e.g. "checkout-config".');
-    if (e.prefix !== undefined && !ENV_NAME.test(e.prefix)) {
-      throw new RollwiseInputError(`${input}[${i}].prefix`, e.prefix, 'the prefix starts every variable name, so it must itself be a valid variable name start.', 'use a prefix like "DB_".');
+    if (e.prefix !== undefined && !names.test(e.prefix)) {
+      throw new RollwiseInputError(`${input}[${i}].prefix`, e.prefix, `the prefix starts every variable name, so it must itself be a valid variable name (${names.rule}).`, 'use a prefix like "DB_".');
     }
     return { ...(e.prefix ? { prefix: e.prefix } : {}), [e.kind]: { name: e.source } };
   });

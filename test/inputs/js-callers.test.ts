@@ -7,6 +7,7 @@ import { HttpService, HttpServiceProps } from '../../src/constructs/http-service
 import { CanaryStep, Delivery } from '../../src/decisions/canary';
 import { EnvValue, Volume } from '../../src/decisions/containers';
 import { AppServer } from '../../src/decisions/keep-alive';
+import { KubernetesVersion } from '../../src/decisions/kubernetes-version';
 import { Platform } from '../../src/decisions/platform';
 import { examplePlatform } from '../../src/example';
 import { RollwiseInputError } from '../../src/errors';
@@ -15,7 +16,7 @@ import { RollwiseApp } from '../../src/synth/rollwise-app';
 /**
  * Issue 22, adversarial catalogue (d!): inputs a JavaScript caller gets wrong that were silently
  * accepted, ignored or coerced. Each is refused now, naming the input as written, with "did you
- * mean" for a key that is a typo.
+ * mean" for a key that is a typo; and one valid input (a* over-strict) that was refused.
  */
 function webFront(): HttpServiceProps {
   return {
@@ -105,6 +106,29 @@ test('a probe path with an invisible character (a zero-width space) is refused, 
   expect(e.fix).toContain('"/health"');
   // a visible non-ASCII path is the server's business
   expect(() => web((p) => { p.health = { ...p.health, readinessPath: '/santé' }; })).not.toThrow();
+});
+
+describe('environment variable names follow the platform\'s Kubernetes version', () => {
+  const on = (version: KubernetesVersion, name: string) => () => web((p) => {
+    p.platform = new Platform({ kubernetesVersion: version });
+    p.container = { ...p.container, env: { [name]: EnvValue.fromValue('x') } };
+  });
+  test('1.33 (RelaxedEnvironmentVariableValidation, on by default since 1.32) accepts any printable ASCII but "="', () => {
+    const s = on(KubernetesVersion.V1_33, '1OK')() as HttpService;
+    expect(s.decisions.pod.app.env.map((e) => e.name)).toEqual(['1OK']);
+    expect(() => on(KubernetesVersion.V1_33, 'A B:c')()).not.toThrow();
+    expect(error(on(KubernetesVersion.V1_33, 'A=B')).why).toMatch(/printable ASCII characters other than "=", on Kubernetes 1\.33/);
+    expect(error(on(KubernetesVersion.V1_33, 'CAFÉ')).input).toBe('container.env.CAFÉ');
+  });
+  test('1.28 keeps the strict rule and says where it relaxes', () => {
+    expect(error(on(KubernetesVersion.V1_28, '1OK')).why).toMatch(/not starting with a digit, on Kubernetes 1\.28.*from 1\.32 any printable ASCII but "="/);
+  });
+  test('the written objects are accepted by the cluster validation at 1.33', () => {
+    const app = newApp();
+    web((p) => { p.platform = new Platform({ kubernetesVersion: KubernetesVersion.V1_33 }); p.container = { ...p.container, env: { '1OK': EnvValue.fromValue('x') } }; }, app);
+    expect(() => app.synthesize()).not.toThrow();
+    expect(fs.readFileSync(path.join(root, 'dist', 'c.k8s.yaml'), 'utf8')).toContain('name: 1OK');
+  });
 });
 
 describe('Argo CD Applications', () => {
