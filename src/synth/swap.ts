@@ -2,6 +2,7 @@ import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { RollwiseInputError } from '../errors';
 
 /**
  * How `synthesize` replaces an output folder. Everything lives beside the output, in its parent:
@@ -127,14 +128,27 @@ function isOurs(p: SwapPaths, file: unknown, kind: 'tmp' | 'old'): boolean {
 export function recover(p: SwapPaths): string[] {
   const notes: string[] = [];
   let journal: Journal | undefined;
+  let text: string | undefined;
   try {
-    journal = JSON.parse(fs.readFileSync(p.journal, 'utf8')) as Journal;
+    text = fs.readFileSync(p.journal, 'utf8');
   } catch {
-    journal = undefined;
+    text = undefined;
   }
-  // A journal names only synth's own folders beside the output (makeTempDir, swapIn); one that
-  // names anything else was not written by synth, and nothing is moved for it.
-  if (journal && !(isOurs(p, journal.next, 'tmp') && isOurs(p, journal.old, 'old'))) journal = undefined;
+  if (text !== undefined && text !== '') {
+    try {
+      journal = JSON.parse(text) as Journal;
+    } catch {
+      journal = undefined;
+    }
+    // A journal names only synth's own folders beside the output (makeTempDir, swapIn). A file of
+    // that name that is anything else was not written by synth: nothing is moved for it, and it is
+    // not deleted or overwritten either (an empty one is a journal a crash cut short).
+    if (!journal || typeof journal !== 'object' || !(isOurs(p, journal.next, 'tmp') && isOurs(p, journal.old, 'old'))) {
+      throw new RollwiseInputError('outdir', p.outdir, `has beside it ${p.journal}, which is not a swap journal rollwise synth wrote (a journal names only synth's own .${p.base}-tmp-* and .${p.base}-old-* folders); synth keeps its journal under that name, so it would overwrite and delete the file. Nothing was changed.`,
+        `move ${p.journal} away (or delete it if it is not yours), or synthesize into another folder.`);
+    }
+  }
+  if (text === '') fs.rmSync(p.journal, { force: true });
   if (journal && !fs.existsSync(p.outdir)) {
     if (journal.next && fs.existsSync(journal.next)) {
       fs.renameSync(journal.next, p.outdir);

@@ -180,13 +180,20 @@ describe('the output folder is rollwise\'s alone', () => {
     expect('files' in back && [...back.files].sort()).toEqual([...odd].sort());
   });
 
-  test('a swap journal that names a folder synth did not make moves nothing', async () => {
+  test('a file named like the swap journal that synth did not write (it names src/) moves, overwrites and deletes nothing', async () => {
     const src = path.join(root, 'src');
     fs.mkdirSync(src);
     fs.writeFileSync(path.join(src, 'main.ts'), 'x');
     fs.writeFileSync(path.join(root, '.out.swap'), JSON.stringify({ next: src, old: path.join(root, 'elsewhere') }));
+    const before = tree(root);
+    const r = await synth(path.join(root, 'out'));
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('which is not a swap journal rollwise synth wrote');
+    expect(tree(root)).toEqual(before);
+    // a journal a crash cut short (empty) is synth's own and is cleared
+    fs.writeFileSync(path.join(root, '.out.swap'), '');
     expect((await synth(path.join(root, 'out'))).code).toBe(0);
-    expect(fs.readFileSync(path.join(src, 'main.ts'), 'utf8')).toBe('x');
+    expect(fs.existsSync(path.join(root, '.out.swap'))).toBe(false);
   });
 
   test('a marker that is a folder does not count', async () => {
