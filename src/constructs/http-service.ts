@@ -3,7 +3,7 @@ import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { decided } from '../decisions/decision';
 import { Delivery } from '../decisions/canary';
-import { checkDnsLabel, checkHostname, checkInteger, checkPath, MAX_ROUTE_HOSTNAMES } from '../decisions/inputs';
+import { checkDnsLabel, checkHostname, checkInteger, checkName, checkPath, MAX_ROUTE_HOSTNAMES } from '../decisions/inputs';
 import { RollwiseInputError } from '../errors';
 import { CanaryDelivery } from './canary-delivery';
 import { renderHttpRoute, RouteProps } from './http-route';
@@ -181,7 +181,8 @@ export class HttpService extends Construct {
   public readonly migration?: MigrationJob;
 
   constructor(scope: Construct, id: string, props: HttpServiceProps) {
-    super(scope, id);
+    // an empty id fails in constructs ("Only root constructs may have an empty ID"), before any check of ours
+    super(scope, typeof id === 'string' && id !== '' ? id : checkName('name', id));
     // With many services in an app, an error must say which one it is about (and where).
     try {
       if (props === null || typeof props !== 'object' || Array.isArray(props)) {
