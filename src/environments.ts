@@ -1,6 +1,6 @@
 import { App, Chart } from 'cdk8s';
 import { HttpService, HttpServiceProps } from './constructs/http-service';
-import { checkName } from './decisions/inputs';
+import { checkInteger, checkName, MAX_REPLICAS } from './decisions/inputs';
 import { Platform } from './decisions/platform';
 import { RollwiseInputError } from './errors';
 import { declareOutputPath } from './synth/layout';
@@ -35,6 +35,8 @@ export class Sizing {
    * @default no traffic figures: a canary service is refused at synth with the ways out
    */
   public static fixed(replicas: number, traffic?: EnvironmentTraffic): Sizing {
+    checkInteger('Sizing.fixed(replicas)', replicas, 2, MAX_REPLICAS, 'it becomes every service\'s replicas in the environment: one replica cannot survive a node drain or a rollout without an outage, and a PodDisruptionBudget either blocks the drain forever or lets it take the service.',
+      `use at least 2, e.g. Sizing.fixed(2) for a small environment (at most ${MAX_REPLICAS}).`);
     if (traffic === undefined) return new Sizing(`${replicas} replicas, no capacity figures`, (props) => ({ ...props, replicas, capacity: undefined }));
     const peak = traffic.peakRequestsPerSecond;
     if (typeof peak !== 'number' || !Number.isFinite(peak) || peak <= 0) {
@@ -53,6 +55,9 @@ export class Sizing {
 
   /** Your own adjustment of each service's props (e.g. a smaller memory request in dev). */
   public static custom(description: string, adjust: (props: HttpServiceProps, service: string) => HttpServiceProps): Sizing {
+    if (typeof adjust !== 'function') {
+      throw new RollwiseInputError(`Sizing.custom(${JSON.stringify(description)}, adjust)`, adjust === undefined ? 'undefined' : typeof adjust === 'object' ? JSON.stringify(adjust) ?? String(adjust) : String(adjust), 'must be a function from a service\'s props (and its name) to the props it runs with in the environment.', 'pass e.g. Sizing.custom(\'half the memory in dev\', (props) => ({ ...props, resources: { ...props.resources, memory: \'256Mi\' } })).');
+    }
     return new Sizing(description, adjust);
   }
 
@@ -64,8 +69,22 @@ export class Sizing {
 
   /** The props of `service` in an environment with this sizing. */
   public apply(service: string, props: HttpServiceProps): HttpServiceProps {
-    return this.adjust(props, service);
+    return checkAdjusted(`Sizing.custom(${JSON.stringify(this.description)}, adjust)`, service, this.adjust(props, service));
   }
+}
+
+/**
+ * What an environment's function (a custom sizing, `adjust`) returned for a service: the service's
+ * props, an object. Anything else (null, undefined: a missing `return`) is refused naming the
+ * function, rather than reported as the first prop the service then misses.
+ */
+function checkAdjusted(input: string, service: string, props: unknown): HttpServiceProps {
+  if (props === null || typeof props !== 'object' || Array.isArray(props)) {
+    throw new RollwiseInputError(input, props === undefined ? 'undefined' : Array.isArray(props) ? 'a list' : props,
+      `returned ${props === undefined ? 'nothing' : props === null ? 'null' : Array.isArray(props) ? 'a list' : `a ${typeof props}`} for service ${service}, not its props: the function must return the props the service runs with (the ones it was given, changed).`,
+      'return the props, e.g. (props) => ({ ...props, replicas: 2 }); a function with a block body needs its return statement.');
+  }
+  return props as HttpServiceProps;
 }
 
 /** An environment's own traffic (a dev or staging environment sees far less than production). */
@@ -156,7 +175,7 @@ export class Environment {
    * this environment's platform (it replaces a platform given in the service's props).
    */
   public serviceProps(service: string, props: HttpServiceProps): HttpServiceProps {
-    return { ...this.adjust(this.sizing.apply(service, props), service), platform: this.platform };
+    return { ...checkAdjusted(`environments.${this.name}.adjust`, service, this.adjust(this.sizing.apply(service, props), service)), platform: this.platform };
   }
 
   /** Adds `service` to this environment: its own chart (see addChart) with one HttpService. */

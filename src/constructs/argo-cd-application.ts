@@ -4,7 +4,8 @@ import { Construct, IConstruct } from 'constructs';
 import { Application } from '../../imports/application-argoproj.io';
 import { decided } from '../decisions/decision';
 import { checkName } from '../decisions/inputs';
-import { ArgoCdSettings } from '../decisions/platform';
+import { ArgoCdSettings, checkArgoCdSettings } from '../decisions/platform';
+import { checkKeys, keysOf } from '../decisions/props-keys';
 import { RollwiseInputError } from '../errors';
 import { Reasons } from '../justify/reasons';
 import { HttpService } from './http-service';
@@ -53,6 +54,7 @@ export class ArgoCdApplication extends Construct {
 
   constructor(scope: Construct, id: string, props: ArgoCdApplicationProps) {
     super(scope, id);
+    checkApplicationProps(scope, id, props);
     const name = checkName('id', id);
     const s = props.settings;
     const svc = props.service;
@@ -105,6 +107,29 @@ export class ArgoCdApplication extends Construct {
     const decidedSpec = JSON.parse(JSON.stringify(spec)) as typeof spec;
     registerRenderCheck(this, (rendered) => checkApplication(rendered, this.application, decidedSpec, svc, include), { validateObjects: true });
     registerApplicationNames(this);
+  }
+}
+
+const APPLICATION_PROPS_KEYS = keysOf<ArgoCdApplicationProps>()({ service: true, settings: true, include: true, destinationNamespace: true, namespacePolicy: true });
+
+/**
+ * The props as a JavaScript caller may pass them (known keys, the service an HttpService, the
+ * settings complete), and where the Application goes: not in the chart of the service it applies,
+ * whose file it would then apply (and prune) itself from.
+ */
+function checkApplicationProps(scope: Construct, id: string, props: ArgoCdApplicationProps): void {
+  checkKeys('props', props, APPLICATION_PROPS_KEYS, `new ArgoCdApplication(scope, '${id}', props)`);
+  if (props === undefined) throw new RollwiseInputError('props', 'undefined', `is the third argument of new ArgoCdApplication(scope, '${id}', props): the service and its Argo CD settings.`, 'pass { service, settings: service.platform.argoCd }.');
+  if (!(props.service instanceof HttpService)) {
+    throw new RollwiseInputError('service', props.service === undefined ? 'unset' : props.service === null ? null : typeof props.service === 'object' ? 'a plain object' : props.service, 'must be the HttpService whose committed manifests the Application applies.', 'pass the construct: { service: myService, settings: myService.platform.argoCd }.');
+  }
+  // named as the user most likely wrote them: the platform's settings, or their own object
+  checkArgoCdSettings(props.settings === props.service.platform.argoCd && props.settings !== undefined ? 'platform.argoCd' : 'settings', props.settings);
+  const own = Chart.of(props.service);
+  for (let c: IConstruct | undefined = scope; c; c = c.node.scope) {
+    if (c !== own) continue;
+    throw new RollwiseInputError('scope', scope.node.path, `is (in) the chart ${own.node.path} of the service ${props.service.name}, so the Application would be written into the service's own file, which it applies: Argo CD would apply the Application from inside the folder it syncs and manage (and prune) itself. The Application is kept outside the folder it applies.`,
+      `create it in a chart of its own, whose file the Application's include does not select, e.g. new ArgoCdApplication(new Chart(app, '${id}-argocd'), '${id}', props) (the environments write theirs to argocd/<env>/, outside the folders they apply).`);
   }
 }
 

@@ -2,7 +2,12 @@ import { Duration } from 'cdk8s';
 import { RollwiseInputError } from '../errors';
 import { decided, Decision } from './decision';
 import { checkInteger, formatGoDuration } from './inputs';
+import { checkKeys, keysOf } from './props-keys';
+import { MIN_REASON_LENGTH, reasonProblem } from './reason';
 import { RolloutDecisions } from './rollout';
+
+const CANARY_OPTION_KEYS = keysOf<CanaryOptions>()({ steps: true, manualPromotion: true });
+const MANUAL_PROMOTION_KEYS = keysOf<NonNullable<CanaryOptions['manualPromotion']>>()({ because: true });
 
 /** A canary step as the Rollout spec holds it (exactly one key). */
 export type StepJson = Record<string, unknown>;
@@ -36,9 +41,26 @@ export class CanaryStep {
     if (step === null || typeof step !== 'object' || Array.isArray(step)) {
       throw new RollwiseInputError('CanaryStep.fromJson(step)', step ?? null, 'must be one step object as in a Rollout (e.g. { setWeight: 10 } or { pause: { duration: "5m" } }).', 'pass one step object, or use CanaryStep.setWeight / pause / analysisGate.');
     }
+    refuseNonJson('CanaryStep.fromJson(step)', step, 0);
     return new CanaryStep(step, `raw step ${JSON.stringify(step)}`);
   }
   private constructor(public readonly json: StepJson, public readonly description: string) {}
+}
+
+/**
+ * A raw step must be JSON as the Rollout holds it: a BigInt (`10n`) cannot be written as JSON, and
+ * a function, a symbol or undefined would be dropped from the manifest without a word.
+ */
+function refuseNonJson(at: string, v: unknown, depth: number): void {
+  if (depth > 16 || v === null || typeof v !== 'object') return;
+  for (const [k, x] of Object.entries(v)) {
+    const p = Array.isArray(v) ? `${at}[${k}]` : `${at}.${k}`;
+    if (typeof x === 'bigint') throw new RollwiseInputError(p, x, 'is a BigInt, which JSON (and so the Rollout) cannot hold.', `use a plain number: ${Number(x)}.`);
+    if (typeof x === 'function' || typeof x === 'symbol' || x === undefined) {
+      throw new RollwiseInputError(p, typeof x === 'function' ? 'a function' : String(x), 'is not a JSON value, so it would be left out of the Rollout without a word.', 'give the value as the Rollout holds it (a number, a string, an object or a list), or remove the key.');
+    }
+    refuseNonJson(p, x, depth + 1);
+  }
 }
 
 /** A pause as Argo Rollouts reads it ("10m", "1m30s"); it must be a positive whole number of seconds. */
@@ -107,11 +129,15 @@ export class Delivery {
    * @param options the steps (default: derived from the traffic) and manual promotion (default: the analysis promotes)
    */
   public static canary(options: CanaryOptions = {}): Delivery {
+    checkKeys('delivery', options, CANARY_OPTION_KEYS, 'Delivery.canary(options)');
     let because: string | undefined;
     if (options.manualPromotion !== undefined) {
+      checkKeys('delivery.manualPromotion', options.manualPromotion, MANUAL_PROMOTION_KEYS);
       because = typeof options.manualPromotion?.because === 'string' ? options.manualPromotion.because.trim() : '';
-      if (because.length < 10) {
-        throw new RollwiseInputError('delivery.manualPromotion.because', because, 'manual promotion takes the release decision away from the analysis, so it must say why (at least 10 characters), e.g. that the service\'s traffic is too low for a measured sample.', "give manualPromotion: { because: 'about 2 req/s at release time: too few requests for a 1 % ratio' }, or leave it out to let the analysis promote.");
+      // the one reason rule of overrides, accepted patches and suppressions (reason.ts)
+      const problem = reasonProblem(options.manualPromotion?.because);
+      if (problem !== undefined) {
+        throw new RollwiseInputError('delivery.manualPromotion.because', because, `manual promotion takes the release decision away from the analysis, so it must say why (at least ${MIN_REASON_LENGTH} characters, no placeholder), e.g. that the service's traffic is too low for a measured sample; ${problem}.`, "give manualPromotion: { because: 'about 2 req/s at release time: too few requests for a 1 % ratio' }, or leave it out to let the analysis promote.");
       }
     }
     if (options.steps !== undefined) {
@@ -125,7 +151,15 @@ export class Delivery {
     return new Delivery('canary', options.steps, because);
   }
   /** A plain Deployment rolling update (no traffic split, no analysis): for services without a route. */
-  public static rollingUpdate(): Delivery {
+  public static rollingUpdate(...unexpected: never[]): Delivery {
+    // a JavaScript caller's options (e.g. { steps }) would be ignored without a word
+    if (unexpected.length > 0 && !(unexpected.length === 1 && (unexpected[0] === undefined || (typeof unexpected[0] === 'object' && unexpected[0] !== null && Object.keys(unexpected[0]).length === 0)))) {
+      const given = unexpected[0] as unknown;
+      const keys = typeof given === 'object' && given !== null ? Object.keys(given) : [];
+      throw new RollwiseInputError(keys.length ? `Delivery.rollingUpdate({ ${keys.join(', ')} })` : 'Delivery.rollingUpdate(options)', keys.length ? keys.join(', ') : given as string,
+        `takes no options: a rolling update has no steps, no analysis and no manual promotion, so ${keys.length ? 'these' : 'it'} would be silently ignored.${keys.some((k) => (CANARY_OPTION_KEYS as readonly string[]).includes(k)) ? ' They are options of Delivery.canary().' : ''}`,
+        `use Delivery.rollingUpdate() for a plain rolling update, or Delivery.canary({ ${keys.join(', ') || 'steps'} }) for steps and analysis.`);
+    }
     return new Delivery('rollingUpdate', undefined);
   }
   private constructor(

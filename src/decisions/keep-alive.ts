@@ -2,6 +2,7 @@ import { Duration } from 'cdk8s';
 import { RollwiseInputError } from '../errors';
 import { decided, Decision, Override, withOverride } from './decision';
 import { checkInteger, formatGoDuration, seconds } from './inputs';
+import { checkKeys, keysOf } from './props-keys';
 
 /**
  * How an application server treats an idle keep-alive connection:
@@ -43,6 +44,8 @@ export interface ReactorNettyOptions {
    */
   readonly idleTimeout?: Duration;
 }
+
+const GO_NET_HTTP_KEYS = keysOf<GoNetHttpOptions>()({ idleTimeout: true, readTimeout: true });
 
 /** The longest keep-alive rollwise accepts as an input (a day: anything longer is a typo). */
 const MAX_KEEPALIVE_SECONDS = 86_400;
@@ -99,6 +102,7 @@ export class AppServer {
    */
   public static goNetHttp(opts: GoNetHttpOptions = {}): AppServer {
     const name = GO_NET_HTTP;
+    checkKeys('appServer.goNetHttp', opts, GO_NET_HTTP_KEYS, 'AppServer.goNetHttp(options)');
     const idle = opts.idleTimeout === undefined ? 0 : checkKeepAlive('appServer.goNetHttp.idleTimeout', opts.idleTimeout, true);
     const read = opts.readTimeout === undefined ? 0 : checkKeepAlive('appServer.goNetHttp.readTimeout', opts.readTimeout, true);
     if (idle > 0) return new AppServer(name, 'timeout', idle, 'http.Server.IdleTimeout', 'IdleTimeout as configured', true);
@@ -144,6 +148,7 @@ export class AppServer {
   /** Reactor Netty / Spring WebFlux: no idle timeout unless `server.netty.idle-timeout` is set. */
   public static reactorNetty(opts: ReactorNettyOptions = {}): AppServer {
     const name = 'Reactor Netty (WebFlux)';
+    checkKeys('appServer.reactorNetty', opts, ['idleTimeout'], 'AppServer.reactorNetty(options)');
     if (opts.idleTimeout !== undefined) {
       return new AppServer(name, 'timeout', checkKeepAlive('appServer.reactorNetty.idleTimeout', opts.idleTimeout), 'server.netty.idle-timeout', 'as configured', true);
     }
@@ -180,6 +185,7 @@ export class AppServer {
   }
 
   private static preset(name: string, defaultSeconds: number, knob: string, opts: KeepAliveOptions, note?: string): AppServer {
+    checkKeys('appServer', opts, ['keepAlive'], `the options of the AppServer preset for ${name}`);
     if (opts.keepAlive === undefined) return new AppServer(name, 'timeout', defaultSeconds, knob, note ? `default; ${note}` : 'default', true);
     const s = checkKeepAlive(`appServer.${name}.keepAlive`, opts.keepAlive);
     return new AppServer(name, 'timeout', s, knob, `${knob} set to ${showDuration(s)} (default ${showDuration(defaultSeconds)})`, true);

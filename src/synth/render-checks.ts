@@ -176,7 +176,7 @@ export function appKubernetesVersion(app: IConstruct): KubernetesVersion {
  * (HttpService: `/spec/template/spec/tolerations/0/key` of its workload is `pod.tolerations[0]`).
  * A cluster problem on such a field is then the input's error, named as the user wrote it.
  */
-export type InputMapper = (object: Json, pointer: string) => string | undefined;
+export type InputMapper = (object: Json, pointer: string) => string | { readonly input: string; readonly pointer: string } | undefined;
 const mappers = new WeakMap<IConstruct, InputMapper>();
 
 export function declareInputMapper(scope: Construct, mapper: InputMapper): void {
@@ -263,9 +263,11 @@ export function clusterProblems(scope: Construct, r: RenderedApp, prefix: boolea
     if (v.hasSchemas && typeof json.apiVersion === 'string' && typeof json.kind === 'string' && !v.knows(json.apiVersion, json.kind)) unknownKinds.add(`${json.apiVersion} ${json.kind}`);
     const mapped = inputs && owner && !userPatched(owner) ? mapperOf(owner) : undefined;
     for (const p of v.check(json, pass)) {
-      const input = mapped?.mapper(json, p.path);
+      // the mapper may name a field below the problem's (the value that makes the whole object too big)
+      const m = mapped?.mapper(json, p.path);
+      const input = typeof m === 'object' ? m.input : m;
       if (input !== undefined) {
-        inputs!.push({ input, value: shortValue(valueAt(json, p.path)), message: p.message, object: p.object, version: version.name, service: mapped!.scope });
+        inputs!.push({ input, value: shortValue(valueAt(json, typeof m === 'object' ? m.pointer : p.path)), message: p.message, object: p.object, version: version.name, service: mapped!.scope });
         continue;
       }
       out.push(`${prefix ? `[${(owner ?? chart).node.path}] ` : ''}${formatClusterProblem(p)}: the cluster would refuse this object (Kubernetes ${version.name}), after Argo CD had applied the rest. Fix: correct the input or the escape-hatch patch that sets ${p.path}.`);

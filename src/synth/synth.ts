@@ -97,9 +97,9 @@ export function synthesize(build: (outdir: string) => App, opts: SynthOptions): 
       const app = build(tmp);
       const progress = opts.progress ?? (progressWanted() ? terminalProgress() : undefined);
       writeApp(app, tmp, { comments: opts.comments, layout: opts.layout, onChart: progress });
-      writeOutputMarker(tmp);
-      swapFault('written');
       const files = listFiles(tmp);
+      writeOutputMarker(tmp, files);
+      swapFault('written');
       if (opts.validateSchemas) assertSchemaValid(tmp, files, appKubernetesVersion(app));
       const warnings = [...recovered, ...warningsOf(app)];
       if (opts.check) {
