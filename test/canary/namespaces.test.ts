@@ -61,7 +61,7 @@ describe('a chart without a namespace, deployed by an Argo CD Application to sho
     expect(() => deploy({ chartNamespace: 'shop', destinationNamespace: 'payments' })).toThrow(/^service orders-api \(apps\/orders-api-prod\): destinationNamespace = payments: the service's objects name namespace shop.*Fix: remove destinationNamespace, or give the service's chart the namespace payments/);
     let error: unknown;
     try { deploy({ chartNamespace: 'shop', destinationNamespace: 'payments' }); } catch (e) { error = e; }
-    expect(formatInputError(error as RollwiseInputError)).toMatch(/^rollwise: invalid input in service orders-api \(apps\/orders-api-prod\)\n  destinationNamespace = payments\n/);
+    expect(formatInputError(error as RollwiseInputError)).toMatch(/^rollwise: invalid input in service orders-api \(apps\/orders-api-prod\)\n {2}destinationNamespace = payments\n/);
   });
 });
 
@@ -201,7 +201,7 @@ describe('a first sync with a migration (issue 24: the PreSync hook runs before 
     const error = withMigration({ pod: { serviceAccount: { name: 'orders-api' } }, container: { runAs: { user: 10001 }, env: { DATABASE_PASSWORD: EnvValue.fromSecret('orders-db', 'password') } } });
     expect(error).toBeInstanceOf(RollwiseInputError);
     const text = formatInputError(error as RollwiseInputError);
-    expect(text).toMatch(/^rollwise: invalid input in service orders-api \(apps\/orders-api-prod\)\n  namespacePolicy \(default\) = NamespacePolicy\.createdByArgoCd\(\) \(CreateNamespace=true\)\n/);
+    expect(text).toMatch(/^rollwise: invalid input in service orders-api \(apps\/orders-api-prod\)\n {2}namespacePolicy \(default\) = NamespacePolicy\.createdByArgoCd\(\) \(CreateNamespace=true\)\n/);
     expect(text).toMatch(/why: the migration Job orders-api-migrate is an Argo CD PreSync hook and needs ServiceAccount orders-api, Secret orders-db in namespace shop, which rollwise does not create/);
     expect(text).toMatch(/objects without a hook annotation belong to the Sync phase, which comes after: argo-cd v3\.5\.1 gitops-engine\/pkg\/sync\/sync_phase\.go, sync_tasks\.go syncPhaseOrder/);
     expect(text).toMatch(/the Job waits until its deadline \(600 s, its activeDeadlineSeconds\), fails, and the sync stops/);
