@@ -6,6 +6,7 @@ import { inService, RollwiseInputError } from '../errors';
 import { ClusterValidator, findSchemaDir, formatClusterProblem } from '../schemas/cluster-validator';
 import { Pass } from '../schemas/structural';
 import { addSynthWarning } from './output';
+import { schemaDirCandidates, SCHEMA_FIX } from '../schemas/locate';
 
 type Json = Record<string, unknown>;
 
@@ -272,7 +273,7 @@ export function clusterProblems(scope: Construct, r: RenderedApp, prefix: boolea
     }
   }
   if (missing.size > 0) {
-    addSynthWarning(app as Construct, `no pinned schemas for Kubernetes ${[...missing].join(', ')} were found (${SCHEMA_HINT}): the objects were checked against the API server's built-in rules only, not against their kinds' schemas and the CRDs' CEL rules.`);
+    addSynthWarning(app as Construct, `schemas: no pinned schemas for Kubernetes ${[...missing].join(', ')} were found (looked in ${schemaDirCandidates().join(', ')}), so the objects were checked against the API server's built-in rules only, not against their kinds' schemas and the CRDs' CEL rules. Fix: ${SCHEMA_FIX}.`);
   }
   if (unknownKinds.size > 0) {
     addSynthWarning(app as Construct, `${[...unknownKinds].sort().join(', ')}: no pinned schema or CRD for this kind, so these objects were checked against the API server's built-in rules only.`);
@@ -280,4 +281,3 @@ export function clusterProblems(scope: Construct, r: RenderedApp, prefix: boolea
   return out;
 }
 
-const SCHEMA_HINT = 'looked in $ROLLWISE_SCHEMA_DIR, ../shared and .schemas/ beside the rollwise package and .schemas/ in the project: set ROLLWISE_SCHEMA_DIR to a folder with the pinned crds/ and schemas/ (see the README, Schemas)';

@@ -130,6 +130,28 @@ test('cdk8s synth of the README example writes the manifests with their reasons;
   expect(version.stdout.trim()).toBe((JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version);
 }, 300_000);
 
+test('without schemas an installed rollwise warns with a subject and a fix it ships: `rollwise schemas fetch` into the project\'s .schemas/, after which the warning is gone', () => {
+  const bin = path.join(app, 'node_modules', '.bin', 'rollwise');
+  const { ROLLWISE_SCHEMA_DIR: schemaDir, ...env } = process.env;
+  const synth = () => spawnSync(process.execPath, [bin, 'synth', '-o', 'schema-check'], { cwd: app, encoding: 'utf8', env });
+  const before = synth();
+  expect(before.status).toBe(0);
+  const warning = before.stderr.split('\n').find((l) => l.includes('no pinned schemas')) ?? '';
+  expect(warning).toMatch(/^warning: schemas: no pinned schemas for Kubernetes 1\.28 were found \(looked in .*\/app\/node_modules\/shared, .*\/app\/node_modules\/rollwise\/\.schemas, .*\/app\/\.schemas\).* Fix: run `npx rollwise schemas fetch` in the project \(it downloads the pinned files into \.schemas\/ there and needs network; offline: --from <a \.schemas\/ folder fetched elsewhere>\)/);
+  // no network here: the copy a colleague fetched (the repository's set) stands in for the download
+  const fetched = spawnSync(process.execPath, [bin, 'schemas', 'fetch', '--from', schemaDir as string], { cwd: app, encoding: 'utf8', env });
+  expect(fetched.stderr).toBe('');
+  expect(fetched.status).toBe(0);
+  expect(fetched.stdout).toMatch(/14 pinned schema files in \.schemas\/;/);
+  const where = spawnSync(process.execPath, [bin, 'schemas', 'where'], { cwd: app, encoding: 'utf8', env });
+  expect(where.stdout).toContain(`${path.join(fs.realpathSync(app), '.schemas')}  <- used`);
+  const after = synth();
+  expect(after.status).toBe(0);
+  expect(after.stderr).not.toMatch(/schemas/);
+  fs.rmSync(path.join(app, 'schema-check'), { recursive: true, force: true });
+  fs.rmSync(path.join(app, '.schemas'), { recursive: true, force: true });
+}, 300_000);
+
 test('rollwise init into an empty folder gives a repo whose synth and own tests pass; a second run changes nothing', () => {
   const golden = path.join(work, 'golden-path');
   fs.mkdirSync(golden);
