@@ -41,7 +41,7 @@ describe('explain <file> <field path>', () => {
   test('answers for one value, by its trailing path', async () => {
     const r = await cli(['explain', file, 'readinessProbe.timeoutSeconds']);
     expect(r.code).toBe(0);
-    expect(r.out.split('\n').filter((l) => !l.startsWith('    '))).toEqual(['Rollout/checkout-api spec.template.spec.containers[0].readinessProbe.timeoutSeconds = 3', '']);
+    expect(r.out.split('\n').filter((l) => !l.startsWith('    '))).toEqual(['Rollout/checkout-api spec.template.spec.containers[0].readinessProbe.timeoutSeconds [container app (containers[0])] = 3', '']);
     expect(r.out).toMatch(/2 x the health path's p99 under peak load/);
   });
 
@@ -67,9 +67,23 @@ describe('explain of a leaf whose reason sits on its parent (issue 24 review)', 
       const r = await cli(['explain', file, 'initContainers[0].readinessProbe.timeoutSeconds']);
       expect(r.err).toBe('');
       expect(r.code).toBe(0);
-      expect(r.out).toMatch(/^Rollout\/orders-api spec\.template\.spec\.initContainers\[0\]\.readinessProbe\.timeoutSeconds = 3 {2}\(no reason of its own: the reason of spec\.template\.spec\.initContainers\[0\]\.readinessProbe, which holds it\)\n {4}The sidecar serves on port sql-health \(9801\), so it is probed with the app's readiness timing/);
+      expect(r.out).toMatch(/^Rollout\/orders-api spec\.template\.spec\.initContainers\[0\]\.readinessProbe\.timeoutSeconds \[container cloud-sql-proxy \(initContainers\[0\]\)\] = 3 {2}\(no reason of its own: the reason of spec\.template\.spec\.initContainers\[0\]\.readinessProbe, which holds it\)\n {4}The sidecar serves on port sql-health \(9801\), so it is probed with the app's readiness timing/);
       // a leaf that exists nowhere is still an error
       expect((await cli(['explain', file, 'initContainers[0].readinessProbe.nope'])).code).toBe(2);
+      // issue 24: the short path answers for every container it matches, the app's directly and the
+      // sidecar's through its probe's reason, each saying which container it is
+      const short = await cli(['explain', file, 'readinessProbe.timeoutSeconds']);
+      expect(short.out.split('\n').filter((l) => /^\S/.test(l))).toEqual([
+        'Rollout/orders-api spec.template.spec.containers[0].readinessProbe.timeoutSeconds [container app (containers[0])] = 3',
+        'Rollout/orders-api spec.template.spec.initContainers[0].readinessProbe.timeoutSeconds [container cloud-sql-proxy (initContainers[0])] = 3  (no reason of its own: the reason of spec.template.spec.initContainers[0].readinessProbe, which holds it)',
+        'Job/orders-api-migrate spec.template.spec.initContainers[0].readinessProbe.timeoutSeconds [container cloud-sql-proxy (initContainers[0])] = 3  (no reason of its own: the reason of spec.template.spec.initContainers[0].readinessProbe, which holds it)',
+      ]);
+      // and in every object: the sidecar's start-up gate in the Rollout and in the migration Job
+      const startup = await cli(['explain', file, 'startupProbe.periodSeconds']);
+      expect(startup.out.split('\n').filter((l) => /^\S/.test(l)).map((l) => l.replace(/ = .*/, ''))).toEqual(expect.arrayContaining([
+        'Rollout/orders-api spec.template.spec.initContainers[0].startupProbe.periodSeconds [container cloud-sql-proxy (initContainers[0])]',
+        'Job/orders-api-migrate spec.template.spec.initContainers[0].startupProbe.periodSeconds [container cloud-sql-proxy (initContainers[0])]',
+      ]));
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true });
     }
