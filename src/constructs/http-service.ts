@@ -2,7 +2,7 @@ import { ApiObject, Chart } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { decided } from '../decisions/decision';
-import { Delivery } from '../decisions/canary';
+import { checkDelivery, Delivery } from '../decisions/canary';
 import { checkDnsLabel, checkHostname, checkInteger, checkPath, MAX_ROUTE_HOSTNAMES } from '../decisions/inputs';
 import { RollwiseInputError } from '../errors';
 import { CanaryDelivery } from './canary-delivery';
@@ -184,6 +184,8 @@ export class HttpService extends Construct {
     // With many services in an app, an error must say which one it is about (and where).
     try {
       checkServiceProps(props);
+      // a step made with a bad value (CanaryStep.setWeight(150)) is refused here, naming the service
+      if (props.delivery instanceof Delivery) checkDelivery(props.delivery);
       if (!(props.appServer instanceof AppServer)) throw new RollwiseInputError('appServer', props.appServer ?? 'missing', 'is required: the proxy\'s idle timeout is derived from the server\'s keep-alive, and a guessed one is the 503 UC race (docs/mechanisms.md#keep-alive-race).', 'pass e.g. appServer: AppServer.uvicorn() (see AppServer for the presets).');
       this.platform = props.platform ?? Platform.defaults();
       this.decisions = decideService({ ...props, name: id }, this.platform);

@@ -219,7 +219,8 @@ function valueAt(o: Json, pointer: string): unknown {
  */
 export function runRenderChecks(app: App, r: RenderedApp): void {
   const problems: string[] = [];
-  for (const { scope, check } of renderChecksOf(app)) for (const m of check(r)) problems.push(`[${scope.node.path}] ${m}`);
+  // A check of the whole app (registered on the root, whose path is empty) names its constructs itself.
+  for (const { scope, check } of renderChecksOf(app)) for (const m of check(r)) problems.push(scope.node.path === '' ? m : `[${scope.node.path}] ${m}`);
   const inputs: InputProblem[] = [];
   problems.push(...clusterProblems(app, r, true, inputs));
   // A cluster problem on a field an input set is that input's error (named as the user wrote it).

@@ -6,6 +6,7 @@ import { main } from '../../src/cli/main';
 import { HttpService, HttpServiceProps } from '../../src/constructs/http-service';
 import { CanaryStep, Delivery } from '../../src/decisions/canary';
 import { EnvValue } from '../../src/decisions/containers';
+import { formatInputError, RollwiseInputError } from '../../src/errors';
 import { diffOutputs } from '../../src/diff/compare';
 import { formatDiffMarkdown, formatDiffText } from '../../src/diff/format';
 import { resolveSide } from '../../src/diff/sources';
@@ -100,14 +101,17 @@ describe('inputs given the wrong way are named as given', () => {
     expect(() => build({ resources: { cpu: '250m', memory: 512 as never } })).toThrow(/resources\.memory = 512: is the number 512.*"512Mi"/);
   });
 
-  test('setWeight(150) is refused where it is written, without pointing at a maxTrafficWeight rollwise has no input for', () => {
-    expect(() => CanaryStep.setWeight(150)).toThrow(/CanaryStep\.setWeight\(percent\) = 150: .*from 0 to 100/);
-    let message = '';
-    try { CanaryStep.setWeight(150); } catch (e) { message = (e as Error).message; }
+  test('setWeight(150) is refused by the service that uses it, naming the service, its path and the step, without pointing at a maxTrafficWeight rollwise has no input for', () => {
+    const steps = (w: number) => Delivery.canary({ steps: [CanaryStep.setWeight(5), CanaryStep.pause(Duration.minutes(10)), CanaryStep.setWeight(w), CanaryStep.analysisGate()] });
+    expect(() => build({ delivery: steps(150) })).toThrow(/^service checkout-api \(c\/checkout-api\): delivery\.steps\[2\] CanaryStep\.setWeight\(percent\) = 150: .*from 0 to 100/);
+    let error: unknown;
+    try { build({ delivery: steps(150) }); } catch (e) { error = e; }
+    const message = formatInputError(error as RollwiseInputError);
+    expect(message).toMatch(/^rollwise: invalid input in service checkout-api \(c\/checkout-api\)\n {2}delivery\.steps\[2\] CanaryStep\.setWeight\(percent\) = 150\n/);
     expect(message).not.toContain('maxTrafficWeight');
-    expect(() => CanaryStep.setWeight(12.5)).toThrow(/must be a whole number from 0 to 100/);
+    expect(() => build({ delivery: steps(12.5) })).toThrow(/must be a whole number from 0 to 100/);
     // the fix names the same range as the why (0 is valid: the controller accepts 0..100)
-    expect(message).toMatch(/Fix: use a whole percentage from 0 to 100, e\.g\. CanaryStep\.setWeight\(25\)/);
+    expect(message).toMatch(/fix: use a whole percentage from 0 to 100, e\.g\. CanaryStep\.setWeight\(25\)/);
     expect(() => CanaryStep.setWeight(0)).not.toThrow();
     expect(() => build({ delivery: Delivery.canary({ steps: [CanaryStep.setWeight(25), CanaryStep.pause(Duration.minutes(10)), CanaryStep.analysisGate()] }) })).not.toThrow();
   });
