@@ -46,6 +46,7 @@ function appLock(deps: Record<string, string>, rollwise: { file: string; entry: 
 let work: string;
 let tarball: string;
 let app: string;
+let ciStderr = '';
 const npm = (args: string[], cwd: string) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' } });
 
 beforeAll(() => {
@@ -80,7 +81,11 @@ beforeAll(() => {
   fs.writeFileSync(path.join(app, 'main.ts'), example);
   fs.writeFileSync(path.join(app, 'plugin.ts'), plugin);
   fs.writeFileSync(path.join(app, 'cdk8s.yaml'), 'language: typescript\napp: node main.js\n');
-  npm(['ci', '--offline'], app);
+  // npm 11 warns about every installed package whose install scripts no allowScripts entry covers;
+  // the tarball's prepare script used to be one (issue 24)
+  const ci = spawnSync('npm', ['ci', '--offline'], { cwd: app, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' } });
+  if (ci.status !== 0) throw new Error(`npm ci failed: ${ci.stderr}`);
+  ciStderr = ci.stderr;
 }, 600_000);
 
 afterAll(() => { if (work) fs.rmSync(work, { recursive: true, force: true }); });
@@ -99,6 +104,13 @@ test('the tarball holds the compiled library, its types, the bin and the docs, a
   for (const f of ['src/example.ts', 'dist/prod/checkout-api.k8s.yaml', 'lib/src/invariants/invariants.js']) expect(pointedAt).toContain(f);
   for (const f of pointedAt) expect([f, entries.includes(f)]).toEqual([f, true]);
   for (const f of ['lib/src/example.js', 'lib/src/main.js', 'examples/scenarios/manifests/checkout-rollwise.k8s.yaml']) expect(entries).toContain(f);
+  // issue 24: the packed package.json builds on pack (prepack), with no prepare script, which npm
+  // 11 lists as an install script of every tarball or Git install
+  const packed = JSON.parse(execFileSync('tar', ['xzf', tarball, '-O', 'package/package.json'], { encoding: 'utf8' })) as { scripts: Record<string, string> };
+  expect(packed.scripts.prepare).toBeUndefined();
+  expect(packed.scripts.prepack).toMatch(/rmSync\('lib'.*npm run -s build/);
+  for (const s of ['preinstall', 'install', 'postinstall']) expect(packed.scripts[s]).toBeUndefined();
+  expect(ciStderr).not.toMatch(/rollwise@\S+ \(prepare/);
   const strays = entries.filter((e) => (/^(test|bench|dist|scripts|\.ci)\//.test(e) && !/^dist\/prod\/checkout-api\.(k8s\.yaml|runbook\.md|catalog-info\.yaml)$/.test(e)) || (/^src\//.test(e) && !/^src\/(example|main)\.ts$/.test(e)) || /^lib\/(test|bench)\//.test(e) || (/\.ts$/.test(e) && !/\.d\.ts$/.test(e) && !/^src\/(example|main)\.ts$/.test(e)));
   expect(strays).toEqual([]);
 }, 60_000);
