@@ -377,6 +377,12 @@ export const environments = (): Environment[] => [
   // Its canary's volume gate is sized from dev's own traffic: replace 40 req/s with what dev sees
   // (without a figure synth refuses the canary: the default gate would pause every dev release), or
   // deliver dev without a canary: adjust: (props) => ({ ...props, delivery: Delivery.rollingUpdate() }).
+  // Connection settings are per environment too: every environment starts from the service's props
+  // below, so a database written there (a Cloud SQL proxy sidecar's instance) reaches dev as well, and
+  // dev's migration would run against prod's database. Give dev its own in its adjust, e.g.
+  //   sidecars: props.sidecars?.map((s) => ({ ...s, args: s.args?.map((a) => a.replace(/^acme-prod:/, 'acme-dev:')) })),
+  // (synth refuses one Cloud SQL instance in two environments unless addEstate's
+  // sharedCloudSqlInstances gives the reason they share it).
   new Environment({
     name: 'dev', destination: { server, namespace: '${service}-dev' }, platform: platform('dev', server), sizing: Sizing.fixed(2, { peakRequestsPerSecond: 40 }),
     adjust: (props) => ({ ...props, route: props.route && { ...props.route, hostnames: props.route.hostnames.map((h) => h.replace(/^([^.]+)\\./, '$1.dev.')) } }),
