@@ -44,7 +44,8 @@ export function initFiles(service: string): Record<string, string> {
     'main.ts': mainTs(service),
     'cdk8s.yaml': CDK8S_YAML,
     'tsconfig.json': TSCONFIG,
-    '.gitignore': 'node_modules/\nlib/\nrollwise.sarif\n',
+    // .schemas/: the pinned schemas `rollwise schemas fetch` downloads (not committed)
+    '.gitignore': 'node_modules/\nlib/\nrollwise.sarif\n.schemas/\n',
     'test/golden-path.test.js': testJs(service),
     '.github/workflows/rollwise.yml': WORKFLOW,
     'README.md': readme(service),
@@ -348,7 +349,10 @@ export function platform(env: string, server: string): Platform {
     // The Prometheus that scrapes the Envoy proxies and kube-state-metrics: the canary analysis and
     // the alerts query it (docs/cluster.md in the rollwise package lists what must be scraped).
     prometheusAddress: 'http://prometheus-operated.monitoring.svc:9090',
-    // Argo CD deploys each environment from its folder of the committed output.
+    // Argo CD deploys each environment from its folder of the committed output. It creates each
+    // namespace (CreateNamespace=true); a service whose migration needs a ServiceAccount or Secret
+    // there needs the namespace made first, with them: add namespaces: NamespacePolicy.existing()
+    // (docs/cluster.md in the rollwise package, Namespaces).
     argoCd: { repoURL: 'https://github.com/acme/deploy.git', path: folder, server },
     // Every alert links to its section of the runbook that synth writes beside the manifests.
     runbookBaseUrl: \`https://github.com/acme/deploy/blob/main/\${folder}\`,

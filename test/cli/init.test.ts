@@ -39,6 +39,9 @@ describe('rollwise init', () => {
     expect(pkg.dependencies.rollwise).toBe(`file:${path.relative(dir, path.join(__dirname, '..', '..'))}`);
     expect(files['main.ts']).toContain("'orders-api': {");
     expect(files['.github/workflows/rollwise.yml']).toContain('upload-sarif');
+    // issue 24: where `rollwise schemas fetch` writes is not committed; the namespace policy a migration with its own ServiceAccount needs is named
+    expect(files['.gitignore'].split('\n')).toContain('.schemas/');
+    expect(files['platform.ts']).toMatch(/a service whose migration needs a ServiceAccount or Secret\n.*there needs the namespace made first, with them: add namespaces: NamespacePolicy\.existing\(\)/);
     expect(files['.github/workflows/rollwise.yml']).toContain('rollwise synth --check');
     const second = await cli(['init', dir, '--service', 'orders-api']);
     expect(second.code).toBe(0);
