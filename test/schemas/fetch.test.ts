@@ -70,7 +70,7 @@ test('rollwise schemas fetch --from <mirror URL> writes crds/ and schemas/ into 
   } finally {
     await mirror.close();
   }
-});
+}, 60_000);
 
 test('--from a folder (offline: a .schemas/ fetched on another machine) copies it', async () => {
   const r = await run('schemas', 'fetch', '--dir', path.join(work, 'copy'), '--from', source);
@@ -80,7 +80,7 @@ test('--from a folder (offline: a .schemas/ fetched on another machine) copies i
   expect(missing.code).toBe(1);
   expect(missing.err).toMatch(/^rollwise schemas fetch: .*nowhere\/crds\/argo-rollouts-rollout\.yaml does not exist: --from must be a folder with crds\/ and schemas\//);
   expect(fs.existsSync(path.join(work, 'none'))).toBe(false);
-});
+}, 60_000);
 
 test('offline (nothing listens): exit 1 with the cause, that it needs network, how to copy a set instead, and nothing written', async () => {
   const closed = await serve();
