@@ -2,7 +2,8 @@ import { App, Chart } from 'cdk8s';
 import { HttpService, HttpServiceProps } from './constructs/http-service';
 import { checkInteger, checkName, MAX_REPLICAS } from './decisions/inputs';
 import { Platform } from './decisions/platform';
-import { RollwiseInputError } from './errors';
+import { inService, RollwiseInputError } from './errors';
+import { isCloudSqlProxyImage, readProxyConfig } from './checks/cloud-sql-proxy';
 import { declareOutputPath } from './synth/layout';
 import { declareCluster } from './invariants/conflicts';
 
@@ -209,6 +210,12 @@ export interface EstateProps {
    * @default none
    */
   readonly perService?: (deployed: DeployedService) => void;
+  /**
+   * Cloud SQL instances that several environments of one service connect to on purpose (e.g.
+   * separate databases on one small instance), each with the reason (at least 10 characters).
+   * @default none: a service whose Cloud SQL Auth Proxy connects two environments to one instance is refused
+   */
+  readonly sharedCloudSqlInstances?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -231,5 +238,39 @@ export function addEstate(app: App, props: EstateProps): DeployedService[] {
       deployed.push(d);
     }
   }
+  checkSharedDatabases(deployed, props.sharedCloudSqlInstances ?? {});
   return deployed;
+}
+
+/**
+ * Every environment starts from the service's own props, so a database connection written there
+ * (the Cloud SQL Auth Proxy's instance) reaches every environment unless an environment's
+ * `adjust` replaces it: dev's pods would use prod's database, and dev's migration Job, a PreSync
+ * hook run at every dev sync, would migrate prod's schema before prod's release was reviewed.
+ * Refused unless `shared` declares the instance with a reason.
+ */
+function checkSharedDatabases(deployed: readonly DeployedService[], shared: Readonly<Record<string, string>>): void {
+  for (const [instance, because] of Object.entries(shared)) {
+    if (typeof because !== 'string' || because.trim().length < 10) {
+      throw new RollwiseInputError(`sharedCloudSqlInstances["${instance}"]`, because, 'an instance shared by environments must say why (at least 10 characters): it is the exception to each environment having its own database.', `write sharedCloudSqlInstances: { '${instance}': '<why these environments share it, e.g. separate databases on one instance>' }, or remove it.`);
+    }
+  }
+  const seen = new Map<string, DeployedService>();
+  for (const d of deployed) {
+    d.service.decisions.pod.sidecars.forEach((c, i) => {
+      if (!isCloudSqlProxyImage(c.image)) return;
+      for (const instance of readProxyConfig(c).instances) {
+        if (shared[instance] !== undefined) continue;
+        const key = `${d.name}\0${instance}`;
+        const first = seen.get(key);
+        if (first === undefined) { seen.set(key, d); continue; }
+        if (first.environment === d.environment) continue;
+        const migration = d.service.migration || first.service.migration ? ` Its migration Job, an Argo CD PreSync hook run at every sync of each environment, would change that one schema from whichever environment syncs first (docs/mechanisms.md#migrations).` : '';
+        const e = new RollwiseInputError(`services.${d.name}.sidecars[${i}] (${c.name}) instance`, instance,
+          `environments ${first.environment.name} and ${d.environment.name} both connect ${d.name}'s Cloud SQL Auth Proxy to ${instance}: every environment starts from the service's props, and neither environment's adjust gives it an instance of its own, so their pods read and write one database.${migration}`,
+          `give each environment its own instance in its adjust, e.g. in the ${d.environment.name === 'prod' ? first.environment.name : d.environment.name} Environment: adjust: (props) => ({ ...props, sidecars: props.sidecars?.map((s) => ({ ...s, args: s.args?.map((a) => a.replace(/^${instance.split(':')[0]}:/, '<its project>:')) })) }); or, if they share it on purpose (separate databases on one instance), declare it: addEstate(app, { ..., sharedCloudSqlInstances: { '${instance}': '<why>' } }).`);
+        throw inService(e, d.name, d.service.node.path);
+      }
+    });
+  }
 }

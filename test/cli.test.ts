@@ -76,7 +76,7 @@ describe('rollwise explain', () => {
   test('prints each decided value with its reason', async () => {
     const res = await cli(['explain', path.join(__dirname, '..', 'dist', 'prod', 'checkout-api.k8s.yaml')]);
     expect(res.code).toBe(0);
-    expect(res.out).toContain('Rollout/checkout-api spec.template.spec.containers[0].readinessProbe.timeoutSeconds = 3');
+    expect(res.out).toContain('Rollout/checkout-api spec.template.spec.containers[0].readinessProbe.timeoutSeconds [container app (containers[0])] = 3');
     expect(res.out).toContain('PodDisruptionBudget/checkout-api spec.maxUnavailable = 1');
     expect(res.out).toMatch(/Leave window 3 x 10 s = 30 s/);
   });

@@ -95,7 +95,8 @@ describe('placement and mounts', () => {
 
 describe('values of the wrong kind', () => {
   test('setWeight(5.5)', () => {
-    refused(() => synth({ delivery: Delivery.canary({ steps: [CanaryStep.setWeight(5.5), CanaryStep.pause(undefined as never)] }) }), /setWeight|5\.5/);
+    refused(() => synth({ delivery: Delivery.canary({ steps: [CanaryStep.setWeight(5.5), CanaryStep.pause(undefined as never)] }) }), /delivery\.steps\[0\] CanaryStep\.setWeight\(percent\) = 5\.5/);
+    refused(() => synth({ delivery: Delivery.canary({ steps: [CanaryStep.setWeight(5), CanaryStep.pause(undefined as never)] }) }), /delivery\.steps\[1\] steps\.pause = null: must be a Duration/);
   });
   test('a string automountServiceAccountToken (by patch)', () => {
     refused(() => synth({}, (svc) => svc.workload.addJsonPatch(JsonPatch.replace(pod('automountServiceAccountToken'), 'false'))), /automountServiceAccountToken/);

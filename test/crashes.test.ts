@@ -29,7 +29,8 @@ const cases: [string, () => unknown, RegExp][] = [
   ['a null env value', () => build({ container: { env: { A: null as never } } }), /container\.env\.A/],
   ['a null toleration', () => build({ pod: { serviceAccount: { name: 'checkout-api' }, tolerations: [null as never] } }), /pod\.tolerations\[0\]/],
   ['CanaryStep.fromJson(null)', () => { try { return CanaryStep.fromJson(null as never); } catch (e) { return e; } }, /CanaryStep\.fromJson\(step\) = null/],
-  ['plain-object steps', () => { try { return Delivery.canary({ steps: [{ setWeight: 5 } as never] }); } catch (e) { return e; } }, /delivery\.steps\[0\] = \{"setWeight":5\}: must be made by a CanaryStep factory/],
+  // refused by the service that uses the delivery, so the error names it (issue 24)
+  ['plain-object steps', () => build({ delivery: Delivery.canary({ steps: [{ setWeight: 5 } as never] }) }), /^service checkout-api \(c\/checkout-api\): delivery\.steps\[0\] = \{"setWeight":5\}: must be made by a CanaryStep factory/],
   ['a BigInt replica count', () => build({ replicas: 3n as never }), /replicas = 3n/],
   ['a BigInt port', () => build({ port: 8080n as never }), /port = 8080n/],
   ['NaN replicas', () => build({ replicas: NaN }), /replicas = NaN/],

@@ -6,10 +6,10 @@ import { decided } from '../decisions/decision';
 import { checkName } from '../decisions/inputs';
 import { ArgoCdSettings, checkArgoCdSettings } from '../decisions/platform';
 import { checkKeys, keysOf } from '../decisions/props-keys';
-import { RollwiseInputError } from '../errors';
+import { inService, RollwiseInputError } from '../errors';
 import { Reasons } from '../justify/reasons';
 import { HttpService } from './http-service';
-import { decideNamespace, NamespacePolicy } from '../decisions/namespaces';
+import { decideNamespace, NamespacePolicy, objectsThePodNeeds } from '../decisions/namespaces';
 import { declaredOutputPath } from '../synth/layout';
 import { reasonProblem } from '../decisions/reason';
 import { ANNOTATIONS } from '../justify/annotations';
@@ -55,57 +55,66 @@ export class ArgoCdApplication extends Construct {
   constructor(scope: Construct, id: string, props: ArgoCdApplicationProps) {
     super(scope, id);
     checkApplicationProps(scope, id, props);
-    const name = checkName('id', id);
-    const s = props.settings;
-    const svc = props.service;
-    const destNs = props.destinationNamespace ?? svc.namespace;
-    if (!destNs) throw new RollwiseInputError('destinationNamespace', 'unset', 'the service has no namespace and none was given: Argo CD would apply into its own namespace.', 'give the chart a namespace or set destinationNamespace.');
-    if (svc.namespace !== undefined && destNs !== svc.namespace) {
-      throw new RollwiseInputError('destinationNamespace', destNs, `the service's objects name namespace ${svc.namespace}, and Argo CD applies an object with a namespace there, not into the destination: the Application would report ${destNs} while the objects, the traffic-router plugin's config, the analysis queries and the alerts all use ${svc.namespace} (and CreateNamespace would create the wrong one).`, `remove destinationNamespace, or give the service's chart the namespace ${destNs}.`);
+    // Every error names the service and where its Application is declared.
+    try {
+      const name = checkName('id', id);
+      const s = props.settings;
+      const svc = props.service;
+      const destNs = props.destinationNamespace ?? svc.namespace;
+      if (!destNs) throw new RollwiseInputError('destinationNamespace', 'unset', 'the service has no namespace and none was given: Argo CD would apply into its own namespace.', 'give the chart a namespace or set destinationNamespace.');
+      if (svc.namespace !== undefined && destNs !== svc.namespace) {
+        throw new RollwiseInputError('destinationNamespace', destNs, `the service's objects name namespace ${svc.namespace}, and Argo CD applies an object with a namespace there, not into the destination: the Application would report ${destNs} while the objects, the traffic-router plugin's config, the analysis queries and the alerts all use ${svc.namespace} (and CreateNamespace would create the wrong one).`, `remove destinationNamespace, or give the service's chart the namespace ${destNs}.`);
+      }
+      const include = props.include ?? serviceFile(svc);
+      // The migration Job is the service's PreSync hook: what its pod needs must exist before the first sync.
+      const job = svc.migration?.job.toJson() as { metadata?: { name?: string }; spec?: { activeDeadlineSeconds?: number; template?: { spec?: unknown } } } | undefined;
+      const preSync = job ? { hook: `migration Job ${job.metadata?.name ?? ''}`, needs: objectsThePodNeeds(job.spec?.template?.spec), deadlineSeconds: job.spec?.activeDeadlineSeconds } : undefined;
+      const policyInput = props.namespacePolicy !== undefined ? 'namespacePolicy' : s.namespaces !== undefined ? 'argoCd.namespaces' : 'namespacePolicy (default)';
+      const ns = decideNamespace(destNs, props.namespacePolicy ?? s.namespaces ?? NamespacePolicy.createdByArgoCd(), svc.platform.kubernetesVersion, preSync, policyInput);
+      if (!/^(https?|ssh):\/\/|^git@/.test(s.repoURL)) throw new RollwiseInputError('argoCd.repoURL', s.repoURL, 'is not a Git URL Argo CD can clone.', 'use e.g. "https://github.com/acme/deploy.git".');
+      const r = new Reasons();
+      const ignore: { group?: string; kind: string; name?: string; namespace?: string; jqPathExpressions?: string[]; jsonPointers?: string[] }[] = [];
+      if (svc.canary) {
+        ignore.push({ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: svc.name, namespace: destNs, jqPathExpressions: ['.spec.rules[].backendRefs[].weight'] });
+      }
+      if (svc.replicasOwnedByAutoscaler) {
+        ignore.push({ group: svc.workload.apiVersion.includes('/') ? svc.workload.apiVersion.split('/')[0] : '', kind: svc.workload.kind, name: svc.name, namespace: destNs, jsonPointers: ['/spec/replicas'] });
+      }
+      const spec = {
+        project: s.project ?? 'default',
+        source: {
+          repoURL: s.repoURL,
+          targetRevision: s.targetRevision ?? 'main',
+          path: s.path,
+          directory: { include: r.use('spec.source.directory.include', decided(include, `Only the service's own file (${include}${props.include === undefined ? ', the file its chart is written to' : ''}): the folder also holds other services and the Applications themselves, which must not be applied into ${destNs}.`)) },
+        },
+        destination: { server: s.server ?? 'https://kubernetes.default.svc', namespace: destNs },
+        syncPolicy: {
+          automated: r.use('spec.syncPolicy.automated', decided({ prune: true, selfHeal: true }, 'Git is the only way in: self-heal reverts hand edits (including `kubectl argo rollouts undo`, which self-heal re-applies from Git within seconds), prune removes what Git no longer holds. Roll back with `git revert` (docs/mechanisms.md#gitops-rollback).')),
+          syncOptions: r.use('spec.syncPolicy.syncOptions', decided(['ApplyOutOfSyncOnly=true', ...(ns.createNamespace.value ? ['CreateNamespace=true'] : [])],
+            `${ns.createNamespace.reason} ` + 'ApplyOutOfSyncOnly=true applies only objects that differ from Git after the ignore rules below, so a release (a Rollout change) never re-applies the HTTPRoute and the plugin\'s canary weights stay as they are. No RespectIgnoreDifferences=true: for custom resources Argo CD copies ignored fields from live with a JSON merge patch, which replaces arrays whole (controller/sync.go normalizeTargetResources, v3.5.1; argo-cd#17694, #25284), so with the weight rule it would copy the live spec.rules into every sync and a Git change to the route\'s rules would never apply. The price: a commit that changes the route itself, applied during a canary, writes Git\'s 100/0 (all traffic to stable, the safe side) until the controller sets the weight again.')),
+          ...(ns.labels ? { managedNamespaceMetadata: { labels: r.use('spec.syncPolicy.managedNamespaceMetadata.labels', ns.labels) } } : {}),
+        },
+        ...(ignore.length ? { ignoreDifferences: ignore } : {}),
+      };
+      if (ignore.length) {
+        r.note('spec.ignoreDifferences', `Fields controllers change at runtime: ${[svc.canary ? 'the HTTPRoute backendRef weights (set by the Argo Rollouts Gateway API plugin during a canary)' : '', svc.replicasOwnedByAutoscaler ? `${svc.workload.kind} /spec/replicas (owned by the autoscaler, and absent from Git)` : ''].filter(Boolean).join('; ')}; without this Argo CD reports drift and self-heal fights the controllers (reference: Argo CD and Rollouts). They only leave the diff: every other field of these objects, the route's rules included, is still applied from Git.`);
+      }
+      // Every Application into one namespace must keep the same labels on it (invariants/conflicts.ts).
+      if (ns.labels) registerNamespaceMetadata(this, { service: svc.node.path, server: spec.destination.server, namespace: destNs, labels: ns.labels.value });
+      const frozen = arrayFreezingIgnores(spec);
+      if (frozen.length) throw new Error(`ArgoCdApplication ${name}: ${frozen.join('; ')}`);
+      this.application = new ApiObject(this, 'application', {
+        ...Application.GVK,
+        metadata: { name, namespace: s.namespace ?? 'argocd', labels: { 'app.kubernetes.io/managed-by': 'rollwise', [SERVICE_LABEL]: svc.name }, annotations: r.annotations() },
+        spec,
+      });
+      // Checked like the rest, on what is written (escape-hatch patches included).
+      const decidedSpec = JSON.parse(JSON.stringify(spec)) as typeof spec;
+      registerRenderCheck(this, (rendered) => checkApplication(rendered, this.application, decidedSpec, svc, include), { validateObjects: true });
+    } catch (e) {
+      throw inService(e, props.service?.name ?? String(props.service), this.node.path);
     }
-    const include = props.include ?? serviceFile(svc);
-    const ns = decideNamespace(destNs, props.namespacePolicy ?? s.namespaces ?? NamespacePolicy.createdByArgoCd(), svc.platform.kubernetesVersion);
-    if (!/^(https?|ssh):\/\/|^git@/.test(s.repoURL)) throw new RollwiseInputError('argoCd.repoURL', s.repoURL, 'is not a Git URL Argo CD can clone.', 'use e.g. "https://github.com/acme/deploy.git".');
-    const r = new Reasons();
-    const ignore: { group?: string; kind: string; name?: string; namespace?: string; jqPathExpressions?: string[]; jsonPointers?: string[] }[] = [];
-    if (svc.canary) {
-      ignore.push({ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: svc.name, namespace: destNs, jqPathExpressions: ['.spec.rules[].backendRefs[].weight'] });
-    }
-    if (svc.replicasOwnedByAutoscaler) {
-      ignore.push({ group: svc.workload.apiVersion.includes('/') ? svc.workload.apiVersion.split('/')[0] : '', kind: svc.workload.kind, name: svc.name, namespace: destNs, jsonPointers: ['/spec/replicas'] });
-    }
-    const spec = {
-      project: s.project ?? 'default',
-      source: {
-        repoURL: s.repoURL,
-        targetRevision: s.targetRevision ?? 'main',
-        path: s.path,
-        directory: { include: r.use('spec.source.directory.include', decided(include, `Only the service's own file (${include}${props.include === undefined ? ', the file its chart is written to' : ''}): the folder also holds other services and the Applications themselves, which must not be applied into ${destNs}.`)) },
-      },
-      destination: { server: s.server ?? 'https://kubernetes.default.svc', namespace: destNs },
-      syncPolicy: {
-        automated: r.use('spec.syncPolicy.automated', decided({ prune: true, selfHeal: true }, 'Git is the only way in: self-heal reverts hand edits (including `kubectl argo rollouts undo`, which self-heal re-applies from Git within seconds), prune removes what Git no longer holds. Roll back with `git revert` (docs/mechanisms.md#gitops-rollback).')),
-        syncOptions: r.use('spec.syncPolicy.syncOptions', decided(['ApplyOutOfSyncOnly=true', ...(ns.createNamespace.value ? ['CreateNamespace=true'] : [])],
-          `${ns.createNamespace.reason} ` + 'ApplyOutOfSyncOnly=true applies only objects that differ from Git after the ignore rules below, so a release (a Rollout change) never re-applies the HTTPRoute and the plugin\'s canary weights stay as they are. No RespectIgnoreDifferences=true: for custom resources Argo CD copies ignored fields from live with a JSON merge patch, which replaces arrays whole (controller/sync.go normalizeTargetResources, v3.5.1; argo-cd#17694, #25284), so with the weight rule it would copy the live spec.rules into every sync and a Git change to the route\'s rules would never apply. The price: a commit that changes the route itself, applied during a canary, writes Git\'s 100/0 (all traffic to stable, the safe side) until the controller sets the weight again.')),
-        ...(ns.labels ? { managedNamespaceMetadata: { labels: r.use('spec.syncPolicy.managedNamespaceMetadata.labels', ns.labels) } } : {}),
-      },
-      ...(ignore.length ? { ignoreDifferences: ignore } : {}),
-    };
-    if (ignore.length) {
-      r.note('spec.ignoreDifferences', `Fields controllers change at runtime: ${[svc.canary ? 'the HTTPRoute backendRef weights (set by the Argo Rollouts Gateway API plugin during a canary)' : '', svc.replicasOwnedByAutoscaler ? `${svc.workload.kind} /spec/replicas (owned by the autoscaler, and absent from Git)` : ''].filter(Boolean).join('; ')}; without this Argo CD reports drift and self-heal fights the controllers (reference: Argo CD and Rollouts). They only leave the diff: every other field of these objects, the route's rules included, is still applied from Git.`);
-    }
-    // Every Application into one namespace must keep the same labels on it (invariants/conflicts.ts).
-    if (ns.labels) registerNamespaceMetadata(this, { service: svc.node.path, server: spec.destination.server, namespace: destNs, labels: ns.labels.value });
-    const frozen = arrayFreezingIgnores(spec);
-    if (frozen.length) throw new Error(`ArgoCdApplication ${name}: ${frozen.join('; ')}`);
-    this.application = new ApiObject(this, 'application', {
-      ...Application.GVK,
-      metadata: { name, namespace: s.namespace ?? 'argocd', labels: { 'app.kubernetes.io/managed-by': 'rollwise', [SERVICE_LABEL]: svc.name }, annotations: r.annotations() },
-      spec,
-    });
-    // Checked like the rest, on what is written (escape-hatch patches included).
-    const decidedSpec = JSON.parse(JSON.stringify(spec)) as typeof spec;
-    registerRenderCheck(this, (rendered) => checkApplication(rendered, this.application, decidedSpec, svc, include), { validateObjects: true });
     registerApplicationNames(this);
   }
 }

@@ -2,7 +2,7 @@ import { ApiObject, Chart } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { decided } from '../decisions/decision';
-import { Delivery } from '../decisions/canary';
+import { checkDelivery, Delivery } from '../decisions/canary';
 import { checkDnsLabel, checkHostname, checkInteger, checkName, checkPath, MAX_ROUTE_HOSTNAMES } from '../decisions/inputs';
 import { RollwiseInputError } from '../errors';
 import { CanaryDelivery } from './canary-delivery';
@@ -192,6 +192,8 @@ export class HttpService extends Construct {
         throw new RollwiseInputError('scope', scope.node.path === '' ? 'the app itself' : scope.node.path, `is not inside a cdk8s Chart: every object is written to its chart's file and takes the chart's namespace, so an HttpService must be created in a Chart.`, `create it in a chart: new HttpService(new Chart(app, '${id}', { namespace: 'shop' }), '${id}', props).`);
       }
       checkServiceProps(props);
+      // a step made with a bad value (CanaryStep.setWeight(150)) is refused here, naming the service
+      if (props.delivery instanceof Delivery) checkDelivery(props.delivery);
       if (!(props.appServer instanceof AppServer)) throw new RollwiseInputError('appServer', props.appServer ?? 'missing', 'is required: the proxy\'s idle timeout is derived from the server\'s keep-alive, and a guessed one is the 503 UC race (docs/mechanisms.md#keep-alive-race).', 'pass e.g. appServer: AppServer.uvicorn() (see AppServer for the presets).');
       this.platform = props.platform ?? Platform.defaults();
       this.decisions = decideService({ ...props, name: id }, this.platform);

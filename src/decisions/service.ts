@@ -220,7 +220,7 @@ export function decideService(inp: ServiceInputs, platform: Platform): ServiceDe
   const noHeadroomAccepted = pdbMaxUnavailable.inputs.noHeadroomAccepted === true ? accepted : undefined;
   const warnings = implausibleInputs(resourceInputs, o);
   const pod = decidePodExtras({ ...inp, readiness, defaultStartupBudgetSeconds: platform.startupBudgetSeconds.value }, platform.kubernetesVersion);
-  const migration = inp.migrations === undefined ? undefined : decideMigration(name, inp.image, inp.migrations, platform.kubernetesVersion, pod.sidecars.length > 0, platform.argoCd !== undefined);
+  const migration = inp.migrations === undefined ? undefined : decideMigration(name, inp.image, inp.migrations, platform.kubernetesVersion, pod.sidecars.length > 0, platform.argoCd !== undefined, { request: resourceInputs.cpu, limit: resourceDecisions.cpuLimit });
   if (accepted !== undefined && noHeadroomAccepted === undefined) {
     warnings.push(`overrides.acceptNoHeadroom is set, but the fleet has headroom at peak${capacity ? '' : ' (no capacity figures are given)'}: the override changes nothing; remove it so it cannot hide a real shortfall later.`);
   }

@@ -119,7 +119,7 @@ function namespaceConflicts(list: readonly NamespaceClaim[]): string[] {
     const other = claims.find((c) => shown(c.labels) !== shown(first.labels));
     if (!other) continue;
     const differ = [...new Set([...Object.keys(first.labels), ...Object.keys(other.labels)])].filter((k) => first.labels[k] !== other.labels[k]).sort();
-    out.push(`Namespace ${first.namespace} on cluster ${first.server}: services ${first.service} (Application ${first.application}) and ${other.service} (Application ${other.application}) keep different labels on it (managedNamespaceMetadata; ${differ.map((k) => `${k}: ${first.labels[k] ?? '(absent)'} vs ${other.labels[k] ?? '(absent)'}`).join(', ')}). `
+    out.push(`[${first.application}, ${other.application}] Namespace ${first.namespace} on cluster ${first.server}: services ${first.service} (Application ${first.application}) and ${other.service} (Application ${other.application}) keep different labels on it (managedNamespaceMetadata; ${differ.map((k) => `${k}: ${first.labels[k] ?? '(absent)'} vs ${other.labels[k] ?? '(absent)'}`).join(', ')}). `
       + 'Argo CD sets the namespace\'s labels to each Application\'s own at every sync, with one server-side apply field manager for all of them (argo-cd v3.5.1 controller/sync_namespace.go, controller/sync.go), so each sync undoes the other\'s: the Pod Security level flips with every sync and pods are admitted or refused by whichever service synced last. '
       + 'Fix: give every service in the namespace one NamespacePolicy (set it once as the platform\'s argoCd.namespaces), or use NamespacePolicy.existing() for all of them and own the namespace in the platform repository (`rollwise platform --namespace ' + first.namespace + '`).');
   }
@@ -138,7 +138,7 @@ function conflicts(list: readonly Registered[], rendered: RenderedApp): string[]
     if (!prior) {
       claims.set(key, { owner, what });
     } else if (prior.owner !== owner) {
-      out.push(`${what}: claimed by both ${prior.owner} and ${owner}. Fix: ${fix}`);
+      out.push(`[${prior.owner}, ${owner}] ${what}: claimed by both ${prior.owner} and ${owner}. Fix: ${fix}`);
     }
   };
   for (const r of list) {

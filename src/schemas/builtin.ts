@@ -392,7 +392,11 @@ export function jsonSizeBound(x: unknown, stop: number): number {
     else if (typeof v === 'number' || typeof v === 'boolean' || v === null || v === undefined) total += 25;
     else if (Array.isArray(v)) {
       total += 2;
-      for (const e of v) walk(e);
+      // one comma (or the last element's slack) per element: [{},[]] is 7 characters, not 2 + 2 + 2
+      for (const e of v) {
+        total += 1;
+        walk(e);
+      }
     } else if (typeof v === 'object') {
       total += 2;
       for (const k in v as Json) {

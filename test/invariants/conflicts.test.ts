@@ -20,14 +20,14 @@ test('two services with the same hostname and path on one Gateway: an error nami
   const app = Testing.app();
   new HttpService(new Chart(app, 'a', { namespace: 'checkout' }), 'checkout-api', checkoutApiProps());
   new HttpService(new Chart(app, 'b', { namespace: 'payments' }), 'payments-api', checkoutApiProps());
-  expect(synthAll(app)).toMatch(/hostname checkout.example.com path PathPrefix \/ on Gateway envoy-gateway-system\/public \(.*\): claimed by both a\/checkout-api and b\/payments-api\. Fix: give each service its own hostname/);
+  expect(synthAll(app)).toMatch(/\[a\/checkout-api, b\/payments-api\] hostname checkout.example.com path PathPrefix \/ on Gateway envoy-gateway-system\/public \(.*\): claimed by both a\/checkout-api and b\/payments-api\. Fix: give each service its own hostname/);
 });
 
 test('the same name in one namespace in two charts: an error naming both services', () => {
   const app = Testing.app();
   new HttpService(new Chart(app, 'one', { namespace: 'checkout' }), 'checkout-api', checkoutApiProps());
   new HttpService(new Chart(app, 'two', { namespace: 'checkout' }), 'checkout-api', { ...checkoutApiProps(), route: { hostnames: ['other.example.com'] } });
-  expect(synthAll(app)).toMatch(/Rollout checkout\/checkout-api on .*: claimed by both one\/checkout-api and two\/checkout-api\. Fix: give the services different names or namespaces/);
+  expect(synthAll(app)).toMatch(/\[one\/checkout-api, two\/checkout-api\] Rollout checkout\/checkout-api on .*: claimed by both one\/checkout-api and two\/checkout-api\. Fix: give the services different names or namespaces/);
 });
 
 test('distinct hostnames, or the same name in other namespaces, synthesize', () => {

@@ -114,7 +114,9 @@ describe('the schema stage agrees with ajv (an independent validator) on mutated
   });
 });
 
-test('jsonSizeBound is an upper bound of the JSON length', () => {
+test('jsonSizeBound is an upper bound of the JSON length (the commas between empty containers counted: [{},[]] is 7)', () => {
+  expect(jsonSizeBound([{}, []], Infinity)).toBeGreaterThanOrEqual(7);
+  expect(jsonSizeBound([[], [], [[]]], Infinity)).toBeGreaterThanOrEqual(JSON.stringify([[], [], [[]]]).length);
   fc.assert(fc.property(fc.jsonValue(), (x) => {
     expect(jsonSizeBound(x, Infinity)).toBeGreaterThanOrEqual(JSON.stringify(x)?.length ?? 0);
   }), { numRuns: 300 });
