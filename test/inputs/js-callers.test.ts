@@ -54,8 +54,8 @@ describe('unknown keys in factory options are refused with "did you mean", like 
   test.each([
     ['AppServer.uvicorn({ keepalive })', () => AppServer.uvicorn({ keepalive: Duration.seconds(10) } as never), 'appServer.keepalive', /did you mean appServer\.keepAlive\?/],
     ['AppServer.goNetHttp({ idletimeout })', () => AppServer.goNetHttp({ idletimeout: Duration.seconds(10) } as never), 'appServer.goNetHttp.idletimeout', /did you mean appServer\.goNetHttp\.idleTimeout\?/],
-    ['Delivery.canary({ step })', () => Delivery.canary({ step: [] } as never), 'delivery.step', /did you mean delivery\.steps\?/],
-    ['Delivery.canary({ manualPromotion: { reason } })', () => Delivery.canary({ manualPromotion: { reason: 'about 2 req/s at release time' } } as never), 'delivery.manualPromotion.reason', /Known: because/],
+    ['Delivery.canary({ step })', () => web((p) => { p.delivery = Delivery.canary({ step: [] } as never); }), 'delivery.step', /did you mean delivery\.steps\?/],
+    ['Delivery.canary({ manualPromotion: { reason } })', () => web((p) => { p.delivery = Delivery.canary({ manualPromotion: { reason: 'about 2 req/s at release time' } } as never); }), 'delivery.manualPromotion.reason', /Known: because/],
     ['new Platform({ gatway })', () => new Platform({ gatway: { name: 'public', namespace: 'gw' } } as never), 'platform.gatway', /did you mean platform\.gateway\?/],
     ['new Platform({ argoCd: { repoUrl } })', () => new Platform({ argoCd: { repoUrl: 'https://github.com/acme/deploy.git', path: 'dist' } } as never), 'platform.argoCd.repoUrl', /did you mean platform\.argoCd\.repoURL\?/],
     ['RollwiseApp({ comment })', () => newApp({ comment: false }), 'RollwiseApp.comment', /did you mean RollwiseApp\.comments\?/],
@@ -93,8 +93,10 @@ describe('values of the wrong type are refused, not coerced', () => {
 });
 
 test('manual promotion is held to the one reason rule (runs of one letter, placeholders), like overrides', () => {
-  expect(error(() => Delivery.canary({ manualPromotion: { because: 'xxxxxxxxxxxxxxx' } })).why).toMatch(/repeats "x"|placeholder/);
-  expect(error(() => Delivery.canary({ manualPromotion: { because: 'TODO: explain later' } })).why).toMatch(/placeholder/);
+  // Delivery's problems are refused by the service that uses it (naming the service)
+  expect(Delivery.canary({ manualPromotion: { because: 'xxxxxxxxxxxxxxx' } }).problem?.why).toMatch(/repeats "x"|placeholder/);
+  expect(Delivery.canary({ manualPromotion: { because: 'TODO: explain later' } }).problem?.why).toMatch(/placeholder/);
+  expect(error(() => web((p) => { p.delivery = Delivery.canary({ manualPromotion: { because: 'TODO: explain later' } }); })).why).toMatch(/placeholder/);
   expect(Delivery.canary({ manualPromotion: { because: 'about 2 req/s at release time: too few requests for a 1 % ratio' } }).manualPromotion).toContain('2 req/s');
 });
 
