@@ -153,3 +153,26 @@ describe('escape hatches: one render, every workload, toJson overrides', () => {
     expect(fs.existsSync(out)).toBe(false);
   });
 });
+
+describe('issue 22 (b): env references and affinity the API server refuses, named as the input', () => {
+  const withEnv = (env: Record<string, EnvValue>) => ({ container: { runAs: { user: 10001 }, env } });
+  test('env var name "." (IsEnvVarName: hasChDirPrefix)', () => {
+    refused(() => synth(withEnv({ '.': EnvValue.fromValue('x') })), /container\.env.*must not be "\."/);
+  });
+  test('a ConfigMap key ".." (IsConfigMapKey)', () => {
+    refused(() => synth(withEnv({ FOO: EnvValue.fromConfigMap('cm', '..') })), /container\.env.*must not be "\.\."/);
+  });
+  test.each(['spec.foo', 'metadata.labels'])('a downward-API field %s', (field) => {
+    refused(() => synth(withEnv({ FOO: EnvValue.fromField(field as never) })), /container\.env.*downward-API field path/);
+  });
+  const affinity = (a: unknown) => ({ pod: { serviceAccount: { name: 'checkout-api' }, affinity: a } } as unknown as Partial<HttpServiceProps>);
+  test('an empty nodeSelectorTerms, a matchFields key, weights 0 and 101', () => {
+    refused(() => synth(affinity({ nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [] } } })), /pod\.affinity.*at least one node selector term/);
+    refused(() => synth(affinity({ nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: 'spec.nodeName', operator: 'In', values: ['n1'] }] }] } } })), /pod\.affinity.*metadata\.name/);
+    refused(() => synth(affinity({ nodeAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 0, preference: { matchExpressions: [{ key: 'k', operator: 'Exists' }] } }] } })), /pod\.affinity.*1-100/);
+    refused(() => synth(affinity({ podAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 101, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { a: 'b' } } } }] } })), /pod\.affinity.*1-100/);
+  });
+  test('near miss: a valid field reference and weight 100 pass', () => {
+    synth({ ...withEnv({ NODE: EnvValue.fromField('spec.nodeName') }), ...affinity({ podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { 'app.kubernetes.io/name': 'checkout-api' } } } }] } }) });
+  });
+});

@@ -158,6 +158,8 @@ export function builtinProblems(o: Json, version: KubernetesVersion): BuiltinPro
     const tmpl = rec(rec(o.spec)?.template);
     if (tmpl && o.kind !== 'Pod') objectMeta(rec(tmpl.metadata), path.replace(/\/spec$/, '/metadata'), add, undefined);
     podSpec(spec, path, add, version);
+    podEnvReferences(spec, path, add, version);
+    podAffinityTerms(rec(spec.affinity), `${path}/affinity`, add);
   }
   if (o.kind === 'Service') {
     const names = new Set<string>();
@@ -379,5 +381,134 @@ function affinity(a: Json | undefined, p: string, add: (p: string, m: string) =>
         } else add(`${rp}/operator`, `${show(r.operator)} is not a valid label selector operator (In, NotIn, Exists, DoesNotExist)`);
       });
     }
+  }
+}
+
+/**
+ * apimachinery pkg/util/validation/validation.go hasChDirPrefix, which IsEnvVarName and
+ * IsConfigMapKey add to their patterns: ".", ".." and names starting with ".." are refused (a key
+ * becomes a file name in a volume, and these would walk out of it). IsRelaxedEnvVarName (1.32+)
+ * does not call it. Read in the stored kubernetes/kubernetes copy of staging apimachinery (the
+ * 1.30+ file that has IsRelaxedEnvVarName); the function is the same in v0.28.0.
+ */
+export function chDirPrefixProblem(v: string): string | undefined {
+  if (v === '.') return 'must not be "."';
+  if (v === '..') return 'must not be ".."';
+  if (v.startsWith('..')) return 'must not start with ".."';
+  return undefined;
+}
+
+/**
+ * The downward-API field paths an env var may read (core validation.go
+ * validEnvDownwardAPIFieldPathExpressions, read in the stored kubernetes/kubernetes copy, a
+ * 1.33-era file with AllowRelaxedEnvironmentVariableValidation): status.hostIPs is in the list from
+ * 1.29, when PodHostIPs went beta (at 1.28 it is alpha, off by default, and the API server
+ * refuses it: PodValidationOptions.AllowHostIPsField follows the gate).
+ */
+function envFieldPaths(version: KubernetesVersion): string[] {
+  return ['metadata.name', 'metadata.namespace', 'metadata.uid', 'spec.nodeName', 'spec.serviceAccountName', 'status.hostIP', 'status.podIP', 'status.podIPs', ...(version.minor >= 29 ? ['status.hostIPs'] : [])];
+}
+
+/**
+ * core validateObjectFieldSelector: a subscripted path (fieldpath.SplitMaybeSubscriptedPath,
+ * `path['key']`) is allowed for metadata.labels (the key a qualified name) and
+ * metadata.annotations (the lower-cased key a qualified name); any other path must be one of the
+ * expressions. Returns the problem, or undefined.
+ */
+export function envFieldPathProblem(fieldPath: string, version: KubernetesVersion): string | undefined {
+  if (fieldPath === '') return 'is required';
+  if (fieldPath.endsWith("']")) {
+    const parts = fieldPath.slice(0, -2).split("['");
+    if (parts.length >= 2 && parts[0] !== '') {
+      const [base, ...rest] = parts;
+      const key = rest.join("['");
+      if (base === 'metadata.labels') return isQualifiedName(key) ? undefined : `the label key ${show(key)} is not a qualified name`;
+      if (base === 'metadata.annotations') return isQualifiedName(key.toLowerCase()) ? undefined : `the annotation key ${show(key)} is not a qualified name`;
+      return `${show(base)} does not support a subscript (only metadata.labels['<key>'] and metadata.annotations['<key>'] do)`;
+    }
+  }
+  const allowed = envFieldPaths(version);
+  return allowed.includes(fieldPath) ? undefined : `${show(fieldPath)} is not supported (Kubernetes ${version.name}: ${allowed.join(', ')}, metadata.labels['<key>'] or metadata.annotations['<key>'])`;
+}
+
+/**
+ * Env vars and envFrom of every container, as core ValidateEnv / ValidateEnvFrom check them
+ * beyond the name pattern builtinProblems already applies: hasChDirPrefix on names and
+ * envFrom prefixes (strict IsEnvVarName, before RelaxedEnvironmentVariableValidation is on by
+ * default in 1.32), on configMapKeyRef and secretKeyRef keys (IsConfigMapKey, always), and the
+ * fieldRef paths (validateObjectFieldSelector).
+ */
+function podEnvReferences(spec: Json, path: string, add: (p: string, m: string) => void, version: KubernetesVersion): void {
+  const strict = version.minor < 32;
+  for (const list of ['initContainers', 'containers'] as const) {
+    arr(spec[list]).forEach((c0, i) => {
+      const c = rec(c0);
+      if (!c) return;
+      const cp = `${path}/${list}/${i}`;
+      arr(c.env).forEach((e0, j) => {
+        const e = rec(e0);
+        if (!e) return;
+        const name = e.name;
+        const chdir = typeof name === 'string' && strict && ENV_VAR_NAME.test(name) ? chDirPrefixProblem(name) : undefined;
+        if (chdir) add(`${cp}/env/${j}/name`, `${show(name)} is not a valid environment variable name: it ${chdir} (apimachinery IsEnvVarName, Kubernetes ${version.name})`);
+        for (const ref of ['configMapKeyRef', 'secretKeyRef'] as const) {
+          const key = rec(rec(e.valueFrom)?.[ref])?.key;
+          const p = typeof key === 'string' && key.length <= 253 && CONFIG_MAP_KEY.test(key) ? chDirPrefixProblem(key) : undefined;
+          if (p) add(`${cp}/env/${j}/valueFrom/${ref}/key`, `${show(key)} is not a valid ConfigMap or Secret key: it ${p} (apimachinery IsConfigMapKey)`);
+        }
+        const fieldRef = rec(rec(e.valueFrom)?.fieldRef);
+        if (fieldRef && typeof fieldRef.fieldPath === 'string') {
+          const p = envFieldPathProblem(fieldRef.fieldPath, version);
+          if (p) add(`${cp}/env/${j}/valueFrom/fieldRef/fieldPath`, `the downward-API field path ${p} (core: validateObjectFieldSelector)`);
+        }
+      });
+      arr(c.envFrom).forEach((f0, j) => {
+        const prefix = rec(f0)?.prefix;
+        if (typeof prefix !== 'string' || prefix === '') return;
+        const bad = strict ? (!ENV_VAR_NAME.test(prefix) ? 'is not letters, digits, "_", "-" or ".", not starting with a digit' : chDirPrefixProblem(prefix)) : (RELAXED_ENV_VAR_NAME.test(prefix) ? undefined : 'is not printable ASCII other than "="');
+        if (bad) add(`${cp}/envFrom/${j}/prefix`, `the envFrom prefix ${show(prefix)} ${bad.startsWith('must') ? `is not a valid environment variable name: it ${bad}` : bad} (core: ValidateEnvFrom, Kubernetes ${version.name})`);
+      });
+    });
+  }
+}
+
+/**
+ * Node and pod affinity as core validation.go checks it beyond the operators (read in the stored
+ * kubernetes/kubernetes copy; unchanged from 1.28): ValidateNodeSelector wants at least one
+ * nodeSelectorTerm when requiredDuringScheduling... is set; ValidateNodeFieldSelectorRequirement
+ * allows matchFields only on "metadata.name" (nodeFieldSelectorValidators) with In or NotIn and
+ * exactly one value, a node name; ValidatePreferredSchedulingTerms and
+ * validateWeightedPodAffinityTerms want each weight in 1-100.
+ */
+function podAffinityTerms(a: Json | undefined, p: string, add: (p: string, m: string) => void): void {
+  if (!a) return;
+  const node = rec(a.nodeAffinity);
+  const required = rec(node?.requiredDuringSchedulingIgnoredDuringExecution);
+  if (required && arr(required.nodeSelectorTerms).length === 0) {
+    add(`${p}/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms`, 'must have at least one node selector term (core: ValidateNodeSelector); an empty list matches no node, so no pod could be scheduled');
+  }
+  const terms = [
+    ...arr(required?.nodeSelectorTerms).map((t, i) => ({ t: rec(t), at: `${p}/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms/${i}` })),
+    ...arr(node?.preferredDuringSchedulingIgnoredDuringExecution).map((w, i) => ({ t: rec(rec(w)?.preference), at: `${p}/nodeAffinity/preferredDuringSchedulingIgnoredDuringExecution/${i}/preference` })),
+  ];
+  for (const { t, at } of terms) {
+    arr(t?.matchFields).forEach((r0, i) => {
+      const r = rec(r0) ?? {};
+      const rp = `${at}/matchFields/${i}`;
+      if (r.key !== 'metadata.name') add(`${rp}/key`, `${show(r.key)} is not a valid field selector key: node affinity matchFields supports only "metadata.name" (core: ValidateNodeFieldSelectorRequirement)`);
+      if (['Exists', 'DoesNotExist', 'Gt', 'Lt'].includes(String(r.operator))) add(`${rp}/operator`, `${show(r.operator)} is not allowed for a node field selector (In or NotIn)`);
+      const values = arr(r.values);
+      if ((r.operator === 'In' || r.operator === 'NotIn') && values.length > 1) add(`${rp}/values`, `must be exactly one value when operator is ${r.operator} for a node field selector`);
+      values.forEach((v, j) => {
+        if (r.key === 'metadata.name' && typeof v === 'string' && !isDns1123Subdomain(v)) add(`${rp}/values/${j}`, `${show(v)} is not a node name (a DNS-1123 subdomain)`);
+      });
+    });
+  }
+  const weights: { w: unknown; at: string }[] = [
+    ...arr(node?.preferredDuringSchedulingIgnoredDuringExecution).map((w, i) => ({ w: rec(w)?.weight, at: `${p}/nodeAffinity/preferredDuringSchedulingIgnoredDuringExecution/${i}/weight` })),
+    ...(['podAffinity', 'podAntiAffinity'] as const).flatMap((k) => arr(rec(a[k])?.preferredDuringSchedulingIgnoredDuringExecution).map((w, i) => ({ w: rec(w)?.weight, at: `${p}/${k}/preferredDuringSchedulingIgnoredDuringExecution/${i}/weight` }))),
+  ];
+  for (const { w, at } of weights) {
+    if (typeof w === 'number' && !(w >= 1 && w <= 100)) add(at, `${w} must be in the range 1-100 (core: ValidatePreferredSchedulingTerms, validateWeightedPodAffinityTerms)`);
   }
 }
