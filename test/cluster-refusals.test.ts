@@ -2,7 +2,9 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { ApiObject, App, Chart, JsonPatch, Lazy } from 'cdk8s';
+import { ClusterPrerequisites } from '../src/constructs/cluster-prerequisites';
 import { HttpService, HttpServiceProps } from '../src/constructs/http-service';
+import { ServiceNamespace } from '../src/constructs/service-namespace';
 import { CanaryStep, Delivery } from '../src/decisions/canary';
 import { EnvValue } from '../src/decisions/containers';
 import { checkoutApiProps } from '../src/example';
@@ -174,5 +176,57 @@ describe('issue 22 (b): env references and affinity the API server refuses, name
   });
   test('near miss: a valid field reference and weight 100 pass', () => {
     synth({ ...withEnv({ NODE: EnvValue.fromField('spec.nodeName') }), ...affinity({ podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { 'app.kubernetes.io/name': 'checkout-api' } } } }] } }) });
+  });
+});
+
+describe('issue 22 (b): patched and hand-added objects are checked as the API server checks them', () => {
+  const app0 = '/spec/template/spec/containers/0';
+  test('a liveness successThreshold of 3 (by patch)', () => {
+    refused(() => synth({}, (svc) => svc.workload.addJsonPatch(JsonPatch.add(`${app0}/livenessProbe/successThreshold`, 3))), /livenessProbe\/successThreshold: 3 must be 1/);
+  });
+  test('an accepted CPU limit below the request still fails the API server\'s request <= limit', () => {
+    refused(() => synth({}, (svc) => {
+      svc.workload.addJsonPatch(JsonPatch.add(`${app0}/resources/limits/cpu`, '100m'));
+      svc.acceptPatch(svc.workload, 'spec.template.spec.containers[0].resources.limits.cpu', 'the checkout API shares nodes with a batch tier, capped in OPS-1234');
+    }), /requests\/cpu: the request "250m" must be less than or equal to the cpu limit "100m"/);
+  });
+  test('near miss: an accepted CPU limit at the request passes', () => {
+    synth({}, (svc) => {
+      svc.workload.addJsonPatch(JsonPatch.add(`${app0}/resources/limits/cpu`, '250m'));
+      svc.acceptPatch(svc.workload, 'spec.template.spec.containers[0].resources.limits.cpu', 'the checkout API shares nodes with a batch tier, capped in OPS-1234');
+    });
+  });
+  test('a Service type Bogus (by patch)', () => {
+    refused(() => synth({}, (svc) => svc.service.addJsonPatch(JsonPatch.add('/spec/type', 'Bogus'))), /\/spec\/type: "Bogus" is not supported/);
+  });
+  const extra = (props: Record<string, unknown>) => (svc: HttpService) => new ApiObject(Chart.of(svc), 'extra', props as never);
+  test.each([
+    ['a ConfigMap key "bad key"', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-config' }, data: { 'bad key': 'x' } }, /ConfigMap\/checkout\/web-config \/data\/bad key/],
+    ['a ConfigMap over 1 MiB', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big' }, data: { big: 'x'.repeat(1100 * 1024) } }, /more than the 1 MiB/],
+    ['a Secret whose data is not base64', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'web-secret' }, data: { token: 'not base64!!' } }, /is not base64/],
+    ['a Deployment whose selector does not select its template', { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'other' }, spec: { replicas: 2, selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'c' } }, spec: { containers: [{ name: 'c', image: 'nginx:1.25.3' }] } } } }, /does not match template/],
+    ['a CronJob schedule "every night"', { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'nightly' }, spec: { schedule: 'every night', jobTemplate: { spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox:1.36' }] } } } } } }, /\/spec\/schedule: "every night" is not a cron schedule/],
+  ])('%s, added by hand to the chart', (_, props, message) => {
+    refused(() => synth({}, extra(props)), message);
+  });
+  test('near miss: a valid ConfigMap, Secret and CronJob added by hand pass', () => {
+    synth({}, (svc) => {
+      new ApiObject(Chart.of(svc), 'cm', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-config' }, data: { 'app.yaml': 'x: 1' } });
+      new ApiObject(Chart.of(svc), 'sec', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'web-secret' }, data: { token: 'YWJj' } });
+      new ApiObject(Chart.of(svc), 'cj', { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'nightly' }, spec: { schedule: '0 3 * * *', jobTemplate: { spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox:1.36' }] } } } } } });
+    });
+  });
+  function platformSynth(build: (app: App) => void): void {
+    synthesize((outdir) => {
+      const app = new App({ outdir });
+      build(app);
+      return app;
+    }, { outdir: path.join(root, 'dist'), progress: () => undefined });
+  }
+  test('the plugin ConfigMap with a key "bad key" (by patch)', () => {
+    refused(() => platformSynth((app) => new ClusterPrerequisites(new Chart(app, 'pre'), 'pre', { pluginSha256: 'a'.repeat(64) }).pluginConfig.addJsonPatch(JsonPatch.add('/data/bad key', 'x'))), /\/data\/bad key/);
+  });
+  test('a ServiceNamespace whose Pod Security level is patched to "bogus"', () => {
+    refused(() => platformSynth((app) => new ServiceNamespace(new Chart(app, 'ns'), 'ns', { name: 'shop' }).namespace.addJsonPatch(JsonPatch.replace('/metadata/labels/pod-security.kubernetes.io~1enforce', 'bogus'))), /"bogus" is not a Pod Security level/);
   });
 });
