@@ -230,3 +230,12 @@ describe('issue 22 (b): patched and hand-added objects are checked as the API se
     refused(() => platformSynth((app) => new ServiceNamespace(new Chart(app, 'ns'), 'ns', { name: 'shop' }).namespace.addJsonPatch(JsonPatch.replace('/metadata/labels/pod-security.kubernetes.io~1enforce', 'bogus'))), /"bogus" is not a Pod Security level/);
   });
 });
+
+describe('issue 22 (b): a patch value that is not JSON, an object without a kind', () => {
+  test('JsonPatch.add("/spec/foo", () => 1) is written as foo: null, an unknown field', () => {
+    refused(() => synth({}, (svc) => svc.workload.addJsonPatch(JsonPatch.add('/spec/foo', () => 1))), /\/spec\/foo: is not a field of this kind/);
+  });
+  test('an ApiObject with kind ""', () => {
+    refused(() => synth({}, (svc) => new ApiObject(Chart.of(svc), 'nokind', { apiVersion: 'v1', kind: '', metadata: { name: 'x' } })), /has no apiVersion and kind/);
+  });
+});
