@@ -28,10 +28,10 @@ describe('the Argo CD Application is checked like the rest', () => {
     expect(fs.existsSync(path.join(root, 'dist', 'argocd', 'prod', 'checkout-api.k8s.yaml'))).toBe(true);
   });
   test.each([
-    ['ignoreDifferences removed', JsonPatch.remove('/spec/ignoreDifferences'), /spec\.ignoreDifferences: a patch changed it/],
-    ['RespectIgnoreDifferences added', JsonPatch.add('/spec/syncPolicy/syncOptions/-', 'RespectIgnoreDifferences=true'), /spec\.syncPolicy\.syncOptions: a patch changed it[\s\S]*RespectIgnoreDifferences=true: Argo CD would apply the whole live array/],
-    ['selfHeal false', JsonPatch.replace('/spec/syncPolicy/automated/selfHeal', false), /spec\.syncPolicy\.automated: a patch changed it/],
-    ['include "*"', JsonPatch.replace('/spec/source/directory/include', '*'), /include: a patch changed it/],
+    ['ignoreDifferences removed', JsonPatch.remove('/spec/ignoreDifferences'), /INV01-decided-values-unpatched Application\/checkout-api-prod \(.*\) spec\.ignoreDifferences: a patch changed/],
+    ['RespectIgnoreDifferences added', JsonPatch.add('/spec/syncPolicy/syncOptions/-', 'RespectIgnoreDifferences=true'), /spec\.syncPolicy\.syncOptions: a patch changed[\s\S]*RespectIgnoreDifferences=true: Argo CD would apply the whole live array/],
+    ['selfHeal false', JsonPatch.replace('/spec/syncPolicy/automated/selfHeal', false), /spec\.syncPolicy\.automated\.selfHeal: a patch changed .* from true to false; rollwise decided spec\.syncPolicy\.automated with a reason.*The reason it would keep claiming: "Git is the only way in/],
+    ['include "*"', JsonPatch.replace('/spec/source/directory/include', '*'), /spec\.source\.directory\.include: a patch changed/],
   ])('%s: refused', (_, p, message) => {
     expect(() => synthWith(patched(p), root)).toThrow(message);
     expect(fs.existsSync(path.join(root, 'dist'))).toBe(false);

@@ -10,12 +10,10 @@ import { Reasons } from '../justify/reasons';
 import { HttpService } from './http-service';
 import { decideNamespace, NamespacePolicy } from '../decisions/namespaces';
 import { declaredOutputPath } from '../synth/layout';
-import { reasonProblem } from '../decisions/reason';
-import { ANNOTATIONS } from '../justify/annotations';
-import { parseReasonLines } from '../justify/reasons';
-import { rec, stableJson, str } from '../rules/k8s';
+import { rec, str } from '../rules/k8s';
 import { RenderedApp, registerRenderCheck } from '../synth/render-checks';
 import { registerNamespaceMetadata } from '../invariants/conflicts';
+import { registerDecidedValuesCheck } from '../invariants/decided-values';
 
 export interface ArgoCdApplicationProps {
   /** The service whose committed manifests this Application applies. */
@@ -53,6 +51,7 @@ export class ArgoCdApplication extends Construct {
 
   constructor(scope: Construct, id: string, props: ArgoCdApplicationProps) {
     super(scope, id);
+    registerDecidedValuesCheck(this);
     const name = checkName('id', id);
     const s = props.settings;
     const svc = props.service;
@@ -102,19 +101,10 @@ export class ArgoCdApplication extends Construct {
       spec,
     });
     // Checked like the rest, on what is written (escape-hatch patches included).
-    const decidedSpec = JSON.parse(JSON.stringify(spec)) as typeof spec;
-    registerRenderCheck(this, (rendered) => checkApplication(rendered, this.application, decidedSpec, svc, include), { validateObjects: true });
+    registerRenderCheck(this, (rendered) => checkApplication(rendered, this.application, svc, include), { validateObjects: true });
     registerApplicationNames(this);
   }
 }
-
-/** The decided fields of the Application that only an override with a reason may change. */
-const DECIDED: readonly [path: string, get: (spec: Record<string, unknown>) => unknown][] = [
-  ['spec.syncPolicy.automated', (x) => rec(x.syncPolicy)?.automated],
-  ['spec.syncPolicy.syncOptions', (x) => rec(x.syncPolicy)?.syncOptions],
-  ['spec.ignoreDifferences', (x) => x.ignoreDifferences],
-  ['spec.source.directory.include', (x) => rec(rec(x.source)?.directory)?.include],
-];
 
 /** Go's path.Match-style glob (`*`, `?`, `[...]`, and `{a,b}` as Argo CD's include allows) as a RegExp over one file name. */
 export function globRegExp(glob: string): RegExp {
@@ -142,20 +132,15 @@ export function globRegExp(glob: string): RegExp {
   return new RegExp(`^${re}$`);
 }
 
-function checkApplication(r: RenderedApp, application: ApiObject, decidedSpec: Record<string, unknown>, svc: HttpService, include: string): string[] {
+function checkApplication(r: RenderedApp, application: ApiObject, svc: HttpService, include: string): string[] {
   const written = r.objectsOf(application).find((x) => x.apiObject === application)?.json;
   if (!written) return [`Application ${application.name}: not in the output (a chart's own toJson() dropped it), so the service is never deployed. Fix: keep the Application in the chart's output.`];
   const spec = rec(written.spec) ?? {};
-  const overrides = rec(rec(written.metadata)?.annotations)?.[ANNOTATIONS.overrides];
-  const accepted = typeof overrides === 'string' ? Object.entries(parseReasonLines(overrides)).filter(([, why]) => reasonProblem(why) === undefined).map(([p]) => p) : [];
   const out: string[] = [];
   const name = `Application ${application.name}`;
-  for (const [p, get] of DECIDED) {
-    if (accepted.some((a) => p === a || p.startsWith(`${a}.`))) continue;
-    if (stableJson(get(spec)) !== stableJson(get(decidedSpec))) {
-      out.push(`${name} ${p}: a patch changed it from ${stableJson(get(decidedSpec)) ?? 'absent'} to ${stableJson(get(spec)) ?? 'absent'}; rollwise decided it with a reason (self-heal and prune keep Git the only way in; the ignore rules follow the controllers' fields; no RespectIgnoreDifferences, which freezes the route's rules; only the service's own file). Fix: remove the patch, or accept it with an override whose reason says why.`);
-    }
-  }
+  // A decided field a patch changed (self-heal and prune, the sync options, the ignore rules, the
+  // include, the namespace's labels) is refused by INV01, which runs on every object of the app
+  // (invariants/decided-values.ts).
   for (const msg of arrayFreezingIgnores(spec as Parameters<typeof arrayFreezingIgnores>[0])) out.push(`${name}: ${msg}. Fix: remove RespectIgnoreDifferences=true.`);
   // `include` must select exactly the service's own file, as it is written
   const file = r.fileOf(Chart.of(svc));

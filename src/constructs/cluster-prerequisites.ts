@@ -4,6 +4,7 @@ import { RollwiseInputError } from '../errors';
 import { Reasons } from '../justify/reasons';
 import { addSynthWarning } from '../synth/output';
 import { ServiceNamespace, ServiceNamespaceProps } from './service-namespace';
+import { registerDecidedValuesCheck } from '../invariants/decided-values';
 
 /** The Gateway API plugin binary for the cluster's nodes. */
 export class PluginBinary {
@@ -82,6 +83,7 @@ export class ClusterPrerequisites extends Construct {
 
   constructor(scope: Construct, id: string, props: ClusterPrerequisitesProps = {}) {
     super(scope, id);
+    registerDecidedValuesCheck(this);
     const ns = props.rolloutsNamespace ?? 'argo-rollouts';
     const sa = props.rolloutsServiceAccount ?? 'argo-rollouts';
     const envoyNs = props.envoyNamespace ?? 'envoy-gateway-system';

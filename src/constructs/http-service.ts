@@ -30,6 +30,7 @@ import { Measurements } from '../measure/measurements';
 import { Migration } from '../decisions/migrations';
 import { MigrationJob } from './migration-job';
 import { CAPACITY_KEYS, checkKeys, CONTAINER_KEYS, HEALTH_KEYS, INIT_CONTAINER_KEYS, keysOf, METADATA_KEYS, MIGRATION_KEYS, OVERRIDES_KEYS, POD_KEYS, RESOURCES_KEYS, SIDECAR_KEYS, SIDECAR_PORT_KEYS } from '../decisions/props-keys';
+import { declareDecidedValuesChecked, registerDecidedValuesCheck } from '../invariants/decided-values';
 
 export interface HttpServiceProps {
   // --- What runs ---------------------------------------------------------------------------
@@ -181,6 +182,9 @@ export class HttpService extends Construct {
 
   constructor(scope: Construct, id: string, props: HttpServiceProps) {
     super(scope, id);
+    // INV01 runs on this subtree in checkInvariants; the app-wide check covers everything else.
+    declareDecidedValuesChecked(this);
+    registerDecidedValuesCheck(this);
     // With many services in an app, an error must say which one it is about (and where).
     try {
       checkServiceProps(props);

@@ -590,12 +590,7 @@ function short(x: unknown): string {
  * passes `reasonProblem`; every other violation is returned.
  */
 export function checkInvariants(set: ServiceObjects): InvariantFailure[] {
-  const overrides = new Map<string, [string, string][]>();
-  for (const o of set.objects) {
-    const a = rec(rec(o.metadata)?.annotations)?.[ANNOTATIONS.overrides];
-    overrides.set(ref(o), typeof a === 'string' ? Object.entries(parseReasonLines(a)).filter(([, r]) => reasonProblem(r) === undefined) : []);
-  }
-  const accepted = (x: Violation) => (overrides.get(x.object) ?? []).some(([p]) => x.path === p || x.path.startsWith(`${p}.`) || x.path.startsWith(`${p}[`));
+  const accepted = acceptedBy(set.objects);
   const out: InvariantFailure[] = [];
   const seen = new Set<string>();
   // every workload in turn (a second one added under the service is checked like the first)
@@ -613,6 +608,27 @@ export function checkInvariants(set: ServiceObjects): InvariantFailure[] {
     }
   }
   return out;
+}
+
+/** Whether a violation's path (or a parent of it) is accepted with a real reason in its object's `rollwise.dev/overrides`. */
+function acceptedBy(objects: readonly Json[]): (x: Violation) => boolean {
+  const overrides = new Map<string, [string, string][]>();
+  for (const o of objects) {
+    const a = rec(rec(o.metadata)?.annotations)?.[ANNOTATIONS.overrides];
+    overrides.set(ref(o), typeof a === 'string' ? Object.entries(parseReasonLines(a)).filter(([, r]) => reasonProblem(r) === undefined) : []);
+  }
+  return (x: Violation) => (overrides.get(x.object) ?? []).some(([p]) => x.path === p || x.path.startsWith(`${p}.`) || x.path.startsWith(`${p}[`));
+}
+
+/**
+ * INV01 alone, with the same acceptance, for objects outside a service (an Argo CD Application, a
+ * ServiceNamespace, the cluster prerequisites): a decided value a patch changed is refused unless
+ * accepted with a reason. Each object is compared with its own unpatched render (same index).
+ */
+export function checkDecidedValues(set: Pick<ServiceObjects, 'objects' | 'unpatched'>): InvariantFailure[] {
+  const inv = INVARIANTS[0];
+  const accepted = acceptedBy(set.objects);
+  return inv.check(set).filter((x) => x.hard === true || !accepted(x)).map((x) => ({ ...x, invariant: inv }));
 }
 
 /** One line per failure, as synth prints it: invariant, object, path, what, why and how to fix. */
