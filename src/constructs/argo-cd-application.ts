@@ -14,6 +14,7 @@ import { rec, str } from '../rules/k8s';
 import { RenderedApp, registerRenderCheck } from '../synth/render-checks';
 import { registerNamespaceMetadata } from '../invariants/conflicts';
 import { registerDecidedValuesCheck } from '../invariants/decided-values';
+import { appPathProblem, checkArgoCdSettings, namespaceLabelProblems, projectProblem, serverProblem } from '../checks/argo-cd-spec';
 
 export interface ArgoCdApplicationProps {
   /** The service whose committed manifests this Application applies. */
@@ -63,6 +64,7 @@ export class ArgoCdApplication extends Construct {
     const include = props.include ?? serviceFile(svc);
     const ns = decideNamespace(destNs, props.namespacePolicy ?? s.namespaces ?? NamespacePolicy.createdByArgoCd(), svc.platform.kubernetesVersion);
     if (!/^(https?|ssh):\/\/|^git@/.test(s.repoURL)) throw new RollwiseInputError('argoCd.repoURL', s.repoURL, 'is not a Git URL Argo CD can clone.', 'use e.g. "https://github.com/acme/deploy.git".');
+    checkArgoCdSettings('argoCd', s);
     const r = new Reasons();
     const ignore: { group?: string; kind: string; name?: string; namespace?: string; jqPathExpressions?: string[]; jsonPointers?: string[] }[] = [];
     if (svc.canary) {
@@ -91,8 +93,6 @@ export class ArgoCdApplication extends Construct {
     if (ignore.length) {
       r.note('spec.ignoreDifferences', `Fields controllers change at runtime: ${[svc.canary ? 'the HTTPRoute backendRef weights (set by the Argo Rollouts Gateway API plugin during a canary)' : '', svc.replicasOwnedByAutoscaler ? `${svc.workload.kind} /spec/replicas (owned by the autoscaler, and absent from Git)` : ''].filter(Boolean).join('; ')}; without this Argo CD reports drift and self-heal fights the controllers (reference: Argo CD and Rollouts). They only leave the diff: every other field of these objects, the route's rules included, is still applied from Git.`);
     }
-    // Every Application into one namespace must keep the same labels on it (invariants/conflicts.ts).
-    if (ns.labels) registerNamespaceMetadata(this, { service: svc.node.path, server: spec.destination.server, namespace: destNs, labels: ns.labels.value });
     const frozen = arrayFreezingIgnores(spec);
     if (frozen.length) throw new Error(`ArgoCdApplication ${name}: ${frozen.join('; ')}`);
     this.application = new ApiObject(this, 'application', {
@@ -101,6 +101,9 @@ export class ArgoCdApplication extends Construct {
       spec,
     });
     // Checked like the rest, on what is written (escape-hatch patches included).
+    // Every Application into one namespace must keep the same labels on it (invariants/conflicts.ts),
+    // compared as written.
+    if (ns.labels) registerNamespaceMetadata(this, { service: svc.node.path, server: spec.destination.server, namespace: destNs, labels: ns.labels.value, object: this.application });
     registerRenderCheck(this, (rendered) => checkApplication(rendered, this.application, svc, include), { validateObjects: true });
     registerApplicationNames(this);
   }
@@ -141,6 +144,25 @@ function checkApplication(r: RenderedApp, application: ApiObject, svc: HttpServi
   // A decided field a patch changed (self-heal and prune, the sync options, the ignore rules, the
   // include, the namespace's labels) is refused by INV01, which runs on every object of the app
   // (invariants/decided-values.ts).
+  // What Argo CD and the API server refuse, on the written Application (a patch may have set it).
+  const source = rec(spec.source) ?? {};
+  const dest = rec(spec.destination) ?? {};
+  const pathProblem = appPathProblem(source.path);
+  if (pathProblem) out.push(`${name} spec.source.path: "${String(source.path)}" ${pathProblem}. Fix: point it at the output folder, relative to the repository root (e.g. "dist/prod").`);
+  const projProblem = projectProblem(spec.project ?? 'default');
+  if (projProblem) out.push(`${name} spec.project: ${JSON.stringify(spec.project)} ${projProblem}. Fix: name an AppProject that exists (e.g. "default").`);
+  const srvProblem = serverProblem(dest.server);
+  if (srvProblem) out.push(`${name} spec.destination.server: ${JSON.stringify(dest.server)} ${srvProblem}. Fix: use "https://kubernetes.default.svc" or a registered cluster's server URL.`);
+  // The namespace consistency rule of the constructor (destinationNamespace), on what is written:
+  // objects that name their namespace are applied there, whatever the destination says, and
+  // CreateNamespace and the managed labels would go to the destination.
+  if (svc.namespace !== undefined && dest.namespace !== svc.namespace) {
+    out.push(`${name} spec.destination.namespace: ${JSON.stringify(dest.namespace)} is not the service's namespace ${svc.namespace}: Argo CD applies the service's objects into ${svc.namespace} (they name it), while CreateNamespace and the Pod Security labels (managedNamespaceMetadata) go to the destination, so ${svc.namespace} would run without the labels rollwise decided. Fix: remove the patch of spec.destination.namespace, or give the service's chart that namespace.`);
+  }
+  const labels = rec(rec(rec(spec.syncPolicy)?.managedNamespaceMetadata)?.labels);
+  for (const p of labels ? namespaceLabelProblems(labels) : []) {
+    out.push(`${name} spec.syncPolicy.managedNamespaceMetadata.labels: ${p}; Argo CD creates or updates the namespace with these labels and the API server refuses it, so the sync fails before any object is applied. Fix: keep valid labels (enforce: privileged, baseline or restricted).`);
+  }
   for (const msg of arrayFreezingIgnores(spec as Parameters<typeof arrayFreezingIgnores>[0])) out.push(`${name}: ${msg}. Fix: remove RespectIgnoreDifferences=true.`);
   // `include` must select exactly the service's own file, as it is written
   const file = r.fileOf(Chart.of(svc));

@@ -5,6 +5,7 @@ import { checkDnsLabel, checkDnsSubdomain, checkLabels, checkPath, checkWholeSec
 import { KubernetesVersion } from './kubernetes-version';
 import { MIN_STARTUP_BUDGET_SECONDS, STARTUP_FLOOR_WHY } from './probes';
 import type { NamespacePolicy } from './namespaces';
+import { checkArgoCdSettings } from '../checks/argo-cd-spec';
 
 /**
  * How a pod delays its exit until the proxies have stopped sending it requests. Kubernetes 1.28
@@ -252,6 +253,7 @@ export class Platform {
     if (!(this.canaryMaxErrorRatio.value > 0 && this.canaryMaxErrorRatio.value < 0.5)) {
       throw new RollwiseInputError('platform.canaryMaxErrorRatio', this.canaryMaxErrorRatio.value, 'must be above 0 and below 0.5: 0 aborts on any single error, and at 0.5 a canary failing half its requests passes.', 'use 0.01 unless your SLO says otherwise.');
     }
+    if (props.argoCd !== undefined) checkArgoCdSettings('platform.argoCd', props.argoCd);
     this.argoCd = props.argoCd;
     if (props.runbookBaseUrl !== undefined && !/^https?:\/\/[^\s#]+$/.test(props.runbookBaseUrl)) {
       throw new RollwiseInputError('platform.runbookBaseUrl', props.runbookBaseUrl, 'alerts link to `<url>/<service>.runbook.md#<alert>`, so it must be an http(s) URL without "#" or spaces.', 'use e.g. "https://github.com/acme/deploy/blob/main/dist".');

@@ -1,3 +1,4 @@
+import { ApiObject } from 'cdk8s';
 import { Construct, IConstruct } from 'constructs';
 import { arr, Json, rec, str } from '../rules/k8s';
 import { RenderedApp, registerRenderCheck } from '../synth/render-checks';
@@ -25,6 +26,8 @@ interface NamespaceClaim {
   readonly server: string;
   readonly namespace: string;
   readonly labels: Readonly<Record<string, string>>;
+  /** The Application object: its written destination and labels are compared (a patch may change them). */
+  readonly object?: ApiObject;
 }
 
 interface Registry {
@@ -64,7 +67,7 @@ function registry(scope: Construct): Registry {
     const created: Registry = { services: [], namespaces: [] };
     r = created;
     registries.set(root, created);
-    registerRenderCheck(root as Construct, (rendered) => [...conflicts(created.services, rendered), ...namespaceConflicts(created.namespaces)]);
+    registerRenderCheck(root as Construct, (rendered) => [...conflicts(created.services, rendered), ...namespaceConflicts(created.namespaces.map((c) => asWritten(c, rendered)).filter((c): c is NamespaceClaim => c !== undefined))]);
   }
   return r;
 }
@@ -94,6 +97,21 @@ export function normalizeClusterUrl(server: string): string {
  */
 export function registerNamespaceMetadata(application: Construct, claim: Omit<NamespaceClaim, 'application'>): void {
   registry(application).namespaces.push({ ...claim, server: normalizeClusterUrl(claim.server), application: application.node.path });
+}
+
+/**
+ * A claim as the Application is written (a patch may have changed its destination or labels); an
+ * Application written without managedNamespaceMetadata labels keeps none, so it claims nothing.
+ */
+function asWritten(c: NamespaceClaim, rendered: RenderedApp): NamespaceClaim | undefined {
+  if (!c.object) return c;
+  const json = rendered.objectsOf(c.object).find((x) => x.apiObject === c.object)?.json;
+  if (!json) return c;
+  const spec = rec(json.spec) ?? {};
+  const dest = rec(spec.destination) ?? {};
+  const labels = rec(rec(rec(spec.syncPolicy)?.managedNamespaceMetadata)?.labels);
+  if (!labels) return undefined;
+  return { ...c, server: normalizeClusterUrl(str(dest.server) ?? c.server), namespace: str(dest.namespace) ?? c.namespace, labels: labels as Record<string, string> };
 }
 
 /**
