@@ -2,7 +2,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { ApiObject, App, Chart, JsonPatch, Lazy } from 'cdk8s';
-import { ClusterPrerequisites } from '../src/constructs/cluster-prerequisites';
+import { ClusterPrerequisites, pluginConfigProblems } from '../src/constructs/cluster-prerequisites';
+import { acceptPatch } from '../src/invariants/decided-values';
 import { HttpService, HttpServiceProps } from '../src/constructs/http-service';
 import { ServiceNamespace } from '../src/constructs/service-namespace';
 import { CanaryStep, Delivery } from '../src/decisions/canary';
@@ -237,5 +238,33 @@ describe('issue 22 (b): a patch value that is not JSON, an object without a kind
   });
   test('an ApiObject with kind ""', () => {
     refused(() => synth({}, (svc) => new ApiObject(Chart.of(svc), 'nokind', { apiVersion: 'v1', kind: '', metadata: { name: 'x' } })), /has no apiVersion and kind/);
+  });
+});
+
+describe('issue 22 (b): the plugin ConfigMap as the Argo Rollouts controller reads it at start', () => {
+  const cm = (text: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', data: { trafficRouterPlugins: text } });
+  test.each([
+    [': : not yaml [', /is not YAML/],
+    ['name: argoproj-labs/gatewayAPI', /is a map, not a list/],
+    ['- name: gatewayAPI\n  location: https://example.com/p', /is not <namespace>\/<name>/],
+    ['- name: argoproj-labs/gatewayAPI\n  location: ftp://example.com/p', /location/],
+    ['- name: argoproj-labs/other\n  location: https://example.com/p', /no argoproj-labs\/gatewayAPI entry/],
+    ['- name: argoproj-labs/gatewayAPI\n  location: https://example.com/p\n  args: --x', /args: is not a list of strings/],
+  ])('%j is refused', (text, message) => {
+    expect(pluginConfigProblems(cm(text)).join('\n')).toMatch(message);
+  });
+  test('near miss: the entry with a sha256, and a second plugin', () => {
+    expect(pluginConfigProblems(cm(`- name: "argoproj-labs/gatewayAPI"\n  location: "https://github.com/x/y/releases/download/v0.15.0/p"\n  sha256: "${'a'.repeat(64)}"\n- name: argoproj-labs/sample.plugin_x\n  location: file://./p\n  args: [--debug]`))).toEqual([]);
+  });
+  test('non-YAML written by an accepted patch is still refused at synth', () => {
+    const out = path.join(root, 'dist');
+    expect(() => synthesize((outdir) => {
+      const app = new App({ outdir });
+      const pre = new ClusterPrerequisites(new Chart(app, 'pre'), 'pre', { pluginSha256: 'a'.repeat(64) });
+      pre.pluginConfig.addJsonPatch(JsonPatch.replace('/data/trafficRouterPlugins', ': : not yaml ['));
+      acceptPatch(pre.pluginConfig, 'data.trafficRouterPlugins', 'we register the plugin from our own mirror, reviewed in OPS-1234');
+      return app;
+    }, { outdir: out, progress: () => undefined })).toThrow(/data\.trafficRouterPlugins: is not YAML/);
+    expect(fs.existsSync(out)).toBe(false);
   });
 });
