@@ -268,3 +268,12 @@ describe('issue 22 (b): the plugin ConfigMap as the Argo Rollouts controller rea
     expect(fs.existsSync(out)).toBe(false);
   });
 });
+
+describe('issue 22 (b): references between a service\'s objects resolve in what is written', () => {
+  test('a Rollout templateName patched to "nope": the controller would mark it InvalidSpec', () => {
+    refused(() => synth({}, (svc) => svc.workload.addJsonPatch(JsonPatch.replace('/spec/strategy/canary/analysis/templates/0/templateName', 'nope'))), /Rollout checkout\/checkout-api spec\.strategy\.canary\.analysis\.templates\[0\]\.templateName: .*"nope".*InvalidSpec/);
+  });
+  test('the canary Service renamed by a patch: the Rollout and the HTTPRoute name a Service that is not written', () => {
+    refused(() => synth({}, (svc) => svc.canary!.canaryService.addJsonPatch(JsonPatch.replace('/metadata/name', 'renamed'))), /HTTPRoute checkout\/checkout-api spec\.rules\[0\]\.backendRefs\[1\]: names Service checkout\/checkout-api-canary, which the service does not write/);
+  });
+});

@@ -31,6 +31,7 @@ import { Migration } from '../decisions/migrations';
 import { MigrationJob } from './migration-job';
 import { CAPACITY_KEYS, checkKeys, CONTAINER_KEYS, HEALTH_KEYS, INIT_CONTAINER_KEYS, keysOf, METADATA_KEYS, MIGRATION_KEYS, OVERRIDES_KEYS, POD_KEYS, RESOURCES_KEYS, SIDECAR_KEYS, SIDECAR_PORT_KEYS } from '../decisions/props-keys';
 import { declareDecidedValuesChecked, registerDecidedValuesCheck } from '../invariants/decided-values';
+import { unresolvedReferences } from '../checks/references';
 
 export interface HttpServiceProps {
   // --- What runs ---------------------------------------------------------------------------
@@ -378,7 +379,7 @@ export class HttpService extends Construct {
     const objects = rendered.objects as { kind?: string }[];
     const composition = blockingFindings(lintObjects(objects)).map((f) => `${f.ruleId} ${f.object} ${f.path}: ${f.message} Fix: ${f.fix}`);
     const workloads = rendered.objects.filter((o) => WORKLOAD_KINDS.includes(String(o.kind)));
-    const problems = [...invariants, ...composition, ...workloads.flatMap((w) => undeclaredContainers(w, this.decisions))];
+    const problems = [...invariants, ...composition, ...unresolvedReferences(rendered.objects), ...workloads.flatMap((w) => undeclaredContainers(w, this.decisions))];
     // The canary replayed through its analysis (src/rehearse): a healthy release must promote, a
     // 10 % error release must abort at the first weight. Skipped when other checks already failed.
     if (!this.canary || problems.length > 0) return problems;
