@@ -5,6 +5,7 @@ import { ANNOTATIONS } from '../justify/annotations';
 import { parseReasonLines } from '../justify/reasons';
 import { rec } from '../rules/k8s';
 import { registerRenderCheck } from '../synth/render-checks';
+import { registerDuplicateObjectsCheck } from './conflicts';
 import { acceptPatchedValue, unpatchedRender } from './final-objects';
 import { checkDecidedValues } from './invariants';
 
@@ -32,6 +33,8 @@ export function registerDecidedValuesCheck(scope: Construct): void {
   const root = scope.node.root;
   if (registered.has(root)) return;
   registered.add(root);
+  // every construct that writes decided objects calls this, so the app-wide duplicate check is added here too
+  registerDuplicateObjectsCheck(root as Construct);
   registerRenderCheck(root as Construct, (r) => {
     const out: string[] = [];
     for (const { apiObject, json } of r.objectsOf(root as Construct)) {
