@@ -277,3 +277,26 @@ describe('issue 22 (b): references between a service\'s objects resolve in what 
     refused(() => synth({}, (svc) => svc.canary!.canaryService.addJsonPatch(JsonPatch.replace('/metadata/name', 'renamed'))), /HTTPRoute checkout\/checkout-api spec\.rules\[0\]\.backendRefs\[1\]: names Service checkout\/checkout-api-canary, which the service does not write/);
   });
 });
+
+describe('issue 22 (b): every kind that runs pods under a service gets the checks of its workload', () => {
+  const restricted = { runAsNonRoot: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } };
+  test('a bare Pod (container "app", pinned image) under the service: no probes, not restricted, one replica', () => {
+    refused(() => synth({}, (svc) => new ApiObject(svc, 'pod', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'checkout-api-debug', labels: { 'app.kubernetes.io/name': 'checkout-api' } }, spec: { containers: [{ name: 'app', image: 'ghcr.io/acme/checkout-api:1.4.2' }] } })),
+      /INV03-replicas Pod\/checkout-api-debug kind: a bare Pod[\s\S]*INV04-readiness-probe Pod\/checkout-api-debug spec\.containers\[0\]\.readinessProbe[\s\S]*INV12-restricted-security Pod\/checkout-api-debug spec\.containers\[0\]\.securityContext\.runAsNonRoot/);
+  });
+  test('a CronJob with busybox:latest in a container named "app" is not vouched for by its name', () => {
+    refused(() => synth({}, (svc) => new ApiObject(svc, 'cj', { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'checkout-api-cron' }, spec: { schedule: '* * * * *', jobTemplate: { spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'app', image: 'busybox:latest' }] } } } } } })),
+      /INV02-image-pinned CronJob\/checkout-api-cron spec\.jobTemplate\.spec\.template\.spec\.containers\[0\]\.image: image "busybox:latest" is not pinned[\s\S]*INV12-restricted-security CronJob\/checkout-api-cron/);
+  });
+  test('a container the service did not declare, in a CronJob under it, is named', () => {
+    refused(() => synth({}, (svc) => new ApiObject(svc, 'cj', { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'checkout-api-cron' }, spec: { schedule: '0 3 * * *', jobTemplate: { spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'cleanup', image: 'busybox:1.36' }] } } } } } })),
+      /checkout-api-cron spec\.jobTemplate\.spec\.template\.spec\.containers\[0\]: container "cleanup" was added by a patch/);
+  });
+  test('near miss: a restricted, pinned CronJob with requests and no token under the service passes', () => {
+    synth({}, (svc) => new ApiObject(svc, 'cj', { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'checkout-api-cron' }, spec: { schedule: '0 3 * * *', jobTemplate: { spec: { template: { spec: {
+      restartPolicy: 'Never', automountServiceAccountToken: false, securityContext: { runAsNonRoot: true, runAsUser: 10001, seccompProfile: { type: 'RuntimeDefault' } },
+      volumes: [{ name: 'tmp', emptyDir: {} }],
+      containers: [{ name: 'app', image: 'ghcr.io/acme/checkout-api:1.4.2', command: ['/app/cleanup'], securityContext: restricted, resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '128Mi' } }, volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }] }],
+    } } } } } }));
+  });
+});
