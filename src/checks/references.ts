@@ -36,7 +36,7 @@ export function unresolvedReferences(objects: readonly Json[]): string[] {
   };
   for (const ro of objects.filter((o) => o.kind === 'Rollout')) {
     for (const f of checkController(ro, lookup)) {
-      if (NOT_FOUND.includes(f.check)) out.push(`${ref(ro)} ${f.path}: ${f.message} Every object a rollwise Rollout refers to is written by the service itself, so a patch broke the reference (renamed or removed the object, or changed the name).`);
+      if (NOT_FOUND.includes(f.check)) out.push(`${ref(ro)} ${f.path}: ${f.message} Every object a rollwise Rollout refers to is written by the service itself, so a patch broke the reference (renamed or removed the object, or changed the name). Fix: remove the patch, or rename both sides.`);
     }
   }
   for (const route of objects.filter((o) => o.kind === 'HTTPRoute')) {

@@ -563,7 +563,7 @@ function containerProbesAndResources(spec: Json, path: string, add: (p: string, 
         const l = quantityValue(limits[name]);
         if (r === undefined || l === undefined) continue;
         if (!overcommit && r !== l) add(`${cp}/resources/requests/${name}`, `the request ${show(request)} must equal the limit ${show(limits[name])} for ${show(name)}, a resource that cannot be overcommitted (core: validateResourceRequirements)`);
-        else if (r > l) add(`${cp}/resources/requests/${name}`, `the request ${show(request)} must be less than or equal to the ${name} limit ${show(limits[name])} (core: validateResourceRequirements)`);
+        else if (r > l) add(`${cp}/resources/requests/${name}`, `the request ${show(request)} must be less than or equal to the ${name} limit ${show(limits[name])} (resources.limits.${name}; core: validateResourceRequirements)`);
       }
     });
   }
