@@ -22,9 +22,10 @@ function examplePlatformProps() {
 }
 
 const envName = fc.stringMatching(/^[A-Z][A-Z0-9_]{0,15}$/);
+// A Secret key: IsConfigMapKey's pattern, and not ".", ".." or "..x" (hasChDirPrefix).
 const envValue = fc.oneof(
   fc.string({ maxLength: 20 }).map((v) => EnvValue.fromValue(v)),
-  fc.record({ s: fc.stringMatching(/^[a-z][a-z0-9-]{0,10}[a-z0-9]$/), k: fc.stringMatching(/^[a-zA-Z0-9._-]{1,12}$/) }).map(({ s, k }) => EnvValue.fromSecret(s, k)),
+  fc.record({ s: fc.stringMatching(/^[a-z][a-z0-9-]{0,10}[a-z0-9]$/), k: fc.stringMatching(/^[a-zA-Z0-9._-]{1,12}$/).filter((k) => k !== '.' && !k.startsWith('..')) }).map(({ s, k }) => EnvValue.fromSecret(s, k)),
   fc.constantFrom('metadata.name', 'status.podIP').map((f) => EnvValue.fromField(f as 'metadata.name' | 'status.podIP')),
 );
 

@@ -11,12 +11,11 @@ import { Reasons } from '../justify/reasons';
 import { HttpService } from './http-service';
 import { decideNamespace, NamespacePolicy, objectsThePodNeeds } from '../decisions/namespaces';
 import { declaredOutputPath } from '../synth/layout';
-import { reasonProblem } from '../decisions/reason';
-import { ANNOTATIONS } from '../justify/annotations';
-import { parseReasonLines } from '../justify/reasons';
-import { rec, stableJson, str } from '../rules/k8s';
+import { rec, str } from '../rules/k8s';
 import { RenderedApp, registerRenderCheck } from '../synth/render-checks';
 import { registerNamespaceMetadata } from '../invariants/conflicts';
+import { registerDecidedValuesCheck } from '../invariants/decided-values';
+import { appPathProblem, namespaceLabelProblems, projectProblem, serverProblem } from '../checks/argo-cd-spec';
 
 export interface ArgoCdApplicationProps {
   /** The service whose committed manifests this Application applies. */
@@ -55,6 +54,7 @@ export class ArgoCdApplication extends Construct {
   constructor(scope: Construct, id: string, props: ArgoCdApplicationProps) {
     super(scope, id);
     checkApplicationProps(scope, id, props);
+    registerDecidedValuesCheck(this);
     // Every error names the service and where its Application is declared.
     try {
       const name = checkName('id', id);
@@ -100,8 +100,6 @@ export class ArgoCdApplication extends Construct {
       if (ignore.length) {
         r.note('spec.ignoreDifferences', `Fields controllers change at runtime: ${[svc.canary ? 'the HTTPRoute backendRef weights (set by the Argo Rollouts Gateway API plugin during a canary)' : '', svc.replicasOwnedByAutoscaler ? `${svc.workload.kind} /spec/replicas (owned by the autoscaler, and absent from Git)` : ''].filter(Boolean).join('; ')}; without this Argo CD reports drift and self-heal fights the controllers (reference: Argo CD and Rollouts). They only leave the diff: every other field of these objects, the route's rules included, is still applied from Git.`);
       }
-      // Every Application into one namespace must keep the same labels on it (invariants/conflicts.ts).
-      if (ns.labels) registerNamespaceMetadata(this, { service: svc.node.path, server: spec.destination.server, namespace: destNs, labels: ns.labels.value });
       const frozen = arrayFreezingIgnores(spec);
       if (frozen.length) throw new Error(`ArgoCdApplication ${name}: ${frozen.join('; ')}`);
       this.application = new ApiObject(this, 'application', {
@@ -110,8 +108,10 @@ export class ArgoCdApplication extends Construct {
         spec,
       });
       // Checked like the rest, on what is written (escape-hatch patches included).
-      const decidedSpec = JSON.parse(JSON.stringify(spec)) as typeof spec;
-      registerRenderCheck(this, (rendered) => checkApplication(rendered, this.application, decidedSpec, svc, include), { validateObjects: true });
+      // Every Application into one namespace must keep the same labels on it (invariants/conflicts.ts),
+      // compared as written.
+      if (ns.labels) registerNamespaceMetadata(this, { service: svc.node.path, server: spec.destination.server, namespace: destNs, labels: ns.labels.value, object: this.application });
+      registerRenderCheck(this, (rendered) => checkApplication(rendered, this.application, svc, include), { validateObjects: true });
     } catch (e) {
       throw inService(e, props.service?.name ?? String(props.service), this.node.path);
     }
@@ -142,14 +142,6 @@ function checkApplicationProps(scope: Construct, id: string, props: ArgoCdApplic
   }
 }
 
-/** The decided fields of the Application that only an override with a reason may change. */
-const DECIDED: readonly [path: string, get: (spec: Record<string, unknown>) => unknown][] = [
-  ['spec.syncPolicy.automated', (x) => rec(x.syncPolicy)?.automated],
-  ['spec.syncPolicy.syncOptions', (x) => rec(x.syncPolicy)?.syncOptions],
-  ['spec.ignoreDifferences', (x) => x.ignoreDifferences],
-  ['spec.source.directory.include', (x) => rec(rec(x.source)?.directory)?.include],
-];
-
 /** Go's path.Match-style glob (`*`, `?`, `[...]`, and `{a,b}` as Argo CD's include allows) as a RegExp over one file name. */
 export function globRegExp(glob: string): RegExp {
   let re = '';
@@ -176,19 +168,33 @@ export function globRegExp(glob: string): RegExp {
   return new RegExp(`^${re}$`);
 }
 
-function checkApplication(r: RenderedApp, application: ApiObject, decidedSpec: Record<string, unknown>, svc: HttpService, include: string): string[] {
+function checkApplication(r: RenderedApp, application: ApiObject, svc: HttpService, include: string): string[] {
   const written = r.objectsOf(application).find((x) => x.apiObject === application)?.json;
   if (!written) return [`Application ${application.name}: not in the output (a chart's own toJson() dropped it), so the service is never deployed. Fix: keep the Application in the chart's output.`];
   const spec = rec(written.spec) ?? {};
-  const overrides = rec(rec(written.metadata)?.annotations)?.[ANNOTATIONS.overrides];
-  const accepted = typeof overrides === 'string' ? Object.entries(parseReasonLines(overrides)).filter(([, why]) => reasonProblem(why) === undefined).map(([p]) => p) : [];
   const out: string[] = [];
   const name = `Application ${application.name}`;
-  for (const [p, get] of DECIDED) {
-    if (accepted.some((a) => p === a || p.startsWith(`${a}.`))) continue;
-    if (stableJson(get(spec)) !== stableJson(get(decidedSpec))) {
-      out.push(`${name} ${p}: a patch changed it from ${stableJson(get(decidedSpec)) ?? 'absent'} to ${stableJson(get(spec)) ?? 'absent'}; rollwise decided it with a reason (self-heal and prune keep Git the only way in; the ignore rules follow the controllers' fields; no RespectIgnoreDifferences, which freezes the route's rules; only the service's own file). Fix: remove the patch, or accept it with an override whose reason says why.`);
-    }
+  // A decided field a patch changed (self-heal and prune, the sync options, the ignore rules, the
+  // include, the namespace's labels) is refused by INV01, which runs on every object of the app
+  // (invariants/decided-values.ts).
+  // What Argo CD and the API server refuse, on the written Application (a patch may have set it).
+  const source = rec(spec.source) ?? {};
+  const dest = rec(spec.destination) ?? {};
+  const pathProblem = appPathProblem(source.path);
+  if (pathProblem) out.push(`${name} spec.source.path: "${String(source.path)}" ${pathProblem}. Fix: point it at the output folder, relative to the repository root (e.g. "dist/prod").`);
+  const projProblem = projectProblem(spec.project ?? 'default');
+  if (projProblem) out.push(`${name} spec.project: ${JSON.stringify(spec.project)} ${projProblem}. Fix: name an AppProject that exists (e.g. "default").`);
+  const srvProblem = serverProblem(dest.server);
+  if (srvProblem) out.push(`${name} spec.destination.server: ${JSON.stringify(dest.server)} ${srvProblem}. Fix: use "https://kubernetes.default.svc" or a registered cluster's server URL.`);
+  // The namespace consistency rule of the constructor (destinationNamespace), on what is written:
+  // objects that name their namespace are applied there, whatever the destination says, and
+  // CreateNamespace and the managed labels would go to the destination.
+  if (svc.namespace !== undefined && dest.namespace !== svc.namespace) {
+    out.push(`${name} spec.destination.namespace: ${JSON.stringify(dest.namespace)} is not the service's namespace ${svc.namespace}: Argo CD applies the service's objects into ${svc.namespace} (they name it), while CreateNamespace and the Pod Security labels (managedNamespaceMetadata) go to the destination, so ${svc.namespace} would run without the labels rollwise decided. Fix: remove the patch of spec.destination.namespace, or give the service's chart that namespace.`);
+  }
+  const labels = rec(rec(rec(spec.syncPolicy)?.managedNamespaceMetadata)?.labels);
+  for (const p of labels ? namespaceLabelProblems(labels) : []) {
+    out.push(`${name} spec.syncPolicy.managedNamespaceMetadata.labels: ${p}; Argo CD creates or updates the namespace with these labels and the API server refuses it, so the sync fails before any object is applied. Fix: keep valid labels (enforce: privileged, baseline or restricted).`);
   }
   for (const msg of arrayFreezingIgnores(spec as Parameters<typeof arrayFreezingIgnores>[0])) out.push(`${name}: ${msg}. Fix: remove RespectIgnoreDifferences=true.`);
   // `include` must select exactly the service's own file, as it is written

@@ -13,6 +13,7 @@ import { replicasDecision, ServiceDecisions } from '../decisions/service';
 import { Reasons } from '../justify/reasons';
 import { RouteProps, renderHttpRoute } from './http-route';
 import { podTemplatePatches, PORT_NAME, renderPodTemplate, selectorLabels } from './pod-template';
+import { registerDecidedValuesCheck } from '../invariants/decided-values';
 
 export type { RouteProps } from './http-route';
 
@@ -61,6 +62,7 @@ export class CanaryDelivery extends Construct {
 
   constructor(scope: Construct, id: string, props: CanaryDeliveryProps) {
     super(scope, id);
+    registerDecidedValuesCheck(this);
     const d = props.decisions;
     const ns = props.namespace;
     const canaryName = `${d.name}-canary`;

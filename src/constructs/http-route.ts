@@ -5,6 +5,7 @@ import { envoyClusters } from '../decisions/analysis';
 import { decided } from '../decisions/decision';
 import { GatewayRef } from '../decisions/platform';
 import { Reasons } from '../justify/reasons';
+import { registerDecidedValuesCheck } from '../invariants/decided-values';
 
 /** Where the route listens. */
 export interface RouteProps {
@@ -67,5 +68,6 @@ export function renderHttpRoute(scope: Construct, id: string, props: ServiceRout
   } else {
     rt.note('spec.rules[0].backendRefs[0]', 'The Service as the only backend at weight 100, written out with group "" and kind Service so Argo CD sees no defaulting drift; a rolling update needs no traffic split, so no canary backend.');
   }
+  registerDecidedValuesCheck(scope);
   return new ApiObject(scope, id, { ...HttpRoute.GVK, metadata: { name: props.name, namespace: ns, labels: props.labels, annotations: rt.annotations() }, spec: routeSpec });
 }

@@ -31,6 +31,8 @@ import { Measurements } from '../measure/measurements';
 import { Migration } from '../decisions/migrations';
 import { MigrationJob } from './migration-job';
 import { CAPACITY_KEYS, checkKeys, CONTAINER_KEYS, EXTRA_OVERRIDES_KEYS, EXTRA_RESOURCES_KEYS, HEALTH_KEYS, INIT_CONTAINER_KEYS, keysOf, METADATA_KEYS, MIGRATION_KEYS, MOUNT_KEYS, NAMED_PORT_KEYS, OVERRIDES_KEYS, POD_KEYS, RESOURCES_KEYS, RUN_AS_KEYS, SERVICE_ACCOUNT_KEYS, SIDECAR_KEYS, SIDECAR_PORT_KEYS, TOLERATION_KEYS } from '../decisions/props-keys';
+import { declareDecidedValuesChecked, registerDecidedValuesCheck } from '../invariants/decided-values';
+import { unresolvedReferences } from '../checks/references';
 
 export interface HttpServiceProps {
   // --- What runs ---------------------------------------------------------------------------
@@ -183,6 +185,9 @@ export class HttpService extends Construct {
   constructor(scope: Construct, id: string, props: HttpServiceProps) {
     // an empty id fails in constructs ("Only root constructs may have an empty ID"), before any check of ours
     super(scope, typeof id === 'string' && id !== '' ? id : checkName('name', id));
+    // INV01 runs on this subtree in checkInvariants; the app-wide check covers everything else.
+    declareDecidedValuesChecked(this);
+    registerDecidedValuesCheck(this);
     // With many services in an app, an error must say which one it is about (and where).
     try {
       if (props === null || typeof props !== 'object' || Array.isArray(props)) {
@@ -384,7 +389,7 @@ export class HttpService extends Construct {
     const objects = rendered.objects as { kind?: string }[];
     const composition = blockingFindings(lintObjects(objects)).map((f) => `${f.ruleId} ${f.object} ${f.path}: ${f.message} Fix: ${f.fix}`);
     const workloads = rendered.objects.filter((o) => WORKLOAD_KINDS.includes(String(o.kind)));
-    const problems = [...invariants, ...composition, ...workloads.flatMap((w) => undeclaredContainers(w, this.decisions)), ...this.unusedAcceptances(r, rendered)];
+    const problems = [...invariants, ...composition, ...unresolvedReferences(rendered.objects), ...workloads.flatMap((w) => undeclaredContainers(w, this.decisions)), ...this.unusedAcceptances(r, rendered)];
     // The canary replayed through its analysis (src/rehearse): a healthy release must promote, a
     // 10 % error release must abort at the first weight. Skipped when other checks already failed.
     if (!this.canary || problems.length > 0) return problems;
@@ -531,8 +536,11 @@ const WORKLOAD_KINDS = ['Rollout', 'Deployment', 'StatefulSet', 'DaemonSet', 'Re
  * resources, probes or security context, so synth refuses them instead of shipping them unchecked.
  */
 export function undeclaredContainers(workload: unknown, d: ServiceDecisions): string[] {
-  const spec = (workload as { spec?: { template?: { spec?: { containers?: { name?: string }[]; initContainers?: { name?: string }[] } } } }).spec?.template?.spec;
-  const w = workload as { kind?: string; metadata?: { name?: string } };
+  type PodSpec = { containers?: { name?: string }[]; initContainers?: { name?: string }[] };
+  const w = workload as { kind?: string; metadata?: { name?: string }; spec?: PodSpec & { template?: { spec?: PodSpec }; jobTemplate?: { spec?: { template?: { spec?: PodSpec } } } } };
+  // where each kind keeps its pod spec (a Pod or CronJob under the service is read too)
+  const spec = w.kind === 'Pod' ? w.spec : w.kind === 'CronJob' ? w.spec?.jobTemplate?.spec?.template?.spec : w.spec?.template?.spec;
+  const base = w.kind === 'Pod' ? 'spec' : w.kind === 'CronJob' ? 'spec.jobTemplate.spec.template.spec' : 'spec.template.spec';
   // The service's own migration Job runs MIGRATION_CONTAINER (decided in src/decisions/migrations.ts) instead of the app.
   const migration = d.migration !== undefined && w.kind === 'Job' && w.metadata?.name === d.migration.name;
   const known = new Set([migration ? MIGRATION_CONTAINER : 'app', ...d.pod.sidecars.map((x) => x.name), ...d.pod.initContainers.map((x) => x.name)]);
@@ -540,7 +548,7 @@ export function undeclaredContainers(workload: unknown, d: ServiceDecisions): st
   for (const list of ['containers', 'initContainers'] as const) {
     (spec?.[list] ?? []).forEach((c, i) => {
       if (!known.has(c?.name ?? '')) {
-        out.push(`${d.name} spec.template.spec.${list}[${i}]: container "${c?.name}" was added by a patch, so rollwise decided none of its resources, probes or security context and no rule vouches for them. Fix: declare it in sidecars (or initContainers), where it is checked like the app.`);
+        out.push(`${w.metadata?.name ?? d.name} ${base}.${list}[${i}]: container "${c?.name}" was added by a patch, so rollwise decided none of its resources, probes or security context and no rule vouches for them. Fix: declare it in sidecars (or initContainers), where it is checked like the app.`);
       }
     });
   }

@@ -650,6 +650,10 @@ function checkEnv(input: string, env: Record<string, EnvValue> | undefined, vers
       if (typeof ref.key !== 'string' || !CONFIG_KEY.test(ref.key)) {
         throw new RollwiseInputError(`${input}.${name}`, ref.key, `is not a ${what} key (letters, digits, "-", "_", "."); the kubelet could never find it and the pod would not start.`, 'give the key as it appears in the object\'s data, e.g. "password".');
       }
+      // apimachinery IsConfigMapKey also refuses ".", ".." and a leading ".." (hasChDirPrefix; see schemas/builtin.ts)
+      if (ref.key === '.' || ref.key.startsWith('..')) {
+        throw new RollwiseInputError(`${input}.${name}`, ref.key, `is not a ${what} key: a key may not be "." or "..", or start with ".." (apimachinery IsConfigMapKey), and the API server refuses the pod.`, 'give the key as it appears in the object\'s data, e.g. "password".');
+      }
     }
     if (v.spec.value !== undefined && typeof v.spec.value !== 'string') {
       throw new RollwiseInputError(`${input}.${name}`, v.spec.value, 'an environment value must be a string.', `quote it: EnvValue.fromValue("${String(v.spec.value)}").`);

@@ -6,6 +6,7 @@ import { checkDnsLabel, checkDnsSubdomain, checkLabels, checkPath, checkWholeSec
 import { KubernetesVersion } from './kubernetes-version';
 import { MIN_STARTUP_BUDGET_SECONDS, STARTUP_FLOOR_WHY } from './probes';
 import type { NamespacePolicy } from './namespaces';
+import { checkWhatArgoCdAccepts } from '../checks/argo-cd-spec';
 
 /**
  * How a pod delays its exit until the proxies have stopped sending it requests. Kubernetes 1.28
@@ -302,6 +303,8 @@ export function checkArgoCdSettings(input: string, s: ArgoCdSettings): ArgoCdSet
     if (s[k] !== undefined && typeof s[k] !== 'string') throw new RollwiseInputError(`${input}.${k}`, s[k] ?? null, 'must be a string.', `give ${input}.${k} as a string, or leave it out for the default.`);
   }
   if (s.namespace !== undefined) checkDnsLabel(`${input}.namespace`, s.namespace, 'argocd');
+  // what Argo CD and the API server refuse in the path, project, server and namespace
+  checkWhatArgoCdAccepts(input, s);
   return s;
 }
 

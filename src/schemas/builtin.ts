@@ -362,7 +362,11 @@ export function builtinProblems(o: Json, version: KubernetesVersion, opts: Built
     const addPod: Add = suffix ? (path, message, value) => add(path, `${message}${suffix}`, value) : add;
     if (p.meta) labelsAndAnnotations(p.meta.m, p.meta.path, p.refusedBy === 'replicaset' ? addPod : add);
     podSpec(p.spec, p.path, addPod, add, version, p.addedVolumes);
+    podEnvReferences(p.spec, p.path, addPod, version);
+    podAffinityTerms(rec(p.spec.affinity), `${p.path}/affinity`, addPod);
+    containerProbesAndResources(p.spec, p.path, addPod);
   }
+  kindSpecificRules(o, add);
   if (o.kind === 'Service' && groupOf(String(o.apiVersion ?? '')) === '') {
     const names = new Set<string>();
     arr(rec(o.spec)?.ports).forEach((p, i) => {
@@ -599,4 +603,387 @@ function affinity(a: Json | undefined, p: string, add: Add): void {
       });
     }
   }
+}
+
+/**
+ * apimachinery pkg/util/validation/validation.go hasChDirPrefix, which IsEnvVarName and
+ * IsConfigMapKey add to their patterns: ".", ".." and names starting with ".." are refused (a key
+ * becomes a file name in a volume, and these would walk out of it). IsRelaxedEnvVarName (1.32+)
+ * does not call it. Read in the stored kubernetes/kubernetes copy of staging apimachinery (the
+ * 1.30+ file that has IsRelaxedEnvVarName); the function is the same in v0.28.0.
+ */
+export function chDirPrefixProblem(v: string): string | undefined {
+  if (v === '.') return 'must not be "."';
+  if (v === '..') return 'must not be ".."';
+  if (v.startsWith('..')) return 'must not start with ".."';
+  return undefined;
+}
+
+/**
+ * The downward-API field paths an env var may read (core validation.go
+ * validEnvDownwardAPIFieldPathExpressions, read in the stored kubernetes/kubernetes copy, a
+ * 1.33-era file with AllowRelaxedEnvironmentVariableValidation): status.hostIPs is in the list from
+ * 1.29, when PodHostIPs went beta (at 1.28 it is alpha, off by default, and the API server
+ * refuses it: PodValidationOptions.AllowHostIPsField follows the gate).
+ */
+function envFieldPaths(version: KubernetesVersion): string[] {
+  return ['metadata.name', 'metadata.namespace', 'metadata.uid', 'spec.nodeName', 'spec.serviceAccountName', 'status.hostIP', 'status.podIP', 'status.podIPs', ...(version.minor >= 29 ? ['status.hostIPs'] : [])];
+}
+
+/**
+ * core validateObjectFieldSelector: a subscripted path (fieldpath.SplitMaybeSubscriptedPath,
+ * `path['key']`) is allowed for metadata.labels (the key a qualified name) and
+ * metadata.annotations (the lower-cased key a qualified name); any other path must be one of the
+ * expressions. Returns the problem, or undefined.
+ */
+export function envFieldPathProblem(fieldPath: string, version: KubernetesVersion): string | undefined {
+  if (fieldPath === '') return 'is required';
+  if (fieldPath.endsWith("']")) {
+    const parts = fieldPath.slice(0, -2).split("['");
+    if (parts.length >= 2 && parts[0] !== '') {
+      const [base, ...rest] = parts;
+      const key = rest.join("['");
+      if (base === 'metadata.labels') return isQualifiedName(key) ? undefined : `the label key ${show(key)} is not a qualified name`;
+      if (base === 'metadata.annotations') return isQualifiedName(key.toLowerCase()) ? undefined : `the annotation key ${show(key)} is not a qualified name`;
+      return `${show(base)} does not support a subscript (only metadata.labels['<key>'] and metadata.annotations['<key>'] do)`;
+    }
+  }
+  const allowed = envFieldPaths(version);
+  return allowed.includes(fieldPath) ? undefined : `${show(fieldPath)} is not supported (Kubernetes ${version.name}: ${allowed.join(', ')}, metadata.labels['<key>'] or metadata.annotations['<key>'])`;
+}
+
+/**
+ * Env vars and envFrom of every container, as core ValidateEnv / ValidateEnvFrom check them
+ * beyond the name pattern builtinProblems already applies: hasChDirPrefix on names and
+ * envFrom prefixes (strict IsEnvVarName, before RelaxedEnvironmentVariableValidation is on by
+ * default in 1.32), on configMapKeyRef and secretKeyRef keys (IsConfigMapKey, always), and the
+ * fieldRef paths (validateObjectFieldSelector).
+ */
+function podEnvReferences(spec: Json, path: string, add: (p: string, m: string) => void, version: KubernetesVersion): void {
+  const strict = version.minor < 32;
+  for (const list of ['initContainers', 'containers'] as const) {
+    arr(spec[list]).forEach((c0, i) => {
+      const c = rec(c0);
+      if (!c) return;
+      const cp = `${path}/${list}/${i}`;
+      arr(c.env).forEach((e0, j) => {
+        const e = rec(e0);
+        if (!e) return;
+        const name = e.name;
+        const chdir = typeof name === 'string' && strict && ENV_VAR_NAME.test(name) ? chDirPrefixProblem(name) : undefined;
+        if (chdir) add(`${cp}/env/${j}/name`, `${show(name)} is not a valid environment variable name: it ${chdir} (apimachinery IsEnvVarName, Kubernetes ${version.name})`);
+        for (const ref of ['configMapKeyRef', 'secretKeyRef'] as const) {
+          const key = rec(rec(e.valueFrom)?.[ref])?.key;
+          const p = typeof key === 'string' && key.length <= 253 && CONFIG_MAP_KEY.test(key) ? chDirPrefixProblem(key) : undefined;
+          if (p) add(`${cp}/env/${j}/valueFrom/${ref}/key`, `${show(key)} is not a valid ConfigMap or Secret key: it ${p} (apimachinery IsConfigMapKey)`);
+        }
+        const fieldRef = rec(rec(e.valueFrom)?.fieldRef);
+        if (fieldRef && typeof fieldRef.fieldPath === 'string') {
+          const p = envFieldPathProblem(fieldRef.fieldPath, version);
+          if (p) add(`${cp}/env/${j}/valueFrom/fieldRef/fieldPath`, `the downward-API field path ${p} (core: validateObjectFieldSelector)`);
+        }
+      });
+      arr(c.envFrom).forEach((f0, j) => {
+        const prefix = rec(f0)?.prefix;
+        if (typeof prefix !== 'string' || prefix === '') return;
+        const bad = strict ? (!ENV_VAR_NAME.test(prefix) ? 'is not letters, digits, "_", "-" or ".", not starting with a digit' : chDirPrefixProblem(prefix)) : (RELAXED_ENV_VAR_NAME.test(prefix) ? undefined : 'is not printable ASCII other than "="');
+        if (bad) add(`${cp}/envFrom/${j}/prefix`, `the envFrom prefix ${show(prefix)} ${bad.startsWith('must') ? `is not a valid environment variable name: it ${bad}` : bad} (core: ValidateEnvFrom, Kubernetes ${version.name})`);
+      });
+    });
+  }
+}
+
+/**
+ * Node and pod affinity as core validation.go checks it beyond the operators (read in the stored
+ * kubernetes/kubernetes copy; unchanged from 1.28): ValidateNodeSelector wants at least one
+ * nodeSelectorTerm when requiredDuringScheduling... is set; ValidateNodeFieldSelectorRequirement
+ * allows matchFields only on "metadata.name" (nodeFieldSelectorValidators) with In or NotIn and
+ * exactly one value, a node name; ValidatePreferredSchedulingTerms and
+ * validateWeightedPodAffinityTerms want each weight in 1-100.
+ */
+function podAffinityTerms(a: Json | undefined, p: string, add: (p: string, m: string) => void): void {
+  if (!a) return;
+  const node = rec(a.nodeAffinity);
+  const required = rec(node?.requiredDuringSchedulingIgnoredDuringExecution);
+  if (required && arr(required.nodeSelectorTerms).length === 0) {
+    add(`${p}/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms`, 'must have at least one node selector term (core: ValidateNodeSelector); an empty list matches no node, so no pod could be scheduled');
+  }
+  const terms = [
+    ...arr(required?.nodeSelectorTerms).map((t, i) => ({ t: rec(t), at: `${p}/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms/${i}` })),
+    ...arr(node?.preferredDuringSchedulingIgnoredDuringExecution).map((w, i) => ({ t: rec(rec(w)?.preference), at: `${p}/nodeAffinity/preferredDuringSchedulingIgnoredDuringExecution/${i}/preference` })),
+  ];
+  for (const { t, at } of terms) {
+    arr(t?.matchFields).forEach((r0, i) => {
+      const r = rec(r0) ?? {};
+      const rp = `${at}/matchFields/${i}`;
+      if (r.key !== 'metadata.name') add(`${rp}/key`, `${show(r.key)} is not a valid field selector key: node affinity matchFields supports only "metadata.name" (core: ValidateNodeFieldSelectorRequirement)`);
+      if (['Exists', 'DoesNotExist', 'Gt', 'Lt'].includes(String(r.operator))) add(`${rp}/operator`, `${show(r.operator)} is not allowed for a node field selector (In or NotIn)`);
+      const values = arr(r.values);
+      if ((r.operator === 'In' || r.operator === 'NotIn') && values.length > 1) add(`${rp}/values`, `must be exactly one value when operator is ${r.operator} for a node field selector`);
+      values.forEach((v, j) => {
+        if (r.key === 'metadata.name' && typeof v === 'string' && !isDns1123Subdomain(v)) add(`${rp}/values/${j}`, `${show(v)} is not a node name (a DNS-1123 subdomain)`);
+      });
+    });
+  }
+  const weights: { w: unknown; at: string }[] = [
+    ...arr(node?.preferredDuringSchedulingIgnoredDuringExecution).map((w, i) => ({ w: rec(w)?.weight, at: `${p}/nodeAffinity/preferredDuringSchedulingIgnoredDuringExecution/${i}/weight` })),
+    ...(['podAffinity', 'podAntiAffinity'] as const).flatMap((k) => arr(rec(a[k])?.preferredDuringSchedulingIgnoredDuringExecution).map((w, i) => ({ w: rec(w)?.weight, at: `${p}/${k}/preferredDuringSchedulingIgnoredDuringExecution/${i}/weight` }))),
+  ];
+  for (const { w, at } of weights) {
+    if (typeof w === 'number' && !(w >= 1 && w <= 100)) add(at, `${w} must be in the range 1-100 (core: ValidatePreferredSchedulingTerms, validateWeightedPodAffinityTerms)`);
+  }
+}
+
+/** core types.go MaxSecretSize: the most a ConfigMap's or Secret's data may hold, 1 MiB. */
+export const MAX_SECRET_SIZE = 1024 * 1024;
+
+const QUANTITY_SUFFIX: Record<string, number> = { '': 1, n: 1e-9, u: 1e-6, m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60 };
+
+/** A quantity's value as a number (apimachinery resource.ParseQuantity's grammar), or undefined when it is not one. */
+export function quantityValue(q: unknown): number | undefined {
+  if (typeof q === 'number') return Number.isFinite(q) ? q : undefined;
+  if (typeof q !== 'string') return undefined;
+  const m = /^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(?:[eE]([+-]?[0-9]+)|([KMGTPE]i|[numkMGTPE]))?$/.exec(q);
+  if (!m) return undefined;
+  return Number(m[1]) * (m[2] !== undefined ? 10 ** Number(m[2]) : QUANTITY_SUFFIX[m[3] ?? '']);
+}
+
+/**
+ * Probes and resources of every container, as core validation.go checks them (read in the stored
+ * kubernetes/kubernetes copy; the same rules at v1.28.0, where validateContainers tests
+ * LivenessProbe/StartupProbe.SuccessThreshold inline): validateLivenessProbe and
+ * validateStartupProbe want successThreshold 1 (regular containers and restartable init
+ * containers); validateResourceRequirements wants each request at most its limit, and equal to it
+ * for a resource that cannot be overcommitted (hugepages-*, extended resources: a limit is then
+ * required), helper.IsOvercommitAllowed.
+ */
+function containerProbesAndResources(spec: Json, path: string, add: (p: string, m: string) => void): void {
+  for (const list of ['initContainers', 'containers'] as const) {
+    arr(spec[list]).forEach((c0, i) => {
+      const c = rec(c0);
+      if (!c) return;
+      const cp = `${path}/${list}/${i}`;
+      if (list === 'containers' || c.restartPolicy === 'Always') {
+        for (const probe of ['livenessProbe', 'startupProbe'] as const) {
+          const st = rec(c[probe])?.successThreshold;
+          if (st !== undefined && st !== null && st !== 1) add(`${cp}/${probe}/successThreshold`, `${show(st)} must be 1 for a ${probe === 'livenessProbe' ? 'liveness' : 'startup'} probe (core: validate${probe === 'livenessProbe' ? 'Liveness' : 'Startup'}Probe)`);
+        }
+      }
+      const res = rec(c.resources);
+      const limits = rec(res?.limits) ?? {};
+      for (const [name, request] of Object.entries(rec(res?.requests) ?? {})) {
+        const native = !name.includes('/') || name.includes('kubernetes.io/');
+        const overcommit = native && !name.startsWith('hugepages-');
+        const r = quantityValue(request);
+        if (!(name in limits)) {
+          if (!overcommit) add(`${cp}/resources/limits`, `a limit must be set for ${show(name)}, a resource that cannot be overcommitted (core: validateResourceRequirements)`);
+          continue;
+        }
+        const l = quantityValue(limits[name]);
+        if (r === undefined || l === undefined) continue;
+        if (!overcommit && r !== l) add(`${cp}/resources/requests/${name}`, `the request ${show(request)} must equal the limit ${show(limits[name])} for ${show(name)}, a resource that cannot be overcommitted (core: validateResourceRequirements)`);
+        else if (r > l) add(`${cp}/resources/requests/${name}`, `the request ${show(request)} must be less than or equal to the ${name} limit ${show(limits[name])} (resources.limits.${name}; core: validateResourceRequirements)`);
+      }
+    });
+  }
+}
+
+/** Standard base64 with padding, as Go's encoding/json decodes a []byte field (\r and \n are skipped). */
+function isBase64(v: string): boolean {
+  return /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(v.replace(/[\r\n]/g, ''));
+}
+
+function base64Bytes(v: string): number {
+  const t = v.replace(/[\r\n]/g, '');
+  return (t.length / 4) * 3 - (t.endsWith('==') ? 2 : t.endsWith('=') ? 1 : 0);
+}
+
+/** apimachinery IsConfigMapKey: at most 253 of [-._a-zA-Z0-9], not ".", "..", or starting "..". Returns the problem or undefined. */
+export function configMapKeyProblem(key: string): string | undefined {
+  if (key.length > 253) return 'is longer than 253 characters';
+  if (!CONFIG_MAP_KEY.test(key)) return 'must consist of letters, digits, "-", "_" or "."';
+  return chDirPrefixProblem(key);
+}
+
+/** The values of the Service spec.type (core ValidateService supportedServiceType). */
+const SERVICE_TYPES = ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'];
+
+/** Kinds whose pod template must carry the selector's labels (apps validation ValidateDeploymentSpec, ValidateReplicaSetSpec, ValidateDaemonSetSpec). */
+const SELECTOR_TEMPLATE_KINDS: Record<string, string> = { 'apps/Deployment': 'ValidateDeploymentSpec', 'apps/ReplicaSet': 'ValidateReplicaSetSpec', 'apps/DaemonSet': 'ValidateDaemonSetSpec' };
+
+/** Whether a label selector (matchLabels and matchExpressions) selects `labels`; undefined when it is malformed. */
+function selects(selector: Json, labels: Record<string, unknown>): boolean | undefined {
+  for (const [k, v] of Object.entries(rec(selector.matchLabels) ?? {})) if (labels[k] !== v) return false;
+  for (const e0 of arr(selector.matchExpressions)) {
+    const e = rec(e0);
+    if (!e || typeof e.key !== 'string') return undefined;
+    const values = arr(e.values);
+    const has = Object.prototype.hasOwnProperty.call(labels, e.key);
+    switch (e.operator) {
+      case 'In': if (!has || !values.includes(labels[e.key])) return false; break;
+      case 'NotIn': if (has && values.includes(labels[e.key])) return false; break;
+      case 'Exists': if (!has) return false; break;
+      case 'DoesNotExist': if (has) return false; break;
+      default: return undefined;
+    }
+  }
+  return true;
+}
+
+/**
+ * Rules of single kinds, read in the stored kubernetes/kubernetes copies (core validation.go, a
+ * 1.33-era file; apps and batch validation; the same rules at v1.28.0):
+ * - Service: spec.type one of ClusterIP, NodePort, LoadBalancer, ExternalName (ValidateService).
+ * - ConfigMap: data and binaryData keys by IsConfigMapKey, no key in both, binaryData base64, the
+ *   values at most MaxSecretSize (1 MiB) in all (ValidateConfigMap).
+ * - Secret: data values base64 (the JSON decoder of a []byte field refuses anything else before
+ *   validation), data and stringData keys by IsConfigMapKey, at most 1 MiB in all (ValidateSecret;
+ *   stringData is merged into data first).
+ * - Deployment, ReplicaSet, DaemonSet: a non-empty selector that selects the pod template's labels
+ *   ("`selector` does not match template `labels`"), and a template with restartPolicy Always and
+ *   no activeDeadlineSeconds (ValidatePodTemplateSpecForReplicaSet).
+ * - CronJob: spec.schedule as robfig/cron v3.0.1 ParseStandard parses it, and no TZ/CRON_TZ in it
+ *   on create (batch validateScheduleFormat).
+ * - Namespace: the Pod Security labels as the pod-security-admission plugin reads them on create
+ *   (admission.go ValidateNamespace -> api PolicyToEvaluate: levels privileged, baseline,
+ *   restricted; versions "latest" or "v1.<n>"); an invalid one refuses the Namespace.
+ */
+function kindSpecificRules(o: Json, add: (p: string, m: string) => void): void {
+  const group = typeof o.apiVersion === 'string' && o.apiVersion.includes('/') ? o.apiVersion.split('/')[0] : '';
+  const spec = rec(o.spec);
+  if (group === '' && o.kind === 'Service' && spec && spec.type !== undefined && !SERVICE_TYPES.includes(String(spec.type))) {
+    add('/spec/type', `${show(spec.type)} is not supported (${SERVICE_TYPES.join(', ')}; core: ValidateService)`);
+  }
+  if (group === '' && (o.kind === 'ConfigMap' || o.kind === 'Secret')) dataRules(o, add);
+  if (group === '' && o.kind === 'Namespace') {
+    for (const p of podSecurityLabelProblems(rec(rec(o.metadata)?.labels) ?? {})) add(`/metadata/labels/${p.key}`, p.message);
+  }
+  const rule = SELECTOR_TEMPLATE_KINDS[`${group}/${String(o.kind)}`];
+  if (rule && spec) {
+    const selector = rec(spec.selector);
+    const tmpl = rec(spec.template);
+    if (!selector) add('/spec/selector', `is required (apps: ${rule})`);
+    else if (Object.keys(rec(selector.matchLabels) ?? {}).length + arr(selector.matchExpressions).length === 0) add('/spec/selector', `an empty selector is invalid (it would select every pod of the namespace; apps: ${rule})`);
+    else if (selects(selector, rec(rec(tmpl?.metadata)?.labels) ?? {}) === false) add('/spec/template/metadata/labels', `${show(rec(rec(tmpl?.metadata)?.labels) ?? {})} is not selected by spec.selector ${show(selector)}: "\`selector\` does not match template \`labels\`" (apps: ${rule}); the controller could not own the pods it creates`);
+    const ps = rec(tmpl?.spec);
+    if (ps && ps.restartPolicy !== undefined && ps.restartPolicy !== 'Always') add('/spec/template/spec/restartPolicy', `${show(ps.restartPolicy)} is not supported for a ${String(o.kind)}'s pods (Always; apps: ValidatePodTemplateSpecForReplicaSet)`);
+    if (ps && ps.activeDeadlineSeconds !== undefined && ps.activeDeadlineSeconds !== null) add('/spec/template/spec/activeDeadlineSeconds', `is forbidden for a ${String(o.kind)}'s pods (apps: ValidatePodTemplateSpecForReplicaSet)`);
+  }
+  if (group === 'batch' && o.kind === 'CronJob' && spec && typeof spec.schedule === 'string') {
+    const p = cronScheduleProblem(spec.schedule);
+    if (p) add('/spec/schedule', `${show(spec.schedule)} ${p} (batch: validateScheduleFormat)`);
+  }
+}
+
+function dataRules(o: Json, add: (p: string, m: string) => void): void {
+  let total = 0;
+  const data = rec(o.data) ?? {};
+  const keyRule = o.kind === 'Secret' ? 'ValidateSecret' : 'ValidateConfigMap';
+  const stringData = o.kind === 'Secret' ? rec(o.stringData) ?? {} : {};
+  for (const [k, v] of Object.entries(data)) {
+    const p = configMapKeyProblem(k);
+    if (p) add(`/data/${k}`, `the key ${show(k)} ${p} (apimachinery IsConfigMapKey; core: ${keyRule})`);
+    if (typeof v !== 'string') continue;
+    if (o.kind === 'Secret') {
+      if (!isBase64(v)) add(`/data/${k}`, 'is not base64: a Secret\'s data values are base64-encoded bytes, and the API server refuses the request when one does not decode ("illegal base64 data"); put plain text in stringData');
+      else if (!(k in stringData)) total += base64Bytes(v);
+    } else total += Buffer.byteLength(v);
+  }
+  for (const [k, v] of Object.entries(stringData)) {
+    const p = configMapKeyProblem(k);
+    if (p) add(`/stringData/${k}`, `the key ${show(k)} ${p} (apimachinery IsConfigMapKey; core: ValidateSecret)`);
+    if (typeof v === 'string') total += Buffer.byteLength(v);
+  }
+  if (o.kind === 'ConfigMap') {
+    for (const [k, v] of Object.entries(rec(o.binaryData) ?? {})) {
+      const p = configMapKeyProblem(k);
+      if (p) add(`/binaryData/${k}`, `the key ${show(k)} ${p} (apimachinery IsConfigMapKey; core: ValidateConfigMap)`);
+      if (k in data) add(`/data/${k}`, `the key ${show(k)} is also in binaryData (core: ValidateConfigMap, "duplicate of key present in binaryData")`);
+      if (typeof v !== 'string') continue;
+      if (!isBase64(v)) add(`/binaryData/${k}`, 'is not base64 (binaryData values are base64-encoded bytes; the API server refuses the request)');
+      else total += base64Bytes(v);
+    }
+  }
+  if (total > MAX_SECRET_SIZE) add('/', `the ${o.kind}'s data is ${total} bytes, more than the 1 MiB (${MAX_SECRET_SIZE} bytes) the API server allows (core: ${keyRule}, MaxSecretSize)`);
+}
+
+/**
+ * Pod Security admission's namespace labels that would refuse the namespace (pod-security-admission
+ * api/helpers.go PolicyToEvaluate, ParseLevel, ParseVersion; admission.go ValidateNamespace
+ * "require valid labels on create"), read in the stored kubernetes/kubernetes staging copy; the
+ * same at 1.28 and 1.33. Also used for the labels Argo CD puts on a namespace it creates.
+ */
+export function podSecurityLabelProblems(labels: Record<string, unknown>): { key: string; message: string }[] {
+  const out: { key: string; message: string }[] = [];
+  for (const mode of ['enforce', 'audit', 'warn']) {
+    const level = labels[`pod-security.kubernetes.io/${mode}`];
+    if (level !== undefined && !['privileged', 'baseline', 'restricted'].includes(String(level))) {
+      out.push({ key: `pod-security.kubernetes.io/${mode}`, message: `${show(level)} is not a Pod Security level (privileged, baseline or restricted): the PodSecurity admission plugin refuses the namespace (pod-security-admission ValidateNamespace)` });
+    }
+    const version = labels[`pod-security.kubernetes.io/${mode}-version`];
+    if (version !== undefined && version !== 'latest' && !/^v1\.([0-9]|[1-9][0-9]*)$/.test(String(version))) {
+      out.push({ key: `pod-security.kubernetes.io/${mode}-version`, message: `${show(version)} is not "latest" or "v1.<minor>": the PodSecurity admission plugin refuses the namespace (pod-security-admission ValidateNamespace)` });
+    }
+  }
+  return out;
+}
+
+const CRON_FIELDS: readonly { name: string; min: number; max: number; names?: readonly string[] }[] = [
+  { name: 'minute', min: 0, max: 59 },
+  { name: 'hour', min: 0, max: 23 },
+  { name: 'day of month', min: 1, max: 31 },
+  { name: 'month', min: 1, max: 12, names: ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'] },
+  { name: 'day of week', min: 0, max: 6, names: ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] },
+];
+
+/**
+ * A CronJob schedule as the API server parses it on create: robfig/cron v3.0.1 ParseStandard
+ * (parser.go: five whitespace-separated fields, each a comma list of `*`/`?`, a number or a name,
+ * a range, each with an optional /step; or a descriptor @yearly, @annually, @monthly, @weekly,
+ * @daily, @midnight, @hourly, @every <Go duration>), then batch validateScheduleFormat refuses
+ * any "TZ" in it (use spec.timeZone). Returns the problem, or undefined.
+ */
+export function cronScheduleProblem(schedule: string): string | undefined {
+  if (schedule === '') return 'is empty';
+  if (schedule.includes('TZ')) return 'contains TZ or CRON_TZ: the API server refuses a time zone in the schedule on create (use spec.timeZone)';
+  if (schedule.startsWith('@')) {
+    if (['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly'].includes(schedule)) return undefined;
+    if (schedule.startsWith('@every ')) return /^[-+]?(0|([0-9]*(\.[0-9]*)?(ns|us|µs|μs|ms|s|m|h))+)$/.test(schedule.slice(7)) && /[0-9]/.test(schedule.slice(7)) ? undefined : 'is not a Go duration after "@every"';
+    return 'is not a known descriptor (@yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly, @every <duration>)';
+  }
+  const fields = schedule.split(/[ \t\n\r\v\f]+/).filter(Boolean);
+  if (fields.length !== 5) return `is not a cron schedule: expected exactly 5 fields (minute hour day-of-month month day-of-week), found ${fields.length}`;
+  for (let f = 0; f < 5; f++) {
+    const b = CRON_FIELDS[f];
+    const num = (x: string): number | undefined => {
+      const i = b.names?.indexOf(x.toLowerCase()) ?? -1;
+      if (i >= 0) return i + b.min;
+      return /^[+-]?[0-9]+$/.test(x) && Number(x) >= 0 ? Number(x) : undefined;
+    };
+    for (const expr of fields[f].split(',').filter((x) => x !== '')) {
+      const [range, step, ...extraSlash] = expr.split('/');
+      if (extraSlash.length > 0) return `has too many slashes in ${b.name} "${expr}"`;
+      const lohi = range.split('-');
+      let start: number | undefined;
+      let end: number | undefined;
+      if (lohi[0] === '*' || lohi[0] === '?') {
+        start = b.min;
+        end = b.max;
+      } else {
+        if (lohi.length > 2) return `has too many hyphens in ${b.name} "${expr}"`;
+        start = num(lohi[0]);
+        end = lohi.length === 2 ? num(lohi[1]) : start;
+        if (start === undefined || end === undefined) return `has "${expr}" where the ${b.name} must be a number${b.names ? ' or a name' : ''}, a range or "*"`;
+      }
+      if (step !== undefined) {
+        if (!/^[+-]?[0-9]+$/.test(step) || Number(step) < 0) return `has the step "${step}" in ${b.name} "${expr}", not a number`;
+        if (lohi.length === 1 && lohi[0] !== '*' && lohi[0] !== '?') end = b.max;
+        if (Number(step) === 0) return `has a step of 0 in ${b.name} "${expr}"`;
+      }
+      if (start < b.min) return `has ${b.name} ${start} below the minimum ${b.min} in "${expr}"`;
+      if (end > b.max) return `has ${b.name} ${end} above the maximum ${b.max} in "${expr}"`;
+      if (start > end) return `has a ${b.name} range that starts after it ends in "${expr}"`;
+    }
+  }
+  return undefined;
 }

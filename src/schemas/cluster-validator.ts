@@ -160,7 +160,8 @@ export class ClusterValidator {
     const meta = (o && typeof o.metadata === 'object' ? o.metadata : {}) as Json;
     const ref = `${String(o?.kind ?? '?')}/${meta.namespace ? `${String(meta.namespace)}/` : ''}${String(meta.name ?? '?')}`;
     const out: ClusterProblem[] = [];
-    if (!o || typeof o !== 'object' || typeof o.apiVersion !== 'string' || typeof o.kind !== 'string') {
+    // an empty apiVersion or kind is no kind either: kubectl and Argo CD refuse the document ("Object 'Kind' is missing")
+    if (!o || typeof o !== 'object' || typeof o.apiVersion !== 'string' || typeof o.kind !== 'string' || o.apiVersion === '' || o.kind === '') {
       return [{ object: ref, path: '/', message: 'has no apiVersion and kind', source: 'schema' }];
     }
     if (this.hasSchemas) {

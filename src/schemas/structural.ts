@@ -225,8 +225,10 @@ export class SchemaCompiler {
           }
           const src = copy ?? o;
           for (const k of Object.keys(src)) {
-            const x = src[k];
-            if (x === undefined) continue;
+            // A key holding undefined (a patch's function or undefined value) is written as null:
+            // cdk8s' Yaml.stringify and toCommentedYaml keep undefined (keepUndefined: true). So it
+            // is checked as the null it becomes: absent for a known field, an unknown field else.
+            const x = src[k] === undefined ? null : src[k];
             let child: Node | undefined;
             if (hasProps && k in props) child = prop(k);
             else if (typeof ap === 'object' && ap !== null) child = apOf();
