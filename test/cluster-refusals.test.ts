@@ -301,3 +301,15 @@ describe('issue 22 (b): every kind that runs pods under a service gets the check
     } } } } } }));
   });
 });
+
+describe('a patch the object\'s typed serializer would drop (adversarial catalogue: patch/pdb/both)', () => {
+  test('a Service targetPort replaced by a plain number is refused, not silently written without it', () => {
+    refused(() => synth({}, (svc) => svc.service.addJsonPatch(JsonPatch.replace('/spec/ports/0/targetPort', 8080))), /JsonPatch.replace\('\/spec\/ports\/0\/targetPort', 8080\) is not in what Service\/checkout-api writes \(the field is absent\).*KubeService/);
+  });
+  test('a PDB minAvailable added as a plain number is refused', () => {
+    refused(() => synth({}, (svc) => svc.podDisruptionBudget.addJsonPatch(JsonPatch.add('/spec/minAvailable', 1))), /JsonPatch.add\('\/spec\/minAvailable', 1\) is not in what PodDisruptionBudget\/checkout-api writes/);
+  });
+  test('near miss: a typed field patched with its type is written, and passes', () => {
+    expect(() => synth({}, (svc) => svc.podDisruptionBudget.addJsonPatch(JsonPatch.add('/spec/unhealthyPodEvictionPolicy', 'AlwaysAllow')))).not.toThrow();
+  });
+});

@@ -192,10 +192,17 @@ export const INVARIANTS: readonly Invariant[] = [
       if (!w) return [{ object: '(service)', path: 'kind', message: 'no Rollout or Deployment is emitted' }];
       const spec = rec(w.spec) ?? {};
       const hpa = ofKind(set, 'HorizontalPodAutoscaler')[0];
+      const target = rec(rec(hpa?.spec)?.scaleTargetRef);
+      // The HPA controller scales what scaleTargetRef names (kind and name, through the scale
+      // subresource of apiVersion's group): any other target leaves this workload's count unowned.
+      const aimed = hpa && (target?.kind !== w.kind || target?.name !== rec(w.metadata)?.name || target?.apiVersion !== w.apiVersion)
+        ? [v(set, hpa, 'spec.scaleTargetRef', `scaleTargetRef ${short(target)} is not the service's ${w.kind} ${short(rec(w.metadata)?.name)} (${short(w.apiVersion)}): the autoscaler scales another object and this one keeps its own replicas`)]
+        : [];
       if (spec.replicas === undefined && hpa) {
         const min = int(rec(hpa.spec)?.minReplicas);
-        return min !== undefined && Number.isInteger(min) && min >= 2 ? [] : [v(set, hpa, 'spec.minReplicas', `minReplicas ${short(rec(hpa.spec)?.minReplicas)} is below 2`)];
+        return min !== undefined && Number.isInteger(min) && min >= 2 ? aimed : [...aimed, v(set, hpa, 'spec.minReplicas', `minReplicas ${short(rec(hpa.spec)?.minReplicas)} is below 2`)];
       }
+      if (aimed.length > 0) return aimed;
       const n = int(spec.replicas);
       return n !== undefined && Number.isInteger(n) && n >= 2 ? [] : [v(set, w, 'spec.replicas', `replicas ${short(spec.replicas)} is below 2 (absent means 1)`)];
     },

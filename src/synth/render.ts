@@ -207,6 +207,8 @@ function renderCharts(charts: readonly Chart[]): { byChart: Map<Chart, unknown[]
       if (json === null || typeof json !== 'object' || Array.isArray(json)) {
         throw new RollwiseInputError(`${o.node.path}.toJson()`, shownJson(json), `returned ${describeJson(json)} instead of the object's manifest (an object with apiVersion, kind and metadata): the ApiObject's toJson() was replaced, and synth cannot write or check what it returned.`, 'return the object as ApiObject.toJson() does (call the original and change its result), or change the object with addJsonPatch.');
       }
+      const dropped = droppedPatch(o, json);
+      if (dropped) errors.push(`[${o.node.path}] ${dropped}`);
       objs.push(json);
       flat.push({ chart, json, apiObject: o });
     }
@@ -214,6 +216,44 @@ function renderCharts(charts: readonly Chart[]): { byChart: Map<Chart, unknown[]
   }
   if (errors.length > 0) throw new Error(`Validation failed with the following errors:\n  ${errors.join('\n  ')}`);
   return { byChart, flat };
+}
+
+/**
+ * A JSON patch that the object's own serializer dropped. cdk8s-plus-28's generated L1 classes
+ * (KubeService, KubePodDisruptionBudget, KubeHorizontalPodAutoscalerV2) render by calling
+ * ApiObject.toJson() (which applies the patches) and then converting the result through their
+ * typed toJson_<Kind>Props(), which keeps only values of the declared types: an IntOrString field
+ * patched with a plain number (PDB spec.minAvailable) or an unknown field disappears without a word
+ * (cdk8s-plus-28 lib/imports/k8s.js, e.g. KubePodDisruptionBudget.toJson). The last add or replace
+ * of each path, and each remove, must be visible in what is written.
+ */
+function droppedPatch(o: ApiObject, json: Record<string, unknown>): string | undefined {
+  if (o.toJson === ApiObject.prototype.toJson) return undefined;
+  const ops = ((o as unknown as { patches?: { operation?: { op?: string; path?: string; value?: unknown } }[] }).patches ?? [])
+    .map((p) => p?.operation).filter((op): op is { op: string; path: string; value?: unknown } => typeof op?.op === 'string' && typeof op.path === 'string');
+  const related = (a: string, b: string) => a === b || a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i];
+    if (!['add', 'replace', 'remove'].includes(op.op) || op.path.endsWith('/-')) continue;
+    // a later operation on the same path, above or below it, decides what is written there
+    if (ops.slice(i + 1).some((later) => related(later.path, op.path) || ['move', 'copy'].includes(later.op))) continue;
+    let at: unknown = json;
+    let present = true;
+    for (const seg of op.path.split('/').slice(1).map((x) => x.replace(/~1/g, '/').replace(/~0/g, '~'))) {
+      const rec = at !== null && typeof at === 'object' ? at as Record<string, unknown> : undefined;
+      if (!rec || !(seg in rec) || rec[seg] === undefined) {
+        present = false;
+        break;
+      }
+      at = rec[seg];
+    }
+    const written = present ? JSON.stringify(at) : undefined;
+    const wanted = op.op === 'remove' ? undefined : JSON.stringify(op.value);
+    if (written !== wanted) {
+      return `JsonPatch.${op.op}('${op.path}'${op.op === 'remove' ? '' : `, ${wanted}`}) is not in what ${o.kind}/${o.name} writes (${present ? `it writes ${written}` : 'the field is absent'}): the object's typed serializer (cdk8s-plus-28's ${o.constructor.name}) keeps only values of the field's declared type, so the patch would be silently lost. Fix: patch with the type the field declares (an IntOrString field takes IntOrString.fromNumber(...)/fromString(...)), or set the value through the construct's props.`;
+    }
+  }
+  return undefined;
 }
 
 /** A value a replaced toJson() returned, for an error. */
