@@ -45,7 +45,10 @@ function service(chart: Chart, id: string, platformCluster?: string, build: (s: 
 describe('normalizeClusterUrl', () => {
   test.each([
     ['HTTPS://Kube.Example.COM:443/', 'https://kube.example.com'],
-    ['  https://kube.example.com  ', 'https://kube.example.com'],
+    ['  HTTPS://Kube.example.com  ', 'https://kube.example.com'],
+    // not a URL from its first character to its last: kept as written (trimmed), never cut to the URL inside
+    ['1HTTPS://Kube.example.com', '1HTTPS://Kube.example.com'],
+    ['https://Kube.example.com/a\nb', 'https://Kube.example.com/a\nb'],
     ['https://kube.example.com:6443', 'https://kube.example.com:6443'],
     ['https://kube.example.com:4430', 'https://kube.example.com:4430'],
     ['http://kube.example.com:443', 'http://kube.example.com:443'],
@@ -128,10 +131,10 @@ describe('two services claiming one object or one route (conflicts)', () => {
   });
   test('a match with headers claims other requests than one without; two with the same headers conflict', () => {
     const app = new App();
-    const rules = (headers: boolean) => [{ matches: [{ path: { type: 'Exact', value: '/a' }, ...(headers ? { headers: [{ name: 'x', value: '1' }], method: 'GET' } : {}) }] }];
+    const rules = (headers: boolean, order = 0) => [{ matches: [{ path: { type: 'Exact', value: '/a' }, ...(headers ? (order ? { method: 'GET', headers: [{ name: 'x', value: '1' }] } : { headers: [{ name: 'x', value: '1' }], method: 'GET' }) : {}) }] }];
     service(new Chart(app, 'a', { namespace: 'shop' }), 'one', undefined, (s) => route(s, 'r1', { parentRefs: [{ name: 'public', namespace: 'gw' }], hostnames: ['shop.example.com'], rules: rules(true) }));
     service(new Chart(app, 'b', { namespace: 'shop' }), 'two', undefined, (s) => route(s, 'r2', { parentRefs: [{ name: 'public', namespace: 'gw' }], hostnames: ['shop.example.com'], rules: rules(false) }));
-    service(new Chart(app, 'c', { namespace: 'shop' }), 'three', undefined, (s) => route(s, 'r3', { parentRefs: [{ name: 'public', namespace: 'gw' }], hostnames: ['shop.example.com'], rules: rules(true) }));
+    service(new Chart(app, 'c', { namespace: 'shop' }), 'three', undefined, (s) => route(s, 'r3', { parentRefs: [{ name: 'public', namespace: 'gw' }], hostnames: ['shop.example.com'], rules: rules(true, 1) }));
     expect(problems(app)).toEqual([expect.stringMatching(/^\[a\/one, c\/three\] hostname shop\.example\.com path Exact \/a \(\+ headers, method\) on Gateway gw\/public /)]);
   });
   test('other hostnames, gateways or paths, and routes that are not HTTPRoutes, do not conflict', () => {
@@ -150,6 +153,12 @@ describe('two services claiming one object or one route (conflicts)', () => {
     service(new Chart(app, 'a', { namespace: 'shop' }), 'one', undefined, (s) => route(s, 'r1', { parentRefs: [{ name: 'public', namespace: 'gw' }, { name: 'internal', namespace: 'gw' }], hostnames: ['a.example.com', 'b.example.com'], rules: [{ matches: [{ path: { value: '/x' } }, { path: { type: 'Exact' } }] }] }));
     service(new Chart(app, 'b', { namespace: 'shop' }), 'two', undefined, (s) => route(s, 'r2', { parentRefs: [{ name: 'internal', namespace: 'gw' }], hostnames: ['b.example.com'], rules: [{ matches: [{ path: { type: 'Exact', value: '/' } }] }] }));
     expect(problems(app)).toEqual([expect.stringMatching(/^\[a\/one, b\/two\] hostname b\.example\.com path Exact \/ on Gateway gw\/internal /)]);
+  });
+  test('parentRefs, rules and matches that are not maps: claims of the defaults, never a crash', () => {
+    const app = new App();
+    service(new Chart(app, 'a', { namespace: 'shop' }), 'one', undefined, (s) => route(s, 'r1', { parentRefs: ['public'], hostnames: ['a.example.com'], rules: ['x'] }));
+    service(new Chart(app, 'b', { namespace: 'shop' }), 'two', undefined, (s) => route(s, 'r2', { parentRefs: [7], hostnames: ['a.example.com'], rules: [{ matches: ['y'] }] }));
+    expect(problems(app)).toEqual([expect.stringMatching(/hostname a\.example\.com path PathPrefix \/ on Gateway shop\/ \(the one cluster/)]);
   });
   test('a parentRef without a name still claims its gateway by namespace', () => {
     const app = new App();
@@ -200,7 +209,9 @@ describe('one object written twice in one output (duplicate objects)', () => {
     obj(a, 'y', 'Application', 'web', {}, 'argoproj.io/v1alpha1');
     obj(a, 'p', 'Application', 'web', {}, 'app.k8s.io/v1beta1');
     obj(a, 'q', 'Application', 'web', {}, 'app.k8s.io/v1beta1');
-    expect(problems(app)).toEqual([expect.stringMatching(/^Application\.app\.k8s\.io argocd\/web on the one cluster/)]);
+    obj(a, 'r1', 'Rollout', 'web', {}, 'argoproj.io/v1alpha1');
+    obj(a, 'r2', 'Rollout', 'web', {}, 'argoproj.io/v1alpha1');
+    expect(problems(app)).toEqual([expect.stringMatching(/^Application\.app\.k8s\.io argocd\/web on the one cluster/), expect.stringMatching(/^Rollout\.argoproj\.io argocd\/web on the one cluster/)]);
   });
   test('an object outside services in a service\'s chart is on the service\'s cluster; two services\' objects are left to the cross-service check', () => {
     const app = new App();
@@ -212,6 +223,34 @@ describe('one object written twice in one output (duplicate objects)', () => {
       expect.stringMatching(/^Service shop\/web on cluster https:\/\/platform\.example\.com: written twice in one synth output \(chart a and chart a\)/),
       expect.stringMatching(/^\[a\/one, b\/two\] Service shop\/web on cluster https:\/\/platform\.example\.com: claimed by both/),
     ]);
+  });
+  test('a chart with two services on two clusters: an object outside them is on the first service\'s cluster', () => {
+    const app = new App();
+    const a = new Chart(app, 'a', { namespace: 'shop' });
+    service(a, 'one', 'https://first.example.com', (s) => obj(s, 'x', 'Service', 'one'));
+    service(a, 'two', 'https://second.example.com', (s) => obj(s, 'x', 'Service', 'two'));
+    obj(a, 'e1', 'ConfigMap', 'extra');
+    obj(a, 'e2', 'ConfigMap', 'extra');
+    expect(problems(app)).toEqual([expect.stringMatching(/^ConfigMap shop\/extra on cluster https:\/\/first\.example\.com: written twice/)]);
+  });
+  test('an added object before a service\'s own, in an earlier chart: written twice', () => {
+    const app = new App();
+    const a = new Chart(app, 'a', { namespace: 'shop' });
+    declareCluster(a, 'https://platform.example.com');
+    obj(a, 'extra', 'Service', 'web');
+    service(new Chart(app, 'b', { namespace: 'shop' }), 'one', 'https://platform.example.com');
+    expect(problems(app)).toEqual([expect.stringMatching(/^Service shop\/web on cluster https:\/\/platform\.example\.com: written twice in one synth output \(chart a and chart b\)/)]);
+  });
+  test('one service writing one object twice: written twice, and no service conflicts with itself', () => {
+    const app = new App();
+    service(new Chart(app, 'a', { namespace: 'shop' }), 'one', undefined, (s) => {
+      obj(s, 'x', 'ConfigMap', 'cfg');
+      obj(s, 'y', 'ConfigMap', 'cfg');
+      const spec = { parentRefs: [{ name: 'public', namespace: 'gw' }], hostnames: ['shop.example.com'], rules: [{}] };
+      route(s, 'r1', spec);
+      route(s, 'r2', spec);
+    });
+    expect(problems(app)).toEqual([expect.stringMatching(/^ConfigMap shop\/cfg on the one cluster .*: written twice in one synth output \(chart a and chart a\)/)]);
   });
   test('a service\'s object and an added one in its chart: written twice, naming the chart', () => {
     const app = new App();
@@ -271,8 +310,9 @@ describe('namespace labels kept by two Applications (managedNamespaceMetadata)',
     // registered on another namespace and cluster, written to shop on kube (a patch)
     const c = claim(chart, 'c', 'https://else.example.com', 'else', { a: '1' }, { a: '1' })!;
     c.addJsonPatch(JsonPatch.replace('/spec/destination/namespace', 'tools'), JsonPatch.replace('/spec/destination/server', 'https://Kube.example.com/'));
-    // registered with labels, written without: claims nothing
+    // registered with labels, written without (no labels, or no syncPolicy at all): claims nothing
     claim(chart, 'd', 'https://kube.example.com', 'tools', { a: '9' }, null);
+    claim(chart, 'd2', 'https://kube.example.com', 'tools', { a: '8' }, { a: '8' })!.addJsonPatch(JsonPatch.remove('/spec/syncPolicy'));
     expect(problems(app)).toEqual([
       expect.stringMatching(/^\[argocd\/a, argocd\/b\] Namespace shop on cluster https:\/\/kube\.example\.com: .*\(managedNamespaceMetadata; a: 1 vs 2\)/),
     ]);
@@ -286,11 +326,14 @@ describe('namespace labels kept by two Applications (managedNamespaceMetadata)',
     const chart = new Chart(app, 'argocd');
     const a = claim(chart, 'a', 'https://kube.example.com', 'shop', { a: '1' }, { a: '1' })!;
     a.addJsonPatch(JsonPatch.remove('/spec/destination'));
-    claim(chart, 'b', 'https://kube.example.com', 'shop', { a: '2' }, { a: '2' });
+    const bApp = claim(chart, 'b', 'https://kube.example.com', 'shop', { a: '2' }, { a: '2' })!;
+    // an object under the Application is not the Application
+    obj(bApp, 'child', 'ConfigMap', 'child');
     const all = render(app);
     expect(renderChecksOf(app).flatMap((c) => c.check(renderedApp(all)))).toEqual([expect.stringMatching(/^\[argocd\/a, argocd\/b\] Namespace shop on cluster https:\/\/kube\.example\.com: .*a: 1 vs 2/)]);
     // b's object is not in the render: its registered claim (labels a: 2) still counts
-    const withoutB = renderedApp(all.filter((o) => o.apiObject.node.path !== 'argocd/b/app'));
+    const withoutB = renderedApp(all.filter((o) => o.apiObject !== bApp));
+    expect(withoutB.objectsOf(bApp).map((o) => o.apiObject.node.path)).toEqual(['argocd/b/app/child']);
     expect(renderChecksOf(app).flatMap((c) => c.check(withoutB))).toEqual([expect.stringMatching(/a: 1 vs 2/)]);
   });
 });
@@ -332,6 +375,14 @@ describe('final objects and their unpatched render', () => {
     const json = p.toJson() as J;
     expect(unpatchedRender(p, json)).toEqual({ patched: true, unpatched: undefined });
     expect((p.toJson() as J).data).toEqual({ a: '1', b: { c: 'own' } });
+  });
+  test('an object without a patches array (a cdk8s that keeps them elsewhere): not patched, no patch failure', () => {
+    const app = new App();
+    const o = obj(new Chart(app, 'a'), 'x', 'ConfigMap', 'cfg');
+    const json = o.toJson() as J;
+    delete (o as unknown as { patches?: unknown }).patches;
+    expect(unpatchedRender(o, json)).toEqual({ patched: false, unpatched: json });
+    expect(patchFailure(o, new Error('boom'))).toBeUndefined();
   });
   test('finalObjects: every object of the subtree, with its unpatched render and whether a user\'s patch changed it', () => {
     const app = new App();
@@ -416,6 +467,24 @@ describe('INV01 on every object of the app (decided values)', () => {
     const o = decided(new Chart(app, 'a'), 'cfg', `data.a: ${exact}`);
     o.addJsonPatch(JsonPatch.replace('/data/a', '2'));
     expect(problems(app)).toEqual([expect.stringContaining(`The reason it would keep claiming: "${exact}".`)]);
+  });
+  test('a reason line for a parent quotes it for the changed field', () => {
+    const app = new App();
+    decided(new Chart(app, 'a'), 'cfg', 'data: all of it').addJsonPatch(JsonPatch.replace('/data/b', '2'));
+    expect(problems(app)).toEqual([expect.stringMatching(/^INV01-decided-values-unpatched ConfigMap\/cfg \(a\/cfg\) data\.b: .* The reason it would keep claiming: "all of it"\./)]);
+  });
+  test('a patch that removes the metadata: still compared, named by kind', () => {
+    const app = new App();
+    decided(new Chart(app, 'a'), 'cfg', 'data.a: the reason for a').addJsonPatch(JsonPatch.remove('/metadata'), JsonPatch.replace('/data/a', '2'));
+    expect(problems(app)).toEqual([expect.stringMatching(/^INV01-decided-values-unpatched ConfigMap\/\? \(a\/cfg\) data\.a: a patch changed data\.a from "1" to "2"/)]);
+  });
+  test('patched objects rollwise decided nothing on: passed, never a crash (no annotations, no metadata, no render without the patch)', () => {
+    const app = new App();
+    const chart = new Chart(app, 'a');
+    decided(chart, 'plain', undefined).addJsonPatch(JsonPatch.replace('/data/a', '2'));
+    decided(chart, 'bare', undefined).addJsonPatch(...renderingPatch(JsonPatch.remove('/metadata')), JsonPatch.replace('/data/a', '2'));
+    decided(chart, 'broken', undefined).addJsonPatch(JsonPatch.add('/data/b', { c: 'user' }), ...renderingPatch(JsonPatch.replace('/data/b/c', 'own')));
+    expect(problems(app)).toEqual([]);
   });
   test('a patch that removes the reasons annotation is still compared with the unpatched reasons', () => {
     const app = new App();
