@@ -134,7 +134,8 @@ describe('two services claiming one object or one route (conflicts)', () => {
     const rules = (headers: boolean, order = 0) => [{ matches: [{ path: { type: 'Exact', value: '/a' }, ...(headers ? (order ? { method: 'GET', headers: [{ name: 'x', value: '1' }] } : { headers: [{ name: 'x', value: '1' }], method: 'GET' }) : {}) }] }];
     service(new Chart(app, 'a', { namespace: 'shop' }), 'one', undefined, (s) => route(s, 'r1', { parentRefs: [{ name: 'public', namespace: 'gw' }], hostnames: ['shop.example.com'], rules: rules(true) }));
     service(new Chart(app, 'b', { namespace: 'shop' }), 'two', undefined, (s) => route(s, 'r2', { parentRefs: [{ name: 'public', namespace: 'gw' }], hostnames: ['shop.example.com'], rules: rules(false) }));
-    service(new Chart(app, 'c', { namespace: 'shop' }), 'three', undefined, (s) => route(s, 'r3', { parentRefs: [{ name: 'public', namespace: 'gw' }], hostnames: ['shop.example.com'], rules: rules(true, 1) }));
+    // cdk8s sorts the keys it renders, not those a patch adds: the same keys in another order are the same match
+    service(new Chart(app, 'c', { namespace: 'shop' }), 'three', undefined, (s) => route(s, 'r3', { parentRefs: [{ name: 'public', namespace: 'gw' }], hostnames: ['shop.example.com'], rules: [] }).addJsonPatch(JsonPatch.replace('/spec/rules', rules(true, 1))));
     expect(problems(app)).toEqual([expect.stringMatching(/^\[a\/one, c\/three\] hostname shop\.example\.com path Exact \/a \(\+ headers, method\) on Gateway gw\/public /)]);
   });
   test('other hostnames, gateways or paths, and routes that are not HTTPRoutes, do not conflict', () => {
@@ -483,7 +484,9 @@ describe('INV01 on every object of the app (decided values)', () => {
     const chart = new Chart(app, 'a');
     decided(chart, 'plain', undefined).addJsonPatch(JsonPatch.replace('/data/a', '2'));
     decided(chart, 'bare', undefined).addJsonPatch(...renderingPatch(JsonPatch.remove('/metadata')), JsonPatch.replace('/data/a', '2'));
-    decided(chart, 'broken', undefined).addJsonPatch(JsonPatch.add('/data/b', { c: 'user' }), ...renderingPatch(JsonPatch.replace('/data/b/c', 'own')));
+    const broken = decided(chart, 'broken', undefined);
+    broken.addJsonPatch(JsonPatch.add('/data/x', { c: 'user' }), ...renderingPatch(JsonPatch.replace('/data/x/c', 'own')));
+    expect(unpatchedRender(broken, broken.toJson() as J).unpatched).toBeUndefined();
     expect(problems(app)).toEqual([]);
   });
   test('a patch that removes the reasons annotation is still compared with the unpatched reasons', () => {
