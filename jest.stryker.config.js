@@ -20,8 +20,10 @@ if (!process.env.ROLLWISE_SCHEMA_DIR) {
 }
 
 const tests = {
-  // the invariants at their edges on the committed example output: no synth, so a mutant run takes ~1 s
-  invariants: ['<rootDir>/test/invariants/invariants-unit.test.ts', '<rootDir>/test/invariants/invariants-edges.test.ts'],
+  // the invariants at their edges on the committed example output, and the app-wide checks
+  // (conflicts, final objects, decided values) on small apps of plain ApiObjects: no synth, so a
+  // mutant run takes ~1 s
+  invariants: ['<rootDir>/test/invariants/invariants-unit.test.ts', '<rootDir>/test/invariants/invariants-edges.test.ts', '<rootDir>/test/invariants/app-wide-unit.test.ts'],
   decisions: ['<rootDir>/test/decisions/**/*.test.ts', '<rootDir>/test/inputs/**/*.test.ts'],
 };
 

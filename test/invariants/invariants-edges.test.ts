@@ -252,3 +252,51 @@ describe('INV01 differences', () => {
     expect(found).toContain('spec.template.metadata.annotations["x/y"]');
   });
 });
+
+describe('the defaults the invariants assume, at their edges', () => {
+  const only = (id: string, objs: J[], extra: Partial<ServiceObjects> = {}) => lines(objs, extra).filter((l) => l.startsWith(id));
+  const grace = (seconds: number | undefined) => edited((x) => {
+    if (seconds === undefined) delete pod(x).terminationGracePeriodSeconds;
+    else pod(x).terminationGracePeriodSeconds = seconds;
+  });
+  test('INV14: the grace period must outlast the propagation given', () => {
+    expect(only('INV14', grace(5), { endpointPropagationSeconds: 5 })).toEqual(['INV14-shutdown-delay Rollout/checkout-api spec.template.spec.terminationGracePeriodSeconds: grace period 5 s does not outlast the 5 s endpoint propagation']);
+    expect(only('INV14', grace(6), { endpointPropagationSeconds: 5 })).toEqual([]);
+  });
+  test('INV14: without a propagation given, 1 s is assumed', () => {
+    expect(only('INV14', grace(1), { endpointPropagationSeconds: undefined })).toEqual(['INV14-shutdown-delay Rollout/checkout-api spec.template.spec.terminationGracePeriodSeconds: grace period 1 s does not outlast the 1 s endpoint propagation']);
+    expect(only('INV14', grace(2), { endpointPropagationSeconds: undefined })).toEqual([]);
+  });
+  test('INV14: an absent grace period is the Kubernetes default of 30 s', () => {
+    expect(only('INV14', grace(undefined), { endpointPropagationSeconds: 30 })).toEqual(['INV14-shutdown-delay Rollout/checkout-api spec.template.spec.terminationGracePeriodSeconds: grace period absent s does not outlast the 30 s endpoint propagation']);
+    expect(only('INV14', grace(undefined), { endpointPropagationSeconds: 29 })).toEqual([]);
+  });
+  // replicas absent under an autoscaler (INV03 allows it with minReplicas >= 2): the budgets are read against 2 replicas
+  const autoscaled = (edit: (x: J[]) => void) => edited((x) => {
+    delete of(x, 'Rollout').spec.replicas;
+    x.push({ kind: 'HorizontalPodAutoscaler', apiVersion: 'autoscaling/v2', metadata: { name: 'checkout-api' }, spec: { minReplicas: 2, scaleTargetRef: { apiVersion: 'argoproj.io/v1alpha1', kind: 'Rollout', name: 'checkout-api' } } });
+    edit(x);
+  });
+  test('INV08: replicas absent are read as 2', () => {
+    expect(only('INV03', autoscaled(() => undefined))).toEqual([]);
+    expect(only('INV08', autoscaled(() => undefined))).toEqual([]);
+    expect(only('INV08', autoscaled((x) => { of(x, 'PodDisruptionBudget').spec.maxUnavailable = 2; }))).toEqual(['INV08-disruption-budget PodDisruptionBudget/checkout-api spec.maxUnavailable: the budget lets every pod go (2 of 2)']);
+  });
+  test('INV15: replicas absent are read as 2, and maxUnavailable rounds down (49 % of 2 is 0)', () => {
+    const mu = (value: unknown) => autoscaled((x) => { of(x, 'Rollout').spec.strategy.canary.maxUnavailable = value; });
+    expect(only('INV15', mu('49%'))).toEqual([]);
+    expect(only('INV15', mu('50%'))).toEqual(['INV15-rollout-safety Rollout/checkout-api spec.strategy.canary.maxUnavailable: maxUnavailable "50%" is not 0 (absent means 25 %)']);
+  });
+  test('INV08: percentages round up, as the disruption controller rounds them', () => {
+    const budget = (b: J) => edited((x) => {
+      const spec = of(x, 'PodDisruptionBudget').spec;
+      delete spec.maxUnavailable;
+      Object.assign(spec, b);
+    });
+    // 12 replicas: 5 % is 0.6 pods, rounded up to 1 allowed down; 95 % available is 11.4, rounded up to 12: none allowed down
+    expect(only('INV08', budget({ maxUnavailable: '5%' }))).toEqual([]);
+    expect(only('INV08', budget({ minAvailable: '95%' }))).toEqual(['INV08-disruption-budget PodDisruptionBudget/checkout-api spec.minAvailable: the budget lets no pod go (0 of 12): every node drain blocks']);
+    expect(only('INV08', budget({ minAvailable: '90%' }))).toEqual([]);
+    expect(only('INV08', budget({ minAvailable: 'most' }))).toEqual(['INV08-disruption-budget PodDisruptionBudget/checkout-api spec.minAvailable: "most" is not a count or a percentage']);
+  });
+});
