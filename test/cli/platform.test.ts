@@ -68,7 +68,7 @@ describe('rollwise platform', () => {
 
   test('--plugin-sha256 pins the download (argo-rollouts v1.9.1 PluginItem.Sha256); without it the reason says what is trusted and synth warns', async () => {
     const sha = 'ab'.repeat(32);
-    const pinned = await cli(['platform', '--plugin-sha256', sha.toUpperCase()]);
+    const pinned = await cli(['platform', '--plugin-sha256', sha.toUpperCase(), '--monitor-label', 'release=kube-prometheus-stack']);
     expect(pinned.code).toBe(0);
     expect(pinned.err).toBe('');
     const config = YAML.parseAllDocuments(pinned.out).map((d) => d.toJS() as Obj & { data?: { trafficRouterPlugins: string } })[0];
@@ -79,6 +79,14 @@ describe('rollwise platform', () => {
     const bad = await cli(['platform', '--plugin-sha256', 'abc']);
     expect(bad.code).toBe(2);
     expect(bad.err).toContain('pluginSha256 = abc');
+  });
+
+  test('without --monitor-label: a warning that kube-prometheus-stack\'s default podMonitorSelector (release: <Helm release>) ignores the PodMonitors; near miss: with one, none', async () => {
+    const bare = await cli(['platform', '--plugin-sha256', 'ab'.repeat(32)]);
+    expect(bare.code).toBe(0);
+    expect(bare.err).toMatch(/podMonitorLabels is not set \(rollwise platform --monitor-label\).*release: <its Helm release name> \(podMonitorSelectorNilUsesHelmValues: true by default, kube-prometheus-stack 88\.0\.0\).*every canary analysis is Inconclusive and every release pauses.*--monitor-label release=kube-prometheus-stack/);
+    const labelled = await cli(['platform', '--plugin-sha256', 'ab'.repeat(32), '--monitor-label', 'prometheus=main']);
+    expect(labelled.err).toBe('');
   });
 
   test('--out writes the file', async () => {
