@@ -89,6 +89,22 @@ describe('rollwise platform', () => {
     expect(labelled.err).toBe('');
   });
 
+  test('--namespace without --kubernetes-version: enforce-version v1.28, and the reason and a warning say it is the flag\'s default; near miss: --kubernetes-version 1.33 names the input, no warning', async () => {
+    const flags = ['--plugin-sha256', 'ab'.repeat(32), '--monitor-label', 'release=kube-prometheus-stack', '--namespace', 'shop'];
+    const ns = (out: string) => YAML.parseAllDocuments(out).map((d) => d.toJS() as Obj).find((o) => o.kind === 'Namespace')!;
+    const bare = await cli(['platform', ...flags]);
+    expect(bare.code).toBe(0);
+    expect(ns(bare.out).metadata.labels?.['pod-security.kubernetes.io/enforce-version']).toBe('v1.28');
+    expect(ns(bare.out).metadata.annotations?.['rollwise.dev/reasons']).toMatch(/enforce-version v1\.28, the default of --kubernetes-version, which was not given: pass your cluster's version, e.g\. --kubernetes-version 1\.33/);
+    expect(bare.err).toMatch(/^warning: --kubernetes-version not given: the namespaces enforce Pod Security as Kubernetes 1\.28 defines it/m);
+    const given = await cli(['platform', ...flags, '--kubernetes-version', '1.33']);
+    expect(ns(given.out).metadata.labels?.['pod-security.kubernetes.io/enforce-version']).toBe('v1.33');
+    expect(ns(given.out).metadata.annotations?.['rollwise.dev/reasons']).toMatch(/enforce-version v1\.33, input \(--kubernetes-version 1\.33\)/);
+    expect(given.err).toBe('');
+    // no namespace printed: nothing to warn about
+    expect((await cli(['platform', ...flags.slice(0, 4)])).err).toBe('');
+  });
+
   test('--out writes the file', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rw-platform-'));
     try {
