@@ -418,7 +418,7 @@ export function decidePodExtras(inp: PodExtrasInputs, version: KubernetesVersion
     containerNames.add(x.name);
     checkImage(`${at}.image`, x.image);
     const res = x.resources ?? ({} as SidecarProps['resources']);
-    const r = resources(res.cpu, res.memory, x.overrides?.cpuLimit, `${at}.`);
+    const r = resources(res.cpu, res.memory, x.overrides?.cpuLimit, `${at}.`, kind === 'initContainers');
     let port: ExtraContainerDecisions['port'];
     let probed: Pick<ExtraContainerDecisions, 'readinessCallsDependency' | 'startup'> = {};
     const command = checkStrings(`${at}.command`, x.command);

@@ -233,6 +233,22 @@ describe('an init container that looks like a migration', () => {
     expect(ordersWarnings((p) => ({ ...p, initContainers: [{ name: 'check', image: 'ghcr.io/acme/orders-api:2.3.0', command: ['python', 'manage.py', 'migrate', '--check'], resources: res }] }))).not.toMatch(/schema migration/);
   });
 
+  test('an init container (warm-cache) gets its own CPU reasons: no probe, no serving at peak; near miss: the app container keeps its own', () => {
+    const app = Testing.app();
+    const props = threeServices(threeServicesPlatform(V1_33))['orders-api'];
+    new HttpService(new Chart(app, 'orders-api', { namespace: 'shop' }), 'orders-api', { ...props, migrations: undefined, initContainers: [{ name: 'warm-cache', image: 'ghcr.io/acme/orders-api:2.3.0', command: ['/bin/warm-cache'], resources: res }] });
+    const reasons = workload(Testing.synth(app.charts[0]) as Manifest[]).metadata.annotations?.['rollwise.dev/reasons'] ?? '';
+    const line = (p: string) => reasons.split('\n').find((l) => l.startsWith(`${p}: `)) ?? '';
+    const init = 'spec.template.spec.initContainers[1]'; // after the native sidecar, the proxy
+    expect(line(`${init}.resources.limits`)).toMatch(/No CPU limit: .*so this init container, which must finish before the app starts, would take longer, and every pod's start with it/);
+    expect(line(`${init}.resources.requests.cpu`)).toMatch(/The CPU this init container needs while it runs \(input\), before the app starts: the scheduler reserves 50m/);
+    expect(line(`${init}.resources.limits`)).not.toMatch(/probe|at peak/);
+    expect(line(`${init}.resources.requests.cpu`)).not.toMatch(/at peak/);
+    const main = 'spec.template.spec.containers[0]';
+    expect(line(`${main}.resources.limits`)).toMatch(/the probe handler \(which shares the quota\) answers in seconds exactly at peak/);
+    expect(line(`${main}.resources.requests.cpu`)).toMatch(/Measured CPU need at peak \(input\)/);
+  });
+
   test('a config render does not', () => {
     const ledger = threeServices(threeServicesPlatform())['ledger'];
     const app = Testing.app();
