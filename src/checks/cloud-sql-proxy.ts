@@ -89,9 +89,9 @@ const SHELLS = /^(sh|bash|ash|dash|zsh|busybox)$/;
 
 const basename = (s: string) => s.split('/').pop() ?? s;
 
-/** Whether the image is the Cloud SQL Auth Proxy v2 (any registry mirror keeps the name). */
+/** Whether the image is the Cloud SQL Auth Proxy v2 (any registry mirror keeps the name); v1 is isCloudSqlProxyV1Image. */
 export function isCloudSqlProxyImage(image: string): boolean {
-  return /(^|\/)cloud-sql-proxy[:@]/.test(image);
+  return /(^|\/)cloud-sql-proxy[:@]/.test(image) && !isCloudSqlProxyV1Image(image);
 }
 
 /** The proxy's version from its tag ("2.14.1-alpine" -> [2, 14, 1]); undefined for a digest or another tag. */
@@ -103,12 +103,13 @@ export function proxyVersion(image: string): [number, number, number] | undefine
 }
 
 /**
- * Whether the proxy's /readiness dials the database: every registered instance up to v2.11.0
+ * Whether the proxy's /readiness dials the database: always in v1 (gce-proxy), every registered instance up to v2.11.0
  * (internal/healthcheck/healthcheck.go HandleReadiness -> internal/proxy/proxy.go CheckConnections);
  * from v2.11.1 it answers from its own state ("fix: don't depend on downstream in readiness check",
  * #2207, first in tag v2.11.1). Undefined when the version is unknown (a digest).
  */
 export function readinessDialsDatabase(image: string): boolean | undefined {
+  if (isCloudSqlProxyV1Image(image)) return true; // v1's isReady dials every instance (see isCloudSqlProxyV1Image)
   const v = proxyVersion(image);
   if (v === undefined) return undefined;
   const min = [2, 11, 1];
@@ -298,4 +299,89 @@ export function proxyListenerProblems(c: ProxyContainer): ProxyProblem[] {
     if (!LOOPBACK.test(address)) out.push({ severity: 'warning', field: 'args', shown: JSON.stringify(cfg.argv), why: why(`instance ${name} has ?address=${address}`), fix: `remove ?address=${address} from ${name}: the proxy listens on 127.0.0.1 by default.` });
   }
   return out;
+}
+
+/**
+ * The Cloud SQL Auth Proxy v1: gcr.io/cloudsql-docker/gce-proxy and its regional mirrors (us.,
+ * eu., asia.gcr.io; README.md "Container Images" at v1.38.3, the last v1 tag, which names no other
+ * repository), and a cloud-sql-proxy image tagged 1.x should a mirror carry one (upstream publishes
+ * v2 only there: migration-guide.md v2.14.1). Facts from GoogleCloudPlatform/cloud-sql-proxy at
+ * v1.38.3:
+ * - `-use_http_health_check` (default false) starts the health server; `-health_check_port`
+ *   (default "8090") is its port (cmd/cloud_sql_proxy/cloud_sql_proxy.go). It listens on
+ *   ":" + port, every address of the pod (internal/healthcheck/healthcheck.go NewServer), so the
+ *   kubelet reaches it. The flags are Go `flag` flags (flag.Parse), read from the command line
+ *   only: no environment variable sets them.
+ * - /startup is 200 once the proxy logged "Ready for new connections" (hc.NotifyStarted);
+ *   /liveness is 200 unless an instance's last certificate refresh failed with no unexpired
+ *   certificate left (isLive -> proxy/proxy/client.go InvalidInstances, isValid, startRefresh),
+ *   it dials nothing; /readiness dials every instance given on the command line, or every
+ *   instance in use in FUSE mode, and is 503 if one fails (isReady -> proxy.Client.DialContext).
+ *   Since v1.25.0, the first tag with -use_http_health_check.
+ * - The images declare no ENTRYPOINT and no CMD (Dockerfile, Dockerfile.alpine): the container's
+ *   command must run /cloud_sql_proxy.
+ */
+export function isCloudSqlProxyV1Image(image: string): boolean {
+  if (/(^|\/)gce-proxy[:@]/.test(image)) return true;
+  const v = proxyVersion(image);
+  return /(^|\/)cloud-sql-proxy[:@]/.test(image) && v !== undefined && v[0] < 2;
+}
+
+/**
+ * Go's flag package (flag.Parse, as v1 calls it): `-name` or `--name`, `-name=value`, `-name
+ * value` for a non-bool; a bool takes only `-name` or `-name=<strconv.ParseBool>`; parsing stops
+ * at the first argument that is not a flag, or after "--".
+ */
+function goFlags(argv: readonly string[], bools: ReadonlySet<string>): Map<string, { value: string; arg: string }> {
+  const flags = new Map<string, { value: string; arg: string }>();
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--' || !a.startsWith('-') || a === '-') break;
+    const body = a.slice(a.startsWith('--') ? 2 : 1);
+    const eq = body.indexOf('=');
+    const name = eq >= 0 ? body.slice(0, eq) : body;
+    if (eq >= 0) flags.set(name, { value: body.slice(eq + 1), arg: a });
+    else if (bools.has(name)) flags.set(name, { value: 'true', arg: a });
+    else if (i + 1 < argv.length) { flags.set(name, { value: argv[i + 1], arg: `${a} ${argv[i + 1]}` }); i++; }
+  }
+  return flags;
+}
+
+/** The v1 proxy's bool flags (cmd/cloud_sql_proxy/cloud_sql_proxy.go v1.38.3: every flag.Bool). */
+const V1_BOOL_FLAGS = new Set(['version', 'verbose', 'quiet', 'log_debug_stdout', 'structured_logs', 'check_region', 'fuse', 'enable_iam_login', 'skip_failed_instance_config', 'use_http_health_check']);
+
+/**
+ * Why the kubelet's probes on `port` cannot reach the v1 proxy's health server (it is off, or on
+ * another port), each with the fix; a command rollwise cannot read is a warning.
+ */
+export function proxyV1HealthProblems(c: ProxyContainer, image: string, port: number): ProxyProblem[] {
+  const env = envOf(c);
+  const strings = (x: readonly unknown[] | undefined) => (x ?? []).map((v) => expand(String(v), env.literal));
+  const command = strings(c.command);
+  const at = command.findIndex((x) => basename(x) === 'cloud_sql_proxy');
+  const flagsFix = `"-use_http_health_check" and "-health_check_port=${port}"`;
+  const v = proxyVersion(image);
+  if (v !== undefined && v[0] === 1 && v[1] < 25) {
+    return [{ severity: 'error', field: 'image', shown: image, why: `the Cloud SQL Auth Proxy v1 has a health server only from v1.25.0 (-use_http_health_check, cmd/cloud_sql_proxy/cloud_sql_proxy.go): nothing answers the probes on port ${port}.`, fix: 'run gcr.io/cloud-sql-connectors/cloud-sql-proxy 2.11.1 or later (or gce-proxy 1.25.0 or later), or probe with tcpSocket.' }];
+  }
+  if (at < 0) {
+    const why = command.length === 0
+      ? 'the v1 image declares no ENTRYPOINT and no CMD (Dockerfile, cloud-sql-proxy v1.38.3), and the container gives no command'
+      : `command ${JSON.stringify(command)} does not run /cloud_sql_proxy itself, so rollwise cannot tell which arguments reach it`;
+    return [{ severity: 'warning', field: 'command', shown: JSON.stringify(c.command ?? []), why: `${why}: whether the health server the probes ask on port ${port} is started on that port cannot be checked.`, fix: `give command: ["/cloud_sql_proxy", ${flagsFix}, "-instances=..."].` }];
+  }
+  const argv = [...command.slice(at + 1), ...strings(c.args)];
+  const field = command.length > at + 1 ? 'command' : 'args';
+  const flags = goFlags(argv, V1_BOOL_FLAGS);
+  const shown = JSON.stringify(argv);
+  const hc = flags.get('use_http_health_check');
+  if (hc === undefined || !TRUE.includes(hc.value)) {
+    return [{ severity: 'error', field, shown, why: `the Cloud SQL Auth Proxy v1 serves /startup, /liveness and /readiness only with -use_http_health_check (default false, cmd/cloud_sql_proxy/cloud_sql_proxy.go v1.38.3), and here it is ${hc ? `off ("${hc.arg}")` : 'not given'}: nothing listens on port ${port}, every probe is refused.`, fix: `add ${flagsFix} before the first argument that is not a flag.` }];
+  }
+  const hp = flags.get('health_check_port');
+  const listens = hp?.value ?? '8090';
+  if (listens !== String(port)) {
+    return [{ severity: 'error', field, shown, why: `the v1 proxy's health server listens on port ${listens} (${hp ? `"${hp.arg}"` : '-health_check_port defaults to 8090, cmd/cloud_sql_proxy/cloud_sql_proxy.go v1.38.3'}), but the probes ask port ${port}: nothing listens there.`, fix: `add "-health_check_port=${port}", or probe port ${listens}.` }];
+  }
+  return [];
 }

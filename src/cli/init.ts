@@ -46,7 +46,7 @@ export function initFiles(service: string): Record<string, string> {
     'tsconfig.json': TSCONFIG,
     // .schemas/: the pinned schemas `rollwise schemas fetch` downloads (not committed)
     '.gitignore': 'node_modules/\nlib/\nrollwise.sarif\n.schemas/\n',
-    'test/golden-path.test.js': testJs(service),
+    'test/golden-path.test.js': testJs('../lib/main'),
     '.github/workflows/rollwise.yml': WORKFLOW,
     'README.md': readme(service),
   };
@@ -129,7 +129,7 @@ function adoptProject(root: string, service: string, dependency: string): InitRe
     'platform.ts': platformTs(),
     'rollwise.ts': mainTs(service, true),
     '.github/workflows/rollwise.yml': WORKFLOW,
-    [jest ? 'rollwise.test.ts' : 'test/rollwise.test.js']: jest ? jestTestTs(service) : testJs(service),
+    [jest ? 'rollwise.test.ts' : 'test/rollwise.test.js']: jest ? jestTestTs() : testJs(),
     'package.json': merged.content,
   };
   const notes: string[] = [];
@@ -436,7 +436,13 @@ if (require.main === module) buildApp().synth();
 `}${adopt ? '}\n' : ''}`;
 }
 
-function testJs(service: string): string {
+/**
+ * The golden path's test for node --test. The services and environments it checks come from the
+ * app, not from `rollwise init --service`, so that the test still holds once the user has replaced
+ * the scaffold's service in main.ts: from `appModule` (main.ts compiled to lib/ by `npm test`),
+ * else (an adopted app whose test script compiles nothing) from the files synth wrote.
+ */
+function testJs(appModule?: string): string {
   return `// The golden path's own tests (node --test): the committed output is what the code gives, and
 // every manifest passes rollwise's composition checks. \`npm test\` compiles main.ts first.
 const { test } = require('node:test');
@@ -448,6 +454,16 @@ const path = require('node:path');
 
 const root = path.join(__dirname, '..');
 const rollwise = (...args) => spawnSync(process.execPath, [require.resolve('rollwise/bin/rollwise.js'), ...args], { cwd: root, encoding: 'utf8' });
+${appModule ? `// the services and environments as the app declares them (${appModule.replace(/^\.\.\//, '')}.js, compiled from main.ts)
+const app = () => {
+  const { environments, services } = require('${appModule}');
+  return { environments: environments().map((e) => e.name), services: Object.keys(services) };
+};` : `// the services and environments as synth wrote them: dist/<env>/<service>.k8s.yaml, beside dist/argocd/
+const app = (out) => {
+  const environments = fs.readdirSync(out, { withFileTypes: true }).filter((d) => d.isDirectory() && d.name !== 'argocd').map((d) => d.name);
+  const services = [...new Set(environments.flatMap((env) => fs.readdirSync(path.join(out, env)).filter((f) => f.endsWith('.k8s.yaml') && !f.endsWith('.catalog-info.yaml')).map((f) => f.slice(0, -'.k8s.yaml'.length))))];
+  return { environments, services };
+};`}
 
 test('the committed dist/ is what the code synthesizes (run \`npm run synth\` and commit)', () => {
   const r = rollwise('synth', '--check');
@@ -459,11 +475,15 @@ test('every environment gets its manifests, its runbook and its Argo CD Applicat
   try {
     const r = rollwise('synth', '--out', out);
     assert.strictEqual(r.status, 0, r.stderr);
-    for (const env of ['dev', 'prod']) {
-      const manifest = fs.readFileSync(path.join(out, env, '${service}.k8s.yaml'), 'utf8');
-      assert.match(manifest, /rollwise.dev\\/reasons/);
-      assert.ok(fs.existsSync(path.join(out, env, '${service}.runbook.md')));
-      assert.ok(fs.existsSync(path.join(out, 'argocd', env, '${service}.k8s.yaml')));
+    const { environments, services } = app(out);
+    assert.ok(environments.length > 0 && services.length > 0, \`no environment or no service in \${JSON.stringify({ environments, services })}\`);
+    for (const env of environments) {
+      for (const service of services) {
+        const manifest = fs.readFileSync(path.join(out, env, \`\${service}.k8s.yaml\`), 'utf8');
+        assert.match(manifest, /rollwise.dev\\/reasons/);
+        assert.ok(fs.existsSync(path.join(out, env, \`\${service}.runbook.md\`)), \`\${env}/\${service}.runbook.md\`);
+        assert.ok(fs.existsSync(path.join(out, 'argocd', env, \`\${service}.k8s.yaml\`)), \`argocd/\${env}/\${service}.k8s.yaml\`);
+      }
     }
   } finally {
     fs.rmSync(out, { recursive: true, force: true });
@@ -477,13 +497,15 @@ test('rollwise lint passes on the committed output', () => {
 `;
 }
 
-function jestTestTs(service: string): string {
+/** The adopted app's jest test; like testJs, it checks the services and environments rollwise.ts declares. */
+function jestTestTs(): string {
   return `// rollwise's checks of this app, run by jest (\`npm test\`): the committed output is what the code
 // gives, every environment is complete, and every manifest passes rollwise's composition checks.
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { environments, services } from './rollwise';
 
 const rollwise = (...args: string[]) => spawnSync(process.execPath, [require.resolve('rollwise/bin/rollwise.js'), ...args], { cwd: __dirname, encoding: 'utf8' });
 // each synth compiles and runs the app (cdk8s.yaml's app command)
@@ -499,10 +521,13 @@ test('every environment gets its manifests, its runbook and its Argo CD Applicat
   try {
     const r = rollwise('synth', '--out', out);
     expect({ status: r.status, errors: r.stderr.split('\\n').filter((l) => !l.startsWith('warning: ') && l !== '') }).toEqual({ status: 0, errors: [] });
-    for (const env of ['dev', 'prod']) {
-      expect(fs.readFileSync(path.join(out, env, '${service}.k8s.yaml'), 'utf8')).toMatch(/rollwise.dev\\/reasons/);
-      expect(fs.existsSync(path.join(out, env, '${service}.runbook.md'))).toBe(true);
-      expect(fs.existsSync(path.join(out, 'argocd', env, '${service}.k8s.yaml'))).toBe(true);
+    // the services and environments rollwise.ts declares, so a renamed or added service is checked by its name
+    for (const env of environments().map((e) => e.name)) {
+      for (const service of Object.keys(services)) {
+        expect(fs.readFileSync(path.join(out, env, \`\${service}.k8s.yaml\`), 'utf8')).toMatch(/rollwise.dev\\/reasons/);
+        expect([\`\${env}/\${service}.runbook.md\`, fs.existsSync(path.join(out, env, \`\${service}.runbook.md\`))]).toEqual([\`\${env}/\${service}.runbook.md\`, true]);
+        expect([\`argocd/\${env}/\${service}.k8s.yaml\`, fs.existsSync(path.join(out, 'argocd', env, \`\${service}.k8s.yaml\`))]).toEqual([\`argocd/\${env}/\${service}.k8s.yaml\`, true]);
+      }
     }
   } finally {
     fs.rmSync(out, { recursive: true, force: true });

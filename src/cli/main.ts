@@ -236,9 +236,9 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
     .option('--plugin-sha256 <hex>', 'SHA-256 of the plugin binary, checked by the controller after the download (curl -sL <location> | sha256sum)')
     .option('--namespace <ns>', 'also print this namespace with its Pod Security labels (repeatable; for NamespacePolicy.existing())', collect)
     .option('--pod-security <level>', 'Pod Security level the namespaces enforce: restricted, baseline or privileged', 'restricted')
-    .option('--kubernetes-version <version>', 'the version whose Pod Security definition is enforced: 1.28 or 1.33', '1.28')
+    .option('--kubernetes-version <version>', 'the version whose Pod Security definition the namespaces enforce: 1.28 or 1.33, your cluster\'s (default: 1.28, with a warning)')
     .addHelpText('after', '\nExamples:\n  rollwise platform --monitor-label release=kube-prometheus-stack --plugin-sha256 <hex> | kubectl apply -f -\n  rollwise platform --namespace shop --namespace shop-dev\n')
-    .action((o: { out?: string; rolloutsNamespace: string; envoyNamespace: string; arch: string; monitorLabel?: string[]; pluginSha256?: string; namespace?: string[]; podSecurity: string; kubernetesVersion: string }) => {
+    .action((o: { out?: string; rolloutsNamespace: string; envoyNamespace: string; arch: string; monitorLabel?: string[]; pluginSha256?: string; namespace?: string[]; podSecurity: string; kubernetesVersion?: string }) => {
       const { yaml: text, warnings } = platformYaml(o);
       for (const w of warnings) err(`warning: ${w}\n`);
       if (o.out) {

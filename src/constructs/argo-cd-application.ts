@@ -86,7 +86,7 @@ export class ArgoCdApplication extends Construct {
           repoURL: s.repoURL,
           targetRevision: s.targetRevision ?? 'main',
           path: s.path,
-          directory: { include: r.use('spec.source.directory.include', decided(include, `Only the service's own file (${include}${props.include === undefined ? ', the file its chart is written to' : ''}): the folder also holds other services and the Applications themselves, which must not be applied into ${destNs}.`)) },
+          directory: { include: r.use('spec.source.directory.include', decided(include, `Only the service's own file (${include}${props.include === undefined ? ', the file its chart is written to' : ''}): the folder ${s.path} is the whole environment's, where the other services' manifests and the Backstage catalog-info.yaml files are written too, which must not be applied into ${destNs}.`)) },
         },
         destination: { server: s.server ?? 'https://kubernetes.default.svc', namespace: destNs },
         syncPolicy: {

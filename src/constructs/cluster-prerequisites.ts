@@ -154,6 +154,14 @@ export class ClusterPrerequisites extends Construct {
     });
 
     const monitorLabels = { ...labels, ...(props.podMonitorLabels ?? {}) };
+    // kube-prometheus-stack's Prometheus selects PodMonitors by release: <Helm release name> unless
+    // podMonitorSelector is set (prometheus-community/helm-charts kube-prometheus-stack-88.0.0
+    // charts/kube-prometheus-stack/values.yaml podMonitorSelectorNilUsesHelmValues: true;
+    // templates/prometheus/prometheus.yaml: podMonitorSelector.matchLabels.release = .Release.Name),
+    // the same default as its ruleSelector, for which HttpService warns about prometheusRuleLabels.
+    if (Object.keys(props.podMonitorLabels ?? {}).length === 0) {
+      addSynthWarning(this, 'podMonitorLabels is not set (rollwise platform --monitor-label), so the PodMonitors carry only the platform labels: kube-prometheus-stack\'s Prometheus selects PodMonitors by the label release: <its Helm release name> (podMonitorSelectorNilUsesHelmValues: true by default, kube-prometheus-stack 88.0.0) and ignores the others. Without the Envoy proxies\' counters every canary analysis is Inconclusive and every release pauses; without the controller\'s metrics the rollout alerts see nothing. Pass the label your Prometheus selects, e.g. --monitor-label release=kube-prometheus-stack (`kubectl get prometheus -A -o jsonpath=\'{..podMonitorSelector}\'` shows it; an empty selector {} selects every PodMonitor, and then this warning does not apply).');
+    }
     // Envoy Gateway labels every proxy pod app.kubernetes.io/{name: envoy, component: proxy,
     // managed-by: envoy-gateway} (envoy gateway v1.9.0 internal/infrastructure/kubernetes/proxy/
     // resource.go EnvoyAppLabel) and serves Prometheus stats on the container port named

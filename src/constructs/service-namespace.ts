@@ -11,10 +11,16 @@ export interface ServiceNamespaceProps extends NamespaceProps {
   /** The namespace's name (a DNS label). */
   readonly name: string;
   /**
-   * The Kubernetes version whose Pod Security definition is enforced.
+   * The Kubernetes version whose Pod Security definition is enforced: your cluster's (or the
+   * platform's kubernetesVersion). Not given, the reason says that 1.28 is the default.
    * @default KubernetesVersion.V1_28
    */
   readonly kubernetesVersion?: KubernetesVersion;
+  /**
+   * Where kubernetesVersion came from, as the reason names it (e.g. "--kubernetes-version 1.33").
+   * @default "kubernetesVersion", or, when it is not given, its default 1.28
+   */
+  readonly kubernetesVersionSource?: string;
 }
 
 /**
@@ -31,7 +37,8 @@ export class ServiceNamespace extends Construct {
     registerDecidedValuesCheck(this);
     const name = checkDnsLabel('name', props.name, 'shop');
     const r = new Reasons();
-    const labels = r.use('metadata.labels', namespaceLabels(name, props, props.kubernetesVersion ?? KubernetesVersion.V1_28));
+    const labels = r.use('metadata.labels', namespaceLabels(name, props, props.kubernetesVersion ?? KubernetesVersion.V1_28, props.kubernetesVersionSource
+      ?? (props.kubernetesVersion ? `input (kubernetesVersion ${props.kubernetesVersion.name})` : 'the default, as kubernetesVersion was not given: set it to your cluster\'s version')));
     // Several sync options in one annotation are joined with "," (argo-cd v3.5.1
     // docs/user-guide/sync-options.md); Prune=false and Delete=false keep the resource on prune and
     // on Application deletion ("No Prune Resources", "No Resource Deletion").

@@ -144,6 +144,9 @@ const SOURCES = {
   podReady: 'kube_pod_status_ready{condition="true"} (kube-state-metrics v2, one 0/1 series per condition)',
   podOwner: 'kube_pod_owner{owner_kind="ReplicaSet", owner_name} (kube-state-metrics v2.19.1 internal/store/pod.go, collected by default), joined on(namespace, pod): pods are selected by their ReplicaSet <name>-<pod-template-hash>, because the API server cuts a pod\'s generateName to 58 characters and long service names lose the hash from the pod names (docs/mechanisms.md#generated-names)',
   restarts: 'kube_pod_container_status_restarts_total (kube-state-metrics v2)',
+  // kube-state-metrics v2.19.1 internal/store/pod.go createPodInitContainerStatusRestartsTotalFamilyGenerator:
+  // one series per pod.Status.InitContainerStatuses entry, native sidecars (restartPolicy: Always) included
+  initRestarts: 'kube_pod_init_container_status_restarts_total (kube-state-metrics v2)',
   rqXx: 'envoy_cluster_upstream_rq_xx{envoy_response_code_class="5"} and envoy_cluster_upstream_rq_total (Envoy cluster stats on Envoy Gateway\'s /stats/prometheus, port 19001)',
   membership: 'envoy_cluster_membership_healthy (gauge, an endpoint stat that exists with the cluster), envoy_cluster_upstream_cx_none_healthy (counter, in the cluster\'s traffic-stats block, which Envoy Gateway\'s deferred stats create whole, every counter at 0 but the one counted, at the cluster\'s first traffic) and envoy_cluster_lb_healthy_panic (counter, a load-balancer stat that exists with the cluster), Envoy cluster stats via Envoy Gateway',
   cfs: 'container_cpu_cfs_throttled_periods_total / container_cpu_cfs_periods_total (cAdvisor, kubelet /metrics/cadvisor)',
@@ -316,7 +319,7 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
 
   add({
     alert: 'ReadinessFlapping', mechanism: 'readiness-flapping', severity: 'warning',
-    expr: `count((max by (pod) (${ownPods(`changes(kube_pod_status_ready{namespace="${ns}", condition="true"}[${promDuration(flapWindow)}])`, promDuration(flapWindow))}) >= ${FLAP_CHANGES}) unless on(pod) (max by (pod) (increase(kube_pod_container_status_restarts_total{namespace="${ns}"}[${promDuration(flapWindow)}])) > 0)) > 0`,
+    expr: `count((max by (pod) (${ownPods(`changes(kube_pod_status_ready{namespace="${ns}", condition="true"}[${promDuration(flapWindow)}])`, promDuration(flapWindow))}) >= ${FLAP_CHANGES}) unless on(pod) (max by (pod) (increase(kube_pod_container_status_restarts_total{namespace="${ns}"}[${promDuration(flapWindow)}])) > 0) unless on(pod) (max by (pod) (increase(kube_pod_init_container_status_restarts_total{namespace="${ns}"}[${promDuration(flapWindow)}])) > 0)) > 0`,
     for: promDuration(rateWindow),
     summary: `${name}: pods flapping Ready without restarting (readiness leaves and returns)`,
     description: `{{ $value }} pod(s) of ${ns}/${name} changed Ready at least ${FLAP_CHANGES} times in ${promDuration(flapWindow)} without a container restart: the readiness probe fails intermittently (deadline below the handler's p99 under load, or a dependency in the handler), and the gateway serves a steady trickle of 503s in waves (docs/mechanisms.md#readiness-calls-a-dependency).`,
@@ -326,7 +329,7 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
       "The health path's p99 under current load against the probe's timeoutSeconds (values below).",
       'Whether the readiness handler calls a database or another service (it must not).',
     ],
-  }, `Per pod of the service (owned by a ReplicaSet ${rsRegex}, which Deployment and Rollout pods share: ${SOURCES.podOwner}; kube_pod_status_ready carries no pod labels without --metric-labels-allowlist): changes of ${SOURCES.podReady} over ${promDuration(flapWindow)} >= ${FLAP_CHANGES}, minus pods whose ${SOURCES.restarts} increased (restart loops are a different failure, docs/mechanisms.md#liveness-vs-readiness). Window: ${flapWindowD.reason} for ${promDuration(rateWindow)} (4 scrapes) so one evaluation on a half-scraped window does not fire.`,
+  }, `Per pod of the service (owned by a ReplicaSet ${rsRegex}, which Deployment and Rollout pods share: ${SOURCES.podOwner}; kube_pod_status_ready carries no pod labels without --metric-labels-allowlist): changes of ${SOURCES.podReady} over ${promDuration(flapWindow)} >= ${FLAP_CHANGES}, minus pods whose ${SOURCES.restarts} or ${SOURCES.initRestarts} increased (restart loops are a different failure, docs/mechanisms.md#liveness-vs-readiness; a native sidecar is an init container, so its restarts are counted there). Window: ${flapWindowD.reason} for ${promDuration(rateWindow)} (4 scrapes) so one evaluation on a half-scraped window does not fire.`,
   { windowSeconds: flapWindow, changes: FLAP_CHANGES });
 
   // Every response Envoy gives, from a pod or its own (UH), counts in exactly one class counter;

@@ -418,7 +418,7 @@ export function decidePodExtras(inp: PodExtrasInputs, version: KubernetesVersion
     containerNames.add(x.name);
     checkImage(`${at}.image`, x.image);
     const res = x.resources ?? ({} as SidecarProps['resources']);
-    const r = resources(res.cpu, res.memory, x.overrides?.cpuLimit, `${at}.`);
+    const r = resources(res.cpu, res.memory, x.overrides?.cpuLimit, `${at}.`, kind === 'initContainers');
     let port: ExtraContainerDecisions['port'];
     let probed: Pick<ExtraContainerDecisions, 'readinessCallsDependency' | 'startup'> = {};
     const command = checkStrings(`${at}.command`, x.command);
@@ -553,7 +553,7 @@ function decideSidecarProbes(at: string, x: SidecarProps, port: NonNullable<Extr
     const computed = decided(recognised?.calls ?? false, recognised ? `${known?.product}: ${recognised.why}.` : `Declared (the default) not to call a dependency: ${path} must answer from the sidecar's own state.`);
     const d = withOverride(`${at}.port.readinessCallsDependency`, computed, declared, String);
     if (declared === undefined && recognised?.calls !== false && recognised !== undefined) {
-      const fix = `use readinessPath: "/liveness" (${known?.product}: 200 while it serves)${version.nativeSidecars ? `; its startupProbe already waits on ${known?.startupPath}` : ''}${recognised.calls === undefined ? '; or pin a version tag (2.11.1 or later answers /readiness without dialling)' : '; or run 2.11.1 or later, whose /readiness does not dial'}; or, if it must, declare ${at}.port.readinessCallsDependency: { value: ${recognised.calls === undefined ? 'false' : 'true'}, because: '...' }`;
+      const fix = `use readinessPath: "/liveness" (${known?.product}: ${recognised.liveness ?? '200 while it serves'})${version.nativeSidecars ? `; its startupProbe already waits on ${known?.startupPath}` : ''}${recognised.calls === undefined ? '; or pin a version tag (2.11.1 or later answers /readiness without dialling)' : `; ${recognised.upgrade ?? 'or run 2.11.1 or later, whose /readiness does not dial'}`}; or, if it must, declare ${at}.port.readinessCallsDependency: { value: ${recognised.calls === undefined ? 'false' : 'true'}, because: '...' }`;
       throw new RollwiseInputError(`${at}.port.readinessPath`, path, `${recognised.why}. A pod is Ready only when every container with a readiness probe is, so a sidecar whose readiness asks a dependency empties the Service when that dependency is slow (docs/mechanisms.md#readiness-calls-a-dependency).`, `${fix}.`);
     }
     readinessCallsDependency = { ...d, reason: d.value

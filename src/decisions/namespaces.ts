@@ -53,7 +53,9 @@ export class NamespacePolicy {
 }
 
 /** The labels of a namespace: the Pod Security admission labels, then the platform's own. */
-export function namespaceLabels(input: string, props: NamespaceProps, version: KubernetesVersion): Decision<Record<string, string>> {
+export function namespaceLabels(input: string, props: NamespaceProps, version: KubernetesVersion,
+  /** Where the version came from, as the reason names it. */
+  versionSource = 'the platform\'s kubernetesVersion'): Decision<Record<string, string>> {
   const level = props.podSecurity ?? 'restricted';
   if (!LEVELS.includes(level)) throw new RollwiseInputError(`${input}.podSecurity`, level, 'is not a Pod Security Standards level; the admission controller knows privileged, baseline and restricted.', 'use "restricted" (rollwise\'s pods meet it) or "baseline".');
   const own = checkLabels(`${input}.labels`, props.labels);
@@ -73,7 +75,7 @@ export function namespaceLabels(input: string, props: NamespaceProps, version: K
   const why = level === 'restricted'
     ? 'every pod rollwise emits (the app, its sidecars, the migration Job) runs non-root with all capabilities dropped, RuntimeDefault seccomp and no privilege escalation, so it passes, and a hand-made privileged pod in the namespace is refused'
     : level === 'baseline' ? `input (${input}.podSecurity): rollwise's pods meet restricted, but others in the namespace may need baseline` : `input (${input}.podSecurity): nothing is enforced`;
-  return decided(labels, `Pod Security admission enforces "${level}": ${why}. It judges by the ${version.name} definition of the level (enforce-version ${pinned}, the platform's kubernetesVersion), so a cluster upgrade never starts refusing pods unreviewed; warn and audit judge by the latest definition, so what a later version would refuse shows up as a warning first.`, { podSecurity: level, enforceVersion: pinned });
+  return decided(labels, `Pod Security admission enforces "${level}": ${why}. It judges by the ${version.name} definition of the level (enforce-version ${pinned}, ${versionSource}), so a cluster upgrade never starts refusing pods unreviewed; warn and audit judge by the latest definition, so what a later version would refuse shows up as a warning first.`, { podSecurity: level, enforceVersion: pinned });
 }
 
 /** The namespace decisions of one Application. */

@@ -1,4 +1,4 @@
-import { isCloudSqlProxyImage, ProxyContainer, proxyHealthProblems, proxyListenerProblems, proxyVersion, readinessDialsDatabase } from '../checks/cloud-sql-proxy';
+import { isCloudSqlProxyImage, isCloudSqlProxyV1Image, ProxyContainer, proxyHealthProblems, proxyListenerProblems, proxyV1HealthProblems, proxyVersion, readinessDialsDatabase } from '../checks/cloud-sql-proxy';
 import { RollwiseInputError } from '../errors';
 
 /**
@@ -19,7 +19,14 @@ export interface KnownSidecarImage {
    * Whether `path` (the readiness path) asks a dependency, with the reason and its source;
    * undefined when rollwise cannot tell (for example an image pinned by digest).
    */
-  dependencyOf(path: string): { readonly calls: boolean | undefined; readonly why: string };
+  dependencyOf(path: string): {
+    readonly calls: boolean | undefined;
+    readonly why: string;
+    /** What its /liveness answers, for the fix; @default "200 while it serves" */
+    readonly liveness?: string;
+    /** The version that fixes it, for the fix; @default "run 2.11.1 or later, whose /readiness does not dial" */
+    readonly upgrade?: string;
+  };
   /**
    * Refuses a configuration (command, args, env) that makes the declared health port unreachable
    * for the kubelet; returns what it cannot check, or questions (warnings).
@@ -70,7 +77,38 @@ const CLOUD_SQL_PROXY: (image: string) => KnownSidecarImage | undefined = (image
   };
 };
 
-const KNOWN: ((image: string) => KnownSidecarImage | undefined)[] = [CLOUD_SQL_PROXY];
+/**
+ * The Cloud SQL Auth Proxy v1 (gcr.io/cloudsql-docker/gce-proxy): its /readiness dials every
+ * instance in every v1 release, its flags are Go flags on the command line; facts read in
+ * src/checks/cloud-sql-proxy.ts isCloudSqlProxyV1Image, from GoogleCloudPlatform/cloud-sql-proxy
+ * at v1.38.3 (cmd/cloud_sql_proxy/internal/healthcheck/healthcheck.go isReady, isLive).
+ */
+const CLOUD_SQL_PROXY_V1: (image: string) => KnownSidecarImage | undefined = (image) => {
+  if (!isCloudSqlProxyV1Image(image)) return undefined;
+  return {
+    product: 'Cloud SQL Auth Proxy v1',
+    paths: ['/startup', '/liveness', '/readiness'],
+    startupPath: '/startup',
+    startupReason: 'The Cloud SQL Auth Proxy v1\'s /startup answers 200 once it has logged "Ready for new connections" (cloud-sql-proxy v1.38.3 cmd/cloud_sql_proxy/cloud_sql_proxy.go NotifyStarted, internal/healthcheck/healthcheck.go), so the app starts only when it can connect to 127.0.0.1.',
+    dependencyOf(path) {
+      if (path !== '/readiness' && !path.startsWith('/readiness?')) return { calls: false, why: `${path} does not contact the database (cloud-sql-proxy v1.38.3 cmd/cloud_sql_proxy/internal/healthcheck/healthcheck.go)` };
+      return {
+        calls: true,
+        why: `the v1 proxy (${image})'s /readiness dials every Cloud SQL instance it was given, in every v1 release (cmd/cloud_sql_proxy/internal/healthcheck/healthcheck.go isReady -> proxy.Client.DialContext, v1.38.3): a database blip makes every pod NotReady at once`,
+        liveness: 'the v1 proxy dials nothing there: 200 unless an instance\'s certificate refresh failed and no unexpired certificate is left, isLive, v1.38.3',
+        upgrade: 'or move to v2 (gcr.io/cloud-sql-connectors/cloud-sql-proxy) 2.11.1 or later, whose /readiness does not dial',
+      };
+    },
+    checkConfig(input, container, port) {
+      const problems = proxyV1HealthProblems(container, image, port);
+      const refused = problems.find((p) => p.severity === 'error');
+      if (refused) throw new RollwiseInputError(`${input}.${refused.field}`, refused.shown, refused.why, refused.fix);
+      return problems.map((p) => `${input}.${p.field} (Cloud SQL Auth Proxy v1): ${p.why} Fix: ${p.fix}`);
+    },
+  };
+};
+
+const KNOWN: ((image: string) => KnownSidecarImage | undefined)[] = [CLOUD_SQL_PROXY, CLOUD_SQL_PROXY_V1];
 
 /** What rollwise knows about `image`, or undefined. */
 export function knownSidecarImage(image: string): KnownSidecarImage | undefined {

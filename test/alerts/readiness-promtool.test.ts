@@ -158,6 +158,44 @@ function longFlapping(): PromTest {
   };
 }
 
+/**
+ * A crashing native sidecar: the pod leaves Ready and returns at each restart of the sidecar, whose
+ * restarts kube-state-metrics counts in kube_pod_init_container_status_restarts_total (v2.19.1
+ * internal/store/pod.go: one series per InitContainerStatuses entry), not in the containers'
+ * counter. Pods 0-1 flap with a crashing cloud-sql-proxy (restart loop: not this alert's failure),
+ * pods 2-4 flap without any restart (the alert counts those 3); the app's counter stays flat for all.
+ */
+function sidecarCrashes(): PromTest {
+  const rs = 'inventory-api-5c7d9b8f4';
+  const pod = (k: number) => podName(rs, `s${k}k2p`);
+  const steps = 40;
+  const series: Series[] = [];
+  for (let k = 0; k < 10; k++) {
+    const flaps = k <= 4;
+    const v = Array.from({ length: steps }, (_, i) => (flaps && i >= 12 ? (Math.floor((i - 12) / 2) % 2 === 0 ? 0 : 1) : 1));
+    series.push({ series: `kube_pod_status_ready{namespace="inventory", pod="${pod(k)}", condition="true", uid="s${k}"}`, values: v.join(' ') });
+    series.push(owner('inventory', pod(k), rs, `s${k}`, steps));
+    series.push({ series: `kube_pod_container_status_restarts_total{namespace="inventory", pod="${pod(k)}", container="app", uid="s${k}"}`, values: `0x${steps - 1}` });
+    const restarts = Array.from({ length: steps }, (_, i) => (k <= 1 && i >= 12 ? Math.floor((i - 12) / 4) + 1 : 0));
+    series.push({ series: `kube_pod_init_container_status_restarts_total{namespace="inventory", pod="${pod(k)}", container="cloud-sql-proxy", uid="s${k}"}`, values: restarts.join(' ') });
+  }
+  return {
+    name: 'a native sidecar in a restart loop is not readiness flapping: its restarts are the init containers\' counter',
+    interval: '30s',
+    input_series: series,
+    alert_rule_test: [
+      none('10m30s', 'ReadinessFlapping'),
+      { eval_time: '11m', alertname: 'ReadinessFlapping', exp_alerts: [expected(inventory, 'ReadinessFlapping', {}, 3)] },
+    ],
+  };
+}
+
+test('promtool: pods flapping because their native sidecar restarts are left out, like app restarts (kube_pod_init_container_status_restarts_total)', () => {
+  const r = runPromtool([inventory], [sidecarCrashes()]);
+  expect(r.output).toContain('SUCCESS');
+  expect(r.status).toBe(0);
+});
+
 test('promtool: a 56-character service\'s flapping pods are found (pods named as the API server names them)', () => {
   expect(LONG.length).toBe(56);
   expect(podName(`${LONG}-6f9d8c7b54`, 'q0x7z')).toBe(`${LONG}-6q0x7z`);

@@ -48,6 +48,18 @@ function namespacesNamed(objs: Manifest[]): Set<string> {
   return out;
 }
 
+describe('the Application\'s directory.include reason (review of issue 24: it said the folder held the Applications, which are written to dist/argocd/<env>/)', () => {
+  test('names the folder it deploys and what else is written there, not the Applications', () => {
+    const { app } = deploy({ chartNamespace: 'shop' });
+    const reasons = app.metadata.annotations?.['rollwise.dev/reasons'] ?? '';
+    expect(reasons).toMatch(/spec\.source\.directory\.include: Only the service's own file \(orders-api\.k8s\.yaml, the file its chart is written to\): the folder dist is the whole environment's, where the other services' manifests and the Backstage catalog-info\.yaml files are written too, which must not be applied into shop\./);
+    expect(reasons).not.toMatch(/Applications themselves/);
+    // near miss: the folder is the one the Application deploys, and it is not where the Applications are
+    expect(settings.path).toBe('dist');
+    expect(app.spec.source.directory).toEqual({ include: 'orders-api.k8s.yaml' });
+  });
+});
+
 describe('a chart without a namespace, deployed by an Argo CD Application to shop', () => {
   test('is refused at the service, before the plugin config and the analysis could look in "default"', () => {
     expect(() => deploy({ destinationNamespace: 'shop' })).toThrow(/namespace = unset: .*traffic-router plugin config names the HTTPRoute's namespace.*would look in "default".*Fix: give the chart a namespace/);

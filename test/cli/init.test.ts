@@ -10,6 +10,9 @@ import { KubernetesVersion } from '../../src/decisions/kubernetes-version';
 import { Platform } from '../../src/decisions/platform';
 import { addEstate, Environment, Sizing } from '../../src/environments';
 import { threeServices, threeServicesPlatform } from '../fixtures/apps/three-services';
+import { spawnSync } from 'child_process';
+import { transformFileSync } from '@swc/core';
+import { compileSrc, ROOT } from '../support/compile';
 
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -228,4 +231,50 @@ describe('the scaffold\'s environments (issue 24: dev copied prod\'s database co
     expect(() => build()).toThrow(/environments dev and prod both connect orders-api's Cloud SQL Auth Proxy to acme-prod:europe-west1:orders/);
     expect(build(devAdjust)[0].service.decisions.pod.sidecars[0].args).toContain('acme-dev:europe-west1:orders');
   });
+});
+
+/**
+ * The scaffold's own test after the user replaces its service, as its README says (review of issue
+ * 24: `npm test` of a project made with `--service shop-api` failed with ENOENT on
+ * dist/dev/shop-api.k8s.yaml once main.ts described payments-api). The generated
+ * test/golden-path.test.js runs under node --test against this checkout, compiled with swc as a
+ * package (test/package/pack.test.ts runs the whole `npm test` of the packed tarball).
+ */
+describe('the scaffold\'s golden-path test', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rw-golden-'));
+    const pkg = path.join(dir, 'rollwise');
+    compileSrc(path.join(pkg, 'lib'));
+    fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(pkg, 'package.json'));
+    fs.cpSync(path.join(ROOT, 'bin'), path.join(pkg, 'bin'), { recursive: true });
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  /** Scaffolds with --service shop-api, edits main.ts, compiles it (swc) and runs the generated test that synthesizes every environment. */
+  const runGoldenTest = async (project: string, edit: (main: string) => string) => {
+    const app = path.join(dir, project);
+    expect((await cli(['init', app, '--service', 'shop-api'])).code).toBe(0);
+    fs.writeFileSync(path.join(app, 'main.ts'), edit(fs.readFileSync(path.join(app, 'main.ts'), 'utf8')));
+    fs.mkdirSync(path.join(app, 'node_modules'));
+    fs.symlinkSync(path.join(dir, 'rollwise'), path.join(app, 'node_modules', 'rollwise'), 'dir');
+    fs.symlinkSync(path.join(ROOT, 'node_modules', 'cdk8s'), path.join(app, 'node_modules', 'cdk8s'), 'dir');
+    for (const f of ['main', 'platform']) {
+      const { code } = transformFileSync(path.join(app, `${f}.ts`), { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } });
+      fs.mkdirSync(path.join(app, 'lib'), { recursive: true });
+      fs.writeFileSync(path.join(app, 'lib', `${f}.js`), code);
+    }
+    // the compiled app, loaded in-process (cdk8s.yaml's `npx tsc -p . && node lib/main.js` needs rollwise's .d.ts, which swc does not write)
+    fs.writeFileSync(path.join(app, 'cdk8s.yaml'), 'language: typescript\napp: node lib/main.js\noutput: dist\n');
+    const r = spawnSync(process.execPath, ['--test', '--test-name-pattern=every environment', 'test/'], { cwd: app, encoding: 'utf8' });
+    return `${r.stdout}${r.stderr}`;
+  };
+
+  test('passes after main.ts\'s service is renamed (shop-api -> payments-api); near miss: an Application missing from the app still fails it, by name', async () => {
+    const renamed = await runGoldenTest('renamed', (main) => main.replace(/shop-api/g, 'payments-api'));
+    expect(renamed).toMatch(/# pass 1\n# fail 0/);
+    const noApplications = await runGoldenTest('no-applications', (main) => main.replace(/shop-api/g, 'payments-api').replace('if (!settings) return;', 'if (settings) return;'));
+    expect(noApplications).toMatch(/# fail 1/);
+    expect(noApplications).toContain('argocd/dev/payments-api.k8s.yaml');
+  }, 300_000);
 });

@@ -68,7 +68,7 @@ describe('rollwise platform', () => {
 
   test('--plugin-sha256 pins the download (argo-rollouts v1.9.1 PluginItem.Sha256); without it the reason says what is trusted and synth warns', async () => {
     const sha = 'ab'.repeat(32);
-    const pinned = await cli(['platform', '--plugin-sha256', sha.toUpperCase()]);
+    const pinned = await cli(['platform', '--plugin-sha256', sha.toUpperCase(), '--monitor-label', 'release=kube-prometheus-stack']);
     expect(pinned.code).toBe(0);
     expect(pinned.err).toBe('');
     const config = YAML.parseAllDocuments(pinned.out).map((d) => d.toJS() as Obj & { data?: { trafficRouterPlugins: string } })[0];
@@ -79,6 +79,30 @@ describe('rollwise platform', () => {
     const bad = await cli(['platform', '--plugin-sha256', 'abc']);
     expect(bad.code).toBe(2);
     expect(bad.err).toContain('pluginSha256 = abc');
+  });
+
+  test('without --monitor-label: a warning that kube-prometheus-stack\'s default podMonitorSelector (release: <Helm release>) ignores the PodMonitors; near miss: with one, none', async () => {
+    const bare = await cli(['platform', '--plugin-sha256', 'ab'.repeat(32)]);
+    expect(bare.code).toBe(0);
+    expect(bare.err).toMatch(/podMonitorLabels is not set \(rollwise platform --monitor-label\).*release: <its Helm release name> \(podMonitorSelectorNilUsesHelmValues: true by default, kube-prometheus-stack 88\.0\.0\).*every canary analysis is Inconclusive and every release pauses.*--monitor-label release=kube-prometheus-stack/);
+    const labelled = await cli(['platform', '--plugin-sha256', 'ab'.repeat(32), '--monitor-label', 'prometheus=main']);
+    expect(labelled.err).toBe('');
+  });
+
+  test('--namespace without --kubernetes-version: enforce-version v1.28, and the reason and a warning say it is the flag\'s default; near miss: --kubernetes-version 1.33 names the input, no warning', async () => {
+    const flags = ['--plugin-sha256', 'ab'.repeat(32), '--monitor-label', 'release=kube-prometheus-stack', '--namespace', 'shop'];
+    const ns = (out: string) => YAML.parseAllDocuments(out).map((d) => d.toJS() as Obj).find((o) => o.kind === 'Namespace')!;
+    const bare = await cli(['platform', ...flags]);
+    expect(bare.code).toBe(0);
+    expect(ns(bare.out).metadata.labels?.['pod-security.kubernetes.io/enforce-version']).toBe('v1.28');
+    expect(ns(bare.out).metadata.annotations?.['rollwise.dev/reasons']).toMatch(/enforce-version v1\.28, the default of --kubernetes-version, which was not given: pass your cluster's version, e.g\. --kubernetes-version 1\.33/);
+    expect(bare.err).toMatch(/^warning: --kubernetes-version not given: the namespaces enforce Pod Security as Kubernetes 1\.28 defines it/m);
+    const given = await cli(['platform', ...flags, '--kubernetes-version', '1.33']);
+    expect(ns(given.out).metadata.labels?.['pod-security.kubernetes.io/enforce-version']).toBe('v1.33');
+    expect(ns(given.out).metadata.annotations?.['rollwise.dev/reasons']).toMatch(/enforce-version v1\.33, input \(--kubernetes-version 1\.33\)/);
+    expect(given.err).toBe('');
+    // no namespace printed: nothing to warn about
+    expect((await cli(['platform', ...flags.slice(0, 4)])).err).toBe('');
   });
 
   test('--out writes the file', async () => {

@@ -62,4 +62,22 @@ describe('RW111-RW113: the Cloud SQL Auth Proxy sidecar', () => {
     expect(findings(proxy(`gcr.io/cloud-sql-connectors/cloud-sql-proxy@sha256:${'a'.repeat(64)}`, ['--health-check', '--http-address=0.0.0.0', '--http-port=9801', 'a:b:c']))).toEqual([expect.stringMatching(/^info RW112 .*names no version/)]);
     expect(findings(proxy('gcr.io/cloud-sql-connectors/cloud-sql-proxy:2.14.1', ['--address=0.0.0.0', '--health-check', '--http-address=0.0.0.0', '--http-port=9801', 'a:b:c'], '/liveness'))).toEqual([expect.stringMatching(/^warning RW113 spec\.template\.spec\.containers\[1\]\.args: .*--address is "0\.0\.0\.0".*every pod in the cluster can connect to the database/)]);
   });
+
+  // v1 (gce-proxy), shaped like upstream's examples/k8s-health-check/proxy_with_http_health_check.yaml
+  // (v1.38.3): Go flags in command, /readiness dialling every instance (healthcheck.go isReady)
+  const v1 = (image: string, probe: string, flags = ['-use_http_health_check', '-health_check_port=9801']) =>
+    proxy(image, [], probe, ['/cloud_sql_proxy', ...flags, '-instances=acme:eu:orders=tcp:5432']);
+
+  test('v1 (gcr.io/cloudsql-docker/gce-proxy) on /readiness: RW112, which names every v1 release; on /liveness nothing', () => {
+    expect(findings(v1('gcr.io/cloudsql-docker/gce-proxy:1.33.2', '/readiness'))).toEqual([
+      expect.stringMatching(/^error RW112 spec\.template\.spec\.containers\[1\]\.readinessProbe\.httpGet\.path: container "cloud-sql-proxy" \(gcr\.io\/cloudsql-docker\/gce-proxy:1\.33\.2\) is Ready only while its \/readiness can dial every Cloud SQL instance \(every v1 release\)/),
+    ]);
+    expect(findings(v1(`gcr.io/cloudsql-docker/gce-proxy@sha256:${'c'.repeat(64)}`, '/readiness'))).toEqual([expect.stringMatching(/^error RW112 .*every v1 release/)]);
+    expect(findings(v1('gcr.io/cloudsql-docker/gce-proxy:1.33.2', '/liveness'))).toEqual([]);
+  });
+
+  test('v1 health flags read as Go flags: -use_http_health_check missing, -health_check_port other than the probed port (RW111)', () => {
+    expect(findings(v1('gcr.io/cloudsql-docker/gce-proxy:1.33.2', '/liveness', ['-health_check_port=9801']))).toEqual([expect.stringMatching(/^error RW111 spec\.template\.spec\.containers\[1\]\.command: container "cloud-sql-proxy" \(Cloud SQL Auth Proxy v1\), probed by its readinessProbe on port 9801: .*only with -use_http_health_check/)]);
+    expect(findings(v1('gcr.io/cloudsql-docker/gce-proxy:1.33.2', '/liveness', ['-use_http_health_check']))).toEqual([expect.stringMatching(/^error RW111 .*listens on port 8090 \(-health_check_port defaults to 8090/)]);
+  });
 });

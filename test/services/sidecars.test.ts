@@ -95,6 +95,46 @@ describe('the three-service app with the Cloud SQL Auth Proxy sidecar', () => {
   });
 });
 
+/**
+ * The Cloud SQL Auth Proxy v1 (gcr.io/cloudsql-docker/gce-proxy), as in upstream's own
+ * examples/k8s-health-check/proxy_with_http_health_check.yaml (v1.38.3): Go flags in command (the
+ * image has no ENTRYPOINT), -use_http_health_check, -health_check_port (default 8090). Its
+ * /readiness dials every instance in every v1 release (cmd/cloud_sql_proxy/internal/healthcheck/
+ * healthcheck.go isReady -> DialContext, v1.38.3); /liveness dials nothing (isLive).
+ */
+describe('the Cloud SQL Auth Proxy v1 (gce-proxy) as a sidecar', () => {
+  const v1 = (image: string, readinessPath: string, flags = ['-use_http_health_check', '-health_check_port=8090']): Partial<SidecarProps> => ({
+    image, command: ['/cloud_sql_proxy', ...flags, '-instances=acme-prod:europe-west1:orders=tcp:5432'], args: undefined,
+    port: { name: 'sql-health', port: 8090, readinessPath },
+  });
+
+  test('on /readiness (which dials every instance in v1): refused, and the fix names v1\'s /liveness and v2 2.11.1', () => {
+    expect(() => ordersApi(V1_33, v1('gcr.io/cloudsql-docker/gce-proxy:1.37.0', '/readiness')))
+      .toThrow(/sidecars\[0\]\.port\.readinessPath = \/readiness: the v1 proxy \(gcr\.io\/cloudsql-docker\/gce-proxy:1\.37\.0\)'s \/readiness dials every Cloud SQL instance.*Fix: use readinessPath: "\/liveness" \(Cloud SQL Auth Proxy v1: the v1 proxy dials nothing there.*startupProbe already waits on \/startup; or move to v2 \(gcr\.io\/cloud-sql-connectors\/cloud-sql-proxy\) 2\.11\.1 or later/);
+    // pinned by digest, a regional mirror, on 1.28 (an ordinary container): still v1, still refused
+    expect(() => ordersApi(V1_33, v1(`eu.gcr.io/cloudsql-docker/gce-proxy@sha256:${'b'.repeat(64)}`, '/readiness'))).toThrow(/the v1 proxy .*'s \/readiness dials every Cloud SQL instance/);
+    expect(() => ordersApi(undefined, v1('gcr.io/cloudsql-docker/gce-proxy:1.33.2-alpine', '/readiness'))).toThrow(/the v1 proxy .*'s \/readiness dials every Cloud SQL instance/);
+  });
+
+  test('near miss: on /liveness, accepted, with a startupProbe on /startup and no v2 flag check (its Go flags read as v1 reads them)', () => {
+    const { objs, warnings } = ordersApi(V1_33, v1('gcr.io/cloudsql-docker/gce-proxy:1.37.0', '/liveness'));
+    const proxy = proxyOf(objs, true);
+    expect(proxy.readinessProbe.httpGet).toEqual({ path: '/liveness', port: 'sql-health' });
+    expect(proxy.startupProbe.httpGet).toEqual({ path: '/startup', port: 'sql-health' });
+    expect(warnings.join('\n')).not.toMatch(/Cloud SQL Auth Proxy/);
+    expect(workload(objs).metadata.annotations?.['rollwise.dev/reasons']).toMatch(/startupProbe\.httpGet: The Cloud SQL Auth Proxy v1's \/startup answers 200 once it has logged "Ready for new connections"/);
+    expect(lintObjects(objs).map((f) => `${f.ruleId} ${f.path}`)).toEqual([]);
+  });
+
+  test('v1 health flags: no -use_http_health_check, another port than the probed one, a version before the health server (1.25.0)', () => {
+    expect(() => ordersApi(V1_33, v1('gcr.io/cloudsql-docker/gce-proxy:1.37.0', '/liveness', []))).toThrow(/sidecars\[0\]\.command = .*only with -use_http_health_check .*here it is not given/);
+    expect(() => ordersApi(V1_33, v1('gcr.io/cloudsql-docker/gce-proxy:1.37.0', '/liveness', ['--use_http_health_check=false']))).toThrow(/here it is off \("--use_http_health_check=false"\)/);
+    expect(ordersApi(V1_33, v1('gcr.io/cloudsql-docker/gce-proxy:1.37.0', '/liveness', ['-use_http_health_check'])).warnings.join('\n')).not.toMatch(/Cloud SQL/); // 8090, the default
+    expect(() => ordersApi(V1_33, v1('gcr.io/cloudsql-docker/gce-proxy:1.37.0', '/liveness', ['-use_http_health_check', '-health_check_port', '9801']))).toThrow(/listens on port 9801 \("-health_check_port 9801"\), but the probes ask port 8090/);
+    expect(() => ordersApi(V1_33, v1('gcr.io/cloudsql-docker/gce-proxy:1.24.0', '/liveness'))).toThrow(/sidecars\[0\]\.image = .*health server only from v1\.25\.0/);
+  });
+});
+
 describe('the proxy\'s configuration, read as the proxy reads it (command, args, env; cobra/pflag and viper, cloud-sql-proxy v2.14.1 cmd/root.go)', () => {
   const health = ['--health-check', '--http-address=0.0.0.0', '--http-port=9801'];
   const instance = 'acme-prod:europe-west1:orders';
@@ -191,6 +231,22 @@ describe('an init container that looks like a migration', () => {
   test('the app\'s ordinary command and a read-only check (manage.py migrate --check): no warning', () => {
     expect(ordersWarnings((p) => p)).not.toMatch(/schema migration/);
     expect(ordersWarnings((p) => ({ ...p, initContainers: [{ name: 'check', image: 'ghcr.io/acme/orders-api:2.3.0', command: ['python', 'manage.py', 'migrate', '--check'], resources: res }] }))).not.toMatch(/schema migration/);
+  });
+
+  test('an init container (warm-cache) gets its own CPU reasons: no probe, no serving at peak; near miss: the app container keeps its own', () => {
+    const app = Testing.app();
+    const props = threeServices(threeServicesPlatform(V1_33))['orders-api'];
+    new HttpService(new Chart(app, 'orders-api', { namespace: 'shop' }), 'orders-api', { ...props, migrations: undefined, initContainers: [{ name: 'warm-cache', image: 'ghcr.io/acme/orders-api:2.3.0', command: ['/bin/warm-cache'], resources: res }] });
+    const reasons = workload(Testing.synth(app.charts[0]) as Manifest[]).metadata.annotations?.['rollwise.dev/reasons'] ?? '';
+    const line = (p: string) => reasons.split('\n').find((l) => l.startsWith(`${p}: `)) ?? '';
+    const init = 'spec.template.spec.initContainers[1]'; // after the native sidecar, the proxy
+    expect(line(`${init}.resources.limits`)).toMatch(/No CPU limit: .*so this init container, which must finish before the app starts, would take longer, and every pod's start with it/);
+    expect(line(`${init}.resources.requests.cpu`)).toMatch(/The CPU this init container needs while it runs \(input\), before the app starts: the scheduler reserves 50m/);
+    expect(line(`${init}.resources.limits`)).not.toMatch(/probe|at peak/);
+    expect(line(`${init}.resources.requests.cpu`)).not.toMatch(/at peak/);
+    const main = 'spec.template.spec.containers[0]';
+    expect(line(`${main}.resources.limits`)).toMatch(/the probe handler \(which shares the quota\) answers in seconds exactly at peak/);
+    expect(line(`${main}.resources.requests.cpu`)).toMatch(/Measured CPU need at peak \(input\)/);
   });
 
   test('a config render does not', () => {
