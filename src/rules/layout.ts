@@ -174,6 +174,34 @@ export function patchPathsFromText(text: string): string[] {
   return out;
 }
 
+/** Whether a kustomization names a file in a comment (an entry commented out: `#- manager_auth_proxy_patch.yaml`). */
+function namesFileInComment(kustomizationFile: string, base: string): boolean {
+  try {
+    const name = new RegExp(`(^|[\\s/'"\\-:#])${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![A-Za-z0-9_.-])`);
+    return fs.readFileSync(kustomizationFile, 'utf8').split('\n').some((l) => l.trimStart().startsWith('#') && name.test(l));
+  } catch {
+    return false;
+  }
+}
+
+const PATCHED_WORKLOADS = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet']);
+
+/**
+ * A workload that no API server would take as it is and no one would write whole: no spec.selector
+ * (required for apps/v1) and a container without an image, or no containers at all (the image is
+ * required too). That is the shape of a strategic-merge patch (kustomize merges it by kind and name
+ * into the base: kubebuilder's manager_auth_proxy_patch.yaml names the manager container only to
+ * add its args), not of an object.
+ */
+export function isPatchShaped(obj: Record<string, unknown>): boolean {
+  if (typeof obj.kind !== 'string' || !PATCHED_WORKLOADS.has(obj.kind)) return false;
+  const spec = rec(obj.spec);
+  if (spec?.selector !== undefined) return false;
+  const pod = rec(rec(spec?.template)?.spec);
+  const cs = [...arr(pod?.containers), ...arr(pod?.initContainers)].map(rec);
+  return cs.length === 0 || cs.some((c) => typeof c?.image !== 'string' || c.image === '');
+}
+
 /** Every kustomization under a root, the root first, with the namespace that applies at each level. */
 function walk(root: Kustomization, cache: Map<string, Kustomization | null>): { k: Kustomization; namespace?: string; from?: string }[] {
   const out: { k: Kustomization; namespace?: string; from?: string }[] = [];
@@ -325,6 +353,22 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
       }
       if (dir === repoRoot) break;
     }
+  }
+
+  // A file beside a kustomization that does not list it as a resource is not part of that build.
+  // When the kustomization names it in a comment (a patch entry commented out, as kubebuilder's
+  // config/default ships manager_auth_proxy_patch.yaml), or every object in it has the shape of a
+  // strategic-merge patch (a workload with neither a selector nor any container image), it is a
+  // patch kept for later, not an object anyone applies as it is.
+  for (const i of inputs) {
+    if (i.file.startsWith('<')) continue;
+    const abs = path.resolve(i.file);
+    if (patchFiles.has(abs) || membership.has(abs) || KUSTOMIZATION_FILES.includes(path.basename(abs))) continue;
+    const k = readKustomization(path.dirname(abs), cache);
+    if (!k) continue;
+    const objs = parsed.get(i.file)!.objects;
+    if (objs.length === 0) continue;
+    if (namesFileInComment(k.file, path.basename(abs)) || objs.every((o) => isPatchShaped(o.obj))) patchFiles.add(abs);
   }
 
   const objects: LintObject[] = [];
