@@ -264,3 +264,23 @@ describe('held-out set 2: what the second blind judge found wrong or noise (issu
     expect(open(lintObjects([d, service(), hpa(2)])).filter((f) => f.ruleId.startsWith('RW601')).map((f) => f.severity)).toEqual(['warning']);
   });
 });
+
+describe('held-out set 1: RW110 on a StatefulSet of one replica (issue 21)', () => {
+  /** aws-samples/eks-workshop-v2 manifests/modules/fundamentals/storage/ebs/statefulset-mysql.yaml: one MySQL replica, no readiness probe, a Service. */
+  const mysql = (replicas: number): Obj => ({
+    apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'catalog-mysql-ebs', namespace: 'catalog' },
+    spec: {
+      replicas, serviceName: 'catalog-mysql-ebs', selector: { matchLabels: { app: 'mysql' } },
+      template: { metadata: { labels: { app: 'mysql' } }, spec: { containers: [{ name: 'mysql', image: 'public.ecr.aws/docker/library/mysql:8.0', ports: [{ name: 'mysql', containerPort: 3306 }] }] } },
+    },
+  });
+  const svc = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'catalog-mysql-ebs', namespace: 'catalog' }, spec: { selector: { app: 'mysql' }, ports: [{ port: 3306, targetPort: 'mysql' }] } };
+
+  test('one replica: the update deletes the pod before creating the new one, so a probe would not avoid the gap: no RW110', () => {
+    expect(ids(lintObjects([mysql(1), svc])).filter((x) => x.startsWith('RW110'))).toEqual([]);
+  });
+
+  test('near miss: three replicas are replaced one by one, and without readiness the next goes before this one listens: RW110', () => {
+    expect(ids(lintObjects([mysql(3), svc])).filter((x) => x.startsWith('RW110'))).toEqual(['RW110 warning']);
+  });
+});
