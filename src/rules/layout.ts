@@ -495,19 +495,24 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
   const rendered = new Set<string>();
 
   // The roots kustomize renders (the loop below says why each other root is not), all at once.
+  const fromDisk = new Map<string, ParsedSource | undefined>();
   const source = (abs: string): ParsedSource | undefined => {
     const shownName = byAbs.get(abs);
     if (shownName !== undefined) return parsed.get(shownName);
-    try {
-      return parseManifestText(fs.readFileSync(abs, 'utf8'), shown(abs));
-    } catch {
-      return undefined;
+    if (!fromDisk.has(abs)) {
+      try {
+        fromDisk.set(abs, parseManifestText(fs.readFileSync(abs, 'utf8'), shown(abs)));
+      } catch {
+        fromDisk.set(abs, undefined);
+      }
     }
+    return fromDisk.get(abs);
   };
   // A kustomization that only gathers files (one, or a tree of them) is read file by file; one that
   // gathers what kustomize would change or refuse (a List it expands, a missing file, a duplicate)
   // is rendered like one that transforms.
-  const plain = new Set(roots.filter((root) => plainAggregation(walk(root, cache), source)).map((r) => r.dir));
+  // Only worth knowing where kustomize could render instead (without it, every root is read file by file).
+  const plain = new Set(renderer ? roots.filter((root) => plainAggregation(walk(root, cache), source)).map((r) => r.dir) : []);
   const renderable = (root: Kustomization): boolean => {
     const tree = walk(root, cache);
     return !plain.has(root.dir) && !root.component && !tree.some((w) => w.k.remote.length > 0 || w.k.helm);
