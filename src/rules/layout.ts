@@ -81,7 +81,7 @@ interface Kustomization {
   readonly unresolved: string[];
 }
 
-const TRANSFORMS = ['patches', 'patchesStrategicMerge', 'patchesJson6902', 'replicas', 'images', 'namePrefix', 'nameSuffix', 'commonLabels', 'labels', 'commonAnnotations', 'components', 'replacements', 'vars', 'transformers', 'configMapGenerator', 'secretGenerator', 'generators', 'helmCharts'];
+const TRANSFORMS = ['patches', 'patchesStrategicMerge', 'patchesJson6902', 'replicas', 'images', 'namePrefix', 'nameSuffix', 'commonLabels', 'labels', 'commonAnnotations', 'components', 'replacements', 'vars', 'transformers', 'configMapGenerator', 'secretGenerator', 'generators', 'helmCharts', 'buildMetadata', 'validators'];
 
 function kustomizationFile(dir: string): string | undefined {
   for (const n of KUSTOMIZATION_FILES) {
@@ -211,12 +211,16 @@ export function isPatchShaped(obj: Record<string, unknown>): boolean {
  * Whether kustomize's build of a root is exactly its resource files' objects, unchanged: no
  * kustomization of the tree transforms anything (TRANSFORMS) or sets a namespace, every entry
  * names a file or a kustomization folder, no folder is reached twice, and every file parses into
- * objects with a kind and a name, none a List, no two with the same kind, namespace and name. Then
- * kustomize only concatenates the files (kustomize v5.5.0 api/krusty: accumulateResources, with
- * no transformer configured), so its files are linted one by one, as a single kustomization of
- * plain resources is, without a kustomize process; otherwise kustomize renders it (and says why it
- * fails, if it does). Checked against `kubectl kustomize` on the burned held-out sets
- * (docs/lint-precision.md, Timing).
+ * objects with a kind and a name, none a List and none marked config.kubernetes.io/local-config,
+ * no two with the same kind, namespace and name. Then kustomize only concatenates the files: its
+ * build accumulates the resources, then runs the generators, components, transformers and
+ * validators the kustomization's fields configure, none here (kustomize v5.5.0
+ * api/internal/target/kusttarget.go accumulateTarget, makeCustomizedResMap; a List is expanded by
+ * api/resource/factory.go inlineAnyEmbeddedLists and a local-config object dropped by
+ * KustTarget.IgnoreLocal). So its files are linted one by one, as a single kustomization of plain
+ * resources is, without a kustomize process; otherwise kustomize renders it (and says why it fails,
+ * if it does). Checked against `kubectl kustomize` on the burned held-out sets
+ * (docs/lint-precision.md, Timing; scripts/kustomize-plain-check.js).
  */
 function plainAggregation(tree: readonly { k: Kustomization }[], source: (abs: string) => ParsedSource | undefined): boolean {
   // One kustomization's namespace is applied file by file as a scope default (its objects' own
@@ -232,7 +236,7 @@ function plainAggregation(tree: readonly { k: Kustomization }[], source: (abs: s
       const p = source(f);
       if (!p || p.problems.length > 0 || p.template || p.notManifests > 0) return false;
       for (const o of p.objects) {
-        if (!o.name || /List$/.test(o.kind)) return false;
+        if (!o.name || /List$/.test(o.kind) || rec(rec(o.obj.metadata)?.annotations)?.['config.kubernetes.io/local-config'] !== undefined) return false;
         const id = `${o.apiVersion.includes('/') ? o.apiVersion.split('/')[0] : ''}/${o.kind}/${o.namespace ?? ''}/${o.name}`;
         if (ids.has(id)) return false;
         ids.add(id);
