@@ -33,7 +33,9 @@ const MAP_LIST_DUPLICATE = /^two items have the same .* \(a map list\)$/;
  *
  * - A custom resource's schema is that of the CRD version rollwise pins, and the cluster's
  *   installed CRD may be another release or channel (Gateway API's experimental channel adds
- *   HTTPRoute filters such as ExternalAuth that the standard channel's enum lacks): a warning that
+ *   HTTPRoute filters such as ExternalAuth that the standard channel's enum lacks: kubernetes-sigs/
+ *   gateway-api v1.6.1 config/crd/experimental/gateway.networking.k8s.io_httproutes.yaml has the
+ *   ExternalAuth filter type, config/crd/standard/ does not, read at the tag): a warning that
  *   names the CRD it was checked against. A CEL rule (RW802) stays an error: the rules are
  *   restrictions the CRD adds, and a channel or a later release that adds fields does not lift them.
  * - Two items of a built-in kind's list with the same map-list key (a container's ports with the
