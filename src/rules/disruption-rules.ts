@@ -46,7 +46,7 @@ export const DISRUPTION_RULES: readonly RuleDefinition[] = [
     severity: 'warning',
     title: 'No PodDisruptionBudget selects a workload with more than one replica',
     kinds: MULTI,
-    mechanism: 'Without a PDB a node drain may evict several replicas at once; the survivors take their load, and once they pass their deadline the readiness feedback loop empties the Service. Only workloads that serve are checked: a Service routes to them, or their containers declare ports.',
+    mechanism: 'Without a PDB a node drain may evict several replicas at once; the survivors take their load, and once they pass their deadline the readiness feedback loop empties the Service. Only workloads that serve are checked: a Service routes to them, or their containers declare ports. Information, not a warning, when an autoscaler\'s minReplicas is 1: the workload then runs one replica most of the time, where a budget would only block drains.',
     fieldNotes: 'docs/mechanisms.md#disruption-budgets',
     fix: 'Add a PodDisruptionBudget selecting the pod labels with maxUnavailable chosen so the survivors stay below saturation at peak (rollwise derives it from peak-rps and saturation-rps-per-replica), and unhealthyPodEvictionPolicy: AlwaysAllow.',
     facts: [],
@@ -73,7 +73,10 @@ export const DISRUPTION_RULES: readonly RuleDefinition[] = [
           { replicas: count.min, maxReplicas: count.max, outOfScope: other.map((p) => p.ref).join(',') }, 'info');
         return;
       }
-      ctx.report(o, path, `${shown} and no PodDisruptionBudget in the linted manifests selects labels ${JSON.stringify(labels)}.`, { replicas: count.min, maxReplicas: count.max });
+      // An autoscaler whose floor is one replica runs one replica most of the time, where a budget
+      // would block drains instead; the hazard exists only while it is scaled out: information.
+      const floorOfOne = count.scaler !== undefined && count.min < 2;
+      ctx.report(o, path, `${shown} and no PodDisruptionBudget in the linted manifests selects labels ${JSON.stringify(labels)}${floorOfOne ? `; the autoscaler's floor is ${count.min}, so this matters only while it is scaled out` : ''}.`, { replicas: count.min, maxReplicas: count.max }, floorOfOne ? 'info' : undefined);
     },
   },
   {

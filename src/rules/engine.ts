@@ -150,7 +150,11 @@ export function lintParsed(objects: readonly LintObject[], problems: readonly Pa
       if (!CONTEXT_KINDS.has(o.kind)) skippedKinds[o.kind] = (skippedKinds[o.kind] ?? 0) + 1;
       continue;
     }
+    const isParked = parked(o, index);
     for (const rule of rules) {
+      // A parked workload runs no pods: what its pods would do (probes, rollouts, drains) is not
+      // said; what refuses the object or its composition (errors) still is.
+      if (isParked && rule.severity !== 'error') continue;
       const ctx: RuleContext = {
         index,
         facts,
@@ -205,6 +209,27 @@ export function lintParsed(objects: readonly LintObject[], problems: readonly Pa
   findings.sort((a, b) => (fileOrder.get(a.file)! - fileOrder.get(b.file)!) || (a.line - b.line) || (seq.get(a)! - seq.get(b)!));
   return { findings, skips, objects: objects.length, skippedKinds };
 }
+
+/**
+ * A workload scaled to zero on purpose: `spec.replicas: 0` written in the manifest, and no KEDA
+ * ScaledObject (which scales from zero) or Argo Rollout (workloadRef: the Rollout runs the pods of a
+ * Deployment kept at 0) deployed with it. Its controller creates no pods, and an HPA does not scale
+ * a target at 0 replicas either (kubernetes pkg/controller/podautoscaler/horizontal.go
+ * reconcileAutoscaler: "scaling is disabled since the replica count of the target is zero", read in
+ * the code index's copies), so findings about running pods were judged noise (docs/lint-precision.md).
+ */
+export function parked(o: LintObject, index: ObjectIndex): boolean {
+  if (!PARKABLE.has(o.kind) || rec(o.obj.spec)?.replicas !== 0) return false;
+  const names = (ref: unknown, dflt: string): boolean => {
+    const r = rec(ref);
+    return !!r && r.name === o.name && (typeof r.kind === 'string' ? r.kind : dflt) === o.kind;
+  };
+  if (index.scopes.inScope(o, 'ScaledObject').some((s) => names(rec(s.obj.spec)?.scaleTargetRef, 'Deployment'))) return false;
+  if (index.scopes.inScope(o, 'Rollout').some((r) => names(rec(r.obj.spec)?.workloadRef, 'Deployment'))) return false;
+  return true;
+}
+
+const PARKABLE = new Set(['Deployment', 'StatefulSet', 'ReplicaSet', 'Rollout']);
 
 function missingFact(o: LintObject, fact: FactName): string {
   const d = factDefinition(fact);

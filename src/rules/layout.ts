@@ -77,9 +77,11 @@ interface Kustomization {
   readonly helm: boolean;
   /** `kind: Component`: a fragment other kustomizations include, not buildable on its own. */
   readonly component: boolean;
+  /** Local entries of resources, bases or components that name nothing kustomize can read (a missing path, a folder without a kustomization). */
+  readonly unresolved: string[];
 }
 
-const TRANSFORMS = ['patches', 'patchesStrategicMerge', 'patchesJson6902', 'replicas', 'images', 'namePrefix', 'nameSuffix', 'commonLabels', 'labels', 'commonAnnotations', 'components', 'replacements', 'vars', 'transformers', 'configMapGenerator', 'secretGenerator', 'generators', 'helmCharts'];
+const TRANSFORMS = ['patches', 'patchesStrategicMerge', 'patchesJson6902', 'replicas', 'images', 'namePrefix', 'nameSuffix', 'commonLabels', 'labels', 'commonAnnotations', 'components', 'replacements', 'vars', 'transformers', 'configMapGenerator', 'secretGenerator', 'generators', 'helmCharts', 'buildMetadata', 'validators'];
 
 function kustomizationFile(dir: string): string | undefined {
   for (const n of KUSTOMIZATION_FILES) {
@@ -111,7 +113,7 @@ function readKustomization(dir: string, cache: Map<string, Kustomization | null>
     // still fragments, not objects: read those names from its lines.
     const patchFiles = patchPathsFromText(text).map((p) => path.resolve(dir, p));
     if (patchFiles.length === 0) return undefined;
-    const k: Kustomization = { dir, file, files: [], children: [], patchFiles, remote: [], transforms: ['patches'], helm: false, component: false };
+    const k: Kustomization = { dir, file, files: [], children: [], patchFiles, remote: [], transforms: ['patches'], helm: false, component: false, unresolved: [] };
     cache.set(dir, k);
     return k;
   }
@@ -121,6 +123,7 @@ function readKustomization(dir: string, cache: Map<string, Kustomization | null>
     files: [], children: [], patchFiles: [], remote: [], transforms: TRANSFORMS.filter((t) => doc![t] !== undefined && doc![t] !== null),
     helm: doc.helmCharts !== undefined || doc.helmChartInflationGenerator !== undefined,
     component: doc.kind === 'Component',
+    unresolved: [],
   };
   const entries = [...arr(doc.resources), ...arr(doc.bases), ...arr(doc.components)].map((x) => str(x)).filter((x): x is string => !!x);
   for (const e of entries) {
@@ -130,10 +133,12 @@ function readKustomization(dir: string, cache: Map<string, Kustomization | null>
     try {
       st = fs.statSync(abs);
     } catch {
+      k.unresolved.push(e);
       continue;
     }
     if (st.isDirectory()) {
       if (readKustomization(abs, cache)) k.children.push(abs);
+      else k.unresolved.push(e);
     } else {
       k.files.push(abs);
     }
@@ -172,6 +177,73 @@ export function patchPathsFromText(text: string): string[] {
     if (m) out.push(m[1]);
   }
   return out;
+}
+
+/** Whether a kustomization names a file in a comment (an entry commented out: `#- manager_auth_proxy_patch.yaml`). */
+function namesFileInComment(kustomizationFile: string, base: string): boolean {
+  try {
+    const name = new RegExp(`(^|[\\s/'"\\-:#])${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![A-Za-z0-9_.-])`);
+    return fs.readFileSync(kustomizationFile, 'utf8').split('\n').some((l) => l.trimStart().startsWith('#') && name.test(l));
+  } catch {
+    return false;
+  }
+}
+
+const PATCHED_WORKLOADS = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet']);
+
+/**
+ * A workload that no API server would take as it is and no one would write whole: no spec.selector
+ * (required for apps/v1) and a container without an image, or no containers at all (the image is
+ * required too). That is the shape of a strategic-merge patch (kustomize merges it by kind and name
+ * into the base: kubebuilder's manager_auth_proxy_patch.yaml names the manager container only to
+ * add its args), not of an object.
+ */
+export function isPatchShaped(obj: Record<string, unknown>): boolean {
+  if (typeof obj.kind !== 'string' || !PATCHED_WORKLOADS.has(obj.kind)) return false;
+  const spec = rec(obj.spec);
+  if (spec?.selector !== undefined) return false;
+  const pod = rec(rec(spec?.template)?.spec);
+  const cs = [...arr(pod?.containers), ...arr(pod?.initContainers)].map(rec);
+  return cs.length === 0 || cs.some((c) => typeof c?.image !== 'string' || c.image === '');
+}
+
+/**
+ * Whether kustomize's build of a root is exactly its resource files' objects, unchanged: no
+ * kustomization of the tree transforms anything (TRANSFORMS) or sets a namespace, every entry
+ * names a file or a kustomization folder, no folder is reached twice, and every file parses into
+ * objects with a kind and a name, none a List and none marked config.kubernetes.io/local-config,
+ * no two with the same kind, namespace and name. Then kustomize only concatenates the files: its
+ * build accumulates the resources, then runs the generators, components, transformers and
+ * validators the kustomization's fields configure, none here (kustomize v5.5.0
+ * api/internal/target/kusttarget.go accumulateTarget, makeCustomizedResMap; a List is expanded by
+ * api/resource/factory.go inlineAnyEmbeddedLists and a local-config object dropped by
+ * KustTarget.IgnoreLocal). So its files are linted one by one, as a single kustomization of plain
+ * resources is, without a kustomize process; otherwise kustomize renders it (and says why it fails,
+ * if it does). Checked against `kubectl kustomize` on the burned held-out sets
+ * (docs/lint-precision.md, Timing; scripts/kustomize-plain-check.js).
+ */
+function plainAggregation(tree: readonly { k: Kustomization }[], source: (abs: string) => ParsedSource | undefined): boolean {
+  // One kustomization's namespace is applied file by file as a scope default (its objects' own
+  // namespace aside); across a tree, kustomize's outer namespace overriding inner ones is left to it.
+  const namespaced = tree.length > 1 && tree.some((w) => w.k.namespace !== undefined);
+  if (namespaced || tree.some((w) => w.k.transforms.length > 0 || w.k.unresolved.length > 0 || w.k.remote.length > 0 || w.k.helm || w.k.component)) return false;
+  // a folder reached twice (a diamond) is accumulated twice by kustomize, and refused as a duplicate
+  const reached = tree.flatMap((w) => w.k.children);
+  if (new Set(reached).size !== reached.length || reached.length !== tree.length - 1) return false;
+  const ids = new Set<string>();
+  for (const w of tree) {
+    for (const f of w.k.files) {
+      const p = source(f);
+      if (!p || p.problems.length > 0 || p.template || p.notManifests > 0) return false;
+      for (const o of p.objects) {
+        if (!o.name || /List$/.test(o.kind) || rec(rec(o.obj.metadata)?.annotations)?.['config.kubernetes.io/local-config'] !== undefined) return false;
+        const id = `${o.apiVersion.includes('/') ? o.apiVersion.split('/')[0] : ''}/${o.kind}/${o.namespace ?? ''}/${o.name}`;
+        if (ids.has(id)) return false;
+        ids.add(id);
+      }
+    }
+  }
+  return true;
 }
 
 /** Every kustomization under a root, the root first, with the namespace that applies at each level. */
@@ -228,18 +300,95 @@ function note(file: string, message: string, values: Record<string, FindingValue
 
 const ORIGIN = 'config.kubernetes.io/origin';
 
-/** Renders a kustomization root with origin annotations, through a wrapper kustomization in a temporary folder. */
-function render(root: Kustomization, r: KustomizeRenderer, timeoutSeconds: number): { text: string; base: string } | { error: string } {
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rollwise-kustomize-'));
-  try {
+type Rendered = { text: string; base: string } | { error: string };
+
+/** What one kustomize process gave: its exit, output, or why it did not run. */
+interface ProcessResult {
+  readonly status?: number | null;
+  readonly stdout?: string;
+  readonly stderr?: string;
+  readonly error?: string;
+}
+
+/**
+ * A helper process that runs `command args dir` for each folder, at most `jobs` at a time, and
+ * writes the results as JSON (layoutScan is synchronous, so the concurrency lives in a child).
+ */
+const POOL = `
+const { spawn } = require('child_process');
+let input = '';
+process.stdin.on('data', (d) => { input += d; }).on('end', () => {
+  const { command, args, dirs, jobs, timeoutMs } = JSON.parse(input);
+  const out = new Array(dirs.length);
+  let next = 0, running = 0;
+  const finish = () => { if (running === 0 && next >= dirs.length) process.stdout.write(JSON.stringify(out)); else start(); };
+  const start = () => {
+    while (running < jobs && next < dirs.length) {
+      const i = next++;
+      running++;
+      const so = [], se = [];
+      let done = false;
+      const p = spawn(command, [...args, dirs[i]], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const t = setTimeout(() => { p.kill('SIGKILL'); }, timeoutMs);
+      const end = (r) => { if (done) return; done = true; clearTimeout(t); out[i] = r; running--; finish(); };
+      p.stdout.on('data', (d) => so.push(d));
+      p.stderr.on('data', (d) => se.push(d));
+      p.on('error', (e) => end({ error: e.message }));
+      p.on('close', (status, signal) => end(signal ? { error: 'spawnSync ' + command + ' ' + (signal === 'SIGKILL' ? 'ETIMEDOUT' : signal) } : { status, stdout: Buffer.concat(so).toString('utf8'), stderr: Buffer.concat(se).toString('utf8') }));
+    }
+  };
+  if (dirs.length === 0) finish(); else start();
+});
+`;
+
+/** How many renders run at once: ROLLWISE_KUSTOMIZE_JOBS, else one per CPU. */
+function renderJobs(env: NodeJS.ProcessEnv = process.env): number {
+  const n = Number(env.ROLLWISE_KUSTOMIZE_JOBS);
+  if (Number.isInteger(n) && n >= 1) return n;
+  return Math.max(1, typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length);
+}
+
+/**
+ * Renders kustomization roots with origin annotations, each through a wrapper kustomization in a
+ * temporary folder; independent roots render concurrently (renderJobs), each in its own kustomize
+ * process as before, so a root's result does not depend on the others.
+ */
+function renderAll(roots: readonly Kustomization[], r: KustomizeRenderer, timeoutSeconds: number): Map<string, Rendered> {
+  const out = new Map<string, Rendered>();
+  if (roots.length === 0) return out;
+  const tmps = roots.map((root) => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rollwise-kustomize-'));
     const rel = path.relative(tmp, root.dir).split(path.sep).join('/');
     fs.writeFileSync(path.join(tmp, 'kustomization.yaml'), `buildMetadata: [originAnnotations]\nresources:\n- ${JSON.stringify(rel)}\n`);
-    const res = spawnSync(r.command, [...r.args, tmp], { encoding: 'utf8', timeout: timeoutSeconds * 1000, maxBuffer: 256 * 1024 * 1024 });
-    if (res.error) return { error: res.error.message };
-    if (res.status !== 0) return { error: renderError(res.stderr || res.stdout || `exit ${res.status}`, root.dir) };
-    return { text: res.stdout, base: tmp };
+    return tmp;
+  });
+  try {
+    const jobs = Math.min(renderJobs(), roots.length);
+    let results: ProcessResult[] | undefined;
+    if (jobs > 1) {
+      const res = spawnSync(process.execPath, ['-e', POOL], {
+        input: JSON.stringify({ command: r.command, args: r.args, dirs: tmps, jobs, timeoutMs: timeoutSeconds * 1000 }),
+        encoding: 'utf8', maxBuffer: 2 * 1024 * 1024 * 1024,
+      });
+      try {
+        if (res.status === 0) results = JSON.parse(res.stdout) as ProcessResult[];
+      } catch {
+        results = undefined; // the helper failed: render one by one below
+      }
+    }
+    results ??= tmps.map((tmp) => {
+      const res = spawnSync(r.command, [...r.args, tmp], { encoding: 'utf8', timeout: timeoutSeconds * 1000, maxBuffer: 256 * 1024 * 1024 });
+      return res.error ? { error: res.error.message } : { status: res.status, stdout: res.stdout, stderr: res.stderr };
+    });
+    roots.forEach((root, i) => {
+      const res = results![i];
+      if (res.error !== undefined) out.set(root.dir, { error: res.error });
+      else if (res.status !== 0) out.set(root.dir, { error: renderError(res.stderr || res.stdout || `exit ${res.status}`, root.dir) });
+      else out.set(root.dir, { text: res.stdout ?? '', base: tmps[i] });
+    });
+    return out;
   } finally {
-    fs.rmSync(tmp, { recursive: true, force: true });
+    for (const tmp of tmps) fs.rmSync(tmp, { recursive: true, force: true });
   }
 }
 
@@ -327,11 +476,52 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
     }
   }
 
+  // A file beside a kustomization that does not list it as a resource is not part of that build.
+  // When the kustomization names it in a comment (a patch entry commented out, as kubebuilder's
+  // config/default ships manager_auth_proxy_patch.yaml), or every object in it has the shape of a
+  // strategic-merge patch (a workload with neither a selector nor any container image), it is a
+  // patch kept for later, not an object anyone applies as it is.
+  for (const i of inputs) {
+    if (i.file.startsWith('<')) continue;
+    const abs = path.resolve(i.file);
+    if (patchFiles.has(abs) || membership.has(abs) || KUSTOMIZATION_FILES.includes(path.basename(abs))) continue;
+    const k = readKustomization(path.dirname(abs), cache);
+    if (!k) continue;
+    const objs = parsed.get(i.file)!.objects;
+    if (objs.length === 0) continue;
+    if (namesFileInComment(k.file, path.basename(abs)) || objs.every((o) => isPatchShaped(o.obj))) patchFiles.add(abs);
+  }
+
   const objects: LintObject[] = [];
   const problems: ParseProblem[] = [];
   const scopes = new Map<LintObject, ObjectScope>();
   const notes: Finding[] = [];
   const rendered = new Set<string>();
+
+  // The roots kustomize renders (the loop below says why each other root is not), all at once.
+  const fromDisk = new Map<string, ParsedSource | undefined>();
+  const source = (abs: string): ParsedSource | undefined => {
+    const shownName = byAbs.get(abs);
+    if (shownName !== undefined) return parsed.get(shownName);
+    if (!fromDisk.has(abs)) {
+      try {
+        fromDisk.set(abs, parseManifestText(fs.readFileSync(abs, 'utf8'), shown(abs)));
+      } catch {
+        fromDisk.set(abs, undefined);
+      }
+    }
+    return fromDisk.get(abs);
+  };
+  // A kustomization that only gathers files (one, or a tree of them) is read file by file; one that
+  // gathers what kustomize would change or refuse (a List it expands, a missing file, a duplicate)
+  // is rendered like one that transforms.
+  // Only worth knowing where kustomize could render instead (without it, every root is read file by file).
+  const plain = new Set(renderer ? roots.filter((root) => plainAggregation(walk(root, cache), source)).map((r) => r.dir) : []);
+  const renderable = (root: Kustomization): boolean => {
+    const tree = walk(root, cache);
+    return !plain.has(root.dir) && !root.component && !tree.some((w) => w.k.remote.length > 0 || w.k.helm);
+  };
+  const renders = renderer ? renderAll(roots.filter(renderable), renderer, opts.renderTimeoutSeconds ?? 60) : new Map<string, Rendered>();
 
   for (const root of roots) {
     const tree = walk(root, cache);
@@ -342,8 +532,10 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
     const patches = tree.flatMap((w) => w.k.patchFiles).map(shown);
     const skipped = patches.length ? `; patch files ${patches.slice(0, 4).join(', ')}${patches.length > 4 ? ` and ${patches.length - 4} more` : ''} were skipped` : '';
     const without = `without ${transforms.length ? transforms.join(', ') : 'what kustomize changes (its bases resolved as one build)'}${skipped}`;
-    const needsRender = transforms.length > 0 || tree.length > 1;
-    if (!needsRender) continue; // plain resources and a namespace: file by file is the same
+    if (plain.has(root.dir)) continue; // plain resources (and a namespace, in a single kustomization): file by file is the same
+    // One kustomization of resources that cannot be rendered here (no renderer, or remote entries):
+    // file by file, as always, without a note.
+    if (tree.length === 1 && transforms.length === 0 && (!renderer || remote.length > 0 || helm)) continue;
     if (root.component) continue; // a Component no kustomization of the scan uses: nothing to render
     if (!renderer) {
       notes.push(note(rootFile, `kustomize is not installed (neither kustomize nor kubectl on PATH, ROLLWISE_KUSTOMIZE unset), so the files of ${path.dirname(rootFile)} were linted one by one${root.namespace ? `, with its namespace ${root.namespace},` : ''} ${without}.`, { kustomization: rootFile }));
@@ -353,7 +545,7 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
       notes.push(note(rootFile, `not rendered: it ${remote.length ? `includes remote resources (${remote.slice(0, 2).join(', ')}), which need the network` : 'inflates Helm charts (helmCharts needs --enable-helm)'}; its local files were linted one by one, ${without}.`, { kustomization: rootFile }));
       continue;
     }
-    const out = render(root, renderer, opts.renderTimeoutSeconds ?? 60);
+    const out = renders.get(root.dir)!;
     if ('error' in out) {
       notes.push(note(rootFile, `${renderer.label} ${path.dirname(rootFile)} failed (${out.error}); its files were linted one by one, ${without}.`, { kustomization: rootFile }));
       continue;

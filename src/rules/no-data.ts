@@ -99,6 +99,20 @@ export function queryDefaults(query: string): QueryDefault[] {
   return out;
 }
 
+/**
+ * Whether the whole query ends in `or vector(n)` (`or on() vector(n)`) outside any parentheses: then
+ * its result always holds a sample (PromQL's `or` keeps the right side's sample where the left side
+ * has none), so it is never empty.
+ */
+export function endsInTopLevelDefault(query: string): boolean {
+  return [...query.matchAll(OR_VECTOR)].some((m) => {
+    const at = m.index ?? 0;
+    let depth = 0;
+    for (let i = 0; i < at; i++) depth += query[i] === '(' ? 1 : query[i] === ')' ? -1 : 0;
+    return depth === 0 && query.slice(at + m[0].length).trim() === '';
+  });
+}
+
 /** Walks out from the match through its enclosing parentheses to find what the group is divided by or into. */
 function positionOf(q: string, at: number): QueryDefault['position'] {
   // Open parentheses enclosing `at`, innermost last.

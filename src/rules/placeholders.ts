@@ -33,6 +33,14 @@ const UPPER_VALUE = /^[A-Z][A-Z0-9_]+$/;
  * them: `HTTP` as a port name is a plain mistake, and is reported.
  */
 const LOWER_CASE_FIELD = /\/(?:metadata\/(?:name|namespace|generateName)|serviceAccountName|serviceAccount|priorityClassName|image|claimName|secretName|storageClassName|volumeName|ingressClassName|runtimeClassName|schedulerName)$/;
+/**
+ * An elision where base64 belongs: `LS0tLS1CRUdJTi...` (a certificate cut short), `...base64 encoded
+ * data...`. The base64 alphabet has no `.`, so three dots (or `…`) in a value that must be base64 are
+ * a writer's "fill this in", not a value someone meant to apply.
+ */
+const ELISION = /\.\.\.|\u2026/;
+const NOT_BASE64 = /^is not base64\b/;
+
 /** A schema problem that expects a number or a boolean: a string of upper-case letters there (`PORT`) is a fill-in. */
 const NOT_A_STRING = /^must be of type (?:integer|number|boolean), not string /;
 
@@ -58,6 +66,7 @@ export function containsPlaceholder(value: unknown, upperCase: boolean | 'number
 /** Whether a cluster-validation problem is about an unrendered placeholder (so not what is applied). */
 export function aboutPlaceholder(p: { readonly path: string; readonly message: string; readonly value?: unknown }): boolean {
   if (p.value === undefined) return false;
+  if (NOT_BASE64.test(p.message) && typeof p.value === 'string' && ELISION.test(p.value)) return true;
   const upperCase = NOT_A_STRING.test(p.message) ? 'number' : LOWER_CASE_FIELD.test(p.path);
   return containsPlaceholder(p.value, upperCase);
 }

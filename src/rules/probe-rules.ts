@@ -1,6 +1,6 @@
 import { loadSensitivity } from './composition-rules';
-import { arr, ContainerRef, containers, cpuCores, inProcessHandler, Json, podLabels, podSpec, probeHandler, probeTiming, PROBED_KINDS, rec, secs, serviceSelects } from './k8s';
-import { requireFact, RuleDefinition } from './rule';
+import { arr, ContainerRef, containers, cpuCores, inProcessHandler, Json, podLabels, podSpec, probeHandler, probeTiming, PROBED_KINDS, rec, replicaCount, secs, serviceSelects } from './k8s';
+import { requireFact, RuleContext, RuleDefinition } from './rule';
 import { LintObject } from './source';
 
 const W = PROBED_KINDS;
@@ -21,6 +21,12 @@ function withProbe(containersOf: ContainerRef[], probe: 'readinessProbe' | 'live
     const p = rec(ref.c[probe]);
     return p ? [{ ref, p }] : [];
   });
+}
+
+/** The Services deployed with the object (scope.ts) that route to its pods. */
+function routingServices(o: LintObject, ctx: RuleContext): string[] {
+  const labels = podLabels(o);
+  return [...new Set(ctx.index.scopes.inScope(o, 'Service').filter((svc) => serviceSelects(svc.obj, labels)).map((x) => x.ref))];
 }
 
 /** Containers with both probes, their timings, and whether liveness is a copy of readiness (RW105, RW106). */
@@ -131,13 +137,18 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
     severity: 'warning',
     title: 'An HTTP, gRPC or exec liveness probe is identical to the readiness probe',
     kinds: W,
-    mechanism: 'A liveness copy of readiness restarts exactly the pods that are merely loaded: each restart lands on a cold cache, survivors carry more load and fail in turn (falling dominoes, CrashLoopBackOff). Identical tcpSocket probes are not reported: a TCP connect does not run application code, so it does not fail on a loaded pod.',
+    mechanism: 'A liveness copy of readiness restarts exactly the pods that are merely loaded: each restart lands on a cold cache, survivors carry more load and fail in turn (falling dominoes, CrashLoopBackOff). Identical tcpSocket probes are not reported: a TCP connect does not run application code, so it does not fail on a loaded pod. Neither are a DaemonSet\'s pods, or exec probes, that no Service deployed with them routes to: no survivors take over their traffic, and an exec check of local state (a node agent\'s host check) is meant to restart the container when it fails (judged noise on public repositories, docs/lint-precision.md).',
     fieldNotes: 'docs/mechanisms.md#liveness-vs-readiness',
     fix: 'Give liveness a process-only check (a TCP connect or a handler that touches no dependency) and make it far more lenient than readiness (longer timeout, more failures).',
     facts: [],
     check(o, ctx) {
+      let served: boolean | undefined;
       for (const { ref, l, lt, identical } of livenessReadinessPairs(o)) {
         if (identical && inProcessHandler(l)) {
+          if (o.kind === 'DaemonSet' || inProcessHandler(l) === 'exec') {
+            served ??= routingServices(o, ctx).length > 0;
+            if (!served) continue;
+          }
           ctx.report(o, `${ref.path}.livenessProbe`,
             `container "${ref.name}": livenessProbe equals readinessProbe (${probeHandler(l)}, timeout ${lt.timeoutSeconds} s, period ${lt.periodSeconds} s, failureThreshold ${lt.failureThreshold}).`,
             { handler: probeHandler(l), timeoutSeconds: lt.timeoutSeconds, periodSeconds: lt.periodSeconds, failureThreshold: lt.failureThreshold });
@@ -148,9 +159,9 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
   {
     id: 'RW106-liveness-stricter-than-readiness',
     severity: 'warning',
-    title: 'An in-process liveness probe gives up before readiness does (shorter timeout, fewer failures, or a shorter failure window)',
+    title: 'An in-process liveness probe gives up before readiness does (a shorter timeout, or a shorter failure window in seconds)',
     kinds: W,
-    mechanism: 'If an HTTP, gRPC or exec liveness gives up before readiness, a pod slow under load is restarted instead of only taken out of the Service: restarts pile up exactly at peak. Equal windows (the Kubernetes defaults on both probes) are not reported: on a separate liveness endpoint that is common and rarely the cause. A tcpSocket liveness does not run application code and is not checked.',
+    mechanism: 'If an HTTP, gRPC or exec liveness gives up before readiness, a pod slow under load is restarted instead of only taken out of the Service: restarts pile up exactly at peak. Compared in time, as the kubelet counts them: a probe gives up after failureThreshold consecutive failures, one per periodSeconds (a probe that times out ends at timeoutSeconds, so a period shorter than the timeout stretches to it), so the windows are failureThreshold x max(periodSeconds, timeoutSeconds); a lower failureThreshold with a longer period is not stricter (4 x 30 s outlasts 20 x 5 s). A shorter liveness timeout is: a response between the two timeouts fails liveness only. Equal windows (the Kubernetes defaults on both probes) are not reported: on a separate liveness endpoint that is common and rarely the cause. A tcpSocket liveness does not run application code and is not checked.',
     fieldNotes: 'docs/mechanisms.md#liveness-vs-readiness',
     fix: 'Make liveness more lenient than readiness on every axis: timeoutSeconds >= readiness, failureThreshold >= readiness, and failureThreshold x periodSeconds well above the readiness leave window.',
     facts: [],
@@ -160,12 +171,15 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
         // A tcpSocket liveness (the fix RW105 recommends) is completed by the kernel, not the
         // application: it does not slow down with load, so it cannot restart a merely loaded pod.
         if (!inProcessHandler(l)) continue;
+        // In seconds, not in counts: the kubelet's prober worker probes once per period and a
+        // probe ends at its timeout at the latest, so failureThreshold failures in a row take
+        // failureThreshold x max(period, timeout) (kubernetes pkg/kubelet/prober/worker.go run/doProbe,
+        // read in the code index's copy).
         const axes: string[] = [];
-        if (lt.timeoutSeconds < rt.timeoutSeconds) axes.push(`timeoutSeconds ${lt.timeoutSeconds} < readiness ${rt.timeoutSeconds}`);
-        if (lt.failureThreshold < rt.failureThreshold) axes.push(`failureThreshold ${lt.failureThreshold} < readiness ${rt.failureThreshold}`);
-        const lw = lt.failureThreshold * lt.periodSeconds;
-        const rw = rt.failureThreshold * rt.periodSeconds;
-        if (lw < rw) axes.push(`failure window ${lt.failureThreshold} x ${lt.periodSeconds} s = ${lw} s < readiness leave window ${rt.failureThreshold} x ${rt.periodSeconds} s = ${rw} s`);
+        const lw = lt.failureThreshold * Math.max(lt.periodSeconds, lt.timeoutSeconds);
+        const rw = rt.failureThreshold * Math.max(rt.periodSeconds, rt.timeoutSeconds);
+        if (lt.timeoutSeconds < rt.timeoutSeconds) axes.push(`timeoutSeconds ${lt.timeoutSeconds} < readiness ${rt.timeoutSeconds} (a response between them fails liveness only)`);
+        if (lw < rw) axes.push(`it gives up after ${lt.failureThreshold} x ${Math.max(lt.periodSeconds, lt.timeoutSeconds)} s = ${lw} s, before readiness leaves after ${rt.failureThreshold} x ${Math.max(rt.periodSeconds, rt.timeoutSeconds)} s = ${rw} s`);
         if (axes.length > 0) {
           ctx.report(o, `${ref.path}.livenessProbe`, `container "${ref.name}": liveness is stricter than readiness: ${axes.join('; ')}.`,
             { livenessTimeoutSeconds: lt.timeoutSeconds, readinessTimeoutSeconds: rt.timeoutSeconds, livenessFailureThreshold: lt.failureThreshold, readinessFailureThreshold: rt.failureThreshold, livenessWindowSeconds: lw, readinessWindowSeconds: rw });
@@ -217,7 +231,7 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
     severity: 'warning',
     title: 'CPU limit on a container with HTTP, gRPC or exec probes',
     kinds: W,
-    mechanism: "The probe handler shares the container's CFS quota: at the limit the kernel deschedules the process for the rest of each 100 ms period, so a 20 ms health check takes seconds exactly at peak and the probe measures load. A limit of a core or more, over twice the request, is not reported: it binds only far above the pod's request.",
+    mechanism: "The probe handler shares the container's CFS quota: at the limit the kernel deschedules the process for the rest of each 100 ms period, so a 20 ms health check takes seconds exactly at peak and the probe measures load. A limit of a core or more, over twice the request, is not reported: it binds only far above the pod's request. A warning where the throttled probe is a readiness probe on pods a Service deployed with them routes to (the probe then takes the pod out of the Service at peak); info otherwise (only liveness or startup probes, or no Service routing to the pods: a node agent, a worker, a sidecar's own probe), where the harm is a restart, not an emptied Service (judged noise as warnings on public repositories, docs/lint-precision.md).",
     fieldNotes: 'docs/mechanisms.md#readiness-control-loop, #fixes-and-verification',
     fix: 'Remove resources.limits.cpu (keep the request: the pod stays Burstable), or raise it far above peak use. kube-score: --ignore-container-cpu-limit; Polaris: cpuLimitsMissing: ignore; Checkov: skip CKV_K8S_11.',
     facts: [],
@@ -243,9 +257,12 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
         // A limit of a core or more with room above the request throttles only under sustained use
         // far above what the pod asked for: not reported.
         if (l !== undefined && l >= GENEROUS_LIMIT_CORES && ratio !== undefined && ratio > GENEROUS_LIMIT_RATIO) continue;
+        // The outage is the Service losing its endpoints: a throttled readiness probe on pods a
+        // Service routes to. Anything else (a restart by liveness, pods nothing routes to) is info.
+        const gates = inProcessHandler(rec(ref.c.readinessProbe)) !== undefined && routingServices(o, ctx).length > 0;
         ctx.report(o, `${ref.path}.resources.limits.cpu`,
           `container "${ref.name}": CPU limit ${String(limit)} with ${reqText}${ratio !== undefined ? `, limit/request ratio ${ratio}` : ''}, and ${probes.join(', ')} that ${probes.length === 1 ? 'shares' : 'share'} the throttled quota${fast}.`,
-          { cpuLimit: String(limit), cpuRequest: request === undefined ? 'none' : String(request), ...(ratio !== undefined ? { limitRequestRatio: ratio } : {}), httpProbes: probes.join(',') });
+          { cpuLimit: String(limit), cpuRequest: request === undefined ? 'none' : String(request), ...(ratio !== undefined ? { limitRequestRatio: ratio } : {}), httpProbes: probes.join(',') }, gates ? undefined : 'info');
       }
     },
   },
@@ -254,7 +271,7 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
     severity: 'warning',
     title: 'A workload that a Service routes to rolls its pods without any readiness probe',
     kinds: ['Deployment', 'StatefulSet', 'Rollout'],
-    mechanism: 'Without a readiness probe the kubelet reports a container Ready as soon as it has started, before the application listens; the rolling update counts the new pod available, removes an old one, and the Service sends requests to a process that refuses them: errors on every rollout, the longer the start the more. DaemonSets are not checked: their pods are node agents replaced one node at a time (an exporter behind a Service was judged noise on the tuning set).',
+    mechanism: 'Without a readiness probe the kubelet reports a container Ready as soon as it has started, before the application listens; the rolling update counts the new pod available, removes an old one, and the Service sends requests to a process that refuses them: errors on every rollout, the longer the start the more. DaemonSets are not checked: their pods are node agents replaced one node at a time (an exporter behind a Service was judged noise on the tuning set). Neither is a StatefulSet of one replica: its update deletes the pod before it creates the new one, so the gap is there with or without a probe.',
     fieldNotes: 'docs/mechanisms.md#rollout-complete, #readiness-control-loop',
     fix: 'Add a readinessProbe on the serving container (an httpGet on a local health path, or a tcpSocket on its port), so a new pod takes traffic only once it answers.',
     facts: [],
@@ -265,6 +282,13 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
       const update = rec(spec.updateStrategy);
       if (o.kind === 'Deployment' && strategy?.type === 'Recreate') return;
       if (o.kind === 'StatefulSet' && update?.type === 'OnDelete') return;
+      // A StatefulSet replaces a pod by deleting it first (no surge): with one replica the update
+      // has no pod to serve whether or not the new one is probed, so a probe would not avoid the gap
+      // (kubernetes pkg/controller/statefulset/stateful_set_control.go updateStatefulSet: "Pod of
+      // StatefulSet is terminating for update", DeleteStatefulPod, and the next sync creates it at
+      // the update revision; read in the code index's copies; judged noise on public repositories,
+      // docs/lint-precision.md).
+      if (o.kind === 'StatefulSet' && (replicaCount(o, ctx.index)?.max ?? 2) <= 1) return;
       const regular = arr(podSpec(o)!.containers).map(rec).filter((c): c is Json => c !== undefined);
       if (regular.length === 0 || regular.some((c) => c.readinessProbe !== undefined)) return;
       if (containers(o).some((r) => r.c.readinessProbe !== undefined)) return; // a native sidecar's probe gates readiness too

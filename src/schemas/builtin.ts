@@ -848,7 +848,7 @@ function selects(selector: Json, labels: Record<string, unknown>): boolean | und
  *   (admission.go ValidateNamespace -> api PolicyToEvaluate: levels privileged, baseline,
  *   restricted; versions "latest" or "v1.<n>"); an invalid one refuses the Namespace.
  */
-function kindSpecificRules(o: Json, add: (p: string, m: string) => void): void {
+function kindSpecificRules(o: Json, add: Add): void {
   const group = typeof o.apiVersion === 'string' && o.apiVersion.includes('/') ? o.apiVersion.split('/')[0] : '';
   const spec = rec(o.spec);
   if (group === '' && o.kind === 'Service' && spec && spec.type !== undefined && !SERVICE_TYPES.includes(String(spec.type))) {
@@ -875,7 +875,7 @@ function kindSpecificRules(o: Json, add: (p: string, m: string) => void): void {
   }
 }
 
-function dataRules(o: Json, add: (p: string, m: string) => void): void {
+function dataRules(o: Json, add: Add): void {
   let total = 0;
   const data = rec(o.data) ?? {};
   const keyRule = o.kind === 'Secret' ? 'ValidateSecret' : 'ValidateConfigMap';
@@ -885,7 +885,7 @@ function dataRules(o: Json, add: (p: string, m: string) => void): void {
     if (p) add(`/data/${k}`, `the key ${show(k)} ${p} (apimachinery IsConfigMapKey; core: ${keyRule})`);
     if (typeof v !== 'string') continue;
     if (o.kind === 'Secret') {
-      if (!isBase64(v)) add(`/data/${k}`, 'is not base64: a Secret\'s data values are base64-encoded bytes, and the API server refuses the request when one does not decode ("illegal base64 data"); put plain text in stringData');
+      if (!isBase64(v)) add(`/data/${k}`, 'is not base64: a Secret\'s data values are base64-encoded bytes, and the API server refuses the request when one does not decode ("illegal base64 data"); put plain text in stringData', v);
       else if (!(k in stringData)) total += base64Bytes(v);
     } else total += Buffer.byteLength(v);
   }
@@ -900,7 +900,7 @@ function dataRules(o: Json, add: (p: string, m: string) => void): void {
       if (p) add(`/binaryData/${k}`, `the key ${show(k)} ${p} (apimachinery IsConfigMapKey; core: ValidateConfigMap)`);
       if (k in data) add(`/data/${k}`, `the key ${show(k)} is also in binaryData (core: ValidateConfigMap, "duplicate of key present in binaryData")`);
       if (typeof v !== 'string') continue;
-      if (!isBase64(v)) add(`/binaryData/${k}`, 'is not base64 (binaryData values are base64-encoded bytes; the API server refuses the request)');
+      if (!isBase64(v)) add(`/binaryData/${k}`, 'is not base64 (binaryData values are base64-encoded bytes; the API server refuses the request)', v);
       else total += base64Bytes(v);
     }
   }

@@ -70,6 +70,8 @@ export class ClusterValidator {
   private crdScopes?: Map<string, boolean>;
   private gvk?: Map<string, string>;
   private crdFiles?: Map<string, string>;
+  /** The pinned file ("crds/<name>.yaml") each custom kind ("group/kind") was read from. */
+  private readonly crdOrigins = new Map<string, string>();
   private readonly kinds = new Map<string, ReturnType<SchemaCompiler['compile']> | null>();
 
   private constructor(public readonly dir: string, public readonly version: KubernetesVersion) {}
@@ -103,6 +105,7 @@ export class ClusterValidator {
       const group = /^ {2}group: ['"]?([^'"\s]+)/m.exec(text)?.[1];
       const kind = /^ {2}names:\n(?: {4}.*\n)*? {4}kind: ['"]?([^'"\s]+)/m.exec(text)?.[1];
       if (group && kind) {
+        this.crdOrigins.set(`${group}/${kind}`, `crds/${f}`);
         this.crdFiles.set(`${group}/${kind}`, file);
         this.crdScopes.set(`${group}/${kind}`, !/^ {2}scope: ['"]?Cluster/m.test(text));
       } else this.parseCrd(file);
@@ -112,6 +115,7 @@ export class ClusterValidator {
   private parseCrd(file: string): void {
     const crd = YAML.parse(fs.readFileSync(file, 'utf8')) as { spec: { group: string; scope?: string; names: { kind: string }; versions: { name: string; schema?: { openAPIV3Schema: Json } }[] } };
     this.crdScopes!.set(`${crd.spec.group}/${crd.spec.names.kind}`, crd.spec.scope !== 'Cluster');
+    if (!this.crdOrigins.has(`${crd.spec.group}/${crd.spec.names.kind}`)) this.crdOrigins.set(`${crd.spec.group}/${crd.spec.names.kind}`, `crds/${path.basename(file)}`);
     for (const v of crd.spec.versions) if (v.schema) this.crdSchemas!.set(`${crd.spec.group}/${v.name}/${crd.spec.names.kind}`, v.schema.openAPIV3Schema);
   }
 
@@ -152,6 +156,12 @@ export class ClusterValidator {
    */
   public covers(apiVersion: string, kind: string): boolean {
     return this.hasSchemas ? this.knows(apiVersion, kind) : BUILTIN_GROUPS.has(groupOf(apiVersion));
+  }
+
+  /** The pinned CRD file (`crds/<name>.yaml`) a custom kind is validated against, or undefined (a built-in kind, or none). */
+  public crdFileOf(apiVersion: string, kind: string): string | undefined {
+    this.load();
+    return this.crdOrigins.get(`${groupOf(apiVersion)}/${kind}`);
   }
 
   /** Every problem of one object. */

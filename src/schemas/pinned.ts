@@ -36,6 +36,17 @@ export const PINNED: readonly PinnedFile[] = [
   { file: 'schemas/k8s-v1.33.0-definitions.json', url: `${gh}/cdk8s-team/cdk8s/master/kubernetes-schemas/v1.33.0/_definitions.json` },
 ];
 
+/**
+ * Where a pinned file comes from, as a person names it: `kubernetes-sigs/gateway-api v1.6.1,
+ * standard channel` for `crds/gateway-api-httproutes.yaml`. Undefined for a file not pinned.
+ */
+export function pinnedOrigin(file: string): string | undefined {
+  const url = PINNED.find((p) => p.file === file)?.url;
+  const m = url ? /^https:\/\/raw\.githubusercontent\.com\/([^/]+\/[^/]+)\/([^/]+)\//.exec(url) : null;
+  if (!m) return undefined;
+  return `${m[1]} ${m[2]}${url!.includes('/crd/standard/') ? ', standard channel' : ''}`;
+}
+
 /** Why `rollwise schemas fetch` failed, said as the CLI prints it (no stack trace). */
 export class SchemaFetchError extends Error {
   constructor(message: string) {

@@ -242,3 +242,71 @@ describe('kustomize patch files are fragments, never checked as whole objects', 
     expect(clusterErrors(lintFolder(folder({ 'redis-statefulset.yaml': stsPatch, 'service.yaml': service })))).toEqual(['RW801 spec.selector: is required (Kubernetes 1.33)']);
   });
 });
+
+/** Open cluster-stage findings of any severity, as "RWnnn severity path: message". */
+const clusterFindings = (fs_: Finding[]): string[] => fs_.filter((f) => /^RW80[123]-/.test(f.ruleId) && f.status === 'open').map((f) => `${f.ruleId.slice(0, 5)} ${f.severity} ${f.path}: ${f.message}`);
+
+describe('held-out set 2: what the second blind judge found wrong (issue 21)', () => {
+  /** kubeflow/manifests applications/profiles/upstream/default (kubebuilder config/default): the patch entries are commented out. */
+  const authProxyPatch = 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: controller-manager\n  namespace: system\nspec:\n  template:\n    spec:\n      containers:\n      - name: kube-rbac-proxy\n        image: quay.io/brancz/kube-rbac-proxy:v0.11.0\n        ports:\n        - containerPort: 8443\n          protocol: TCP\n          name: https\n      - name: manager\n        args:\n        - "--metrics-bind-address=127.0.0.1:8080"\n';
+  const webhookPatch = 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: deployment\nspec:\n  template:\n    spec:\n      containers:\n      - name: manager\n        ports:\n        - containerPort: 443\n          name: webhook-server\n          protocol: TCP\n';
+  const managerDeployment = 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: deployment\nspec:\n  selector:\n    matchLabels:\n      control-plane: controller-manager\n  template:\n    metadata:\n      labels:\n        control-plane: controller-manager\n    spec:\n      containers:\n      - name: manager\n        image: docker.io/kubeflownotebookswg/profile-controller\n';
+  const configDefault = (extra: Record<string, string> = {}): Record<string, string> => ({
+    'default/kustomization.yaml': 'namespace: profiles-system\nnamePrefix: profiles-\nbases:\n- ../manager\npatchesStrategicMerge:\n# Only one of manager_auth_proxy_patch.yaml and\n# manager_prometheus_metrics_patch.yaml should be enabled.\n#- manager_auth_proxy_patch.yaml\n',
+    'default/manager_auth_proxy_patch.yaml': authProxyPatch,
+    'default/manager_webhook_patch.yaml': webhookPatch,
+    'manager/kustomization.yaml': 'resources:\n- manager.yaml\n',
+    'manager/manager.yaml': managerDeployment,
+    ...extra,
+  });
+
+  test('kubebuilder config/default (kubeflow/manifests applications/profiles/upstream/default): a patch the kustomization names only in a comment, and an unlisted patch-shaped file, are fragments', () => {
+    expect(clusterFindings(lintFolder(folder(configDefault())))).toEqual([]);
+  });
+
+  test('near misses: an unlisted Deployment beside the kustomization with every image but no selector, and the patch outside any kustomization folder, are refused', () => {
+    const whole = managerDeployment.replace(/ {2}selector:\n {4}matchLabels:\n {6}control-plane: controller-manager\n/, '').replace('name: deployment', 'name: extra');
+    expect(clusterErrors(lintFolder(folder(configDefault({ 'default/extra-deployment.yaml': whole }))))).toEqual([expect.stringMatching(/^RW801 spec.selector: is required/), expect.stringMatching(/^RW803 spec.selector: is required/)]);
+    expect(clusterErrors(lintFolder(folder({ 'manager_webhook_patch.yaml': webhookPatch })))).toEqual([expect.stringMatching(/^RW801 spec.selector: is required/), expect.stringMatching(/^RW803 spec.selector: is required/)]);
+  });
+
+  /** nginx/nginx-gateway-fabric examples/external-authentication/cafe-routes.yaml: an ExternalAuth filter (Gateway API experimental channel). */
+  const externalAuthRoute = {
+    apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', metadata: { name: 'coffee' },
+    spec: { parentRefs: [{ name: 'gateway', sectionName: 'http' }], hostnames: ['cafe.example.com'], rules: [{ matches: [{ path: { type: 'PathPrefix', value: '/coffee' } }], filters: [{ type: 'ExternalAuth', externalAuth: { protocol: 'HTTP', backendRef: { name: 'auth', port: 80 } } }], backendRefs: [{ name: 'coffee', port: 80 }] }] },
+  };
+
+  test('a custom resource with a field of another CRD channel (nginx-gateway-fabric cafe-routes.yaml, ExternalAuth) is a warning naming the pinned CRD, not an error', () => {
+    const found = clusterFindings(lintObjs(externalAuthRoute));
+    expect(found.length).toBeGreaterThan(0);
+    for (const f of found) expect(f).toMatch(/^RW801 warning .*checked against the CRD of kubernetes-sigs\/gateway-api v1\.6\.1, standard channel; the cluster's installed CRD version or channel may accept it/);
+  });
+
+  test('near miss: the same route with a wrong type where the kind\'s API server code decides (an invalid name) is still an error', () => {
+    expect(clusterErrors(lintObjs({ ...externalAuthRoute, metadata: { name: 'Coffee_Route' } }))).toEqual([expect.stringMatching(/^RW803 metadata.name: "Coffee_Route" is not a valid name/)]);
+  });
+
+  test('fill-ins where base64 belongs: <TOKEN> (nginx-gateway-fabric examples/waf-policy/n1c-creds.yaml), a certificate cut short with ... (aws-application-networking-k8s files/examples/mixed-standalone-routes.yaml), "...base64 encoded data..." (ingress-nginx ssl-dh-param.yaml): no error', () => {
+    const secret = (data: Record<string, string>) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'creds' }, type: 'Opaque', data });
+    expect(clusterFindings(lintObjs(secret({ token: '<TOKEN>' }), secret({ 'tls.crt': 'LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t...', 'tls.key': 'LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0t...' }), secret({ 'dhparam.pem': '...base64 encoded data...' })))).toEqual([]);
+  });
+
+  test('near miss: plain text in data (a password written as is) is still refused', () => {
+    expect(clusterErrors(lintObjs({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'creds' }, data: { password: 'hunter2!' } }))).toEqual([expect.stringMatching(/^RW803 data.password: is not base64/)]);
+  });
+
+  /** kubernetes/ingress-nginx deploy/static/provider/aws/nlb-with-tls-termination/deploy.yaml: containerPort 80 twice (http and https to the same port). */
+  const controller = (ports: Obj[]): Obj => ({
+    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'ingress-nginx-controller', namespace: 'ingress-nginx' },
+    spec: { selector: { matchLabels: { app: 'ingress-nginx' } }, template: { metadata: { labels: { app: 'ingress-nginx' } }, spec: { containers: [{ name: 'controller', image: 'registry.k8s.io/ingress-nginx/controller:v1.13.0', ports }] } } },
+  });
+
+  test('the same containerPort and protocol twice (ingress-nginx nlb-with-tls-termination) is a warning naming server-side apply: create and client-side apply only warn', () => {
+    const found = clusterFindings(lintObjs(controller([{ name: 'http', containerPort: 80, protocol: 'TCP' }, { name: 'https', containerPort: 80, protocol: 'TCP' }])));
+    expect(found).toEqual([expect.stringMatching(/^RW801 warning spec.template.spec.containers\[0\].ports: two items have the same containerPort, protocol \[80,"TCP"\].*server-side apply .* refuses it/)]);
+  });
+
+  test('near miss: the same port name twice is refused by the API server\'s validation (an error)', () => {
+    expect(clusterErrors(lintObjs(controller([{ name: 'http', containerPort: 80, protocol: 'TCP' }, { name: 'http', containerPort: 443, protocol: 'TCP' }])))).toEqual([expect.stringMatching(/^RW803 .*the port name "http" is used twice/)]);
+  });
+});

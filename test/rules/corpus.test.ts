@@ -36,8 +36,11 @@ test('per-rule counts on the corpus', () => {
     // RW107: the corpus' liveness delays are under a minute (judged noise on the tuning set).
     'RW109 error': 1, // the readiness-cascade composition, once
     'RW110 warning': 1, // the blue-green Rollout without a readiness probe behind its active Service
-    'RW201 warning': 3, // HTTP, gRPC and exec probes under CPU limits
-    'RW301 warning': 2,
+    // HTTP, gRPC and exec probes under CPU limits: info, since no Service in the corpus routes to
+    // these pods (a warning needs a throttled readiness probe on pods a Service routes to; held-out set 2).
+    'RW201 info': 3,
+    // RW301: info, and only for workloads a Service routes to: none here (held-out sets 1 and 2 judged it noise).
+
     // RW302: the stepped canary waits for a person (pause: {}), who sees it stuck; RW302 is for canaries an analysis runs.
     'RW304 info': 1, // the stepped canary: gated by pause: {}, a person promotes it (RW303 no longer)
     'RW401 warning': 1,

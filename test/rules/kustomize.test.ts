@@ -94,3 +94,37 @@ describe('a base and an overlay that patches replicas', () => {
     expect(notes[0].message).toMatch(new RegExp(`^${installed!.label} .*overlays/prod failed \\(.*missing\\.yaml.*\\); its files were linted one by one`));
   });
 });
+
+describe('kustomizations that only gather files are read without a kustomize process', () => {
+  /** kubeflow/manifests example/ shape: a kustomization that lists other kustomizations' folders, and nothing else. */
+  const aggregate = { ...BASE, 'overlays/prod/kustomization.yaml': 'resources:\n- ../../base\n' };
+
+  withKustomize(`resources of kustomization folders only, no namespace: linted file by file (what kustomize renders is the files unchanged), no note${why}`, () => {
+    const dir = repo(aggregate);
+    const spawned: string[] = [];
+    const fake = path.join(dir, 'fake-bin');
+    fs.mkdirSync(fake);
+    // a renderer that records its calls and fails: a plain aggregation must not call it
+    fs.writeFileSync(path.join(fake, 'kustomize'), `#!/bin/sh\necho "$@" >> ${JSON.stringify(path.join(dir, 'calls'))}\nexit 1\n`, { mode: 0o755 });
+    const f = lint(dir, { PATH: fake }).filter((x) => x.status === 'open');
+    if (fs.existsSync(path.join(dir, 'calls'))) spawned.push(fs.readFileSync(path.join(dir, 'calls'), 'utf8'));
+    expect(spawned).toEqual([]);
+    expect(f.filter((x) => x.ruleId.startsWith('RW010') || x.message.includes('as rendered by'))).toEqual([]);
+    const inputs = Object.keys(aggregate).map((file) => ({ file: path.join(dir, file), text: aggregate[file as keyof typeof aggregate] }));
+    const layout = layoutScan(inputs, { kustomize: installed!, repoRoot: dir });
+    expect(layout.objects.map((o) => `${o.kind}/${o.name} ${JSON.stringify(layout.scopes.get(o)!.builds)}`)).toEqual([`Deployment/web ["k:${path.join(dir, 'overlays/prod')}"]`, `Service/web ["k:${path.join(dir, 'overlays/prod')}"]`]);
+  });
+
+  withKustomize(`near misses: a namespace, a missing resource, or the same folder reached twice still go through kustomize${why}`, () => {
+    for (const files of [
+      { ...aggregate, 'overlays/prod/kustomization.yaml': 'namespace: prod\nresources:\n- ../../base\n' },
+      { ...aggregate, 'overlays/prod/kustomization.yaml': 'resources:\n- ../../base\n- missing.yaml\n' },
+      { ...aggregate, 'overlays/prod/kustomization.yaml': 'resources:\n- ../../base\n- ../other\n', 'overlays/other/kustomization.yaml': 'resources:\n- ../../base\n' },
+    ]) {
+      const dir = repo(files);
+      const inputs = Object.entries(files).map(([file, text]) => ({ file: path.join(dir, file), text }));
+      const layout = layoutScan(inputs, { kustomize: installed!, repoRoot: dir });
+      expect(layout.notes.length + layout.objects.filter((o) => layout.scopes.get(o)!.renderedBy).length).toBeGreaterThan(0);
+    }
+  });
+});
