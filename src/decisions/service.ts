@@ -4,7 +4,7 @@ import { Override } from './decision';
 import { acceptedNoHeadroom, Capacity, disruptionBudget } from './disruption';
 import { checkCpu, checkDuration, checkInteger, checkMemory, checkName, checkOverrideValues, checkPath, checkPort, checkPositive, MAX_REPLICAS, seconds, showSeconds } from './inputs';
 import { simulateDrainAtPeak } from '../simulate/drain-at-peak';
-import { isBadVerdict, Verdict } from '../simulate/model';
+import { isBadVerdict, Verdict } from '../simulate/results';
 import { Platform } from './platform';
 import { shutdown, ShutdownDecisions } from './pod';
 import { livenessTiming, LivenessTiming, MIN_STARTUP_BUDGET_SECONDS, readinessTiming, ReadinessTiming, STARTUP_FLOOR_WHY, startupTiming, StartupTiming } from './probes';
