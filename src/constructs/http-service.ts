@@ -30,7 +30,8 @@ import { MIGRATION_CONTAINER, podTemplatePatches, PORT_NAME, renderPodTemplate, 
 import { Measurements } from '../measure/measurements';
 import { Migration } from '../decisions/migrations';
 import { MigrationJob } from './migration-job';
-import { CAPACITY_KEYS, checkKeys, CONTAINER_KEYS, EXTRA_OVERRIDES_KEYS, EXTRA_RESOURCES_KEYS, HEALTH_KEYS, INIT_CONTAINER_KEYS, keysOf, METADATA_KEYS, MIGRATION_KEYS, MOUNT_KEYS, NAMED_PORT_KEYS, OVERRIDES_KEYS, POD_KEYS, RESOURCES_KEYS, RUN_AS_KEYS, SERVICE_ACCOUNT_KEYS, SIDECAR_KEYS, SIDECAR_PORT_KEYS, TOLERATION_KEYS } from '../decisions/props-keys';
+import { checkKeys, keysOf } from '../decisions/props-keys';
+import { CAPACITY_KEYS, CONTAINER_KEYS, EXTRA_OVERRIDES_KEYS, EXTRA_RESOURCES_KEYS, HEALTH_KEYS, INIT_CONTAINER_KEYS, METADATA_KEYS, MIGRATION_KEYS, MOUNT_KEYS, NAMED_PORT_KEYS, OVERRIDES_KEYS, POD_KEYS, RESOURCES_KEYS, RUN_AS_KEYS, SERVICE_ACCOUNT_KEYS, SIDECAR_KEYS, SIDECAR_PORT_KEYS, TOLERATION_KEYS } from '../decisions/service-keys';
 import { declareDecidedValuesChecked, registerDecidedValuesCheck } from '../invariants/decided-values';
 import { unresolvedReferences } from '../checks/references';
 
