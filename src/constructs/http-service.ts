@@ -34,6 +34,7 @@ import { checkKeys, keysOf } from '../decisions/props-keys';
 import { CAPACITY_KEYS, CONTAINER_KEYS, EXTRA_OVERRIDES_KEYS, EXTRA_RESOURCES_KEYS, HEALTH_KEYS, INIT_CONTAINER_KEYS, METADATA_KEYS, MIGRATION_KEYS, MOUNT_KEYS, NAMED_PORT_KEYS, OVERRIDES_KEYS, POD_KEYS, RESOURCES_KEYS, RUN_AS_KEYS, SERVICE_ACCOUNT_KEYS, SIDECAR_KEYS, SIDECAR_PORT_KEYS, TOLERATION_KEYS } from '../decisions/service-keys';
 import { declareDecidedValuesChecked, registerDecidedValuesCheck } from '../invariants/decided-values';
 import { unresolvedReferences } from '../checks/references';
+import { registerDecidedService } from '../service-registry';
 
 export interface HttpServiceProps {
   // --- What runs ---------------------------------------------------------------------------
@@ -324,6 +325,7 @@ export class HttpService extends Construct {
     declareKubernetesVersion(this, this.platform.kubernetesVersion);
     declareInputMapper(this, (o, pointer) => inputOfField(o, pointer, this.decisions));
     registerForConflicts(this, this.platform.argoCd?.server);
+    registerDecidedService(this, { name: this.name, namespace: this.namespace, platform: this.platform, decisions: this.decisions, workload: this.canary ? 'rollout' : 'deployment' });
   }
 
   /** Whether an autoscaler owns the replica count (Argo CD must then ignore it). */
