@@ -1,9 +1,8 @@
 import { ApiObject, Chart } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { decided } from '../decisions/decision';
 import { checkDelivery, Delivery } from '../decisions/canary';
-import { checkDnsLabel, checkHostname, checkInteger, checkName, checkPath, MAX_ROUTE_HOSTNAMES } from '../decisions/inputs';
+import { checkName } from '../decisions/inputs';
 import { RollwiseInputError } from '../errors';
 import { CanaryDelivery } from './canary-delivery';
 import { renderHttpRoute, RouteProps } from './http-route';
@@ -12,7 +11,7 @@ import { inService } from '../errors';
 import { RouteTrafficPolicy } from './backend-traffic-policy';
 import { AppServer } from '../decisions/keep-alive';
 import { Override } from '../decisions/decision';
-import { WorkloadKind } from '../decisions/alerts';
+import { AutoscalingDecisions, AutoscalingProps } from '../decisions/autoscaling';
 import { addSynthWarning } from '../synth/output';
 import { ServiceAlerts } from './service-alerts';
 import { blockingFindings, lintObjects } from '../rules/synth-check';
@@ -150,12 +149,7 @@ export interface HttpServiceProps {
   readonly measurements?: Measurements;
 }
 
-/** Autoscaling on CPU; `replicas` is the floor the capacity figures were checked against. */
-export interface AutoscalingProps {
-  readonly maxReplicas: number;
-  /** Target average CPU utilisation of the request, in percent, measured in a load test (no default: it depends on how CPU tracks load for this service). */
-  readonly targetCpuUtilisationPercent: number;
-}
+export type { AutoscalingProps } from '../decisions/autoscaling';
 
 /**
  * An HTTP service on the golden path, in which every safety-relevant value is derived from the
@@ -203,62 +197,41 @@ export class HttpService extends Construct {
       if (props.delivery instanceof Delivery) checkDelivery(props.delivery);
       if (!(props.appServer instanceof AppServer)) throw new RollwiseInputError('appServer', props.appServer ?? 'missing', 'is required: the proxy\'s idle timeout is derived from the server\'s keep-alive, and a guessed one is the 503 UC race (docs/mechanisms.md#keep-alive-race).', 'pass e.g. appServer: AppServer.uvicorn() (see AppServer for the presets).');
       this.platform = props.platform ?? Platform.defaults();
-      this.decisions = decideService({ ...props, name: id }, this.platform);
+      // Every value is decided in one pass (src/decisions/service.ts); what follows renders it.
+      const namespace = props.namespace ?? Chart.of(this).namespace;
+      this.decisions = decideService({ ...props, name: id }, this.platform, { namespace });
       this.name = this.decisions.name;
-      if (props.measurements) warnAboutMeasurements(this, props.measurements, this.platform);
       const d = this.decisions;
       for (const w of d.warnings) addSynthWarning(this, w);
-      const namespace = props.namespace ?? Chart.of(this).namespace;
-      if (namespace !== undefined) checkDnsLabel('namespace', namespace, 'shop');
-      // One namespace everywhere: the plugin config names the HTTPRoute's namespace and the analysis
-      // selects Envoy's clusters (httproute/<namespace>/<name>/...) and the pods by it, so it must be
-      // the namespace the objects are applied to, known now rather than left to Argo CD or kubectl -n.
-      if (namespace === undefined && (props.delivery ?? Delivery.canary()).kind === 'canary') {
-        throw new RollwiseInputError('namespace', 'unset', 'neither the props nor the chart give one, and canary delivery needs it at synth: the Rollout\'s traffic-router plugin config names the HTTPRoute\'s namespace and the analysis selects the Envoy clusters httproute/<namespace>/<name>/... and the canary pods by namespace. Applied with `kubectl -n` or by an Argo CD Application into another namespace, they would look in "default": the canary would never shift traffic and every analysis would be Inconclusive.', 'give the chart a namespace (new Chart(app, id, { namespace: "shop" })) or set namespace; Environment.addChart uses the environment\'s destination namespace.');
-      }
-      const measuredNs = props.measurements?.document.service.namespace;
-      if (props.measurements && namespace !== undefined && measuredNs !== namespace) {
-        throw new RollwiseInputError(`measurements ${props.measurements.origin} service.namespace`, measuredNs, `measures ${props.measurements.document.service.name} in namespace ${measuredNs}, but this service is deployed to ${namespace}: another deployment's p99 would size this one's probes.`, `measure the service where it runs: rollwise measure ${id} --namespace ${namespace}.`);
-      }
       const labels = { ...this.platform.labels, ...selectorLabels(d.name), 'app.kubernetes.io/managed-by': 'rollwise' };
       const workloadLabels = { ...d.pod.workloadLabels, ...labels };
       const meta = (reasons: Reasons, extra: Record<string, string> = {}) => ({
         name: d.name, namespace, labels, annotations: { ...extra, ...reasons.annotations() },
       });
 
-      const delivery = props.delivery ?? Delivery.canary();
       this.namespace = namespace;
-      const gateway = (canary = true) => requirePlatform('gateway', this.platform.gateway, '{ name: "public", namespace: "envoy-gateway-system" }', canary);
-      if (delivery.kind === 'canary') {
+      if (d.canary && d.route) {
         this.canary = new CanaryDelivery(this, 'canary', {
           decisions: d,
           namespace,
           labels,
           workloadLabels,
           workloadAnnotations: d.pod.workloadAnnotations,
-          route: requireRoute(props.route),
-          gateway: gateway(),
-          prometheusAddress: requirePlatform('prometheusAddress', this.platform.prometheusAddress, '"http://prometheus-operated.monitoring.svc:9090"'),
-          maxErrorRatio: this.platform.canaryMaxErrorRatio.value,
-          steps: delivery.steps,
-          manualPromotion: delivery.manualPromotion,
-          facts: workloadFacts(d, props.appServer),
-          replicasOwnedByAutoscaler: props.autoscaling !== undefined,
+          plan: d.canary,
+          route: d.route,
+          facts: workloadFacts(d),
+          replicasOwnedByAutoscaler: d.autoscaling !== undefined,
         });
         this.workload = this.canary.rollout;
         this.route = this.canary.route;
       } else {
-        this.workload = this.deployment(d, labels, workloadLabels, namespace, props.autoscaling !== undefined, props.appServer);
+        this.workload = this.deployment(d, labels, workloadLabels, namespace, d.autoscaling !== undefined);
       }
-      // A rolling update may still have a route (after the Service, which it points at).
-      const ownRoute = !this.canary && props.route !== undefined
-        ? { route: checkRoute(props.route, 'add route: { hostnames: ["checkout.example.com"] }, or remove route to expose the Service another way.'), gateway: gateway(false) }
-        : undefined;
 
       const svc = new Reasons();
       svc.note('spec.ports[0]', `Port 80 forwards to the container's named port "${PORT_NAME}" (${d.port}); only Ready endpoints receive traffic, which is why readiness timing matters (docs/mechanisms.md#readiness-control-loop).`);
       this.service = new k8s.KubeService(this, 'service', {
-        metadata: meta(svc, { [ANNOTATIONS.appKeepAliveSeconds]: props.appServer.keepAliveFact }),
+        metadata: meta(svc, { [ANNOTATIONS.appKeepAliveSeconds]: appServerOf(d).keepAliveFact }),
         spec: {
           type: 'ClusterIP',
           selector: selectorLabels(d.name),
@@ -266,32 +239,21 @@ export class HttpService extends Construct {
         },
       });
 
-      if (ownRoute) this.route = renderHttpRoute(this, 'route', { name: d.name, namespace, labels, ...ownRoute });
+      // A rolling update may still have a route (after the Service, which it points at).
+      if (!this.canary && d.route) this.route = renderHttpRoute(this, 'route', { name: d.name, namespace, labels, route: d.route });
 
       const pdb = new Reasons();
       const pdbSpec: k8s.PodDisruptionBudgetSpec = {
         maxUnavailable: k8s.IntOrString.fromNumber(pdb.use('spec.maxUnavailable', d.pdbMaxUnavailable)),
         selector: { matchLabels: selectorLabels(d.name) },
-        unhealthyPodEvictionPolicy: pdb.use('spec.unhealthyPodEvictionPolicy', decided('AlwaysAllow',
-          'A pod that is not Ready serves nothing, so evicting it never costs capacity; without this a single crash-looping pod blocks every node drain.')),
+        unhealthyPodEvictionPolicy: pdb.use('spec.unhealthyPodEvictionPolicy', d.unhealthyPodEvictionPolicy!),
       };
       this.podDisruptionBudget = new k8s.KubePodDisruptionBudget(this, 'pdb', { metadata: meta(pdb), spec: pdbSpec });
 
-      if (this.route) {
-        const o = props.overrides ?? {};
-        this.trafficPolicy = asServiceInputs(POLICY_INPUTS, () => new RouteTrafficPolicy(new Construct(this, 'traffic'), d.name, {
-          routeName: d.name,
-          namespace,
-          appServer: props.appServer,
-          idleTimeout: o.proxyIdleTimeout,
-          connectTimeout: o.proxyConnectTimeout,
-          acceptKeepAliveRace: o.acceptKeepAliveRace,
-          retryOnReset: o.retryOnReset,
-          passiveHealthCheck: props.passiveHealthCheck ? { replicas: d.replicas, maxUnavailable: d.pdbMaxUnavailable.value } : undefined,
-          labels,
-        }));
+      if (d.trafficPolicy) {
+        this.trafficPolicy = RouteTrafficPolicy.fromDecisions(new Construct(this, 'traffic'), d.name, { decisions: d.trafficPolicy, namespace, labels });
       }
-      if (props.autoscaling) this.autoscaler = this.horizontalPodAutoscaler(props.autoscaling, labels, namespace);
+      if (d.autoscaling) this.autoscaler = this.horizontalPodAutoscaler(d.autoscaling, labels, namespace);
       if (d.migration) this.migration = new MigrationJob(this, 'migration', { decisions: d, migration: d.migration, namespace, labels });
       const runbookBase = this.platform.runbookBaseUrl;
       if (runbookBase && Object.keys(this.platform.prometheusRuleLabels).length === 0) {
@@ -300,16 +262,12 @@ export class HttpService extends Construct {
         // ruleSelector is matchLabels release: <Helm release name> (templates/prometheus/prometheus.yaml).
         addSynthWarning(this, 'platform.prometheusRuleLabels is not set, so the PrometheusRule carries only the platform labels: kube-prometheus-stack\'s Prometheus selects rules by the label release: <its Helm release name> (ruleSelectorNilUsesHelmValues: true by default, kube-prometheus-stack 88.0.0), ignores every other PrometheusRule, and none of these alerts would ever fire. Set prometheusRuleLabels to what your Prometheus selects, e.g. { release: \'kube-prometheus-stack\' } (`kubectl get prometheus -A -o jsonpath=\'{..ruleSelector}\'` shows it).');
       }
-      if (runbookBase) {
-        this.alerts = new ServiceAlerts(new Construct(this, 'alerts'), d.name, {
+      if (d.alerts) {
+        this.alerts = ServiceAlerts.fromDecisions(new Construct(this, 'alerts'), d.name, {
           decisions: d,
-          namespace,
-          route: this.route !== undefined,
-          workload: this.canary ? WorkloadKind.ROLLOUT : WorkloadKind.DEPLOYMENT,
-          runbookUrl: `${runbookBase}/${d.name}.runbook.md`,
+          alerts: d.alerts,
           runbookPath: `${d.name}.runbook.md`,
           platform: this.platform,
-          sloErrorRatio: props.sloErrorRatio,
           gatewayNamespace: this.platform.gateway?.namespace,
           ruleLabels: this.platform.prometheusRuleLabels,
         });
@@ -333,7 +291,7 @@ export class HttpService extends Construct {
     return this.autoscaler !== undefined;
   }
 
-  private deployment(d: ServiceDecisions, labels: Record<string, string>, workloadLabels: Record<string, string>, namespace: string | undefined, autoscaled: boolean, appServer: AppServer): ApiObject {
+  private deployment(d: ServiceDecisions, labels: Record<string, string>, workloadLabels: Record<string, string>, namespace: string | undefined, autoscaled: boolean): ApiObject {
     const dep = new Reasons();
     const template = renderPodTemplate(d, labels, dep);
     const strategy = {
@@ -355,25 +313,23 @@ export class HttpService extends Construct {
     // cdk8s-plus-28's 1.28 types survive: KubeDeployment re-serializes after JSON patches.
     const deployment = new ApiObject(this, 'deployment', {
       ...k8s.KubeDeployment.GVK,
-      metadata: { name: d.name, namespace, labels: workloadLabels, annotations: { ...d.pod.workloadAnnotations, ...workloadFacts(d, appServer), ...dep.annotations() } },
+      metadata: { name: d.name, namespace, labels: workloadLabels, annotations: { ...d.pod.workloadAnnotations, ...workloadFacts(d), ...dep.annotations() } },
       spec: k8s.toJson_DeploymentSpec(spec),
     });
     deployment.addJsonPatch(...podTemplatePatches(d));
     return deployment;
   }
 
-  private horizontalPodAutoscaler(a: AutoscalingProps, labels: Record<string, string>, namespace: string | undefined): ApiObject {
+  private horizontalPodAutoscaler(a: AutoscalingDecisions, labels: Record<string, string>, namespace: string | undefined): ApiObject {
     const d = this.decisions;
-    checkInteger('autoscaling.maxReplicas', a.maxReplicas, d.replicas, 10000, `it must be at least replicas (${d.replicas}), the floor the capacity figures were checked against.`, `use a maximum of at least ${d.replicas}.`);
-    checkInteger('autoscaling.targetCpuUtilisationPercent', a.targetCpuUtilisationPercent, 10, 95, 'utilisation is measured against the CPU request; at 100 % and above the pods are already saturated when the autoscaler reacts.', 'use the utilisation your load test showed at about 80 % of the saturation rate.');
     const r = new Reasons();
     const spec: k8s.HorizontalPodAutoscalerSpecV2 = {
       scaleTargetRef: { apiVersion: this.workload.apiVersion, kind: this.workload.kind, name: d.name },
-      minReplicas: r.use('spec.minReplicas', decided(d.replicas, `The replicas input (${d.replicas}): the floor the disruption budget and capacity figures were checked against; the autoscaler may add, never go below.`)),
-      maxReplicas: r.use('spec.maxReplicas', decided(a.maxReplicas, 'Input: the most replicas the service may run.')),
+      minReplicas: r.use('spec.minReplicas', a.minReplicas),
+      maxReplicas: r.use('spec.maxReplicas', a.maxReplicas),
       metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: a.targetCpuUtilisationPercent } } }],
     };
-    r.note('spec.metrics[0]', `Input: scale out above ${a.targetCpuUtilisationPercent} % average CPU utilisation of the request, as measured in the service's load test.`);
+    r.note('spec.metrics[0]', a.metricReason);
     return new k8s.KubeHorizontalPodAutoscalerV2(this, 'hpa', { metadata: { name: d.name, namespace, labels, annotations: r.annotations() }, spec });
   }
 
@@ -439,28 +395,6 @@ export class HttpService extends Construct {
       out.push(`acceptPatch(${object.kind}/${object.name}, '${path}'): no escape-hatch patch changes this field (it is ${before === undefined ? 'absent' : stableJson(before)} with and without the patches), so there is nothing to accept, and the accepted reason would replace rollwise's own on a value rollwise decided. Fix: remove the acceptPatch call, or give the path of the field the patch changes, as the reasons and lint findings print it (\`rollwise explain\` on the output).`);
     }
     return out;
-  }
-}
-
-/** The RouteTrafficPolicy's props as HttpService's users write them (overrides.proxyIdleTimeout, not idleTimeout). */
-const POLICY_INPUTS: Record<string, string> = {
-  idleTimeout: 'overrides.proxyIdleTimeout', connectTimeout: 'overrides.proxyConnectTimeout',
-  acceptKeepAliveRace: 'overrides.acceptKeepAliveRace', retryOnReset: 'overrides.retryOnReset',
-};
-
-/**
- * Runs `make`; an input error it throws about one of `names` (an inner construct's prop) is
- * rethrown naming the input as the service's user wrote it, in the input and in the fix.
- */
-function asServiceInputs<T>(names: Record<string, string>, make: () => T): T {
-  try {
-    return make();
-  } catch (e) {
-    if (!(e instanceof RollwiseInputError)) throw e;
-    const outer = names[e.input];
-    const rename = (text: string) => text.replace(/(?<![.\w])(idleTimeout|connectTimeout|acceptKeepAliveRace|retryOnReset)\b/g, (m) => names[m] ?? m);
-    if (outer === undefined) throw e;
-    throw new RollwiseInputError(outer, e.value, rename(e.why), rename(e.fix));
   }
 }
 
@@ -639,36 +573,14 @@ function refuseNullAndBigInt(at: string, value: unknown, depth = 0): void {
   }
 }
 
-function requireRoute(route: RouteProps | undefined): RouteProps {
-  if (!route || !Array.isArray(route.hostnames) || route.hostnames.length === 0) {
-    throw new RollwiseInputError('route', JSON.stringify(route ?? null), 'canary delivery splits traffic on an HTTPRoute and needs its hostnames; a route without hostnames would capture every host on the shared Gateway.', 'add route: { hostnames: ["checkout.example.com"] }, or use delivery: Delivery.rollingUpdate().');
-  }
-  return checkRoute(route, '');
-}
-
-function checkRoute(route: RouteProps, fix: string): RouteProps {
-  if (!route || !Array.isArray(route.hostnames) || route.hostnames.length === 0) {
-    throw new RollwiseInputError('route', JSON.stringify(route ?? null), 'an HTTPRoute needs its hostnames: a route without hostnames would capture every host on the shared Gateway.', fix);
-  }
-  if (route.hostnames.length > MAX_ROUTE_HOSTNAMES) throw new RollwiseInputError('route.hostnames', `${route.hostnames.length} hostnames`, `an HTTPRoute holds at most ${MAX_ROUTE_HOSTNAMES}; the API server rejects more.`, 'split the service\'s hosts over fewer names (a wildcard "*.example.com" counts as one).');
-  route.hostnames.forEach((h, i) => checkHostname(`route.hostnames[${i}]`, h));
-  if (route.pathPrefix !== undefined) checkPath('route.pathPrefix', route.pathPrefix);
-  return route;
-}
-
-function requirePlatform<T>(setting: string, value: T | undefined, example: string, canary = true): T {
-  if (value === undefined) {
-    if (!canary) {
-      throw new RollwiseInputError(`platform.${setting}`, 'unset', 'the route needs it: the HTTPRoute attaches to the platform\'s Gateway.', `set ${setting}: ${example} in the shared Platform, or remove route.`);
-    }
-    throw new RollwiseInputError(`platform.${setting}`, 'unset', `canary delivery needs it: the HTTPRoute attaches to the platform's Gateway and the analysis queries Prometheus.`, `set ${setting}: ${example} in the shared Platform, or use delivery: Delivery.rollingUpdate().`);
-  }
-  return value;
+/** The app server decideService checked (HttpService requires one). */
+function appServerOf(d: ServiceDecisions): AppServer {
+  return d.appServer!;
 }
 
 /** The measured facts the lint rules need and a manifest cannot otherwise hold. */
-function workloadFacts(d: ServiceDecisions, appServer: AppServer): Record<string, string> {
-  const facts: Record<string, string> = { [ANNOTATIONS.readinessCallsDependency]: 'false', [ANNOTATIONS.appKeepAliveSeconds]: appServer.keepAliveFact };
+function workloadFacts(d: ServiceDecisions): Record<string, string> {
+  const facts: Record<string, string> = { [ANNOTATIONS.readinessCallsDependency]: 'false', [ANNOTATIONS.appKeepAliveSeconds]: appServerOf(d).keepAliveFact };
   if (d.readinessP99Seconds !== undefined) facts[ANNOTATIONS.readinessP99Seconds] = String(d.readinessP99Seconds);
   if (d.capacity) {
     facts[ANNOTATIONS.peakRps] = String(d.capacity.peakRps);
@@ -678,18 +590,3 @@ function workloadFacts(d: ServiceDecisions, appServer: AppServer): Record<string
   return facts;
 }
 
-/**
- * Synth warnings about measurements: older than the platform allows, or a p99 that leaves out
- * probes that failed at the peak (the kubelet observes durations of successful probes only).
- */
-function warnAboutMeasurements(scope: Construct, m: Measurements, platform: Platform): void {
-  const failed = m.document.readiness.failedAtPeak.value;
-  if (typeof failed === 'number' && failed > 0) {
-    addSynthWarning(scope, `measurements ${m.origin}: ${failed} readiness probes failed in the busiest hour. The kubelet's duration histogram leaves failed probes out, so rollwise measure counted each as slower than every success (docs/mechanisms.md#probe-durations-leave-out-failures); still, probes failing at peak mean the handler's tail reaches the timeout. Find out why they failed (timeouts or status codes: the pods' Unhealthy events, docs/mechanisms.md#probe-failure-texts) before trusting the timeout derived from it.`);
-  }
-  const age = m.ageSeconds();
-  const max = platform.measurementMaxAgeSeconds.value;
-  if (age > max) {
-    addSynthWarning(scope, `measurements ${m.origin} are ${Math.floor(age / 86400)} days old (measured ${m.document.measuredAt}), older than platform.measurementMaxAge (${Math.round(max / 86400)} days): the p99 that sized the readiness timeout may no longer hold at peak. Run \`rollwise measure ${m.document.service.name} --namespace ${m.document.service.namespace}\` again and commit the file.`);
-  }
-}

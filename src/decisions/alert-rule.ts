@@ -100,6 +100,8 @@ export interface AlertDecisions {
   /** Restricts a per-pod expression to the service's pods (by owner), reading the owner over `window`. */
   readonly ownPods: (expr: string, window: string) => string;
   readonly containerName: string;
+  /** The PrometheusRule's one group, named after the service. */
+  readonly group: Decision<string>;
   readonly rules: readonly Decision<AlertRule>[];
   /** Named values in force (floor, windows, thresholds), each with its reason. */
   readonly values: Readonly<Record<string, Decision<number | string>>>;

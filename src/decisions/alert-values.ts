@@ -4,7 +4,7 @@ import { replicasNeededAtPeak } from './disruption';
 import { generatedNameRegex, ownedBy, replicaSetRegex } from './generated-names';
 import { checkName, seconds } from './inputs';
 import { Platform } from './platform';
-import type { ServiceDecisions } from './service';
+import type { ServiceCoreDecisions } from './service-core';
 import { AlertRule, AlertSettings, AlertTargets, DEFAULT_CPU_THROTTLING_RATIO, DEFAULT_SCRAPE_INTERVAL_SECONDS, DEFAULT_SLO_ERROR_RATIO, FLAP_CHANGES, FLAP_WINDOW_FLOOR_SECONDS, githubSlug, OSCILLATION_CROSSINGS, WorkloadKind } from './alert-rule';
 import { SOURCES } from './alert-sources';
 
@@ -15,7 +15,7 @@ import { SOURCES } from './alert-sources';
  * Envoy clusters, its pods by owner, its EndpointSlices, desired replicas by workload kind).
  */
 export interface AlertValues {
-  readonly d: ServiceDecisions;
+  readonly d: ServiceCoreDecisions;
   readonly name: string;
   readonly ns: string;
   readonly runbookUrl: string;
@@ -58,7 +58,7 @@ export interface AlertValues {
 }
 
 /** The values and selectors of one service's alerts (see AlertValues). */
-export function decideAlertValues(d: ServiceDecisions, targets: AlertTargets, settings: AlertSettings = {}): AlertValues {
+export function decideAlertValues(d: ServiceCoreDecisions, targets: AlertTargets, settings: AlertSettings = {}): AlertValues {
   const name = d.name;
   const ns = checkName('namespace', targets.namespace);
   const runbookUrl = checkRunbookUrl(targets.runbookUrl);

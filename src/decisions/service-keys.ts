@@ -2,7 +2,7 @@ import type { k8s } from 'cdk8s-plus-28';
 import type { ContainerProps, InitContainerProps, Mount, NamedPort, PodProps, RunAs, ServiceAccountProps, SidecarPort, SidecarProps, WorkloadMetadataProps } from './containers';
 import type { MigrationJobProps } from './migrations';
 import { keysOf } from './props-keys';
-import type { CapacityProps, HealthProps, HttpServiceOverrides, ResourcesProps } from './service';
+import type { CapacityProps, HealthProps, HttpServiceOverrides, ResourcesProps } from './service-core';
 
 /** The known keys of each of a service's props groups (checked with checkKeys, props-keys.ts). */
 export const HEALTH_KEYS = keysOf<HealthProps>()({ readinessPath: true, livenessPath: true, readinessP99UnderLoad: true, startupBudget: true, readinessCallsDependency: true });
