@@ -5,13 +5,11 @@ import { checkDelivery, Delivery } from '../decisions/canary';
 import { checkName } from '../decisions/inputs';
 import { RollwiseInputError } from '../errors';
 import { CanaryDelivery } from './canary-delivery';
-import { renderHttpRoute, RouteProps } from './http-route';
-import { ContainerProps, InitContainerProps, PodProps, SidecarProps, WorkloadMetadataProps } from '../decisions/containers';
+import { renderHttpRoute } from './http-route';
 import { inService } from '../errors';
 import { RouteTrafficPolicy } from './backend-traffic-policy';
 import { AppServer } from '../decisions/keep-alive';
-import { Override } from '../decisions/decision';
-import { AutoscalingDecisions, AutoscalingProps } from '../decisions/autoscaling';
+import { AutoscalingDecisions } from '../decisions/autoscaling';
 import { addSynthWarning } from '../synth/output';
 import { ServiceAlerts } from './service-alerts';
 import { blockingFindings, lintObjects } from '../rules/synth-check';
@@ -21,133 +19,22 @@ import { acceptPatchedValue, finalObjects } from '../invariants/final-objects';
 import { registerForConflicts } from '../invariants/conflicts';
 import { declareInputMapper, declareKubernetesVersion, RenderedApp, registerRenderCheck } from '../synth/render-checks';
 import { Platform } from '../decisions/platform';
-import { CapacityProps, decideService, replicasDecision, HealthProps, HttpServiceOverrides, ResourcesProps, ServiceDecisions } from '../decisions/service';
+import { decideService, replicasDecision, ServiceDecisions } from '../decisions/service';
 import { ANNOTATIONS, valueAtPath } from '../justify/annotations';
 import { stableJson } from '../rules/k8s';
 import { Reasons } from '../justify/reasons';
-import { MIGRATION_CONTAINER, podTemplatePatches, PORT_NAME, renderPodTemplate, selectorLabels } from './pod-template';
-import { Measurements } from '../measure/measurements';
-import { Migration } from '../decisions/migrations';
+import { podTemplatePatches, PORT_NAME, renderPodTemplate, selectorLabels } from './pod-template';
 import { MigrationJob } from './migration-job';
-import { checkKeys, keysOf } from '../decisions/props-keys';
-import { CAPACITY_KEYS, CONTAINER_KEYS, EXTRA_OVERRIDES_KEYS, EXTRA_RESOURCES_KEYS, HEALTH_KEYS, INIT_CONTAINER_KEYS, METADATA_KEYS, MIGRATION_KEYS, MOUNT_KEYS, NAMED_PORT_KEYS, OVERRIDES_KEYS, POD_KEYS, RESOURCES_KEYS, RUN_AS_KEYS, SERVICE_ACCOUNT_KEYS, SIDECAR_KEYS, SIDECAR_PORT_KEYS, TOLERATION_KEYS } from '../decisions/service-keys';
 import { declareDecidedValuesChecked, registerDecidedValuesCheck } from '../invariants/decided-values';
 import { unresolvedReferences } from '../checks/references';
 import { registerDecidedService } from '../service-registry';
+import { HttpServiceProps } from './http-service-props';
+import { checkServiceProps } from './check-service-props';
+import { inputOfField } from './service-field-inputs';
+import { WORKLOAD_KINDS, undeclaredContainers } from './service-workloads';
 
-export interface HttpServiceProps {
-  // --- What runs ---------------------------------------------------------------------------
-  /** Container image, pinned by tag or digest. */
-  readonly image: string;
-  /** Port the server listens on. */
-  readonly port: number;
-  /** Number of replicas (at least 2). */
-  readonly replicas: number;
-  /** Health endpoints and their measured behaviour. */
-  readonly health: HealthProps;
-  /** CPU request and memory. */
-  readonly resources: ResourcesProps;
-  /**
-   * The application server and its idle keep-alive (e.g. `AppServer.uvicorn()`): the proxy's idle
-   * timeout is derived from it. Required: a guessed keep-alive is the unchecked pairing that causes
-   * the 503 UC race (docs/mechanisms.md#keep-alive-race).
-   */
-  readonly appServer: AppServer;
-  /**
-   * Command, args, environment (values, Secret and ConfigMap keys, the downward API), mounted
-   * files, extra named ports, the numeric user and the image's shutdown delay.
-   * @default the image's entrypoint, no environment, user 65532, the platform's shutdown delay
-   */
-  readonly container?: ContainerProps;
-  /**
-   * Containers beside the app (a proxy, an agent), checked like it: resources without a CPU limit
-   * unless overridden with a reason, the restricted security context, a readiness probe when they
-   * serve. Native sidecars where platform.kubernetesVersion allows (1.29+).
-   * @default none
-   */
-  readonly sidecars?: SidecarProps[];
-  /**
-   * Containers that run to completion before the app starts (after the native sidecars), in
-   * every pod; one that looks like a schema migration is questioned at synth (use `migrations`).
-   * @default none
-   */
-  readonly initContainers?: InitContainerProps[];
-  /**
-   * The schema migration, run once per release before the new pods start and outside them:
-   * `Migration.job({ command: [...] })`, an Argo CD PreSync hook Job with the app's image,
-   * environment and security context (docs/mechanisms.md#migrations).
-   * @default none
-   */
-  readonly migrations?: Migration;
-  // --- What it needs -----------------------------------------------------------------------
-  /**
-   * The service account, image pull secrets, volumes, placement (node selector, tolerations,
-   * affinity, priority class) and the pods' own labels and annotations.
-   * @default the namespace's default service account without its token; no extra volumes or placement
-   */
-  readonly pod?: PodProps;
-  /**
-   * Labels and annotations of the workload object (Rollout or Deployment).
-   * @default the platform labels and rollwise's annotations
-   */
-  readonly metadata?: WorkloadMetadataProps;
-  // --- How it is reached and delivered -----------------------------------------------------
-  /**
-   * Passive health checking (Envoy outlier detection) on the route, with an ejection cap derived
-   * from the disruption budget.
-   * @default false: no outlier detection (the readiness probe decides which pods serve)
-   */
-  readonly passiveHealthCheck?: boolean;
-  /**
-   * The service's error-ratio SLO for the route 5xx alert.
-   * @default 0.01 (the canary gate's threshold, docs/mechanisms.md#canary-analysis)
-   */
-  readonly sloErrorRatio?: Override<number>;
-  /**
-   * Measured capacity figures; they size the PodDisruptionBudget.
-   * @default none: the budget is 1 pod and the reason says why
-   */
-  readonly capacity?: CapacityProps;
-  /**
-   * Org-wide settings shared by every service.
-   * @default Platform.defaults()
-   */
-  readonly platform?: Platform;
-  /**
-   * Replacements for decided values, each with its reason.
-   * @default none
-   */
-  readonly overrides?: HttpServiceOverrides;
-  /**
-   * Namespace of every object, written on each, so that the objects, the plugin config, the
-   * analysis, the alerts and the Argo CD Application's destination all name the same one.
-   * @default the chart's namespace; required for canary delivery (and alerts), else none (the Argo CD Application's destination namespace applies)
-   */
-  readonly namespace?: string;
-  /**
-   * How new versions reach users.
-   * @default Delivery.canary(): an Argo Rollout with analysis; needs `route` and the platform's gateway and Prometheus
-   */
-  readonly delivery?: Delivery;
-  /**
-   * The HTTPRoute's hostnames and path (required for canary delivery). With a rolling update the
-   * route, its BackendTrafficPolicy and the route's alerts are emitted too.
-   * @default none: no HTTPRoute (only allowed with Delivery.rollingUpdate())
-   */
-  readonly route?: RouteProps;
-  /**
-   * A HorizontalPodAutoscaler between `replicas` (the floor) and `maxReplicas`.
-   * @default none: `replicas` is fixed
-   */
-  readonly autoscaling?: AutoscalingProps;
-  /**
-   * Measured inputs from `rollwise measure` (`Measurements.fromFile('measurements/<service>.json')`):
-   * the readiness p99 at peak, with its provenance in the reason. Older than
-   * `platform.measurementMaxAge` is a synth warning.
-   * @default none: inputs are typed, and the reasons say so
-   */
-  readonly measurements?: Measurements;
-}
+export type { HttpServiceProps } from './http-service-props';
+export { undeclaredContainers } from './service-workloads';
 
 export type { AutoscalingProps } from '../decisions/autoscaling';
 
@@ -402,175 +289,6 @@ export class HttpService extends Construct {
 function chartOf(scope: Construct): Chart | undefined {
   for (let c: Construct | undefined = scope; c; c = c.node.scope) if (Chart.isChart(c)) return c;
   return undefined;
-}
-
-/**
- * The input that set a field of one of the service's (unpatched) objects, as the user wrote it, for
- * the cluster problems found there (render-checks.ts); undefined for fields rollwise decided
- * itself (those are rollwise's bugs, reported as they are).
- */
-function inputOfField(o: Record<string, unknown>, pointer: string, d: ServiceDecisions): string | { input: string; pointer: string } | undefined {
-  const seg = pointer.split('/').filter(Boolean);
-  if (seg.length === 0) {
-    // A problem of the whole object (its size above etcd's limit): the input whose value makes it
-    // so, when one value is most of the object (a 2 MiB environment value, annotation, label...).
-    const big = largestString(o);
-    const input = big && big.length >= 256 * 1024 ? inputOfField(o, big.pointer, d) : undefined;
-    return typeof input === 'string' ? { input, pointer: big!.pointer } : undefined;
-  }
-  const at = (...p: string[]) => p.every((x, i) => x === '*' || seg[i] === x);
-  if (at('metadata', 'namespace')) return 'namespace';
-  if (o.kind === 'HTTPRoute') {
-    if (at('spec', 'rules', '*', 'matches')) return 'route.pathPrefix';
-    if (at('spec', 'hostnames')) return seg[2] === undefined ? 'route.hostnames' : `route.hostnames[${seg[2]}]`;
-    return undefined;
-  }
-  if (!WORKLOAD_KINDS.includes(String(o.kind))) return undefined;
-  if (at('metadata', 'labels')) return 'metadata.labels';
-  if (at('metadata', 'annotations')) return 'metadata.annotations';
-  if (at('spec', 'template', 'metadata', 'labels')) return 'pod.labels';
-  if (at('spec', 'template', 'metadata', 'annotations')) return 'pod.annotations';
-  if (!at('spec', 'template', 'spec')) return undefined;
-  const [field, index, sub, subIndex] = seg.slice(3);
-  const simple: Record<string, string> = { tolerations: 'pod.tolerations', affinity: 'pod.affinity', nodeSelector: 'pod.nodeSelector', volumes: 'pod.volumes', imagePullSecrets: 'pod.imagePullSecrets', serviceAccountName: 'pod.serviceAccount', priorityClassName: 'pod.priorityClassName' };
-  if (simple[field]) return index !== undefined && /^\d+$/.test(index) ? `${simple[field]}[${index}]` : simple[field];
-  if (field !== 'containers' && field !== 'initContainers') return undefined;
-  const c = ((((o.spec as Record<string, unknown>).template as Record<string, unknown>).spec as Record<string, unknown>)[field] as { name?: string; env?: { name?: string }[] }[] | undefined)?.[Number(index)];
-  const name = c?.name;
-  const sidecar = d.pod.sidecars.findIndex((x) => x.name === name);
-  const init = d.pod.initContainers.findIndex((x) => x.name === name);
-  const group = name === 'app' ? 'container' : sidecar >= 0 ? `sidecars[${sidecar}]` : init >= 0 ? `initContainers[${init}]` : undefined;
-  if (!group) return undefined;
-  const top = name === 'app';
-  switch (sub) {
-    case 'image': return top ? 'image' : `${group}.image`;
-    case 'resources': return top ? 'resources' : `${group}.resources`;
-    case 'env': return `${group}.env${c?.env?.[Number(subIndex)]?.name !== undefined ? `.${c.env[Number(subIndex)].name}` : ''}`;
-    case 'volumeMounts': return subIndex !== undefined ? `${group}.mounts[${subIndex}]` : `${group}.mounts`;
-    case 'command': case 'args': case 'ports': case 'envFrom': return `${group}.${sub}`;
-    case 'name': return top ? undefined : `${group}.name`;
-    default: return undefined;
-  }
-}
-
-/** The longest string in a JSON value and its JSON pointer. */
-function largestString(v: unknown, pointer = '', depth = 0): { pointer: string; length: number } | undefined {
-  if (typeof v === 'string') return { pointer, length: v.length };
-  if (depth > 32 || v === null || typeof v !== 'object') return undefined;
-  let best: { pointer: string; length: number } | undefined;
-  for (const [k, x] of Object.entries(v)) {
-    const found = largestString(x, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, depth + 1);
-    if (found && (!best || found.length > best.length)) best = found;
-  }
-  return best;
-}
-
-/** Kinds that run pods from a template; each one under a service is checked (invariants, undeclared containers). */
-const WORKLOAD_KINDS = ['Rollout', 'Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job', 'CronJob', 'Pod'];
-
-/**
- * Containers added to the pod template by an escape-hatch patch: rollwise decided none of their
- * resources, probes or security context, so synth refuses them instead of shipping them unchecked.
- */
-export function undeclaredContainers(workload: unknown, d: ServiceDecisions): string[] {
-  type PodSpec = { containers?: { name?: string }[]; initContainers?: { name?: string }[] };
-  const w = workload as { kind?: string; metadata?: { name?: string }; spec?: PodSpec & { template?: { spec?: PodSpec }; jobTemplate?: { spec?: { template?: { spec?: PodSpec } } } } };
-  // where each kind keeps its pod spec (a Pod or CronJob under the service is read too)
-  const spec = w.kind === 'Pod' ? w.spec : w.kind === 'CronJob' ? w.spec?.jobTemplate?.spec?.template?.spec : w.spec?.template?.spec;
-  const base = w.kind === 'Pod' ? 'spec' : w.kind === 'CronJob' ? 'spec.jobTemplate.spec.template.spec' : 'spec.template.spec';
-  // The service's own migration Job runs MIGRATION_CONTAINER (decided in src/decisions/migrations.ts) instead of the app.
-  const migration = d.migration !== undefined && w.kind === 'Job' && w.metadata?.name === d.migration.name;
-  const known = new Set([migration ? MIGRATION_CONTAINER : 'app', ...d.pod.sidecars.map((x) => x.name), ...d.pod.initContainers.map((x) => x.name)]);
-  const out: string[] = [];
-  for (const list of ['containers', 'initContainers'] as const) {
-    (spec?.[list] ?? []).forEach((c, i) => {
-      if (!known.has(c?.name ?? '')) {
-        out.push(`${w.metadata?.name ?? d.name} ${base}.${list}[${i}]: container "${c?.name}" was added by a patch, so rollwise decided none of its resources, probes or security context and no rule vouches for them. Fix: declare it in sidecars (or initContainers), where it is checked like the app.`);
-      }
-    });
-  }
-  return out;
-}
-
-const SERVICE_KEYS = keysOf<HttpServiceProps>()({
-  image: true, port: true, replicas: true, health: true, resources: true, appServer: true, container: true, sidecars: true, initContainers: true,
-  pod: true, metadata: true, passiveHealthCheck: true, sloErrorRatio: true, capacity: true, platform: true, overrides: true, namespace: true,
-  delivery: true, route: true, autoscaling: true, measurements: true, migrations: true,
-});
-const ROUTE_KEYS = keysOf<RouteProps>()({ hostnames: true, pathPrefix: true });
-const AUTOSCALING_KEYS = keysOf<AutoscalingProps>()({ maxReplicas: true, targetCpuUtilisationPercent: true });
-
-/**
- * The props as a JavaScript caller may pass them: every group a plain object with known keys (a
- * typo is refused with "did you mean"), lists where lists belong, factories where factories belong.
- */
-function checkServiceProps(props: HttpServiceProps): void {
-  checkKeys('', props, SERVICE_KEYS);
-  refuseNullAndBigInt('', props);
-  if (props.passiveHealthCheck !== undefined && typeof props.passiveHealthCheck !== 'boolean') {
-    throw new RollwiseInputError('passiveHealthCheck', props.passiveHealthCheck, 'must be true or false.', 'use passiveHealthCheck: true, or leave it out.');
-  }
-  checkKeys('health', props.health, HEALTH_KEYS);
-  checkKeys('resources', props.resources, RESOURCES_KEYS);
-  checkKeys('capacity', props.capacity, CAPACITY_KEYS);
-  checkKeys('overrides', props.overrides, OVERRIDES_KEYS);
-  checkKeys('container', props.container, CONTAINER_KEYS);
-  checkKeys('pod', props.pod, POD_KEYS);
-  checkKeys('metadata', props.metadata, METADATA_KEYS);
-  checkKeys('route', props.route, ROUTE_KEYS);
-  checkKeys('autoscaling', props.autoscaling, AUTOSCALING_KEYS);
-  if (props.migrations instanceof Migration) checkKeys('migrations', props.migrations.props, MIGRATION_KEYS);
-  // the objects inside a container and the pod (lists are checked as lists where they are read)
-  const each = (input: string, list: unknown, known: readonly string[]) => {
-    if (Array.isArray(list)) list.forEach((x, i) => checkKeys(`${input}[${i}]`, x, known));
-  };
-  const inside = (group: string, c: ContainerProps | SidecarProps | undefined) => {
-    if (c === null || typeof c !== 'object') return;
-    each(`${group}.mounts`, c.mounts, MOUNT_KEYS);
-    checkKeys(`${group}.runAs`, c.runAs, RUN_AS_KEYS);
-    if ('ports' in c) each(`${group}.ports`, c.ports, NAMED_PORT_KEYS);
-    if ('resources' in c) checkKeys(`${group}.resources`, c.resources, EXTRA_RESOURCES_KEYS);
-    if ('overrides' in c) checkKeys(`${group}.overrides`, c.overrides, EXTRA_OVERRIDES_KEYS);
-  };
-  inside('container', props.container);
-  checkKeys('pod.serviceAccount', props.pod?.serviceAccount, SERVICE_ACCOUNT_KEYS);
-  each('pod.tolerations', props.pod?.tolerations, TOLERATION_KEYS);
-  // `port` on an init container is refused by its own check, which says why (it runs to completion)
-  for (const [group, known] of [['sidecars', SIDECAR_KEYS], ['initContainers', [...INIT_CONTAINER_KEYS, 'port']]] as const) {
-    const list = props[group];
-    if (list === undefined) continue;
-    if (!Array.isArray(list)) throw new RollwiseInputError(group, list, 'must be a list of containers.', `pass ${group}: [{ name, image, resources, ... }], or leave it out.`);
-    list.forEach((c, i) => checkKeys(`${group}[${i}]`, c, known));
-    list.forEach((c, i) => inside(`${group}[${i}]`, c));
-    if (group === 'sidecars') list.forEach((c, i) => checkKeys(`sidecars[${i}].port`, (c as SidecarProps).port, SIDECAR_PORT_KEYS));
-  }
-  const factories: [string, unknown, boolean, string][] = [
-    ['delivery', props.delivery, props.delivery instanceof Delivery, 'Delivery.canary() or Delivery.rollingUpdate()'],
-    ['platform', props.platform, props.platform instanceof Platform, 'new Platform({ ... }) or Platform.defaults()'],
-    ['measurements', props.measurements, props.measurements instanceof Measurements, "Measurements.fromFile('measurements/<service>.json')"],
-  ];
-  for (const [input, value, made, example] of factories) {
-    if (value !== undefined && !made) {
-      throw new RollwiseInputError(input, value === null ? null : typeof value === 'object' ? 'a plain object' : value, `must be made by its factory (${example}); a plain object carries none of the checks and defaults the factory applies.`, `use ${example}.`);
-    }
-  }
-}
-
-/**
- * JavaScript callers: a `null` (for "unset") or a BigInt anywhere in the plain objects and lists
- * of the props is refused naming its path (values made by factories, such as Duration or
- * Platform, are theirs to check). Without this they surface as TypeErrors deep inside, or as
- * "Do not know how to serialize a BigInt".
- */
-function refuseNullAndBigInt(at: string, value: unknown, depth = 0): void {
-  if (depth > 8) return;
-  const entries: [string, unknown][] = Array.isArray(value) ? value.map((v, i) => [`${at}[${i}]`, v])
-    : value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype ? Object.entries(value).map(([k, v]) => [at ? `${at}.${k}` : k, v]) : [];
-  for (const [p, v] of entries) {
-    if (v === null) throw new RollwiseInputError(p, null, 'is null; rollwise reads a missing prop as its default, and null as nothing it can use.', `leave ${p} out to use the default, or give a value.`);
-    if (typeof v === 'bigint') throw new RollwiseInputError(p, v, 'is a BigInt; Kubernetes numbers are JSON numbers, which a BigInt cannot be written as.', `use a plain number, e.g. ${Number(v)}.`);
-    refuseNullAndBigInt(p, v, depth + 1);
-  }
 }
 
 /** The app server decideService checked (HttpService requires one). */
