@@ -3,15 +3,13 @@ import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { AnalysisTemplate } from '../../imports/analysistemplate-argoproj.io';
 import { Rollout } from '../../imports/rollout-argoproj.io';
-import { analysisMetrics, gateCountFor, INTERVAL, metricLimits, RATE_WINDOW } from '../decisions/analysis';
-import { canaryStrategy, CanaryStep, CanaryStrategyDecisions } from '../decisions/canary';
-import { planCanaryVolume, VolumePlan } from '../decisions/canary-volume';
-import { formatGoDuration } from '../decisions/inputs';
-import { decided } from '../decisions/decision';
-import { GatewayRef } from '../decisions/platform';
+import { CanaryStrategyDecisions } from '../decisions/canary';
+import { CanaryPlan } from '../decisions/canary-plan';
+import { VolumePlan } from '../decisions/canary-volume';
+import { RouteDecisions } from '../decisions/route';
 import { replicasDecision, ServiceDecisions } from '../decisions/service';
 import { Reasons } from '../justify/reasons';
-import { RouteProps, renderHttpRoute } from './http-route';
+import { renderHttpRoute } from './http-route';
 import { podTemplatePatches, PORT_NAME, renderPodTemplate, selectorLabels } from './pod-template';
 import { registerDecidedValuesCheck } from '../invariants/decided-values';
 
@@ -25,17 +23,10 @@ export interface CanaryDeliveryProps {
   readonly workloadLabels?: Record<string, string>;
   /** Extra annotations of the Rollout. @default none */
   readonly workloadAnnotations?: Record<string, string>;
-  readonly route: RouteProps;
-  readonly gateway: GatewayRef;
-  readonly prometheusAddress: string;
-  readonly maxErrorRatio: number;
-  /** @default the rollwise default steps */
-  readonly steps?: CanaryStep[];
-  /**
-   * Why a human promotes instead of the volume gate (Delivery.canary({ manualPromotion })).
-   * @default the analysis promotes
-   */
-  readonly manualPromotion?: string;
+  /** The canary's plan (decideService's `canary`): names, volume gate, strategy and analysis. */
+  readonly plan: CanaryPlan;
+  /** The HTTPRoute and the Gateway it attaches to (decideService's `route`). */
+  readonly route: RouteDecisions;
   /** Annotations with facts for the lint rules, put on the Rollout. */
   readonly facts: Record<string, string>;
   /** Omit spec.replicas (an autoscaler owns it). */
@@ -65,13 +56,13 @@ export class CanaryDelivery extends Construct {
     registerDecidedValuesCheck(this);
     const d = props.decisions;
     const ns = props.namespace;
-    const canaryName = `${d.name}-canary`;
-    const gateName = `${d.name}-canary-gate`;
-    const backgroundName = `${d.name}-canary-background`;
+    const plan = props.plan;
+    const canaryName = plan.names.canaryService;
+    const gateName = plan.names.gateTemplate;
+    const backgroundName = plan.names.backgroundTemplate;
     const meta = (name: string, reasons: Reasons, extra: Record<string, string> = {}) => ({ name, namespace: ns, labels: props.labels, annotations: { ...extra, ...reasons.annotations() } });
-    this.volume = planCanaryVolume({ maxErrorRatio: props.maxErrorRatio, peakRps: d.capacity?.peakRps, releaseRps: d.releaseRps, steps: props.steps, manualPromotion: props.manualPromotion });
-    this.strategy = canaryStrategy(d.rollout, gateName, props.steps, { steps: this.volume.steps, reason: this.volume.reason, manualPromotion: props.manualPromotion });
-    const firstWeight = this.volume.firstWeightPercent;
+    this.volume = plan.volume;
+    this.strategy = plan.strategy;
 
     // The Rollout.
     const ro = new Reasons();
@@ -117,15 +108,12 @@ export class CanaryDelivery extends Construct {
     });
 
     // HTTPRoute with both backendRefs explicit.
-    this.route = renderHttpRoute(this, 'route', { name: d.name, namespace: ns, labels: props.labels, route: props.route, gateway: props.gateway, canaryService: canaryName });
+    this.route = renderHttpRoute(this, 'route', { name: d.name, namespace: ns, labels: props.labels, route: props.route, canaryService: canaryName });
 
     // Analysis templates.
-    const v = this.volume;
-    const window = formatGoDuration(v.windowSeconds);
-    const metrics = analysisMetrics({ namespace: ns ?? 'default', name: d.name, prometheusAddress: props.prometheusAddress, maxErrorRatio: props.maxErrorRatio, firstWeightPercent: firstWeight, windowSeconds: v.windowSeconds, minRequests: v.minRequests, volumeReason: v.reason, returnWindowSeconds: d.readiness.successThreshold.value * d.readiness.periodSeconds.value, minReadySeconds: d.rollout.minReadySeconds.value })
-      .filter((m) => v.volumeMetric || m.name !== 'canary-request-volume');
-    const limits = metricLimits(v.windowSeconds);
-    const gateCount = gateCountFor(v.windowSeconds);
+    const { metrics, limits } = plan;
+    const gateCount = plan.gateCount.value;
+    const window = plan.initialDelay.value;
     const analysisTemplate = (name: string, inline: boolean) => {
       const r = new Reasons();
       const spec = {
@@ -137,23 +125,23 @@ export class CanaryDelivery extends Construct {
           else if (i > 0) r.note(`spec.metrics[${i}].failureLimit`, `The same interval and limits as ${metrics[0].name}, for the same reasons.`);
           if (!inline && m.initialDelay) r.use(`spec.metrics[${i}].initialDelay`, m.initialDelay);
           if (i === 0) {
-            r.use(`spec.metrics[${i}].interval`, decided(INTERVAL, `One measurement a minute over a ${window} window (at least ${RATE_WINDOW}, 4 scrapes at 30 s, so one lost scrape does not empty it): consecutive windows overlap, so no minute between two measurements goes unmeasured, and the failureLimit counts the measurements one burst touches (docs/mechanisms.md#one-burst-and-the-limits).`));
+            r.use(`spec.metrics[${i}].interval`, plan.interval);
             r.use(`spec.metrics[${i}].failureLimit`, limits.failureLimit);
             r.use(`spec.metrics[${i}].inconclusiveLimit`, limits.inconclusiveLimit);
             r.use(`spec.metrics[${i}].consecutiveErrorLimit`, limits.consecutiveErrorLimit);
-            if (inline) r.use(`spec.metrics[${i}].count`, decided(gateCount, `${gateCount} measurements, one a minute: the gate watches the canary at its last weight for ${gateCount} minutes (at least 5, and failureLimit ${limits.failureLimit.value} + 1 so that a canary failing every measurement fails the gate); an inline step needs a finite count, and ${gateCount} >= failureLimit + consecutiveSuccessLimit (utils/analysis/factory.go v1.9.1).`, { failureLimit: limits.failureLimit.value }));
-            else r.use(`spec.metrics[${i}].initialDelay`, decided(window, `Waits ${window}, one full window, after the run starts at the first weight (the canary's cluster exists only from then on), so the first measurement reads exactly the run's first window of canary traffic, instead of a partial one that reads as too little traffic; every later window overlaps the one before, so the whole run is measured from its start (docs/mechanisms.md#one-burst-and-the-limits).`));
+            if (inline) r.use(`spec.metrics[${i}].count`, plan.gateCount);
+            else r.use(`spec.metrics[${i}].initialDelay`, plan.initialDelay);
           }
           return {
             name: m.name,
-            interval: INTERVAL,
+            interval: plan.interval.value,
             ...(inline ? { count: gateCount } : { initialDelay: m.initialDelay?.value ?? window }),
             successCondition: m.successCondition,
             failureCondition: m.failureCondition,
             failureLimit: (m.failureLimit ?? limits.failureLimit).value,
             inconclusiveLimit: limits.inconclusiveLimit.value,
             consecutiveErrorLimit: limits.consecutiveErrorLimit.value,
-            provider: { prometheus: { address: props.prometheusAddress, query: m.query } },
+            provider: { prometheus: { address: plan.prometheusAddress, query: m.query } },
           };
         }),
       };

@@ -2,21 +2,11 @@ import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { HttpRoute } from '../../imports/gateway-api-gateway.networking.k8s.io';
 import { envoyClusters } from '../decisions/analysis';
-import { decided } from '../decisions/decision';
-import { GatewayRef } from '../decisions/platform';
+import type { RouteDecisions } from '../decisions/route';
 import { Reasons } from '../justify/reasons';
 import { registerDecidedValuesCheck } from '../invariants/decided-values';
 
-/** Where the route listens. */
-export interface RouteProps {
-  /** Hostnames the route serves (required: a route without hostnames captures every host on a shared Gateway listener). */
-  readonly hostnames: string[];
-  /**
-   * Path prefix routed to the service.
-   * @default '/'
-   */
-  readonly pathPrefix?: string;
-}
+export type { RouteProps } from '../decisions/route';
 
 export interface ServiceRouteProps {
   /** The service's name: the route's name and its stable backend Service. */
@@ -24,8 +14,8 @@ export interface ServiceRouteProps {
   /** @default none (the Argo CD Application's destination namespace applies) */
   readonly namespace?: string;
   readonly labels: Record<string, string>;
-  readonly route: RouteProps;
-  readonly gateway: GatewayRef;
+  /** The route's decided values (decideService's `route`). */
+  readonly route: RouteDecisions;
   /**
    * The canary Service, a second backend at weight 0 that the Gateway API plugin shifts traffic to.
    * @default none: one backend (rolling update)
@@ -46,9 +36,10 @@ export function renderHttpRoute(scope: Construct, id: string, props: ServiceRout
     group: '', kind: 'Service', name, port: 80, weight,
     ...(canary ? { filters: [{ type: 'RequestHeaderModifier', requestHeaderModifier: { set: [{ name: 'x-rollwise-backend', value: role }] } }] } : {}),
   });
+  const gateway = props.route.gateway;
   const routeSpec = {
-    parentRefs: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', name: props.gateway.name, namespace: props.gateway.namespace, ...(props.gateway.sectionName ? { sectionName: props.gateway.sectionName } : {}) }],
-    hostnames: rt.use('spec.hostnames', decided(props.route.hostnames, `Only these hostnames: a route without hostnames would capture every host on the shared Gateway ${props.gateway.namespace}/${props.gateway.name}.`)),
+    parentRefs: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', name: gateway.name, namespace: gateway.namespace, ...(gateway.sectionName ? { sectionName: gateway.sectionName } : {}) }],
+    hostnames: rt.use('spec.hostnames', props.route.hostnames),
     rules: [{
       matches: [{ path: { type: 'PathPrefix', value: props.route.pathPrefix ?? '/' } }],
       backendRefs: canary ? [backendRef(props.name, 100, 'stable'), backendRef(canary, 0, 'canary')] : [backendRef(props.name, 100, 'stable')],
@@ -57,8 +48,8 @@ export function renderHttpRoute(scope: Construct, id: string, props: ServiceRout
   // gateway-api v1.6.1 apis/v1/gateway_types.go: Listener.AllowedRoutes defaults to
   // {namespaces: {from: Same}}; Envoy Gateway v1.9.0 internal/gatewayapi/route.go then sets
   // Accepted=False, NotAllowedByListeners, for a route in another namespace.
-  const gw = `${props.gateway.namespace}/${props.gateway.name}${props.gateway.sectionName ? ` (listener ${props.gateway.sectionName})` : ''}`;
-  rt.note('spec.parentRefs', ns === props.gateway.namespace
+  const gw = `${gateway.namespace}/${gateway.name}${gateway.sectionName ? ` (listener ${gateway.sectionName})` : ''}`;
+  rt.note('spec.parentRefs', ns === gateway.namespace
     ? `The platform's Gateway ${gw} (platform.gateway), in the route's own namespace: a listener admits routes from its own namespace by default.`
     : `The platform's Gateway ${gw} (platform.gateway). Its listener must admit routes from namespace ${ns ?? '(the namespace this is applied to)'}: allowedRoutes.namespaces.from defaults to Same, the Gateway's own namespace (gateway-api v1.6.1), and Envoy Gateway then leaves this route Accepted: False (NotAllowedByListeners) and no traffic reaches the service. Set from: All, or Selector on the service namespaces, on the listener (docs/cluster.md, "The Gateway's listeners must admit the services' routes").`);
   rt.note('spec.rules[0].matches[0]', `Every path under ${props.route.pathPrefix ?? '/'} (route.pathPrefix${props.route.pathPrefix ? '' : ', default "/": the whole host belongs to this service'}), in one rule, so ${canary ? 'the canary split and the per-backend clusters the analysis reads cover' : 'the route\'s alerts and traffic policy cover'} all of the service's traffic.`);

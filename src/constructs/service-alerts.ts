@@ -2,9 +2,9 @@ import { Chart, Duration } from 'cdk8s';
 import { Construct } from 'constructs';
 import { PrometheusRule, PrometheusRuleSpecGroupsRulesExpr } from '../../imports/prometheus-operator-monitoring.coreos.com';
 import { AlertDecisions, decideAlerts, WorkloadKind } from '../decisions/alerts';
-import { decided, Override } from '../decisions/decision';
+import { Override } from '../decisions/decision';
 import { Platform } from '../decisions/platform';
-import { ServiceDecisions } from '../decisions/service';
+import { requireAlertNamespace, ServiceDecisions } from '../decisions/service';
 import { RollwiseInputError } from '../errors';
 import { Reasons } from '../justify/reasons';
 import { renderRunbook } from '../justify/runbook';
@@ -74,37 +74,53 @@ export interface ServiceAlertsProps {
   readonly ruleLabels?: Record<string, string>;
 }
 
+/** Alerts already decided (decideService's `alerts`, as HttpService passes them), and how to render them. */
+export interface DecidedServiceAlertsProps {
+  /** The service's decisions. The construct id must equal `decisions.name`. */
+  readonly decisions: ServiceDecisions;
+  readonly alerts: AlertDecisions;
+  /** @default "<name>.runbook.md", beside the manifests */
+  readonly runbookPath?: string;
+  /** Platform labels for the rule. @default Platform.defaults() */
+  readonly platform?: Platform;
+  /** @default "envoy-gateway-system" */
+  readonly gatewayNamespace?: string;
+  /** @default the platform's labels only */
+  readonly ruleLabels?: Record<string, string>;
+}
+
 /**
  * The alerts that see the readiness-cascade failure class and the proxy's mechanisms for one
  * service (a PrometheusRule named like the service), plus its runbook written to the output.
  */
 export class ServiceAlerts extends Construct {
+  /** The rule and runbook of alerts decided beforehand (decideService's `alerts`). */
+  public static fromDecisions(scope: Construct, id: string, props: DecidedServiceAlertsProps): ServiceAlerts {
+    return new ServiceAlerts(scope, id, props);
+  }
+
   public readonly alerts: AlertDecisions;
   public readonly rule: PrometheusRule;
   public readonly runbook: string;
   public readonly runbookPath: string;
 
-  constructor(scope: Construct, id: string, props: ServiceAlertsProps) {
+  constructor(scope: Construct, id: string, props: ServiceAlertsProps);
+  constructor(scope: Construct, id: string, props: DecidedServiceAlertsProps);
+  constructor(scope: Construct, id: string, props: ServiceAlertsProps | DecidedServiceAlertsProps) {
     super(scope, id);
     registerDecidedValuesCheck(this);
     const d = props.decisions;
     if (id !== d.name) {
       throw new RollwiseInputError('ServiceAlerts id', id, `must equal the service's name "${d.name}": the id is the PrometheusRule's name and the alerts select the service's objects by that name.`, `use new ServiceAlerts(scope, '${d.name}', ...).`);
     }
-    const namespace = props.namespace ?? Chart.of(this).namespace;
-    if (!namespace) {
-      // 'unset', as the canary's refusal names it (http-service.ts), not "undefined"
-      throw new RollwiseInputError('namespace', 'unset', 'neither the props nor the chart give one, and the alerts need it at synth: every PrometheusRule expression selects the service\'s series by namespace (kube-state-metrics\' pods and EndpointSlices, the Envoy clusters httproute/<namespace>/<name>/...). Applied with `kubectl -n` or by an Argo CD Application into a namespace, the objects would land there while the alerts look in none of them, and would never fire.', 'give the chart a namespace (new Chart(app, id, { namespace: "shop" })) or set namespace; Environment.addChart uses the environment\'s destination namespace.');
-    }
     const platform = props.platform ?? Platform.defaults();
-    this.alerts = decideAlerts(d, { namespace, workload: props.workload ?? WorkloadKind.ROLLOUT, runbookUrl: props.runbookUrl, route: props.route }, {
-      sloErrorRatio: props.sloErrorRatio, cpuThrottlingRatio: props.cpuThrottlingRatio, scrapeInterval: props.scrapeInterval, platform,
-    });
+    // Decided by decideAlerts (src/decisions/alerts.ts): beforehand (HttpService), or here from the props.
+    this.alerts = 'alerts' in props && props.alerts !== undefined ? props.alerts : decidedFromProps(this, props as ServiceAlertsProps, platform);
+    const namespace = this.alerts.namespace;
     this.runbookPath = props.runbookPath ?? `${d.name}.runbook.md`;
 
     const reasons = new Reasons();
-    const groupName = `${d.name}.rollwise`;
-    reasons.use('spec.groups[0].name', decided(groupName, 'One group per service: its rules are evaluated together at the Prometheus evaluation interval, and the name says which service and which generator own them.'));
+    const groupName = reasons.use('spec.groups[0].name', this.alerts.group);
     const rules = this.alerts.rules.map((r, i) => {
       const v = reasons.use(`spec.groups[0].rules[${i}]`, r);
       return {
@@ -129,4 +145,12 @@ export class ServiceAlerts extends Construct {
     this.runbook = renderRunbook(d, this.alerts, { gatewayNamespace: props.gatewayNamespace });
     addOutputFile(this, this.runbookPath, this.runbook);
   }
+}
+
+/** A standalone ServiceAlerts' alerts, decided from its props (the namespace defaults to the chart's). */
+function decidedFromProps(scope: Construct, props: ServiceAlertsProps, platform: Platform): AlertDecisions {
+  const namespace = requireAlertNamespace(props.namespace ?? Chart.of(scope).namespace);
+  return decideAlerts(props.decisions, { namespace, workload: props.workload ?? WorkloadKind.ROLLOUT, runbookUrl: props.runbookUrl, route: props.route }, {
+    sloErrorRatio: props.sloErrorRatio, cpuThrottlingRatio: props.cpuThrottlingRatio, scrapeInterval: props.scrapeInterval, platform,
+  });
 }

@@ -1,12 +1,21 @@
 import { Duration } from 'cdk8s';
 import { RollwiseInputError } from '../errors';
 import { checkOverrideShape, decided, Decision, Override, withOverride } from './decision';
-import { ARGOCD_SETTINGS_KEYS, checkKeys, GATEWAY_KEYS, PLATFORM_KEYS } from './props-keys';
+import { checkKeys, keysOf } from './props-keys';
 import { checkDnsLabel, checkDnsSubdomain, checkLabels, checkPath, checkWholeSeconds, seconds, showSeconds } from './inputs';
 import { KubernetesVersion } from './kubernetes-version';
 import { MIN_STARTUP_BUDGET_SECONDS, STARTUP_FLOOR_WHY } from './probes';
 import type { NamespacePolicy } from './namespaces';
 import { checkWhatArgoCdAccepts } from '../checks/argo-cd-spec';
+
+/** The known keys of the platform's props groups (checked with checkKeys). */
+export const PLATFORM_KEYS = keysOf<PlatformProps>()({
+  readinessPeriod: true, startupBudget: true, peakUtilisationCeiling: true, endpointPropagation: true, shutdownDrain: true, shutdownDelay: true,
+  kubernetesVersion: true, labels: true, gateway: true, prometheusAddress: true, canaryMaxErrorRatio: true, runbookBaseUrl: true,
+  prometheusRuleLabels: true, measurementMaxAge: true, argoCd: true,
+});
+export const GATEWAY_KEYS = keysOf<GatewayRef>()({ name: true, namespace: true, sectionName: true });
+export const ARGOCD_SETTINGS_KEYS = keysOf<ArgoCdSettings>()({ repoURL: true, targetRevision: true, path: true, project: true, namespace: true, server: true, namespaces: true });
 
 /**
  * How a pod delays its exit until the proxies have stopped sending it requests. Kubernetes 1.28

@@ -1,8 +1,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { App } from 'cdk8s';
-import { HttpService } from '../constructs/http-service';
 import { RollwiseInputError } from '../errors';
+import { decidedServices } from '../service-registry';
 import { measureService } from './measure';
 import { Measured, MeasurementsDocument } from './measurements';
 import { MeasureError, PrometheusClient, PrometheusClientOptions } from './prometheus';
@@ -31,7 +31,7 @@ export interface ServiceSettings {
  * give the Prometheus address; the decisions give the workload kind and the disruption budget.
  */
 export function serviceFromApp(app: App, service: string, namespace?: string): ServiceSettings {
-  const all = app.node.findAll().filter((c): c is HttpService => c instanceof HttpService && c.name === service);
+  const all = decidedServices(app).filter((s) => s.name === service);
   const found = all.filter((s) => namespace === undefined || s.namespace === namespace);
   if (found.length !== 1) {
     const where = all.map((s) => s.namespace ?? '(no namespace)').join(', ');
@@ -44,7 +44,7 @@ export function serviceFromApp(app: App, service: string, namespace?: string): S
   const ft = r.failureThreshold.value;
   const period = r.periodSeconds.value;
   return {
-    namespace: s.namespace, prometheus: s.platform.prometheusAddress, workload: s.canary ? 'rollout' : 'deployment', maxUnavailable: s.decisions.pdbMaxUnavailable.value,
+    namespace: s.namespace, prometheus: s.platform.prometheusAddress, workload: s.workload, maxUnavailable: s.decisions.pdbMaxUnavailable.value,
     leaveWithinSeconds: (ft + 1) * period,
     leaveWithinSource: `the app's readiness: (failureThreshold ${ft} + 1) x period ${period} s, the first failing probe coming up to a period after the stop`,
   };

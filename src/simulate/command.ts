@@ -9,9 +9,11 @@
  *   2  invalid scenario (every problem is printed with field, value, why, fix)
  */
 import * as fs from 'fs';
-import { isBadVerdict, simulate } from './model';
+import { simulate } from './model';
+import { isBadVerdict } from './results';
 import { formatReport } from './report';
-import { loadScenarioFile, ScenarioError } from './scenario';
+import { loadScenarioFile } from './scenario';
+import { ScenarioError } from './scenario-error';
 import { renderSvg } from './svg';
 
 export interface RunSimulateOptions {

@@ -19,8 +19,11 @@
  *   steady state first), evicted pods never replaced within the run (their
  *   replacements may be Pending: a drain often happens when nodes are short).
  */
-import { handlerLatency, simulate, type Verdict } from './model';
-import { DEFAULTS, type Scenario } from './scenario';
+import { simulate } from './model';
+import { handlerLatency } from './latency';
+import type { Verdict } from './results';
+import { DEFAULTS } from './scenario-defaults';
+import type { Scenario } from './scenario-types';
 
 export interface DrainAtPeakOptions {
   replicas: number;

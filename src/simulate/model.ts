@@ -43,16 +43,24 @@
  * whatever the fleet size (which keeps "more replicas is never worse" a fair
  * comparison).
  */
-import type { DependencySettings, LivenessSettings, ProbeSettings, Scenario, SimEvent } from './scenario';
+import type { LivenessSettings, ProbeSettings, Scenario, SimEvent } from './scenario-types';
+import { drawLognormal, lognormalFromP50P99, mulberry32, streamSeed } from './random';
+import { Pod, type PendingProbe } from './pod';
+import { capacityRps, handlerLatency, loadAt } from './latency';
+import { estimateWork, WORK_FIX } from './work-estimate';
+import { judge } from './verdict';
+import type { SimResult, SimSeries, SimSummary } from './results';
+
+// The parts of the model, one file each (kept exported from here as before).
+export { mulberry32, lognormalFromP50P99 } from './random';
+export { VERDICT_RANK, isBadVerdict, type Verdict, type SimSeries, type SimSummary, type SimResult } from './results';
+export { loadAt, capacityRps, handlerLatency } from './latency';
+export { MAX_WORK_POD_STEPS, MAX_SAMPLES, estimateWork, type WorkEstimate } from './work-estimate';
 
 // ---------------------------------------------------------------------------
 // Constants (each traced to Kubernetes or the kernel)
 // ---------------------------------------------------------------------------
 
-/** CFS bandwidth period: the kernel accounts `limits.cpu` quota per 100 ms (cpu.cfs_period_us default). */
-const CFS_PERIOD_SECONDS = 0.1;
-/** Cap on utilisation in the processor-sharing term; beyond it the backlog term models overload. */
-const PS_UTILISATION_CAP = 0.99;
 /** CrashLoopBackOff: 10 s doubling, capped at 5 min (Kubernetes pod lifecycle docs). */
 const BACKOFF_INITIAL_SECONDS = 10;
 const BACKOFF_MAX_SECONDS = 300;
@@ -60,229 +68,6 @@ const BACKOFF_MAX_SECONDS = 300;
 const BACKOFF_RESET_SECONDS = 600;
 /** The Deployment controller reacts to pod status within about a second. */
 const CONTROLLER_INTERVAL_SECONDS = 1;
-/** z-score of the 99th percentile of a standard normal, to fit a lognormal to p50 and p99. */
-const Z99 = 2.3263478740408408;
-
-// ---------------------------------------------------------------------------
-// Seeded randomness (never Math.random)
-// ---------------------------------------------------------------------------
-
-/** mulberry32: a small, fast 32-bit PRNG; returns floats in [0, 1). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** One independent stream per (seed, pod id): mixes the two into a 32-bit seed. */
-function streamSeed(seed: number, podId: number): number {
-  let h = Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(podId + 1, 0xc2b2ae35);
-  h = Math.imul(h ^ (h >>> 16), 0x7feb352d);
-  h = Math.imul(h ^ (h >>> 15), 0x846ca68b);
-  return (h ^ (h >>> 16)) >>> 0;
-}
-
-/** Lognormal parameters from p50 and p99: mu = ln p50, sigma = ln(p99 / p50) / z99. */
-export function lognormalFromP50P99(d: DependencySettings): { mu: number; sigma: number } {
-  return { mu: Math.log(d.p50Seconds), sigma: Math.log(d.p99Seconds / d.p50Seconds) / Z99 };
-}
-
-function drawLognormal(rng: () => number, mu: number, sigma: number): number {
-  // Box-Muller; 1 - rng() is in (0, 1] so the log is finite.
-  const z = Math.sqrt(-2 * Math.log(1 - rng())) * Math.cos(2 * Math.PI * rng());
-  return Math.exp(mu + sigma * z);
-}
-
-// ---------------------------------------------------------------------------
-// Results
-// ---------------------------------------------------------------------------
-
-export type Verdict = 'stable' | 'degraded' | 'flapping' | 'oscillating' | 'cascade';
-
-/** Severity order used by the verdict and by the "never worse" properties. */
-export const VERDICT_RANK: Record<Verdict, number> = { stable: 0, degraded: 1, flapping: 2, oscillating: 3, cascade: 3 };
-
-/** Verdicts that fail `rollwise simulate` (exit code 1). */
-export function isBadVerdict(v: Verdict): boolean {
-  return v === 'flapping' || v === 'oscillating' || v === 'cascade';
-}
-
-/** Time series, one entry per sample (`sampleSeconds`). */
-export interface SimSeries {
-  /** End of the sample interval, seconds. */
-  t: number[];
-  /** Endpoints the proxy routes to (its view, after the propagation delay), at the end of the sample. */
-  readyEndpoints: number[];
-  /** Pods the kubelet reports ready, at the end of the sample. */
-  readyPods: number[];
-  /** Offered req/s divided by ready endpoints (null when there are none). */
-  loadPerReady: Array<number | null>;
-  offeredRps: number[];
-  /** Readiness and liveness probes that failed within the sample. */
-  probeFailures: number[];
-  /** Failed requests / offered requests within the sample. */
-  errorRatio: number[];
-}
-
-export interface SimSummary {
-  name: string;
-  seed: number;
-  replicas: number;
-  durationSeconds: number;
-  stepSeconds: number;
-  floor: number;
-  errorBudget: number;
-  /** Per-replica rate where requests start to queue, req/s. */
-  capacityRpsPerReplica: number;
-  minReady: number;
-  minReadyAtSeconds: number;
-  readyAtEnd: number;
-  timeBelowFloorSeconds: number;
-  /** Times the proxy's ready endpoints fell to 0. */
-  collapses: number;
-  /** Times they came back to the floor after a collapse. */
-  recoveries: number;
-  /** Time average of live pods the proxy does not route to. */
-  meanNotReady: number;
-  /** Ready -> not-ready transitions caused by probes (readiness or liveness), not by drains or rollouts. */
-  departures: number;
-  /** Most departures of a single pod. */
-  maxDeparturesPerPod: number;
-  restarts: number;
-  /** When the last rollout event finished (all replicas new and available), or null. */
-  rolloutCompletedAtSeconds: number | null;
-  probeFailures: number;
-  requests: number;
-  errors: { total: number; noEndpoint: number; refused: number; timeout: number; reset: number };
-  errorRatio: number;
-  verdict: Verdict;
-  explanation: string;
-}
-
-export interface SimResult {
-  summary: SimSummary;
-  series: SimSeries;
-}
-
-// ---------------------------------------------------------------------------
-// Pods
-// ---------------------------------------------------------------------------
-
-/**
- * starting: container not yet up (no probes, not ready);
- * running: container up, probed;
- * backoff: killed by liveness, waiting for the CrashLoopBackOff delay;
- * terminating: evicted or scaled down; still serves what the proxy sends
- *   until the proxy drops it (graceful shutdown), then gone.
- */
-type Phase = 'starting' | 'running' | 'backoff' | 'terminating' | 'gone';
-
-interface PendingProbe {
-  at: number;
-  ok: boolean;
-}
-
-class Pod {
-  phase: Phase = 'starting';
-  /** When the current phase's wait ends (starting -> running, backoff -> starting). */
-  phaseEndsAt = 0;
-  containerStartedAt = 0;
-  /** kubelet's view. */
-  ready = false;
-  readySince = 0;
-  /** proxy's view, and the changes on their way to it. */
-  proxyReady = false;
-  proxyQueue: Array<{ at: number; ready: boolean }> = [];
-  readyRun = 0; // consecutive readiness results of the same kind as the last one
-  readyLastOk: boolean | undefined = undefined;
-  nextReadinessAt: number;
-  pendingReadiness: PendingProbe | null = null;
-  livenessFails = 0;
-  nextLivenessAt: number;
-  pendingLiveness: PendingProbe | null = null;
-  /** Per-pod load now (req/s), and queued work (seconds of service at full capacity). */
-  rps = 0;
-  backlog = 0;
-  restarts = 0;
-  departures = 0;
-
-  constructor(
-    readonly id: number,
-    readonly revision: number,
-    readonly rng: () => number,
-    readinessPeriod: number,
-    livenessPeriod: number,
-    now: number,
-  ) {
-    // Random probe phase: the kubelet's probe ticker of each pod starts at an
-    // unrelated moment (pod admission, kubelet start jitter).
-    this.nextReadinessAt = now + rng() * readinessPeriod;
-    this.nextLivenessAt = now + rng() * livenessPeriod;
-  }
-
-  get live(): boolean {
-    return this.phase !== 'terminating' && this.phase !== 'gone';
-  }
-}
-
-// ---------------------------------------------------------------------------
-// Load and latency
-// ---------------------------------------------------------------------------
-
-/** Offered load (req/s) at time t. */
-export function loadAt(s: Scenario, t: number): number {
-  const l = s.load;
-  switch (l.kind) {
-    case 'constant':
-      return l.rps;
-    case 'steps': {
-      let rps = l.steps[0].rps;
-      for (const st of l.steps) if (st.atSeconds <= t) rps = st.rps;
-      return rps;
-    }
-    case 'daily': {
-      // One cosine peak per 24 h: trough 12 h away from the peak.
-      const phase = (2 * Math.PI * (t - l.peakAtSeconds)) / 86400;
-      return l.troughRps + ((l.peakRps - l.troughRps) * (1 + Math.cos(phase))) / 2;
-    }
-  }
-}
-
-/** Per-replica rate (req/s) above which requests queue. */
-export function capacityRps(s: Scenario): number {
-  const c = s.capacity;
-  if (c.kind === 'points') return c.saturationRps;
-  const cores = c.limitCores !== undefined ? Math.min(c.limitCores, c.burstCores) : c.burstCores;
-  return cores / c.cpuSecondsPerRequest;
-}
-
-/** Health handler latency (seconds) of a pod receiving `rps` with `backlog` seconds of queued work. */
-export function handlerLatency(s: Scenario, rps: number, backlog: number): number {
-  const c = s.capacity;
-  if (c.kind === 'points') return interpolate(c.points, rps) + backlog;
-  const u = rps / capacityRps(s);
-  const shared = c.healthSeconds / (1 - Math.min(u, PS_UTILISATION_CAP));
-  const throttled = c.limitCores !== undefined ? CFS_PERIOD_SECONDS * Math.min(u, 1) : 0;
-  return shared + throttled + backlog;
-}
-
-/** Piecewise-linear through the points; extrapolates the last segment (flat below the first point). */
-function interpolate(points: Array<{ rps: number; p99Seconds: number }>, rps: number): number {
-  if (points.length === 1 || rps <= points[0].rps) return points[0].p99Seconds;
-  for (let i = 1; i < points.length; i++) {
-    if (rps <= points[i].rps || i === points.length - 1) {
-      const a = points[i - 1];
-      const b = points[i];
-      return Math.max(0, a.p99Seconds + ((b.p99Seconds - a.p99Seconds) * (rps - a.rps)) / (b.rps - a.rps));
-    }
-  }
-  return points[points.length - 1].p99Seconds; // not reached
-}
 
 // ---------------------------------------------------------------------------
 // The simulation
@@ -296,45 +81,6 @@ export function simulate(s: Scenario): SimResult {
   const w = estimateWork(s);
   if (w.problem) throw new Error(`rollwise simulate: ${w.problem} Fix: ${WORK_FIX}`);
   return new Simulation(s).run();
-}
-
-/**
- * The bound on a run's work, in pod-steps: each step visits every pod object (live, terminating or
- * replaced), and each event scans them once more. Measured here (Node 20, 2 shared cores): 33-58 ns
- * per pod-step (1,000 replicas x 600 s: 199 ms; 100 x 6,000 s: 202 ms), so 5 x 10^8 pod-steps is
- * about 17-30 s of CPU. A 7-day run of 1,000 replicas at 100 ms steps (6 x 10^9) is refused.
- */
-export const MAX_WORK_POD_STEPS = 5e8;
-/** The bound on samples per series (memory: 8 series of 8 bytes each, about 64 MB at the bound). */
-export const MAX_SAMPLES = 1_000_000;
-
-const WORK_FIX = 'raise stepSeconds (up to 1 s) or sampleSeconds, shorten durationSeconds, or simulate fewer replicas (the readiness loop of 100 pods behaves as that of 1,000 at the same load per pod).';
-
-export interface WorkEstimate {
-  readonly steps: number;
-  /** The most pod objects the run holds: replicas, drained pods that are replaced, rollouts' new pods. */
-  readonly pods: number;
-  readonly podSteps: number;
-  readonly samples: number;
-  /** Why the run is refused, with the numbers; undefined when within the bounds. */
-  readonly problem?: string;
-}
-
-/** How much a scenario costs, from its numbers alone (replicas x steps, events, samples). */
-export function estimateWork(s: Pick<Scenario, 'durationSeconds' | 'stepSeconds' | 'sampleSeconds' | 'replicas' | 'events'>): WorkEstimate {
-  const steps = Math.round(s.durationSeconds / s.stepSeconds);
-  let pods = s.replicas;
-  for (const e of s.events) pods += e.kind === 'drain' ? (e.replaceAfterSeconds !== undefined ? e.count : 0) : s.replicas + e.maxSurge;
-  const podSteps = steps * pods + s.events.length * pods;
-  const samples = Math.ceil(steps / Math.max(1, Math.round(s.sampleSeconds / s.stepSeconds)));
-  const n = (x: number) => x.toLocaleString('en-US', { maximumFractionDigits: 2 });
-  let problem: string | undefined;
-  if (!(podSteps <= MAX_WORK_POD_STEPS)) {
-    problem = `the run is ${n(steps)} steps (durationSeconds ${s.durationSeconds} / stepSeconds ${s.stepSeconds}) x up to ${n(pods)} pods (${s.replicas} replicas and the pods ${s.events.length} events add) + events = ${n(podSteps)} pod-steps, above the bound of ${n(MAX_WORK_POD_STEPS)} (about 17-30 s of CPU).`;
-  } else if (!(samples <= MAX_SAMPLES)) {
-    problem = `the run keeps ${n(samples)} samples per series (durationSeconds ${s.durationSeconds} / sampleSeconds ${s.sampleSeconds}), above the bound of ${n(MAX_SAMPLES)}.`;
-  }
-  return { steps, pods, podSteps, samples, problem };
 }
 
 type RolloutEvent = Extract<SimEvent, { kind: 'rollout' }>;
@@ -734,45 +480,6 @@ function probe(
   const ok = latency <= settings.timeoutSeconds;
   // The kubelet knows the result when the handler answers, or at the timeout.
   return { at: now + (ok ? latency : settings.timeoutSeconds), ok };
-}
-
-// ---------------------------------------------------------------------------
-// Verdict
-// ---------------------------------------------------------------------------
-
-function judge(m: SimSummary, firstCollapseAt: number, endsCollapsed: boolean): [Verdict, string] {
-  const pct = (x: number): string => `${(100 * x).toFixed(x < 0.01 ? 2 : 1)} %`;
-  if (m.collapses >= 2) {
-    return [
-      'oscillating',
-      `ready endpoints fell to 0 at ${fmtS(firstCollapseAt)} and the fleet came back and collapsed again ${m.collapses - 1} time(s) (saw-tooth); errors ${pct(m.errorRatio)}`,
-    ];
-  }
-  if (m.collapses === 1) {
-    return [
-      'cascade',
-      `ready endpoints fell to 0 at ${fmtS(firstCollapseAt)}` +
-        (m.departures > 0 ? `: each departure raised the survivors' load past the probe deadline` : ' (the planned disruption removed every endpoint)') +
-        (endsCollapsed ? ' and the fleet did not recover' : ', then it came back to the floor') +
-        `; errors ${pct(m.errorRatio)}`,
-    ];
-  }
-  if (m.maxDeparturesPerPod >= 2) {
-    return [
-      'flapping',
-      `pods left and rejoined ${m.departures} times without a collapse (${m.meanNotReady.toFixed(2)} of ${m.replicas} out on average); errors ${pct(m.errorRatio)}`,
-    ];
-  }
-  const reasons: string[] = [];
-  if (m.timeBelowFloorSeconds > 0) reasons.push(`ready endpoints were below the floor of ${m.floor} for ${fmtS(m.timeBelowFloorSeconds)} (min ${m.minReady})`);
-  if (m.errorRatio > m.errorBudget) reasons.push(`errors ${pct(m.errorRatio)} exceed the budget`);
-  if (m.departures > 0 && reasons.length === 0) reasons.push(`${m.departures} pod(s) left service once and came back`);
-  if (reasons.length > 0) return ['degraded', reasons.join('; ')];
-  return ['stable', `ready endpoints never fell below the floor of ${m.floor} (min ${m.minReady}); errors ${pct(m.errorRatio)}`];
-}
-
-function fmtS(s: number): string {
-  return s >= 120 ? `${(s / 60).toFixed(1)} min` : `${Math.round(s * 10) / 10} s`;
 }
 
 function round(x: number, digits: number): number {

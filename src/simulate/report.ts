@@ -2,8 +2,9 @@
  * Text output of a simulation: summary, verdict and a compact terminal chart
  * (sparklines of ready endpoints and error ratio over time).
  */
-import { loadAt, type SimResult } from './model';
-import type { Scenario } from './scenario';
+import { loadAt } from './latency';
+import type { SimResult } from './results';
+import type { Scenario } from './scenario-types';
 
 const BLOCKS = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 

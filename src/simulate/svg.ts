@@ -3,7 +3,7 @@
  * the time axis: ready endpoints (proxy view, with the floor), load per ready
  * replica (with the per-replica capacity), and the error ratio.
  */
-import type { SimResult } from './model';
+import type { SimResult } from './results';
 
 const W = 960;
 const PANEL_H = 170;
