@@ -5,7 +5,7 @@ import { RollwiseInputError } from '../errors';
 import { ANNOTATIONS, parseFieldPath } from '../justify/annotations';
 import { formatReasonLines, parseReasonLines } from '../justify/reasons';
 import { Json } from '../rules/k8s';
-import { RenderedApp } from '../synth/render-checks';
+import { RenderedApp } from '../synth/rendered-app';
 
 /**
  * cdk8s keeps an ApiObject's escape-hatch patches in a private `patches` array and applies them in

@@ -1,4 +1,3 @@
-import type { ScopeIndex } from './scope';
 import { LintObject, Manifest } from './source';
 
 /** Kubernetes probe defaults (reference: "Kubernetes probe and rollout defaults"). */
@@ -166,9 +165,24 @@ export interface ReplicaCount {
   readonly path: string;
 }
 
-/** The run's objects by scope (the engine's index; a narrow view to keep k8s.ts free of rule types). */
+/** The outcome of looking up a reference by name in the referring object's scope. */
+export type Resolution =
+  /** Exactly one object of that kind and name in scope. */
+  | { readonly found: LintObject }
+  /** Several in scope: the rule does not pick one. */
+  | { readonly ambiguous: readonly LintObject[] }
+  /** None in scope; `elsewhere` lists objects of that kind and name in other applications or namespaces. */
+  | { readonly missing: true; readonly elsewhere: readonly LintObject[] };
+
+/**
+ * The run's objects by scope: the part of the engine's ScopeIndex (scope.ts) these helpers read,
+ * declared here so k8s.ts imports nothing from the modules built on it.
+ */
 export interface KindIndex {
-  readonly scopes: ScopeIndex;
+  readonly scopes: {
+    resolve(from: LintObject, kind: string, name: string): Resolution;
+    inScope(from: LintObject, kind: string): LintObject[];
+  };
 }
 
 /**

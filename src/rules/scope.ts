@@ -1,6 +1,8 @@
 import * as path from 'path';
-import { rec, str } from './k8s';
+import { rec, Resolution, str } from './k8s';
 import { LintObject } from './source';
+
+export type { Resolution } from './k8s';
 
 /**
  * Where an object meets other objects in a cluster: the namespace it lands in and the application
@@ -71,14 +73,6 @@ function namespaceFits(ns: string | undefined, b: ObjectScope): boolean {
   return ns === undefined || b.namespace === undefined || ns === b.namespace;
 }
 
-/** The outcome of looking up a reference by name in the referring object's scope. */
-export type Resolution =
-  /** Exactly one object of that kind and name in scope. */
-  | { readonly found: LintObject }
-  /** Several in scope: the rule does not pick one. */
-  | { readonly ambiguous: readonly LintObject[] }
-  /** None in scope; `elsewhere` lists objects of that kind and name in other applications or namespaces. */
-  | { readonly missing: true; readonly elsewhere: readonly LintObject[] };
 
 /** A few object references with their files, for messages: "Service/a (x/svc.yaml), Service/a (y/svc.yaml)". */
 export function describeObjects(objs: readonly LintObject[], max = 3): string {
