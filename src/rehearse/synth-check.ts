@@ -32,6 +32,28 @@ const FIX: Record<string, string> = {
 };
 const LOW_TRAFFIC_FIX = 'declare the traffic the canary really gets, or give the canary more of it: a higher first weight, a longer measurement window and pause, or a first step that waits for a human (CanaryStep.pauseUntilPromoted()) with a reason; `rollwise rehearse <manifest>` shows the timeline.';
 
+let synthRehearsal = true;
+
+/**
+ * Turns the synth-time rehearsal off (false) or on again, for the synth benchmark only
+ * (bench/synth.ts measures synth with and without it, side by side). Not exported by the package.
+ */
+export function setSynthRehearsalForBench(on: boolean): void {
+  synthRehearsal = on;
+}
+
+const counts = { run: 0, shared: 0 };
+
+/** Rehearsals synth ran in this process, and canaries that shared one already run (for the benchmark). */
+export function synthRehearsalCounts(): { readonly run: number; readonly shared: number } {
+  return { ...counts };
+}
+
+/** Whether synth rehearses canaries (always, outside the benchmark). */
+export function synthRehearsalEnabled(): boolean {
+  return synthRehearsal;
+}
+
 /** Rehearse the synthesized objects of one service (its Rollout, AnalysisTemplates and HTTPRoute). */
 export function rehearseForSynth(objects: readonly unknown[], opts: { readonly releaseRps?: number } = {}): SynthRehearsal {
   const refusals: Refusal[] = [];
@@ -50,6 +72,7 @@ export function rehearseForSynth(objects: readonly unknown[], opts: { readonly r
     }
     let r;
     try {
+      counts.run++;
       r = rehearseInProcess(m, { releases: SYNTH_RELEASES });
     } catch (e) {
       if (e instanceof PromqlUnsupported) {
