@@ -21,6 +21,8 @@ interface Sample { labels: Labels; v: number }
 type Val = { k: 'vector'; s: Sample[] } | { k: 'scalar'; v: number } | { k: 'matrix'; s: Array<{ labels: Labels; pts: Array<[number, number]> }> };
 
 type Matcher = { name: string; op: '=' | '!=' | '=~' | '!~'; value: string };
+/** A parsed query (parsePromql). */
+export type PromqlNode = Node;
 type Node =
   | { k: 'num'; v: number }
   | { k: 'sel'; name?: string; matchers: Matcher[]; range?: number; offset: number }

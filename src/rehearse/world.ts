@@ -157,10 +157,51 @@ export function firstReady(model: RolloutModel, created: number, startSeconds: n
   return firstTick + (r.successThreshold - 1) * r.periodSeconds;
 }
 
-function makePod(model: RolloutModel, release: Release | undefined, hash: string, index: number, created: number): Pod {
+/** The names a pod of ReplicaSet `hash` gets, by its index: its ReplicaSet, its name as the API server makes it, its uid. */
+function podIdentity(model: RolloutModel, hash: string, index: number): { replicaSet: string; name: string; uid: string } {
   const replicaSet = replicaSetName(model.name, hash);
   const name = podName(replicaSet, podSuffix(index + (hash === model.canaryHash ? 100 : 0)));
   const uid = `00000000-0000-4000-8000-${String(index + (hash === model.canaryHash ? 100 : 0)).padStart(12, '0')}`;
+  return { replicaSet, name, uid };
+}
+
+/** The envoy metrics the exporters' series carry, and kube-state-metrics' two. */
+const METRIC_NAMES = [
+  'envoy_cluster_membership_healthy', 'envoy_cluster_membership_total', 'envoy_cluster_lb_healthy_panic', 'envoy_cluster_upstream_rq_total',
+  'envoy_cluster_upstream_rq_xx', 'envoy_cluster_upstream_rq', 'kube_pod_status_ready', 'kube_pod_owner',
+];
+
+/**
+ * Every value each label of the exporters' series can take in any world of `model` (every release,
+ * every traffic), by label name, in a fixed order of roles (the stable cluster before the canary's,
+ * proxies, then stable pods, then canary pods by index); the metric names under `__name__`. The
+ * synth rehearsal's memo (memo.ts) sees a model's names only through these values, and
+ * test/rehearse/memo.test.ts checks that every world's series use no other.
+ */
+export function seriesLabelValues(model: RolloutModel): Record<string, string[]> {
+  const N = model.replicas;
+  // The canary is scaled to ceil(weight x replicas / 100) at a setWeight step and to every replica at the end.
+  let canaryPods = N;
+  for (const s of model.steps) if (s.kind === 'setWeight') canaryPods = Math.max(canaryPods, Math.ceil((s.weight * N) / 100));
+  const stable = Array.from({ length: Math.max(0, N) }, (_, i) => podIdentity(model, model.stableHash, i));
+  const canary = Array.from({ length: Math.max(0, canaryPods) }, (_, i) => podIdentity(model, model.canaryHash, i));
+  return {
+    __name__: METRIC_NAMES,
+    envoy_cluster_name: [model.stableCluster, model.canaryCluster],
+    namespace: ['envoy-gateway-system', model.namespace],
+    pod: [...PROXIES, ...stable.map((p) => p.name), ...canary.map((p) => p.name)],
+    uid: [...stable.map((p) => p.uid), ...canary.map((p) => p.uid)],
+    envoy_response_code_class: ['2', '5'],
+    envoy_response_code: ['200', '503'],
+    condition: ['true', 'false', 'unknown'],
+    owner_kind: ['ReplicaSet'],
+    owner_name: [replicaSetName(model.name, model.stableHash), replicaSetName(model.name, model.canaryHash)],
+    owner_is_controller: ['true'],
+  };
+}
+
+function makePod(model: RolloutModel, release: Release | undefined, hash: string, index: number, created: number): Pod {
+  const { replicaSet, name, uid } = podIdentity(model, hash, index);
   if (!release) return { name, uid, replicaSet, created, readyAt: () => true };
   const budget = model.startupBudgetSeconds;
   const start = release.startSeconds === 'budget' ? Math.floor(0.9 * (budget ?? 60)) : release.startSeconds;

@@ -1,0 +1,128 @@
+/**
+ * The key under which synth shares one rehearsal between canary services (synth-check.ts): two
+ * services get the same key only when their rehearsals cannot differ, so the second one is given
+ * the first one's refusals and warnings instead of replaying its canary again.
+ *
+ * What decides a synth rehearsal (rehearseForSynth on one RolloutModel, SYNTH_RELEASES, the
+ * in-process evaluator), and how the key holds it:
+ * - the releases replayed: their ids (the catalogue in releases.ts is constant);
+ * - everything the world and the loop compute with, as it is: replicas, minReadySeconds,
+ *   progressDeadlineSeconds, readiness and start-up probe timing, the steps (weights, pause
+ *   durations, analysis gates), the background run's startingStep, each metric's name,
+ *   conditions, initialDelay, interval, count, limits and dryRun, the traffic (peakRps,
+ *   releaseRps) and the pod-template hashes;
+ * - the service's names (Rollout name, namespace, the Envoy cluster names) are not in the key as
+ *   text. world.ts uses them only as label values of the series (pod and ReplicaSet names, the
+ *   namespace, envoy_cluster_name) and, for pods, as the key of a map (pods of one name are one
+ *   pod); the loop and the judgement never read them. The evaluator (promql.ts) reads a label
+ *   value only (a) in a selector's matcher (=, !=, =~, !~ against the matcher's value) and (b) by
+ *   equality with another sample's value of the same label (grouping, on/ignoring matching, and/or/
+ *   unless), and it returns the sample values in an order that follows the series' order, which
+ *   the world builds from roles (clusters, proxies, pods by index), not from names. So the key
+ *   holds, for each label, which of its possible values are equal to each other
+ *   (seriesLabelValues lists them by role), and for each matcher of each query which of those
+ *   values (and the empty value of a missing label) it matches. Two services with the same key
+ *   therefore select the same series (by role), group and join them alike, and get the same
+ *   numbers in the same order at every measurement: the same verdicts;
+ * - the queries' text beyond the matcher values is in the key as parsed (metric names, functions,
+ *   ranges, offsets, operators, by/on/ignoring label names, numbers). absent() turns its
+ *   matchers' values into output labels, so under absent() the values are in the key as text;
+ * - the messages a refusal or warning can carry come from the release catalogue, the verdicts
+ *   (metric names, tallies, limits, condition messages, result values), the first weight and the
+ *   traffic: none names the service. Two messages could: a query the evaluator cannot parse, and
+ *   a regex that does not compile (both quote the query). Those models get no key and are
+ *   rehearsed on their own;
+ * - AnalysisTemplate names are left out: they only name the runs in the world's event log, which
+ *   the synth check does not read.
+ * test/rehearse/memo.test.ts checks that services differing in any one deciding input get
+ * different keys, and that services sharing a key get the same rehearsal.
+ */
+import type { MetricSpec, RolloutModel, RunSpec, StepSpec } from './manifest';
+import { parsePromql, PromqlUnsupported, type PromqlNode } from './promql';
+import { seriesLabelValues } from './world';
+
+type Universe = Record<string, string[]>;
+
+/** Which values of the label (the empty value of a missing label first) a matcher matches, as 0/1. */
+function matcherSignature(universe: Universe, m: { name: string; op: string; value: string }): string {
+  const values = ['', ...(universe[m.name] ?? [])];
+  if (m.op === '=' || m.op === '!=') return values.map((v) => ((v === m.value) === (m.op === '=') ? '1' : '0')).join('');
+  // As promql.ts matches(): anchored, compiled once; a regex that does not compile throws (no key).
+  const re = new RegExp(`^(?:${m.value})$`);
+  return values.map((v) => (re.test(v) === (m.op === '=~') ? '1' : '0')).join('');
+}
+
+/** A parsed query with each matcher's value replaced by its signature (kept as text under absent()). */
+function queryShape(n: PromqlNode, universe: Universe, literal: boolean): unknown {
+  switch (n.k) {
+    case 'num': return ['num', String(n.v)];
+    case 'neg': return ['neg', queryShape(n.of, universe, literal)];
+    case 'sel': return ['sel', n.name ?? null, n.range === undefined ? null : String(n.range), String(n.offset),
+      n.matchers.map((m) => [m.name, m.op, matcherSignature(universe, m), literal ? m.value : null])];
+    case 'call': return ['call', n.fn, n.args.map((a) => queryShape(a, universe, literal || n.fn === 'absent'))];
+    case 'agg': return ['agg', n.op, n.by ?? null, n.without ?? null, queryShape(n.arg, universe, literal), n.param ? queryShape(n.param, universe, literal) : null];
+    case 'bin': return ['bin', n.op, n.bool, n.on ?? null, n.ignoring ?? null, queryShape(n.l, universe, literal), queryShape(n.r, universe, literal)];
+  }
+}
+
+function metricShape(m: MetricSpec, universe: Universe): unknown {
+  return [m.name, queryShape(parsePromql(m.query), universe, false), m.successCondition ?? null, m.failureCondition ?? null, m.initialDelaySeconds,
+    m.intervalSeconds ?? null, m.count ?? null, m.failureLimit, m.inconclusiveLimit, m.consecutiveErrorLimit, m.consecutiveSuccessLimit ?? null, m.dryRun];
+}
+
+function runShape(r: RunSpec, universe: Universe): unknown {
+  return [r.kind, r.metrics.map((m) => metricShape(m, universe))];
+}
+
+function stepShape(s: StepSpec, universe: Universe): unknown {
+  switch (s.kind) {
+    case 'setWeight': return ['setWeight', s.weight];
+    case 'pause': return ['pause', s.seconds];
+    case 'analysis': return ['analysis', runShape(s.run, universe)];
+    case 'other': return ['other', s.what];
+  }
+}
+
+/** For each label, the index of the first value equal to each value (which values are the same). */
+function partition(universe: Universe): Record<string, number[]> {
+  const out: Record<string, number[]> = {};
+  for (const [label, values] of Object.entries(universe)) {
+    const first = new Map<string, number>();
+    out[label] = values.map((v, i) => {
+      const f = first.get(v);
+      if (f !== undefined) return f;
+      first.set(v, i);
+      return i;
+    });
+  }
+  return out;
+}
+
+/**
+ * The memo key of a synth rehearsal of `model` replaying `releases`, or undefined when the model
+ * must be rehearsed on its own (a query the evaluator does not parse, a regex that does not compile).
+ */
+export function rehearsalKey(model: RolloutModel, releases: readonly string[]): string | undefined {
+  const universe = seriesLabelValues(model);
+  let shape: unknown;
+  try {
+    shape = {
+      releases,
+      replicas: model.replicas,
+      minReadySeconds: model.minReadySeconds,
+      progressDeadlineSeconds: model.progressDeadlineSeconds,
+      readiness: [model.readiness.periodSeconds, model.readiness.successThreshold, model.readiness.failureThreshold, model.readiness.initialDelaySeconds],
+      startup: [model.startupBudgetSeconds ?? null, model.startupPeriodSeconds],
+      traffic: [model.peakRps ?? null, model.releaseRps ?? null],
+      hashes: [model.canaryHash, model.stableHash],
+      steps: model.steps.map((s) => stepShape(s, universe)),
+      background: model.background ? [model.background.startingStep, runShape(model.background, universe)] : null,
+      sameValues: partition(universe),
+    };
+  } catch (e) {
+    if (e instanceof PromqlUnsupported || e instanceof SyntaxError) return undefined;
+    throw e;
+  }
+  // Numbers that JSON cannot write (NaN, Infinity) are written as text, so they stay distinct.
+  return JSON.stringify(shape, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? `number:${String(v)}` : v));
+}
