@@ -38,7 +38,7 @@
  * different keys, and that services sharing a key get the same rehearsal.
  */
 import type { MetricSpec, RolloutModel, RunSpec, StepSpec } from './manifest';
-import { parsePromql, PromqlUnsupported, type PromqlNode } from './promql';
+import { parsed, PromqlUnsupported, type PromqlNode } from './promql';
 import { seriesLabelValues } from './world';
 
 type Universe = Record<string, string[]>;
@@ -66,8 +66,8 @@ function queryShape(n: PromqlNode, universe: Universe, literal: boolean): unknow
 }
 
 function metricShape(m: MetricSpec, universe: Universe): unknown {
-  return [m.name, queryShape(parsePromql(m.query), universe, false), m.successCondition ?? null, m.failureCondition ?? null, m.initialDelaySeconds,
-    m.intervalSeconds ?? null, m.count ?? null, m.failureLimit, m.inconclusiveLimit, m.consecutiveErrorLimit, m.consecutiveSuccessLimit ?? null, m.dryRun];
+  return [m.name, queryShape(parsed(m.query), universe, false), m.successCondition ?? null, m.failureCondition ?? null, num(m.initialDelaySeconds),
+    num(m.intervalSeconds), num(m.count), num(m.failureLimit), num(m.inconclusiveLimit), num(m.consecutiveErrorLimit), num(m.consecutiveSuccessLimit), m.dryRun];
 }
 
 function runShape(r: RunSpec, universe: Universe): unknown {
@@ -76,27 +76,38 @@ function runShape(r: RunSpec, universe: Universe): unknown {
 
 function stepShape(s: StepSpec, universe: Universe): unknown {
   switch (s.kind) {
-    case 'setWeight': return ['setWeight', s.weight];
-    case 'pause': return ['pause', s.seconds];
+    case 'setWeight': return ['setWeight', num(s.weight)];
+    case 'pause': return ['pause', num(s.seconds)];
     case 'analysis': return ['analysis', runShape(s.run, universe)];
     case 'other': return ['other', s.what];
   }
 }
 
-/** For each label, the index of the first value equal to each value (which values are the same). */
-function partition(universe: Universe): Record<string, number[]> {
-  const out: Record<string, number[]> = {};
+/**
+ * For each label, which of its values are the same: "distinct" when none are (the usual case), else
+ * the index of the first value equal to each value.
+ */
+function partition(universe: Universe): Record<string, 'distinct' | number[]> {
+  const out: Record<string, 'distinct' | number[]> = {};
   for (const [label, values] of Object.entries(universe)) {
     const first = new Map<string, number>();
-    out[label] = values.map((v, i) => {
+    let distinct = true;
+    const firsts = values.map((v, i) => {
       const f = first.get(v);
-      if (f !== undefined) return f;
+      if (f !== undefined) {
+        distinct = false;
+        return f;
+      }
       first.set(v, i);
       return i;
     });
+    out[label] = distinct ? 'distinct' : firsts;
   }
   return out;
 }
+
+/** A number as the key writes it: JSON has no NaN or Infinity (both would be null). */
+const num = (x: number | null | undefined): number | string | null => (x === undefined || x === null ? null : Number.isFinite(x) ? x : `number:${String(x)}`);
 
 /**
  * The memo key of a synth rehearsal of `model` replaying `releases`, or undefined when the model
@@ -108,21 +119,21 @@ export function rehearsalKey(model: RolloutModel, releases: readonly string[]): 
   try {
     shape = {
       releases,
-      replicas: model.replicas,
-      minReadySeconds: model.minReadySeconds,
-      progressDeadlineSeconds: model.progressDeadlineSeconds,
-      readiness: [model.readiness.periodSeconds, model.readiness.successThreshold, model.readiness.failureThreshold, model.readiness.initialDelaySeconds],
-      startup: [model.startupBudgetSeconds ?? null, model.startupPeriodSeconds],
-      traffic: [model.peakRps ?? null, model.releaseRps ?? null],
+      replicas: num(model.replicas),
+      minReadySeconds: num(model.minReadySeconds),
+      progressDeadlineSeconds: num(model.progressDeadlineSeconds),
+      readiness: [model.readiness.periodSeconds, model.readiness.successThreshold, model.readiness.failureThreshold, model.readiness.initialDelaySeconds].map(num),
+      startup: [num(model.startupBudgetSeconds), num(model.startupPeriodSeconds)],
+      traffic: [num(model.peakRps), num(model.releaseRps)],
       hashes: [model.canaryHash, model.stableHash],
       steps: model.steps.map((s) => stepShape(s, universe)),
-      background: model.background ? [model.background.startingStep, runShape(model.background, universe)] : null,
+      background: model.background ? [num(model.background.startingStep), runShape(model.background, universe)] : null,
       sameValues: partition(universe),
     };
   } catch (e) {
     if (e instanceof PromqlUnsupported || e instanceof SyntaxError) return undefined;
     throw e;
   }
-  // Numbers that JSON cannot write (NaN, Infinity) are written as text, so they stay distinct.
-  return JSON.stringify(shape, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? `number:${String(v)}` : v));
+  // Every number is written by num() or String(): NaN and Infinity stay distinct (JSON would write null).
+  return JSON.stringify(shape);
 }

@@ -531,9 +531,9 @@ function binary(n: Extract<Node, { k: 'bin' }>, l: Val, r: Val): Val {
   throw new PromqlUnsupported(`${op} on a range vector`);
 }
 
-/** Parsed queries by their text (a parse is pure; bounded; a query that does not parse throws again). */
+/** Parsed queries by their text (a parse is pure; bounded; a query that does not parse throws again). Do not change the nodes. */
 const PARSED = new Map<string, Node>();
-function parsed(query: string): Node {
+export function parsed(query: string): Node {
   let n = PARSED.get(query);
   if (!n) {
     n = parsePromql(query);
