@@ -34,7 +34,7 @@ export function commentDocument(doc: YAML.Document, reasons: Record<string, stri
 
 // Estates repeat the same paths and reasons across thousands of services: parse and wrap each once.
 const pathCache = new Map<string, (string | number)[]>();
-function cachedFieldPath(path: string): (string | number)[] {
+export function cachedFieldPath(path: string): (string | number)[] {
   let segs = pathCache.get(path);
   if (!segs) {
     segs = parseFieldPath(path);
@@ -45,7 +45,7 @@ function cachedFieldPath(path: string): (string | number)[] {
 
 const wrapCache = new Map<string, string>();
 /** Wraps a reason into comment lines (the yaml package adds the "#"). */
-function wrap(text: string): string {
+export function wrap(text: string): string {
   const hit = wrapCache.get(text);
   if (hit !== undefined) return hit;
   const wrapped = wrapUncached(text);
