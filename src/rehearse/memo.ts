@@ -43,43 +43,67 @@ import { seriesLabelValues } from './world';
 
 type Universe = Record<string, string[]>;
 
+/** A string as the key writes it (JSON: quoted, escaped, so no two strings read alike). */
+const q = (x: string | undefined | null): string => (x === undefined || x === null ? 'null' : JSON.stringify(x));
+const list = (xs: readonly string[] | undefined): string => (xs === undefined ? 'null' : `[${xs.map(q).join(',')}]`);
+
+/** Regexes of matchers, compiled once per text (as promql.ts does); a text that does not compile throws each time. */
+const REGEX = new Map<string, RegExp>();
+
 /** Which values of the label (the empty value of a missing label first) a matcher matches, as 0/1. */
 function matcherSignature(universe: Universe, m: { name: string; op: string; value: string }): string {
-  const values = ['', ...(universe[m.name] ?? [])];
-  if (m.op === '=' || m.op === '!=') return values.map((v) => ((v === m.value) === (m.op === '=') ? '1' : '0')).join('');
-  // As promql.ts matches(): anchored, compiled once; a regex that does not compile throws (no key).
-  const re = new RegExp(`^(?:${m.value})$`);
-  return values.map((v) => (re.test(v) === (m.op === '=~') ? '1' : '0')).join('');
+  const values = universe[m.name] ?? [];
+  let out = '';
+  if (m.op === '=' || m.op === '!=') {
+    const eq = m.op === '=';
+    out += ('' === m.value) === eq ? '1' : '0';
+    for (const v of values) out += (v === m.value) === eq ? '1' : '0';
+    return out;
+  }
+  // As promql.ts matches(): anchored; a regex that does not compile throws (no key).
+  let re = REGEX.get(m.value);
+  if (!re) {
+    re = new RegExp(`^(?:${m.value})$`);
+    if (REGEX.size >= 1000) REGEX.clear();
+    REGEX.set(m.value, re);
+  }
+  const match = m.op === '=~';
+  out += re.test('') === match ? '1' : '0';
+  for (const v of values) out += re.test(v) === match ? '1' : '0';
+  return out;
 }
 
 /** A parsed query with each matcher's value replaced by its signature (kept as text under absent()). */
-function queryShape(n: PromqlNode, universe: Universe, literal: boolean): unknown {
+function queryShape(n: PromqlNode, universe: Universe, literal: boolean): string {
   switch (n.k) {
-    case 'num': return ['num', String(n.v)];
-    case 'neg': return ['neg', queryShape(n.of, universe, literal)];
-    case 'sel': return ['sel', n.name ?? null, n.range === undefined ? null : String(n.range), String(n.offset),
-      n.matchers.map((m) => [m.name, m.op, matcherSignature(universe, m), literal ? m.value : null])];
-    case 'call': return ['call', n.fn, n.args.map((a) => queryShape(a, universe, literal || n.fn === 'absent'))];
-    case 'agg': return ['agg', n.op, n.by ?? null, n.without ?? null, queryShape(n.arg, universe, literal), n.param ? queryShape(n.param, universe, literal) : null];
-    case 'bin': return ['bin', n.op, n.bool, n.on ?? null, n.ignoring ?? null, queryShape(n.l, universe, literal), queryShape(n.r, universe, literal)];
+    case 'num': return `["num",${q(String(n.v))}]`;
+    case 'neg': return `["neg",${queryShape(n.of, universe, literal)}]`;
+    case 'sel': return `["sel",${q(n.name)},${n.range === undefined ? 'null' : q(String(n.range))},${q(String(n.offset))},[${
+      n.matchers.map((m) => `[${q(m.name)},${q(m.op)},"${matcherSignature(universe, m)}",${literal ? q(m.value) : 'null'}]`).join(',')}]]`;
+    case 'call': return `["call",${q(n.fn)},[${n.args.map((a) => queryShape(a, universe, literal || n.fn === 'absent')).join(',')}]]`;
+    case 'agg': return `["agg",${q(n.op)},${list(n.by)},${list(n.without)},${queryShape(n.arg, universe, literal)},${n.param ? queryShape(n.param, universe, literal) : 'null'}]`;
+    case 'bin': return `["bin",${q(n.op)},${String(n.bool)},${list(n.on)},${list(n.ignoring)},${queryShape(n.l, universe, literal)},${queryShape(n.r, universe, literal)}]`;
   }
 }
 
-function metricShape(m: MetricSpec, universe: Universe): unknown {
-  return [m.name, queryShape(parsed(m.query), universe, false), m.successCondition ?? null, m.failureCondition ?? null, num(m.initialDelaySeconds),
-    num(m.intervalSeconds), num(m.count), num(m.failureLimit), num(m.inconclusiveLimit), num(m.consecutiveErrorLimit), num(m.consecutiveSuccessLimit), m.dryRun];
+/** One metric; the shapes of the queries already written in this key, by query text (a gate and the background run share them). */
+function metricShape(m: MetricSpec, universe: Universe, queries: Map<string, string>): string {
+  let query = queries.get(m.query);
+  if (query === undefined) queries.set(m.query, (query = queryShape(parsed(m.query), universe, false)));
+  return `[${q(m.name)},${query},${q(m.successCondition)},${q(m.failureCondition)},${[m.initialDelaySeconds, m.intervalSeconds, m.count, m.failureLimit,
+    m.inconclusiveLimit, m.consecutiveErrorLimit, m.consecutiveSuccessLimit].map(num).join(',')},${String(m.dryRun)}]`;
 }
 
-function runShape(r: RunSpec, universe: Universe): unknown {
-  return [r.kind, r.metrics.map((m) => metricShape(m, universe))];
+function runShape(r: RunSpec, universe: Universe, queries: Map<string, string>): string {
+  return `[${q(r.kind)},[${r.metrics.map((m) => metricShape(m, universe, queries)).join(',')}]]`;
 }
 
-function stepShape(s: StepSpec, universe: Universe): unknown {
+function stepShape(s: StepSpec, universe: Universe, queries: Map<string, string>): string {
   switch (s.kind) {
-    case 'setWeight': return ['setWeight', num(s.weight)];
-    case 'pause': return ['pause', num(s.seconds)];
-    case 'analysis': return ['analysis', runShape(s.run, universe)];
-    case 'other': return ['other', s.what];
+    case 'setWeight': return `["setWeight",${num(s.weight)}]`;
+    case 'pause': return `["pause",${num(s.seconds)}]`;
+    case 'analysis': return `["analysis",${runShape(s.run, universe, queries)}]`;
+    case 'other': return `["other",${q(s.what)}]`;
   }
 }
 
@@ -87,27 +111,26 @@ function stepShape(s: StepSpec, universe: Universe): unknown {
  * For each label, which of its values are the same: "distinct" when none are (the usual case), else
  * the index of the first value equal to each value.
  */
-function partition(universe: Universe): Record<string, 'distinct' | number[]> {
-  const out: Record<string, 'distinct' | number[]> = {};
+function partition(universe: Universe): string {
+  const parts: string[] = [];
   for (const [label, values] of Object.entries(universe)) {
+    if (new Set(values).size === values.length) {
+      parts.push(`${q(label)}:"distinct"`);
+      continue;
+    }
     const first = new Map<string, number>();
-    let distinct = true;
-    const firsts = values.map((v, i) => {
+    parts.push(`${q(label)}:[${values.map((v, i) => {
       const f = first.get(v);
-      if (f !== undefined) {
-        distinct = false;
-        return f;
-      }
+      if (f !== undefined) return f;
       first.set(v, i);
       return i;
-    });
-    out[label] = distinct ? 'distinct' : firsts;
+    }).join(',')}]`);
   }
-  return out;
+  return `{${parts.join(',')}}`;
 }
 
 /** A number as the key writes it: JSON has no NaN or Infinity (both would be null). */
-const num = (x: number | null | undefined): number | string | null => (x === undefined || x === null ? null : Number.isFinite(x) ? x : `number:${String(x)}`);
+const num = (x: number | null | undefined): string => (x === undefined || x === null ? 'null' : Number.isFinite(x) ? String(x) : `"number:${String(x)}"`);
 
 /**
  * The memo key of a synth rehearsal of `model` replaying `releases`, or undefined when the model
@@ -115,25 +138,17 @@ const num = (x: number | null | undefined): number | string | null => (x === und
  */
 export function rehearsalKey(model: RolloutModel, releases: readonly string[]): string | undefined {
   const universe = seriesLabelValues(model);
-  let shape: unknown;
+  const queries = new Map<string, string>();
   try {
-    shape = {
-      releases,
-      replicas: num(model.replicas),
-      minReadySeconds: num(model.minReadySeconds),
-      progressDeadlineSeconds: num(model.progressDeadlineSeconds),
-      readiness: [model.readiness.periodSeconds, model.readiness.successThreshold, model.readiness.failureThreshold, model.readiness.initialDelaySeconds].map(num),
-      startup: [num(model.startupBudgetSeconds), num(model.startupPeriodSeconds)],
-      traffic: [num(model.peakRps), num(model.releaseRps)],
-      hashes: [model.canaryHash, model.stableHash],
-      steps: model.steps.map((s) => stepShape(s, universe)),
-      background: model.background ? [num(model.background.startingStep), runShape(model.background, universe)] : null,
-      sameValues: partition(universe),
-    };
+    const r = model.readiness;
+    return `{"releases":${list(releases)},"replicas":${num(model.replicas)},"minReadySeconds":${num(model.minReadySeconds)},`
+      + `"progressDeadlineSeconds":${num(model.progressDeadlineSeconds)},"readiness":[${[r.periodSeconds, r.successThreshold, r.failureThreshold, r.initialDelaySeconds].map(num).join(',')}],`
+      + `"startup":[${num(model.startupBudgetSeconds)},${num(model.startupPeriodSeconds)}],"traffic":[${num(model.peakRps)},${num(model.releaseRps)}],`
+      + `"hashes":${list([model.canaryHash, model.stableHash])},"steps":[${model.steps.map((s) => stepShape(s, universe, queries)).join(',')}],`
+      + `"background":${model.background ? `[${num(model.background.startingStep)},${runShape(model.background, universe, queries)}]` : 'null'},`
+      + `"sameValues":${partition(universe)}}`;
   } catch (e) {
     if (e instanceof PromqlUnsupported || e instanceof SyntaxError) return undefined;
     throw e;
   }
-  // Every number is written by num() or String(): NaN and Infinity stay distinct (JSON would write null).
-  return JSON.stringify(shape);
 }
