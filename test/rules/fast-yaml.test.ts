@@ -93,7 +93,8 @@ test('the lint benchmark\'s texts and repository files: read exactly', () => {
   try {
     benchTree(dir, 300);
     const walk = (d: string): string[] => fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]));
-    for (const f of walk(dir)) expect([path.basename(f), compare(fs.readFileSync(f, 'utf8'), '1.1')]).toEqual([path.basename(f), 'read']);
+    // every file read exactly, the Helm templates left to the package (their actions break the YAML)
+    for (const f of walk(dir)) expect([path.basename(f), compare(fs.readFileSync(f, 'utf8'), '1.1')]).toEqual([path.basename(f), path.basename(f).startsWith('helm-') ? 'left' : 'read']);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
