@@ -1,4 +1,4 @@
-import { execFileSync } from 'child_process';
+import { execFileSync, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -128,6 +128,11 @@ function measure(mode: Mode, n: number, work: string): Sample {
   const t0 = process.hrtime.bigint();
   let app: App | undefined = buildEstate(n, outdir, ESTATE[mode]);
   const buildMs = Number(process.hrtime.bigint() - t0) / 1e6;
+  // for the parent's CPU cap (runCapped): this process's CPU time so far, before the timed step
+  if (mode === 'cdk8s') {
+    const c = process.cpuUsage();
+    process.stdout.write(`${JSON.stringify({ builtCpuMs: (c.user + c.system) / 1000 })}\n`);
+  }
   const objects = app.node.findAll().filter((c) => c instanceof ApiObject).length;
   let synthMs: number;
   let cpu0: NodeJS.CpuUsage;
@@ -164,8 +169,56 @@ function measure(mode: Mode, n: number, work: string): Sample {
 
 const NODE_FLAGS = (process.env.ROLLWISE_BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 
+/** App.synth() is stopped after this many times rollwise's CPU time at the same size (then its ratio is below 1 / CAP_FACTOR). */
+const CAP_FACTOR = 3;
+
 function runChild(mode: Mode, n: number, work: string): Sample {
   const out = execFileSync(process.execPath, ['--expose-gc', ...NODE_FLAGS, __filename, '--child', mode, String(n), work], { encoding: 'utf8', maxBuffer: 1 << 20, stdio: ['ignore', 'pipe', 'inherit'] });
+  return JSON.parse(out.trim().split('\n').pop()!) as Sample;
+}
+
+/** A child's CPU time (user + system, every thread) from /proc, in ms (Linux; USER_HZ 100). */
+function procCpuMs(pid: number): number | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * One measurement whose synth step is stopped once it has used `capMs` of CPU (App.synth() at
+ * these sizes: cdk8s validates the whole app once per chart, and every HttpService re-renders and
+ * re-checks its objects at each validation, so its time grows with the square of the estate). A
+ * stopped run is reported with the CPU it had used when stopped: a lower bound.
+ */
+async function runCapped(mode: Mode, n: number, work: string, capMs: number): Promise<Sample & { stopped?: boolean }> {
+  const child = spawn(process.execPath, ['--expose-gc', ...NODE_FLAGS, __filename, '--child', mode, String(n), work], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  let builtCpuMs: number | undefined;
+  let stoppedAt: number | undefined;
+  child.stdout!.on('data', (d: Buffer) => {
+    out += d.toString('utf8');
+    const m = /\{"builtCpuMs":([\d.]+)\}/.exec(out);
+    if (m && builtCpuMs === undefined) builtCpuMs = Number(m[1]);
+  });
+  const timer = setInterval(() => {
+    const used = procCpuMs(child.pid!);
+    if (builtCpuMs === undefined || used === undefined) return;
+    if (used - builtCpuMs > capMs) {
+      stoppedAt = used - builtCpuMs;
+      child.kill('SIGKILL');
+    }
+  }, 250);
+  const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+  clearInterval(timer);
+  fs.rmSync(path.join(work, `${mode}-${n}`), { recursive: true, force: true });
+  if (stoppedAt !== undefined) {
+    return { mode, services: n, buildMs: NaN, synthMs: NaN, synthCpuMs: stoppedAt, files: NaN, bytes: NaN, objects: n * 9, maxRssMb: NaN, rehearsals: { run: NaN, shared: NaN }, stopped: true };
+  }
+  if (code !== 0) throw new Error(`bench child ${mode} ${n} exited with ${code}`);
   return JSON.parse(out.trim().split('\n').pop()!) as Sample;
 }
 
@@ -177,6 +230,7 @@ const NAME: Record<Mode, string> = {
 
 /** The median sample of a mode at a size: the median of each figure across the rounds. */
 function medianSample(xs: readonly Sample[]): Sample {
+  if (xs.length === 1) return xs[0];
   const m = (f: (x: Sample) => number) => median(xs.map(f));
   return {
     ...xs[0], buildMs: m((x) => x.buildMs), synthMs: m((x) => x.synthMs), synthCpuMs: m((x) => x.synthCpuMs), maxRssMb: m((x) => x.maxRssMb),
@@ -200,7 +254,7 @@ export async function benchSynth(log: (line: string) => void = (l) => process.st
   const loads: number[] = [];
   try {
     for (const [k, n] of sizes.entries()) {
-      const modes: Mode[] = ['floor', 'rollwise', 'rollwise-no-rehearsal', 'rollwise-no-capacity', ...(k === 0 ? ['rollwise-distinct', 'rollwise-no-comments'] as Mode[] : []), ...(cdk8sSizes.has(n) ? ['cdk8s'] as Mode[] : [])];
+      const modes: Mode[] = ['floor', 'rollwise', 'rollwise-no-rehearsal', 'rollwise-no-capacity', ...(k === 0 ? ['rollwise-distinct', 'rollwise-no-comments'] as Mode[] : [])];
       const rounds = k === 0 ? reps : largeReps;
       for (let r = 0; r < rounds; r++) {
         // Alternate the order each round so that no mode always runs first (or last) on the machine.
@@ -211,6 +265,16 @@ export async function benchSynth(log: (line: string) => void = (l) => process.st
           log(`  synth ${s(x.synthMs)} s (CPU ${s(x.synthCpuMs)} s), build ${s(x.buildMs)} s, peak RSS ${x.maxRssMb.toFixed(0)} MiB, rehearsals run ${x.rehearsals.run}, shared ${x.rehearsals.shared}`);
           raw.push(x);
         }
+      }
+      if (cdk8sSizes.has(n)) {
+        // App.synth() once, after the rounds, stopped at CAP_FACTOR x rollwise's median CPU here
+        const mine = median(raw.filter((x) => x.mode === 'rollwise' && x.services === n).map((x) => x.synthCpuMs));
+        const cap = CAP_FACTOR * mine;
+        log(`bench synth: App.synth() at ${n} services (stopped after ${s(cap)} s of CPU) ...`);
+        const x = await runCapped('cdk8s', n, work, cap);
+        loads.push(os.loadavg()[0]);
+        log(x.stopped ? `  stopped after ${s(x.synthCpuMs)} s of CPU` : `  synth ${s(x.synthMs)} s (CPU ${s(x.synthCpuMs)} s), build ${s(x.buildMs)} s, peak RSS ${x.maxRssMb.toFixed(0)} MiB`);
+        raw.push(x);
       }
     }
   } finally {
@@ -224,11 +288,17 @@ export async function benchSynth(log: (line: string) => void = (l) => process.st
     }
   }
   const get = (mode: Mode, n: number) => samples.find((x) => x.mode === mode && x.services === n);
-  const ratio = (a: number, b: number | undefined) => (b ? `${(a / b).toFixed(2)}x` : 'n/a');
+  const stopped = (x: Sample | undefined) => (x as { stopped?: boolean } | undefined)?.stopped === true;
+  // against a stopped App.synth() a ratio is an upper bound ("< r")
+  const ratio = (a: number, b: Sample | undefined, f: (x: Sample) => number) => (!b ? 'n/a' : stopped(b) ? (f === cpuOf ? `< ${(a / f(b)).toFixed(2)}x` : 'n/a') : `${(a / f(b)).toFixed(2)}x`);
+  const cpuOf = (x: Sample) => x.synthCpuMs;
+  const wallOf = (x: Sample) => x.synthMs;
+  const num = (v: number, f: (v: number) => string) => (Number.isFinite(v) ? f(v) : '-');
   const rows = samples.map((x) => {
     const floor = get('floor', x.services)!;
     const cdk8s = get('cdk8s', x.services);
-    return `| ${x.services} | ${NAME[x.mode]} | ${(x as Sample & { rounds: number }).rounds} | ${x.objects} | ${x.files} | ${(x.bytes / 1e6).toFixed(1)} | ${x.rehearsals.run} / ${x.rehearsals.shared} | ${s(x.buildMs)} | ${s(x.synthMs)} | ${s(x.synthCpuMs)} | ${ratio(x.synthCpuMs, floor.synthCpuMs)} | ${ratio(x.synthCpuMs, cdk8s?.synthCpuMs)} | ${ratio(x.synthMs, floor.synthMs)} | ${ratio(x.synthMs, cdk8s?.synthMs)} | ${x.maxRssMb.toFixed(0)} |`;
+    if (stopped(x)) return `| ${x.services} | ${NAME[x.mode]} | 1 | ${x.objects} | - | - | - | - | - | stopped after ${s(x.synthCpuMs)} | > ${(x.synthCpuMs / floor.synthCpuMs).toFixed(2)}x | - | - | - | - |`;
+    return `| ${x.services} | ${NAME[x.mode]} | ${(x as Sample & { rounds: number }).rounds} | ${x.objects} | ${x.files} | ${(x.bytes / 1e6).toFixed(1)} | ${x.rehearsals.run} / ${x.rehearsals.shared} | ${s(x.buildMs)} | ${s(x.synthMs)} | ${s(x.synthCpuMs)} | ${ratio(x.synthCpuMs, floor, cpuOf)} | ${ratio(x.synthCpuMs, cdk8s, cpuOf)} | ${ratio(x.synthMs, floor, wallOf)} | ${ratio(x.synthMs, cdk8s, wallOf)} | ${num(x.maxRssMb, (v) => v.toFixed(0))} |`;
   });
   const load = loads.length ? `${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}` : 'n/a';
   const lines = [
@@ -244,7 +314,7 @@ export async function benchSynth(log: (line: string) => void = (l) => process.st
   lines.push('');
   lines.push(`rollwise, rehearsal's share at ${a}: CPU with / without rehearsal = ${div(cpu('rollwise', a), cpu('rollwise-no-rehearsal', a))?.toFixed(2) ?? 'n/a'}; every service its own traffic / rehearsal off = ${div(cpu('rollwise-distinct', a), cpu('rollwise-no-rehearsal', a))?.toFixed(2) ?? 'n/a'}.`);
   if (sizes.length >= 2) {
-    for (const mode of ['rollwise', 'cdk8s', 'floor'] as Mode[]) {
+    for (const mode of ['rollwise', 'floor'] as Mode[]) {
       const x = get(mode, a);
       const y = get(mode, b);
       if (x && y) lines.push(`${NAME[mode]}: time(${b}) / time(${a}) = ${(y.synthCpuMs / x.synthCpuMs).toFixed(2)} (CPU), ${(y.synthMs / x.synthMs).toFixed(2)} (wall)`);
@@ -254,8 +324,16 @@ export async function benchSynth(log: (line: string) => void = (l) => process.st
   lines.push(verdict(`synth of ${a} canary services with capacity / the same estate without capacity`, div(cpu('rollwise', a), cpu('rollwise-no-capacity', a)), 1.2));
   lines.push(verdict(`synth of ${a} canary services with capacity / the serialization floor`, div(cpu('rollwise', a), cpu('floor', a)), 1.6));
   if (sizes.length >= 2) {
-    lines.push(verdict(`synth at ${b} services / App.synth()`, div(cpu('rollwise', b), cpu('cdk8s', b)), 0.4));
+    const c = get('cdk8s', b);
+    const r = div(cpu('rollwise', b), cpu('cdk8s', b));
+    lines.push(stopped(c)
+      ? `${verdict(`synth at ${b} services / App.synth()`, r, 0.4)} (an upper bound: App.synth() was stopped after ${s(c!.synthCpuMs)} s of CPU, ${CAP_FACTOR}x rollwise's, unfinished)`
+      : verdict(`synth at ${b} services / App.synth()`, r, 0.4));
     lines.push(verdict(`synth time(${b}) / time(${a})`, div(cpu('rollwise', b), cpu('rollwise', a)), 3.3));
+  }
+  for (const n of sizes) {
+    const c = get('cdk8s', n);
+    if (stopped(c)) lines.push(`App.synth() at ${n} services did not finish: stopped after ${s(c!.synthCpuMs)} s of CPU (${CAP_FACTOR}x rollwise's). It validates the whole app once per chart, and each HttpService re-renders and re-checks its objects at every validation: its CPU time grows with the square of the estate.`);
   }
   return lines.join('\n');
 }
