@@ -182,6 +182,8 @@ const VALUES = new Map<string, string>();
 const KEYS = new Map<string, string>();
 const TOP_KEYS = new Map<string, string>();
 const CACHE_MAX = 200_000;
+/** Comments as written, by indent and text (an estate repeats most reasons at the same depths). */
+const COMMENTS = new Map<string, string>();
 
 function cached(cache: Map<string, string>, value: string, ctx: Ctx): string {
   let s = cache.get(value);
@@ -261,9 +263,16 @@ class Writer {
 
   /** commentBefore as stringifyBlockCollection's addCommentBefore writes it (first line not indented). */
   private comment(text: string, indent: string): string {
-    const c = text.replace(/^(?!$)(?: $)?/gm, '#');
-    const ic = /^\n+$/.test(c) ? c.substring(1) : indent ? c.replace(/^(?! *$)/gm, indent) : c;
-    return ic.trimStart();
+    const key = `${indent.length}\u0000${text}`;
+    let done = COMMENTS.get(key);
+    if (done === undefined) {
+      const c = text.replace(/^(?!$)(?: $)?/gm, '#');
+      const ic = /^\n+$/.test(c) ? c.substring(1) : indent ? c.replace(/^(?! *$)/gm, indent) : c;
+      done = ic.trimStart();
+      if (COMMENTS.size >= CACHE_MAX) COMMENTS.clear();
+      COMMENTS.set(key, done);
+    }
+    return done;
   }
 
   /** A block map whose context indent is `indent` (its keys are written at that indent). */
