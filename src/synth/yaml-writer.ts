@@ -181,7 +181,8 @@ function stringScalar(value: string, ctx: Ctx): string {
 const VALUES = new Map<string, string>();
 const KEYS = new Map<string, string>();
 const TOP_KEYS = new Map<string, string>();
-const CACHE_MAX = 200_000;
+/** Small: an estate's strings that repeat are few and recur quickly, and holding the rest costs the garbage collector more than it saves. */
+const CACHE_MAX = 10_000;
 /** Comments as written, by indent and text (an estate repeats most reasons at the same depths). */
 const COMMENTS = new Map<string, string>();
 
