@@ -49,7 +49,9 @@ export function wrap(text: string): string {
   const hit = wrapCache.get(text);
   if (hit !== undefined) return hit;
   const wrapped = wrapUncached(text);
-  if (wrapCache.size < 100_000) wrapCache.set(text, wrapped);
+  // 5,000: the reasons that recur (no service name in them) are met first; the rest never recur, and
+  // holding them slowed every garbage collection (measured: 1,000 services, 6.6-7.2 s -> 5.5-5.7 s)
+  if (wrapCache.size < 5_000) wrapCache.set(text, wrapped);
   return wrapped;
 }
 
