@@ -18,9 +18,9 @@ import { performance } from 'perf_hooks';
 import * as YAML from 'yaml';
 import { readTextCapped } from '../src/read-limit';
 import { allRules } from '../src/rules/catalogue';
-import { lintParsed } from '../src/rules/engine';
 import { findKustomize, layoutScan } from '../src/rules/layout';
 import { Glob, scanFolder } from '../src/rules/scan';
+import { lintLayout } from '../src/rules/run-lint';
 import { LintObject } from '../src/rules/source';
 import { Finding } from '../src/rules/types';
 
@@ -153,7 +153,7 @@ export function lintCheckout(dir: string, r: PinnedRepo, opts: { kustomize?: boo
   let result;
   try {
     layout = layoutScan(inputs, { kustomize: opts.kustomize === false ? null : findKustomize(), repoRoot: dir });
-    result = lintParsed(layout.objects, layout.problems, { scopes: layout.scopes, notes: layout.notes });
+    result = lintLayout(layout, layout.problems);
   } finally {
     process.chdir(cwd);
   }

@@ -1,8 +1,9 @@
 import { App, Chart } from 'cdk8s';
 import { HttpService, HttpServiceProps } from './constructs/http-service';
-import { checkName } from './decisions/inputs';
+import { checkInteger, checkName, MAX_REPLICAS } from './decisions/inputs';
 import { Platform } from './decisions/platform';
-import { RollwiseInputError } from './errors';
+import { inService, RollwiseInputError } from './errors';
+import { isCloudSqlProxyImage, readProxyConfig } from './checks/cloud-sql-proxy';
 import { declareOutputPath } from './synth/layout';
 import { declareCluster } from './invariants/conflicts';
 
@@ -35,6 +36,8 @@ export class Sizing {
    * @default no traffic figures: a canary service is refused at synth with the ways out
    */
   public static fixed(replicas: number, traffic?: EnvironmentTraffic): Sizing {
+    checkInteger('Sizing.fixed(replicas)', replicas, 2, MAX_REPLICAS, 'it becomes every service\'s replicas in the environment: one replica cannot survive a node drain or a rollout without an outage, and a PodDisruptionBudget either blocks the drain forever or lets it take the service.',
+      `use at least 2, e.g. Sizing.fixed(2) for a small environment (at most ${MAX_REPLICAS}).`);
     if (traffic === undefined) return new Sizing(`${replicas} replicas, no capacity figures`, (props) => ({ ...props, replicas, capacity: undefined }));
     const peak = traffic.peakRequestsPerSecond;
     if (typeof peak !== 'number' || !Number.isFinite(peak) || peak <= 0) {
@@ -53,6 +56,9 @@ export class Sizing {
 
   /** Your own adjustment of each service's props (e.g. a smaller memory request in dev). */
   public static custom(description: string, adjust: (props: HttpServiceProps, service: string) => HttpServiceProps): Sizing {
+    if (typeof adjust !== 'function') {
+      throw new RollwiseInputError(`Sizing.custom(${JSON.stringify(description)}, adjust)`, adjust === undefined ? 'undefined' : typeof adjust === 'object' ? JSON.stringify(adjust) ?? String(adjust) : String(adjust), 'must be a function from a service\'s props (and its name) to the props it runs with in the environment.', 'pass e.g. Sizing.custom(\'half the memory in dev\', (props) => ({ ...props, resources: { ...props.resources, memory: \'256Mi\' } })).');
+    }
     return new Sizing(description, adjust);
   }
 
@@ -64,8 +70,22 @@ export class Sizing {
 
   /** The props of `service` in an environment with this sizing. */
   public apply(service: string, props: HttpServiceProps): HttpServiceProps {
-    return this.adjust(props, service);
+    return checkAdjusted(`Sizing.custom(${JSON.stringify(this.description)}, adjust)`, service, this.adjust(props, service));
   }
+}
+
+/**
+ * What an environment's function (a custom sizing, `adjust`) returned for a service: the service's
+ * props, an object. Anything else (null, undefined: a missing `return`) is refused naming the
+ * function, rather than reported as the first prop the service then misses.
+ */
+function checkAdjusted(input: string, service: string, props: unknown): HttpServiceProps {
+  if (props === null || typeof props !== 'object' || Array.isArray(props)) {
+    throw new RollwiseInputError(input, props === undefined ? 'undefined' : Array.isArray(props) ? 'a list' : props,
+      `returned ${props === undefined ? 'nothing' : props === null ? 'null' : Array.isArray(props) ? 'a list' : `a ${typeof props}`} for service ${service}, not its props: the function must return the props the service runs with (the ones it was given, changed).`,
+      'return the props, e.g. (props) => ({ ...props, replicas: 2 }); a function with a block body needs its return statement.');
+  }
+  return props as HttpServiceProps;
 }
 
 /** An environment's own traffic (a dev or staging environment sees far less than production). */
@@ -156,7 +176,7 @@ export class Environment {
    * this environment's platform (it replaces a platform given in the service's props).
    */
   public serviceProps(service: string, props: HttpServiceProps): HttpServiceProps {
-    return { ...this.adjust(this.sizing.apply(service, props), service), platform: this.platform };
+    return { ...checkAdjusted(`environments.${this.name}.adjust`, service, this.adjust(this.sizing.apply(service, props), service)), platform: this.platform };
   }
 
   /** Adds `service` to this environment: its own chart (see addChart) with one HttpService. */
@@ -190,6 +210,12 @@ export interface EstateProps {
    * @default none
    */
   readonly perService?: (deployed: DeployedService) => void;
+  /**
+   * Cloud SQL instances that several environments of one service connect to on purpose (e.g.
+   * separate databases on one small instance), each with the reason (at least 10 characters).
+   * @default none: a service whose Cloud SQL Auth Proxy connects two environments to one instance is refused
+   */
+  readonly sharedCloudSqlInstances?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -212,5 +238,39 @@ export function addEstate(app: App, props: EstateProps): DeployedService[] {
       deployed.push(d);
     }
   }
+  checkSharedDatabases(deployed, props.sharedCloudSqlInstances ?? {});
   return deployed;
+}
+
+/**
+ * Every environment starts from the service's own props, so a database connection written there
+ * (the Cloud SQL Auth Proxy's instance) reaches every environment unless an environment's
+ * `adjust` replaces it: dev's pods would use prod's database, and dev's migration Job, a PreSync
+ * hook run at every dev sync, would migrate prod's schema before prod's release was reviewed.
+ * Refused unless `shared` declares the instance with a reason.
+ */
+function checkSharedDatabases(deployed: readonly DeployedService[], shared: Readonly<Record<string, string>>): void {
+  for (const [instance, because] of Object.entries(shared)) {
+    if (typeof because !== 'string' || because.trim().length < 10) {
+      throw new RollwiseInputError(`sharedCloudSqlInstances["${instance}"]`, because, 'an instance shared by environments must say why (at least 10 characters): it is the exception to each environment having its own database.', `write sharedCloudSqlInstances: { '${instance}': '<why these environments share it, e.g. separate databases on one instance>' }, or remove it.`);
+    }
+  }
+  const seen = new Map<string, DeployedService>();
+  for (const d of deployed) {
+    d.service.decisions.pod.sidecars.forEach((c, i) => {
+      if (!isCloudSqlProxyImage(c.image)) return;
+      for (const instance of readProxyConfig(c).instances) {
+        if (shared[instance] !== undefined) continue;
+        const key = `${d.name}\0${instance}`;
+        const first = seen.get(key);
+        if (first === undefined) { seen.set(key, d); continue; }
+        if (first.environment === d.environment) continue;
+        const migration = d.service.migration || first.service.migration ? ` Its migration Job, an Argo CD PreSync hook run at every sync of each environment, would change that one schema from whichever environment syncs first (docs/mechanisms.md#migrations).` : '';
+        const e = new RollwiseInputError(`services.${d.name}.sidecars[${i}] (${c.name}) instance`, instance,
+          `environments ${first.environment.name} and ${d.environment.name} both connect ${d.name}'s Cloud SQL Auth Proxy to ${instance}: every environment starts from the service's props, and neither environment's adjust gives it an instance of its own, so their pods read and write one database.${migration}`,
+          `give each environment its own instance in its adjust, e.g. in the ${d.environment.name === 'prod' ? first.environment.name : d.environment.name} Environment: adjust: (props) => ({ ...props, sidecars: props.sidecars?.map((s) => ({ ...s, args: s.args?.map((a) => a.replace(/^${instance.split(':')[0]}:/, '<its project>:')) })) }); or, if they share it on purpose (separate databases on one instance), declare it: addEstate(app, { ..., sharedCloudSqlInstances: { '${instance}': '<why>' } }).`);
+        throw inService(e, d.name, d.service.node.path);
+      }
+    });
+  }
 }

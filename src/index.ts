@@ -48,6 +48,7 @@ export * from './synth/diff';
 export * from './synth/progress';
 export * from './environments';
 export { INVARIANTS, checkInvariants, formatInvariantFailure } from './invariants/invariants';
+export { acceptPatch } from './invariants/decided-values';
 export type { Invariant, InvariantFailure, ServiceObjects, Violation } from './invariants/invariants';
 export { reasonProblem, MIN_REASON_LENGTH } from './decisions/reason';
 export { readTextCapped, maxInputBytes, DEFAULT_MAX_INPUT_BYTES, InputTooLargeError } from './read-limit';

@@ -1,11 +1,18 @@
-import { Duration } from 'cdk8s';
-import { HttpServiceProps } from '../src/constructs/http-service';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { ApiObject, App, Chart, Duration, JsonPatch, Lazy } from 'cdk8s';
+import { HttpService, HttpServiceProps } from '../src/constructs/http-service';
 import { Platform, ShutdownDelay } from '../src/decisions/platform';
 import { Delivery } from '../src/decisions/canary';
 import { EnvFrom, EnvValue, Volume } from '../src/decisions/containers';
+import { AppServer } from '../src/decisions/keep-alive';
 import { KubernetesVersion } from '../src/decisions/kubernetes-version';
-import { checkoutApiProps } from '../src/example';
+import { Environment, Sizing } from '../src/environments';
+import { checkoutApiProps, examplePlatform } from '../src/example';
 import { RollwiseInputError } from '../src/errors';
+import { SynthLayout } from '../src/synth/layout';
+import { RollwiseApp } from '../src/synth/rollwise-app';
 import { synthService } from './support/manifests';
 
 /**
@@ -24,6 +31,35 @@ interface Case {
 }
 
 const base = checkoutApiProps();
+
+/** The README's rolling-update example (web-front): synthesized in well under a second. */
+function webFront(): HttpServiceProps {
+  return {
+    image: 'ghcr.io/acme/web-front:5.1.0', port: 3000, replicas: 3,
+    health: { readinessPath: '/ready', readinessP99UnderLoad: Duration.millis(20) },
+    resources: { cpu: '250m', memory: '256Mi' }, appServer: AppServer.nodeHttp(),
+    container: { runAs: { user: 1000 } }, delivery: Delivery.rollingUpdate(), platform: examplePlatform(),
+  };
+}
+
+/** A RollwiseApp into a new temporary folder, built by `build`, synthesized (what `rollwise synth` runs). */
+function synthApp(build: (app: RollwiseApp) => void, props: ConstructorParameters<typeof RollwiseApp>[0] = {}): void {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rollwise-bad-'));
+  try {
+    const app = new RollwiseApp({ outdir: path.join(dir, 'dist'), onWarning: () => undefined, ...props });
+    build(app);
+    app.synthesize();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+type Writable<T> = { -readonly [K in keyof T]: T[K] };
+const webIn = (app: App, chartId = 'c', change: (p: Writable<HttpServiceProps>) => void = () => undefined): HttpService => {
+  const p = webFront();
+  change(p);
+  return new HttpService(new Chart(app, chartId, { namespace: 'shop' }), 'web-front', p);
+};
+const environment = (props: Partial<ConstructorParameters<typeof Environment>[0]>) => new Environment({ name: 'dev', destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' }, platform: examplePlatform('dev'), ...props });
 const sidecar = { name: 'proxy', image: 'ghcr.io/acme/proxy:1.0.0', resources: { cpu: '100m', memory: '64Mi' } };
 const sixty = `checkout-api-${'x'.repeat(47)}`;
 const cases: Case[] = [
@@ -92,6 +128,25 @@ const cases: Case[] = [
   { title: 'CPU limit below the request', props: { overrides: { cpuLimit: { value: '100m', because: 'match the namespace LimitRange' } } }, input: 'overrides.cpuLimit', value: '100m', why: /below the CPU request 250m/, fix: /at least 250m/ },
   { title: 'PDB override that blocks drains', props: { overrides: { pdbMaxUnavailable: { value: 0, because: 'never lose a pod during drains' } } }, input: 'overrides.pdbMaxUnavailable', value: '0', why: /0 blocks every node drain forever/, fix: /use 1/ },
   { title: 'utilisation ceiling at saturation', build: () => new Platform({ peakUtilisationCeiling: { value: 1, because: 'we trust the load test fully' } }), input: 'platform.peakUtilisationCeiling', value: '1', why: /queueing delay is unbounded/, fix: /use 0\.8/ },
+  // issue 22 (adversarial catalogue, b): each named a derived value, no input, or had no fix
+  { title: 'a 2 MiB environment value (the object above etcd\'s limit) names the variable', build: () => synthApp((a) => webIn(a, 'c', (p) => { p.container = { env: { BIG: EnvValue.fromValue('x'.repeat(2 * 1024 * 1024)) } }; })), input: 'container.env.BIG', value: `${'x'.repeat(200)}... (2097152 characters)`, why: /above etcd's 1\.5 MiB request limit/, fix: /give container\.env\.BIG a value the cluster accepts/ },
+  { title: 'an Argo CD namespace that is not a DNS label names argoCd.namespace', build: () => new Platform({ argoCd: { repoURL: 'https://github.com/acme/deploy.git', path: 'dist', namespace: 'Argo CD' } }), input: 'platform.argoCd.namespace', value: 'Argo CD', why: /DNS label/, fix: /"argocd"/ },
+  { title: 'the keep-alive race is named as overrides.proxyIdleTimeout', build: () => webIn(new App(), 'c', (p) => Object.assign(p, { route: { hostnames: ['web.example.com'] }, overrides: { proxyIdleTimeout: { value: Duration.seconds(10), because: 'the load balancer in front keeps 10 s' } } })), input: 'overrides.proxyIdleTimeout', value: '10 s', why: /closes it after 5 s/, fix: /overrides\.acceptKeepAliveRace: \{ value: true/ },
+  { title: 'Sizing.fixed(1) names Sizing.fixed', build: () => Sizing.fixed(1), input: 'Sizing.fixed(replicas)', value: '1', why: /whole number from 2 to 1000.*cannot survive a node drain/, fix: /Sizing\.fixed\(2\)/ },
+  { title: 'Sizing.fixed(0)', build: () => Sizing.fixed(0), input: 'Sizing.fixed(replicas)', value: '0', why: /from 2/, fix: /at least 2/ },
+  { title: 'Sizing.fixed(2.5)', build: () => Sizing.fixed(2.5), input: 'Sizing.fixed(replicas)', value: '2.5', why: /whole number/, fix: /at least 2/ },
+  { title: 'an environment adjust that returns null names adjust', build: () => environment({ adjust: () => null as never }).serviceProps('web-front', webFront()), input: 'environments.dev.adjust', value: 'null', why: /returned null for service web-front, not its props/, fix: /return statement/ },
+  { title: 'a custom sizing that returns nothing names Sizing.custom', build: () => environment({ sizing: Sizing.custom('half the memory in dev', () => undefined as never) }).serviceProps('web-front', webFront()), input: 'Sizing.custom("half the memory in dev", adjust)', value: 'undefined', why: /returned nothing for service web-front/, fix: /return the props/ },
+  { title: 'an empty service id (constructs refused it without naming the input)', build: () => new HttpService(new Chart(new App(), 'c', { namespace: 'shop' }), '', webFront()), input: 'name', value: '"" (empty)', why: /must be a DNS label/, fix: /use a name like/ },
+  { title: 'an HttpService outside a chart', build: () => new HttpService(new App(), 'web-front', webFront()), input: 'scope', value: 'the app itself', why: /not inside a cdk8s Chart/, fix: /new HttpService\(new Chart\(app, 'web-front'/ },
+  { title: 'a layout path above the output folder names layout', build: () => synthApp((a) => webIn(a), { layout: SynthLayout.custom(() => '../../escape.k8s.yaml') }), input: 'layout', value: '../../escape.k8s.yaml', why: /the file of chart c .* must be a relative file path inside the output folder/, fix: /without a leading "\/" or "\.\."/ },
+  { title: 'an absolute layout path', build: () => synthApp((a) => webIn(a), { layout: SynthLayout.custom(() => '/tmp/x.k8s.yaml') }), input: 'layout', value: '/tmp/x.k8s.yaml', why: /inside the output folder/, fix: /prod\/x\.k8s\.yaml/ },
+  { title: 'a layout path onto the output marker', build: () => synthApp((a) => webIn(a), { layout: SynthLayout.custom(() => '.rollwise-output') }), input: 'layout', value: '.rollwise-output', why: /the marker synth writes/, fix: /another file name/ },
+  { title: 'two charts laid out to one file get a fix', build: () => synthApp((a) => { webIn(a, 'a'); webIn(a, 'b'); }, { layout: SynthLayout.custom(() => 'all.k8s.yaml') }), input: 'layout', value: 'all.k8s.yaml', why: /two outputs write all\.k8s\.yaml: chart a and chart b/, fix: /give each chart its own file/ },
+  { title: 'an output file extension with a slash names outputFileExtension, not a runbook path', build: () => synthApp((a) => webIn(a), { outputFileExtension: '/../../x' }), input: 'outputFileExtension', value: '/../../x', why: /without "\/"/, fix: /"\.k8s\.yaml"/ },
+  { title: 'a Lazy in an escape-hatch patch is named as never produced', build: () => synthApp((a) => webIn(a).workload.addJsonPatch(JsonPatch.add('/metadata/annotations/x', Lazy.any({ produce: () => { throw new Error('never called'); } })))), input: "c/web-front/deployment.addJsonPatch(JsonPatch.add('/metadata/annotations/x', ...))", value: 'a Lazy', why: /never produced.*Deployment\/web-front metadata\.annotations\.x would hold the Lazy object itself/, fix: /object's own props/ },
+  { title: 'a chart toJson() that returns no list', build: () => synthApp((a) => { const s = webIn(a); (Chart.of(s) as { toJson: () => unknown }).toJson = () => ({ not: 'a list' }); }), input: 'c.toJson()', value: '{"not":"a list"}', why: /returned an object, not the list of objects/, fix: /return a list of Kubernetes objects/ },
+  { title: 'an ApiObject added under a service is still fine; a chart toJson() list of non-objects is not', build: () => synthApp((a) => { const s = webIn(a); new ApiObject(s, 'cm', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } }); (Chart.of(s) as { toJson: () => unknown }).toJson = () => [null]; }), input: 'c.toJson()[0]', value: 'null', why: /is null, not a Kubernetes object/, fix: /super\.toJson\(\)/ },
 ];
 
 describe('bad-input catalogue', () => {

@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { main } from '../src/cli/main';
+import { outputMarkerText } from '../src/synth/ownership';
 
 
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
@@ -36,7 +37,7 @@ describe('rollwise synth', () => {
   test('a failed synth leaves the previous output untouched and explains the input error', async () => {
     const out = path.join(dir, 'dist');
     fs.mkdirSync(out);
-    fs.writeFileSync(path.join(out, '.rollwise-output'), 'an earlier synth\n');
+    fs.writeFileSync(path.join(out, '.rollwise-output'), outputMarkerText(['previous.k8s.yaml']));
     fs.writeFileSync(path.join(out, 'previous.k8s.yaml'), 'previous: true\n');
     const res = await cli(['synth', '--app', path.join(fixtures, 'broken-app.ts'), '--out', out]);
     expect(res.code).toBe(2);
@@ -75,7 +76,7 @@ describe('rollwise explain', () => {
   test('prints each decided value with its reason', async () => {
     const res = await cli(['explain', path.join(__dirname, '..', 'dist', 'prod', 'checkout-api.k8s.yaml')]);
     expect(res.code).toBe(0);
-    expect(res.out).toContain('Rollout/checkout-api spec.template.spec.containers[0].readinessProbe.timeoutSeconds = 3');
+    expect(res.out).toContain('Rollout/checkout-api spec.template.spec.containers[0].readinessProbe.timeoutSeconds [container app (containers[0])] = 3');
     expect(res.out).toContain('PodDisruptionBudget/checkout-api spec.maxUnavailable = 1');
     expect(res.out).toMatch(/Leave window 3 x 10 s = 30 s/);
   });

@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { Duration } from 'cdk8s';
 import { SchemaValidator } from '../src/schemas/validator';
-import { explainManifest } from '../src/justify/explain';
+import { explainedAt, explainManifest } from '../src/justify/explain';
 import { AppServer } from '../src/decisions/keep-alive';
 import { find, workload, parseYamlDocs, synthService } from './support/manifests';
 
@@ -82,6 +82,21 @@ describe('HttpService (checkout-api example)', () => {
       health: { readinessPath: '/healthz', readinessP99UnderLoad: Duration.millis(1500) },
       overrides: { readinessTimeout: { value: Duration.seconds(1), because: '' } },
     })).toThrow(/overrides.readinessTimeout = 1 s: .*1\.5 s/);
+  });
+});
+
+describe('the route on the platform\'s Gateway (issue 24: listeners admit only their own namespace by default)', () => {
+  test('the parentRefs reason says the listener must admit the service\'s namespace, with the Gateway API default and the fix', () => {
+    const route = find(synthService(), 'HTTPRoute');
+    expect(route.spec.parentRefs).toEqual([{ group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'public', namespace: 'envoy-gateway-system' }]);
+    const why = explainedAt(explainManifest(JSON.stringify(route)), 'spec.parentRefs').map((a) => a.reason).join('\n');
+    expect(why).toMatch(/Its listener must admit routes from namespace checkout: allowedRoutes\.namespaces\.from defaults to Same, the Gateway's own namespace \(gateway-api v1\.6\.1\).*NotAllowedByListeners.*docs\/cluster\.md/);
+  });
+
+  test('docs/cluster.md names the listener prerequisite with an example that admits the service namespaces', () => {
+    const doc = fs.readFileSync(path.join(__dirname, '..', 'docs', 'cluster.md'), 'utf8');
+    expect(doc).toMatch(/## The Gateway's listeners must admit the services' routes/);
+    expect(doc).toMatch(/allowedRoutes:\n\s+kinds: \[\{ kind: HTTPRoute \}\]\n\s+namespaces:\n\s+from: Selector/);
   });
 });
 

@@ -22,9 +22,10 @@ function examplePlatformProps() {
 }
 
 const envName = fc.stringMatching(/^[A-Z][A-Z0-9_]{0,15}$/);
+// A Secret key: IsConfigMapKey's pattern, and not ".", ".." or "..x" (hasChDirPrefix).
 const envValue = fc.oneof(
   fc.string({ maxLength: 20 }).map((v) => EnvValue.fromValue(v)),
-  fc.record({ s: fc.stringMatching(/^[a-z][a-z0-9-]{0,10}[a-z0-9]$/), k: fc.stringMatching(/^[a-zA-Z0-9._-]{1,12}$/) }).map(({ s, k }) => EnvValue.fromSecret(s, k)),
+  fc.record({ s: fc.stringMatching(/^[a-z][a-z0-9-]{0,10}[a-z0-9]$/), k: fc.stringMatching(/^[a-zA-Z0-9._-]{1,12}$/).filter((k) => k !== '.' && !k.startsWith('..')) }).map(({ s, k }) => EnvValue.fromSecret(s, k)),
   fc.constantFrom('metadata.name', 'status.podIP').map((f) => EnvValue.fromField(f as 'metadata.name' | 'status.podIP')),
 );
 
@@ -177,7 +178,8 @@ describe('every valid input yields safe, schema-valid output', () => {
         const idle = btp.spec.timeout.http?.connectionIdleTimeout as string | undefined;
         const ka = props.appServer.keepAliveSeconds;
         if (idle !== undefined && ka !== undefined) expect(parseGoSeconds(idle)).toBeLessThan(ka);
-        expect(parseGoSeconds(btp.spec.timeout.tcp.connectTimeout)).toBeLessThanOrEqual(idle === undefined ? 10 : parseGoSeconds(idle));
+        // Envoy's default connect timeout: the idle timer no longer cuts a connect (envoy#42753, fixed in Envoy 1.38.0)
+        expect(parseGoSeconds(btp.spec.timeout.tcp.connectTimeout)).toBe(10);
         expect(btp.spec.targetRefs).toEqual([{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: 'svc' }]);
       }
       // the PDB keeps the survivors below the ceiling at peak

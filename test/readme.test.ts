@@ -9,7 +9,7 @@ import { syncReadme } from '../src/docs/readme';
 
 test('the README sections generated from code are in sync (run `npm run docs`)', () => {
   const text = fs.readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
-  expect(text).toContain('| uvicorn | `AppServer.uvicorn()` | 5 s | `--timeout-keep-alive` | `3s` | `3s` |');
+  expect(text).toContain('| uvicorn | `AppServer.uvicorn()` | 5 s | `--timeout-keep-alive` | `3s` | `10s` |');
   expect(syncReadme(text)).toBe(text);
 });
 

@@ -63,6 +63,13 @@ export interface ProxyConfig {
   readonly address: ProxySetting;
   /** Instance connection names with an `?address=` of their own: [name, address]. */
   readonly instanceAddresses: readonly (readonly [string, string])[];
+  /**
+   * The instance connection names the proxy connects to, without their `?` options: the
+   * arguments, else CSQL_PROXY_INSTANCE_CONNECTION_NAME (or _0), _1, ... as literal env values
+   * (cmd/root.go loadConfig, instanceFromEnv, v2.14.1); empty when they come from a Secret or a
+   * config file rollwise cannot read.
+   */
+  readonly instances: readonly string[];
   /** Arguments the proxy refuses at start (it exits): a flag without its value, a bool that does not parse. */
   readonly refused: readonly string[];
   /** The arguments the proxy parses, as given. */
@@ -213,7 +220,15 @@ export function readProxyConfig(c: ProxyContainer): ProxyConfig {
     const address = new URLSearchParams(p.slice(q + 1)).get('address');
     if (address !== null) instanceAddresses.push([p.slice(0, q), address]);
   }
-  return { unreadable, healthCheck: setting('health-check'), httpAddress: setting('http-address'), httpPort: setting('http-port'), address: setting('address'), instanceAddresses, refused, argv };
+  const instances = positional.map((p) => p.split('?')[0]).filter((p) => p !== '');
+  if (instances.length === 0 && unreadable === undefined) {
+    const first = env.literal.get(`${ENV_PREFIX}INSTANCE_CONNECTION_NAME`) || env.literal.get(`${ENV_PREFIX}INSTANCE_CONNECTION_NAME_0`);
+    if (first) {
+      instances.push(first.split('?')[0]);
+      for (let n = 1; env.literal.get(`${ENV_PREFIX}INSTANCE_CONNECTION_NAME_${n}`); n++) instances.push((env.literal.get(`${ENV_PREFIX}INSTANCE_CONNECTION_NAME_${n}`) as string).split('?')[0]);
+    }
+  }
+  return { unreadable, healthCheck: setting('health-check'), httpAddress: setting('http-address'), httpPort: setting('http-port'), address: setting('address'), instanceAddresses, instances, refused, argv };
 }
 
 /** A problem of the proxy's configuration, for synth (error: refused; warning: said) and lint (the rule's severity). */

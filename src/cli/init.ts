@@ -44,7 +44,8 @@ export function initFiles(service: string): Record<string, string> {
     'main.ts': mainTs(service),
     'cdk8s.yaml': CDK8S_YAML,
     'tsconfig.json': TSCONFIG,
-    '.gitignore': 'node_modules/\nlib/\nrollwise.sarif\n',
+    // .schemas/: the pinned schemas `rollwise schemas fetch` downloads (not committed)
+    '.gitignore': 'node_modules/\nlib/\nrollwise.sarif\n.schemas/\n',
     'test/golden-path.test.js': testJs(service),
     '.github/workflows/rollwise.yml': WORKFLOW,
     'README.md': readme(service),
@@ -348,7 +349,10 @@ export function platform(env: string, server: string): Platform {
     // The Prometheus that scrapes the Envoy proxies and kube-state-metrics: the canary analysis and
     // the alerts query it (docs/cluster.md in the rollwise package lists what must be scraped).
     prometheusAddress: 'http://prometheus-operated.monitoring.svc:9090',
-    // Argo CD deploys each environment from its folder of the committed output.
+    // Argo CD deploys each environment from its folder of the committed output. It creates each
+    // namespace (CreateNamespace=true); a service whose migration needs a ServiceAccount or Secret
+    // there needs the namespace made first, with them: add namespaces: NamespacePolicy.existing()
+    // (docs/cluster.md in the rollwise package, Namespaces).
     argoCd: { repoURL: 'https://github.com/acme/deploy.git', path: folder, server },
     // Every alert links to its section of the runbook that synth writes beside the manifests.
     runbookBaseUrl: \`https://github.com/acme/deploy/blob/main/\${folder}\`,
@@ -377,6 +381,12 @@ export const environments = (): Environment[] => [
   // Its canary's volume gate is sized from dev's own traffic: replace 40 req/s with what dev sees
   // (without a figure synth refuses the canary: the default gate would pause every dev release), or
   // deliver dev without a canary: adjust: (props) => ({ ...props, delivery: Delivery.rollingUpdate() }).
+  // Connection settings are per environment too: every environment starts from the service's props
+  // below, so a database written there (a Cloud SQL proxy sidecar's instance) reaches dev as well, and
+  // dev's migration would run against prod's database. Give dev its own in its adjust, e.g.
+  //   sidecars: props.sidecars?.map((s) => ({ ...s, args: s.args?.map((a) => a.replace(/^acme-prod:/, 'acme-dev:')) })),
+  // (synth refuses one Cloud SQL instance in two environments unless addEstate's
+  // sharedCloudSqlInstances gives the reason they share it).
   new Environment({
     name: 'dev', destination: { server, namespace: '${service}-dev' }, platform: platform('dev', server), sizing: Sizing.fixed(2, { peakRequestsPerSecond: 40 }),
     adjust: (props) => ({ ...props, route: props.route && { ...props.route, hostnames: props.route.hostnames.map((h) => h.replace(/^([^.]+)\\./, '$1.dev.')) } }),

@@ -13,6 +13,9 @@ import { MeasureCliOptions, runMeasureCli, runVerifyCli, VerifyCliOptions } from
 import { runDiff } from '../diff/command';
 import { initProject } from './init';
 import { platformYaml } from './platform';
+import { fetchPinnedSchemas, SchemaFetchError } from '../schemas/pinned';
+import { schemaDirCandidates } from '../schemas/locate';
+import { findSchemaDir } from '../schemas/cluster-validator';
 
 type Write = (text: string) => void;
 
@@ -31,7 +34,7 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
     .description('Golden-path manifests for HTTP services, with the reason for every value')
     .version(ownVersion(), '-V, --version', 'print the rollwise version')
     .exitOverride()
-    .addHelpText('after', '\nExamples:\n  rollwise init --service orders-api && npm install && npm run synth\n  rollwise explain dist/prod/checkout-api.k8s.yaml\n  rollwise lint dist/\n\nDocs: node_modules/rollwise/docs/ (mechanisms.md, rules.md, cluster.md, simulate.md)\n')
+    .addHelpText('after', '\nExamples:\n  rollwise init --service orders-api && npm install && npm run synth\n  rollwise explain dist/prod/checkout-api.k8s.yaml\n  rollwise lint dist/\n  rollwise schemas fetch\n\nDocs: node_modules/rollwise/docs/ (mechanisms.md, rules.md, cluster.md, simulate.md)\n')
     .configureOutput({ writeOut: out, writeErr: err });
 
   program.command('synth')
@@ -193,6 +196,34 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
       out(`${list('created', r.created)}${list('updated', r.updated)}${list('unchanged', r.unchanged)}`);
       for (const n of r.notes) out(`note: ${n}\n`);
       out(r.created.length + r.updated.length === 0 ? 'nothing to do: the folder already has the golden path.\n' : `next: ${path.resolve(dir) === process.cwd() ? '' : `cd ${dir} && `}npm install && npm run synth && npm test\n`);
+    });
+
+  const schemas = program.command('schemas')
+    .description('the pinned Kubernetes definitions and CRDs synth and lint validate against (README, Schemas)');
+  schemas.command('fetch')
+    .description('download the pinned schemas into .schemas/ of this project, where synth and lint look (needs network, or --from)')
+    .option('--dir <dir>', 'where to write them (crds/ and schemas/)', '.schemas')
+    .option('--from <folder|url>', 'copy them from a folder or mirror URL with the same layout (offline: a .schemas/ fetched elsewhere) instead of the upstream URLs')
+    .addHelpText('after', '\nExamples:\n  npx rollwise schemas fetch                     # into ./.schemas (add it to .gitignore)\n  npx rollwise schemas fetch --from ../other/.schemas\n')
+    .action(async (o: { dir: string; from?: string }) => {
+      try {
+        const files = await fetchPinnedSchemas(path.resolve(o.dir), { from: o.from, onFile: (f) => out(`fetched ${f}\n`) });
+        out(`${files.length} pinned schema files in ${o.dir}/; rollwise synth and lint find them there when run in this folder (elsewhere: ROLLWISE_SCHEMA_DIR=${path.resolve(o.dir)})\n`);
+      } catch (e) {
+        if (!(e instanceof SchemaFetchError)) throw e;
+        err(`rollwise schemas fetch: ${e.message}\n`);
+        code = 1;
+      }
+    });
+  schemas.command('where')
+    .description('print where synth and lint look for the pinned schemas, and which folder they use')
+    .action(() => {
+      const found = findSchemaDir();
+      out(`looked in, in order:\n${schemaDirCandidates().map((d) => `  ${d}${d === found ? '  <- used' : ''}`).join('\n')}\n`);
+      if (found === undefined) {
+        out('none has them: run `npx rollwise schemas fetch` (needs network) or set ROLLWISE_SCHEMA_DIR.\n');
+        code = 1;
+      }
     });
 
   program.command('platform')

@@ -4,18 +4,18 @@ import { Construct, IConstruct } from 'constructs';
 import { Application } from '../../imports/application-argoproj.io';
 import { decided } from '../decisions/decision';
 import { checkName } from '../decisions/inputs';
-import { ArgoCdSettings } from '../decisions/platform';
-import { RollwiseInputError } from '../errors';
+import { ArgoCdSettings, checkArgoCdSettings } from '../decisions/platform';
+import { checkKeys, keysOf } from '../decisions/props-keys';
+import { inService, RollwiseInputError } from '../errors';
 import { Reasons } from '../justify/reasons';
 import { HttpService } from './http-service';
-import { decideNamespace, NamespacePolicy } from '../decisions/namespaces';
+import { decideNamespace, NamespacePolicy, objectsThePodNeeds } from '../decisions/namespaces';
 import { declaredOutputPath } from '../synth/layout';
-import { reasonProblem } from '../decisions/reason';
-import { ANNOTATIONS } from '../justify/annotations';
-import { parseReasonLines } from '../justify/reasons';
-import { rec, stableJson, str } from '../rules/k8s';
+import { rec, str } from '../rules/k8s';
 import { RenderedApp, registerRenderCheck } from '../synth/render-checks';
 import { registerNamespaceMetadata } from '../invariants/conflicts';
+import { registerDecidedValuesCheck } from '../invariants/decided-values';
+import { appPathProblem, namespaceLabelProblems, projectProblem, serverProblem } from '../checks/argo-cd-spec';
 
 export interface ArgoCdApplicationProps {
   /** The service whose committed manifests this Application applies. */
@@ -53,68 +53,94 @@ export class ArgoCdApplication extends Construct {
 
   constructor(scope: Construct, id: string, props: ArgoCdApplicationProps) {
     super(scope, id);
-    const name = checkName('id', id);
-    const s = props.settings;
-    const svc = props.service;
-    const destNs = props.destinationNamespace ?? svc.namespace;
-    if (!destNs) throw new RollwiseInputError('destinationNamespace', 'unset', 'the service has no namespace and none was given: Argo CD would apply into its own namespace.', 'give the chart a namespace or set destinationNamespace.');
-    if (svc.namespace !== undefined && destNs !== svc.namespace) {
-      throw new RollwiseInputError('destinationNamespace', destNs, `the service's objects name namespace ${svc.namespace}, and Argo CD applies an object with a namespace there, not into the destination: the Application would report ${destNs} while the objects, the traffic-router plugin's config, the analysis queries and the alerts all use ${svc.namespace} (and CreateNamespace would create the wrong one).`, `remove destinationNamespace, or give the service's chart the namespace ${destNs}.`);
+    checkApplicationProps(scope, id, props);
+    registerDecidedValuesCheck(this);
+    // Every error names the service and where its Application is declared.
+    try {
+      const name = checkName('id', id);
+      const s = props.settings;
+      const svc = props.service;
+      const destNs = props.destinationNamespace ?? svc.namespace;
+      if (!destNs) throw new RollwiseInputError('destinationNamespace', 'unset', 'the service has no namespace and none was given: Argo CD would apply into its own namespace.', 'give the chart a namespace or set destinationNamespace.');
+      if (svc.namespace !== undefined && destNs !== svc.namespace) {
+        throw new RollwiseInputError('destinationNamespace', destNs, `the service's objects name namespace ${svc.namespace}, and Argo CD applies an object with a namespace there, not into the destination: the Application would report ${destNs} while the objects, the traffic-router plugin's config, the analysis queries and the alerts all use ${svc.namespace} (and CreateNamespace would create the wrong one).`, `remove destinationNamespace, or give the service's chart the namespace ${destNs}.`);
+      }
+      const include = props.include ?? serviceFile(svc);
+      // The migration Job is the service's PreSync hook: what its pod needs must exist before the first sync.
+      const job = svc.migration?.job.toJson() as { metadata?: { name?: string }; spec?: { activeDeadlineSeconds?: number; template?: { spec?: unknown } } } | undefined;
+      const preSync = job ? { hook: `migration Job ${job.metadata?.name ?? ''}`, needs: objectsThePodNeeds(job.spec?.template?.spec), deadlineSeconds: job.spec?.activeDeadlineSeconds } : undefined;
+      const policyInput = props.namespacePolicy !== undefined ? 'namespacePolicy' : s.namespaces !== undefined ? 'argoCd.namespaces' : 'namespacePolicy (default)';
+      const ns = decideNamespace(destNs, props.namespacePolicy ?? s.namespaces ?? NamespacePolicy.createdByArgoCd(), svc.platform.kubernetesVersion, preSync, policyInput);
+      if (!/^(https?|ssh):\/\/|^git@/.test(s.repoURL)) throw new RollwiseInputError('argoCd.repoURL', s.repoURL, 'is not a Git URL Argo CD can clone.', 'use e.g. "https://github.com/acme/deploy.git".');
+      const r = new Reasons();
+      const ignore: { group?: string; kind: string; name?: string; namespace?: string; jqPathExpressions?: string[]; jsonPointers?: string[] }[] = [];
+      if (svc.canary) {
+        ignore.push({ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: svc.name, namespace: destNs, jqPathExpressions: ['.spec.rules[].backendRefs[].weight'] });
+      }
+      if (svc.replicasOwnedByAutoscaler) {
+        ignore.push({ group: svc.workload.apiVersion.includes('/') ? svc.workload.apiVersion.split('/')[0] : '', kind: svc.workload.kind, name: svc.name, namespace: destNs, jsonPointers: ['/spec/replicas'] });
+      }
+      const spec = {
+        project: s.project ?? 'default',
+        source: {
+          repoURL: s.repoURL,
+          targetRevision: s.targetRevision ?? 'main',
+          path: s.path,
+          directory: { include: r.use('spec.source.directory.include', decided(include, `Only the service's own file (${include}${props.include === undefined ? ', the file its chart is written to' : ''}): the folder also holds other services and the Applications themselves, which must not be applied into ${destNs}.`)) },
+        },
+        destination: { server: s.server ?? 'https://kubernetes.default.svc', namespace: destNs },
+        syncPolicy: {
+          automated: r.use('spec.syncPolicy.automated', decided({ prune: true, selfHeal: true }, 'Git is the only way in: self-heal reverts hand edits (including `kubectl argo rollouts undo`, which self-heal re-applies from Git within seconds), prune removes what Git no longer holds. Roll back with `git revert` (docs/mechanisms.md#gitops-rollback).')),
+          syncOptions: r.use('spec.syncPolicy.syncOptions', decided(['ApplyOutOfSyncOnly=true', ...(ns.createNamespace.value ? ['CreateNamespace=true'] : [])],
+            `${ns.createNamespace.reason} ` + 'ApplyOutOfSyncOnly=true applies only objects that differ from Git after the ignore rules below, so a release (a Rollout change) never re-applies the HTTPRoute and the plugin\'s canary weights stay as they are. No RespectIgnoreDifferences=true: for custom resources Argo CD copies ignored fields from live with a JSON merge patch, which replaces arrays whole (controller/sync.go normalizeTargetResources, v3.5.1; argo-cd#17694, #25284), so with the weight rule it would copy the live spec.rules into every sync and a Git change to the route\'s rules would never apply. The price: a commit that changes the route itself, applied during a canary, writes Git\'s 100/0 (all traffic to stable, the safe side) until the controller sets the weight again.')),
+          ...(ns.labels ? { managedNamespaceMetadata: { labels: r.use('spec.syncPolicy.managedNamespaceMetadata.labels', ns.labels) } } : {}),
+        },
+        ...(ignore.length ? { ignoreDifferences: ignore } : {}),
+      };
+      if (ignore.length) {
+        r.note('spec.ignoreDifferences', `Fields controllers change at runtime: ${[svc.canary ? 'the HTTPRoute backendRef weights (set by the Argo Rollouts Gateway API plugin during a canary)' : '', svc.replicasOwnedByAutoscaler ? `${svc.workload.kind} /spec/replicas (owned by the autoscaler, and absent from Git)` : ''].filter(Boolean).join('; ')}; without this Argo CD reports drift and self-heal fights the controllers (reference: Argo CD and Rollouts). They only leave the diff: every other field of these objects, the route's rules included, is still applied from Git.`);
+      }
+      const frozen = arrayFreezingIgnores(spec);
+      if (frozen.length) throw new Error(`ArgoCdApplication ${name}: ${frozen.join('; ')}`);
+      this.application = new ApiObject(this, 'application', {
+        ...Application.GVK,
+        metadata: { name, namespace: s.namespace ?? 'argocd', labels: { 'app.kubernetes.io/managed-by': 'rollwise', [SERVICE_LABEL]: svc.name }, annotations: r.annotations() },
+        spec,
+      });
+      // Checked like the rest, on what is written (escape-hatch patches included).
+      // Every Application into one namespace must keep the same labels on it (invariants/conflicts.ts),
+      // compared as written.
+      if (ns.labels) registerNamespaceMetadata(this, { service: svc.node.path, server: spec.destination.server, namespace: destNs, labels: ns.labels.value, object: this.application });
+      registerRenderCheck(this, (rendered) => checkApplication(rendered, this.application, svc, include), { validateObjects: true });
+    } catch (e) {
+      throw inService(e, props.service?.name ?? String(props.service), this.node.path);
     }
-    const include = props.include ?? serviceFile(svc);
-    const ns = decideNamespace(destNs, props.namespacePolicy ?? s.namespaces ?? NamespacePolicy.createdByArgoCd(), svc.platform.kubernetesVersion);
-    if (!/^(https?|ssh):\/\/|^git@/.test(s.repoURL)) throw new RollwiseInputError('argoCd.repoURL', s.repoURL, 'is not a Git URL Argo CD can clone.', 'use e.g. "https://github.com/acme/deploy.git".');
-    const r = new Reasons();
-    const ignore: { group?: string; kind: string; name?: string; namespace?: string; jqPathExpressions?: string[]; jsonPointers?: string[] }[] = [];
-    if (svc.canary) {
-      ignore.push({ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: svc.name, namespace: destNs, jqPathExpressions: ['.spec.rules[].backendRefs[].weight'] });
-    }
-    if (svc.replicasOwnedByAutoscaler) {
-      ignore.push({ group: svc.workload.apiVersion.includes('/') ? svc.workload.apiVersion.split('/')[0] : '', kind: svc.workload.kind, name: svc.name, namespace: destNs, jsonPointers: ['/spec/replicas'] });
-    }
-    const spec = {
-      project: s.project ?? 'default',
-      source: {
-        repoURL: s.repoURL,
-        targetRevision: s.targetRevision ?? 'main',
-        path: s.path,
-        directory: { include: r.use('spec.source.directory.include', decided(include, `Only the service's own file (${include}${props.include === undefined ? ', the file its chart is written to' : ''}): the folder also holds other services and the Applications themselves, which must not be applied into ${destNs}.`)) },
-      },
-      destination: { server: s.server ?? 'https://kubernetes.default.svc', namespace: destNs },
-      syncPolicy: {
-        automated: r.use('spec.syncPolicy.automated', decided({ prune: true, selfHeal: true }, 'Git is the only way in: self-heal reverts hand edits (including `kubectl argo rollouts undo`, which self-heal re-applies from Git within seconds), prune removes what Git no longer holds. Roll back with `git revert` (docs/mechanisms.md#gitops-rollback).')),
-        syncOptions: r.use('spec.syncPolicy.syncOptions', decided(['ApplyOutOfSyncOnly=true', ...(ns.createNamespace.value ? ['CreateNamespace=true'] : [])],
-          `${ns.createNamespace.reason} ` + 'ApplyOutOfSyncOnly=true applies only objects that differ from Git after the ignore rules below, so a release (a Rollout change) never re-applies the HTTPRoute and the plugin\'s canary weights stay as they are. No RespectIgnoreDifferences=true: for custom resources Argo CD copies ignored fields from live with a JSON merge patch, which replaces arrays whole (controller/sync.go normalizeTargetResources, v3.5.1; argo-cd#17694, #25284), so with the weight rule it would copy the live spec.rules into every sync and a Git change to the route\'s rules would never apply. The price: a commit that changes the route itself, applied during a canary, writes Git\'s 100/0 (all traffic to stable, the safe side) until the controller sets the weight again.')),
-        ...(ns.labels ? { managedNamespaceMetadata: { labels: r.use('spec.syncPolicy.managedNamespaceMetadata.labels', ns.labels) } } : {}),
-      },
-      ...(ignore.length ? { ignoreDifferences: ignore } : {}),
-    };
-    if (ignore.length) {
-      r.note('spec.ignoreDifferences', `Fields controllers change at runtime: ${[svc.canary ? 'the HTTPRoute backendRef weights (set by the Argo Rollouts Gateway API plugin during a canary)' : '', svc.replicasOwnedByAutoscaler ? `${svc.workload.kind} /spec/replicas (owned by the autoscaler, and absent from Git)` : ''].filter(Boolean).join('; ')}; without this Argo CD reports drift and self-heal fights the controllers (reference: Argo CD and Rollouts). They only leave the diff: every other field of these objects, the route's rules included, is still applied from Git.`);
-    }
-    // Every Application into one namespace must keep the same labels on it (invariants/conflicts.ts).
-    if (ns.labels) registerNamespaceMetadata(this, { service: svc.node.path, server: spec.destination.server, namespace: destNs, labels: ns.labels.value });
-    const frozen = arrayFreezingIgnores(spec);
-    if (frozen.length) throw new Error(`ArgoCdApplication ${name}: ${frozen.join('; ')}`);
-    this.application = new ApiObject(this, 'application', {
-      ...Application.GVK,
-      metadata: { name, namespace: s.namespace ?? 'argocd', labels: { 'app.kubernetes.io/managed-by': 'rollwise', [SERVICE_LABEL]: svc.name }, annotations: r.annotations() },
-      spec,
-    });
-    // Checked like the rest, on what is written (escape-hatch patches included).
-    const decidedSpec = JSON.parse(JSON.stringify(spec)) as typeof spec;
-    registerRenderCheck(this, (rendered) => checkApplication(rendered, this.application, decidedSpec, svc, include), { validateObjects: true });
     registerApplicationNames(this);
   }
 }
 
-/** The decided fields of the Application that only an override with a reason may change. */
-const DECIDED: readonly [path: string, get: (spec: Record<string, unknown>) => unknown][] = [
-  ['spec.syncPolicy.automated', (x) => rec(x.syncPolicy)?.automated],
-  ['spec.syncPolicy.syncOptions', (x) => rec(x.syncPolicy)?.syncOptions],
-  ['spec.ignoreDifferences', (x) => x.ignoreDifferences],
-  ['spec.source.directory.include', (x) => rec(rec(x.source)?.directory)?.include],
-];
+const APPLICATION_PROPS_KEYS = keysOf<ArgoCdApplicationProps>()({ service: true, settings: true, include: true, destinationNamespace: true, namespacePolicy: true });
+
+/**
+ * The props as a JavaScript caller may pass them (known keys, the service an HttpService, the
+ * settings complete), and where the Application goes: not in the chart of the service it applies,
+ * whose file it would then apply (and prune) itself from.
+ */
+function checkApplicationProps(scope: Construct, id: string, props: ArgoCdApplicationProps): void {
+  checkKeys('props', props, APPLICATION_PROPS_KEYS, `new ArgoCdApplication(scope, '${id}', props)`);
+  if (props === undefined) throw new RollwiseInputError('props', 'undefined', `is the third argument of new ArgoCdApplication(scope, '${id}', props): the service and its Argo CD settings.`, 'pass { service, settings: service.platform.argoCd }.');
+  if (!(props.service instanceof HttpService)) {
+    throw new RollwiseInputError('service', props.service === undefined ? 'unset' : props.service === null ? null : typeof props.service === 'object' ? 'a plain object' : props.service, 'must be the HttpService whose committed manifests the Application applies.', 'pass the construct: { service: myService, settings: myService.platform.argoCd }.');
+  }
+  // named as the user most likely wrote them: the platform's settings, or their own object
+  checkArgoCdSettings(props.settings === props.service.platform.argoCd && props.settings !== undefined ? 'platform.argoCd' : 'settings', props.settings);
+  const own = Chart.of(props.service);
+  for (let c: IConstruct | undefined = scope; c; c = c.node.scope) {
+    if (c !== own) continue;
+    throw new RollwiseInputError('scope', scope.node.path, `is (in) the chart ${own.node.path} of the service ${props.service.name}, so the Application would be written into the service's own file, which it applies: Argo CD would apply the Application from inside the folder it syncs and manage (and prune) itself. The Application is kept outside the folder it applies.`,
+      `create it in a chart of its own, whose file the Application's include does not select, e.g. new ArgoCdApplication(new Chart(app, '${id}-argocd'), '${id}', props) (the environments write theirs to argocd/<env>/, outside the folders they apply).`);
+  }
+}
 
 /** Go's path.Match-style glob (`*`, `?`, `[...]`, and `{a,b}` as Argo CD's include allows) as a RegExp over one file name. */
 export function globRegExp(glob: string): RegExp {
@@ -142,19 +168,33 @@ export function globRegExp(glob: string): RegExp {
   return new RegExp(`^${re}$`);
 }
 
-function checkApplication(r: RenderedApp, application: ApiObject, decidedSpec: Record<string, unknown>, svc: HttpService, include: string): string[] {
+function checkApplication(r: RenderedApp, application: ApiObject, svc: HttpService, include: string): string[] {
   const written = r.objectsOf(application).find((x) => x.apiObject === application)?.json;
   if (!written) return [`Application ${application.name}: not in the output (a chart's own toJson() dropped it), so the service is never deployed. Fix: keep the Application in the chart's output.`];
   const spec = rec(written.spec) ?? {};
-  const overrides = rec(rec(written.metadata)?.annotations)?.[ANNOTATIONS.overrides];
-  const accepted = typeof overrides === 'string' ? Object.entries(parseReasonLines(overrides)).filter(([, why]) => reasonProblem(why) === undefined).map(([p]) => p) : [];
   const out: string[] = [];
   const name = `Application ${application.name}`;
-  for (const [p, get] of DECIDED) {
-    if (accepted.some((a) => p === a || p.startsWith(`${a}.`))) continue;
-    if (stableJson(get(spec)) !== stableJson(get(decidedSpec))) {
-      out.push(`${name} ${p}: a patch changed it from ${stableJson(get(decidedSpec)) ?? 'absent'} to ${stableJson(get(spec)) ?? 'absent'}; rollwise decided it with a reason (self-heal and prune keep Git the only way in; the ignore rules follow the controllers' fields; no RespectIgnoreDifferences, which freezes the route's rules; only the service's own file). Fix: remove the patch, or accept it with an override whose reason says why.`);
-    }
+  // A decided field a patch changed (self-heal and prune, the sync options, the ignore rules, the
+  // include, the namespace's labels) is refused by INV01, which runs on every object of the app
+  // (invariants/decided-values.ts).
+  // What Argo CD and the API server refuse, on the written Application (a patch may have set it).
+  const source = rec(spec.source) ?? {};
+  const dest = rec(spec.destination) ?? {};
+  const pathProblem = appPathProblem(source.path);
+  if (pathProblem) out.push(`${name} spec.source.path: "${String(source.path)}" ${pathProblem}. Fix: point it at the output folder, relative to the repository root (e.g. "dist/prod").`);
+  const projProblem = projectProblem(spec.project ?? 'default');
+  if (projProblem) out.push(`${name} spec.project: ${JSON.stringify(spec.project)} ${projProblem}. Fix: name an AppProject that exists (e.g. "default").`);
+  const srvProblem = serverProblem(dest.server);
+  if (srvProblem) out.push(`${name} spec.destination.server: ${JSON.stringify(dest.server)} ${srvProblem}. Fix: use "https://kubernetes.default.svc" or a registered cluster's server URL.`);
+  // The namespace consistency rule of the constructor (destinationNamespace), on what is written:
+  // objects that name their namespace are applied there, whatever the destination says, and
+  // CreateNamespace and the managed labels would go to the destination.
+  if (svc.namespace !== undefined && dest.namespace !== svc.namespace) {
+    out.push(`${name} spec.destination.namespace: ${JSON.stringify(dest.namespace)} is not the service's namespace ${svc.namespace}: Argo CD applies the service's objects into ${svc.namespace} (they name it), while CreateNamespace and the Pod Security labels (managedNamespaceMetadata) go to the destination, so ${svc.namespace} would run without the labels rollwise decided. Fix: remove the patch of spec.destination.namespace, or give the service's chart that namespace.`);
+  }
+  const labels = rec(rec(rec(spec.syncPolicy)?.managedNamespaceMetadata)?.labels);
+  for (const p of labels ? namespaceLabelProblems(labels) : []) {
+    out.push(`${name} spec.syncPolicy.managedNamespaceMetadata.labels: ${p}; Argo CD creates or updates the namespace with these labels and the API server refuses it, so the sync fails before any object is applied. Fix: keep valid labels (enforce: privileged, baseline or restricted).`);
   }
   for (const msg of arrayFreezingIgnores(spec as Parameters<typeof arrayFreezingIgnores>[0])) out.push(`${name}: ${msg}. Fix: remove RespectIgnoreDifferences=true.`);
   // `include` must select exactly the service's own file, as it is written

@@ -16,6 +16,7 @@ import { RollwiseInputError } from '../errors';
 import { ANNOTATIONS } from '../justify/annotations';
 import { Reasons } from '../justify/reasons';
 import { addSynthWarning } from '../synth/output';
+import { registerDecidedValuesCheck } from '../invariants/decided-values';
 
 /** Passive health checking (Envoy outlier detection) for the route's upstream pods. */
 export interface PassiveHealthCheck {
@@ -61,7 +62,7 @@ export interface RouteTrafficPolicyProps {
    */
   readonly idleTimeout?: Override<Duration>;
   /**
-   * Replaces the derived `connectTimeout`; refused when above the idle timeout (envoy#42753).
+   * Replaces the derived `connectTimeout` (Envoy's 10 s default, not lowered to the idle timeout: envoy#42753 is fixed in Envoy 1.38.0).
    * @default min(10 s, idle timeout)
    */
   readonly connectTimeout?: Override<Duration>;
@@ -98,6 +99,7 @@ export class RouteTrafficPolicy extends Construct {
 
   constructor(scope: Construct, id: string, props: RouteTrafficPolicyProps) {
     super(scope, id);
+    registerDecidedValuesCheck(this);
     if (typeof props.routeName !== 'string' || !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(props.routeName) || props.routeName.length > 253) {
       throw new RollwiseInputError('routeName', props.routeName, 'must be the name of an HTTPRoute (a DNS subdomain: lower-case letters, digits, "-" and ".").', 'pass the service\'s HTTPRoute name, which rollwise names after the service.');
     }

@@ -13,6 +13,7 @@ import { replicasDecision, ServiceDecisions } from '../decisions/service';
 import { Reasons } from '../justify/reasons';
 import { RouteProps, renderHttpRoute } from './http-route';
 import { podTemplatePatches, PORT_NAME, renderPodTemplate, selectorLabels } from './pod-template';
+import { registerDecidedValuesCheck } from '../invariants/decided-values';
 
 export type { RouteProps } from './http-route';
 
@@ -61,6 +62,7 @@ export class CanaryDelivery extends Construct {
 
   constructor(scope: Construct, id: string, props: CanaryDeliveryProps) {
     super(scope, id);
+    registerDecidedValuesCheck(this);
     const d = props.decisions;
     const ns = props.namespace;
     const canaryName = `${d.name}-canary`;
@@ -120,7 +122,7 @@ export class CanaryDelivery extends Construct {
     // Analysis templates.
     const v = this.volume;
     const window = formatGoDuration(v.windowSeconds);
-    const metrics = analysisMetrics({ namespace: ns ?? 'default', name: d.name, prometheusAddress: props.prometheusAddress, maxErrorRatio: props.maxErrorRatio, firstWeightPercent: firstWeight, windowSeconds: v.windowSeconds, minRequests: v.minRequests, volumeReason: v.reason })
+    const metrics = analysisMetrics({ namespace: ns ?? 'default', name: d.name, prometheusAddress: props.prometheusAddress, maxErrorRatio: props.maxErrorRatio, firstWeightPercent: firstWeight, windowSeconds: v.windowSeconds, minRequests: v.minRequests, volumeReason: v.reason, returnWindowSeconds: d.readiness.successThreshold.value * d.readiness.periodSeconds.value, minReadySeconds: d.rollout.minReadySeconds.value })
       .filter((m) => v.volumeMetric || m.name !== 'canary-request-volume');
     const limits = metricLimits(v.windowSeconds);
     const gateCount = gateCountFor(v.windowSeconds);

@@ -1,8 +1,10 @@
+import { Chart } from 'cdk8s';
 import { Construct } from 'constructs';
 import * as YAML from 'yaml';
 import { checkCatalog, CatalogProps } from '../decisions/catalog';
 import { RollwiseInputError } from '../errors';
 import { addOutputFile } from '../synth/output';
+import { registerRenderCheck } from '../synth/render-checks';
 import { ArgoCdApplication, SERVICE_LABEL } from './argo-cd-application';
 import { HttpService } from './http-service';
 import { selectorLabels } from './pod-template';
@@ -19,7 +21,12 @@ export interface CatalogInfoProps extends CatalogProps {
 
 /**
  * A Backstage catalog entity (`<service>.catalog-info.yaml`, beside the chart's manifests) for one
- * service: a Component with its owner, links to its runbook and its Argo CD Applications, and the
+ * service. Create it in the service's own chart, the `chart` that addEstate's perService receives
+ * (`new CatalogInfo(chart, 'catalog', { service, ... })`; with your own charts, the chart of the
+ * HttpService): the file is written to that chart's folder (`dist/prod/`), where the service's
+ * Application applies only `<service>.k8s.yaml`. In the Applications' chart (`dist/argocd/<env>/`,
+ * applied with kubectl or an app of apps) it would be applied as a Kubernetes object and fail, so
+ * that is refused at synth. The entity is: a Component with its owner, links to its runbook and its Argo CD Applications, and the
  * annotations that Backstage's Kubernetes plugin and Roadie's Argo CD plugin read:
  * - `backstage.io/kubernetes-label-selector` (the service's selector label; it takes precedence over
  *   backstage.io/kubernetes-id, so no label has to be added to the objects) and
@@ -37,6 +44,9 @@ export class CatalogInfo extends Construct {
   /** The file, relative to the chart's output folder. */
   public readonly file: string;
 
+  /**
+   * @param scope the service's chart (addEstate's perService `chart`), or a construct in it
+   */
   constructor(scope: Construct, id: string, props: CatalogInfoProps) {
     super(scope, id);
     const c = checkCatalog(props);
@@ -66,6 +76,13 @@ export class CatalogInfo extends Construct {
       spec: { type: 'service', lifecycle: c.lifecycle ?? 'production', owner: c.owner, ...(c.system ? { system: c.system } : {}) },
     };
     this.file = `${svc.name}.catalog-info.yaml`;
+    // Not beside the Argo CD Applications: that folder is applied as it is (kubectl apply -f, or an
+    // app of apps), and a Backstage entity is no Kubernetes object.
+    registerRenderCheck(this, () => {
+      const chart = Chart.of(this);
+      const apps = chart.node.findAll().filter((c) => c instanceof ArgoCdApplication).map((c) => c.node.path);
+      return apps.length === 0 ? [] : [`CatalogInfo ${svc.name}: it is in chart ${chart.node.path}, which holds the Argo CD Application(s) ${apps.join(', ')}, so ${this.file} would be written beside them and applied with them as a Kubernetes object (kubectl apply -f of that folder, or an app of apps), which fails: a Backstage entity is no Kubernetes object. Fix: create it in the service's own chart, the \`chart\` addEstate's perService receives (new CatalogInfo(chart, 'catalog', { service, ... })), where the service's Application applies only ${svc.name}.k8s.yaml.`];
+    });
     addOutputFile(this, this.file, `# Backstage catalog entity of ${svc.name}, written by rollwise synth: register this file's URL in\n# Backstage (catalog.locations or "Register existing component").\n${YAML.stringify(this.entity)}`);
   }
 }

@@ -3,7 +3,10 @@ import { Construct } from 'constructs';
 import { RollwiseInputError } from '../errors';
 import { Reasons } from '../justify/reasons';
 import { addSynthWarning } from '../synth/output';
+import { registerRenderCheck } from '../synth/render-checks';
+import * as YAML from 'yaml';
 import { ServiceNamespace, ServiceNamespaceProps } from './service-namespace';
+import { registerDecidedValuesCheck } from '../invariants/decided-values';
 
 /** The Gateway API plugin binary for the cluster's nodes. */
 export class PluginBinary {
@@ -73,7 +76,8 @@ const PLUGIN_NAME = 'argoproj-labs/gatewayAPI';
  * What a platform team applies once per cluster so that rollwise's output works: the Argo Rollouts
  * Gateway API plugin's registration and RBAC, and PodMonitors that scrape the Envoy proxies (the
  * canary analysis and the alerts query their counters) and the Rollouts controller (the alerts
- * read `rollout_info_replicas_desired`). docs/cluster.md lists the rest (kube-state-metrics, Argo
+ * read `rollout_info_replicas_desired`, `rollout_info` and `analysis_run_info`, with the controller's
+ * own namespace label kept: `honorLabels`). docs/cluster.md lists the rest (kube-state-metrics, Argo
  * CD, versions).
  */
 export class ClusterPrerequisites extends Construct {
@@ -82,6 +86,7 @@ export class ClusterPrerequisites extends Construct {
 
   constructor(scope: Construct, id: string, props: ClusterPrerequisitesProps = {}) {
     super(scope, id);
+    registerDecidedValuesCheck(this);
     const ns = props.rolloutsNamespace ?? 'argo-rollouts';
     const sa = props.rolloutsServiceAccount ?? 'argo-rollouts';
     const envoyNs = props.envoyNamespace ?? 'envoy-gateway-system';
@@ -117,6 +122,11 @@ export class ClusterPrerequisites extends Construct {
       kind: 'ConfigMap',
       metadata: { name: 'argo-rollouts-config', namespace: ns, labels, annotations: rc.annotations() },
       data: { trafficRouterPlugins: `- name: "${PLUGIN_NAME}"\n  location: "${location}"${sha ? `\n  sha256: "${sha.toLowerCase()}"` : ''}` },
+    });
+    // What the controller does with this ConfigMap when it starts, checked on what is written.
+    registerRenderCheck(this, (rendered) => {
+      const written = rendered.objectsOf(this.pluginConfig).find((x) => x.apiObject === this.pluginConfig)?.json;
+      return written ? pluginConfigProblems(written).map((m) => `ConfigMap ${ns}/argo-rollouts-config (${this.pluginConfig.node.path}) ${m}`) : [];
     });
     if (!sha) addSynthWarning(this, `the Gateway API plugin is downloaded by the Argo Rollouts controller at every start without a checksum (pluginSha256 not given): it runs whatever ${location} serves. Pass pluginSha256 (rollwise platform --plugin-sha256 <hex>), computed once with: curl -sL ${location} | sha256sum`);
     (props.namespaces ?? []).forEach((n, i) => new ServiceNamespace(this, `namespace-${i}`, n));
@@ -164,18 +174,84 @@ export class ClusterPrerequisites extends Construct {
 
     // The Rollouts controller's pods carry app.kubernetes.io/name: argo-rollouts and expose
     // /metrics on the port named "metrics", 8090 (argo-rollouts v1.9.1
-    // manifests/base/argo-rollouts-deployment.yaml); rollout_info* come from
-    // controller/metrics/prommetrics.go.
+    // manifests/base/argo-rollouts-deployment.yaml); rollout_info* and analysis_run_info come from
+    // controller/metrics/prommetrics.go, each labelled namespace and name of the Rollout or
+    // AnalysisRun it describes (namespaceNameLabels; rollouts.go, analysis.go collectAnalysisRuns).
+    // The operator relabels every PodMonitor target with namespace = the scraped pod's namespace
+    // (prometheus-operator v0.93.0 pkg/prometheus/promcfg.go generatePodMonitorConfig,
+    // __meta_kubernetes_namespace -> namespace) and passes the endpoint's honorLabels to
+    // honor_labels (AddHonorLabels, false unless set; pkg/apis/monitoring/v1/podmonitor_types.go
+    // PodMetricsEndpoint.HonorLabels). With honor_labels false Prometheus renames the metric's own
+    // namespace to exported_namespace and keeps the target's (prometheus scrape/scrape.go
+    // mutateSampleLabels), so every rollout_info{namespace="<service namespace>"} the rules select
+    // would be stored as namespace="argo-rollouts": with true the metric's label wins and the
+    // target's labels fill in only what the metric lacks (job, pod, container, endpoint, instance).
     const rm = new Reasons();
-    rm.note('spec.podMetricsEndpoints', 'The readiness alerts of a Rollout divide ready endpoints by rollout_info_replicas_desired, a metric of the Rollouts controller (docs/mechanisms.md#fixes-and-verification).');
+    rm.note('spec.podMetricsEndpoints', 'The readiness alerts of a Rollout divide ready endpoints by rollout_info_replicas_desired, and CanaryAnalysisFailed and RolloutDegraded read rollout_info and analysis_run_info, metrics of the Rollouts controller (docs/mechanisms.md#fixes-and-verification).');
+    rm.note('spec.podMetricsEndpoints[0].honorLabels', 'The controller labels each series with the namespace of the Rollout or AnalysisRun it describes, and every rule selects them by the service\'s namespace. Without honorLabels the Prometheus Operator\'s target label namespace (the controller\'s own, argo-rollouts) wins and the controller\'s label is stored as exported_namespace: ReadyEndpointsBelowFloor, CanaryAnalysisFailed, RolloutDegraded and verify\'s floor check would see nothing. A Prometheus with overrideHonorLabels or enforcedNamespaceLabel overrides this: docs/cluster.md says what to set then (docs/mechanisms.md#an-exporters-own-namespace-label).');
     new ApiObject(this, 'rollouts-monitor', {
       apiVersion: 'monitoring.coreos.com/v1',
       kind: 'PodMonitor',
       metadata: { name: 'argo-rollouts-controller', namespace: ns, labels: monitorLabels, annotations: rm.annotations() },
       spec: {
         selector: { matchLabels: { 'app.kubernetes.io/name': 'argo-rollouts' } },
-        podMetricsEndpoints: [{ port: 'metrics', path: '/metrics' }],
+        podMetricsEndpoints: [{ port: 'metrics', path: '/metrics', honorLabels: true }],
       },
     });
   }
+}
+
+/** The plugin name pattern of the controller's config (argo-rollouts v1.9.1 utils/config/config.go `re`): <namespace>/<name>. */
+const PLUGIN_NAME_RE = /^([a-zA-Z0-9-]+)\/{1}([a-zA-Z0-9_\-.]+)$/;
+
+/**
+ * What the Argo Rollouts controller does with argo-rollouts-config when it starts
+ * (argo-rollouts v1.9.1 utils/config/config.go InitializeConfig): it unmarshals trafficRouterPlugins,
+ * metricProviderPlugins and stepPlugins with sigs.k8s.io/yaml into []types.PluginItem (name,
+ * location and sha256 strings, args a list of strings, disabled a boolean), fails to start on an
+ * error ("failed to unmarshal traffic router plugins while initializing"), and ValidateConfig
+ * refuses a name that is not <namespace>/<name>. A Rollout whose plugin is not in the ConfigMap
+ * fails with "plugin ... not configured in configmap" (utils/plugin/plugin.go), and every rollwise
+ * Rollout uses argoproj-labs/gatewayAPI. Returns one message per problem.
+ */
+export function pluginConfigProblems(configMap: Record<string, unknown>): string[] {
+  const data = (configMap.data ?? {}) as Record<string, unknown>;
+  const out: string[] = [];
+  let gateway = false;
+  for (const key of ['trafficRouterPlugins', 'metricProviderPlugins', 'stepPlugins']) {
+    const text = data[key];
+    if (text === undefined || text === null) continue;
+    const where = `data.${key}`;
+    let items: unknown;
+    try {
+      items = YAML.parse(String(text), { version: '1.1' });
+    } catch (e) {
+      out.push(`${where}: is not YAML (${(e as Error).message.split('\n')[0]}): the Argo Rollouts controller fails to start ("failed to unmarshal ... plugins while initializing", argo-rollouts v1.9.1 utils/config/config.go). Fix: restore the list rollwise writes, or accept only a valid list of { name, location, sha256 }.`);
+      continue;
+    }
+    if (items === null || items === undefined) continue;
+    if (!Array.isArray(items)) {
+      out.push(`${where}: is ${typeof items === 'object' ? 'a map' : `the ${typeof items} ${JSON.stringify(items)}`}, not a list of plugins: the controller cannot unmarshal it into []PluginItem and fails to start (argo-rollouts v1.9.1 utils/config/config.go). Fix: a YAML list of { name, location, sha256 }.`);
+      continue;
+    }
+    items.forEach((item, i) => {
+      if (item === null || typeof item !== 'object' || Array.isArray(item)) {
+        out.push(`${where}[${i}]: is not a map of name, location and sha256: the controller cannot unmarshal it and fails to start.`);
+        return;
+      }
+      const p = item as Record<string, unknown>;
+      for (const f of ['name', 'location', 'sha256']) {
+        if (p[f] !== undefined && p[f] !== null && typeof p[f] !== 'string') out.push(`${where}[${i}].${f}: ${JSON.stringify(p[f])} is not a string: the controller cannot unmarshal it and fails to start.`);
+      }
+      if (p.args !== undefined && p.args !== null && !(Array.isArray(p.args) && p.args.every((a) => typeof a === 'string'))) out.push(`${where}[${i}].args: is not a list of strings: the controller cannot unmarshal it and fails to start.`);
+      if (p.disabled !== undefined && p.disabled !== null && typeof p.disabled !== 'boolean') out.push(`${where}[${i}].disabled: is not a boolean: the controller cannot unmarshal it and fails to start.`);
+      if (typeof p.name !== 'string' || !PLUGIN_NAME_RE.test(p.name)) out.push(`${where}[${i}].name: ${JSON.stringify(p.name ?? '')} is not <namespace>/<name>: the controller's ValidateConfig refuses it ("plugin repository ... must be in the format of <namespace>/<name>") and fails to start.`);
+      if (key === 'trafficRouterPlugins' && p.name === PLUGIN_NAME) {
+        gateway = true;
+        if (typeof p.location !== 'string' || !/^(https?:\/\/|file:\/\/)\S+$/.test(p.location)) out.push(`${where}[${i}].location: ${JSON.stringify(p.location ?? '')} is not an http(s):// or file:// location (utils/plugin/types PluginItem.Location): the controller cannot load the plugin.`);
+      }
+    });
+  }
+  if (!gateway) out.push(`data.trafficRouterPlugins: has no ${PLUGIN_NAME} entry: every rollwise Rollout routes its canary through that plugin, and the controller fails each with "plugin ${PLUGIN_NAME} not configured in configmap" (argo-rollouts v1.9.1 utils/plugin/plugin.go). Fix: restore the entry rollwise writes.`);
+  return out;
 }

@@ -5,6 +5,7 @@ import { envoyClusters } from '../decisions/analysis';
 import { decided } from '../decisions/decision';
 import { GatewayRef } from '../decisions/platform';
 import { Reasons } from '../justify/reasons';
+import { registerDecidedValuesCheck } from '../invariants/decided-values';
 
 /** Where the route listens. */
 export interface RouteProps {
@@ -53,6 +54,13 @@ export function renderHttpRoute(scope: Construct, id: string, props: ServiceRout
       backendRefs: canary ? [backendRef(props.name, 100, 'stable'), backendRef(canary, 0, 'canary')] : [backendRef(props.name, 100, 'stable')],
     }],
   };
+  // gateway-api v1.6.1 apis/v1/gateway_types.go: Listener.AllowedRoutes defaults to
+  // {namespaces: {from: Same}}; Envoy Gateway v1.9.0 internal/gatewayapi/route.go then sets
+  // Accepted=False, NotAllowedByListeners, for a route in another namespace.
+  const gw = `${props.gateway.namespace}/${props.gateway.name}${props.gateway.sectionName ? ` (listener ${props.gateway.sectionName})` : ''}`;
+  rt.note('spec.parentRefs', ns === props.gateway.namespace
+    ? `The platform's Gateway ${gw} (platform.gateway), in the route's own namespace: a listener admits routes from its own namespace by default.`
+    : `The platform's Gateway ${gw} (platform.gateway). Its listener must admit routes from namespace ${ns ?? '(the namespace this is applied to)'}: allowedRoutes.namespaces.from defaults to Same, the Gateway's own namespace (gateway-api v1.6.1), and Envoy Gateway then leaves this route Accepted: False (NotAllowedByListeners) and no traffic reaches the service. Set from: All, or Selector on the service namespaces, on the listener (docs/cluster.md, "The Gateway's listeners must admit the services' routes").`);
   rt.note('spec.rules[0].matches[0]', `Every path under ${props.route.pathPrefix ?? '/'} (route.pathPrefix${props.route.pathPrefix ? '' : ', default "/": the whole host belongs to this service'}), in one rule, so ${canary ? 'the canary split and the per-backend clusters the analysis reads cover' : 'the route\'s alerts and traffic policy cover'} all of the service's traffic.`);
   if (canary) {
     rt.note('spec.rules[0].backendRefs[0]', 'Stable backend at weight 100, written out with group "" and kind Service so Argo CD sees no defaulting drift; the Gateway API plugin sets the weights during a canary (Argo CD ignores them).');
@@ -60,5 +68,6 @@ export function renderHttpRoute(scope: Construct, id: string, props: ServiceRout
   } else {
     rt.note('spec.rules[0].backendRefs[0]', 'The Service as the only backend at weight 100, written out with group "" and kind Service so Argo CD sees no defaulting drift; a rolling update needs no traffic split, so no canary backend.');
   }
+  registerDecidedValuesCheck(scope);
   return new ApiObject(scope, id, { ...HttpRoute.GVK, metadata: { name: props.name, namespace: ns, labels: props.labels, annotations: rt.annotations() }, spec: routeSpec });
 }

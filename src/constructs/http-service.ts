@@ -2,8 +2,8 @@ import { ApiObject, Chart } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { decided } from '../decisions/decision';
-import { Delivery } from '../decisions/canary';
-import { checkDnsLabel, checkHostname, checkInteger, checkPath, MAX_ROUTE_HOSTNAMES } from '../decisions/inputs';
+import { checkDelivery, Delivery } from '../decisions/canary';
+import { checkDnsLabel, checkHostname, checkInteger, checkName, checkPath, MAX_ROUTE_HOSTNAMES } from '../decisions/inputs';
 import { RollwiseInputError } from '../errors';
 import { CanaryDelivery } from './canary-delivery';
 import { renderHttpRoute, RouteProps } from './http-route';
@@ -23,13 +23,16 @@ import { registerForConflicts } from '../invariants/conflicts';
 import { declareInputMapper, declareKubernetesVersion, RenderedApp, registerRenderCheck } from '../synth/render-checks';
 import { Platform } from '../decisions/platform';
 import { CapacityProps, decideService, replicasDecision, HealthProps, HttpServiceOverrides, ResourcesProps, ServiceDecisions } from '../decisions/service';
-import { ANNOTATIONS } from '../justify/annotations';
+import { ANNOTATIONS, valueAtPath } from '../justify/annotations';
+import { stableJson } from '../rules/k8s';
 import { Reasons } from '../justify/reasons';
 import { MIGRATION_CONTAINER, podTemplatePatches, PORT_NAME, renderPodTemplate, selectorLabels } from './pod-template';
 import { Measurements } from '../measure/measurements';
 import { Migration } from '../decisions/migrations';
 import { MigrationJob } from './migration-job';
-import { CAPACITY_KEYS, checkKeys, CONTAINER_KEYS, HEALTH_KEYS, INIT_CONTAINER_KEYS, keysOf, METADATA_KEYS, MIGRATION_KEYS, OVERRIDES_KEYS, POD_KEYS, RESOURCES_KEYS, SIDECAR_KEYS, SIDECAR_PORT_KEYS } from '../decisions/props-keys';
+import { CAPACITY_KEYS, checkKeys, CONTAINER_KEYS, EXTRA_OVERRIDES_KEYS, EXTRA_RESOURCES_KEYS, HEALTH_KEYS, INIT_CONTAINER_KEYS, keysOf, METADATA_KEYS, MIGRATION_KEYS, MOUNT_KEYS, NAMED_PORT_KEYS, OVERRIDES_KEYS, POD_KEYS, RESOURCES_KEYS, RUN_AS_KEYS, SERVICE_ACCOUNT_KEYS, SIDECAR_KEYS, SIDECAR_PORT_KEYS, TOLERATION_KEYS } from '../decisions/props-keys';
+import { declareDecidedValuesChecked, registerDecidedValuesCheck } from '../invariants/decided-values';
+import { unresolvedReferences } from '../checks/references';
 
 export interface HttpServiceProps {
   // --- What runs ---------------------------------------------------------------------------
@@ -180,10 +183,22 @@ export class HttpService extends Construct {
   public readonly migration?: MigrationJob;
 
   constructor(scope: Construct, id: string, props: HttpServiceProps) {
-    super(scope, id);
+    // an empty id fails in constructs ("Only root constructs may have an empty ID"), before any check of ours
+    super(scope, typeof id === 'string' && id !== '' ? id : checkName('name', id));
+    // INV01 runs on this subtree in checkInvariants; the app-wide check covers everything else.
+    declareDecidedValuesChecked(this);
+    registerDecidedValuesCheck(this);
     // With many services in an app, an error must say which one it is about (and where).
     try {
+      if (props === null || typeof props !== 'object' || Array.isArray(props)) {
+        throw new RollwiseInputError('props', props === undefined ? 'undefined' : Array.isArray(props) ? 'a list' : props, `is the third argument of new HttpService(scope, '${id}', props) and must be an object with the service's inputs (image, port, replicas, health, resources, appServer, ...).`, `pass the props object, e.g. new HttpService(chart, '${id}', { image: 'ghcr.io/acme/${id || 'web'}:1.0.0', port: 8080, ... }) (see HttpServiceProps).`);
+      }
+      if (!chartOf(scope)) {
+        throw new RollwiseInputError('scope', scope.node.path === '' ? 'the app itself' : scope.node.path, `is not inside a cdk8s Chart: every object is written to its chart's file and takes the chart's namespace, so an HttpService must be created in a Chart.`, `create it in a chart: new HttpService(new Chart(app, '${id}', { namespace: 'shop' }), '${id}', props).`);
+      }
       checkServiceProps(props);
+      // a step made with a bad value (CanaryStep.setWeight(150)) is refused here, naming the service
+      if (props.delivery instanceof Delivery) checkDelivery(props.delivery);
       if (!(props.appServer instanceof AppServer)) throw new RollwiseInputError('appServer', props.appServer ?? 'missing', 'is required: the proxy\'s idle timeout is derived from the server\'s keep-alive, and a guessed one is the 503 UC race (docs/mechanisms.md#keep-alive-race).', 'pass e.g. appServer: AppServer.uvicorn() (see AppServer for the presets).');
       this.platform = props.platform ?? Platform.defaults();
       this.decisions = decideService({ ...props, name: id }, this.platform);
@@ -262,7 +277,7 @@ export class HttpService extends Construct {
 
       if (this.route) {
         const o = props.overrides ?? {};
-        this.trafficPolicy = new RouteTrafficPolicy(new Construct(this, 'traffic'), d.name, {
+        this.trafficPolicy = asServiceInputs(POLICY_INPUTS, () => new RouteTrafficPolicy(new Construct(this, 'traffic'), d.name, {
           routeName: d.name,
           namespace,
           appServer: props.appServer,
@@ -272,7 +287,7 @@ export class HttpService extends Construct {
           retryOnReset: o.retryOnReset,
           passiveHealthCheck: props.passiveHealthCheck ? { replicas: d.replicas, maxUnavailable: d.pdbMaxUnavailable.value } : undefined,
           labels,
-        });
+        }));
       }
       if (props.autoscaling) this.autoscaler = this.horizontalPodAutoscaler(props.autoscaling, labels, namespace);
       if (d.migration) this.migration = new MigrationJob(this, 'migration', { decisions: d, migration: d.migration, namespace, labels });
@@ -374,7 +389,7 @@ export class HttpService extends Construct {
     const objects = rendered.objects as { kind?: string }[];
     const composition = blockingFindings(lintObjects(objects)).map((f) => `${f.ruleId} ${f.object} ${f.path}: ${f.message} Fix: ${f.fix}`);
     const workloads = rendered.objects.filter((o) => WORKLOAD_KINDS.includes(String(o.kind)));
-    const problems = [...invariants, ...composition, ...workloads.flatMap((w) => undeclaredContainers(w, this.decisions))];
+    const problems = [...invariants, ...composition, ...unresolvedReferences(rendered.objects), ...workloads.flatMap((w) => undeclaredContainers(w, this.decisions)), ...this.unusedAcceptances(r, rendered)];
     // The canary replayed through its analysis (src/rehearse): a healthy release must promote, a
     // 10 % error release must abort at the first weight. Skipped when other checks already failed.
     if (!this.canary || problems.length > 0 || !synthRehearsalEnabled()) return problems;
@@ -398,7 +413,58 @@ export class HttpService extends Construct {
       throw new RollwiseInputError('acceptPatch(object)', object?.node?.path ?? String(object), 'is not one of this service\'s objects, so no invariant of this service reads it.', 'pass one of the service\'s objects, e.g. service.workload or service.podDisruptionBudget.');
     }
     acceptPatchedValue(object, path, because);
+    this.acceptedPatches.push({ object, path });
   }
+
+  /** The patched values accepted with acceptPatch: each must be one a patch changed (checked at synth). */
+  private readonly acceptedPatches: { object: ApiObject; path: string }[] = [];
+
+  /**
+   * An accepted patch that no patch made: the field is the same with and without the escape-hatch
+   * patches, so there is nothing to accept, and the "Patched:" reason would replace rollwise's on a
+   * value rollwise decided (a typo in the path, or a patch that was removed).
+   */
+  private unusedAcceptances(r: RenderedApp, rendered: ReturnType<typeof finalObjects>): string[] {
+    const list = r.objectsOf(this);
+    const out: string[] = [];
+    for (const { object, path } of this.acceptedPatches) {
+      const i = list.findIndex((x) => x.apiObject === object);
+      if (i < 0 || rendered.unpatched[i] === undefined) continue;
+      const before = valueAtPath(rendered.unpatched[i], path);
+      const after = valueAtPath(rendered.objects[i], path);
+      if (stableJson(before) !== stableJson(after)) continue;
+      out.push(`acceptPatch(${object.kind}/${object.name}, '${path}'): no escape-hatch patch changes this field (it is ${before === undefined ? 'absent' : stableJson(before)} with and without the patches), so there is nothing to accept, and the accepted reason would replace rollwise's own on a value rollwise decided. Fix: remove the acceptPatch call, or give the path of the field the patch changes, as the reasons and lint findings print it (\`rollwise explain\` on the output).`);
+    }
+    return out;
+  }
+}
+
+/** The RouteTrafficPolicy's props as HttpService's users write them (overrides.proxyIdleTimeout, not idleTimeout). */
+const POLICY_INPUTS: Record<string, string> = {
+  idleTimeout: 'overrides.proxyIdleTimeout', connectTimeout: 'overrides.proxyConnectTimeout',
+  acceptKeepAliveRace: 'overrides.acceptKeepAliveRace', retryOnReset: 'overrides.retryOnReset',
+};
+
+/**
+ * Runs `make`; an input error it throws about one of `names` (an inner construct's prop) is
+ * rethrown naming the input as the service's user wrote it, in the input and in the fix.
+ */
+function asServiceInputs<T>(names: Record<string, string>, make: () => T): T {
+  try {
+    return make();
+  } catch (e) {
+    if (!(e instanceof RollwiseInputError)) throw e;
+    const outer = names[e.input];
+    const rename = (text: string) => text.replace(/(?<![.\w])(idleTimeout|connectTimeout|acceptKeepAliveRace|retryOnReset)\b/g, (m) => names[m] ?? m);
+    if (outer === undefined) throw e;
+    throw new RollwiseInputError(outer, e.value, rename(e.why), rename(e.fix));
+  }
+}
+
+/** The chart a construct is in, or undefined (Chart.of throws "cannot find a parent chart"). */
+function chartOf(scope: Construct): Chart | undefined {
+  for (let c: Construct | undefined = scope; c; c = c.node.scope) if (Chart.isChart(c)) return c;
+  return undefined;
 }
 
 /**
@@ -406,8 +472,15 @@ export class HttpService extends Construct {
  * the cluster problems found there (render-checks.ts); undefined for fields rollwise decided
  * itself (those are rollwise's bugs, reported as they are).
  */
-function inputOfField(o: Record<string, unknown>, pointer: string, d: ServiceDecisions): string | undefined {
+function inputOfField(o: Record<string, unknown>, pointer: string, d: ServiceDecisions): string | { input: string; pointer: string } | undefined {
   const seg = pointer.split('/').filter(Boolean);
+  if (seg.length === 0) {
+    // A problem of the whole object (its size above etcd's limit): the input whose value makes it
+    // so, when one value is most of the object (a 2 MiB environment value, annotation, label...).
+    const big = largestString(o);
+    const input = big && big.length >= 256 * 1024 ? inputOfField(o, big.pointer, d) : undefined;
+    return typeof input === 'string' ? { input, pointer: big!.pointer } : undefined;
+  }
   const at = (...p: string[]) => p.every((x, i) => x === '*' || seg[i] === x);
   if (at('metadata', 'namespace')) return 'namespace';
   if (o.kind === 'HTTPRoute') {
@@ -443,6 +516,18 @@ function inputOfField(o: Record<string, unknown>, pointer: string, d: ServiceDec
   }
 }
 
+/** The longest string in a JSON value and its JSON pointer. */
+function largestString(v: unknown, pointer = '', depth = 0): { pointer: string; length: number } | undefined {
+  if (typeof v === 'string') return { pointer, length: v.length };
+  if (depth > 32 || v === null || typeof v !== 'object') return undefined;
+  let best: { pointer: string; length: number } | undefined;
+  for (const [k, x] of Object.entries(v)) {
+    const found = largestString(x, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, depth + 1);
+    if (found && (!best || found.length > best.length)) best = found;
+  }
+  return best;
+}
+
 /** Kinds that run pods from a template; each one under a service is checked (invariants, undeclared containers). */
 const WORKLOAD_KINDS = ['Rollout', 'Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job', 'CronJob', 'Pod'];
 
@@ -451,8 +536,11 @@ const WORKLOAD_KINDS = ['Rollout', 'Deployment', 'StatefulSet', 'DaemonSet', 'Re
  * resources, probes or security context, so synth refuses them instead of shipping them unchecked.
  */
 export function undeclaredContainers(workload: unknown, d: ServiceDecisions): string[] {
-  const spec = (workload as { spec?: { template?: { spec?: { containers?: { name?: string }[]; initContainers?: { name?: string }[] } } } }).spec?.template?.spec;
-  const w = workload as { kind?: string; metadata?: { name?: string } };
+  type PodSpec = { containers?: { name?: string }[]; initContainers?: { name?: string }[] };
+  const w = workload as { kind?: string; metadata?: { name?: string }; spec?: PodSpec & { template?: { spec?: PodSpec }; jobTemplate?: { spec?: { template?: { spec?: PodSpec } } } } };
+  // where each kind keeps its pod spec (a Pod or CronJob under the service is read too)
+  const spec = w.kind === 'Pod' ? w.spec : w.kind === 'CronJob' ? w.spec?.jobTemplate?.spec?.template?.spec : w.spec?.template?.spec;
+  const base = w.kind === 'Pod' ? 'spec' : w.kind === 'CronJob' ? 'spec.jobTemplate.spec.template.spec' : 'spec.template.spec';
   // The service's own migration Job runs MIGRATION_CONTAINER (decided in src/decisions/migrations.ts) instead of the app.
   const migration = d.migration !== undefined && w.kind === 'Job' && w.metadata?.name === d.migration.name;
   const known = new Set([migration ? MIGRATION_CONTAINER : 'app', ...d.pod.sidecars.map((x) => x.name), ...d.pod.initContainers.map((x) => x.name)]);
@@ -460,7 +548,7 @@ export function undeclaredContainers(workload: unknown, d: ServiceDecisions): st
   for (const list of ['containers', 'initContainers'] as const) {
     (spec?.[list] ?? []).forEach((c, i) => {
       if (!known.has(c?.name ?? '')) {
-        out.push(`${d.name} spec.template.spec.${list}[${i}]: container "${c?.name}" was added by a patch, so rollwise decided none of its resources, probes or security context and no rule vouches for them. Fix: declare it in sidecars (or initContainers), where it is checked like the app.`);
+        out.push(`${w.metadata?.name ?? d.name} ${base}.${list}[${i}]: container "${c?.name}" was added by a patch, so rollwise decided none of its resources, probes or security context and no rule vouches for them. Fix: declare it in sidecars (or initContainers), where it is checked like the app.`);
       }
     });
   }
@@ -495,12 +583,28 @@ function checkServiceProps(props: HttpServiceProps): void {
   checkKeys('route', props.route, ROUTE_KEYS);
   checkKeys('autoscaling', props.autoscaling, AUTOSCALING_KEYS);
   if (props.migrations instanceof Migration) checkKeys('migrations', props.migrations.props, MIGRATION_KEYS);
+  // the objects inside a container and the pod (lists are checked as lists where they are read)
+  const each = (input: string, list: unknown, known: readonly string[]) => {
+    if (Array.isArray(list)) list.forEach((x, i) => checkKeys(`${input}[${i}]`, x, known));
+  };
+  const inside = (group: string, c: ContainerProps | SidecarProps | undefined) => {
+    if (c === null || typeof c !== 'object') return;
+    each(`${group}.mounts`, c.mounts, MOUNT_KEYS);
+    checkKeys(`${group}.runAs`, c.runAs, RUN_AS_KEYS);
+    if ('ports' in c) each(`${group}.ports`, c.ports, NAMED_PORT_KEYS);
+    if ('resources' in c) checkKeys(`${group}.resources`, c.resources, EXTRA_RESOURCES_KEYS);
+    if ('overrides' in c) checkKeys(`${group}.overrides`, c.overrides, EXTRA_OVERRIDES_KEYS);
+  };
+  inside('container', props.container);
+  checkKeys('pod.serviceAccount', props.pod?.serviceAccount, SERVICE_ACCOUNT_KEYS);
+  each('pod.tolerations', props.pod?.tolerations, TOLERATION_KEYS);
   // `port` on an init container is refused by its own check, which says why (it runs to completion)
   for (const [group, known] of [['sidecars', SIDECAR_KEYS], ['initContainers', [...INIT_CONTAINER_KEYS, 'port']]] as const) {
     const list = props[group];
     if (list === undefined) continue;
     if (!Array.isArray(list)) throw new RollwiseInputError(group, list, 'must be a list of containers.', `pass ${group}: [{ name, image, resources, ... }], or leave it out.`);
     list.forEach((c, i) => checkKeys(`${group}[${i}]`, c, known));
+    list.forEach((c, i) => inside(`${group}[${i}]`, c));
     if (group === 'sidecars') list.forEach((c, i) => checkKeys(`sidecars[${i}].port`, (c as SidecarProps).port, SIDECAR_PORT_KEYS));
   }
   const factories: [string, unknown, boolean, string][] = [

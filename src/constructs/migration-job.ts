@@ -5,6 +5,7 @@ import { MigrationDecisions } from '../decisions/migrations';
 import { ServiceDecisions } from '../decisions/service';
 import { Reasons } from '../justify/reasons';
 import { renderMigrationPodTemplate } from './pod-template';
+import { registerDecidedValuesCheck } from '../invariants/decided-values';
 
 export interface MigrationJobConstructProps {
   readonly decisions: ServiceDecisions;
@@ -25,6 +26,7 @@ export class MigrationJob extends Construct {
 
   constructor(scope: Construct, id: string, props: MigrationJobConstructProps) {
     super(scope, id);
+    registerDecidedValuesCheck(this);
     const d = props.decisions;
     const m = props.migration;
     const r = new Reasons();

@@ -181,13 +181,13 @@ export function renderMigrationPodTemplate(d: ServiceDecisions, m: MigrationDeci
   const res = d.resources;
   const limits: Record<string, k8s.Quantity> = { memory: k8s.Quantity.fromString(reasons.use(`${c}.resources.limits.memory`, res.memoryLimit)) };
   if (res.cpuLimit.value !== undefined) limits.cpu = k8s.Quantity.fromString(reasons.use(`${c}.resources.limits.cpu`, { ...res.cpuLimit, value: res.cpuLimit.value }));
-  else reasons.use(`${c}.resources.limits`, res.cpuLimit);
+  else reasons.use(`${c}.resources.limits`, m.cpuLimit);
   const initContainers: k8s.Container[] = [];
   if (m.withSidecars.value) {
     x.sidecars.forEach((e) => {
       const path = `${prefix}.spec.initContainers[${initContainers.length}]`;
       reasons.use(`${path}.restartPolicy`, m.withSidecars);
-      initContainers.push({ ...renderExtraContainer(e, path, true, d.readiness, reasons), restartPolicy: 'Always' } as k8s.Container);
+      initContainers.push({ ...renderExtraContainer(e, path, true, d.readiness, reasons, true), restartPolicy: 'Always' } as k8s.Container);
     });
   } else if (x.sidecars.length > 0) {
     reasons.note(`${prefix}.spec.containers`, m.withSidecars.reason);
@@ -234,8 +234,11 @@ export const MIGRATION_CONTAINER = 'migrate';
 
 const tmpMount = { name: 'tmp', mountPath: '/tmp' };
 
-/** A sidecar or init container, checked like the app: its resources, security context and (serving sidecars) probes. */
-function renderExtraContainer(e: ExtraContainerDecisions, path: string, sidecar: boolean, r: ReadinessTiming, reasons: Reasons): k8s.Container {
+/**
+ * A sidecar or init container, checked like the app: its resources, security context and (serving
+ * sidecars) probes. In the migration Job (`inJob`) a serving sidecar keeps only its startupProbe.
+ */
+function renderExtraContainer(e: ExtraContainerDecisions, path: string, sidecar: boolean, r: ReadinessTiming, reasons: Reasons, inJob = false): k8s.Container {
   const er = e.resources;
   const elimits: Record<string, k8s.Quantity> = { memory: k8s.Quantity.fromString(reasons.use(`${path}.resources.limits.memory`, er.memoryLimit)) };
   if (er.cpuLimit.value !== undefined) elimits.cpu = k8s.Quantity.fromString(reasons.use(`${path}.resources.limits.cpu`, { ...er.cpuLimit, value: er.cpuLimit.value }));
@@ -243,7 +246,14 @@ function renderExtraContainer(e: ExtraContainerDecisions, path: string, sidecar:
   reasons.use(`${path}.securityContext`, securityReason('container'));
   let readinessProbe: k8s.Probe | undefined;
   let startupProbe: k8s.Probe | undefined;
-  if (sidecar && e.port) {
+  if (sidecar && e.port && inJob) {
+    // Kubernetes 1.33 kubelet (pkg/kubelet/kuberuntime/kuberuntime_container.go
+    // computeInitContainerActions): a running restartable init container with a startupProbe holds
+    // the containers after it until the probe has succeeded (restarted when it fails); without one,
+    // the next starts as soon as it runs. Its readinessProbe gates only the pod's Ready condition.
+    reasons.note(`${path}.startupProbe`, `In the migration Job the sidecar keeps its startupProbe and no readinessProbe: the kubelet starts the migration only after the startupProbe has passed (a native sidecar with a startupProbe holds the containers after it; kubelet computeInitContainerActions, Kubernetes 1.33), so the migration's first connection finds ${e.name} serving. Readiness would gate nothing here: no Service or PodDisruptionBudget selects the migration's pod (it lacks the app's selector label) and a Job completes on its containers' exit, not on Ready (docs/mechanisms.md#migrations).`);
+  }
+  if (sidecar && e.port && !inJob) {
     const port = k8s.IntOrString.fromString(e.port.name);
     reasons.note(`${path}.readinessProbe`, `The sidecar serves on port ${e.port.name} (${e.port.port}), so it is probed with the app's readiness timing (period ${r.periodSeconds.value} s, timeout ${r.timeoutSeconds.value} s, thresholds ${r.failureThreshold.value}/${r.successThreshold.value}): a pod is Ready only when every serving container is, and one timing keeps the leave and return windows the rest of the output is derived from.`);
     if (e.readinessCallsDependency) reasons.use(`${path}.readinessProbe.${e.port.readinessPath ? 'httpGet' : 'tcpSocket'}`, e.readinessCallsDependency);
@@ -251,6 +261,9 @@ function renderExtraContainer(e: ExtraContainerDecisions, path: string, sidecar:
       ...(e.port.readinessPath ? { httpGet: { path: e.port.readinessPath, port } } : { tcpSocket: { port } }),
       periodSeconds: r.periodSeconds.value, timeoutSeconds: r.timeoutSeconds.value, failureThreshold: r.failureThreshold.value, successThreshold: r.successThreshold.value,
     };
+  }
+  if (sidecar && e.port) {
+    const port = k8s.IntOrString.fromString(e.port.name);
     if (e.startup) {
       const st = e.startup;
       reasons.use(`${path}.startupProbe.${st.check.value.kind === 'http' ? 'httpGet' : 'tcpSocket'}`, st.check);

@@ -9,6 +9,7 @@ import { RollwiseInputError } from '../errors';
 import { Reasons } from '../justify/reasons';
 import { renderRunbook } from '../justify/runbook';
 import { addOutputFile } from '../synth/output';
+import { registerDecidedValuesCheck } from '../invariants/decided-values';
 
 export interface ServiceAlertsProps {
   /** The service's decisions (`HttpService.decisions`). The construct id must equal `decisions.name`. */
@@ -85,6 +86,7 @@ export class ServiceAlerts extends Construct {
 
   constructor(scope: Construct, id: string, props: ServiceAlertsProps) {
     super(scope, id);
+    registerDecidedValuesCheck(this);
     const d = props.decisions;
     if (id !== d.name) {
       throw new RollwiseInputError('ServiceAlerts id', id, `must equal the service's name "${d.name}": the id is the PrometheusRule's name and the alerts select the service's objects by that name.`, `use new ServiceAlerts(scope, '${d.name}', ...).`);

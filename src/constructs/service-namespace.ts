@@ -5,6 +5,7 @@ import { checkDnsLabel } from '../decisions/inputs';
 import { KubernetesVersion } from '../decisions/kubernetes-version';
 import { namespaceLabels, NamespaceProps } from '../decisions/namespaces';
 import { Reasons } from '../justify/reasons';
+import { registerDecidedValuesCheck } from '../invariants/decided-values';
 
 export interface ServiceNamespaceProps extends NamespaceProps {
   /** The namespace's name (a DNS label). */
@@ -27,6 +28,7 @@ export class ServiceNamespace extends Construct {
 
   constructor(scope: Construct, id: string, props: ServiceNamespaceProps) {
     super(scope, id);
+    registerDecidedValuesCheck(this);
     const name = checkDnsLabel('name', props.name, 'shop');
     const r = new Reasons();
     const labels = r.use('metadata.labels', namespaceLabels(name, props, props.kubernetesVersion ?? KubernetesVersion.V1_28));

@@ -139,16 +139,17 @@ export function githubSlug(heading: string): string {
 
 const SOURCES = {
   endpointSlice: 'kube_endpointslice_endpoints{endpointslice, ready, address} (kube-state-metrics v2.19.1 internal/store/endpointslice.go, one series per address of each EndpointSlice, collected by default: "endpointslices" is in pkg/options/resource.go DefaultResources, "endpoints" is not; selected by the slices\' generated names <service>-<5 characters>, kubernetes endpointslice utils.go getEndpointSlicePrefix; addresses are counted once each, as a slice change may list one twice for a moment; only the ready and address labels are read: the same v2.19.1 code writes the Terminating condition into the serving label and swaps the hostname and terminating values)',
-  rolloutDesired: 'rollout_info_replicas_desired{namespace,name} (Argo Rollouts controller metrics, controller/metrics/prommetrics.go)',
+  rolloutDesired: 'rollout_info_replicas_desired{namespace,name} (Argo Rollouts controller metrics, controller/metrics/prommetrics.go; namespace is the Rollout\'s, kept by the scrape\'s honorLabels, docs/mechanisms.md#an-exporters-own-namespace-label)',
   deploymentDesired: 'kube_deployment_spec_replicas{namespace,deployment} (kube-state-metrics v2)',
   podReady: 'kube_pod_status_ready{condition="true"} (kube-state-metrics v2, one 0/1 series per condition)',
   podOwner: 'kube_pod_owner{owner_kind="ReplicaSet", owner_name} (kube-state-metrics v2.19.1 internal/store/pod.go, collected by default), joined on(namespace, pod): pods are selected by their ReplicaSet <name>-<pod-template-hash>, because the API server cuts a pod\'s generateName to 58 characters and long service names lose the hash from the pod names (docs/mechanisms.md#generated-names)',
   restarts: 'kube_pod_container_status_restarts_total (kube-state-metrics v2)',
   rqXx: 'envoy_cluster_upstream_rq_xx{envoy_response_code_class="5"} and envoy_cluster_upstream_rq_total (Envoy cluster stats on Envoy Gateway\'s /stats/prometheus, port 19001)',
-  membership: 'envoy_cluster_membership_healthy (gauge, an endpoint stat that exists with the cluster), envoy_cluster_upstream_cx_none_healthy (counter, a traffic stat Envoy Gateway\'s deferred stats create at its first use) and envoy_cluster_lb_healthy_panic (counter, a load-balancer stat that exists with the cluster), Envoy cluster stats via Envoy Gateway',
+  membership: 'envoy_cluster_membership_healthy (gauge, an endpoint stat that exists with the cluster), envoy_cluster_upstream_cx_none_healthy (counter, in the cluster\'s traffic-stats block, which Envoy Gateway\'s deferred stats create whole, every counter at 0 but the one counted, at the cluster\'s first traffic) and envoy_cluster_lb_healthy_panic (counter, a load-balancer stat that exists with the cluster), Envoy cluster stats via Envoy Gateway',
   cfs: 'container_cpu_cfs_throttled_periods_total / container_cpu_cfs_periods_total (cAdvisor, kubelet /metrics/cadvisor)',
   rolloutInfo: 'rollout_info{namespace,name,strategy,traffic_router,phase} with phase one of Completed, Progressing, Paused, Timeout, Error, Abort, InvalidSpec (Argo Rollouts controller, controller/metrics/rollouts.go calculatePhase)',
   analysisRunInfo: 'analysis_run_info{namespace,name,phase} (Argo Rollouts controller; analysis_run_phase is its deprecated twin), runs named <rollout>-<pod-hash>-<revision>[-<step>] (rollout/analysis.go newAnalysisRunFromRollout, v1.9.1) and, when that name is taken (a re-run of the same revision), <name>.<N> (utils/analysis/helpers.go CreateWithCollisionCounter)',
+  replicaSetOwner: 'kube_replicaset_owner{namespace, replicaset, owner_kind="Rollout", owner_name} (kube-state-metrics v2.19.1 internal/store/replicaset.go, collected by default), joined on(namespace, replicaset) with the run name\'s <rollout>-<hash> part (label_replace)',
   deploymentCondition: 'kube_deployment_status_condition{condition="Progressing",status="false"} (kube-state-metrics v2)',
 };
 
@@ -402,7 +403,7 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
         'Pod terminations at the same moments (preStop delay shorter than endpoint propagation).',
         'Do not add retry-on-reset to hide it: unsafe for non-idempotent requests (docs/mechanisms.md#keep-alive-race).',
       ],
-    }, `envoy_cluster_upstream_cx_destroy_remote_with_active_rq (Envoy cluster stat via Envoy Gateway; the keep-alive race signature in the reference) over 15 minutes per cluster of the route, above 0. Envoy Gateway's deferred stats create the counter at the first race, already at 1, which increase() cannot see (it needs a sample before), so a series that exists now with a value above 0 and did not exist 15 minutes ago counts too (docs/mechanisms.md#counters-created-at-first-use). The race is rare (a few per hour under steady load), so a ratio or a short rate window would never see it; with the proxy's idle timeout below the app's and a preStop delay, the counter stays flat, so any increase is a misconfiguration. No for: each event is already a user-visible 503.`,
+    }, `envoy_cluster_upstream_cx_destroy_remote_with_active_rq (Envoy cluster stat via Envoy Gateway; the keep-alive race signature in the reference) over 15 minutes per cluster of the route, above 0. The counter is one of the cluster's traffic stats, which Envoy Gateway's deferred stats create as one block at the cluster's first traffic (Envoy envoy/upstream/upstream.h ALL_CLUSTER_TRAFFIC_STATS, source/common/stats/deferred_creation.h), so on a route with traffic it exists at 0 before the first race and increase() sees the race. Only a race within the first scrape of a cluster's traffic (a canary cluster at its first weight, a restarted proxy) makes the series' first sample already 1, which increase() cannot see (it needs a sample before), so a series that exists now with a value above 0 and did not exist 15 minutes ago counts too (docs/mechanisms.md#counters-created-at-first-use). The race is rare (a few per hour under steady load), so a ratio or a short rate window would never see it; with the proxy's idle timeout below the app's and a preStop delay, the counter stays flat, so any increase is a misconfiguration. No for: each event is already a user-visible 503.`,
     { windowSeconds: 900 });
 
     for (const f of ENVOY_FLAGS) {
@@ -414,7 +415,7 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
         description: `Envoy cluster {{ $labels.envoy_cluster_name }} of route ${ns}/${name} counts ${f.metric} for over ${promDuration(rateWindow)}: 5xx with response flag ${f.flag} (docs/mechanisms.md#response-flags).`,
         meaning: f.meaning,
         checkFirst: [...f.checkFirst],
-      }, `${f.metric} (Envoy cluster stat via Envoy Gateway) per cluster of the route, rate over ${promDuration(rateWindow)} (4 scrapes) above 0, for another ${promDuration(rateWindow)}: one mechanism per alert so the responder starts at the right place (docs/mechanisms.md#response-flags); a transient event (one pod going away) does not last two windows. The counter exists only after its first event (Envoy Gateway's deferred stats, docs/mechanisms.md#counters-created-at-first-use): a route that never had one has no series and no alert, and the rate sees the events after the first scrape of the new series, which a sustained failure has.`,
+      }, `${f.metric} (Envoy cluster stat via Envoy Gateway) per cluster of the route, rate over ${promDuration(rateWindow)} (4 scrapes) above 0, for another ${promDuration(rateWindow)}: one mechanism per alert so the responder starts at the right place (docs/mechanisms.md#response-flags); a transient event (one pod going away) does not last two windows. The counter is one of the cluster's traffic stats, which Envoy Gateway's deferred stats create together at the cluster's first traffic, all at 0 but the one counted (docs/mechanisms.md#counters-created-at-first-use): on a route with traffic the series is there at 0 and the rate sees the first event; a cluster that never had traffic has no series and no alert; a failure that is a new cluster's very first traffic (UF at its first connect) starts the series already counting, and the rate sees the events from its second scrape, which a sustained failure has.`,
       { windowSeconds: rateWindow });
     }
   }
@@ -439,7 +440,7 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
   if (isRollout) {
     // <rollout>-<pod-template-hash>-<revision>[-<step index>][.<N>] (argo-rollouts v1.9.1
     // rollout/analysis.go, utils/analysis/helpers.go CreateWithCollisionCounter); the hash alphabet
-    // keeps another Rollout named <name>-<word> out.
+    // keeps out another Rollout named <name>-<word> unless its word is spelled in it (see ownRuns).
     const runRegex = `${escapeRegex(name)}-[${HASH_ALPHABET}]{1,${MAX_HASH_LENGTH}}-[0-9]+(-[0-9]+)?([.][0-9]+)?`;
     // A failed run outlives its abort: the controller keeps the last 5 unsuccessful AnalysisRuns of a
     // Rollout (utils/defaults/defaults.go DefaultAnalysisRunUnsuccessfulHistoryLimit, v1.9.1), and
@@ -453,13 +454,28 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
     // Failed and the rollout not yet Abort: up to CLAIM_SKEW_SCRAPES such scrapes are tolerated. A
     // rule sees only its window back: a run that failed more than CLAIM_WINDOW_SECONDS ago claims
     // nothing, so an abort older than that is RolloutDegraded's, never an old run's.
+    // The pattern alone cannot tell this Rollout's runs from another's: a Rollout named
+    // <name>-<word> whose word is spelled in the hash alphabet (checkout-api-bff) and whose hash is
+    // all digits has runs like checkout-api-bff-5974865-7, read as hash "bff", revision 5974865,
+    // step 7. analysis_run_info carries only namespace, name and phase (prommetrics.go
+    // MetricAnalysisRunInfo, v1.9.1), no Rollout. But a run's name begins with the name of the
+    // ReplicaSet it analyses, <rollout>-<pod-template-hash> (newAnalysisRunFromRollout joins
+    // rollout.Name, podHash and the revision; the ReplicaSet is <rollout>-<hash>, rollout/sync.go),
+    // and that ReplicaSet is owned by the Rollout (NewControllerRef, kind Rollout, rollout/sync.go),
+    // which kube-state-metrics exports as kube_replicaset_owner{namespace, replicaset, owner_kind,
+    // owner_name} (v2.19.1 internal/store/replicaset.go; "replicasets" is in DefaultResources,
+    // pkg/options/resource.go). So a run claims only if the ReplicaSet its name starts with is this
+    // Rollout's: checkout-api-bff is not checkout-api's. The hash class holds no "-", so the
+    // ReplicaSet part of a name is read in one way only.
+    const runReplicaSet = `label_replace(analysis_run_info{namespace="${ns}", name=~"${runRegex}", phase=~"Failed|Error"}, "replicaset", "$1", "name", "(${rsRegex})-.*")`;
+    const ownRuns = `max by (namespace, name) (${runReplicaSet} and on(namespace, replicaset) kube_replicaset_owner{namespace="${ns}", owner_kind="Rollout", owner_name="${name}"})`;
     const failedRuns = (offset = '') => `max by (namespace, name, phase) (analysis_run_info{namespace="${ns}", name=~"${runRegex}", phase=~"Failed|Error"}${offset})`;
     const aborted = `max by (namespace) (rollout_info{namespace="${ns}", name="${name}", phase="Abort"})`;
     const notAborted = `max by (namespace) (rollout_info{namespace="${ns}", name="${name}", phase!="Abort"})`;
     const claimWindow = promDuration(CLAIM_WINDOW_SECONDS);
     const movedOn = `count_over_time((${failedRuns()} and on(namespace) ${notAborted})[${claimWindow}:${promDuration(scrape)}]) > ${CLAIM_SKEW_SCRAPES}`;
     const claiming = `(${failedRuns()} unless ${failedRuns(` offset ${claimWindow}`)}) unless on(namespace, name, phase) (${movedOn})`;
-    const analysisFailed = `${claiming} and on(namespace) ${aborted}`;
+    const analysisFailed = `(${claiming} and on(namespace, name) ${ownRuns}) and on(namespace) ${aborted}`;
     add({
       alert: 'CanaryAnalysisFailed', mechanism: 'canary-analysis', severity: 'warning',
       expr: analysisFailed, for: promDuration(2 * scrape),
@@ -471,7 +487,7 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
         'Error (not Failed) means the query returned nothing or NaN: check the analysis query, not the app.',
         'Roll back with `git revert` of the release commit; do not `kubectl argo rollouts undo` (self-heal re-applies Git, docs/mechanisms.md#gitops-rollback).',
       ],
-    }, `${SOURCES.analysisRunInfo} in phase Failed or Error for a run of Rollout ${name}, while ${SOURCES.rolloutInfo} says phase Abort, and only a run that caused this abort: Argo Rollouts keeps the last 5 unsuccessful runs (utils/defaults/defaults.go, v1.9.1), so a run of an older release stays Failed in the metrics and would otherwise claim a later abort by hand. A run claims the abort when the rollout has been in Abort ever since the run failed: if the ${claimWindow} subquery at the ${scrape} s scrape step finds more than ${CLAIM_SKEW_SCRAPES} scrapes with the run Failed and the rollout in another phase (the next release progressing, a retry, a revert), the abort the run caused is over; up to ${CLAIM_SKEW_SCRAPES} are the moment between the run's status write and the rollout's. A run whose Failed series already existed ${claimWindow} ago claims nothing, because the rule cannot see further back: a failed-analysis abort left for over ${claimWindow} is reported by RolloutDegraded from then on. for ${promDuration(2 * scrape)} (two scrapes).`,
+    }, `${SOURCES.analysisRunInfo} in phase Failed or Error for a run of Rollout ${name}, while ${SOURCES.rolloutInfo} says phase Abort, and only a run that caused this abort: Argo Rollouts keeps the last 5 unsuccessful runs (utils/defaults/defaults.go, v1.9.1), so a run of an older release stays Failed in the metrics and would otherwise claim a later abort by hand. A run claims the abort when the rollout has been in Abort ever since the run failed: if the ${claimWindow} subquery at the ${scrape} s scrape step finds more than ${CLAIM_SKEW_SCRAPES} scrapes with the run Failed and the rollout in another phase (the next release progressing, a retry, a revert), the abort the run caused is over; up to ${CLAIM_SKEW_SCRAPES} are the moment between the run's status write and the rollout's. A run claims only if the ReplicaSet its name begins with, <name>-<pod-template-hash>, is owned by Rollout ${name} (${SOURCES.replicaSetOwner}): the name pattern alone also matches runs of a Rollout named ${name}-<word> whose word is spelled in the hash alphabet (e.g. ${name}-bff-5974865-7, read as hash "bff"); without kube-state-metrics' replicasets the abort is reported by RolloutDegraded instead. A run whose Failed series already existed ${claimWindow} ago claims nothing, because the rule cannot see further back: a failed-analysis abort left for over ${claimWindow} is reported by RolloutDegraded from then on. for ${promDuration(2 * scrape)} (two scrapes).`,
     { forSeconds: 2 * scrape, claimWindowSeconds: CLAIM_WINDOW_SECONDS, claimSkewScrapes: CLAIM_SKEW_SCRAPES });
 
     add({
@@ -518,6 +534,31 @@ export function decideAlerts(d: ServiceDecisions, targets: AlertTargets, setting
     ],
   }, `absent() of kube_endpointslice_info{namespace, endpointslice=~"${sliceRegex(name)}"} (kube-state-metrics v2.19.1 internal/store/endpointslice.go; 1 for every EndpointSlice, with or without endpoints), which exists only while kube-state-metrics collects endpointslices (in its DefaultResources, pkg/options/resource.go, v2.19.1) and the Service has slices, named <service>- cut to 58 characters plus 5 generated ones (docs/mechanisms.md#generated-names). The ready-endpoints alerts require it, so that a missing collector gives this warning instead of a permanent "0 ready" page. for ${promDuration(missingFor)}: longer than a new Service takes to appear in the scrape.`,
   { forSeconds: missingFor });
+
+  if (isRollout) {
+    // The controller exports rollout_info for every Rollout in its informer cache at every scrape
+    // (argo-rollouts v1.9.1 controller/metrics/rollouts.go Collect, RolloutLister.List), labelled with
+    // the Rollout's own namespace. It is absent only when the controller is not scraped, or when the
+    // scrape did not keep that label: with honor_labels false the target's namespace (the
+    // controller's) wins and the metric's is stored as exported_namespace (prometheus-operator v0.93.0
+    // pkg/prometheus/promcfg.go generatePodMonitorConfig and AddHonorLabels; prometheus
+    // scrape/scrape.go mutateSampleLabels), and a Prometheus with enforcedNamespaceLabel overwrites it
+    // last (pkg/namespacelabeler/labeler.go GetRelabelingConfigs).
+    add({
+      alert: 'RolloutMetricsMissing', mechanism: 'rollout-signal-missing', severity: 'warning',
+      expr: `absent(rollout_info{namespace="${ns}", name="${name}"})`,
+      for: promDuration(missingFor),
+      summary: `${name}: no rollout_info for Rollout ${ns}/${name} (the Argo Rollouts controller is not scraped with its own namespace label): the rollout and readiness-floor alerts are blind`,
+      description: `Prometheus has no rollout_info{namespace="${ns}", name="${name}"}: the Argo Rollouts controller is not scraped, or it is scraped without honorLabels and its namespace label is stored as exported_namespace beside the controller's own namespace. ReadyEndpointsBelowFloor, ReadyEndpointsOscillating, CanaryAnalysisFailed and RolloutDegraded select the controller's series by namespace and cannot fire until it is fixed (docs/mechanisms.md#an-exporters-own-namespace-label).`,
+      meaning: `The alerts on this Rollout read the Argo Rollouts controller's metrics by the service's namespace: desired replicas (the readiness floor), the rollout's phase and its analysis runs. The controller labels each series with the Rollout's namespace, and Prometheus keeps that label only when the scrape honours it; otherwise every series is stored under the controller's namespace and these alerts stay silent through an aborted release or a readiness cascade (docs/mechanisms.md#an-exporters-own-namespace-label).`,
+      checkFirst: [
+        `In Prometheus: \`count by (job, namespace) (rollout_info{exported_namespace="${ns}", name="${name}"})\`. A result means the controller is scraped without honorLabels: set honorLabels: true on that ServiceMonitor or PodMonitor (\`rollwise platform\`'s argo-rollouts-controller has it), or see docs/cluster.md for a Prometheus with overrideHonorLabels or enforcedNamespaceLabel.`,
+        'No result: whether anything scrapes the controller (port "metrics", 8090, path /metrics) and its target is up.',
+        `That the Rollout exists: \`kubectl -n ${ns} get rollout ${name}\`.`,
+      ],
+    }, `absent() of ${SOURCES.rolloutInfo} for Rollout ${name}. The controller exports it for every Rollout it knows at every scrape, labelled with the Rollout's namespace, so it is absent only when the controller is not scraped or its namespace label was not kept: without honorLabels the Prometheus Operator's target label namespace wins and the controller's is stored as exported_namespace (prometheus-operator v0.93.0 promcfg.go; docs/mechanisms.md#an-exporters-own-namespace-label). ReadyEndpointsBelowFloor, ReadyEndpointsOscillating, CanaryAnalysisFailed and RolloutDegraded would then be silent; this warning makes that loud. for ${promDuration(missingFor)}: longer than a new Rollout takes to appear in the scrape.`,
+    { forSeconds: missingFor });
+  }
 
   const values: Record<string, Decision<number | string>> = {
     'Ready floor (replicas)': floorD,

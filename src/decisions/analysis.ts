@@ -26,6 +26,17 @@ export interface AnalysisTargets {
   readonly minRequests?: number;
   /** The volume plan's sentence (traffic, weight, window), appended to the volume metric's reason. */
   readonly volumeReason?: string;
+  /**
+   * The readiness return window (successThreshold x periodSeconds), in seconds: the shortest time a
+   * pod that left Ready stays out.
+   * @default 30 (rollwise's readiness probe: 3 x 10 s)
+   */
+  readonly returnWindowSeconds?: number;
+  /**
+   * The Rollout's minReadySeconds.
+   * @default 30 (MIN_READY_FLOOR_SECONDS)
+   */
+  readonly minReadySeconds?: number;
 }
 
 /** The Envoy Gateway cluster names of the service's route (rule 0): stable and, via its filter, canary. */
@@ -46,8 +57,11 @@ export function guardedConditions(threshold: number): { successCondition: string
 export const RATE_WINDOW_SECONDS = 120;
 /** Shortest measurement window in Prometheus notation. */
 export const RATE_WINDOW = '2m';
-/** Window of the readiness-departure count: it must overlap the next measurement's window by at least one scrape. */
+/** Shortest window of the readiness-departure count: it must overlap the next measurement's window by at least one scrape. */
 export const READINESS_WINDOW = '2m';
+export const READINESS_WINDOW_SECONDS = 120;
+/** The scrape interval the analysis windows assume (kube-prometheus-stack's default, 4 per RATE_WINDOW). */
+export const ASSUMED_SCRAPE_SECONDS = 30;
 /** One measurement a minute. */
 export const INTERVAL = '1m';
 export const INTERVAL_SECONDS = 60;
@@ -114,11 +128,25 @@ export interface MetricSpec {
  * keeps "no traffic" an empty result (no sample: Inconclusive) and 0/0 a NaN (Inconclusive).
  */
 /**
- * Departures from Ready of the pods of ReplicaSet `replicaSet` in the last READINESS_WINDOW, by owner
+ * Departures from Ready of the pods of ReplicaSet `replicaSet` in the last `window`, by owner
  * (docs/mechanisms.md#generated-names).
  */
-export function departuresQuery(namespace: string, replicaSet: string): string {
-  return `sum(${ownedBy(`resets(kube_pod_status_ready{namespace="${namespace}", condition="true"}[${READINESS_WINDOW}])`, namespace, `owner_name="${replicaSet}"`, READINESS_WINDOW)})`;
+export function departuresQuery(namespace: string, replicaSet: string, window: string = READINESS_WINDOW): string {
+  return `sum(${ownedBy(`resets(kube_pod_status_ready{namespace="${namespace}", condition="true"}[${window}])`, namespace, `owner_name="${replicaSet}"`, window)})`;
+}
+
+/**
+ * How far the readiness-departure count looks back, so that its first measurement (INTERVAL after
+ * the run starts) still sees a canary pod that left Ready before it was first available
+ * (docs/mechanisms.md#one-burst-and-the-limits). Such a pod was out for at least the return window
+ * and then Ready for minReadySeconds before the controller counted it available, set the first weight
+ * and started the run, so its departure lies at least returnWindow + minReadySeconds before the run's
+ * start; resets() sees the drop only with the last sample that still read Ready, up to a scrape
+ * before it; and one more scrape covers the controllers' reaction between availability and the
+ * measurement (seconds). Never below READINESS_WINDOW_SECONDS.
+ */
+export function departuresWindowSeconds(returnWindowSeconds: number, minReadySeconds: number, scrapeSeconds: number = ASSUMED_SCRAPE_SECONDS): number {
+  return Math.max(READINESS_WINDOW_SECONDS, INTERVAL_SECONDS + returnWindowSeconds + minReadySeconds + 2 * scrapeSeconds);
 }
 
 export function errorRatioQuery(selector: string, window: string): string {
@@ -135,6 +163,11 @@ export function analysisMetrics(t: AnalysisTargets): MetricSpec[] {
   const windowSeconds = t.windowSeconds ?? RATE_WINDOW_SECONDS;
   const window = formatGoDuration(windowSeconds);
   const minRequests = t.minRequests ?? minimumSample(thr);
+  const ret = t.returnWindowSeconds ?? 30;
+  const minReady = t.minReadySeconds ?? 30;
+  const depSeconds = departuresWindowSeconds(ret, minReady);
+  const dep = formatGoDuration(depSeconds);
+  const depWhy = `${dep} = the first measurement's delay ${INTERVAL} + readiness return window ${ret} s + minReadySeconds ${minReady} s + 2 x the ${ASSUMED_SCRAPE_SECONDS} s scrape${depSeconds === INTERVAL_SECONDS + ret + minReady + 2 * ASSUMED_SCRAPE_SECONDS ? '' : ` (at least ${READINESS_WINDOW})`}`;
   const absent = 'Envoy creates the class "5" counter at a cluster\'s first 5xx, so a healthy canary has no such series: the numerator defaults to 0 (`or on() vector(0)`) only while the denominator has traffic. Without traffic the division has no sample and 0/0 is NaN; both are Inconclusive (pause), never a pass (docs/mechanisms.md#canary-analysis).';
   // What reaches the canary cluster's counters when its pods are not Ready: Envoy Gateway sends
   // not-Ready endpoints as draining (internal/gatewayapi/route.go getIREndpointsFromEndpointSlice,
@@ -167,12 +200,12 @@ export function analysisMetrics(t: AnalysisTargets): MetricSpec[] {
     },
     {
       name: 'canary-readiness-departures',
-      query: departuresQuery(t.namespace, replicaSetName(t.name, '{{args.canary-hash}}')),
+      query: departuresQuery(t.namespace, replicaSetName(t.name, '{{args.canary-hash}}'), dep),
       successCondition: 'len(result) > 0 && !isNaN(result[0]) && result[0] == 0',
       failureCondition: 'len(result) > 0 && !isNaN(result[0]) && result[0] > 0',
       failureLimit: decided(0, 'One departure from Ready fails the run (failures > 0): a canary pod that passed readiness and then left it, under a few percent of the traffic, is the flapping that later takes the fleet (docs/mechanisms.md#readiness-control-loop); the overlapping windows may see one departure twice, and a limit of 0 makes one departure abort either way.'),
-      initialDelay: decided(INTERVAL, `The first departure count comes one interval (${INTERVAL}) after the run starts and looks back ${READINESS_WINDOW}, to before the start; every later one looks back ${READINESS_WINDOW} from a minute later. So no minute of the run is unmeasured, also when the ratios' window (${window}) is longer: a canary pod that leaves Ready in the run's first minute is counted within ${INTERVAL} (docs/mechanisms.md#one-burst-and-the-limits).`),
-      reason: `Canary pods that left Ready in the last ${READINESS_WINDOW}, selected by their owner, the canary ReplicaSet ${replicaSetName(t.name, '<pod-template-hash>')}: kube-state-metrics' kube_pod_owner{owner_kind="ReplicaSet", owner_name} (collected by default; v2.19.1 internal/store/pod.go) joined on(namespace, pod). A name pattern would not do: the API server cuts a pod's generateName "<replicaset>-" to 58 characters, so from about 47 characters of service name the pods no longer carry the hash (docs/mechanisms.md#generated-names). resets() counts each drop of kube_pod_status_ready{condition="true"} from 1 to 0. kube-state-metrics exports one series per status (true, false, unknown), each 0 or 1, and only once the pod has a Ready condition (internal/store/pod.go, utils.go addConditionMetrics, v2.19.1), so a pod still starting goes 0 -> 1 and is never counted: scale-ups (the first canary pod, 1 -> 3 at 25 %, the whole fleet at promotion) pass. A pod that leaves Ready (readiness failures, a crash or any other container restart, a node going Unknown) is counted; its 503s may never reach the error ratio because with no Ready endpoint the weight drops back and the canary cluster disappears (docs/mechanisms.md#readiness-control-loop, #rollout-complete). The owner is read over the same ${READINESS_WINDOW} (max_over_time), so a pod deleted inside the window still counts. A canary pod that never becomes Ready is the progress deadline's job, not this metric's. The ${READINESS_WINDOW} window overlaps the next measurement by a minute, so no departure falls between two windows at scrape intervals up to 1 min. No series (kube-state-metrics not scraped) is Inconclusive.`,
+      initialDelay: decided(INTERVAL, `The first departure count comes one interval (${INTERVAL}) after the run starts and looks back ${dep}, to before the canary's first pod was available; every later one looks back ${dep} from a minute later. So no minute of the run is unmeasured, also when the ratios' window (${window}) is longer: a canary pod that leaves Ready in the run's first minute is counted within ${INTERVAL}, and one that left Ready before it was first available is counted at the first measurement (docs/mechanisms.md#one-burst-and-the-limits).`, { returnWindowSeconds: ret, minReadySeconds: minReady, windowSeconds: depSeconds }),
+      reason: `Canary pods that left Ready in the last ${dep}, selected by their owner, the canary ReplicaSet ${replicaSetName(t.name, '<pod-template-hash>')}: kube-state-metrics' kube_pod_owner{owner_kind="ReplicaSet", owner_name} (collected by default; v2.19.1 internal/store/pod.go) joined on(namespace, pod). A name pattern would not do: the API server cuts a pod's generateName "<replicaset>-" to 58 characters, so from about 47 characters of service name the pods no longer carry the hash (docs/mechanisms.md#generated-names). resets() counts each drop of kube_pod_status_ready{condition="true"} from 1 to 0. kube-state-metrics exports one series per status (true, false, unknown), each 0 or 1, and only once the pod has a Ready condition (internal/store/pod.go, utils.go addConditionMetrics, v2.19.1), so a pod still starting goes 0 -> 1 and is never counted: scale-ups (the first canary pod, 1 -> 3 at 25 %, the whole fleet at promotion) pass. A pod that leaves Ready (readiness failures, a crash or any other container restart, a node going Unknown) is counted; its 503s may never reach the error ratio because with no Ready endpoint the weight drops back and the canary cluster disappears (docs/mechanisms.md#readiness-control-loop, #rollout-complete). The owner is read over the same ${dep} (max_over_time), so a pod deleted inside the window still counts. A canary pod that never becomes Ready is the progress deadline's job, not this metric's. Window: ${depWhy}. A canary pod that leaves Ready before it is first available (failing from its first probe after Ready) stays out for at least the return window and must then be Ready for minReadySeconds before the controller counts it, sets the first weight and starts this run, so the departure lies at least ${ret + minReady} s before the run's start and the first measurement, ${INTERVAL} later, must reach back past it, to the last sample that still read Ready (up to a scrape earlier; the second scrape covers the controllers' seconds between availability and the measurement). A pod out for longer than its return window before it was first available left Ready earlier still and may be missed at the first measurement. The window overlaps the next measurement by ${formatGoDuration(depSeconds - INTERVAL_SECONDS)}, so no departure falls between two windows. Since every pod it counts is the canary ReplicaSet's, a longer window only counts a departure at more measurements, which abort at the first; but a retry of the same revision (kubectl argo rollouts retry) within ${dep} of a departure counts it again, as its pods belong to the same ReplicaSet. No series (kube-state-metrics not scraped) is Inconclusive.`,
     },
   ];
 }

@@ -344,14 +344,46 @@ const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 /** Kubernetes 1.28 env var names (validation.IsEnvVarName): letters, digits, "_", "-", ".", not starting with a digit. */
 const ENV_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
+/** From 1.32 (KubernetesVersion.relaxedEnvNames; validation.IsRelaxedEnvVarName): printable ASCII other than "=". */
+const RELAXED_ENV_NAME = /^[ -<>-~]+$/;
+
+/** The env-name rule of the target version, with how the errors describe it. */
+function envNameRule(version: KubernetesVersion): { test: (name: string) => boolean; rule: string; example: string } {
+  return version.relaxedEnvNames
+    ? { test: (n) => RELAXED_ENV_NAME.test(n), rule: `printable ASCII characters other than "=", on Kubernetes ${version.name} (platform.kubernetesVersion)`, example: 'DATABASE_URL' }
+    : { test: (n) => ENV_NAME.test(n), rule: `letters, digits, "_", "-", ".", not starting with a digit, on Kubernetes ${version.name} (platform.kubernetesVersion; from 1.32 any printable ASCII but "=")`, example: 'DATABASE_URL' };
+}
 const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
 const LABEL_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
+/** How a value that should have been a list is shown: a factory's object by its class (`an EnvFrom`), else as given. */
+function shownNonList(v: unknown): unknown {
+  if (typeof v === 'object' && v !== null) {
+    const proto = Object.getPrototypeOf(v) as { constructor?: { name?: string } } | null;
+    const cls = proto && proto !== Object.prototype ? proto.constructor?.name : undefined;
+    if (cls) return `${/^[AEIOU]/.test(cls) ? 'an' : 'a'} ${cls} (not a list)`;
+    return `${JSON.stringify(v)} (an object, not a list)`;
+  }
+  return v;
+}
+
+/** A prop that is a list (`envFrom`, `mounts`, `volumes`...): anything else is refused naming it, with the list form as the fix. */
+function checkList<T>(input: string, v: T[] | undefined, what: string, example: string): T[] {
+  if (v === undefined) return [];
+  if (!Array.isArray(v)) {
+    throw new RollwiseInputError(input, shownNonList(v), `must be a list of ${what}, even for one.`, `write it as a list: ${input.split('.').pop()}: [${example}].`);
+  }
+  return v;
+}
+
 export function decidePodExtras(inp: PodExtrasInputs, version: KubernetesVersion): PodExtrasDecisions {
   const c = inp.container ?? {};
   const pod = inp.pod ?? {};
-  const volumes = checkVolumes(pod.volumes ?? []);
+  // checked before anything reads them (the migration detection reads command and args)
+  const appCommand = checkStrings('container.command', c.command);
+  const appArgs = checkStrings('container.args', c.args);
+  const volumes = checkVolumes(checkList('pod.volumes', pod.volumes, 'volumes', 'Volume.emptyDir("scratch")'));
   const volumeKinds = new Map(volumes.map((v) => [v.name, v.kind]));
 
   const runAs = decideRunAs(c.runAs);
@@ -362,9 +394,9 @@ export function decidePodExtras(inp: PodExtrasInputs, version: KubernetesVersion
     : SECURITY_REASON.token);
   const automountToken = withOverride('pod.serviceAccount.mountToken', noToken, sa?.mountToken, (v) => String(v));
 
-  const pullSecrets = (pod.imagePullSecrets ?? []).map((s, i) => checkSubdomain(`pod.imagePullSecrets[${i}]`, s, 'it names a docker-registry Secret in the service\'s namespace.', 'give the Secret\'s name, e.g. "ghcr-pull".'));
+  const pullSecrets = checkList('pod.imagePullSecrets', pod.imagePullSecrets, 'Secret names', '"ghcr-pull"').map((s, i) => checkSubdomain(`pod.imagePullSecrets[${i}]`, s, 'it names a docker-registry Secret in the service\'s namespace.', 'give the Secret\'s name, e.g. "ghcr-pull".'));
 
-  const appPorts = (c.ports ?? []).map((p, i) => checkNamedPort(`container.ports[${i}]`, p));
+  const appPorts = checkList('container.ports', c.ports, 'named ports', '{ name: "metrics", port: 9090 }').map((p, i) => checkNamedPort(`container.ports[${i}]`, p));
   const seenPorts = new Set<string>([RESERVED_PORT]);
   const seenNumbers = new Set<number>([inp.port]);
   for (const [i, p] of appPorts.entries()) {
@@ -391,8 +423,8 @@ export function decidePodExtras(inp: PodExtrasInputs, version: KubernetesVersion
     let probed: Pick<ExtraContainerDecisions, 'readinessCallsDependency' | 'startup'> = {};
     const command = checkStrings(`${at}.command`, x.command);
     const args = checkStrings(`${at}.args`, x.args);
-    const env = checkEnv(`${at}.env`, x.env);
-    const envFrom = checkEnvFrom(`${at}.envFrom`, x.envFrom);
+    const env = checkEnv(`${at}.env`, x.env, version);
+    const envFrom = checkEnvFrom(`${at}.envFrom`, x.envFrom, version);
     if (kind === 'sidecars' && x.port !== undefined) {
       const p = checkNamedPort(`${at}.port`, x.port);
       if (seenPorts.has(p.name) || seenNumbers.has(p.port)) {
@@ -438,7 +470,7 @@ export function decidePodExtras(inp: PodExtrasInputs, version: KubernetesVersion
   // content and names, with the same code as lint's RW306 (checks/migration-commands.ts).
   const instead = 'Run it once per release before the pods instead: migrations: Migration.job({ command: [...] }) (an Argo CD PreSync hook Job with the app\'s image and security context, docs/mechanisms.md#migrations).';
   const inEveryPod = 'it runs in every pod, also in the canary\'s first pods before any analysis, several at once on a scale-up (racing for the migration lock), and again on every restart, and `git revert` does not undo it.';
-  const appMigration = looksLikeMigration({ command: c.command, args: c.args }, false);
+  const appMigration = looksLikeMigration({ command: appCommand, args: appArgs }, false);
   if (appMigration) warnings.push(`container (the app) looks like it runs a schema migration (${appMigration.reason}): in the app container's command ${inEveryPod} ${instead} Then remove it from container.command/args.`);
   sidecars.forEach((x, i) => { const m = looksLikeMigration(x, true); if (m) warnings.push(`sidecars[${i}] (${x.name}) looks like a schema migration (${m.reason}): as a sidecar ${inEveryPod} ${instead}`); });
   initContainers.forEach((x, i) => { const m = looksLikeMigration(x, true); if (m) warnings.push(`initContainers[${i}] (${x.name}) looks like a schema migration (${m.reason}): as an init container ${inEveryPod} ${instead}`); });
@@ -453,10 +485,10 @@ export function decidePodExtras(inp: PodExtrasInputs, version: KubernetesVersion
     automountToken,
     imagePullSecrets: pullSecrets,
     app: {
-      command: checkStrings('container.command', c.command),
-      args: checkStrings('container.args', c.args),
-      env: checkEnv('container.env', c.env),
-      envFrom: checkEnvFrom('container.envFrom', c.envFrom),
+      command: appCommand,
+      args: appArgs,
+      env: checkEnv('container.env', c.env, version),
+      envFrom: checkEnvFrom('container.envFrom', c.envFrom, version),
       mounts: checkMounts('container.mounts', c.mounts, volumeKinds),
       ports: appPorts,
     },
@@ -510,6 +542,9 @@ function decideSidecarProbes(at: string, x: SidecarProps, port: NonNullable<Extr
     }
   }
   const declared = x.port?.readinessCallsDependency;
+  if (declared !== undefined && declared !== null && typeof declared === 'object' && 'value' in declared && typeof declared.value !== 'boolean') {
+    throw new RollwiseInputError(`${at}.port.readinessCallsDependency.value`, declared.value, 'must be true or false.', `use ${at}.port.readinessCallsDependency: { value: true, because: '...' } (or false).`);
+  }
   let readinessCallsDependency: Decision<boolean>;
   if (path === undefined) {
     readinessCallsDependency = decided(false, `A TCP connect to ${port.name}: it proves the sidecar listens and asks nothing of a dependency.`);
@@ -594,11 +629,15 @@ function checkStrings(input: string, v: string[] | undefined): string[] | undefi
   return [...v];
 }
 
-function checkEnv(input: string, env: Record<string, EnvValue> | undefined): ExtraContainerDecisions['env'] {
+function checkEnv(input: string, env: Record<string, EnvValue> | undefined, version: KubernetesVersion): ExtraContainerDecisions['env'] {
+  const names = envNameRule(version);
   if (env === undefined) return [];
+  if (typeof env !== 'object' || env === null || Array.isArray(env) || env instanceof EnvValue) {
+    throw new RollwiseInputError(input, env instanceof EnvValue ? 'an EnvValue (not an object of names)' : Array.isArray(env) ? 'a list' : env, 'must be an object from variable names to EnvValues.', `write it as ${input.split('.').pop()}: { DATABASE_HOST: EnvValue.fromValue("127.0.0.1") }.`);
+  }
   return Object.keys(env).map((name) => {
-    if (!ENV_NAME.test(name)) {
-      throw new RollwiseInputError(`${input}.${name}`, name, 'is not a valid environment variable name (letters, digits, "_", "-", ".", not starting with a digit); the API server refuses it.', 'use a name like "DATABASE_URL".');
+    if (!names.test(name)) {
+      throw new RollwiseInputError(`${input}.${name}`, name, `is not a valid environment variable name (${names.rule}); the API server refuses it.`, `use a name like "${names.example}".`);
     }
     const v = env[name];
     if (!(v instanceof EnvValue)) {
@@ -611,20 +650,28 @@ function checkEnv(input: string, env: Record<string, EnvValue> | undefined): Ext
       if (typeof ref.key !== 'string' || !CONFIG_KEY.test(ref.key)) {
         throw new RollwiseInputError(`${input}.${name}`, ref.key, `is not a ${what} key (letters, digits, "-", "_", "."); the kubelet could never find it and the pod would not start.`, 'give the key as it appears in the object\'s data, e.g. "password".');
       }
+      // apimachinery IsConfigMapKey also refuses ".", ".." and a leading ".." (hasChDirPrefix; see schemas/builtin.ts)
+      if (ref.key === '.' || ref.key.startsWith('..')) {
+        throw new RollwiseInputError(`${input}.${name}`, ref.key, `is not a ${what} key: a key may not be "." or "..", or start with ".." (apimachinery IsConfigMapKey), and the API server refuses the pod.`, 'give the key as it appears in the object\'s data, e.g. "password".');
+      }
     }
     if (v.spec.value !== undefined && typeof v.spec.value !== 'string') {
       throw new RollwiseInputError(`${input}.${name}`, v.spec.value, 'an environment value must be a string.', `quote it: EnvValue.fromValue("${String(v.spec.value)}").`);
+    }
+    if (v.spec.value === undefined && v.spec.valueFrom === undefined) {
+      throw new RollwiseInputError(`${input}.${name}`, 'EnvValue.fromValue(undefined)', 'gives the variable no value: the manifest would carry the name alone and the container would see an empty string, which hides the value that was meant (often a variable of the build that was not set).', `pass the value as a string, EnvValue.fromValue(""), if empty is meant; otherwise give the value or leave ${name} out.`);
     }
     return { name, ...v.spec };
   });
 }
 
-function checkEnvFrom(input: string, list: EnvFrom[] | undefined): Record<string, unknown>[] {
-  return (list ?? []).map((e, i) => {
+function checkEnvFrom(input: string, list: EnvFrom[] | undefined, version: KubernetesVersion): Record<string, unknown>[] {
+  const names = envNameRule(version);
+  return checkList(input, list, 'EnvFrom sources', 'EnvFrom.configMap("checkout-config")').map((e, i) => {
     if (!(e instanceof EnvFrom)) throw new RollwiseInputError(`${input}[${i}]`, e, 'must be an EnvFrom.', 'use EnvFrom.secret("<name>") or EnvFrom.configMap("<name>").');
     checkSubdomain(`${input}[${i}]`, e.source, 'it names the Secret or ConfigMap whose keys become variables.', 'give its name, e.g. "checkout-config".');
-    if (e.prefix !== undefined && !ENV_NAME.test(e.prefix)) {
-      throw new RollwiseInputError(`${input}[${i}].prefix`, e.prefix, 'the prefix starts every variable name, so it must itself be a valid variable name start.', 'use a prefix like "DB_".');
+    if (e.prefix !== undefined && !names.test(e.prefix)) {
+      throw new RollwiseInputError(`${input}[${i}].prefix`, e.prefix, `the prefix starts every variable name, so it must itself be a valid variable name (${names.rule}).`, 'use a prefix like "DB_".');
     }
     return { ...(e.prefix ? { prefix: e.prefix } : {}), [e.kind]: { name: e.source } };
   });
@@ -658,7 +705,7 @@ function renderVolume(v: Volume): Record<string, unknown> {
 
 function checkMounts(input: string, mounts: Mount[] | undefined, volumes: Map<string, Volume['kind']>): ExtraContainerDecisions['mounts'] {
   const paths = new Set<string>(['/tmp']);
-  return (mounts ?? []).map((m, i) => {
+  return checkList(input, mounts, 'mounts', '{ volume: "config", path: "/etc/config" }').map((m, i) => {
     const kind = volumes.get(m?.volume);
     if (kind === undefined) {
       throw new RollwiseInputError(`${input}[${i}].volume`, m?.volume, `is not one of pod.volumes (${[...volumes.keys()].join(', ') || 'none'}); the API server refuses a mount of an undeclared volume.`, 'declare it in pod.volumes, e.g. Volume.fromSecret("tls", "checkout-tls").');
@@ -667,6 +714,9 @@ function checkMounts(input: string, mounts: Mount[] | undefined, volumes: Map<st
       throw new RollwiseInputError(`${input}[${i}].path`, m.path, 'a mount path must be absolute, without ".." or ":", and not used twice in the container; /tmp is already the writable scratch space.', 'use a path like "/etc/tls".');
     }
     paths.add(m.path.replace(/\/+$/, ''));
+    if (m.readOnly !== undefined && typeof m.readOnly !== 'boolean') {
+      throw new RollwiseInputError(`${input}[${i}].readOnly`, m.readOnly, 'must be true or false: any other value would be read as one of them without saying which.', `use readOnly: true (or false), or leave it out for the default (read-only for Secret and ConfigMap volumes).`);
+    }
     const readOnly = m.readOnly ?? (kind === 'secret' || kind === 'configMap');
     return { name: m.volume, mountPath: m.path, ...(readOnly ? { readOnly: true } : {}) };
   });

@@ -1,3 +1,4 @@
+import { Duration } from 'cdk8s';
 import { RollwiseInputError } from '../errors';
 import { MIN_REASON_LENGTH, reasonProblem } from './reason';
 
@@ -67,7 +68,9 @@ export function withOverride<T>(
  */
 export function checkOverrideShape(input: string, override: unknown): void {
   if (override !== undefined && (typeof override !== 'object' || override === null || Array.isArray(override) || !('value' in override))) {
-    const shown = typeof override === 'string' ? `'${override}'` : JSON.stringify(override) ?? String(override);
-    throw new RollwiseInputError(input, override ?? null, 'an override is an object { value, because }: the value replaces the decided one, and the because says, in the output, why it is right for this service.', `write ${input}: { value: ${shown}, because: '<why this value is right for this service>' }.`);
+    // a bare Duration is shown as the factory call that makes it, not as its private fields
+    const duration = override instanceof Duration ? `Duration.seconds(${override.toSeconds({ integral: false })})` : undefined;
+    const shown = duration ?? (typeof override === 'string' ? `'${override}'` : JSON.stringify(override) ?? String(override));
+    throw new RollwiseInputError(input, duration ?? override ?? null, 'an override is an object { value, because }: the value replaces the decided one, and the because says, in the output, why it is right for this service.', `write ${input}: { value: ${shown}, because: '<why this value is right for this service>' }.`);
   }
 }

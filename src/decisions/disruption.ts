@@ -18,9 +18,13 @@ export interface DisruptionInputs {
   readonly acceptNoHeadroom?: Override<boolean>;
 }
 
-/** Replicas needed at peak so each runs at most at ceiling x saturation. */
+/**
+ * Replicas needed at peak so each runs at most at ceiling x saturation; at least one, since a
+ * service with any traffic needs a pod to serve it (a peak far below one replica's saturation would
+ * otherwise give 0, a budget of every replica and an alert floor of none).
+ */
 export function replicasNeededAtPeak(c: Capacity, ceiling: number): number {
-  return Math.ceil(c.peakRps / (c.saturationRpsPerReplica * ceiling) - 1e-9);
+  return Math.max(1, Math.ceil(c.peakRps / (c.saturationRpsPerReplica * ceiling) - 1e-9));
 }
 
 /**
@@ -49,7 +53,7 @@ export function disruptionBudget(inp: DisruptionInputs): Decision<number> {
     const budget = replicas - needed;
     const perSurvivor = c.peakRps / needed;
     computed = decided(budget,
-      `Peak ${fmt(c.peakRps)} req/s / (saturation ${fmt(c.saturationRpsPerReplica)} req/s x ceiling ${Math.round(ceiling * 100)} % = ${fmt(c.saturationRpsPerReplica * ceiling)} req/s per replica) = ${fmt(c.peakRps / (c.saturationRpsPerReplica * ceiling))}, so ${needed} replicas must stay up; ${replicas} - ${needed} = ${budget} may be disrupted at once, leaving each survivor ${fmt(perSurvivor)} req/s (${Math.round((perSurvivor / c.saturationRpsPerReplica) * 100)} % of saturation) (docs/mechanisms.md#disruption-budgets).`,
+      `Peak ${fmt(c.peakRps)} req/s / (saturation ${fmt(c.saturationRpsPerReplica)} req/s x ceiling ${Math.round(ceiling * 100)} % = ${fmt(c.saturationRpsPerReplica * ceiling)} req/s per replica) = ${fmt(c.peakRps / (c.saturationRpsPerReplica * ceiling))}, so ${needed} replicas must stay up${Math.ceil(c.peakRps / (c.saturationRpsPerReplica * ceiling) - 1e-9) < 1 ? ' (at least one: traffic needs a pod to serve it)' : ''}; ${replicas} - ${needed} = ${budget} may be disrupted at once, leaving each survivor ${fmt(perSurvivor)} req/s (${Math.round((perSurvivor / c.saturationRpsPerReplica) * 100)} % of saturation) (docs/mechanisms.md#disruption-budgets).`,
       { replicas, peakRps: c.peakRps, saturationRpsPerReplica: c.saturationRpsPerReplica, ceiling, replicasNeeded: needed });
   }
   const d = withOverride('overrides.pdbMaxUnavailable', computed, inp.override, (v) => `${v} pod(s)`);

@@ -7,6 +7,9 @@ import { checkOverrideShape } from './decision';
 const DNS_1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 
 /** A Kubernetes object / Service name: an RFC 1035 label (Services require it), at most 63 characters. */
+/** The largest fleet rollwise plans for; beyond it, shard the service. */
+export const MAX_REPLICAS = 1000;
+
 export function checkName(input: string, value: string): string {
   if (typeof value !== 'string' || value.length === 0 || value.length > 63 || !DNS_1035_LABEL.test(value)) {
     throw new RollwiseInputError(
@@ -120,6 +123,20 @@ export function checkPath(input: string, value: string): string {
   if (typeof value !== 'string' || !value.startsWith('/') || /\s/.test(value)) {
     throw new RollwiseInputError(input, value, 'an HTTP probe path must start with "/" and contain no whitespace; the kubelet would request something else than the handler you measured.', 'give the path as the server routes it, e.g. "/healthz".');
   }
+  // Invisible characters (control and format characters: zero-width spaces and joiners, bidi
+  // controls, the BOM, the soft hyphen) are percent-encoded into the request line: the kubelet
+  // builds the probe's URL with Go's net/url (kubernetes pkg/probe/http/request.go: formatURL, then
+  // http.NewRequest(GET, u.String()), which escapes the path; read from the index, no tag), so
+  // /he\u200balth is requested as /he%E2%80%8Balth and the handler's route never matches, while
+  // the path looks right in the manifest and in review.
+  const hidden = (ch: string) => /[\p{Cc}\p{Cf}]/u.test(ch);
+  const invisible = [...value].find(hidden);
+  if (invisible !== undefined) {
+    const hex = (invisible.codePointAt(0) ?? 0).toString(16).padStart(4, '0');
+    throw new RollwiseInputError(input, [...value].map((ch) => (hidden(ch) ? `\\u${(ch.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}` : ch)).join(''),
+      `contains U+${hex.toUpperCase()}, an invisible character: it is sent percent-encoded (${encodeURI(invisible)}), so the request never matches the route the path looks like, and nothing in the manifest or a review shows it.`,
+      `type the path again without it: "${[...value].filter((ch) => !hidden(ch)).join('')}".`);
+  }
   return value;
 }
 
@@ -175,6 +192,9 @@ export function checkOverrideValues(o: OverrideValues | undefined): void {
   if (o.acceptKeepAliveRace && typeof o.acceptKeepAliveRace.value !== 'boolean') {
     throw new RollwiseInputError('overrides.acceptKeepAliveRace', o.acceptKeepAliveRace.value ?? null, 'must be true or false.', 'use { value: true, because: \'...\' }.');
   }
+  if (o.acceptNoHeadroom && typeof o.acceptNoHeadroom.value !== 'boolean') {
+    throw new RollwiseInputError('overrides.acceptNoHeadroom', o.acceptNoHeadroom.value ?? null, 'must be true or false.', 'use { value: true, because: \'...\' }.');
+  }
   if (o.cpuLimit && typeof o.cpuLimit.value !== 'string') checkCpu('overrides.cpuLimit', o.cpuLimit.value);
 }
 
@@ -188,6 +208,7 @@ export interface OverrideValues {
   readonly proxyIdleTimeout?: { readonly value: Duration };
   readonly proxyConnectTimeout?: { readonly value: Duration };
   readonly acceptKeepAliveRace?: { readonly value: boolean };
+  readonly acceptNoHeadroom?: { readonly value: boolean };
   readonly retryOnReset?: { readonly value: number };
 }
 

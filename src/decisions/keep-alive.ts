@@ -2,6 +2,7 @@ import { Duration } from 'cdk8s';
 import { RollwiseInputError } from '../errors';
 import { decided, Decision, Override, withOverride } from './decision';
 import { checkInteger, formatGoDuration, seconds } from './inputs';
+import { checkKeys, keysOf } from './props-keys';
 
 /**
  * How an application server treats an idle keep-alive connection:
@@ -43,6 +44,8 @@ export interface ReactorNettyOptions {
    */
   readonly idleTimeout?: Duration;
 }
+
+const GO_NET_HTTP_KEYS = keysOf<GoNetHttpOptions>()({ idleTimeout: true, readTimeout: true });
 
 /** The longest keep-alive rollwise accepts as an input (a day: anything longer is a typo). */
 const MAX_KEEPALIVE_SECONDS = 86_400;
@@ -99,6 +102,7 @@ export class AppServer {
    */
   public static goNetHttp(opts: GoNetHttpOptions = {}): AppServer {
     const name = GO_NET_HTTP;
+    checkKeys('appServer.goNetHttp', opts, GO_NET_HTTP_KEYS, 'AppServer.goNetHttp(options)');
     const idle = opts.idleTimeout === undefined ? 0 : checkKeepAlive('appServer.goNetHttp.idleTimeout', opts.idleTimeout, true);
     const read = opts.readTimeout === undefined ? 0 : checkKeepAlive('appServer.goNetHttp.readTimeout', opts.readTimeout, true);
     if (idle > 0) return new AppServer(name, 'timeout', idle, 'http.Server.IdleTimeout', 'IdleTimeout as configured', true);
@@ -144,6 +148,7 @@ export class AppServer {
   /** Reactor Netty / Spring WebFlux: no idle timeout unless `server.netty.idle-timeout` is set. */
   public static reactorNetty(opts: ReactorNettyOptions = {}): AppServer {
     const name = 'Reactor Netty (WebFlux)';
+    checkKeys('appServer.reactorNetty', opts, ['idleTimeout'], 'AppServer.reactorNetty(options)');
     if (opts.idleTimeout !== undefined) {
       return new AppServer(name, 'timeout', checkKeepAlive('appServer.reactorNetty.idleTimeout', opts.idleTimeout), 'server.netty.idle-timeout', 'as configured', true);
     }
@@ -180,6 +185,7 @@ export class AppServer {
   }
 
   private static preset(name: string, defaultSeconds: number, knob: string, opts: KeepAliveOptions, note?: string): AppServer {
+    checkKeys('appServer', opts, ['keepAlive'], `the options of the AppServer preset for ${name}`);
     if (opts.keepAlive === undefined) return new AppServer(name, 'timeout', defaultSeconds, knob, note ? `default; ${note}` : 'default', true);
     const s = checkKeepAlive(`appServer.${name}.keepAlive`, opts.keepAlive);
     return new AppServer(name, 'timeout', s, knob, `${knob} set to ${showDuration(s)} (default ${showDuration(defaultSeconds)})`, true);
@@ -305,29 +311,68 @@ export function idleTimeoutFor(keepAliveSeconds: number): number | undefined {
 }
 
 /**
- * When Linux re-sends an unanswered SYN, in seconds after the first: the initial retransmission
- * timeout is 1 s (include/net/tcp.h TCP_TIMEOUT_INIT, "RFC6298 2.1 initial RTO value", set by
- * tcp_connect_init in net/ipv4/tcp_output.c) and doubles at each retransmission (net/ipv4/tcp_timer.c
- * tcp_retransmit_timer), so retransmissions go out 1, 3, 7, 15, 31 and 63 s after the first SYN
- * (tcp_syn_retries defaults to 6) (docs/mechanisms.md#a-lost-syn-and-the-connect-timeout).
+ * When Linux re-sends an unanswered SYN, in seconds after the first, on kernels before 6.5: the
+ * initial retransmission timeout is 1 s (include/net/tcp.h TCP_TIMEOUT_INIT, "RFC6298 2.1 initial
+ * RTO value", set by tcp_connect_init in net/ipv4/tcp_output.c) and doubles at each retransmission
+ * (net/ipv4/tcp_timer.c tcp_retransmit_timer), so retransmissions go out 1, 3, 7, 15, 31 and 63 s
+ * after the first SYN (tcp_syn_retries defaults to 6) (docs/mechanisms.md#a-lost-syn-and-the-connect-timeout).
  */
 export const SYN_RETRANSMIT_SECONDS = [1, 3, 7, 15, 31, 63] as const;
 
-/** How many lost SYNs in a row a connect timeout of `seconds` survives: retransmissions sent before it, answered within an in-cluster round trip. */
+/**
+ * The same from Linux 6.5 on (commit ccce324dabfe, "tcp: make the first N SYN RTO backoffs
+ * linear"): tcp_retransmit_timer doubles the timeout of a socket in SYN_SENT only once its
+ * total_rto exceeds net.ipv4.tcp_syn_linear_timeouts (default 4, tcp_sk_init in net/ipv4/tcp_ipv4.c),
+ * so the first five retransmissions go out 1 s apart, then the wait doubles from 2 s; and
+ * tcp_write_timeout allows tcp_syn_retries + tcp_syn_linear_timeouts = 10 of them
+ * (Documentation/networking/ip-sysctl.rst: "SYN RTOs to be: 1, 1, 1, 1, 1, 2, 4, ...").
+ */
+export const SYN_RETRANSMIT_SECONDS_LINEAR = [1, 2, 3, 4, 5, 7, 11, 19, 35, 67] as const;
+
+/** How many lost SYNs in a row a connect timeout of `seconds` survives on a kernel retransmitting at `schedule`: retransmissions sent before it, answered within an in-cluster round trip. */
+export function lostSynsSurvivedOn(seconds: number, schedule: readonly number[]): number {
+  return schedule.filter((t) => t < seconds).length;
+}
+
+/**
+ * How many lost SYNs in a row a connect timeout of `seconds` survives on any kernel: the worse of
+ * the two schedules, which is always the one before 6.5 (it never retransmits earlier).
+ */
 export function lostSynsSurvived(seconds: number): number {
-  return SYN_RETRANSMIT_SECONDS.filter((t) => t < seconds).length;
+  return Math.min(lostSynsSurvivedOn(seconds, SYN_RETRANSMIT_SECONDS), lostSynsSurvivedOn(seconds, SYN_RETRANSMIT_SECONDS_LINEAR));
 }
 
-/** The kernel's schedule against a connect timeout, in one sentence. */
+/** The kernel's schedules against a connect timeout, in one sentence. */
 function synSentence(connectSeconds: number): string {
-  const n = lostSynsSurvived(connectSeconds);
-  const next = SYN_RETRANSMIT_SECONDS[n];
-  return `An in-cluster connect takes milliseconds, but Linux re-sends a lost SYN only 1 s after the first, then 3 s and 7 s after it (initial retransmission timeout 1 s, doubling: include/net/tcp.h TCP_TIMEOUT_INIT), so a connect timeout of ${showDuration(connectSeconds)} survives ${n === 0 ? 'no lost SYN: each one is a 503 UF' : `${n} lost SYN${n > 1 ? 's' : ''} in a row${next !== undefined ? ` (the next retransmission, ${next} s after the first, comes too late)` : ''}`} (docs/mechanisms.md#a-lost-syn-and-the-connect-timeout).`;
+  const old = lostSynsSurvivedOn(connectSeconds, SYN_RETRANSMIT_SECONDS);
+  const linear = lostSynsSurvivedOn(connectSeconds, SYN_RETRANSMIT_SECONDS_LINEAR);
+  const n = Math.min(old, linear);
+  const syns = (k: number) => `${k} lost SYN${k === 1 ? '' : 's'}`;
+  const at = (schedule: readonly number[], k: number) => (schedule[k] === undefined ? 'never' : `${schedule[k]} s after the first`);
+  const survives = n === 0
+    ? 'no lost SYN on any kernel: each one is a 503 UF'
+    : old === linear
+      ? `${syns(n)} in a row on any kernel (the next retransmission comes ${at(SYN_RETRANSMIT_SECONDS, old)} before 6.5 and ${at(SYN_RETRANSMIT_SECONDS_LINEAR, linear)} from 6.5 on: too late)`
+      : `at least ${syns(n)} in a row: ${old} on kernels before 6.5 (the next retransmission, ${at(SYN_RETRANSMIT_SECONDS, old)}, comes too late), ${linear} from 6.5 on`;
+  return `An in-cluster connect takes milliseconds, but Linux re-sends a lost SYN only after 1 s (initial retransmission timeout, include/net/tcp.h TCP_TIMEOUT_INIT), then kernels before 6.5 double the wait (retransmissions 1, 3, 7, 15 s after the first SYN) while 6.5 and later keep 1 s for the first five (tcp_syn_linear_timeouts 4: 1, 2, 3, 4, 5, 7, 11 s; net/ipv4/tcp_timer.c), so a connect timeout of ${showDuration(connectSeconds)} survives ${survives} (docs/mechanisms.md#a-lost-syn-and-the-connect-timeout).`;
 }
 
-/** The connect timeout for an idle timeout: Envoy's 10 s default, lowered to the idle timeout. */
-export function connectTimeoutFor(idleSeconds: number | undefined): number {
-  return idleSeconds === undefined ? ENVOY_DEFAULT_CONNECT_TIMEOUT_SECONDS : Math.min(ENVOY_DEFAULT_CONNECT_TIMEOUT_SECONDS, idleSeconds);
+/**
+ * The connect timeout for an idle timeout: Envoy's 10 s default, whatever the idle timeout. Envoy
+ * before 1.38.0 ran the upstream idle timer while a connection was still being established and
+ * closed a connect that outlasted it (envoy#42753), so the idle timeout bounded the connect and
+ * rollwise lowered the connect timeout to it. Envoy 1.38.0 fixed that (changelogs/1.38.0.yaml,
+ * bug_fixes, area http: "Fixed upstream client to not close connection when idle timeout fires before
+ * the connection is established", envoyproxy/envoy#42756; runtime guard
+ * envoy.reloadable_features.codec_client_enable_idle_timer_only_when_connected, on by default; read in
+ * the code index, as the repository is too large to fetch), the 1.39.0 changelog does not revert it,
+ * and Envoy Gateway v1.9.0 runs Envoy v1.39.0 (api/v1alpha1/shared_types.go DefaultEnvoyProxyImage)
+ * and sets no runtime override (internal/xds/bootstrap). On an older Envoy image the idle timer still
+ * cuts the connect at the idle timeout, the same outcome as a connect timeout lowered to it, so the
+ * default is never worse.
+ */
+export function connectTimeoutFor(_idleSeconds: number | undefined): number {
+  return ENVOY_DEFAULT_CONNECT_TIMEOUT_SECONDS;
 }
 
 const MARGIN_WHY = `The margin covers a request in flight: the proxy may hand a request to a connection just before its own timer fires, and that request must reach the app before the app's timer fires; the app's timer also started a little earlier (when it wrote the last response). In a cluster that is milliseconds, a lost segment is re-sent after 200 ms or more, so at least ${MIN_MARGIN_SECONDS} s; ${MARGIN_FRACTION * 100} % for longer keep-alives because a lower idle timeout only costs an in-cluster reconnect while a higher one is the 503 (docs/mechanisms.md#keep-alive-race).`;
@@ -404,23 +449,16 @@ export function checkProxyClosesFirst(server: AppServer, idleSeconds: number | u
     `set the proxy idle timeout below ${showDuration(ka)}${safe !== undefined ? ` (remove the override to get ${showDuration(safe)})` : ''}; or, if this race is deliberate, add acceptKeepAliveRace: { value: true, because: '<why>' }.`);
 }
 
-/** The connect timeout: Envoy's 10 s default, never above the idle timeout (envoy#42753). */
+/** The connect timeout: Envoy's 10 s default, not lowered to the idle timeout (envoy#42753 is fixed in the Envoy that Envoy Gateway v1.9.0 runs). */
 export function proxyConnectTimeout(idle: Decision<number | undefined>, override?: Override<Duration>): Decision<number> {
   const idleS = idle.value;
   const value = connectTimeoutFor(idleS);
   const computed = idleS === undefined
-    ? decided(value, `Envoy's default ${showDuration(value)}, written out because with no keep-alive every request opens a new connection and waits on this timeout; no idle timeout is set, so the idle >= connect rule (envoy#42753) does not bind. ${synSentence(value)}`, { connectSeconds: value, lostSynsSurvived: lostSynsSurvived(value) })
-    : value < ENVOY_DEFAULT_CONNECT_TIMEOUT_SECONDS
-      ? decided(value, `Envoy's default connect timeout is ${showDuration(ENVOY_DEFAULT_CONNECT_TIMEOUT_SECONDS)}, lowered to the idle timeout ${showDuration(idleS)}: Envoy starts the idle timer before the connection is established and closes a connect that outlasts it (envoy#42753), so the idle timeout bounds the connect whatever is set, and connect ${showDuration(value)} <= idle ${showDuration(idleS)} says so. ${synSentence(value)}${lostSynsSurvived(value) === 0 ? ' That is the price of an app keep-alive this short: raising it (and with it the idle timeout to 3 s or more) lets a connect survive one lost SYN.' : ''}`, { connectSeconds: value, idleSeconds: idleS, lostSynsSurvived: lostSynsSurvived(value) })
-      : decided(value, `Envoy's default ${showDuration(value)}, written out to show it is not above the idle timeout ${showDuration(idleS)} (envoy#42753: Envoy starts the idle timer before the connection is established). ${synSentence(value)}`, { connectSeconds: value, idleSeconds: idleS, lostSynsSurvived: lostSynsSurvived(value) });
+    ? decided(value, `Envoy's default ${showDuration(value)} (Envoy Gateway v1.9.0's too), written out because with no keep-alive every request opens a new connection and waits on this timeout. ${synSentence(value)}`, { connectSeconds: value, lostSynsSurvived: lostSynsSurvived(value) })
+    : decided(value, `Envoy's default ${showDuration(value)} (Envoy Gateway v1.9.0's too), not lowered to the idle timeout ${showDuration(idleS)}: Envoy before 1.38.0 ran the idle timer while the connection was still being established and closed a connect that outlasted it (envoy#42753); Envoy 1.38.0 fixed that (envoy#42756, runtime guard codec_client_enable_idle_timer_only_when_connected, on by default) and Envoy Gateway v1.9.0 runs Envoy 1.39.0, so the idle timer starts once the connection is up and this value alone bounds the connect. On an older Envoy image the idle timeout would still cut a connect at ${showDuration(idleS)}, the same as a connect timeout lowered to it, so the default is never worse (docs/mechanisms.md#a-lost-syn-and-the-connect-timeout). ${synSentence(value)}`, { connectSeconds: value, idleSeconds: idleS, lostSynsSurvived: lostSynsSurvived(value) });
   const d = withOverride('connectTimeout', computed, override && { value: seconds(override.value), because: override.because }, showDuration);
-  if (d.overridden) {
-    if (!(d.value > 0) || !representable(d.value)) {
-      throw new RollwiseInputError('connectTimeout', showDuration(d.value), 'must be above 0 and a whole number of milliseconds: Envoy Gateway takes durations like "3s" or "500ms".', `use ${showDuration(value)}.`);
-    }
-    if (idleS !== undefined && d.value > idleS) {
-      throw new RollwiseInputError('connectTimeout', showDuration(d.value), `is above the idle timeout ${showDuration(idleS)}: an idle timeout shorter than the connect timeout hit an Envoy bug (envoy#42753).`, `use at most ${showDuration(idleS)}.`);
-    }
+  if (d.overridden && (!(d.value > 0) || !representable(d.value))) {
+    throw new RollwiseInputError('connectTimeout', showDuration(d.value), 'must be above 0 and a whole number of milliseconds: Envoy Gateway takes durations like "3s" or "500ms".', `use ${showDuration(value)}.`);
   }
   return d;
 }

@@ -63,4 +63,16 @@ export class KubernetesVersion {
   public get sleepAction(): boolean {
     return this.minor >= 30;
   }
+
+  /**
+   * Environment variable names (and envFrom prefixes) by the relaxed rule, any printable ASCII but
+   * "=" (apimachinery validation.IsRelaxedEnvVarName), instead of IsEnvVarName's letters, digits,
+   * "_", "-" and "." not starting with a digit: the RelaxedEnvironmentVariableValidation gate is
+   * alpha in 1.30 and beta and on by default from 1.32 (kubernetes pkg/features/kube_features.go as
+   * of 1.33), and with it on, ValidateEnv and ValidateEnvFrom use the relaxed rule
+   * (pkg/api/pod/util.go useRelaxedEnvironmentVariableValidation). Read from the index, no tag.
+   */
+  public get relaxedEnvNames(): boolean {
+    return this.minor >= 32;
+  }
 }

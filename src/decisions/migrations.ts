@@ -72,6 +72,8 @@ export interface MigrationDecisions {
   readonly ttlSecondsAfterFinished: Decision<number>;
   readonly restartPolicy: Decision<string>;
   readonly withSidecars: Decision<boolean>;
+  /** The migration container's CPU limit: none unless the app's was overridden (then the same). */
+  readonly cpuLimit: Decision<string | undefined>;
   /** Questions for synth. */
   readonly warnings: readonly string[];
 }
@@ -91,7 +93,7 @@ const DEFAULT_KEEP_SECONDS = 7 * 86400;
  * sync waits for its hooks without a time limit (controller.sync.timeout.seconds "0", no timeout,
  * docs/operator-manual/argocd-cmd-params-cm.yaml).
  */
-export function decideMigration(name: string, appImage: string, m: Migration, version: KubernetesVersion, hasSidecars: boolean, argoCd: boolean): MigrationDecisions {
+export function decideMigration(name: string, appImage: string, m: Migration, version: KubernetesVersion, hasSidecars: boolean, argoCd: boolean, appCpu?: { readonly request: string; readonly limit: Decision<string | undefined> }): MigrationDecisions {
   if (!(m instanceof Migration)) {
     throw new RollwiseInputError('migrations', m, 'must be a Migration.', 'use migrations: Migration.job({ command: ["python", "manage.py", "migrate", "--noinput"] }).');
   }
@@ -150,6 +152,7 @@ export function decideMigration(name: string, appImage: string, m: Migration, ve
     withSidecars: decided(sidecarsOn, sidecarsOn
       ? `The app's sidecars run beside the migration as native sidecars (Kubernetes ${version.name}), started before it (each after its startupProbe) and stopped when it exits, so the Job completes (KEP-753: sidecar containers do not block pod completion).`
       : hasSidecars ? `Without the app's sidecars: ${p.withSidecars === false ? 'input (migrations.withSidecars: false).' : `on Kubernetes ${version.name} they are ordinary containers, which never exit, so the Job would never complete.`}` : 'The app has no sidecars.'),
+    cpuLimit: appCpu?.limit.value !== undefined ? appCpu.limit : decided<string | undefined>(undefined, `No CPU limit on the migration, like the app: the Job has no probes, so nothing here is timed by a probe, and a CFS quota would only deschedule the migration for the rest of each 100 ms period once its slice is used (docs/mechanisms.md#cpu-limits-and-cfs-throttling), stretching a migration that holds table locks and keeps the sync waiting; its deadline (activeDeadlineSeconds) bounds how long it may run. The app's CPU request${appCpu ? ` (${appCpu.request})` : ''} still reserves CPU for it on the node and weights its share; the pod stays Burstable.`),
     warnings,
   };
 }

@@ -1,10 +1,12 @@
 import { Duration } from 'cdk8s';
 import { RollwiseInputError } from '../errors';
-import { decided, Decision, Override, withOverride } from './decision';
+import { checkOverrideShape, decided, Decision, Override, withOverride } from './decision';
+import { ARGOCD_SETTINGS_KEYS, checkKeys, GATEWAY_KEYS, PLATFORM_KEYS } from './props-keys';
 import { checkDnsLabel, checkDnsSubdomain, checkLabels, checkPath, checkWholeSeconds, seconds, showSeconds } from './inputs';
 import { KubernetesVersion } from './kubernetes-version';
 import { MIN_STARTUP_BUDGET_SECONDS, STARTUP_FLOOR_WHY } from './probes';
 import type { NamespacePolicy } from './namespaces';
+import { checkWhatArgoCdAccepts } from '../checks/argo-cd-spec';
 
 /**
  * How a pod delays its exit until the proxies have stopped sending it requests. Kubernetes 1.28
@@ -191,6 +193,23 @@ export class Platform {
   public readonly measurementMaxAgeSeconds: Decision<number>;
 
   constructor(props: PlatformProps) {
+    // A JavaScript caller: props must be an object of known settings (a typo is refused with "did
+    // you mean"), each override { value, because } with a value of its type, checked before use.
+    if (props === undefined) props = {};
+    checkKeys('platform', props, PLATFORM_KEYS);
+    for (const k of ['readinessPeriod', 'startupBudget', 'peakUtilisationCeiling', 'endpointPropagation', 'shutdownDrain', 'canaryMaxErrorRatio', 'measurementMaxAge'] as const) {
+      checkOverrideShape(`platform.${k}`, props[k]);
+    }
+    for (const k of ['readinessPeriod', 'startupBudget', 'endpointPropagation', 'shutdownDrain', 'measurementMaxAge'] as const) {
+      const v = props[k]?.value;
+      if (props[k] !== undefined && !(v instanceof Duration)) throw new RollwiseInputError(`platform.${k}.value`, v ?? null, 'must be a Duration.', `use e.g. { value: Duration.seconds(10), because: '...' }.`);
+    }
+    for (const k of ['peakUtilisationCeiling', 'canaryMaxErrorRatio'] as const) {
+      const v = props[k]?.value;
+      if (props[k] !== undefined && (typeof v !== 'number' || !Number.isFinite(v))) throw new RollwiseInputError(`platform.${k}.value`, v ?? null, 'must be a finite number.', `use e.g. { value: ${k === 'canaryMaxErrorRatio' ? '0.01' : '0.8'}, because: '...' }.`);
+    }
+    checkKeys('platform.gateway', props.gateway, GATEWAY_KEYS);
+    if (props.argoCd !== undefined) checkArgoCdSettings('platform.argoCd', props.argoCd);
     const dur = (o: Override<Duration> | undefined) => o && { value: seconds(o.value), because: o.because };
     const show = (s: number) => showSeconds(s);
 
@@ -259,6 +278,34 @@ export class Platform {
     this.runbookBaseUrl = props.runbookBaseUrl?.replace(/\/+$/, '');
     this.prometheusRuleLabels = checkLabels('platform.prometheusRuleLabels', props.prometheusRuleLabels);
   }
+}
+
+/**
+ * Argo CD settings as a JavaScript caller may pass them: known keys, the required repository and
+ * path present (without a path the Application would have no source.path), strings where strings
+ * belong, and the Applications' namespace a DNS label (the API server refuses anything else).
+ * `input` names them as the user wrote them (`platform.argoCd`, or the Application's `settings`).
+ */
+export function checkArgoCdSettings(input: string, s: ArgoCdSettings): ArgoCdSettings {
+  checkKeys(input, s, ARGOCD_SETTINGS_KEYS);
+  if (s === undefined) {
+    throw new RollwiseInputError(input, 'undefined', 'the Application needs the repository, path and destination from these settings.', `give ${input}: { repoURL: 'https://github.com/acme/deploy.git', path: 'dist/prod' } (usually platform.argoCd).`);
+  }
+  for (const k of ['repoURL', 'path'] as const) {
+    if (typeof s[k] !== 'string' || s[k].trim() === '') {
+      throw new RollwiseInputError(`${input}.${k}`, s[k] === undefined ? 'unset' : s[k] ?? null, k === 'path'
+        ? 'is required: it is the folder of the committed manifests in the repository, and an Application without source.path applies the repository\'s root (or nothing).'
+        : 'is required: it is the Git repository Argo CD clones the committed manifests from.',
+      `set ${input}.${k}, e.g. ${k === 'path' ? "'dist/prod'" : "'https://github.com/acme/deploy.git'"}.`);
+    }
+  }
+  for (const k of ['targetRevision', 'project', 'namespace', 'server'] as const) {
+    if (s[k] !== undefined && typeof s[k] !== 'string') throw new RollwiseInputError(`${input}.${k}`, s[k] ?? null, 'must be a string.', `give ${input}.${k} as a string, or leave it out for the default.`);
+  }
+  if (s.namespace !== undefined) checkDnsLabel(`${input}.namespace`, s.namespace, 'argocd');
+  // what Argo CD and the API server refuse in the path, project, server and namespace
+  checkWhatArgoCdAccepts(input, s);
+  return s;
 }
 
 /** Refuses a shutdown delay the target Kubernetes version cannot run. */

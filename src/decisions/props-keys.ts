@@ -1,6 +1,9 @@
+import { Duration } from 'cdk8s';
 import { RollwiseInputError } from '../errors';
-import type { ContainerProps, InitContainerProps, PodProps, SidecarPort, SidecarProps, WorkloadMetadataProps } from './containers';
+import type { k8s } from 'cdk8s-plus-28';
+import type { ContainerProps, InitContainerProps, Mount, NamedPort, PodProps, RunAs, ServiceAccountProps, SidecarPort, SidecarProps, WorkloadMetadataProps } from './containers';
 import type { MigrationJobProps } from './migrations';
+import type { ArgoCdSettings, GatewayRef, PlatformProps } from './platform';
 import type { CapacityProps, HealthProps, HttpServiceOverrides, ResourcesProps } from './service';
 
 /**
@@ -27,7 +30,22 @@ export const METADATA_KEYS = keysOf<WorkloadMetadataProps>()({ labels: true, ann
 export const SIDECAR_KEYS = keysOf<SidecarProps>()({ port: true, startupBudget: true, name: true, image: true, resources: true, command: true, args: true, env: true, envFrom: true, mounts: true, runAs: true, overrides: true });
 export const SIDECAR_PORT_KEYS = keysOf<SidecarPort>()({ name: true, port: true, readinessPath: true, startupPath: true, readinessCallsDependency: true });
 export const MIGRATION_KEYS = keysOf<MigrationJobProps>()({ command: true, args: true, image: true, deadline: true, retries: true, keepFor: true, withSidecars: true });
+export const MOUNT_KEYS = keysOf<Mount>()({ volume: true, path: true, readOnly: true });
+export const NAMED_PORT_KEYS = keysOf<NamedPort>()({ name: true, port: true });
+export const RUN_AS_KEYS = keysOf<RunAs>()({ user: true, group: true });
+export const SERVICE_ACCOUNT_KEYS = keysOf<ServiceAccountProps>()({ name: true, mountToken: true });
+export const TOLERATION_KEYS = keysOf<k8s.Toleration>()({ key: true, operator: true, value: true, effect: true, tolerationSeconds: true });
+export const EXTRA_RESOURCES_KEYS = keysOf<SidecarProps['resources']>()({ cpu: true, memory: true });
+export const EXTRA_OVERRIDES_KEYS = keysOf<NonNullable<SidecarProps['overrides']>>()({ cpuLimit: true });
 export const INIT_CONTAINER_KEYS = keysOf<InitContainerProps>()({ name: true, image: true, resources: true, command: true, args: true, env: true, envFrom: true, mounts: true, runAs: true, overrides: true });
+
+export const PLATFORM_KEYS = keysOf<PlatformProps>()({
+  readinessPeriod: true, startupBudget: true, peakUtilisationCeiling: true, endpointPropagation: true, shutdownDrain: true, shutdownDelay: true,
+  kubernetesVersion: true, labels: true, gateway: true, prometheusAddress: true, canaryMaxErrorRatio: true, runbookBaseUrl: true,
+  prometheusRuleLabels: true, measurementMaxAge: true, argoCd: true,
+});
+export const GATEWAY_KEYS = keysOf<GatewayRef>()({ name: true, namespace: true, sectionName: true });
+export const ARGOCD_SETTINGS_KEYS = keysOf<ArgoCdSettings>()({ repoURL: true, targetRevision: true, path: true, project: true, namespace: true, server: true, namespaces: true });
 
 /** Edit distance, for "did you mean". */
 function distance(a: string, b: string): number {
@@ -55,17 +73,17 @@ export function didYouMean(key: string, known: readonly string[]): string | unde
  * does not know, naming the group as the user wrote it (`health.readinesPath`).
  * Returns the value for chaining.
  */
-export function checkKeys<T>(input: string, value: T, known: readonly string[]): T {
+export function checkKeys<T>(input: string, value: T, known: readonly string[], owner?: string): T {
   if (value === undefined) return value;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new RollwiseInputError(input, value === null ? null : Array.isArray(value) ? 'a list' : typeof value === 'bigint' ? `${String(value)}n (a BigInt)` : value, `must be an object with the keys ${known.join(', ')}.`, `pass ${input} as an object, e.g. { ${known[0]}: ... }, or leave it out.`);
+    throw new RollwiseInputError(input, value === null ? null : Array.isArray(value) ? 'a list' : typeof value === 'bigint' ? `${String(value)}n (a BigInt)` : typeof value === 'function' ? 'a function' : value, `must be an object with the keys ${known.join(', ')}.`, `pass ${owner ?? input} as an object, e.g. { ${known[0]}: ... }, or leave it out.`);
   }
   for (const k of Object.keys(value as object)) {
     if (known.includes(k)) continue;
     const guess = didYouMean(k, known);
     const at = (key: string) => (input === '' ? key : `${input}.${key}`);
     throw new RollwiseInputError(at(k), describeValue((value as Record<string, unknown>)[k]),
-      `is not a setting of ${input === '' ? 'HttpService' : input} (it would be silently ignored)${guess ? `; did you mean ${at(guess)}?` : ''} Known: ${known.join(', ')}.`,
+      `is not a setting of ${owner ?? (input === '' ? 'HttpService' : input)} (it would be silently ignored)${guess ? `; did you mean ${at(guess)}?` : ''} Known: ${known.join(', ')}.`,
       guess ? `rename it to ${guess}.` : `remove it, or use one of ${known.join(', ')}.`);
   }
   return value;
@@ -73,6 +91,7 @@ export function checkKeys<T>(input: string, value: T, known: readonly string[]):
 
 function describeValue(v: unknown): unknown {
   if (typeof v === 'bigint') return `${String(v)}n (a BigInt)`;
+  if (v instanceof Duration) return `Duration.seconds(${v.toSeconds({ integral: false })})`;
   if (typeof v === 'function') return 'a function';
   return v ?? null;
 }

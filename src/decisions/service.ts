@@ -2,7 +2,7 @@ import { Duration } from 'cdk8s';
 import { RollwiseInputError } from '../errors';
 import { Override } from './decision';
 import { acceptedNoHeadroom, Capacity, disruptionBudget } from './disruption';
-import { checkCpu, checkDuration, checkInteger, checkMemory, checkName, checkOverrideValues, checkPath, checkPort, checkPositive, seconds, showSeconds } from './inputs';
+import { checkCpu, checkDuration, checkInteger, checkMemory, checkName, checkOverrideValues, checkPath, checkPort, checkPositive, MAX_REPLICAS, seconds, showSeconds } from './inputs';
 import { simulateDrainAtPeak } from '../simulate/drain-at-peak';
 import { isBadVerdict, Verdict } from '../simulate/model';
 import { Platform } from './platform';
@@ -160,8 +160,6 @@ export interface ServiceDecisions {
   readonly warnings: readonly string[];
 }
 
-/** The largest fleet rollwise plans for; beyond it, shard the service. */
-const MAX_REPLICAS = 1000;
 
 export function decideService(inp: ServiceInputs, platform: Platform): ServiceDecisions {
   const name = checkName('name', inp.name);
@@ -180,6 +178,9 @@ export function decideService(inp: ServiceInputs, platform: Platform): ServiceDe
   const health = inp.health ?? ({} as HealthProps);
   const readinessPath = checkPath('health.readinessPath', health.readinessPath);
   if (health.livenessPath !== undefined) checkPath('health.livenessPath', health.livenessPath);
+  if (health.readinessCallsDependency !== undefined && typeof health.readinessCallsDependency !== 'boolean') {
+    throw new RollwiseInputError('health.readinessCallsDependency', health.readinessCallsDependency, 'must be true or false: any other value would be read as one of them without saying which (a string "yes" is not true).', 'leave it out (the default, false: readiness reports local state only), or say false.');
+  }
   if (health.readinessCallsDependency === true) {
     throw new RollwiseInputError('health.readinessCallsDependency', true,
       'a readiness handler that calls a dependency makes every replica fail at the same moment the dependency is slow, turning a partial slowdown into a total outage while the probes keep hammering the dependency (docs/mechanisms.md#readiness-calls-a-dependency).',
@@ -219,7 +220,7 @@ export function decideService(inp: ServiceInputs, platform: Platform): ServiceDe
   const noHeadroomAccepted = pdbMaxUnavailable.inputs.noHeadroomAccepted === true ? accepted : undefined;
   const warnings = implausibleInputs(resourceInputs, o);
   const pod = decidePodExtras({ ...inp, readiness, defaultStartupBudgetSeconds: platform.startupBudgetSeconds.value }, platform.kubernetesVersion);
-  const migration = inp.migrations === undefined ? undefined : decideMigration(name, inp.image, inp.migrations, platform.kubernetesVersion, pod.sidecars.length > 0, platform.argoCd !== undefined);
+  const migration = inp.migrations === undefined ? undefined : decideMigration(name, inp.image, inp.migrations, platform.kubernetesVersion, pod.sidecars.length > 0, platform.argoCd !== undefined, { request: resourceInputs.cpu, limit: resourceDecisions.cpuLimit });
   if (accepted !== undefined && noHeadroomAccepted === undefined) {
     warnings.push(`overrides.acceptNoHeadroom is set, but the fleet has headroom at peak${capacity ? '' : ' (no capacity figures are given)'}: the override changes nothing; remove it so it cannot hide a real shortfall later.`);
   }

@@ -36,7 +36,7 @@ export function keepAliveTable(): string {
     '|---|---|---|---|---|---|',
     ...rows,
     '',
-    `Rule: ${MARGIN_RULE}; \`connectTimeout\` = min(10 s, idle timeout) (Envoy's default, never above the idle timeout: envoy#42753). A changed knob is declared on the preset, e.g. \`AppServer.uvicorn({ keepAlive: Duration.seconds(10) })\`; any other server with \`AppServer.custom(name, keepAlive, knob)\` or \`AppServer.noKeepAlive(name)\`. Go's \`IdleTimeout\` falls back to \`ReadTimeout\`; \`AppServer.goNetHttp({ idleTimeout, readTimeout })\` follows the same rule.`,
+    `Rule: ${MARGIN_RULE}; \`connectTimeout\` = 10 s, Envoy's default, whatever the idle timeout (Envoy before 1.38.0 cut a connect at the idle timeout, envoy#42753; Envoy Gateway v1.9.0 runs Envoy 1.39.0, which does not). A changed knob is declared on the preset, e.g. \`AppServer.uvicorn({ keepAlive: Duration.seconds(10) })\`; any other server with \`AppServer.custom(name, keepAlive, knob)\` or \`AppServer.noKeepAlive(name)\`. Go's \`IdleTimeout\` falls back to \`ReadTimeout\`; \`AppServer.goNetHttp({ idleTimeout, readTimeout })\` follows the same rule.`,
     '',
     '### Confirming the fix in production',
     '',

@@ -1,3 +1,4 @@
+import { ApiObject, Chart } from 'cdk8s';
 import { Construct, IConstruct } from 'constructs';
 import { arr, Json, rec, str } from '../rules/k8s';
 import { RenderedApp, registerRenderCheck } from '../synth/render-checks';
@@ -25,6 +26,8 @@ interface NamespaceClaim {
   readonly server: string;
   readonly namespace: string;
   readonly labels: Readonly<Record<string, string>>;
+  /** The Application object: its written destination and labels are compared (a patch may change them). */
+  readonly object?: ApiObject;
 }
 
 interface Registry {
@@ -64,7 +67,8 @@ function registry(scope: Construct): Registry {
     const created: Registry = { services: [], namespaces: [] };
     r = created;
     registries.set(root, created);
-    registerRenderCheck(root as Construct, (rendered) => [...conflicts(created.services, rendered), ...namespaceConflicts(created.namespaces)]);
+    registerDuplicateObjectsCheck(root as Construct);
+    registerRenderCheck(root as Construct, (rendered) => [...conflicts(created.services, rendered), ...namespaceConflicts(created.namespaces.map((c) => asWritten(c, rendered)).filter((c): c is NamespaceClaim => c !== undefined))]);
   }
   return r;
 }
@@ -97,6 +101,21 @@ export function registerNamespaceMetadata(application: Construct, claim: Omit<Na
 }
 
 /**
+ * A claim as the Application is written (a patch may have changed its destination or labels); an
+ * Application written without managedNamespaceMetadata labels keeps none, so it claims nothing.
+ */
+function asWritten(c: NamespaceClaim, rendered: RenderedApp): NamespaceClaim | undefined {
+  if (!c.object) return c;
+  const json = rendered.objectsOf(c.object).find((x) => x.apiObject === c.object)?.json;
+  if (!json) return c;
+  const spec = rec(json.spec) ?? {};
+  const dest = rec(spec.destination) ?? {};
+  const labels = rec(rec(rec(spec.syncPolicy)?.managedNamespaceMetadata)?.labels);
+  if (!labels) return undefined;
+  return { ...c, server: normalizeClusterUrl(str(dest.server) ?? c.server), namespace: str(dest.namespace) ?? c.namespace, labels: labels as Record<string, string> };
+}
+
+/**
  * Two Applications with the same destination namespace and different managedNamespaceMetadata
  * labels. Argo CD v3.5.1 sets the namespace's labels to the Application's own on every sync
  * (controller/sync_namespace.go syncNamespace: managedNs.SetLabels(managedNamespaceMetadata.Labels))
@@ -119,9 +138,57 @@ function namespaceConflicts(list: readonly NamespaceClaim[]): string[] {
     const other = claims.find((c) => shown(c.labels) !== shown(first.labels));
     if (!other) continue;
     const differ = [...new Set([...Object.keys(first.labels), ...Object.keys(other.labels)])].filter((k) => first.labels[k] !== other.labels[k]).sort();
-    out.push(`Namespace ${first.namespace} on cluster ${first.server}: services ${first.service} (Application ${first.application}) and ${other.service} (Application ${other.application}) keep different labels on it (managedNamespaceMetadata; ${differ.map((k) => `${k}: ${first.labels[k] ?? '(absent)'} vs ${other.labels[k] ?? '(absent)'}`).join(', ')}). `
+    out.push(`[${first.application}, ${other.application}] Namespace ${first.namespace} on cluster ${first.server}: services ${first.service} (Application ${first.application}) and ${other.service} (Application ${other.application}) keep different labels on it (managedNamespaceMetadata; ${differ.map((k) => `${k}: ${first.labels[k] ?? '(absent)'} vs ${other.labels[k] ?? '(absent)'}`).join(', ')}). `
       + 'Argo CD sets the namespace\'s labels to each Application\'s own at every sync, with one server-side apply field manager for all of them (argo-cd v3.5.1 controller/sync_namespace.go, controller/sync.go), so each sync undoes the other\'s: the Pod Security level flips with every sync and pods are admitted or refused by whichever service synced last. '
       + 'Fix: give every service in the namespace one NamespacePolicy (set it once as the platform\'s argoCd.namespaces), or use NamespacePolicy.existing() for all of them and own the namespace in the platform repository (`rollwise platform --namespace ' + first.namespace + '`).');
+  }
+  return out;
+}
+
+const duplicateRoots = new WeakSet<IConstruct>();
+
+/**
+ * Refuses two objects with the same API group, kind, namespace and name in one synth output for
+ * one cluster (added once per app; every construct that writes objects registers it). Applied
+ * together, the later one silently replaces the earlier: kubectl apply applies both in order, and
+ * Argo CD keeps only the last of an Application's duplicates, with a RepeatedResourceWarning
+ * ("Resource ... appeared 2 times among application resources", argo-cd v3.5.1 controller/state.go
+ * NormalizeTargetObjects, keyed by group, kind, namespace and name). A hand-added Service named like
+ * the service's own, for instance, replaces its selector, and the service has no endpoints.
+ * Objects of two different services are reported by the cross-service check above instead.
+ */
+export function registerDuplicateObjectsCheck(scope: Construct): void {
+  const root = scope.node.root;
+  if (duplicateRoots.has(root)) return;
+  duplicateRoots.add(root);
+  registerRenderCheck(root as Construct, (rendered) => duplicateObjects(rendered, registries.get(root)?.services ?? []));
+}
+
+function duplicateObjects(rendered: RenderedApp, services: readonly Registered[]): string[] {
+  const owner = new Map<Json, Registered>();
+  for (const r of services) for (const { json } of rendered.objectsOf(r.service)) owner.set(json, r);
+  const chartCluster = new Map<IConstruct, string>();
+  for (const r of services) if (!chartCluster.has(Chart.of(r.service))) chartCluster.set(Chart.of(r.service), r.cluster);
+  const seen = new Map<string, { chart: string; owner?: Registered }>();
+  const out: string[] = [];
+  for (const { chart, json } of rendered.objects) {
+    const svc = owner.get(json);
+    const cluster = svc ? svc.cluster : normalizeClusterUrl(declaredCluster(chart) ?? chartCluster.get(chart) ?? '');
+    const apiVersion = str(json.apiVersion) ?? '';
+    const group = apiVersion.includes('/') ? apiVersion.split('/')[0] : '';
+    const meta = rec(json.metadata) ?? {};
+    const ns = str(meta.namespace) ?? '';
+    const name = str(meta.name) ?? '';
+    const kind = str(json.kind) ?? '';
+    if (kind === 'Application' && group === 'argoproj.io') continue; // ArgoCdApplication's name check reports these, naming the construct ids
+    const key = `${cluster}\u0000${group}\u0000${kind}\u0000${ns}\u0000${name}`;
+    const prior = seen.get(key);
+    if (!prior) {
+      seen.set(key, { chart: chart.node.path, owner: svc });
+      continue;
+    }
+    if (prior.owner && svc && prior.owner !== svc) continue; // two services: the cross-service check names both
+    out.push(`${kind}${group ? `.${group}` : ''} ${ns ? `${ns}/` : ''}${name} on ${clusterLabel(cluster)}: written twice in one synth output (chart ${prior.chart} and chart ${chart.node.path}). Applied together, the later one replaces the other: Argo CD keeps only the last of an Application's duplicates (RepeatedResourceWarning, argo-cd v3.5.1 controller/state.go NormalizeTargetObjects), kubectl apply applies both in order. Fix: give the added object another name, or change the object rollwise writes with a patch instead of adding a second one.`);
   }
   return out;
 }
@@ -138,7 +205,7 @@ function conflicts(list: readonly Registered[], rendered: RenderedApp): string[]
     if (!prior) {
       claims.set(key, { owner, what });
     } else if (prior.owner !== owner) {
-      out.push(`${what}: claimed by both ${prior.owner} and ${owner}. Fix: ${fix}`);
+      out.push(`[${prior.owner}, ${owner}] ${what}: claimed by both ${prior.owner} and ${owner}. Fix: ${fix}`);
     }
   };
   for (const r of list) {

@@ -55,25 +55,31 @@ export function finalObjects(scope: Construct, rendered: RenderedApp): FinalObje
   const patched: boolean[] = [];
   for (const { apiObject: o, json } of rendered.objectsOf(scope)) {
     objects.push(json as Json);
-    const holder = o as unknown as WithPatches;
-    const saved = holder.patches;
-    const own = Array.isArray(saved) ? saved.filter((p) => renderingPatches.has(p)) : [];
-    if (!Array.isArray(saved) || saved.length === own.length) {
-      unpatched.push(objects[objects.length - 1]);
-      patched.push(false);
-      continue;
-    }
-    patched.push(true);
-    holder.patches = own;
-    try {
-      unpatched.push(o.toJson() as Json);
-    } catch {
-      unpatched.push(undefined);
-    } finally {
-      holder.patches = saved;
-    }
+    const u = unpatchedRender(o, json as Json);
+    unpatched.push(u.unpatched);
+    patched.push(u.patched);
   }
   return { objects, unpatched, patched };
+}
+
+/**
+ * An ApiObject rendered without the user's escape-hatch patches (rollwise's own rendering patches
+ * kept), with whether it has any: `json` itself when it has none, undefined when it cannot be
+ * rendered without them.
+ */
+export function unpatchedRender(o: ApiObject, json: Json): { patched: boolean; unpatched: Json | undefined } {
+  const holder = o as unknown as WithPatches;
+  const saved = holder.patches;
+  const own = Array.isArray(saved) ? saved.filter((p) => renderingPatches.has(p)) : [];
+  if (!Array.isArray(saved) || saved.length === own.length) return { patched: false, unpatched: json };
+  holder.patches = own;
+  try {
+    return { patched: true, unpatched: o.toJson() as Json };
+  } catch {
+    return { patched: true, unpatched: undefined };
+  } finally {
+    holder.patches = saved;
+  }
 }
 
 /**

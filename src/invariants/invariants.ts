@@ -58,6 +58,16 @@ export interface InvariantFailure extends Violation {
 
 /** Kinds with a pod template and a replica count: every one under a service is checked. */
 const WORKLOADS = ['Rollout', 'Deployment', 'StatefulSet', 'ReplicaSet', 'DaemonSet'];
+/** Kinds whose pods serve (a bare Pod under a service is selected like the workload's): probes and the shutdown delay apply. */
+const SERVING = [...WORKLOADS, 'Pod'];
+/**
+ * Every kind that runs pods: a Pod, Job or CronJob added under a service is held to the pod-level
+ * invariants (pinned image, resources, the restricted profile rollwise enforces on the namespace,
+ * no token) like the service's own workload, whatever its containers are named.
+ */
+const POD_KINDS = [...SERVING, 'Job', 'CronJob'];
+/** The volume types the restricted profile allows (pod-security-admission policy/check_restrictedVolumes.go restrictedVolumes_1_0). */
+const RESTRICTED_VOLUME_TYPES = ['configMap', 'csi', 'downwardAPI', 'emptyDir', 'ephemeral', 'persistentVolumeClaim', 'projected', 'secret'];
 
 function ref(o: Json): string {
   return `${str(o.kind) ?? '?'}/${str(rec(o.metadata)?.name) ?? '?'}`;
@@ -67,11 +77,20 @@ function ofKind(set: ServiceObjects, ...kinds: string[]): Json[] {
   return set.objects.filter((o) => kinds.includes(str(o.kind) ?? ''));
 }
 
-function workloadOf(set: ServiceObjects): Json | undefined {
-  return set.workload ?? ofKind(set, ...WORKLOADS)[0];
+/** The workload an invariant reads (the view's, else the first), when it is one of `kinds`. */
+function workloadOf(set: ServiceObjects, kinds: readonly string[] = WORKLOADS): Json | undefined {
+  const w = set.workload ?? ofKind(set, ...WORKLOADS)[0] ?? ofKind(set, ...POD_KINDS)[0];
+  return w && kinds.includes(str(w.kind) ?? '') ? w : undefined;
+}
+
+/** Where a kind keeps its pod spec: `spec` (Pod), `spec.jobTemplate.spec.template.spec` (CronJob), else `spec.template.spec`. */
+function podPath(w: Json): string {
+  return w.kind === 'Pod' ? 'spec' : w.kind === 'CronJob' ? 'spec.jobTemplate.spec.template.spec' : 'spec.template.spec';
 }
 
 function podSpecOf(w: Json): Json | undefined {
+  if (w.kind === 'Pod') return rec(w.spec);
+  if (w.kind === 'CronJob') return rec(rec(rec(rec(rec(w.spec)?.jobTemplate)?.spec)?.template)?.spec);
   return rec(rec(rec(w.spec)?.template)?.spec);
 }
 
@@ -80,18 +99,18 @@ function podLabelsOf(w: Json): Record<string, string> {
 }
 
 /** The app container: the one named "app" (pod-template.ts), else the first. */
-function appContainer(pod: Json): { c: Json | undefined; path: string } {
+function appContainer(pod: Json, base = 'spec.template.spec'): { c: Json | undefined; path: string } {
   const cs = arr(pod.containers);
   const i = Math.max(0, cs.findIndex((c) => rec(c)?.name === 'app'));
-  return { c: rec(cs[i]), path: `spec.template.spec.containers[${i}]` };
+  return { c: rec(cs[i]), path: `${base}.containers[${i}]` };
 }
 
-function allContainers(pod: Json): { c: Json; path: string }[] {
+function allContainers(pod: Json, base = 'spec.template.spec'): { c: Json; path: string }[] {
   const out: { c: Json; path: string }[] = [];
   for (const key of ['initContainers', 'containers']) {
     arr(pod[key]).forEach((c, i) => {
       const r = rec(c);
-      if (r) out.push({ c: r, path: `spec.template.spec.${key}[${i}]` });
+      if (r) out.push({ c: r, path: `${base}.${key}[${i}]` });
     });
   }
   return out;
@@ -154,10 +173,10 @@ export const INVARIANTS: readonly Invariant[] = [
     why: 'An unpinned image means the manifest in Git does not say which code runs; a restart can pull other code and `git revert` rolls nothing back (docs/mechanisms.md#gitops-rollback).',
     overridable: false,
     check(set) {
-      const w = workloadOf(set);
+      const w = workloadOf(set, POD_KINDS);
       const pod = w && podSpecOf(w);
       if (!w || !pod) return [];
-      return allContainers(pod).filter(({ c }) => !pinned(str(c.image) ?? '')).map(({ c, path }) => v(set, w, `${path}.image`, `image ${short(c.image)} is not pinned by a version tag or a digest`));
+      return allContainers(pod, podPath(w)).filter(({ c }) => !pinned(str(c.image) ?? '')).map(({ c, path }) => v(set, w, `${path}.image`, `image ${short(c.image)} is not pinned by a version tag or a digest`));
     },
   },
   {
@@ -166,14 +185,24 @@ export const INVARIANTS: readonly Invariant[] = [
     why: 'One replica cannot survive a node drain or a rollout; its disruption budget either blocks drains forever or lets them take the service (docs/mechanisms.md#rollout-complete).',
     overridable: false,
     check(set) {
+      const any = workloadOf(set, POD_KINDS);
+      if (any?.kind === 'Pod') return [v(set, any, 'kind', 'a bare Pod under the service is one replica that no controller recreates: a node drain or an eviction takes it away for good')];
+      if (any?.kind === 'Job' || any?.kind === 'CronJob') return [];
       const w = workloadOf(set);
       if (!w) return [{ object: '(service)', path: 'kind', message: 'no Rollout or Deployment is emitted' }];
       const spec = rec(w.spec) ?? {};
       const hpa = ofKind(set, 'HorizontalPodAutoscaler')[0];
+      const target = rec(rec(hpa?.spec)?.scaleTargetRef);
+      // The HPA controller scales what scaleTargetRef names (kind and name, through the scale
+      // subresource of apiVersion's group): any other target leaves this workload's count unowned.
+      const aimed = hpa && (target?.kind !== w.kind || target?.name !== rec(w.metadata)?.name || target?.apiVersion !== w.apiVersion)
+        ? [v(set, hpa, 'spec.scaleTargetRef', `scaleTargetRef ${short(target)} is not the service's ${w.kind} ${short(rec(w.metadata)?.name)} (${short(w.apiVersion)}): the autoscaler scales another object and this one keeps its own replicas`)]
+        : [];
       if (spec.replicas === undefined && hpa) {
         const min = int(rec(hpa.spec)?.minReplicas);
-        return min !== undefined && Number.isInteger(min) && min >= 2 ? [] : [v(set, hpa, 'spec.minReplicas', `minReplicas ${short(rec(hpa.spec)?.minReplicas)} is below 2`)];
+        return min !== undefined && Number.isInteger(min) && min >= 2 ? aimed : [...aimed, v(set, hpa, 'spec.minReplicas', `minReplicas ${short(rec(hpa.spec)?.minReplicas)} is below 2`)];
       }
+      if (aimed.length > 0) return aimed;
       const n = int(spec.replicas);
       return n !== undefined && Number.isInteger(n) && n >= 2 ? [] : [v(set, w, 'spec.replicas', `replicas ${short(spec.replicas)} is below 2 (absent means 1)`)];
     },
@@ -184,10 +213,10 @@ export const INVARIANTS: readonly Invariant[] = [
     why: 'Without readiness a pod takes traffic before it can serve; failureThreshold 1 removes pods on one slow probe and a return faster than the leave lets an emptied fleet re-enter cold and collapse again (docs/mechanisms.md#readiness-control-loop, #readiness-calls-a-dependency, #leave-slowly-return-slower).',
     overridable: true,
     check(set) {
-      const w = workloadOf(set);
+      const w = workloadOf(set, SERVING);
       const pod = w && podSpecOf(w);
       if (!w || !pod) return [];
-      const { c, path } = appContainer(pod);
+      const { c, path } = appContainer(pod, podPath(w));
       const p = rec(c?.readinessProbe);
       const base = `${path}.readinessProbe`;
       if (!p) return [{ ...v(set, w, base, 'the app container has no readiness probe'), hard: true }];
@@ -207,10 +236,10 @@ export const INVARIANTS: readonly Invariant[] = [
     why: 'Liveness on the readiness path, or with a shorter window, restarts loaded pods instead of removing them from the Service; without a startup probe a slow start counts against liveness (docs/mechanisms.md#liveness-vs-readiness).',
     overridable: false,
     check(set) {
-      const w = workloadOf(set);
+      const w = workloadOf(set, SERVING);
       const pod = w && podSpecOf(w);
       if (!w || !pod) return [];
-      const { c, path } = appContainer(pod);
+      const { c, path } = appContainer(pod, podPath(w));
       const live = rec(c?.livenessProbe);
       const ready = rec(c?.readinessProbe);
       const out: Violation[] = [];
@@ -232,10 +261,10 @@ export const INVARIANTS: readonly Invariant[] = [
     why: 'With limits.cpu the CFS quota deschedules the process each period once its slice is used, so the probe handler answers slowly exactly at peak and readiness measures load (docs/mechanisms.md#cpu-limits-and-cfs-throttling).',
     overridable: true,
     check(set) {
-      const w = workloadOf(set);
+      const w = workloadOf(set, POD_KINDS);
       const pod = w && podSpecOf(w);
       if (!w || !pod) return [];
-      return allContainers(pod).filter(({ c }) => rec(rec(c.resources)?.limits)?.cpu !== undefined)
+      return allContainers(pod, podPath(w)).filter(({ c }) => rec(rec(c.resources)?.limits)?.cpu !== undefined)
         .map(({ c, path }) => v(set, w, `${path}.resources.limits.cpu`, `CPU limit ${short(rec(rec(c.resources)?.limits)?.cpu)} is set`));
     },
   },
@@ -245,10 +274,10 @@ export const INVARIANTS: readonly Invariant[] = [
     why: 'Without requests the scheduler reserves nothing and the pod is first to be throttled and evicted; memory above the request is reclaimed by OOM kill.',
     overridable: false,
     check(set) {
-      const w = workloadOf(set);
+      const w = workloadOf(set, POD_KINDS);
       const pod = w && podSpecOf(w);
       if (!w || !pod) return [];
-      const { c, path } = appContainer(pod);
+      const { c, path } = appContainer(pod, podPath(w));
       const res = rec(c?.resources);
       const req = rec(res?.requests);
       const lim = rec(res?.limits);
@@ -359,25 +388,31 @@ export const INVARIANTS: readonly Invariant[] = [
     id: 'INV12-restricted-security',
     title: 'The restricted Pod Security profile: non-root, RuntimeDefault seccomp, no privilege escalation, all capabilities dropped, no host namespaces, ports or paths',
     // The fields of the Pod Security Standards' "restricted" profile (kubernetes.io/docs/concepts/
-    // security/pod-security-standards, plus "baseline" for host namespaces, ports and hostPath).
-    // Kubernetes is not mirrored here, so this list is from the documentation, not the source.
+    // security/pod-security-standards, plus "baseline" for host namespaces, ports and hostPath), as
+    // the PodSecurity admission plugin checks them (pod-security-admission policy/check_*.go, read in
+    // the stored kubernetes/kubernetes staging copy: check_runAsNonRoot, check_runAsUser,
+    // check_allowPrivilegeEscalation, check_capabilities_restricted, check_seccompProfile_restricted,
+    // check_restrictedVolumes, check_hostNamespaces, check_hostPorts, check_privileged). rollwise
+    // enforces "restricted" on the namespace, so a pod of any kind that breaks one is refused there.
     why: 'A privileged or root container, host namespaces or hostPath volumes turn one compromised HTTP handler into a compromised node (the restricted Pod Security profile).',
     overridable: false,
     check(set) {
-      const w = workloadOf(set);
+      const w = workloadOf(set, POD_KINDS);
       const pod = w && podSpecOf(w);
       if (!w || !pod) return [];
+      const base = podPath(w);
       const out: Violation[] = [];
       const psc = rec(pod.securityContext) ?? {};
       for (const k of ['hostNetwork', 'hostPID', 'hostIPC']) {
-        if (pod[k] === true) out.push(v(set, w, `spec.template.spec.${k}`, `${k} is true`));
+        if (pod[k] === true) out.push(v(set, w, `${base}.${k}`, `${k} is true`));
       }
-      if (psc.runAsUser === 0) out.push(v(set, w, 'spec.template.spec.securityContext.runAsUser', 'the pod runs as root (runAsUser 0)'));
+      if (psc.runAsUser === 0) out.push(v(set, w, `${base}.securityContext.runAsUser`, 'the pod runs as root (runAsUser 0)'));
       arr(pod.volumes).forEach((vol, i) => {
-        if (rec(vol)?.hostPath !== undefined) out.push(v(set, w, `spec.template.spec.volumes[${i}].hostPath`, 'a hostPath volume mounts the node\'s filesystem'));
+        if (rec(vol)?.hostPath !== undefined) out.push(v(set, w, `${base}.volumes[${i}].hostPath`, 'a hostPath volume mounts the node\'s filesystem'));
+        else if (!Object.keys(rec(vol) ?? {}).some((k) => RESTRICTED_VOLUME_TYPES.includes(k))) out.push(v(set, w, `${base}.volumes[${i}]`, `volume ${short(rec(vol)?.name)} is not of a type the restricted profile allows (${RESTRICTED_VOLUME_TYPES.join(', ')})`));
       });
       const podSeccomp = str(rec(psc.seccompProfile)?.type);
-      for (const { c, path } of allContainers(pod)) {
+      for (const { c, path } of allContainers(pod, base)) {
         const sc = rec(c.securityContext) ?? {};
         const nonRoot = sc.runAsNonRoot ?? psc.runAsNonRoot;
         if (nonRoot !== true) out.push(v(set, w, `${path}.securityContext.runAsNonRoot`, `runAsNonRoot is ${short(nonRoot)} (pod and container), not true`));
@@ -403,10 +438,10 @@ export const INVARIANTS: readonly Invariant[] = [
     why: 'An HTTP service that does not call the Kubernetes API must not carry credentials for it.',
     overridable: true,
     check(set) {
-      const w = workloadOf(set);
+      const w = workloadOf(set, POD_KINDS);
       const pod = w && podSpecOf(w);
       if (!w || !pod) return [];
-      return pod.automountServiceAccountToken === false ? [] : [v(set, w, 'spec.template.spec.automountServiceAccountToken', `automountServiceAccountToken is ${short(pod.automountServiceAccountToken)} (absent means true)`)];
+      return pod.automountServiceAccountToken === false ? [] : [v(set, w, `${podPath(w)}.automountServiceAccountToken`, `automountServiceAccountToken is ${short(pod.automountServiceAccountToken)} (absent means true)`)];
     },
   },
   {
@@ -415,15 +450,15 @@ export const INVARIANTS: readonly Invariant[] = [
     why: 'Proxies keep sending requests for the propagation time after a pod starts terminating; a pod that closes its listener at once answers them with connection errors (docs/mechanisms.md#readiness-control-loop, #response-flags).',
     overridable: false,
     check(set) {
-      const w = workloadOf(set);
+      const w = workloadOf(set, SERVING);
       const pod = w && podSpecOf(w);
       if (!w || !pod) return [];
       const out: Violation[] = [];
-      const { c, path } = appContainer(pod);
+      const { c, path } = appContainer(pod, podPath(w));
       const prop = set.endpointPropagationSeconds ?? 1;
       if (!set.shutdownInApplication && !rec(rec(c?.lifecycle)?.preStop)) out.push(v(set, w, `${path}.lifecycle.preStop`, 'the app container has no preStop delay'));
       const grace = pod.terminationGracePeriodSeconds === undefined ? 30 : int(pod.terminationGracePeriodSeconds);
-      if (grace === undefined || grace <= prop) out.push(v(set, w, 'spec.template.spec.terminationGracePeriodSeconds', `grace period ${short(pod.terminationGracePeriodSeconds)} s does not outlast the ${prop} s endpoint propagation`));
+      if (grace === undefined || grace <= prop) out.push(v(set, w, `${podPath(w)}.terminationGracePeriodSeconds`, `grace period ${short(pod.terminationGracePeriodSeconds)} s does not outlast the ${prop} s endpoint propagation`));
       return out;
     },
   },
@@ -590,16 +625,11 @@ function short(x: unknown): string {
  * passes `reasonProblem`; every other violation is returned.
  */
 export function checkInvariants(set: ServiceObjects): InvariantFailure[] {
-  const overrides = new Map<string, [string, string][]>();
-  for (const o of set.objects) {
-    const a = rec(rec(o.metadata)?.annotations)?.[ANNOTATIONS.overrides];
-    overrides.set(ref(o), typeof a === 'string' ? Object.entries(parseReasonLines(a)).filter(([, r]) => reasonProblem(r) === undefined) : []);
-  }
-  const accepted = (x: Violation) => (overrides.get(x.object) ?? []).some(([p]) => x.path === p || x.path.startsWith(`${p}.`) || x.path.startsWith(`${p}[`));
+  const accepted = acceptedBy(set.objects);
   const out: InvariantFailure[] = [];
   const seen = new Set<string>();
   // every workload in turn (a second one added under the service is checked like the first)
-  const workloads = ofKind(set, ...WORKLOADS);
+  const workloads = ofKind(set, ...POD_KINDS);
   for (const workload of workloads.length > 0 ? workloads : [undefined]) {
     const view = workload ? { ...set, workload } : set;
     for (const inv of INVARIANTS) {
@@ -613,6 +643,27 @@ export function checkInvariants(set: ServiceObjects): InvariantFailure[] {
     }
   }
   return out;
+}
+
+/** Whether a violation's path (or a parent of it) is accepted with a real reason in its object's `rollwise.dev/overrides`. */
+function acceptedBy(objects: readonly Json[]): (x: Violation) => boolean {
+  const overrides = new Map<string, [string, string][]>();
+  for (const o of objects) {
+    const a = rec(rec(o.metadata)?.annotations)?.[ANNOTATIONS.overrides];
+    overrides.set(ref(o), typeof a === 'string' ? Object.entries(parseReasonLines(a)).filter(([, r]) => reasonProblem(r) === undefined) : []);
+  }
+  return (x: Violation) => (overrides.get(x.object) ?? []).some(([p]) => x.path === p || x.path.startsWith(`${p}.`) || x.path.startsWith(`${p}[`));
+}
+
+/**
+ * INV01 alone, with the same acceptance, for objects outside a service (an Argo CD Application, a
+ * ServiceNamespace, the cluster prerequisites): a decided value a patch changed is refused unless
+ * accepted with a reason. Each object is compared with its own unpatched render (same index).
+ */
+export function checkDecidedValues(set: Pick<ServiceObjects, 'objects' | 'unpatched'>): InvariantFailure[] {
+  const inv = INVARIANTS[0];
+  const accepted = acceptedBy(set.objects);
+  return inv.check(set).filter((x) => x.hard === true || !accepted(x)).map((x) => ({ ...x, invariant: inv }));
 }
 
 /** One line per failure, as synth prints it: invariant, object, path, what, why and how to fix. */

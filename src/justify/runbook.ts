@@ -135,7 +135,8 @@ export function renderRunbook(d: ServiceDecisions, a: AlertDecisions, opts: Runb
   if (isRollout) {
     p('Rollout phase and analysis runs:', '', '```promql',
       `rollout_info{namespace="${ns}", name="${name}"}`,
-      `analysis_run_info{namespace="${ns}", name=~"${name}-.*"}`, '```', '');
+      `analysis_run_info{namespace="${ns}", name=~"${name}-.*"}`, '```', '',
+      `If these return nothing while the Rollout exists, the controller is not scraped or its namespace label was not kept (a scrape without honorLabels stores it as \`exported_namespace\`): \`count by (job, namespace) (rollout_info{exported_namespace="${ns}", name="${name}"})\` tells which, and RolloutMetricsMissing fires (docs/mechanisms.md#an-exporters-own-namespace-label).`, '');
   }
 
   p(`## ${RUNBOOK_SECTIONS.values}`, '',

@@ -104,6 +104,17 @@ export class Measurements {
     if (!Number.isFinite(measuredAt)) {
       throw new RollwiseInputError(`measurements ${origin} measuredAt`, d.measuredAt ?? null, 'is not an ISO 8601 time.', 'measure again; do not edit the file by hand.');
     }
+    // A time after now (beyond a clock skew between the machine that measured and this one) is a
+    // wrong clock or a hand edit, and it would make the file look fresh forever (the age check).
+    if (measuredAt > Date.now() + MAX_CLOCK_SKEW_MS) {
+      throw new RollwiseInputError(`measurements ${origin} measuredAt`, d.measuredAt ?? null, `is in the future (now is ${new Date().toISOString().slice(0, 19)}Z; up to ${MAX_CLOCK_SKEW_MS / 60000} min of clock skew is allowed): a clock that was wrong or a hand edit, and an age never grows past platform.measurementMaxAge, so the file would never be called stale.`, 'measure again on a machine with a correct clock, and commit the file as written.');
+    }
+    // A p99 rollwise measure would never write: a negative or zero duration (null with a note is how
+    // it says "not measured")
+    const p99 = d.readiness?.p99?.value;
+    if (typeof p99 === 'number' && !(p99 > 0)) {
+      throw new RollwiseInputError(`measurements ${origin} readiness.p99.value`, p99, 'is not a duration a probe can take (a p99 is above 0 s); rollwise measure writes null with a note when it cannot measure one.', 'measure again and commit the file as written; do not edit it by hand.');
+    }
     return new Measurements(d as MeasurementsDocument, origin, measuredAt / 1000);
   }
 
@@ -131,6 +142,9 @@ export class Measurements {
     return `measured by rollwise measure (${this.origin}, ${d.measuredAt.slice(0, 10)}): ${p.source}, busiest hour ${rangeText(d.peak.start, d.peak.end)} at ${Math.round(d.peak.requestsPerSecond)} req/s, ${d.peak.pods} pods${p.bucketLowerSeconds === null ? '' : `, in the bucket ${ms(p.bucketLowerSeconds)}-${ms(p.value ?? 0)}`}${interp}; query ${p.query}`;
   }
 }
+
+/** How far ahead of this machine's clock a measurement time may be (clocks of two machines differ). */
+const MAX_CLOCK_SKEW_MS = 10 * 60 * 1000;
 
 type FieldType = 'string' | 'number' | 'number|null' | 'string|null' | 'object' | 'array';
 const MEASURED: Record<string, FieldType> = { value: 'number|null', unit: 'string', query: 'string', window: 'object', source: 'string' };

@@ -127,8 +127,8 @@ export const SOURCES = {
   },
   rolloutDesired: {
     metric: 'rollout_info_replicas_desired',
-    source: 'the Argo Rollouts controller\'s desired replicas (rollout_info_replicas_desired; argo-rollouts v1.9.1 controller/metrics/prommetrics.go)',
-    enable: 'scrape the Argo Rollouts controller\'s metrics port (8090) with a ServiceMonitor.',
+    source: 'the Argo Rollouts controller\'s desired replicas (rollout_info_replicas_desired{namespace, name}, namespace the Rollout\'s; argo-rollouts v1.9.1 controller/metrics/prommetrics.go)',
+    enable: 'scrape the Argo Rollouts controller\'s metrics port (8090) with honorLabels: true, which keeps the controller\'s namespace label: rollwise platform\'s PodMonitor argo-rollouts-controller does (docs/cluster.md).',
   },
   deploymentDesired: {
     metric: 'kube_deployment_spec_replicas',
@@ -150,6 +150,8 @@ export class ServiceQueries {
   public readonly readySelector: string;
   public readonly desired: string;
   public readonly desiredSource: MetricSource;
+  /** The selector that must have series for the desired replicas to mean anything. */
+  public readonly desiredSelector: string;
   public readonly container: string;
 
   constructor(public readonly target: ServiceTarget) {
@@ -170,9 +172,10 @@ export class ServiceQueries {
       this.readySource = SOURCES.readyEndpoints;
     }
     const rollout = (target.workload ?? 'rollout') === 'rollout';
+    this.desiredSelector = rollout ? `namespace="${ns}", name="${target.name}"` : `namespace="${ns}", deployment="${target.name}"`;
     this.desired = rollout
-      ? `max(rollout_info_replicas_desired{namespace="${ns}", name="${target.name}"})`
-      : `max(kube_deployment_spec_replicas{namespace="${ns}", deployment="${target.name}"})`;
+      ? `max(rollout_info_replicas_desired{${this.desiredSelector}})`
+      : `max(kube_deployment_spec_replicas{${this.desiredSelector}})`;
     this.desiredSource = rollout ? SOURCES.rolloutDesired : SOURCES.deploymentDesired;
   }
 

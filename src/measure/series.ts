@@ -88,6 +88,20 @@ export async function requireSeries(client: PrometheusClient, src: MetricSource,
       'choose a window with data (--end, --window, --since); the server\'s retention is its --storage.tsdb.retention.time.');
   }
   if (any) {
+    // The exporter's own namespace label renamed by the scrape (honor_labels false: prometheus
+    // scrape/scrape.go mutateSampleLabels keeps the target's namespace and stores the metric's as
+    // exported_namespace; prometheus-operator v0.93.0 promcfg.go, docs/mechanisms.md#an-exporters-own-namespace-label).
+    const ns = /(?:^|, )namespace="([^"]*)"/.exec(selector);
+    if (ns) {
+      const renamed = selector.replace(/(^|, )namespace="/, '$1exported_namespace="');
+      const found = await client.series(`${src.metric}{${renamed}}`, start, end);
+      if (found.length > 0) {
+        const stored = [...new Set(found.map((x) => `namespace="${x.namespace ?? ''}"${x.job ? `, job="${x.job}"` : ''}`))].join('; ');
+        throw new MeasureError(`${src.metric}{${selector}}`,
+          `Prometheus holds ${src.metric} for ${service} only with exported_namespace="${ns[1]}" (stored under ${stored}): the scrape did not keep the exporter's own namespace label (honor_labels false renames it), so every query by the service's namespace, the alerts' too, finds nothing.`,
+          'set honorLabels: true on the ServiceMonitor or PodMonitor that scrapes it (rollwise platform\'s PodMonitor argo-rollouts-controller has it); for a Prometheus with overrideHonorLabels or enforcedNamespaceLabel see docs/cluster.md, "The Argo Rollouts controller\'s metrics".');
+      }
+    }
     throw new MeasureError(`${src.metric}{${selector}}`,
       `Prometheus has ${src.metric} between ${showTime(start)} and ${showTime(end)}, but no series for ${service}.`,
       `check the service's name, --namespace and --container; list what exists with: ${src.metric} in the Prometheus UI. (${src.source})`);

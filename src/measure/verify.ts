@@ -94,6 +94,14 @@ export async function verifyService(o: VerifyOptions): Promise<VerifyReport> {
   await requireSeries(c, SOURCES.probeTotal, `probe_type="Readiness", ${q.pods}`, since, until, service);
   await requireSeries(c, SOURCES.podOwner, q.owner.replace(/^kube_pod_owner\{|\}$/g, ''), since, until, service);
   await requireSeries(c, q.readySource, q.readySelector, since, until, service);
+  // Every check below needs its series: a check skipped for missing data would let verify pass a
+  // fix nothing measured (the floor check without desired replicas, e.g. the controller scraped
+  // without honorLabels), so a missing series refuses the run (exit 2) and says which and why. The
+  // only skip left is CPU throttling without a CPU limit: cAdvisor is scraped and exports no CFS
+  // counters because there is no quota (docs/mechanisms.md#fixes-and-verification).
+  await requireSeries(c, q.desiredSource, q.desiredSelector, since, until, service);
+  await requireSeries(c, SOURCES.responseClasses, q.route, since, until, service);
+  await requireSeries(c, SOURCES.cpu, q.pods, since, until, service);
 
   // --- the window must include a peak ----------------------------------------------------------
   const hourly = q.requests('1h');
@@ -138,13 +146,13 @@ export async function verifyService(o: VerifyOptions): Promise<VerifyReport> {
   const maxUnavailable = o.maxUnavailable ?? 1;
   const readySamples = (await c.range(q.ready, since, until, 60))[0]?.samples ?? [];
   const desiredSamples = new Map(((await c.range(q.desired, since, until, 60))[0]?.samples ?? []).map((s) => [s.t, s.v]));
+  if (desiredSamples.size === 0) return refuse(`no desired replicas sampled between ${showTime(since)} and ${showTime(until)} (${q.desired}), so the ready-endpoints floor cannot be checked: ${q.desiredSource.enable}`);
   const below = readySamples.filter((s) => desiredSamples.has(s.t) && s.v < desiredSamples.get(s.t)! - maxUnavailable);
   const lowest = readySamples.filter((s) => desiredSamples.has(s.t)).reduce<Sample | undefined>((b, s) => (b === undefined || s.v / desiredSamples.get(s.t)! < b.v / desiredSamples.get(b.t)! ? s : b), undefined);
   checks.push({
     name: 'ready endpoints / desired replicas',
-    verdict: desiredSamples.size === 0 ? 'skip' : below.length === 0 ? 'pass' : 'fail',
-    figure: desiredSamples.size === 0 ? `no desired replicas recorded: ${q.desiredSource.enable}`
-      : below.length === 0
+    verdict: below.length === 0 ? 'pass' : 'fail',
+    figure: below.length === 0
         ? `never below the floor; lowest ${lowest ? `${lowest.v} of ${desiredSamples.get(lowest.t)} at ${showTime(lowest.t)}` : 'n/a'}`
         : `below the floor in ${below.length} minute(s), first at ${showTime(below[0].t)} (${below[0].v} of ${desiredSamples.get(below[0].t)} ready), lowest ${lowest!.v} of ${desiredSamples.get(lowest!.t)} at ${showTime(lowest!.t)}`,
     threshold: `ready >= desired - ${maxUnavailable} (${o.maxUnavailableSource ?? (o.maxUnavailable === undefined ? 'rollwise\'s disruption budget without capacity figures' : 'maxUnavailable given')}; sampled every minute)`,
@@ -159,7 +167,7 @@ export async function verifyService(o: VerifyOptions): Promise<VerifyReport> {
   checks.push({
     name: 'CPU throttling at peak',
     verdict: throttled === undefined ? 'skip' : throttled < throttleMax ? 'pass' : 'fail',
-    figure: throttled === undefined ? 'no CFS series: no CPU limit, so never throttled' : `${pct(throttled)} of CFS periods throttled in ${peakText}`,
+    figure: throttled === undefined ? 'no CFS series while cAdvisor is scraped (container_cpu_usage_seconds_total exists): no CPU limit, so never throttled' : `${pct(throttled)} of CFS periods throttled in ${peakText}`,
     threshold: `< ${pct(throttleMax)}`,
     query: throttleQuery,
     source: SOURCES.cfs.source,
@@ -180,10 +188,11 @@ export async function verifyService(o: VerifyOptions): Promise<VerifyReport> {
   const slo = o.sloErrorRatio ?? DEFAULT_SLO_ERROR_RATIO;
   const atPeak = await scalar(c, q.errorRatio('1h'), peakEnd);
   const overall = await scalar(c, q.errorRatio(promRange(until - since)), until);
+  if (atPeak === undefined && overall === undefined) return refuse(`the route's 5xx ratio has no value in the busiest hour ${peakText} or over the window (${q.errorRatio('1h')}): the response-class counters were scraped, but not over the requests the peak counted.`);
   const worstRatio = Math.max(atPeak ?? 0, overall ?? 0);
   checks.push({
     name: 'route 5xx ratio',
-    verdict: atPeak === undefined && overall === undefined ? 'skip' : worstRatio < slo ? 'pass' : 'fail',
+    verdict: worstRatio < slo ? 'pass' : 'fail',
     figure: `${atPeak === undefined ? 'n/a' : pct(atPeak)} in the busiest hour ${peakText}, ${overall === undefined ? 'n/a' : pct(overall)} over the window`,
     threshold: `< ${pct(slo)}`,
     query: q.errorRatio('1h'),

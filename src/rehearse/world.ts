@@ -18,10 +18,14 @@
  * - Envoy Gateway (v1.9.0): a backendRef with weight 0 is skipped (internal/gatewayapi/route.go),
  *   so its cluster exists only while its weight is above 0; a backendRef with filters of its own is
  *   a cluster `.../rule/<n>/backend/<i>` (internal/gatewayapi/helpers.go). Envoy creates the
- *   response-code and response-class counters at their first use (source/common/http/codes.cc), and
- *   Envoy Gateway's bootstrap sets enableDeferredCreationStats (internal/xds/bootstrap/
- *   bootstrap.yaml.tpl), so every cluster traffic stat (upstream_rq_total, upstream_cx_none_healthy,
- *   ...: ClusterTrafficStats) also appears only at its first use; the endpoint and load-balancer
+ *   response-code and response-class counters at their first use, each on its own
+ *   (source/common/http/codes.cc), and Envoy Gateway's bootstrap sets enableDeferredCreationStats
+ *   (internal/xds/bootstrap/bootstrap.yaml.tpl), so the cluster's traffic stats (upstream_rq_total,
+ *   upstream_cx_none_healthy, ...: ClusterTrafficStats, envoy/upstream/upstream.h
+ *   ALL_CLUSTER_TRAFFIC_STATS) are created as one block at the first use of any of them, every
+ *   counter at 0 but the one counted (source/common/stats/deferred_creation.h DeferredStats: one
+ *   `new StatsStructType` at the first getOrCreate), here the cluster's first request; of the block
+ *   the analysis reads upstream_rq_total only, so only it is written; the endpoint and load-balancer
  *   stats (membership_healthy, membership_total, lb_healthy_panic) exist with the cluster
  *   (docs/mechanisms.md#counters-created-at-first-use). 503s for "no healthy upstream" are charged to
  *   upstream_rq_xx class 5 and not to upstream_rq_total: the router's local reply
@@ -492,7 +496,8 @@ function exporterSeries(model: RolloutModel, release: Release, rps: number, scra
         const total = Math.floor(a.total);
         const err = Math.floor(a.appErr);
         const u = used[k];
-        // Endpoint and load-balancer stats exist with the cluster; traffic stats at first use.
+        // Endpoint and load-balancer stats exist with the cluster; the traffic-stats block (here
+        // upstream_rq_total) from the cluster's first request; each response class at its first response.
         put(slot, 'envoy_cluster_membership_healthy', base, t, readyHosts[ci]);
         put(slot + 1, 'envoy_cluster_membership_total', base, t, hosts[ci]);
         put(slot + 2, 'envoy_cluster_lb_healthy_panic', base, t, Math.floor(a.panic));

@@ -2,32 +2,24 @@ import { KubernetesVersion } from '../decisions/kubernetes-version';
 import { ClusterValidator, ClusterProblem, findSchemaDir } from '../schemas/cluster-validator';
 import { Pass } from '../schemas/structural';
 import { LintResult } from './engine';
+import { aboutPlaceholder } from './placeholders';
 import { LintObject } from './source';
 import { Finding } from './types';
+import { ENGINE_RULES } from './catalogue';
+import { RuleMeta } from './rule';
 
 /**
  * The cluster's own validation as a lint stage, separate from the composition rules: what synth
  * runs on every object it writes (src/schemas/cluster-validator.ts) on any manifests. One rule per
- * validator: RW901 the kind's OpenAPI schema (strict), RW902 a CRD's CEL rule, RW903 the API
- * server's built-in validation. Findings are errors (the cluster refuses the object); they are not
- * suppressible, because no reason makes the API server accept it.
+ * validator: RW801 the kind's OpenAPI schema (strict), RW802 a CRD's CEL rule, RW803 the API
+ * server's built-in validation (their texts are in the catalogue, so docs/rules.md lists them).
+ * Findings are errors (the cluster refuses the object, or every pod its controller creates); they
+ * are not suppressible, because no reason makes the API server accept it.
  */
-export const CLUSTER_RULES: Record<ClusterProblem['source'], { readonly id: string; readonly mechanism: string; readonly fix: string }> = {
-  schema: {
-    id: 'RW901-kind-schema',
-    mechanism: 'The API server validates every object against its kind\'s OpenAPI schema and drops (or, with strict field validation, refuses) unknown fields; a wrong type is refused at apply time, after the pipeline passed (docs/synth.md#what-is-checked-before-anything-is-written).',
-    fix: 'give the field the type and value its kind\'s schema allows, or remove an unknown field.',
-  },
-  cel: {
-    id: 'RW902-crd-validation-rule',
-    mechanism: 'The CRD\'s x-kubernetes-validations rules (CEL) run in the API server on every create and update, after defaulting; a false rule refuses the object (docs/synth.md#what-is-checked-before-anything-is-written).',
-    fix: 'change the value so that the rule quoted in the message holds.',
-  },
-  builtin: {
-    id: 'RW903-api-server-validation',
-    mechanism: 'The API server\'s built-in validation (names, labels, annotations, tolerations, affinity, mounts, env names), the kubelet\'s image parsing and etcd\'s request size refuse these values whatever the schema says (docs/synth.md#what-is-checked-before-anything-is-written).',
-    fix: 'correct the value as the message says.',
-  },
+export const CLUSTER_RULES: Record<ClusterProblem['source'], RuleMeta> = {
+  schema: ENGINE_RULES.kindSchema,
+  cel: ENGINE_RULES.crdValidationRule,
+  builtin: ENGINE_RULES.apiServerValidation,
 };
 
 /** JSON pointer to the field path style of findings (`/spec/ports/0/name` -> `spec.ports[0].name`). */
@@ -39,6 +31,13 @@ function fieldPath(pointer: string): string {
 /**
  * Adds the cluster-validation findings to a lint result, at `version` (@default the newest
  * supported Kubernetes version). Without pinned schemas only the built-in checks run.
+ *
+ * Only objects of kinds the validator covers are checked: Kubernetes kinds of that version and the
+ * pinned CRDs' kinds (ClusterValidator.covers). A file of another kind may never be sent to an API
+ * server (eksctl's ClusterConfig, kind's Cluster, a Backstage entity), and how one would validate
+ * it is not known, so nothing is said of it. A value that is an unrendered placeholder
+ * (`${VAR}`, `<PROJECT_ID>`, placeholders.ts) is not what is applied: a problem with it is not
+ * reported (it is checked once substituted).
  */
 export function withClusterFindings(result: LintResult, objects: readonly LintObject[], version: KubernetesVersion = KubernetesVersion.supported().slice(-1)[0]): LintResult {
   const dir = findSchemaDir(version);
@@ -46,7 +45,13 @@ export function withClusterFindings(result: LintResult, objects: readonly LintOb
   const pass = new Pass();
   const extra: Finding[] = [];
   for (const o of objects) {
-    for (const p of validator.check(o.obj, pass)) {
+    if (!validator.covers(o.apiVersion, o.kind)) continue;
+    const problems = validator.check(o.obj, pass);
+    // A fill-in recognized in one field is the same fill-in wherever the object repeats it
+    // (`port: PORT` is a placeholder where a number belongs, so `targetPort: PORT` is too).
+    const fillIns = new Set(problems.filter(aboutPlaceholder).map((p) => p.value).filter((v): v is string => typeof v === 'string'));
+    for (const p of problems) {
+      if (aboutPlaceholder(p) || (typeof p.value === 'string' && fillIns.has(p.value))) continue;
       const rule = CLUSTER_RULES[p.source];
       const path = fieldPath(p.path);
       extra.push({

@@ -102,10 +102,18 @@ function readKustomization(dir: string, cache: Map<string, Kustomization | null>
   const file = kustomizationFile(dir);
   if (!file) return undefined;
   let doc: Record<string, unknown> | undefined;
+  let text = '';
   try {
-    doc = rec(YAML.parse(fs.readFileSync(file, 'utf8'), { uniqueKeys: false }));
+    text = fs.readFileSync(file, 'utf8');
+    doc = rec(YAML.parse(text, { uniqueKeys: false }));
   } catch {
-    return undefined;
+    // A kustomization that does not parse cannot be built, but the files it names as patches are
+    // still fragments, not objects: read those names from its lines.
+    const patchFiles = patchPathsFromText(text).map((p) => path.resolve(dir, p));
+    if (patchFiles.length === 0) return undefined;
+    const k: Kustomization = { dir, file, files: [], children: [], patchFiles, remote: [], transforms: ['patches'], helm: false, component: false };
+    cache.set(dir, k);
+    return k;
   }
   if (!doc) return undefined;
   const k: Kustomization = {
@@ -130,14 +138,40 @@ function readKustomization(dir: string, cache: Map<string, Kustomization | null>
       k.files.push(abs);
     }
   }
+  // Files a kustomization reads as patches (or replacement rules), not as resources: `patches`
+  // entries with a path, or written as a bare path (kustomize v5.5.0 refuses that: "cannot
+  // unmarshal string into Go struct field Kustomization.patches", so the build fails and RW010 says
+  // so, but the file is still a fragment meant as a patch), patchesStrategicMerge (file names;
+  // inline patches contain a newline), patchesJson6902 paths, and replacements read from a file.
+  // A Component's patches are its own (walk() reaches it from the kustomization using it).
   const patchPaths = [
-    ...arr(doc.patches).map((p) => str(rec(p)?.path)),
+    ...arr(doc.patches).map((p) => str(p) ?? str(rec(p)?.path)),
     ...arr(doc.patchesStrategicMerge).map((p) => str(p)),
     ...arr(doc.patchesJson6902).map((p) => str(rec(p)?.path)),
-  ].filter((x): x is string => !!x && !x.includes('\n'));
+    ...arr(doc.replacements).map((p) => str(rec(p)?.path)),
+  ].filter((x): x is string => !!x && !x.includes('\n') && !REMOTE.test(x));
   for (const p of patchPaths) k.patchFiles.push(path.resolve(dir, p));
   cache.set(dir, k);
   return k;
+}
+
+const PATCH_KEYS = ['patches', 'patchesStrategicMerge', 'patchesJson6902', 'replacements'];
+
+/**
+ * The patch files a kustomization's text names, read line by line (for a kustomization that is
+ * not valid YAML): under a top-level patch key, each `- file.yaml` item and each `path: file.yaml`.
+ */
+export function patchPathsFromText(text: string): string[] {
+  const out: string[] = [];
+  let inPatches = false;
+  for (const line of text.split('\n')) {
+    const top = /^([A-Za-z0-9_]+)\s*:/.exec(line);
+    if (top) { inPatches = PATCH_KEYS.includes(top[1]); continue; }
+    if (!inPatches) continue;
+    const m = /^\s*(?:-\s*)?(?:path\s*:\s*)?["']?([^\s"'#:{}[\]]+\.(?:ya?ml|json))["']?\s*(?:#.*)?$/.exec(line);
+    if (m) out.push(m[1]);
+  }
+  return out;
 }
 
 /** Every kustomization under a root, the root first, with the namespace that applies at each level. */
@@ -275,6 +309,21 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
     for (const w of walk(root, cache)) {
       for (const f of w.k.files) (membership.get(f) ?? membership.set(f, []).get(f)!).push({ root, namespace: w.namespace, from: w.from });
       for (const p of w.k.patchFiles) patchFiles.add(p);
+    }
+  }
+  // A kustomization above the scanned folders (lint given overlays/prod/patches/ alone) can still
+  // name a scanned file as its patch: its folder is not rendered or linted, only read for that.
+  const repoRoot = path.resolve(opts.repoRoot ?? process.cwd());
+  for (const i of inputs) {
+    if (i.file.startsWith('<')) continue;
+    const abs = path.resolve(i.file);
+    if (patchFiles.has(abs) || membership.has(abs) || !abs.startsWith(`${repoRoot}${path.sep}`)) continue;
+    for (let dir = path.dirname(path.dirname(abs)); dir.startsWith(repoRoot); dir = path.dirname(dir)) {
+      if (!dirs.has(dir) && kustomizationFile(dir)) {
+        const k = readKustomization(dir, cache);
+        if (k && walk(k, cache).some((w) => w.k.patchFiles.includes(abs))) { patchFiles.add(abs); break; }
+      }
+      if (dir === repoRoot) break;
     }
   }
 

@@ -4,7 +4,7 @@ import { lintParsed, LintOptions, LintResult } from './engine';
 import { factDefinition, FactName, factsFromOptions, LintFacts } from './facts';
 import { describeSkippedFiles, formatJson, formatSarif, formatSarifFailure, formatText, OutputFormat, ScanSummary } from './format';
 import { Glob, IGNORE_FILE, scanFolder } from './scan';
-import { findKustomize, layoutScan } from './layout';
+import { findKustomize, Layout, layoutScan } from './layout';
 import { LintObject, parseManifestText } from './source';
 import { FailOn, ParseProblem, SEVERITY_RANK } from './types';
 import { readTextCapped } from '../read-limit';
@@ -14,6 +14,15 @@ import { withClusterFindings } from './cluster-rules';
 export function lintText(text: string, file: string, opts: LintOptions = {}): LintResult {
   const parsed = parseManifestText(text, file);
   return lintParsed(parsed.objects, parsed.problems, opts);
+}
+
+/**
+ * What `rollwise lint` reports on a scanned layout: the composition rules, then the cluster's own
+ * validation as a separate stage (cluster-rules.ts). The precision harness (bench/precision.ts)
+ * calls this too, so the findings it samples are the ones a user sees.
+ */
+export function lintLayout(layout: Layout, problems: readonly ParseProblem[], opts: Pick<LintOptions, 'facts' | 'simulate'> = {}): LintResult {
+  return withClusterFindings(lintParsed(layout.objects, problems, { ...opts, scopes: layout.scopes, notes: layout.notes }), layout.objects);
 }
 
 export interface RunLintOptions {
@@ -159,8 +168,7 @@ export function runLint(opts: RunLintOptions): number {
     err(`rollwise lint: ${unmatched}\n`);
     return 2;
   }
-  // the composition rules, then the cluster's own validation as a separate stage (cluster-rules.ts)
-  const result = withClusterFindings(lintParsed(objects, problems, { facts: opts.facts, simulate: opts.simulate ?? true, scopes: layout.scopes, notes: layout.notes }), objects);
+  const result = lintLayout(layout, problems, { facts: opts.facts, simulate: opts.simulate ?? true });
   const threshold = opts.failOn === 'none' ? Infinity : SEVERITY_RANK[opts.failOn];
   const failing = result.findings.some((f) => f.status === 'open' && SEVERITY_RANK[f.severity] >= threshold);
   const code = failing ? 1 : 0;

@@ -39,7 +39,7 @@ export interface ParsedSource {
  * Rollouts' own `{{args.name}}` (and Argo Workflows' `{{inputs.x}}`) start with a lower-case letter
  * and are not matched: they are plain strings that the controller substitutes.
  */
-const TEMPLATE_ACTION = /\{\{-?\s*(?:\.|\$|\/\*|(?:if|else|end|range|with|include|template|define|block|toYaml|tpl|required|default|printf|quote|indent|nindent)\b|[A-Z][A-Z0-9_]*\s*\}\})/;
+export const TEMPLATE_ACTION = /\{\{-?\s*(?:\.|\$|\/\*|(?:if|else|end|range|with|include|template|define|block|toYaml|tpl|required|default|printf|quote|indent|nindent)\b|[A-Z][A-Z0-9_]*\s*\}\})/;
 
 /**
  * Text that may hold a collection key: a flow collection opening another (`{{x}}`, `{[a]: b}`), a

@@ -3,7 +3,7 @@ import * as path from 'path';
 import * as YAML from 'yaml';
 import { readDocuments } from '../rules/fast-yaml';
 import { KubernetesVersion } from '../decisions/kubernetes-version';
-import { builtinProblems } from './builtin';
+import { BUILTIN_GROUPS, builtinProblems, groupOf } from './builtin';
 import { schemaDirCandidates } from './locate';
 import { Pass, SchemaCompiler, SchemaProblem } from './structural';
 
@@ -18,7 +18,28 @@ export interface ClusterProblem {
   readonly message: string;
   /** Which check: the kind's schema, a CRD's CEL rule, or the API server's built-in validation. */
   readonly source: 'schema' | 'cel' | 'builtin';
+  /** The value that broke the rule, when the check names one (absent for a missing field). */
+  readonly value?: unknown;
 }
+
+/**
+ * Required fields of built-in kinds' OpenAPI definitions that the API server defaults before it
+ * validates, or accepts absent, so leaving them out is not refused. The definitions' `required`
+ * lists come from the Go types (a field without omitempty); built-in kinds are decoded into those
+ * types, defaulted, then validated by hand-written code, not by the OpenAPI schema.
+ * RoleRef.apiGroup: kubernetes pkg/apis/rbac/v1/defaults.go SetDefaults_RoleBinding and
+ * SetDefaults_ClusterRoleBinding set rbac.authorization.k8s.io when it is empty (read in the code
+ * index's copies of v1, v1beta1 and v1alpha1, unchanged since 1.8).
+ */
+const DEFAULTED_REQUIRED: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+  ['rbac.authorization.k8s.io/RoleBinding', new Set(['/roleRef/apiGroup'])],
+  ['rbac.authorization.k8s.io/ClusterRoleBinding', new Set(['/roleRef/apiGroup'])],
+  // NetworkPolicySpec.PodSelector is a struct, not a pointer: an absent one decodes to the empty
+  // selector (every pod of the namespace), which ValidateNetworkPolicySpec accepts
+  // (pkg/apis/networking/validation/validation.go, ValidateLabelSelector(&spec.PodSelector, ...),
+  // read in the code index's copy of 1.33 or later)
+  ['networking.k8s.io/NetworkPolicy', new Set(['/spec/podSelector'])],
+]);
 
 /**
  * Validates objects as the cluster does, in three stages: the kind's OpenAPI schema (strict) and
@@ -46,6 +67,8 @@ export class ClusterValidator {
   private k8s?: SchemaCompiler;
   private crdCompiler?: SchemaCompiler;
   private crdSchemas?: Map<string, Json>;
+  /** Custom kinds ("group/kind") of the pinned CRDs, and whether each is namespaced (spec.scope). */
+  private crdScopes?: Map<string, boolean>;
   private gvk?: Map<string, string>;
   private crdFiles?: Map<string, string>;
   private readonly kinds = new Map<string, ReturnType<SchemaCompiler['compile']> | null>();
@@ -71,6 +94,7 @@ export class ClusterValidator {
     }
     this.crdCompiler = new SchemaCompiler({}, true, this.k8s);
     this.crdSchemas = new Map();
+    this.crdScopes = new Map();
     this.crdFiles = new Map();
     // Parsing YAML is most of the load time, so each CRD file is parsed when its kind is first
     // met; the group and kind are read from the text (the `spec.group` and `spec.names.kind` lines).
@@ -79,8 +103,10 @@ export class ClusterValidator {
       const text = fs.readFileSync(file, 'utf8');
       const group = /^ {2}group: ['"]?([^'"\s]+)/m.exec(text)?.[1];
       const kind = /^ {2}names:\n(?: {4}.*\n)*? {4}kind: ['"]?([^'"\s]+)/m.exec(text)?.[1];
-      if (group && kind) this.crdFiles.set(`${group}/${kind}`, file);
-      else this.parseCrd(file);
+      if (group && kind) {
+        this.crdFiles.set(`${group}/${kind}`, file);
+        this.crdScopes.set(`${group}/${kind}`, !/^ {2}scope: ['"]?Cluster/m.test(text));
+      } else this.parseCrd(file);
     }
   }
 
@@ -88,7 +114,8 @@ export class ClusterValidator {
     const text = fs.readFileSync(file, 'utf8');
     // the fast reader gives what YAML.parse gives (src/rules/fast-yaml.ts), several times faster
     const docs = readDocuments(text, '1.2');
-    const crd = (docs?.length === 1 ? docs[0].value : YAML.parse(text)) as { spec: { group: string; names: { kind: string }; versions: { name: string; schema?: { openAPIV3Schema: Json } }[] } };
+    const crd = (docs?.length === 1 ? docs[0].value : YAML.parse(text)) as { spec: { group: string; scope?: string; names: { kind: string }; versions: { name: string; schema?: { openAPIV3Schema: Json } }[] } };
+    this.crdScopes!.set(`${crd.spec.group}/${crd.spec.names.kind}`, crd.spec.scope !== 'Cluster');
     for (const v of crd.spec.versions) if (v.schema) this.crdSchemas!.set(`${crd.spec.group}/${v.name}/${crd.spec.names.kind}`, v.schema.openAPIV3Schema);
   }
 
@@ -121,13 +148,24 @@ export class ClusterValidator {
     return this.hasSchemas && this.nodeFor(apiVersion, kind) !== null;
   }
 
+  /**
+   * Whether the kind is one the cluster validation knows: a Kubernetes kind of this version or a
+   * kind of the pinned CRDs (with their schemas), or without schemas a kind of a built-in group.
+   * Another kind (eksctl's ClusterConfig, kind's Cluster, a Backstage entity, another operator's
+   * resource) may never be sent to an API server, and nothing is known of how one would validate it.
+   */
+  public covers(apiVersion: string, kind: string): boolean {
+    return this.hasSchemas ? this.knows(apiVersion, kind) : BUILTIN_GROUPS.has(groupOf(apiVersion));
+  }
+
   /** Every problem of one object. */
   public check(obj: unknown, pass: Pass = new Pass()): ClusterProblem[] {
     const o = obj as Json;
     const meta = (o && typeof o.metadata === 'object' ? o.metadata : {}) as Json;
     const ref = `${String(o?.kind ?? '?')}/${meta.namespace ? `${String(meta.namespace)}/` : ''}${String(meta.name ?? '?')}`;
     const out: ClusterProblem[] = [];
-    if (!o || typeof o !== 'object' || typeof o.apiVersion !== 'string' || typeof o.kind !== 'string') {
+    // an empty apiVersion or kind is no kind either: kubectl and Argo CD refuse the document ("Object 'Kind' is missing")
+    if (!o || typeof o !== 'object' || typeof o.apiVersion !== 'string' || typeof o.kind !== 'string' || o.apiVersion === '' || o.kind === '') {
       return [{ object: ref, path: '/', message: 'has no apiVersion and kind', source: 'schema' }];
     }
     if (this.hasSchemas) {
@@ -137,10 +175,21 @@ export class ClusterValidator {
       if (node) {
         const problems: SchemaProblem[] = [];
         node.check(o, '', problems, pass);
-        for (const p of problems) out.push({ object: ref, path: p.path || '/', message: p.message, source: p.source });
+        const builtin = BUILTIN_GROUPS.has(groupOf(o.apiVersion));
+        const defaulted = DEFAULTED_REQUIRED.get(`${groupOf(o.apiVersion)}/${o.kind}`);
+        for (const p of problems) {
+          // A built-in kind's status is the controllers' to write: on create the API server discards
+          // what the manifest says ("create cannot set status", kubernetes
+          // pkg/registry/apps/statefulset/strategy.go PrepareForCreate, read in the code index's
+          // copies; the other strategies do the same), so a field its definition requires
+          // (StatefulSetStatus.replicas under `status: {}`) is never missing.
+          if (p.message === 'is required' && (defaulted?.has(p.path) || (builtin && p.path.startsWith('/status/')))) continue;
+          out.push({ object: ref, path: p.path || '/', message: p.message, source: p.source, ...(p.value !== undefined ? { value: p.value } : {}) });
+        }
       }
     }
-    for (const p of builtinProblems(o, this.version)) out.push({ object: ref, path: p.path, message: p.message, source: 'builtin' });
+    const namespaced = BUILTIN_GROUPS.has(groupOf(o.apiVersion)) ? undefined : this.crdScopes?.get(`${groupOf(o.apiVersion)}/${o.kind}`);
+    for (const p of builtinProblems(o, this.version, { namespaced })) out.push({ object: ref, path: p.path, message: p.message, source: 'builtin', ...(p.value !== undefined ? { value: p.value } : {}) });
     return out;
   }
 }

@@ -10,7 +10,8 @@ function packageRoot(): string {
 
 /**
  * Where to look for the pinned schemas, in order: $ROLLWISE_SCHEMA_DIR, ../shared beside the
- * repository, then .schemas/ (written by `npm run fetch:schemas`). Each holds crds/ and schemas/.
+ * repository, then .schemas/ beside the package and in the current folder (written by `rollwise
+ * schemas fetch`). Each holds crds/ and schemas/.
  */
 export function schemaDirCandidates(): string[] {
   const root = packageRoot();
@@ -20,14 +21,12 @@ export function schemaDirCandidates(): string[] {
     .filter((d): d is string => !!d).filter((d, i, all) => all.indexOf(d) === i);
 }
 
+/** How to get the pinned schemas, in a project that installed rollwise as in its repository. */
+export const SCHEMA_FIX = 'run `npx rollwise schemas fetch` in the project (it downloads the pinned files into .schemas/ there and needs network; offline: --from <a .schemas/ folder fetched elsewhere>), or set ROLLWISE_SCHEMA_DIR to a folder with the pinned crds/ and schemas/';
+
 export function locateSchemaDir(): string {
   for (const dir of schemaDirCandidates()) {
     if (fs.existsSync(path.join(dir, 'schemas', 'k8s-v1.28.0-definitions.json'))) return dir;
   }
-  // `npm run fetch:schemas` exists only in rollwise's own repository, not in a project that installed it
-  const installed = packageRoot().split(path.sep).includes('node_modules');
-  const fix = installed
-    ? 'set ROLLWISE_SCHEMA_DIR to a folder with the pinned crds/ and schemas/ (the pinned versions are listed in node_modules/rollwise/README.md, Schemas), or put them in .schemas/ in this project'
-    : 'set ROLLWISE_SCHEMA_DIR or run `npm run fetch:schemas`';
-  throw new Error(`no pinned schemas found (looked in ${schemaDirCandidates().join(', ')}): ${fix}`);
+  throw new Error(`no pinned schemas found (looked in ${schemaDirCandidates().join(', ')}): ${SCHEMA_FIX}`);
 }

@@ -29,6 +29,8 @@ export interface SchemaProblem {
   readonly message: string;
   /** 'schema' or 'cel'. */
   readonly source: 'schema' | 'cel';
+  /** The value that broke the rule (absent for a missing required field). */
+  readonly value?: unknown;
 }
 
 /** Memo of rule results by (rule, value) for one validation pass (see `Pass`). */
@@ -161,38 +163,38 @@ export class SchemaCompiler {
         // type
         if (intOrString) {
           if (!(typeof v === 'string' || Number.isInteger(v))) {
-            out.push({ path, message: `must be an integer or a string, not ${kindOf(v)} ${describe(v)}`, source: 'schema' });
+            out.push({ path, message: `must be an integer or a string, not ${kindOf(v)} ${describe(v)}`, source: 'schema', value: v });
             return v;
           }
         } else if (type) {
           const k = kindOf(v);
           const ok = type === k || (type === 'number' && k === 'integer') || (type === 'object' && k === 'object');
           if (!ok) {
-            out.push({ path, message: `must be of type ${type}, not ${k} ${describe(v)}`, source: 'schema' });
+            out.push({ path, message: `must be of type ${type}, not ${k} ${describe(v)}`, source: 'schema', value: v });
             return v;
           }
         }
         let value: unknown = v;
-        if (enumValues && !enumValues.some((e) => e === v)) out.push({ path, message: `${describe(v)} is not one of ${enumValues.map(describe).join(', ')}`, source: 'schema' });
+        if (enumValues && !enumValues.some((e) => e === v)) out.push({ path, message: `${describe(v)} is not one of ${enumValues.map(describe).join(', ')}`, source: 'schema', value: v });
         if (typeof v === 'string') {
           // lengths count code points (go-openapi: utf8.RuneCountInString); UTF-16 units are at
           // least as many, so only a string longer (in units) than the maximum is counted exactly
           if (maxLength !== undefined && v.length > maxLength) {
             const len = codePoints(v);
-            if (len > maxLength) out.push({ path, message: `is ${len} characters long, more than ${maxLength}`, source: 'schema' });
+            if (len > maxLength) out.push({ path, message: `is ${len} characters long, more than ${maxLength}`, source: 'schema', value: v });
           }
           if (minLength !== undefined && v.length < minLength * 2) {
             const len = codePoints(v);
-            if (len < minLength) out.push({ path, message: `is ${len} characters long, fewer than ${minLength}`, source: 'schema' });
+            if (len < minLength) out.push({ path, message: `is ${len} characters long, fewer than ${minLength}`, source: 'schema', value: v });
           }
-          if (pattern && !pattern.test(v)) out.push({ path, message: `${describe(v)} does not match the pattern ${String(s.pattern)}`, source: 'schema' });
+          if (pattern && !pattern.test(v)) out.push({ path, message: `${describe(v)} does not match the pattern ${String(s.pattern)}`, source: 'schema', value: v });
         } else if (typeof v === 'number') {
-          if (intRange && (v < intRange[0] || v > intRange[1])) out.push({ path, message: `${v} is outside the ${format} range`, source: 'schema' });
-          if (typeof s.maximum === 'number' && (s.exclusiveMaximum === true ? v >= s.maximum : v > s.maximum)) out.push({ path, message: `${v} is above the maximum ${s.maximum}`, source: 'schema' });
-          if (typeof s.minimum === 'number' && (s.exclusiveMinimum === true ? v <= s.minimum : v < s.minimum)) out.push({ path, message: `${v} is below the minimum ${s.minimum}`, source: 'schema' });
+          if (intRange && (v < intRange[0] || v > intRange[1])) out.push({ path, message: `${v} is outside the ${format} range`, source: 'schema', value: v });
+          if (typeof s.maximum === 'number' && (s.exclusiveMaximum === true ? v >= s.maximum : v > s.maximum)) out.push({ path, message: `${v} is above the maximum ${s.maximum}`, source: 'schema', value: v });
+          if (typeof s.minimum === 'number' && (s.exclusiveMinimum === true ? v <= s.minimum : v < s.minimum)) out.push({ path, message: `${v} is below the minimum ${s.minimum}`, source: 'schema', value: v });
         } else if (Array.isArray(v)) {
-          if (typeof s.maxItems === 'number' && v.length > s.maxItems) out.push({ path, message: `has ${v.length} items, more than ${s.maxItems}`, source: 'schema' });
-          if (typeof s.minItems === 'number' && v.length < s.minItems) out.push({ path, message: `has ${v.length} items, fewer than ${s.minItems}`, source: 'schema' });
+          if (typeof s.maxItems === 'number' && v.length > s.maxItems) out.push({ path, message: `has ${v.length} items, more than ${s.maxItems}`, source: 'schema', value: v });
+          if (typeof s.minItems === 'number' && v.length < s.minItems) out.push({ path, message: `has ${v.length} items, fewer than ${s.minItems}`, source: 'schema', value: v });
           let copy: unknown[] | undefined;
           v.forEach((x, i) => {
             if (x === undefined) return;
@@ -204,14 +206,14 @@ export class SchemaCompiler {
             const seen = new Set<string>();
             for (const x of v) {
               const key = JSON.stringify(x);
-              if (seen.has(key)) out.push({ path, message: `${describe(x)} is in the list twice (a set)`, source: 'schema' });
+              if (seen.has(key)) out.push({ path, message: `${describe(x)} is in the list twice (a set)`, source: 'schema', value: v });
               seen.add(key);
             }
           } else if (listType === 'map' && mapKeys.length > 0) {
             const seen = new Set<string>();
             for (const x of value as Json[]) {
               const key = JSON.stringify(mapKeys.map((k) => (x && typeof x === 'object' ? x[k] : undefined)));
-              if (seen.has(key)) out.push({ path, message: `two items have the same ${mapKeys.join(', ')} ${key} (a map list)`, source: 'schema' });
+              if (seen.has(key)) out.push({ path, message: `two items have the same ${mapKeys.join(', ')} ${key} (a map list)`, source: 'schema', value: v });
               seen.add(key);
             }
           }
@@ -223,14 +225,16 @@ export class SchemaCompiler {
           }
           const src = copy ?? o;
           for (const k of Object.keys(src)) {
-            const x = src[k];
-            if (x === undefined) continue;
+            // A key holding undefined (a patch's function or undefined value) is written as null:
+            // cdk8s' Yaml.stringify and toCommentedYaml keep undefined (keepUndefined: true). So it
+            // is checked as the null it becomes: absent for a known field, an unknown field else.
+            const x = src[k] === undefined ? null : src[k];
             let child: Node | undefined;
             if (hasProps && k in props) child = prop(k);
             else if (typeof ap === 'object' && ap !== null) child = apOf();
             else if (openMap || (embedded && ['apiVersion', 'kind', 'metadata'].includes(k))) child = ANY;
             if (!child) {
-              out.push({ path: `${path}/${k}`, message: 'is not a field of this kind (unknown field; the API server drops or refuses it)', source: 'schema' });
+              out.push({ path: `${path}/${k}`, message: 'is not a field of this kind (unknown field; the API server drops or refuses it)', source: 'schema', value: x });
               continue;
             }
             const d = child.check(x, `${path}/${k}`, out, pass);
@@ -241,17 +245,17 @@ export class SchemaCompiler {
             const x = (value as Json)[r];
             if (x === undefined || (x === null && !(props[r]?.nullable === true))) out.push({ path: `${path}/${r}`, message: 'is required', source: 'schema' });
           }
-          if (typeof s.maxProperties === 'number' && Object.keys(o).length > s.maxProperties) out.push({ path, message: `has more than ${s.maxProperties} entries`, source: 'schema' });
-          if (typeof s.minProperties === 'number' && Object.keys(o).length < s.minProperties) out.push({ path, message: `has fewer than ${s.minProperties} entries`, source: 'schema' });
+          if (typeof s.maxProperties === 'number' && Object.keys(o).length > s.maxProperties) out.push({ path, message: `has more than ${s.maxProperties} entries`, source: 'schema', value: v });
+          if (typeof s.minProperties === 'number' && Object.keys(o).length < s.minProperties) out.push({ path, message: `has fewer than ${s.minProperties} entries`, source: 'schema', value: v });
         }
         for (const a of allOf) value = a.check(value, path, out, pass);
         if (anyOf.length > 0 && !anyOf.some((a) => silent(a, value, path, pass))) {
-          out.push({ path, message: `${describe(v)} matches none of the schema's alternatives (anyOf)`, source: 'schema' });
+          out.push({ path, message: `${describe(v)} matches none of the schema's alternatives (anyOf)`, source: 'schema', value: v });
         }
         if (oneOf.length > 0 && oneOf.filter((a) => silent(a, value, path, pass)).length !== 1) {
-          out.push({ path, message: `${describe(v)} must match exactly one of the schema's alternatives (oneOf)`, source: 'schema' });
+          out.push({ path, message: `${describe(v)} must match exactly one of the schema's alternatives (oneOf)`, source: 'schema', value: v });
         }
-        if (not && silent(not, value, path, pass)) out.push({ path, message: `${describe(v)} matches a schema it must not (not)`, source: 'schema' });
+        if (not && silent(not, value, path, pass)) out.push({ path, message: `${describe(v)} matches a schema it must not (not)`, source: 'schema', value: v });
         if (rules.length > 0) {
           let self: unknown;
           let key: string | undefined;
@@ -263,7 +267,7 @@ export class SchemaCompiler {
             if (res === undefined) memo.set(key, (res = r.compiled.evaluate((self ??= node.toCel(value)))));
             if (res === true) continue;
             const at = r.fieldPath ? `${path}${r.fieldPath.replace(/\./g, '/')}` : path;
-            out.push({ path: at, message: res === false ? `${r.compiled.message} (CEL rule: ${r.compiled.rule})` : `the CEL rule ${r.compiled.rule} could not be evaluated: ${res}`, source: 'cel' });
+            out.push({ path: at, message: res === false ? `${r.compiled.message} (CEL rule: ${r.compiled.rule})` : `the CEL rule ${r.compiled.rule} could not be evaluated: ${res}`, source: 'cel', value });
           }
         }
         return value;

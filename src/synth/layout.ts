@@ -1,5 +1,6 @@
 import * as path from 'path';
 import { Chart } from 'cdk8s';
+import { RollwiseInputError } from '../errors';
 
 const declared = new WeakMap<Chart, string>();
 
@@ -9,9 +10,11 @@ const declared = new WeakMap<Chart, string>();
  * without a declaration keep the file name `cdk8s synth` gives them.
  */
 export function declareOutputPath(chart: Chart, relPath: string): void {
-  const clean = checkRelPath(`output path of chart ${chart.node.path}`, relPath);
+  const clean = checkRelPath(`output path of chart ${chart.node.path}`, relPath, 'declareOutputPath(chart, path)');
   const prev = declared.get(chart);
-  if (prev !== undefined && prev !== clean) throw new Error(`chart ${chart.node.path} already has the output path ${prev}; cannot also write it to ${clean}`);
+  if (prev !== undefined && prev !== clean) {
+    throw new RollwiseInputError('declareOutputPath(chart, path)', clean, `chart ${chart.node.path} already has the output path ${prev}, and a chart is written to one file.`, `declare one path per chart: keep ${prev}, or make another chart for ${clean}.`);
+  }
   declared.set(chart, clean);
 }
 
@@ -20,11 +23,23 @@ export function declaredOutputPath(chart: Chart): string | undefined {
   return declared.get(chart);
 }
 
-/** A relative path with "/" separators that stays inside the output folder; throws otherwise. */
-export function checkRelPath(what: string, relPath: string): string {
+/**
+ * A relative path with "/" separators that stays inside the output folder and is not one of the
+ * names the output folder reserves (its marker, `.git`); throws a RollwiseInputError naming
+ * `input` (the layout, the declared path, the file a construct adds) otherwise.
+ */
+export function checkRelPath(what: string, relPath: string, input = 'layout'): string {
+  if (typeof relPath !== 'string') {
+    throw new RollwiseInputError(input, relPath === undefined ? 'undefined' : typeof relPath === 'bigint' ? `${String(relPath)}n` : relPath, `gave ${what} as ${relPath === null ? 'null' : `a ${typeof relPath}`}, not a file path.`, 'return a relative file path inside the output folder (e.g. "prod/checkout-api.k8s.yaml"), or undefined for the default name.');
+  }
   const norm = path.posix.normalize(relPath.replace(/\\/g, '/'));
   if (relPath === '' || path.posix.isAbsolute(norm) || norm === '.' || norm.startsWith('../') || norm === '..') {
-    throw new Error(`${what} "${relPath}" must be a relative file path inside the output folder (e.g. "prod/checkout-api.k8s.yaml")`);
+    throw new RollwiseInputError(input, relPath, `${what} "${relPath}" must be a relative file path inside the output folder (e.g. "prod/checkout-api.k8s.yaml"): synth writes only into its output folder, which it replaces as a whole.`,
+      `give a path inside the output folder, without a leading "/" or "..", e.g. "prod/${path.posix.basename(norm) || 'checkout-api.k8s.yaml'}".`);
+  }
+  const first = norm.split('/')[0];
+  if (norm === '.rollwise-output' || first === '.git') {
+    throw new RollwiseInputError(input, relPath, `${what} "${relPath}" is ${first === '.git' ? "inside .git, Git's own folder" : 'the name of the marker synth writes into its output folder'}.`, 'choose another file name.');
   }
   return norm;
 }
@@ -54,6 +69,9 @@ export class SynthLayout {
    * and returns a path relative to the output folder, or undefined for the flat name.
    */
   public static custom(fileOf: (chart: Chart, flatName: string) => string | undefined): SynthLayout {
+    if (typeof fileOf !== 'function') {
+      throw new RollwiseInputError('SynthLayout.custom(fileOf)', fileOf === undefined ? 'undefined' : typeof fileOf === 'object' ? JSON.stringify(fileOf) ?? String(fileOf) : String(fileOf), 'must be a function from a chart (and its flat file name) to its file path.', 'pass e.g. SynthLayout.custom((chart, flat) => `prod/${flat}`).');
+    }
     return new SynthLayout(fileOf);
   }
 
@@ -62,6 +80,6 @@ export class SynthLayout {
   /** The file of a chart, relative to the output folder. */
   public fileFor(chart: Chart, flatName: string): string {
     const p = this.fileOf(chart, flatName);
-    return p === undefined ? flatName : checkRelPath(`output path of chart ${chart.node.path}`, p);
+    return p === undefined ? flatName : checkRelPath(`the file of chart ${chart.node.path}`, p, 'layout');
   }
 }

@@ -57,9 +57,13 @@ export function addOutputFile(scope: Construct, relPath: string, content: string
   o.files.push({ relPath, content, scope });
 }
 
-/** Records a warning printed by `rollwise synth` (the synth still succeeds). */
+/**
+ * Records a warning printed by `rollwise synth` (the synth still succeeds), after the construct
+ * path it is about; a warning about the whole app (the root, whose path is empty) starts with its
+ * own subject instead of an empty one.
+ */
 export function addSynthWarning(scope: Construct, text: string): void {
-  of(scope).warnings.push(`${scope.node.path}: ${text}`);
+  of(scope).warnings.push(scope.node.path === '' ? text : `${scope.node.path}: ${text}`);
 }
 
 /** Every extra file, in the order the constructs added them. */

@@ -6,6 +6,7 @@ import { inService, RollwiseInputError } from '../errors';
 import { ClusterValidator, findSchemaDir, formatClusterProblem } from '../schemas/cluster-validator';
 import { Pass } from '../schemas/structural';
 import { addSynthWarning } from './output';
+import { schemaDirCandidates, SCHEMA_FIX } from '../schemas/locate';
 
 type Json = Record<string, unknown>;
 
@@ -176,7 +177,7 @@ export function appKubernetesVersion(app: IConstruct): KubernetesVersion {
  * (HttpService: `/spec/template/spec/tolerations/0/key` of its workload is `pod.tolerations[0]`).
  * A cluster problem on such a field is then the input's error, named as the user wrote it.
  */
-export type InputMapper = (object: Json, pointer: string) => string | undefined;
+export type InputMapper = (object: Json, pointer: string) => string | { readonly input: string; readonly pointer: string } | undefined;
 const mappers = new WeakMap<IConstruct, InputMapper>();
 
 export function declareInputMapper(scope: Construct, mapper: InputMapper): void {
@@ -218,7 +219,8 @@ function valueAt(o: Json, pointer: string): unknown {
  */
 export function runRenderChecks(app: App, r: RenderedApp): void {
   const problems: string[] = [];
-  for (const { scope, check } of renderChecksOf(app)) for (const m of check(r)) problems.push(`[${scope.node.path}] ${m}`);
+  // A check of the whole app (registered on the root, whose path is empty) names its constructs itself.
+  for (const { scope, check } of renderChecksOf(app)) for (const m of check(r)) problems.push(scope.node.path === '' ? m : `[${scope.node.path}] ${m}`);
   const inputs: InputProblem[] = [];
   problems.push(...clusterProblems(app, r, true, inputs));
   // A cluster problem on a field an input set is that input's error (named as the user wrote it).
@@ -263,16 +265,18 @@ export function clusterProblems(scope: Construct, r: RenderedApp, prefix: boolea
     if (v.hasSchemas && typeof json.apiVersion === 'string' && typeof json.kind === 'string' && !v.knows(json.apiVersion, json.kind)) unknownKinds.add(`${json.apiVersion} ${json.kind}`);
     const mapped = inputs && owner && !userPatched(owner) ? mapperOf(owner) : undefined;
     for (const p of v.check(json, pass)) {
-      const input = mapped?.mapper(json, p.path);
+      // the mapper may name a field below the problem's (the value that makes the whole object too big)
+      const m = mapped?.mapper(json, p.path);
+      const input = typeof m === 'object' ? m.input : m;
       if (input !== undefined) {
-        inputs!.push({ input, value: shortValue(valueAt(json, p.path)), message: p.message, object: p.object, version: version.name, service: mapped!.scope });
+        inputs!.push({ input, value: shortValue(valueAt(json, typeof m === 'object' ? m.pointer : p.path)), message: p.message, object: p.object, version: version.name, service: mapped!.scope });
         continue;
       }
       out.push(`${prefix ? `[${(owner ?? chart).node.path}] ` : ''}${formatClusterProblem(p)}: the cluster would refuse this object (Kubernetes ${version.name}), after Argo CD had applied the rest. Fix: correct the input or the escape-hatch patch that sets ${p.path}.`);
     }
   }
   if (missing.size > 0) {
-    addSynthWarning(app as Construct, `no pinned schemas for Kubernetes ${[...missing].join(', ')} were found (${SCHEMA_HINT}): the objects were checked against the API server's built-in rules only, not against their kinds' schemas and the CRDs' CEL rules.`);
+    addSynthWarning(app as Construct, `schemas: no pinned schemas for Kubernetes ${[...missing].join(', ')} were found (looked in ${schemaDirCandidates().join(', ')}), so the objects were checked against the API server's built-in rules only, not against their kinds' schemas and the CRDs' CEL rules. Fix: ${SCHEMA_FIX}.`);
   }
   if (unknownKinds.size > 0) {
     addSynthWarning(app as Construct, `${[...unknownKinds].sort().join(', ')}: no pinned schema or CRD for this kind, so these objects were checked against the API server's built-in rules only.`);
@@ -280,4 +284,3 @@ export function clusterProblems(scope: Construct, r: RenderedApp, prefix: boolea
   return out;
 }
 
-const SCHEMA_HINT = 'looked in $ROLLWISE_SCHEMA_DIR, ../shared and .schemas/ beside the rollwise package and .schemas/ in the project: set ROLLWISE_SCHEMA_DIR to a folder with the pinned crds/ and schemas/ (see the README, Schemas)';

@@ -1,11 +1,12 @@
 import * as path from 'path';
-import { ApiObject, App, Chart, Names, YamlOutputType } from 'cdk8s';
+import { ApiObject, App, Chart, Lazy, Names, YamlOutputType } from 'cdk8s';
 import { IConstruct, Node } from 'constructs';
 import { serializeObjects } from './serialize';
 import { checkRelPath, SynthLayout } from './layout';
 import { patchFailure } from '../invariants/final-objects';
 import { chartOf, outputFileEntriesOf } from './output';
 import { beginRender, renderedApp, runRenderChecks } from './render-checks';
+import { RollwiseInputError } from '../errors';
 
 /** One file of the synthesized output. */
 export interface SynthFile {
@@ -83,12 +84,15 @@ export function* planApp(app: App, opts: RenderOptions = {}): Generator<PlannedF
   } finally {
     endRender();
   }
-  const ext = app.outputFileExtension;
+  const ext = checkOutputFileExtension(app.outputFileExtension);
   const chartFiles = new Map<Chart, string>();
   const written = new Map<string, string>();
-  const claim = (file: string, by: string) => {
+  const layoutInput = opts.layout === undefined ? 'the declared output paths (declareOutputPath, Environment outputPath)' : 'layout';
+  const claim = (file: string, by: string, input = layoutInput, fix = 'give each chart its own file (SynthLayout.custom returns one path per chart; Environment charts take outputPath), or put the objects in one chart.') => {
     const prev = written.get(file);
-    if (prev !== undefined) throw new Error(`two outputs write ${file}: ${prev} and ${by}`);
+    if (prev !== undefined) {
+      throw new RollwiseInputError(input, file, `two outputs write ${file}: ${prev} and ${by}; one would overwrite the other (cdk8s keeps only the last), so nothing is written.`, fix);
+    }
     written.set(file, by);
     return file;
   };
@@ -137,7 +141,8 @@ export function* planApp(app: App, opts: RenderOptions = {}): Generator<PlannedF
           const o = obj as { kind?: string; metadata?: { name?: string; namespace?: string } };
           const name = `${o.kind}.${o.metadata?.name}`.replace(/[^0-9a-zA-Z-_.]/g, '');
           const file = path.posix.join(folder, name + ext);
-          claim(file, `${o.kind} ${o.metadata?.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata?.name} of chart ${chart.node.path}`);
+          claim(file, `${o.kind} ${o.metadata?.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata?.name} of chart ${chart.node.path}`, 'yamlOutputType',
+            'give the objects different kinds or names (one file per object is named <kind>.<name>), or use YamlOutputType.FILE_PER_CHART.');
           files.set(file, obj);
         }
         progress();
@@ -152,15 +157,15 @@ export function* planApp(app: App, opts: RenderOptions = {}): Generator<PlannedF
   if ((app as unknown as { recordConstructMetadata?: boolean }).recordConstructMetadata) {
     const resources: Record<string, { path: string }> = {};
     for (const chart of charts) for (const obj of chartObjects(chart)) resources[obj.name] = { path: obj.node.path };
-    yield { path: claim('construct-metadata.json', 'construct metadata'), content: JSON.stringify({ version: '1.0.0', resources }) };
+    yield { path: claim('construct-metadata.json', 'construct metadata', 'recordConstructMetadata', 'rename the output that writes construct-metadata.json, or leave recordConstructMetadata off.'), content: JSON.stringify({ version: '1.0.0', resources }) };
   }
 
   for (const f of outputFileEntriesOf(app)) {
     const chart = chartOf(f.scope);
     const chartFile = chart && chartFiles.get(chart);
     const folder = chartFile ? path.posix.dirname(chartFile) : '.';
-    const file = checkRelPath(`output file of ${f.scope.node.path}`, path.posix.join(folder, f.relPath));
-    yield { path: claim(file, `construct ${f.scope.node.path}`), content: f.content };
+    const file = checkRelPath(`the file ${f.relPath} of ${f.scope.node.path}${chartFile ? `, beside its chart's file ${chartFile},` : ''}`, path.posix.join(folder, f.relPath), `addOutputFile(${f.scope.node.path})`);
+    yield { path: claim(file, `construct ${f.scope.node.path}`, `addOutputFile(${f.scope.node.path})`, 'give each added file its own name (it goes beside its chart\'s file).'), content: f.content };
   }
 }
 
@@ -182,14 +187,15 @@ function renderCharts(charts: readonly Chart[]): { byChart: Map<Chart, unknown[]
   const errors: string[] = [];
   for (const chart of charts) {
     if (chart.toJson !== Chart.prototype.toJson) {
-      const objs = Object.values(chart.toJson());
+      const objs = chartToJson(chart);
       byChart.set(chart, objs);
-      for (const json of objs) if (json && typeof json === 'object') flat.push({ chart, json: json as Record<string, unknown> });
+      for (const json of objs) flat.push({ chart, json });
       continue;
     }
     const objs: unknown[] = [];
     for (const o of chartObjects(chart)) {
       let json: Record<string, unknown>;
+      refuseLazyInPatches(o);
       try {
         json = o.toJson() as Record<string, unknown>;
       } catch (e) {
@@ -198,6 +204,11 @@ function renderCharts(charts: readonly Chart[]): { byChart: Map<Chart, unknown[]
         errors.push(`[${o.node.path}] ${failure}`);
         continue;
       }
+      if (json === null || typeof json !== 'object' || Array.isArray(json)) {
+        throw new RollwiseInputError(`${o.node.path}.toJson()`, shownJson(json), `returned ${describeJson(json)} instead of the object's manifest (an object with apiVersion, kind and metadata): the ApiObject's toJson() was replaced, and synth cannot write or check what it returned.`, 'return the object as ApiObject.toJson() does (call the original and change its result), or change the object with addJsonPatch.');
+      }
+      const dropped = droppedPatch(o, json);
+      if (dropped) errors.push(`[${o.node.path}] ${dropped}`);
       objs.push(json);
       flat.push({ chart, json, apiObject: o });
     }
@@ -205,6 +216,104 @@ function renderCharts(charts: readonly Chart[]): { byChart: Map<Chart, unknown[]
   }
   if (errors.length > 0) throw new Error(`Validation failed with the following errors:\n  ${errors.join('\n  ')}`);
   return { byChart, flat };
+}
+
+/**
+ * A JSON patch that the object's own serializer dropped. cdk8s-plus-28's generated L1 classes
+ * (KubeService, KubePodDisruptionBudget, KubeHorizontalPodAutoscalerV2) render by calling
+ * ApiObject.toJson() (which applies the patches) and then converting the result through their
+ * typed toJson_<Kind>Props(), which keeps only values of the declared types: an IntOrString field
+ * patched with a plain number (PDB spec.minAvailable) or an unknown field disappears without a word
+ * (cdk8s-plus-28 lib/imports/k8s.js, e.g. KubePodDisruptionBudget.toJson). The last add or replace
+ * of each path, and each remove, must be visible in what is written.
+ */
+function droppedPatch(o: ApiObject, json: Record<string, unknown>): string | undefined {
+  if (o.toJson === ApiObject.prototype.toJson) return undefined;
+  const ops = ((o as unknown as { patches?: { operation?: { op?: string; path?: string; value?: unknown } }[] }).patches ?? [])
+    .map((p) => p?.operation).filter((op): op is { op: string; path: string; value?: unknown } => typeof op?.op === 'string' && typeof op.path === 'string');
+  const related = (a: string, b: string) => a === b || a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i];
+    if (!['add', 'replace', 'remove'].includes(op.op) || op.path.endsWith('/-')) continue;
+    // a later operation on the same path, above or below it, decides what is written there
+    if (ops.slice(i + 1).some((later) => related(later.path, op.path) || ['move', 'copy'].includes(later.op))) continue;
+    let at: unknown = json;
+    let present = true;
+    for (const seg of op.path.split('/').slice(1).map((x) => x.replace(/~1/g, '/').replace(/~0/g, '~'))) {
+      const rec = at !== null && typeof at === 'object' ? at as Record<string, unknown> : undefined;
+      if (!rec || !(seg in rec) || rec[seg] === undefined) {
+        present = false;
+        break;
+      }
+      at = rec[seg];
+    }
+    const written = present ? JSON.stringify(at) : undefined;
+    const wanted = op.op === 'remove' ? undefined : JSON.stringify(op.value);
+    if (written !== wanted) {
+      return `JsonPatch.${op.op}('${op.path}'${op.op === 'remove' ? '' : `, ${wanted}`}) is not in what ${o.kind}/${o.name} writes (${present ? `it writes ${written}` : 'the field is absent'}): the object's typed serializer (cdk8s-plus-28's ${o.constructor.name}) keeps only values of the field's declared type, so the patch would be silently lost. Fix: patch with the type the field declares (an IntOrString field takes IntOrString.fromNumber(...)/fromString(...)), or set the value through the construct's props.`;
+    }
+  }
+  return undefined;
+}
+
+/** A value a replaced toJson() returned, for an error. */
+function shownJson(v: unknown): unknown {
+  if (typeof v === 'function') return 'a function';
+  if (typeof v === 'bigint') return `${String(v)}n`;
+  const text = v === undefined ? 'undefined' : JSON.stringify(v);
+  return text !== undefined && text.length > 200 ? `${text.slice(0, 200)}...` : v;
+}
+
+function describeJson(v: unknown): string {
+  return v === null ? 'null' : v === undefined ? 'nothing' : Array.isArray(v) ? 'a list' : `a${/^[aeiou]/.test(typeof v) ? 'n' : ''} ${typeof v}`;
+}
+
+/**
+ * The objects of a chart class that overrides toJson(): what it returns must be a list of
+ * manifests (as Chart.toJson() returns), or synth would check and write something else than the
+ * chart meant (an object's values, or nothing at all, silently).
+ */
+function chartToJson(chart: Chart): Record<string, unknown>[] {
+  const out: unknown = chart.toJson();
+  const fix = 'return a list of Kubernetes objects, as Chart.toJson() does (e.g. return super.toJson().map((o) => ...)).';
+  if (!Array.isArray(out)) {
+    throw new RollwiseInputError(`${chart.node.path}.toJson()`, shownJson(out), `returned ${describeJson(out)}, not the list of objects a chart's toJson() returns; synth writes and checks exactly what it returns.`, fix);
+  }
+  out.forEach((o, i) => {
+    if (o === null || typeof o !== 'object' || Array.isArray(o)) {
+      throw new RollwiseInputError(`${chart.node.path}.toJson()[${i}]`, shownJson(o), `is ${describeJson(o)}, not a Kubernetes object (an object with apiVersion, kind and metadata).`, fix);
+    }
+  });
+  return out as Record<string, unknown>[];
+}
+
+/**
+ * A Lazy in an escape-hatch patch is never produced: cdk8s resolves Lazy values first and applies
+ * the JSON patches to the result (cdk8s ApiObject.toJson: resolve, then JsonPatch.apply, which
+ * deep-copies the patch value), so the object would carry the Lazy itself, `{"producer":{}}`.
+ */
+function refuseLazyInPatches(o: ApiObject): void {
+  const patches = (o as unknown as { patches?: { operation?: { op?: string; path?: string; value?: unknown } }[] }).patches ?? [];
+  const find = (v: unknown, depth: number): boolean => v instanceof Lazy
+    || (depth < 32 && typeof v === 'object' && v !== null && Object.values(v).some((x) => find(x, depth + 1)));
+  for (const p of patches) {
+    const op = p?.operation;
+    if (op && find(op.value, 0)) {
+      const field = String(op.path ?? '').split('/').slice(1).map((x) => x.replace(/~1/g, '/').replace(/~0/g, '~'))
+        .reduce((acc, seg) => (/^\d+$/.test(seg) ? `${acc}[${seg}]` : /^[A-Za-z0-9_-]+$/.test(seg) ? `${acc}${acc ? '.' : ''}${seg}` : `${acc}["${seg}"]`), '');
+      throw new RollwiseInputError(`${o.node.path}.addJsonPatch(JsonPatch.${op.op ?? 'add'}('${op.path}', ...))`, 'a Lazy',
+        `a Lazy in a JSON patch is never produced: cdk8s resolves Lazy values before it applies the patches, so ${o.kind}/${o.name} ${field || 'itself'} would hold the Lazy object itself ({"producer":{}}) and its producer is never called.`,
+        'put the Lazy in the object\'s own props (there it is resolved), or patch with the value it would produce.');
+    }
+  }
+}
+
+/** The app's outputFileExtension: it ends every file name, so it may not leave the file's folder. */
+function checkOutputFileExtension(ext: unknown): string {
+  if (typeof ext !== 'string' || /[/\\]/.test(ext) || [...ext].some((ch) => ch.charCodeAt(0) < 0x20)) {
+    throw new RollwiseInputError('outputFileExtension', ext === undefined ? 'undefined' : ext, `ends every file name synth writes (<chart>${typeof ext === 'string' ? ext : '.k8s.yaml'}), so it must be a string without "/", "\\" or control characters: a "/" would put the files, and the runbooks beside them, in other folders.`, 'use an extension like ".k8s.yaml" (the default) or ".yaml".');
+  }
+  return ext;
 }
 
 /** cdk8s' validate(): every construct's validations, errors in one exception. */

@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { ApiObject, App, AppProps, JsonPatch } from 'cdk8s';
+import { ApiObject, App, AppProps, JsonPatch, YamlOutputType } from 'cdk8s';
 import { renderingPatch } from '../invariants/final-objects';
 import { absoluteCitations, checkDocsBaseUrl } from '../justify/citations';
 import { assertSafe } from '../rules/synth-check';
@@ -8,7 +8,8 @@ import { registerRenderCheck } from './render-checks';
 import { mapOutputFiles } from './output';
 import { SynthLayout } from './layout';
 import { synthesize, SynthResult } from './synth';
-import { formatInputError, isInputError } from '../errors';
+import { formatInputError, isInputError, RollwiseInputError } from '../errors';
+import { checkKeys, keysOf } from '../decisions/props-keys';
 
 export interface RollwiseAppProps extends AppProps {
   /**
@@ -107,7 +108,7 @@ export class RollwiseApp extends App {
   private readonly options: RollwiseAppProps;
 
   constructor(props: RollwiseAppProps = {}) {
-    super(props);
+    super(checkAppProps(props));
     if (props.docsBaseUrl !== undefined) checkDocsBaseUrl(props.docsBaseUrl);
     this.options = props;
     Object.defineProperty(this, IS_ROLLWISE_APP, { value: true });
@@ -146,6 +147,50 @@ export class RollwiseApp extends App {
     for (const w of result.warnings) warn(w);
     return result;
   }
+}
+
+const APP_KEYS = keysOf<RollwiseAppProps>()({
+  outdir: true, outputFileExtension: true, yamlOutputType: true, recordConstructMetadata: true, resolvers: true,
+  comments: true, layout: true, lint: true, docsBaseUrl: true, onWarning: true,
+});
+
+/**
+ * The props as a JavaScript caller may pass them: known keys (a typo is refused with "did you
+ * mean"), each of its type, so `comments: 'yes'` or `yamlOutputType: 'bogus'` is not silently read
+ * as something else, and `resolvers: [{}]` or `layout: {}` fails here, not deep inside synth.
+ */
+function checkAppProps(props: RollwiseAppProps): RollwiseAppProps {
+  if (props === undefined) return {};
+  checkKeys('RollwiseApp', props, APP_KEYS, 'new RollwiseApp(props)');
+  const bad = (key: string, value: unknown, why: string, fix: string): never => {
+    throw new RollwiseInputError(`RollwiseApp.${key}`, typeof value === 'function' ? 'a function' : value === null ? null : typeof value === 'object' ? JSON.stringify(value) ?? String(value) : value, why, fix);
+  };
+  for (const k of ['comments', 'lint', 'recordConstructMetadata'] as const) {
+    if (props[k] !== undefined && typeof props[k] !== 'boolean') bad(k, props[k], 'must be true or false: any other value would be read as one of them without saying which.', `use ${k}: ${k === 'recordConstructMetadata' ? 'true' : 'false'}, or leave it out.`);
+  }
+  if (props.onWarning !== undefined && typeof props.onWarning !== 'function') {
+    bad('onWarning', props.onWarning, 'must be a function that receives each synth warning; the warnings would otherwise be lost.', 'pass e.g. onWarning: (text) => console.error(text), or leave it out (warnings go to standard error).');
+  }
+  // by shape, not instanceof: a SynthLayout of another copy of the package works the same
+  if (props.layout !== undefined && typeof (props.layout as { fileFor?: unknown } | null)?.fileFor !== 'function') {
+    bad('layout', props.layout, 'must be made by a SynthLayout factory (its fileFor maps each chart to its file).', 'use SynthLayout.declared(), SynthLayout.flat() or SynthLayout.custom((chart, flat) => ...).');
+  }
+  const outputTypes = Object.values(YamlOutputType).filter((v) => typeof v === 'number');
+  if (props.yamlOutputType !== undefined && !outputTypes.includes(props.yamlOutputType)) {
+    bad('yamlOutputType', props.yamlOutputType, `is not a YamlOutputType (${Object.keys(YamlOutputType).filter((k) => Number.isNaN(Number(k))).join(', ')}); cdk8s would write nothing for it.`, 'use e.g. yamlOutputType: YamlOutputType.FILE_PER_CHART (the default).');
+  }
+  if (props.outdir !== undefined && (typeof props.outdir !== 'string' || props.outdir === '')) {
+    bad('outdir', props.outdir, 'must be the path of the output folder.', 'use e.g. outdir: "dist" (the default).');
+  }
+  if (props.resolvers !== undefined) {
+    if (!Array.isArray(props.resolvers)) bad('resolvers', props.resolvers, 'must be a list of resolvers.', 'pass resolvers: [new MyResolver()], or leave it out.');
+    props.resolvers.forEach((r, i) => {
+      if (typeof (r as { resolve?: unknown } | null)?.resolve !== 'function') {
+        bad(`resolvers[${i}]`, r, 'is not a resolver: cdk8s calls resolve(context) on it for every value it writes.', 'pass an object with a resolve(context) method (cdk8s IResolver), e.g. new LazyResolver().');
+      }
+    });
+  }
+  return props;
 }
 
 /**

@@ -2,6 +2,7 @@ import { randomBytes } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { RollwiseInputError } from '../errors';
 
 /**
  * How `synthesize` replaces an output folder. Everything lives beside the output, in its parent:
@@ -113,6 +114,13 @@ interface Journal {
   readonly old: string;
 }
 
+/** Whether `file` is one of synth's own folders beside the output: exactly our names (12 hex digits), so a sibling output such as "dist-tmp" keeps its folders. */
+function isOurs(p: SwapPaths, file: unknown, kind: 'tmp' | 'old'): boolean {
+  if (typeof file !== 'string' || path.dirname(file) !== p.parent) return false;
+  const e = path.basename(file);
+  return e.length === p.base.length + 18 && e.startsWith(`.${p.base}-${kind}-`) && /^[0-9a-f]{12}$/.test(e.slice(p.base.length + 6));
+}
+
 /**
  * Run first, under the lock: finishes or undoes a swap a crash interrupted, and deletes the temporary
  * and old folders killed synths left. Returns what it did (for the synth's warnings).
@@ -120,11 +128,27 @@ interface Journal {
 export function recover(p: SwapPaths): string[] {
   const notes: string[] = [];
   let journal: Journal | undefined;
+  let text: string | undefined;
   try {
-    journal = JSON.parse(fs.readFileSync(p.journal, 'utf8')) as Journal;
+    text = fs.readFileSync(p.journal, 'utf8');
   } catch {
-    journal = undefined;
+    text = undefined;
   }
+  if (text !== undefined && text !== '') {
+    try {
+      journal = JSON.parse(text) as Journal;
+    } catch {
+      journal = undefined;
+    }
+    // A journal names only synth's own folders beside the output (makeTempDir, swapIn). A file of
+    // that name that is anything else was not written by synth: nothing is moved for it, and it is
+    // not deleted or overwritten either (an empty one is a journal a crash cut short).
+    if (!journal || typeof journal !== 'object' || !(isOurs(p, journal.next, 'tmp') && isOurs(p, journal.old, 'old'))) {
+      throw new RollwiseInputError('outdir', p.outdir, `has beside it ${p.journal}, which is not a swap journal rollwise synth wrote (a journal names only synth's own .${p.base}-tmp-* and .${p.base}-old-* folders); synth keeps its journal under that name, so it would overwrite and delete the file. Nothing was changed.`,
+        `move ${p.journal} away (or delete it if it is not yours), or synthesize into another folder.`);
+    }
+  }
+  if (text === '') fs.rmSync(p.journal, { force: true });
   if (journal && !fs.existsSync(p.outdir)) {
     if (journal.next && fs.existsSync(journal.next)) {
       fs.renameSync(journal.next, p.outdir);
@@ -135,8 +159,7 @@ export function recover(p: SwapPaths): string[] {
     }
   }
   if (journal) fs.rmSync(p.journal, { force: true });
-  // exactly our names (12 hex digits), so a sibling output such as "dist-tmp" keeps its folders
-  const ours = (e: string) => e.length === p.base.length + 18 && e.startsWith(`.${p.base}-`) && /^(tmp|old)-[0-9a-f]{12}$/.test(e.slice(p.base.length + 2));
+  const ours = (e: string) => isOurs(p, path.join(p.parent, e), 'tmp') || isOurs(p, path.join(p.parent, e), 'old');
   let entries: string[] = [];
   try {
     entries = fs.readdirSync(p.parent);

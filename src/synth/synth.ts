@@ -96,11 +96,14 @@ export function synthesize(build: (outdir: string) => App, opts: SynthOptions): 
     try {
       const app = build(tmp);
       const progress = opts.progress ?? (progressWanted() ? terminalProgress() : undefined);
-      writeApp(app, tmp, { comments: opts.comments, layout: opts.layout, onChart: progress });
-      writeOutputMarker(tmp);
-      swapFault('written');
+      // Only the charts' manifests go to the API server; extra files (runbooks, Backstage's
+      // catalog-info.yaml, which Backstage validates) are no Kubernetes objects.
+      const manifests: string[] = [];
+      writeApp(app, tmp, { comments: opts.comments, layout: opts.layout, onChart: progress, onManifest: (f) => manifests.push(f) });
       const files = listFiles(tmp);
-      if (opts.validateSchemas) assertSchemaValid(tmp, files, appKubernetesVersion(app));
+      writeOutputMarker(tmp, files);
+      swapFault('written');
+      if (opts.validateSchemas) assertSchemaValid(tmp, manifests, appKubernetesVersion(app));
       const warnings = [...recovered, ...warningsOf(app)];
       if (opts.check) {
         return { files, drift: diffDirs(tmp, outdir), diff: summarizeDrift(tmp, outdir, { fileLists: false, labels: { committed: `committed in ${opts.outdir}`, synthesized: 'synthesized from the code' } }), warnings };
@@ -121,7 +124,7 @@ export function synthesize(build: (outdir: string) => App, opts: SynthOptions): 
   }
 }
 
-/** Every manifest file in `dir` against the pinned schemas; throws listing the invalid objects. */
+/** Every manifest file (`files`: the charts' output) in `dir` against the pinned schemas; throws listing the invalid objects. */
 function assertSchemaValid(dir: string, files: readonly string[], version: KubernetesVersion): void {
   const validator = SchemaValidator.load(undefined, version);
   const problems: string[] = [];
@@ -138,9 +141,10 @@ function assertSchemaValid(dir: string, files: readonly string[], version: Kuber
 }
 
 /**
- * Writes an app's output into `dir` (not atomic; `synthesize` wraps it). Returns the paths written.
+ * Writes an app's output into `dir` (not atomic; `synthesize` wraps it). Returns the paths written;
+ * `onManifest` hears the charts' manifest files among them (not the extra files).
  */
-export function writeApp(app: App, dir: string, opts: RenderOptions & { readonly parallel?: boolean } = {}): string[] {
+export function writeApp(app: App, dir: string, opts: RenderOptions & { readonly parallel?: boolean; readonly onManifest?: (path: string) => void } = {}): string[] {
   const comments = opts.comments ?? true;
   const pool = (opts.parallel ?? app.charts.length >= PARALLEL_FROM_CHARTS) ? SerializerPool.create() : undefined;
   const made = new Set<string>();
@@ -149,6 +153,7 @@ export function writeApp(app: App, dir: string, opts: RenderOptions & { readonly
     for (const f of planApp(app, opts)) {
       const target = path.join(dir, f.path);
       paths.push(f.path);
+      if ('objects' in f) opts.onManifest?.(f.path);
       if (pool && 'objects' in f) {
         pool.submit(target, f.objects, comments);
         continue;

@@ -1,5 +1,5 @@
 import { podName } from '../../src/decisions/generated-names';
-import { bothServices, build, CHECKOUT, endpointSeries, expected, PromTest, repeat, runPromtool, Series } from './support';
+import { bothServices, build, CHECKOUT, controllerSeries, endpointSeries, expected, PromTest, repeat, runPromtool, Series } from './support';
 
 /**
  * Readiness shapes replayed on the real Prometheus rule engine (promtool test rules): the
@@ -8,7 +8,8 @@ import { bothServices, build, CHECKOUT, endpointSeries, expected, PromTest, repe
  */
 const { checkout, inventory } = bothServices();
 const NS = 'checkout';
-const desired = (values: string): Series => ({ series: `rollout_info_replicas_desired{namespace="${NS}", name="checkout-api", strategy="canary", traffic_router="argoproj-labs/gatewayAPI"}`, values });
+/** The controller's desired replicas (labels namespace and name only, argo-rollouts v1.9.1 prommetrics.go), as scraped through rollwise platform's PodMonitor. */
+const desired = (values: string): Series => controllerSeries('rollout_info_replicas_desired', { namespace: NS, name: 'checkout-api' }, values);
 const none = (eval_time: string, alertname: string) => ({ eval_time, alertname, exp_alerts: [] });
 
 // 5 min healthy, then 5 saw-tooth cycles of 3 min (all ready 90 s, 6 ready, 0 ready, 0 ready), then 10 min healthy.

@@ -1,15 +1,28 @@
 import { CLAIM_WINDOW_SECONDS } from '../../src/decisions/alerts';
-import { bothServices, expected, only, PromTest, runPromtool, Series } from './support';
+import { withoutHonorLabels } from '../support/scrape';
+import { bothServices, controllerSeries, expected, only, PromTest, ROLLOUTS_MONITOR, runPromtool, Series } from './support';
 
-/** Canary and rollout state from the Argo Rollouts controller, the Deployment variant, and CPU throttling, on promtool. */
+/**
+ * Canary and rollout state from the Argo Rollouts controller, the Deployment variant, and CPU
+ * throttling, on promtool. The controller's series are shaped as Prometheus stores them when it
+ * scrapes the controller through `rollwise platform`'s PodMonitor (controllerSeries).
+ */
 const { checkout, inventory } = bothServices();
 const none = (eval_time: string, alertname: string) => ({ eval_time, alertname, exp_alerts: [] });
-const rolloutInfo = (phase: string, values: string): Series => ({
-  series: `rollout_info{namespace="checkout", name="checkout-api", strategy="canary", traffic_router="argoproj-labs/gatewayAPI", phase="${phase}", job="argo-rollouts-metrics"}`, values,
+const rolloutInfo = (phase: string, values: string, monitor = ROLLOUTS_MONITOR): Series =>
+  controllerSeries('rollout_info', { namespace: 'checkout', name: 'checkout-api', strategy: 'canary', traffic_router: 'argoproj-labs/gatewayAPI', phase }, values, monitor);
+const run = (name: string, phase: string, values: string, monitor = ROLLOUTS_MONITOR): Series =>
+  controllerSeries('analysis_run_info', { namespace: 'checkout', name, phase }, values, monitor);
+/**
+ * kube-state-metrics' kube_replicaset_owner of ReplicaSet <rollout>-<hash>, owned by its Rollout
+ * (internal/store/replicaset.go v2.19.1; argo-rollouts v1.9.1 rollout/sync.go sets the controller
+ * reference, kind Rollout), scraped by kube-prometheus-stack's ServiceMonitor (honorLabels).
+ */
+const replicaSet = (rollout: string, hash: string, values = '1x60'): Series => ({
+  series: `kube_replicaset_owner{namespace="checkout", replicaset="${rollout}-${hash}", owner_kind="Rollout", owner_name="${rollout}", owner_is_controller="true", container="kube-state-metrics", endpoint="http", instance="10.244.2.9:8080", job="kube-state-metrics", pod="kube-state-metrics-5c8b9d7f6-q2w8r", service="kube-state-metrics"}`, values,
 });
-const run = (name: string, phase: string, values: string): Series => ({
-  series: `analysis_run_info{namespace="checkout", name="${name}", phase="${phase}", job="argo-rollouts-metrics"}`, values,
-});
+/** checkout-api's ReplicaSets in these tests: the release before (5b8c9d7f4), the canary (6f9d8c7b5), the release after (7c9d8b6f5). */
+const OWN_REPLICASETS = ['5b8c9d7f4', '6f9d8c7b5', '7c9d8b6f5'].map((h) => replicaSet('checkout-api', h, `1x${CLAIM_WINDOW_SECONDS / 30 + 40}`));
 /** promtool values from runs of one token: ticks(['1', 10], ['stale', 1]) is ten 1s, then a staleness marker. */
 const ticks = (...runs: [string, number][]) => runs.map(([v, n]) => Array.from({ length: n }, () => v).join(' ')).join(' ');
 const RUN = 'checkout-api-6f9d8c7b5-4-2';
@@ -31,6 +44,7 @@ const tests: PromTest[] = [
     name: 'canary analysis fails and aborts the rollout (stable keeps serving)',
     interval: '30s',
     input_series: [
+      ...OWN_REPLICASETS,
       rolloutInfo('Progressing', '1x9 stale'),
       rolloutInfo('Abort', '_x9 1x30'),
       run(RUN, 'Running', '1x9 stale'),
@@ -51,6 +65,7 @@ const tests: PromTest[] = [
     name: 'a re-run named <run>.<N> fails and aborts the rollout: matched too',
     interval: '30s',
     input_series: [
+      ...OWN_REPLICASETS,
       rolloutInfo('Progressing', '1x9 stale'),
       rolloutInfo('Abort', '_x9 1x30'),
       run(RUN, 'Successful', '1x40'),
@@ -66,9 +81,30 @@ const tests: PromTest[] = [
     ],
   },
   {
+    // Rollout checkout-api-bff ("bff" is spelled in the hash alphabet) in the same namespace, whose
+    // canary hash is all digits (decimal digits 0-5 encode as "4"-"9": about 0.6 % of 10-digit
+    // hashes): its failed run checkout-api-bff-5974865-7 also matches checkout-api's run pattern
+    // (hash "bff", revision 5974865, step 7). checkout-api is aborted by hand meanwhile.
+    name: 'another Rollout\'s run that matches the name pattern (checkout-api-bff-5974865-7) does not claim checkout-api\'s abort by hand',
+    interval: '30s',
+    input_series: [
+      ...OWN_REPLICASETS,
+      replicaSet('checkout-api-bff', '5974865'),
+      rolloutInfo('Progressing', '1x9 stale'),
+      rolloutInfo('Abort', '_x9 1x30'),
+      run('checkout-api-bff-5974865-7', 'Running', '1x9 stale'),
+      run('checkout-api-bff-5974865-7', 'Failed', '_x9 1x30'),
+    ],
+    alert_rule_test: [
+      none('8m', 'CanaryAnalysisFailed'),
+      { eval_time: '8m', alertname: 'RolloutDegraded', exp_alerts: [expected(checkout, 'RolloutDegraded', { name: 'checkout-api', phase: 'Abort' }, 1)] },
+    ],
+  },
+  {
     name: 'the run is Failed one scrape before the rollout shows Abort (two status writes): still the analysis\'s abort',
     interval: '30s',
     input_series: [
+      ...OWN_REPLICASETS,
       rolloutInfo('Paused', ticks(['1', 11], ['stale', 1])),
       rolloutInfo('Abort', ticks(['_', 11], ['1', 30])),
       run(RUN, 'Running', ticks(['1', 10], ['stale', 1])),
@@ -86,6 +122,7 @@ const tests: PromTest[] = [
     name: 'a stale failed run of the release before, then the next release aborted by hand: RolloutDegraded, not the old run',
     interval: '30s',
     input_series: [
+      ...OWN_REPLICASETS,
       // release 3: its background run failed and aborted it (0-5m); release 4 progresses (5m-15m) and is aborted by hand at 15m
       rolloutInfo('Abort', ticks(['1', 10], ['stale', 1], ['_', 19], ['1', 30])),
       rolloutInfo('Progressing', ticks(['_', 10], ['1', 20], ['stale', 1], ['_', 29])),
@@ -111,6 +148,7 @@ const tests: PromTest[] = [
     name: 'a retry after a failed run, and its re-run <run>.1 fails too: the re-run claims the new abort, the first run does not',
     interval: '30s',
     input_series: [
+      ...OWN_REPLICASETS,
       rolloutInfo('Paused', ticks(['1', 10], ['stale', 1], ['_', 40])),
       rolloutInfo('Abort', ticks(['_', 10], ['1', 10], ['stale', 1], ['_', 9], ['1', 21])),
       rolloutInfo('Progressing', ticks(['_', 20], ['1', 10], ['stale', 1], ['_', 20])),
@@ -148,6 +186,27 @@ const tests: PromTest[] = [
     alert_rule_test: [
       none('3m', 'RolloutDegraded'), none('8m', 'RolloutDegraded'), none('15m', 'RolloutDegraded'),
       none('8m', 'CanaryAnalysisFailed'), none('15m', 'CanaryAnalysisFailed'),
+      // rollout_info is there under the Rollout's own namespace: the signal is not missing
+      none('15m', 'RolloutMetricsMissing'),
+    ],
+  },
+  {
+    // The argo-rollouts Helm chart's ServiceMonitor, a monitor without honorLabels, or a Prometheus
+    // with overrideHonorLabels: the controller's namespace="checkout" is stored as
+    // exported_namespace, under namespace="argo-rollouts". The same failed-analysis abort as above.
+    name: 'the controller scraped without honorLabels: the rollout alerts cannot see the abort, and RolloutMetricsMissing says why',
+    interval: '30s',
+    input_series: [
+      ...OWN_REPLICASETS,
+      rolloutInfo('Progressing', '1x9 stale', withoutHonorLabels(ROLLOUTS_MONITOR)),
+      rolloutInfo('Abort', '_x9 1x30', withoutHonorLabels(ROLLOUTS_MONITOR)),
+      run(RUN, 'Running', '1x9 stale', withoutHonorLabels(ROLLOUTS_MONITOR)),
+      run(RUN, 'Failed', '_x9 1x30', withoutHonorLabels(ROLLOUTS_MONITOR)),
+    ],
+    alert_rule_test: [
+      none('8m', 'CanaryAnalysisFailed'), none('8m', 'RolloutDegraded'),
+      none('9m30s', 'RolloutMetricsMissing'), // for 10m
+      { eval_time: '10m', alertname: 'RolloutMetricsMissing', exp_alerts: [expected(checkout, 'RolloutMetricsMissing', { name: 'checkout-api' }, 1)] },
     ],
   },
   {
@@ -192,6 +251,7 @@ test('promtool: a failed-analysis abort left for over the claim window (24 h) is
     name: 'an abort by a failed analysis that lasts a day',
     interval: '30s',
     input_series: [
+      ...OWN_REPLICASETS,
       rolloutInfo('Paused', ticks(['1', 10], ['stale', 1])),
       rolloutInfo('Abort', ticks(['_', 10], ['1', n])),
       run(RUN, 'Running', ticks(['1', 10], ['stale', 1])),

@@ -9,6 +9,7 @@ import { AlertRule, WorkloadKind } from '../../src/decisions/alerts';
 import { Platform } from '../../src/decisions/platform';
 import { decideService, ServiceInputs } from '../../src/decisions/service';
 import { generateName } from '../../src/decisions/generated-names';
+import { PodMonitorObject, rolloutsControllerMonitor, ROLLOUTS_CONTROLLER_POD, scrapedLabels, seriesText } from '../support/scrape';
 
 export const RUNBOOK_BASE = 'https://git.example.com/acme/deploy/blob/main/dist';
 
@@ -150,3 +151,16 @@ export function repeat(v: number, n: number): number[] {
   return Array.from({ length: n }, () => v);
 }
 
+
+/** The PodMonitor `rollwise platform` emits for the Argo Rollouts controller. */
+export const ROLLOUTS_MONITOR = rolloutsControllerMonitor();
+
+/**
+ * A series of the Argo Rollouts controller (`labels` as it exposes them: argo-rollouts v1.9.1
+ * controller/metrics/prommetrics.go, namespace and name of the object described) as Prometheus
+ * stores it when it scrapes the controller through `monitor`, by default `rollwise platform`'s
+ * PodMonitor argo-rollouts-controller (test/support/scrape.ts).
+ */
+export function controllerSeries(metric: string, labels: Record<string, string>, values: string, monitor: PodMonitorObject = ROLLOUTS_MONITOR): Series {
+  return { series: seriesText(metric, scrapedLabels(monitor, ROLLOUTS_CONTROLLER_POD, labels)), values };
+}

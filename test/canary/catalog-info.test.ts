@@ -82,3 +82,19 @@ test('one Application: argocd/app-name; the validators themselves refuse what Ba
 test('an owner that is no entity reference is refused, naming it', () => {
   expect(() => estate((d) => { new CatalogInfo(d.chart, 'catalog', { service: d.service, owner: 'Team Checkout' }); })).toThrow(/catalog\.owner = Team Checkout: is not a Backstage entity reference/);
 });
+
+test('issue 24: in the Applications\' chart (whose folder is applied to the cluster) it is refused, naming the chart and the perService chart to use', () => {
+  const app = new App({ outdir: '/tmp/rollwise-catalog-unused' });
+  addEstate(app, {
+    environments: exampleEnvironments(),
+    services: { 'checkout-api': checkoutApiProps() },
+    perService: (d) => {
+      const chart = d.environment.addChart(app, `${d.name}-application`, { outputPath: `argocd/${d.environment.name}/${d.name}.k8s.yaml` });
+      const application = new ArgoCdApplication(chart, `${d.name}-${d.environment.name}`, { service: d.service, settings: d.environment.platform.argoCd! });
+      if (d.environment.name === 'prod') new CatalogInfo(chart, 'catalog', { service: d.service, owner: 'team-checkout', applications: [application] });
+    },
+  });
+  expect(() => app.synth()).toThrow(/CatalogInfo checkout-api: it is in chart prod-checkout-api-application, which holds the Argo CD Application\(s\) prod-checkout-api-application\/checkout-api-prod, so checkout-api\.catalog-info\.yaml would be written beside them and applied with them as a Kubernetes object.*Fix: create it in the service's own chart, the `chart` addEstate's perService receives/);
+  // in the service's chart (the example's) it synthesizes
+  expect(() => estate((d, apps) => { if (d.environment.name === 'prod') new CatalogInfo(d.chart, 'catalog', { service: d.service, owner: 'team-checkout', applications: apps }); }).synth()).not.toThrow();
+});

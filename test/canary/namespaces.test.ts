@@ -1,11 +1,18 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
 import { App, Chart, Testing } from 'cdk8s';
+import { RollwiseApp } from '../../src/synth/rollwise-app';
 import * as YAML from 'yaml';
 import { ArgoCdApplication } from '../../src/constructs/argo-cd-application';
 import { HttpService } from '../../src/constructs/http-service';
 import { ServiceNamespace } from '../../src/constructs/service-namespace';
 import { Delivery } from '../../src/decisions/canary';
 import { KubernetesVersion } from '../../src/decisions/kubernetes-version';
-import { NamespacePolicy } from '../../src/decisions/namespaces';
+import { NamespacePolicy, objectsThePodNeeds } from '../../src/decisions/namespaces';
+import { Migration } from '../../src/decisions/migrations';
+import { EnvFrom, EnvValue, Volume } from '../../src/decisions/containers';
+import { formatInputError, RollwiseInputError } from '../../src/errors';
 import { Platform } from '../../src/decisions/platform';
 import { checkoutApiProps, examplePlatform } from '../../src/example';
 import { Environment } from '../../src/environments';
@@ -54,8 +61,11 @@ describe('a chart without a namespace, deployed by an Argo CD Application to sho
     expect(app.spec.destination.namespace).toBe('shop');
   });
 
-  test('a destination namespace other than the service\'s is refused, naming both', () => {
-    expect(() => deploy({ chartNamespace: 'shop', destinationNamespace: 'payments' })).toThrow(/destinationNamespace = payments: the service's objects name namespace shop.*Fix: remove destinationNamespace, or give the service's chart the namespace payments/);
+  test('a destination namespace other than the service\'s is refused, naming both, the service and the Application\'s construct path', () => {
+    expect(() => deploy({ chartNamespace: 'shop', destinationNamespace: 'payments' })).toThrow(/^service orders-api \(apps\/orders-api-prod\): destinationNamespace = payments: the service's objects name namespace shop.*Fix: remove destinationNamespace, or give the service's chart the namespace payments/);
+    let error: unknown;
+    try { deploy({ chartNamespace: 'shop', destinationNamespace: 'payments' }); } catch (e) { error = e; }
+    expect(formatInputError(error as RollwiseInputError)).toMatch(/^rollwise: invalid input in service orders-api \(apps\/orders-api-prod\)\n {2}destinationNamespace = payments\n/);
   });
 });
 
@@ -110,8 +120,8 @@ describe('how the namespace comes to exist', () => {
 
 describe('two services in one namespace (Argo CD keeps each Application\'s labels on it at every sync)', () => {
   /** Two services in shop, each with its Application and namespace policy; the synth error, or ''. */
-  const twoServices = (web: NamespacePolicy | undefined, orders: NamespacePolicy | undefined, webNamespace = 'shop'): string => {
-    const app = Testing.app();
+  const twoServices = (web: NamespacePolicy | undefined, orders: NamespacePolicy | undefined, webNamespace = 'shop', rollwiseApp = false): string => {
+    const app = rollwiseApp ? new RollwiseApp({ outdir: fs.mkdtempSync(path.join(os.tmpdir(), 'rw-ns-')) }) : Testing.app();
     const deployed = (name: string, ns: string, host: string, policy: NamespacePolicy | undefined) => {
       const chart = new Chart(app, name, { namespace: ns });
       const service = new HttpService(chart, name, { ...checkoutApiProps(), route: { hostnames: [host] } });
@@ -120,15 +130,23 @@ describe('two services in one namespace (Argo CD keeps each Application\'s label
     deployed('web-front', webNamespace, 'www.example.com', web);
     deployed('orders-api', 'shop', 'orders.example.com', orders);
     try {
-      for (const c of app.charts) Testing.synth(c);
+      if (app instanceof RollwiseApp) app.synthesize({ onWarning: () => undefined });
+      else for (const c of app.charts) Testing.synth(c);
     } catch (e) {
       return (e as Error).message;
+    } finally {
+      if (app instanceof RollwiseApp) fs.rmSync(app.outdir, { recursive: true, force: true });
     }
     return '';
   };
 
   test('different NamespacePolicy labels (baseline and a team label vs the default restricted): an error naming both services', () => {
     const error = twoServices(NamespacePolicy.createdByArgoCd({ podSecurity: 'baseline', labels: { team: 'web' } }), undefined);
+    // issue 24: it names the construct paths of both Applications; under a RollwiseApp (rollwise
+    // synth, cdk8s synth of a RollwiseApp) the error starts with them, not with an empty "[]"
+    expect(error).toMatch(/\[web-front-apps\/web-front-prod, orders-api-apps\/orders-api-prod\] Namespace shop on cluster/);
+    expect(twoServices(NamespacePolicy.createdByArgoCd({ podSecurity: 'baseline', labels: { team: 'web' } }), undefined, 'shop', true))
+      .toMatch(/^Validation failed with the following errors:\n {2}\[web-front-apps\/web-front-prod, orders-api-apps\/orders-api-prod\] Namespace shop on cluster https:\/\/kubernetes\.default\.svc: services web-front\/web-front/);
     expect(error).toMatch(/Namespace shop on cluster https:\/\/kubernetes\.default\.svc: services web-front\/web-front \(Application web-front-apps\/web-front-prod\) and orders-api\/orders-api \(Application orders-api-apps\/orders-api-prod\) keep different labels on it/);
     expect(error).toMatch(/pod-security\.kubernetes\.io\/enforce: baseline vs restricted.*team: web vs \(absent\)/);
     expect(error).toMatch(/the Pod Security level flips with every sync.*Fix: give every service in the namespace one NamespacePolicy/);
@@ -172,5 +190,68 @@ describe('a PrometheusRule nobody selects', () => {
     };
     expect(run()).toMatch(/platform\.prometheusRuleLabels is not set.*kube-prometheus-stack's Prometheus selects rules by the label release: <its Helm release name> \(ruleSelectorNilUsesHelmValues: true by default/);
     expect(run({ release: 'kube-prometheus-stack' })).not.toMatch(/prometheusRuleLabels/);
+  });
+});
+
+describe('a first sync with a migration (issue 24: the PreSync hook runs before anything of the Application exists)', () => {
+  /** orders-api with a migration and `pod`/`container` as given, deployed by an Application with `policy`; the Application, or the error. */
+  const withMigration = (props: Partial<ReturnType<typeof checkoutApiProps>>, policy?: NamespacePolicy, platformNamespaces?: NamespacePolicy): Manifest | Error => {
+    const app = Testing.app();
+    const chart = new Chart(app, 'orders-api', { namespace: 'shop' });
+    const base = checkoutApiProps();
+    const service = new HttpService(chart, 'orders-api', { ...base, container: { runAs: { user: 10001 } }, pod: undefined, ...props, migrations: Migration.job({ command: ['python', 'manage.py', 'migrate', '--noinput'] }) });
+    const apps = new Chart(app, 'apps');
+    try {
+      new ArgoCdApplication(apps, 'orders-api-prod', { service, settings: { ...settings, namespaces: platformNamespaces }, namespacePolicy: policy });
+    } catch (e) {
+      return e as Error;
+    }
+    return (Testing.synth(apps) as Manifest[])[0];
+  };
+
+  test('the default CreateNamespace with a migration that needs a ServiceAccount and a Secret is refused, naming them, the phase order and the fix', () => {
+    const error = withMigration({ pod: { serviceAccount: { name: 'orders-api' } }, container: { runAs: { user: 10001 }, env: { DATABASE_PASSWORD: EnvValue.fromSecret('orders-db', 'password') } } });
+    expect(error).toBeInstanceOf(RollwiseInputError);
+    const text = formatInputError(error as RollwiseInputError);
+    expect(text).toMatch(/^rollwise: invalid input in service orders-api \(apps\/orders-api-prod\)\n {2}namespacePolicy \(default\) = NamespacePolicy\.createdByArgoCd\(\) \(CreateNamespace=true\)\n/);
+    expect(text).toMatch(/why: the migration Job orders-api-migrate is an Argo CD PreSync hook and needs ServiceAccount orders-api, Secret orders-db in namespace shop, which rollwise does not create/);
+    expect(text).toMatch(/objects without a hook annotation belong to the Sync phase, which comes after: argo-cd v3\.5\.1 gitops-engine\/pkg\/sync\/sync_phase\.go, sync_tasks\.go syncPhaseOrder/);
+    expect(text).toMatch(/the Job waits until its deadline \(600 s, its activeDeadlineSeconds\), fails, and the sync stops/);
+    expect(text).toMatch(/fix: create shop and ServiceAccount orders-api, Secret orders-db before the first sync, outside this Application, and say so: namespaces: NamespacePolicy\.existing\(\) in platform\.argoCd.*`rollwise platform --namespace shop`/);
+  });
+
+  test('the platform\'s argoCd.namespaces is named as the input when it is the policy', () => {
+    const error = withMigration({ pod: { serviceAccount: { name: 'orders-api' } } }, undefined, NamespacePolicy.createdByArgoCd({ podSecurity: 'baseline' }));
+    expect((error as RollwiseInputError).input).toBe('argoCd.namespaces');
+    expect((error as RollwiseInputError).why).toMatch(/needs ServiceAccount orders-api in namespace shop/);
+  });
+
+  test('NamespacePolicy.existing() (the platform creates the namespace and what the migration needs) is accepted', () => {
+    const a = withMigration({ pod: { serviceAccount: { name: 'orders-api' } } }, NamespacePolicy.existing()) as Manifest;
+    expect(a.spec.syncPolicy.syncOptions).toEqual(['ApplyOutOfSyncOnly=true']);
+  });
+
+  test('a migration that needs nothing in the namespace (no account, literal env, optional references) keeps CreateNamespace, and the reason says when it is refused', () => {
+    const a = withMigration({ container: { runAs: { user: 10001 }, env: { LOG_LEVEL: EnvValue.fromValue('info'), EXTRA: EnvValue.fromSecret('maybe', 'x', { optional: true }) } } }) as Manifest;
+    expect(a.spec.syncPolicy.syncOptions).toEqual(['ApplyOutOfSyncOnly=true', 'CreateNamespace=true']);
+    expect(a.metadata.annotations?.['rollwise.dev/reasons']).toMatch(/a migration whose PreSync hook needs a ServiceAccount, Secret or ConfigMap in it is refused with this policy/);
+  });
+
+  test('without a migration the default stays (the workload\'s pods are retried by their controller once the objects exist; no hook blocks the sync)', () => {
+    const { app } = deploy({ chartNamespace: 'shop' });
+    expect(app.spec.syncPolicy.syncOptions).toEqual(['ApplyOutOfSyncOnly=true', 'CreateNamespace=true']);
+  });
+
+  test('objectsThePodNeeds reads the account, pull secrets, env, envFrom, volumes and projected sources, skipping optional ones', () => {
+    const app = Testing.app();
+    const chart = new Chart(app, 'w', { namespace: 'shop' });
+    const service = new HttpService(chart, 'web', {
+      ...checkoutApiProps(),
+      container: { runAs: { user: 1000 }, env: { A: EnvValue.fromSecret('s-env', 'k'), B: EnvValue.fromConfigMap('c-env', 'k'), C: EnvValue.fromConfigMap('c-opt', 'k', { optional: true }) }, envFrom: [EnvFrom.secret('s-from'), EnvFrom.configMap('c-from')], mounts: [{ volume: 'certs', path: '/certs' }, { volume: 'conf', path: '/conf' }] },
+      pod: { serviceAccount: { name: 'web' }, imagePullSecrets: ['pull'], volumes: [Volume.fromSecret('certs', 's-vol'), Volume.fromConfigMap('conf', 'c-vol')] },
+      migrations: Migration.job({ command: ['migrate'] }),
+    });
+    expect(objectsThePodNeeds(service.migration!.job.toJson().spec.template.spec)).toEqual(['ServiceAccount web', 'Secret pull', 'Secret s-env', 'ConfigMap c-env', 'Secret s-from', 'ConfigMap c-from', 'Secret s-vol', 'ConfigMap c-vol']);
+    expect(objectsThePodNeeds({ volumes: [{ name: 'p', projected: { sources: [{ secret: { name: 'ps' } }, { configMap: { name: 'pc', optional: true } }] } }, { name: 'd', persistentVolumeClaim: { claimName: 'data' } }] })).toEqual(['Secret ps', 'PersistentVolumeClaim data']);
   });
 });

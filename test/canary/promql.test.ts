@@ -2,6 +2,7 @@ import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { Duration } from 'cdk8s';
 import * as YAML from 'yaml';
 import { podName } from '../../src/decisions/generated-names';
 import { find, synthService } from '../support/manifests';
@@ -277,13 +278,52 @@ describe('canary readiness departures on the real Prometheus engine, with kube-s
       promql_expr_test: [
         { expr: query('canary-readiness-departures'), eval_time: at(570), exp_samples: [{ labels: '{}', value: 0 }] },
         // the drop between the scrapes at 570 s and 600 s is in the windows ending at 600 s .. 690 s
+        // (the window is 3m here: 1m + return window 30 s + minReadySeconds 30 s + 2 scrapes)
         { expr: query('canary-readiness-departures'), eval_time: at(600), exp_samples: [{ labels: '{}', value: 1 }] },
-        { expr: query('canary-readiness-departures'), eval_time: at(690), exp_samples: [{ labels: '{}', value: 1 }] },
-        { expr: query('canary-readiness-departures'), eval_time: at(720), exp_samples: [{ labels: '{}', value: 0 }] },
+        { expr: query('canary-readiness-departures'), eval_time: at(750), exp_samples: [{ labels: '{}', value: 1 }] },
+        { expr: query('canary-readiness-departures'), eval_time: at(780), exp_samples: [{ labels: '{}', value: 0 }] },
         // the second departure, 30 s long
         { expr: query('canary-readiness-departures'), eval_time: at(960), exp_samples: [{ labels: '{}', value: 1 }] },
       ],
     }]);
+  });
+
+  /**
+   * A canary pod that leaves Ready before it is first available: Ready at `readyS`, it fails from its
+   * first probe after that and is out after the leave window (3 x 10 s), back after the return window
+   * (3 x 10 s), and available `minReady` s later; only then does the controller set the first weight
+   * and start the background run, whose first departure count comes one interval (60 s) later, plus
+   * `lagS` for the controllers. kube-state-metrics is scraped every 30 s; the departure falls anywhere
+   * between two scrapes.
+   */
+  function departureBeforeRun(q: string, minReady: number, lagS: number) {
+    const failures: string[] = [];
+    for (let readyS = 90; readyS < 120; readyS += 5) {
+      const downS = readyS + 30;
+      const upS = downS + 30;
+      const firstMeasurementS = upS + minReady + lagS + 60;
+      const ready = (t: number) => (t < readyS ? false : !(t >= downS && t < upS));
+      const timelineOf: (boolean | undefined)[] = Array.from({ length: SCRAPES }, (_, i) => (i === 0 ? undefined : ready(i * SCRAPE_S)));
+      try {
+        promtoolTest([{ interval: '30s', input_series: canaryPod('aaaaa', timelineOf), promql_expr_test: [{ expr: q, eval_time: at(firstMeasurementS), exp_samples: [{ labels: '{}', value: 1 }] }] }]);
+      } catch {
+        failures.push(`Ready at ${readyS} s, out ${downS}-${upS} s, first measurement at ${firstMeasurementS} s`);
+      }
+    }
+    return failures;
+  }
+
+  test('a canary pod that leaves Ready before it is first available is counted at the run\'s first measurement (minReadySeconds 30 and 120), wherever the drop falls between scrapes', () => {
+    const departures = (props: Parameters<typeof synthService>[0]) => (find(synthService(props), 'AnalysisTemplate', 'checkout-api-canary-background').spec.metrics as Metric[])
+      .find((x) => x.name === 'canary-readiness-departures')!.provider.prometheus.query.replace(/\{\{args\.canary-hash\}\}/g, HASH);
+    const golden = departures({});
+    const slow = departures({ overrides: { minReadySeconds: { value: Duration.seconds(120), because: 'a cache warm-up measured at 2 minutes after Ready' } } });
+    expect(golden).toContain('[3m]');
+    expect(slow).toContain('[4m30s]');
+    for (const lag of [0, 10]) {
+      expect(departureBeforeRun(golden, 30, lag)).toEqual([]);
+      expect(departureBeforeRun(slow, 120, lag)).toEqual([]);
+    }
   });
 
   test('measurements one interval apart never miss a departure (the windows overlap), wherever the drop falls', () => {

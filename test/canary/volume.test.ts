@@ -100,7 +100,8 @@ describe('the volume gate is derived from the traffic', () => {
     for (const t of ['checkout-api-canary-background', 'checkout-api-canary-gate']) {
       expect(metrics(objs, t).map((m) => m.name)).toEqual(['canary-error-ratio', 'route-error-ratio', 'canary-readiness-departures']);
     }
-    expect(() => Delivery.canary({ manualPromotion: { because: 'low' } })).toThrow(/delivery.manualPromotion.because = low: manual promotion takes the release decision away/);
+    // refused by the service that uses it, naming the service (issue 24)
+    expect(() => synthService({ ...lowTraffic(2), delivery: Delivery.canary({ manualPromotion: { because: 'low' } }) })).toThrow(/^service checkout-api \(test\/checkout-api\): delivery.manualPromotion.because = low: manual promotion takes the release decision away/);
   });
 
   test('manual promotion with the service\'s own steps keeps them, with the longest window and no volume metric', () => {

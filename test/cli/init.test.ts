@@ -4,6 +4,12 @@ import * as os from 'os';
 import * as path from 'path';
 import { main } from '../../src/cli/main';
 import { commitOutput, initFiles, installedDependency } from '../../src/cli/init';
+import { App } from 'cdk8s';
+import { HttpServiceProps } from '../../src/constructs/http-service';
+import { KubernetesVersion } from '../../src/decisions/kubernetes-version';
+import { Platform } from '../../src/decisions/platform';
+import { addEstate, Environment, Sizing } from '../../src/environments';
+import { threeServices, threeServicesPlatform } from '../fixtures/apps/three-services';
 
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -33,6 +39,9 @@ describe('rollwise init', () => {
     expect(pkg.dependencies.rollwise).toBe(`file:${path.relative(dir, path.join(__dirname, '..', '..'))}`);
     expect(files['main.ts']).toContain("'orders-api': {");
     expect(files['.github/workflows/rollwise.yml']).toContain('upload-sarif');
+    // issue 24: where `rollwise schemas fetch` writes is not committed; the namespace policy a migration with its own ServiceAccount needs is named
+    expect(files['.gitignore'].split('\n')).toContain('.schemas/');
+    expect(files['platform.ts']).toMatch(/a service whose migration needs a ServiceAccount or Secret\n.*there needs the namespace made first, with them: add namespaces: NamespacePolicy\.existing\(\)/);
     expect(files['.github/workflows/rollwise.yml']).toContain('rollwise synth --check');
     const second = await cli(['init', dir, '--service', 'orders-api']);
     expect(second.code).toBe(0);
@@ -193,5 +202,30 @@ describe('rollwise init into an existing cdk8s app (issue 24)', () => {
     expect(r.code).toBe(0);
     expect(fs.readFileSync(path.join(dir, 'main.ts'), 'utf8')).toBe("import { App } from 'cdk8s';\nexport const app = new App();\nrequire('./charts').add(app);\napp.synth();\n");
     expect(r.out).toMatch(/note: main\.ts is not the cdk8s template's shape.*new RollwiseApp\(\);.*addRollwise\(app\);/);
+  });
+});
+
+describe('the scaffold\'s environments (issue 24: dev copied prod\'s database connection)', () => {
+  test('main.ts says connection settings are per environment, and its suggested adjust gives dev its own instance, which synth accepts where the copy is refused', () => {
+    const scaffold = initFiles('orders-api')['main.ts'];
+    expect(scaffold).toMatch(/Connection settings are per environment too: every environment starts from the service's props\n[\s\S]*dev's migration would run against prod's database/);
+    const line = /^ {2}\/\/ {3}(sidecars: .*),$/m.exec(scaffold)?.[1];
+    expect(line).toBeDefined();
+    // the line as the scaffold shows it, in dev's adjust (the props are orders-api with its proxy and migration)
+    const devAdjust = new Function('props', `return { ...props, ${line} };`) as (p: HttpServiceProps) => HttpServiceProps;
+    const server = 'https://kubernetes.default.svc';
+    const build = (adjust?: (p: HttpServiceProps) => HttpServiceProps) => {
+      const app = new App({ outdir: '/tmp/rollwise-init-unused' });
+      const platform = (env: string) => new Platform({ gateway: { name: 'public', namespace: 'envoy-gateway-system' }, prometheusAddress: 'http://prometheus-operated.monitoring.svc:9090', runbookBaseUrl: `https://github.com/acme/deploy/blob/main/dist/${env}`, prometheusRuleLabels: { release: 'kube-prometheus-stack' }, kubernetesVersion: KubernetesVersion.V1_33 });
+      return addEstate(app, {
+        environments: [
+          new Environment({ name: 'dev', destination: { server, namespace: 'shop-dev' }, platform: platform('dev'), sizing: Sizing.fixed(2, { peakRequestsPerSecond: 40 }), adjust: (p) => { const q = adjust ? adjust(p) : p; return { ...q, route: q.route && { ...q.route, hostnames: ['orders.dev.example.com'] } }; } }),
+          new Environment({ name: 'prod', destination: { server, namespace: 'shop' }, platform: platform('prod') }),
+        ],
+        services: { 'orders-api': threeServices(threeServicesPlatform(KubernetesVersion.V1_33))['orders-api'] },
+      });
+    };
+    expect(() => build()).toThrow(/environments dev and prod both connect orders-api's Cloud SQL Auth Proxy to acme-prod:europe-west1:orders/);
+    expect(build(devAdjust)[0].service.decisions.pod.sidecars[0].args).toContain('acme-dev:europe-west1:orders');
   });
 });

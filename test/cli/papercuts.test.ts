@@ -52,7 +52,7 @@ describe('rollwise explain', () => {
       const script = `require(${JSON.stringify(path.join(lib, 'src', 'cli', 'main.js'))}).main(process.argv).then((c) => { process.exitCode = c; })`;
       const r = spawnSync(process.execPath, ['-e', script, 'rollwise', 'explain', '-'], { input: fs.readFileSync(path.join(DIST, 'prod', 'checkout-api.k8s.yaml')), encoding: 'utf8' });
       expect(r.status).toBe(0);
-      expect(r.stdout).toContain('Rollout/checkout-api spec.template.spec.containers[0].readinessProbe.timeoutSeconds = 3');
+      expect(r.stdout).toContain('Rollout/checkout-api spec.template.spec.containers[0].readinessProbe.timeoutSeconds [container app (containers[0])] = 3');
     } finally {
       fs.rmSync(lib, { recursive: true, force: true });
     }

@@ -49,7 +49,8 @@ describe('rollwise platform', () => {
     expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'argo-rollouts', namespace: 'argo-rollouts' }]);
     expect(envoy.spec.selector.matchLabels).toEqual({ 'app.kubernetes.io/name': 'envoy', 'app.kubernetes.io/component': 'proxy', 'app.kubernetes.io/managed-by': 'envoy-gateway' });
     expect(envoy.spec.podMetricsEndpoints).toEqual([{ port: 'metrics', path: '/stats/prometheus' }]);
-    expect(rollouts.spec.podMetricsEndpoints).toEqual([{ port: 'metrics', path: '/metrics' }]);
+    // the controller's own namespace label (the Rollout's) must survive the scrape: honorLabels
+    expect(rollouts.spec.podMetricsEndpoints).toEqual([{ port: 'metrics', path: '/metrics', honorLabels: true }]);
     expect(envoy.metadata.labels?.release).toBe('kube-prometheus-stack');
     for (const o of [config, role, envoy, rollouts]) expect(o.metadata.annotations?.['rollwise.dev/reasons']).toBeTruthy();
     expect(text).toMatch(/# .*restart the controller.*\n/);

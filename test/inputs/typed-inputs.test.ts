@@ -56,7 +56,7 @@ const cases: Case[] = [
   { title: 'a missing appServer (JavaScript caller)', props: { appServer: undefined as never }, input: 'appServer', value: 'missing', why: /is required/ },
   { title: 'override reason TODO', props: { overrides: { cpuLimit: { value: '1', because: 'TODO: fill in later' } } }, input: 'overrides.cpuLimit', value: '1', why: /placeholder \("TODO"\)/ },
   { title: 'override reason of repeated characters', props: { overrides: { cpuLimit: { value: '1', because: 'xxxxxxxxxx' } } }, input: 'overrides.cpuLimit', value: '1', why: /placeholder/ },
-  { title: 'a placeholder reason for the keep-alive race', props: { overrides: { proxyIdleTimeout: { value: Duration.seconds(10), because: reason }, acceptKeepAliveRace: { value: true, because: 'lorem ipsum dolor sit amet' } } }, input: 'acceptKeepAliveRace', value: 'race accepted', why: /placeholder \("lorem"\)/ },
+  { title: 'a placeholder reason for the keep-alive race', props: { overrides: { proxyIdleTimeout: { value: Duration.seconds(10), because: reason }, acceptKeepAliveRace: { value: true, because: 'lorem ipsum dolor sit amet' } } }, input: 'overrides.acceptKeepAliveRace', value: 'race accepted', why: /placeholder \("lorem"\)/ },
 ];
 
 function platformProps(): PlatformProps {

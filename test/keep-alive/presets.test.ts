@@ -2,15 +2,15 @@ import { Duration } from 'cdk8s';
 import { AppServer, appServerPresets, decideKeepAlive, idleTimeoutFor, proxyIdleTimeout, showDuration } from '../../src/decisions/keep-alive';
 import { RollwiseInputError } from '../../src/errors';
 
-/** factory -> [keep-alive s or 'none'/'unlimited', idle s (undefined = omitted), connect s] */
+/** factory -> [keep-alive s or 'none'/'unlimited', idle s (undefined = omitted), connect s (Envoy's 10 s default: envoy#42753 is fixed in Envoy 1.38.0)] */
 const EXPECTED: Record<string, [number | 'none' | 'unlimited', number | undefined, number]> = {
-  uvicorn: [5, 3, 3],
+  uvicorn: [5, 3, 10],
   gunicornSync: ['none', undefined, 10],
-  gunicornGthread: [2, 1, 1],
-  gunicornGevent: [2, 1, 1],
-  gunicornUvicornWorker: [2, 1, 1],
-  hypercorn: [5, 3, 3],
-  nodeHttp: [5, 3, 3],
+  gunicornGthread: [2, 1, 10],
+  gunicornGevent: [2, 1, 10],
+  gunicornUvicornWorker: [2, 1, 10],
+  hypercorn: [5, 3, 10],
+  nodeHttp: [5, 3, 10],
   nodeHttp26: [65, 39, 10],
   fastify: [72, 43, 10],
   goNetHttp: ['unlimited', 60, 10],
@@ -24,7 +24,7 @@ const EXPECTED: Record<string, [number | 'none' | 'unlimited', number | undefine
   reactorNetty: ['unlimited', 60, 10],
   kestrel: [130, 78, 10],
   nginx: [75, 45, 10],
-  apacheHttpd: [5, 3, 3],
+  apacheHttpd: [5, 3, 10],
   caddy: [300, 180, 10],
 };
 
@@ -45,10 +45,9 @@ describe('AppServer presets', () => {
     expect(d.connectTimeoutSeconds.value).toBe(connect);
     if (typeof ka === 'number') {
       expect(idle).toBeLessThan(ka);
-      expect(connect).toBeLessThanOrEqual(idle!);
       expect(d.idleTimeoutSeconds.reason).toContain(`${server.name} closes idle connections after ${showDuration(ka)}`);
       expect(d.idleTimeoutSeconds.reason).toContain(`the proxy closes at ${showDuration(idle!)}, so it always closes first`);
-      expect(d.connectTimeoutSeconds.reason).toContain(showDuration(idle!));
+      expect(d.connectTimeoutSeconds.reason).toContain(`not lowered to the idle timeout ${showDuration(idle!)}`);
     }
     expect(d.retryOnReset.value).toBe(0);
   });

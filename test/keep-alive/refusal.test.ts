@@ -31,7 +31,7 @@ describe('refusing the keep-alive race', () => {
     const d = decideKeepAlive({ appServer: AppServer.uvicorn(), idleTimeout: { value: Duration.seconds(4), because: 'measured: p99 request arrival gap is 3.2 s' } });
     expect(d.idleTimeoutSeconds).toMatchObject({ value: 4, overridden: true });
     expect(d.idleTimeoutSeconds.reason).toBe('Overridden: measured: p99 request arrival gap is 3.2 s (rollwise computed 3 s.)');
-    expect(d.connectTimeoutSeconds.value).toBe(4);
+    expect(d.connectTimeoutSeconds.value).toBe(10);
   });
 
   test('an accepted race needs a reason and then names both values', () => {
@@ -58,9 +58,11 @@ describe('refusing the keep-alive race', () => {
       .toThrow(/passiveHealthCheck.maxEjectionPercent = 30 %: an override must carry its reason/);
   });
 
-  test('connect above idle is refused (envoy#42753)', () => {
-    expect(() => decideKeepAlive({ appServer: AppServer.uvicorn(), connectTimeout: { value: Duration.seconds(10), because: 'slow TLS handshakes to this backend' } }))
-      .toThrow(/connectTimeout = 10 s: is above the idle timeout 3 s: .*envoy#42753.*Fix: use at most 3 s/);
+  test('connect above idle is accepted (envoy#42753 is fixed in Envoy 1.38.0; Envoy Gateway v1.9.0 runs 1.39.0); not above 0 is refused', () => {
+    const d = decideKeepAlive({ appServer: AppServer.uvicorn(), connectTimeout: { value: Duration.seconds(20), because: 'slow TLS handshakes to this backend' } });
+    expect([d.idleTimeoutSeconds.value, d.connectTimeoutSeconds.value]).toEqual([3, 20]);
+    expect(() => decideKeepAlive({ appServer: AppServer.uvicorn(), connectTimeout: { value: Duration.millis(0), because: 'fail fast on black-holed pods' } }))
+      .toThrow(/connectTimeout = 0 s: must be above 0/);
   });
 
   test('retry on reset: none by default, 1-3 with a reason', () => {

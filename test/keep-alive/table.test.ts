@@ -7,8 +7,8 @@ describe('keepAliveTable', () => {
 
   test('one row per preset, generated from the presets', () => {
     expect(rows).toHaveLength(appServerPresets().length);
-    expect(rows).toContain('| uvicorn | `AppServer.uvicorn()` | 5 s | `--timeout-keep-alive` | `3s` | `3s` |');
-    expect(rows).toContain('| gunicorn (gthread worker) | `AppServer.gunicornGthread()` | 2 s | `--keep-alive` | `1s` | `1s` |');
+    expect(rows).toContain('| uvicorn | `AppServer.uvicorn()` | 5 s | `--timeout-keep-alive` | `3s` | `10s` |');
+    expect(rows).toContain('| gunicorn (gthread worker) | `AppServer.gunicornGthread()` | 2 s | `--keep-alive` | `1s` | `10s` |');
     expect(rows).toContain('| Caddy | `AppServer.caddy()` | 5 min | `idle_timeout` | `3m` | `10s` |');
     expect(rows).toContain('| Undertow (unconfirmed) | `AppServer.undertow()` | 1 min | `server.undertow.no-request-timeout` | `36s` | `10s` |');
     expect(rows).toContain('| gunicorn (sync worker) | `AppServer.gunicornSync()` | none (closes after each response) | - | not set (no connection is ever idle) | `10s` |');

@@ -224,7 +224,7 @@ describe('rollwise verify', () => {
     expect(r.out).toContain('peak: 2026-11-24 12:00-13:00 UTC, 3662 req/s');
     expect(r.out).toContain('PASS readiness timeouts at peak: 0 failed readiness probes in the busiest hour 2026-11-24 12:00-13:00 UTC (30 over the whole window)');
     expect(r.out).toContain('PASS ready endpoints / desired replicas: never below the floor; lowest 3 of 4 at 2026-11-26 10:01 UTC');
-    expect(r.out).toContain('SKIP CPU throttling at peak: no CFS series: no CPU limit');
+    expect(r.out).toContain('SKIP CPU throttling at peak: no CFS series while cAdvisor is scraped (container_cpu_usage_seconds_total exists): no CPU limit');
     expect(r.out).toContain('PASS resets with a request in flight: 0 connections');
     expect(r.out).toContain('PASS route 5xx ratio: 0 % in the busiest hour');
     expect(r.out).toContain('verdict: PASS');
@@ -300,6 +300,20 @@ describe('rollwise verify', () => {
     expect(none.code).toBe(2);
     expect(none.err).toMatch(/kube_endpoint_address\{namespace="incident", endpoint="checkout-api"\}\n {2}why: Prometheus has kube_endpoint_address .* but no series for incident\/checkout-api.*not collected by default/s);
     expect((await cli(['verify', 'checkout-api', '-n', 'healthy', '--prometheus', url, ...week, '--endpoints', 'ips'])).err).toContain('--endpoints = ips');
+  });
+
+  test('the controller scraped without honorLabels: verify refuses (exit 2) and names the renamed label, instead of skipping the floor check and passing', async () => {
+    // Tuesday in "renamed": a healthy day, every other check passes; rollout_info_replicas_desired
+    // is stored as exported_namespace="renamed" under namespace="argo-rollouts"
+    const r = await cli(['verify', 'checkout-api', '-n', 'renamed', '--prometheus', url, '--since', '2026-11-24T00:00:00Z', '--until', '2026-11-25T00:00:00Z']);
+    expect(r.code).toBe(2);
+    expect(r.out).not.toContain('PASS');
+    expect(r.err).toContain('rollwise: rollout_info_replicas_desired{namespace="renamed", name="checkout-api"}');
+    expect(r.err).toContain('why: Prometheus holds rollout_info_replicas_desired for renamed/checkout-api only with exported_namespace="renamed" (stored under namespace="argo-rollouts", job="argo-rollouts/argo-rollouts-controller")');
+    expect(r.err).toContain('fix: set honorLabels: true on the ServiceMonitor or PodMonitor that scrapes it');
+    // the same day scraped with honorLabels ("incident" on Tuesday is the same data with an incident): the floor is checked
+    const ok = await cli(['verify', 'checkout-api', '-n', 'healthy', '--prometheus', url, '--since', '2026-11-24T00:00:00Z', '--until', '2026-11-25T00:00:00Z']);
+    expect(ok.out).toMatch(/(PASS|FAIL) ready endpoints \/ desired replicas/);
   });
 
   test('refuses a window without a peak, and says why', async () => {

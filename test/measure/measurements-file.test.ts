@@ -39,8 +39,17 @@ describe('every field of a measurements file is checked, naming the file and the
     ['readiness.failedAtPeak', undefined, /readiness\.failedAtPeak = missing: must be an object/],
     ['capacity.points', {}, /capacity\.points = \{\}: must be an array/],
     ['measuredAt', 'yesterday', /measuredAt = yesterday: is not an ISO 8601 time/],
+    // issue 22: a p99 measure never writes is named with its value, not "holds no readiness p99"
+    ['readiness.p99.value', -1, /measurements checkout-api\.json readiness\.p99\.value = -1: is not a duration a probe can take/],
+    ['readiness.p99.value', 0, /readiness\.p99\.value = 0: is not a duration/],
+    // a time after now is a wrong clock or a hand edit; the file would never be called stale
+    ['measuredAt', '2999-01-01T00:00:00Z', /measuredAt = 2999-01-01T00:00:00Z: is in the future .*up to 10 min of clock skew/],
   ])('%s = %p', (field, value, message) => {
     expect(() => Measurements.fromJson(withField(field, value), 'checkout-api.json')).toThrow(message);
+  });
+  test('a time a few minutes ahead (clock skew) is read, null p99 with a note still means not measured', () => {
+    expect(() => Measurements.fromJson(withField('measuredAt', new Date(Date.now() + 5 * 60_000).toISOString()))).not.toThrow();
+    expect(Measurements.fromJson(withField('readiness.p99.value', null)).readinessP99Seconds).toBeUndefined();
   });
   test('null and a list as the document', () => {
     expect(() => Measurements.fromJson(null)).toThrow(/is not a rollwise measurements file/);

@@ -26,12 +26,18 @@
  *   `kube_pod_status_ready{namespace, pod, uid, condition}`, 0/1 per condition (the "unknown"
  *   condition, always 0 here, is left out), and `kube_pod_owner{namespace, pod, uid, owner_kind,
  *   owner_name, owner_is_controller}`.
- * - Argo Rollouts v1.9.1 controller/metrics/prommetrics.go: `rollout_info_replicas_desired`.
+ * - Argo Rollouts v1.9.1 controller/metrics/prommetrics.go: `rollout_info_replicas_desired{namespace,
+ *   name}`, as Prometheus stores it when it scrapes the controller through `rollwise platform`'s
+ *   PodMonitor (honorLabels: the Rollout's namespace kept, the target's job, pod, container,
+ *   endpoint and instance added; test/support/scrape.ts), or, where `controllerWithoutHonorLabels`
+ *   is set, through a monitor without honorLabels (namespace="argo-rollouts",
+ *   exported_namespace="<the Rollout's>").
  * - Envoy (via Envoy Gateway's /stats/prometheus): `envoy_cluster_upstream_rq_total`,
  *   `envoy_cluster_upstream_rq_xx{envoy_response_code_class}` (a class's series exists only after
  *   its first response: source/common/http/codes.cc), `envoy_cluster_upstream_cx_idle_timeout`,
- *   `envoy_cluster_upstream_cx_destroy_remote_with_active_rq` (static cluster stats: 0 from the
- *   start), all with `envoy_cluster_name="httproute/<ns>/<route>/rule/0"`. Envoy names counters
+ *   `envoy_cluster_upstream_cx_destroy_remote_with_active_rq` (in the cluster's traffic-stats block,
+ *   which Envoy Gateway's deferred stats create at the cluster's first request, every counter at 0:
+ *   0 from the start of a route with traffic), all with `envoy_cluster_name="httproute/<ns>/<route>/rule/0"`. Envoy names counters
  *   by the stat itself and appends no `_total` (upstream_rq_total is the stat's own name), so in the
  *   OpenMetrics text, which requires `_total` on counter samples, they are typed `unknown` to keep
  *   the exact names (the TSDB stores no types). Envoy Gateway v1.9.0's dashboards query these names
@@ -43,6 +49,7 @@
 
 import * as fs from 'fs';
 import { generateName, podName } from '../../src/decisions/generated-names';
+import { rolloutsControllerMonitor, ROLLOUTS_CONTROLLER_POD, scrapedLabels, withoutHonorLabels } from '../support/scrape';
 
 export const WEEK_START = Date.UTC(2026, 10, 22) / 1000;
 export const WEEK_END = Date.UTC(2026, 10, 29) / 1000;
@@ -91,6 +98,8 @@ export interface RecordedService {
   readonly listenerStop?: ListenerStop;
   /** Containers have a CPU limit (CFS series exist). */
   readonly cpuLimit: boolean;
+  /** The Argo Rollouts controller is scraped without honorLabels (the argo-rollouts Helm chart's ServiceMonitor). */
+  readonly controllerWithoutHonorLabels?: boolean;
   readonly incident?: Incident;
 }
 
@@ -157,19 +166,20 @@ class Recorder {
 }
 
 const TUESDAY_NOON = Date.UTC(2026, 10, 24, 12) / 1000;
+const ROLLOUTS_MONITOR = rolloutsControllerMonitor();
 export const WEDNESDAY_REPLACEMENT = Date.UTC(2026, 10, 25, 12, 29) / 1000;
 
 /** The ReplicaSet of the recorded pods (one pod-template hash all week). */
 export const HASH = '6f7c9d8b5';
 /** The name the API server gives pod `i` of service `name` in the namespace numbered `nsIndex`. */
 export function recordedPod(name: string, nsIndex: number, i: number): string {
-  return podName(`${name}-${HASH}`, `${'bcdfghjk'[i]}${'4567'[nsIndex]}x${'2456'[i % 4]}q`);
+  return podName(`${name}-${HASH}`, `${'bcdfghjk'[i]}${'45678'[nsIndex]}x${'2456'[i % 4]}q`);
 }
 
 function recordService(rec: Recorder, svc: RecordedService, nsIndex: number): void {
   const ns = svc.namespace;
   const name = svc.name ?? SERVICE;
-  const slice = generateName(`${name}-`, `s${'4567'[nsIndex]}lcq`);
+  const slice = generateName(`${name}-`, `s${'45678'[nsIndex]}lcq`);
   // Wednesday 12:29 a node is drained with a surge: pod e starts (not Ready at its first scrape,
   // its series begin then), is Ready at 12:30, and pod c leaves at 12:31 (its series end).
   const replaced = svc.replacement ? WEDNESDAY_REPLACEMENT : undefined;
@@ -195,6 +205,7 @@ function recordService(rec: Recorder, svc: RecordedService, nsIndex: number): vo
   let rq = 0; let rq2 = 0; let rq5 = 0; let rq5Seen = false; let idle = 0; let resets = 0;
   const cluster = `httproute/${ns}/${name}/rule/0`;
   const inc = svc.incident;
+  const controllerMonitor = svc.controllerWithoutHonorLabels ? withoutHonorLabels(ROLLOUTS_MONITOR) : ROLLOUTS_MONITOR;
 
   for (let t = svc.recorded?.from ?? WEEK_START; t <= (svc.recorded?.to ?? WEEK_END); t += STEP) {
     const minute = (t - TUESDAY_NOON) / 60;
@@ -270,7 +281,7 @@ function recordService(rec: Recorder, svc: RecordedService, nsIndex: number): vo
     }
     rec.add('kube_endpointslice_info', 'gauge', 'kube_endpointslice_info', { namespace: ns, endpointslice: slice, addresstype: 'IPv4' }, t, 1);
     if (svc.endpointsCollector) rec.add('kube_endpoint_info', 'gauge', 'kube_endpoint_info', { namespace: ns, endpoint: name }, t, 1);
-    rec.add('rollout_info_replicas_desired', 'gauge', 'rollout_info_replicas_desired', { namespace: ns, name }, t, PODS);
+    rec.add('rollout_info_replicas_desired', 'gauge', 'rollout_info_replicas_desired', scrapedLabels(controllerMonitor, ROLLOUTS_CONTROLLER_POD, { namespace: ns, name }), t, PODS);
 
     const requests = Math.round(load * STEP);
     // Only the incident's cascade sends 503s; a single pod leaving at low load costs none.

@@ -7,7 +7,8 @@ import { startPrometheus, TestPrometheus } from './prometheus-server';
  * (no CPU limit, no 5xx, no probe failures at peak; one pod's listener stopped on Thursday at 10:00
  * for 5 minutes, a verification experiment; a pod replaced with a surge on Wednesday at 12:29) and "incident" (a CPU limit, and readiness timeouts on
  * two pods during Tuesday's lunchtime peak, from 12:21 to 12:33 UTC), and the same incident for a
- * service with a 56-character name in "long". Only "healthy" has kube-state-metrics' Endpoints
+ * service with a 56-character name in "long", and "renamed" (Tuesday, no incident) whose Argo
+ * Rollouts controller is scraped without honorLabels. Only "healthy" has kube-state-metrics' Endpoints
  * metrics; all have its default EndpointSlice metrics.
  */
 export const INCIDENT = { timeoutsFromMinute: 21, timeoutsToMinute: 33 };
@@ -26,6 +27,10 @@ export async function recordedPrometheus(): Promise<{ server: TestPrometheus; cl
       // Monday and Tuesday only: enough for Tuesday's peak, and a week of a third service would
       // make the backfill slower than the tests need
       { namespace: 'long', name: LONG, cpuLimit: false, incident: INCIDENT, recorded: { from: Date.UTC(2026, 10, 23) / 1000, to: Date.UTC(2026, 10, 25) / 1000 } },
+      // Tuesday only, with the Argo Rollouts controller scraped without honorLabels (the
+      // argo-rollouts Helm chart's ServiceMonitor): its desired replicas are stored as
+      // exported_namespace="renamed" under namespace="argo-rollouts"
+      { namespace: 'renamed', cpuLimit: false, controllerWithoutHonorLabels: true, recorded: { from: Date.UTC(2026, 10, 24) / 1000, to: Date.UTC(2026, 10, 25) / 1000 } },
     ], file),
   });
   return { server, client: new PrometheusClient({ url: server.url }) };

@@ -46,6 +46,7 @@ function appLock(deps: Record<string, string>, rollwise: { file: string; entry: 
 let work: string;
 let tarball: string;
 let app: string;
+let ciStderr = '';
 const npm = (args: string[], cwd: string) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' } });
 
 beforeAll(() => {
@@ -80,7 +81,11 @@ beforeAll(() => {
   fs.writeFileSync(path.join(app, 'main.ts'), example);
   fs.writeFileSync(path.join(app, 'plugin.ts'), plugin);
   fs.writeFileSync(path.join(app, 'cdk8s.yaml'), 'language: typescript\napp: node main.js\n');
-  npm(['ci', '--offline'], app);
+  // npm 11 warns about every installed package whose install scripts no allowScripts entry covers;
+  // the tarball's prepare script used to be one (issue 24)
+  const ci = spawnSync('npm', ['ci', '--offline'], { cwd: app, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' } });
+  if (ci.status !== 0) throw new Error(`npm ci failed: ${ci.stderr}`);
+  ciStderr = ci.stderr;
 }, 600_000);
 
 afterAll(() => { if (work) fs.rmSync(work, { recursive: true, force: true }); });
@@ -99,6 +104,13 @@ test('the tarball holds the compiled library, its types, the bin and the docs, a
   for (const f of ['src/example.ts', 'dist/prod/checkout-api.k8s.yaml', 'lib/src/invariants/invariants.js']) expect(pointedAt).toContain(f);
   for (const f of pointedAt) expect([f, entries.includes(f)]).toEqual([f, true]);
   for (const f of ['lib/src/example.js', 'lib/src/main.js', 'examples/scenarios/manifests/checkout-rollwise.k8s.yaml']) expect(entries).toContain(f);
+  // issue 24: the packed package.json builds on pack (prepack), with no prepare script, which npm
+  // 11 lists as an install script of every tarball or Git install
+  const packed = JSON.parse(execFileSync('tar', ['xzf', tarball, '-O', 'package/package.json'], { encoding: 'utf8' })) as { scripts: Record<string, string> };
+  expect(packed.scripts.prepare).toBeUndefined();
+  expect(packed.scripts.prepack).toMatch(/rmSync\('lib'.*npm run -s build/);
+  for (const s of ['preinstall', 'install', 'postinstall']) expect(packed.scripts[s]).toBeUndefined();
+  expect(ciStderr).not.toMatch(/rollwise@\S+ \(prepare/);
   const strays = entries.filter((e) => (/^(test|bench|dist|scripts|\.ci)\//.test(e) && !/^dist\/prod\/checkout-api\.(k8s\.yaml|runbook\.md|catalog-info\.yaml)$/.test(e)) || (/^src\//.test(e) && !/^src\/(example|main)\.ts$/.test(e)) || /^lib\/(test|bench)\//.test(e) || (/\.ts$/.test(e) && !/\.d\.ts$/.test(e) && !/^src\/(example|main)\.ts$/.test(e)));
   expect(strays).toEqual([]);
 }, 60_000);
@@ -128,6 +140,28 @@ test('cdk8s synth of the README example writes the manifests with their reasons;
   expect(rw.status).toBe(0);
   const version = spawnSync(process.execPath, [path.join(app, 'node_modules', '.bin', 'rollwise'), '--version'], { cwd: app, encoding: 'utf8' });
   expect(version.stdout.trim()).toBe((JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version);
+}, 300_000);
+
+test('without schemas an installed rollwise warns with a subject and a fix it ships: `rollwise schemas fetch` into the project\'s .schemas/, after which the warning is gone', () => {
+  const bin = path.join(app, 'node_modules', '.bin', 'rollwise');
+  const { ROLLWISE_SCHEMA_DIR: schemaDir, ...env } = process.env;
+  const synth = () => spawnSync(process.execPath, [bin, 'synth', '-o', 'schema-check'], { cwd: app, encoding: 'utf8', env });
+  const before = synth();
+  expect(before.status).toBe(0);
+  const warning = before.stderr.split('\n').find((l) => l.includes('no pinned schemas')) ?? '';
+  expect(warning).toMatch(/^warning: schemas: no pinned schemas for Kubernetes 1\.28 were found \(looked in .*\/app\/node_modules\/shared, .*\/app\/node_modules\/rollwise\/\.schemas, .*\/app\/\.schemas\).* Fix: run `npx rollwise schemas fetch` in the project \(it downloads the pinned files into \.schemas\/ there and needs network; offline: --from <a \.schemas\/ folder fetched elsewhere>\)/);
+  // no network here: the copy a colleague fetched (the repository's set) stands in for the download
+  const fetched = spawnSync(process.execPath, [bin, 'schemas', 'fetch', '--from', schemaDir as string], { cwd: app, encoding: 'utf8', env });
+  expect(fetched.stderr).toBe('');
+  expect(fetched.status).toBe(0);
+  expect(fetched.stdout).toMatch(/14 pinned schema files in \.schemas\/;/);
+  const where = spawnSync(process.execPath, [bin, 'schemas', 'where'], { cwd: app, encoding: 'utf8', env });
+  expect(where.stdout).toContain(`${path.join(fs.realpathSync(app), '.schemas')}  <- used`);
+  const after = synth();
+  expect(after.status).toBe(0);
+  expect(after.stderr).not.toMatch(/schemas/);
+  fs.rmSync(path.join(app, 'schema-check'), { recursive: true, force: true });
+  fs.rmSync(path.join(app, '.schemas'), { recursive: true, force: true });
 }, 300_000);
 
 test('rollwise init into an empty folder gives a repo whose synth and own tests pass; a second run changes nothing', () => {

@@ -25,7 +25,9 @@ function mirrorWithRepo(): { mirror: string; commit: string } {
   fs.mkdirSync(path.join(work, 'deploy'));
   fs.writeFileSync(path.join(work, 'deploy', 'web.yaml'), [
     { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { replicas: 1, strategy: { rollingUpdate: { maxUnavailable: 1 } }, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'web', image: 'ghcr.io/acme/web:1.0', ports: [{ containerPort: 8080 }] }] } } } },
-    { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web' }, spec: { selector: labels, ports: [{ port: 80, targetPort: 8080 }] } },
+    // The port name the API server refuses (not a DNS label): the harness samples what `rollwise lint`
+    // reports, the cluster-validation stage included.
+    { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web' }, spec: { selector: labels, ports: [{ name: 'HTTP', port: 80, targetPort: 8080 }] } },
   ].map((o) => YAML.stringify(o)).join('---\n'));
   git(work, 'add', '.');
   git(work, 'commit', '-q', '-m', 'manifests');
@@ -65,6 +67,8 @@ describe('the precision harness', () => {
     expect(packet).toContain('RW305-single-replica-rolling-update-unavailable, severity **error**');
     expect(packet).toContain('Upstream: kubernetes/kubernetes pkg/controller/deployment/rolling.go');
     expect(packet).toContain('kind: Deployment');
+    expect(packet).toContain('RW803-api-server-validation, severity **error**');
+    expect(packet).toContain('Upstream: kubernetes pkg/apis/core/validation/validation.go');
     // Blind: no repository, no file name, no rule code.
     expect(packet).not.toMatch(/acme\/shop|acme\+shop|web\.yaml|function |=>/);
     const key = fs.readFileSync(path.join(out, 'key.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; repo: string; file: string; ruleId: string });

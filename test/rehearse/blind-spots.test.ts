@@ -2,12 +2,14 @@
  * What both rehearsals used to miss, rehearsed on the real Prometheus (promtool backfill + server):
  * a 56-character service (pods named as the API server names them, found by owner), quiet
  * environments (the example's dev and every environment `rollwise init` writes), a one-burst
- * release both ways (a 1-minute blip promotes, a sustained 2 % aborts), and a canary pod that leaves
- * Ready in the first minute of a run whose ratios look back 5 minutes.
+ * release both ways (a 1-minute blip promotes, a sustained 2 % aborts), a canary pod that leaves
+ * Ready in the first minute of a run whose ratios look back 5 minutes, and one that leaves Ready
+ * before it is first available (minReadySeconds 30 and 120).
  */
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { Duration } from 'cdk8s';
 import * as ts from 'typescript';
 import * as rollwise from '../../src';
 import { initFiles } from '../../src/cli/init';
@@ -53,10 +55,13 @@ const prod = readRollouts([read(path.join(ROOT, 'dist', 'prod', 'checkout-api.k8
 // 20 req/s: 25 % over 5-minute windows, so the ratios' first measurement comes 5 minutes into the run
 const quiet = readRolloutObjects(synthService({ replicas: 3, capacity: { peakRequestsPerSecond: 20, saturationRequestsPerSecondPerReplica: 450 } }))[0];
 const init = initEnvironments('orders-api');
+// minReadySeconds 120 accepted by override: a canary pod that leaves Ready right after its first
+// Ready is available, and the run starts, 30 + 120 s after its departure
+const slowReady = readRolloutObjects(synthService({ overrides: { minReadySeconds: { value: Duration.seconds(120), because: 'a cache warm-up measured at 2 minutes after Ready' } } }))[0];
 
 let rehearsals: Rehearsal[];
 beforeAll(async () => {
-  rehearsals = await rehearseOnPrometheus([long, dev, ...init, prod, quiet], {});
+  rehearsals = await rehearseOnPrometheus([long, dev, ...init, prod, quiet, slowReady], {});
 }, 240_000);
 const of = (m: RolloutModel) => rehearsals.find((r) => r.rollout === m) as Rehearsal;
 const byId = (m: RolloutModel, id: string): ReleaseResult => of(m).results.find((x) => x.release.id === id) as ReleaseResult;
@@ -140,6 +145,31 @@ describe('a canary pod that leaves Ready in the first minute of the first step',
     expect(r.verdict).toMatchObject({ outcome: 'aborted', weight: 25, metric: 'canary-readiness-departures' });
     expect(r.verdict.t - (r.world.backgroundStart ?? 0)).toBe(60);
     expect(misses(quiet)).toEqual([]);
+  });
+});
+
+describe('a canary pod that leaves Ready before it is first available (docs/mechanisms.md#one-burst-and-the-limits)', () => {
+  test('canary-leaves-ready-once (failing from the first probe after Ready) aborts at the first weight, at the run\'s first departure count, with minReadySeconds 30 and 120', () => {
+    expect(slowReady.minReadySeconds).toBe(120);
+    for (const m of [prod, slowReady]) {
+      const r = byId(m, 'canary-leaves-ready-once');
+      expect(r.verdict).toMatchObject({ outcome: 'aborted', weight: 5, metric: 'canary-readiness-departures' });
+      expect(r.verdict.t - (r.world.backgroundStart ?? 0)).toBe(60);
+      expect(misses(m)).toEqual([]);
+    }
+  });
+
+  test('wherever in its first 75 s of Ready a canary pod leaves, before or after it is available, the rollout aborts at the first weight (in-process, 5 s steps)', () => {
+    for (const m of [prod, slowReady]) {
+      const missed: string[] = [];
+      for (let after = 0; after <= 75; after += 5) {
+        const release: Release = { ...releaseById('canary-leaves-ready-once'), id: `leave-once-${after}`, failReadinessOnceAfterReadySeconds: after };
+        const world = buildWorld(m, release);
+        const v = runLoopSync(world, m, (q) => evaluateInstant(q.query, world.series, q.t));
+        if (!(v.outcome === 'aborted' && v.weight === 5 && v.metric === 'canary-readiness-departures')) missed.push(`${release.id}: ${v.outcome} at ${v.weight} % (${v.metric ?? v.reason})`);
+      }
+      expect([m.minReadySeconds, missed]).toEqual([m.minReadySeconds, []]);
+    }
   });
 });
 

@@ -4,6 +4,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import { Duration } from 'cdk8s';
 import { parseAllDocuments } from 'yaml';
 import { Delivery } from '../../src/decisions/canary';
 import { firstWeight, humanAtFirstWeight, readRolloutObjects, rehearseForSynth, rehearseInProcess } from '../../src/rehearse';
@@ -18,6 +19,17 @@ test('the example service passes; the previous version\'s templates are refused 
   // Not a traffic problem (100 x the traffic pauses too): the analysis is at fault.
   expect(old.refusals[0]).toMatchObject({ input: 'delivery', value: 'Delivery.canary()' });
   expect(old.refusals[0].why).toMatch(/^the rehearsal of release "healthy" .* says: paused at 5 % after 4 min: Inconclusive, canary-error-ratio inconclusive .*\(last result \[\] : no series\); expected promoted/);
+});
+
+test('the in-process evaluator synth uses models a canary pod that leaves Ready before it is first available: with minReadySeconds 120 the 4m30s departure count aborts at 5 %, a 2m one at 25 %', () => {
+  const objs = synthService({ overrides: { minReadySeconds: { value: Duration.seconds(120), because: 'a cache warm-up measured at 2 minutes after Ready' } } });
+  const once = (o: unknown[]) => rehearseInProcess(readRolloutObjects(o)[0], { releases: ['canary-leaves-ready-once'] }).results[0].verdict;
+  expect(once(objs)).toMatchObject({ outcome: 'aborted', weight: 5, metric: 'canary-readiness-departures' });
+  // the same service with the departure count's window as it was (2m): the departure, 150 s
+  // before the run's start, is outside its first measurement; a pod of the 25 % step is caught later
+  const short = JSON.parse(JSON.stringify(objs).replace(/\[4m30s\]/g, '[2m]')) as unknown[];
+  expect(JSON.stringify(short)).toContain('[2m]) and on(namespace, pod) max_over_time(kube_pod_owner');
+  expect(once(short)).toMatchObject({ outcome: 'aborted', weight: 25 });
 });
 
 test('a 20 req/s service gets an analysis that passes the rehearsal: healthy promotes, 10 % errors abort at the first weight', () => {

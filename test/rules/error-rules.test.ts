@@ -9,6 +9,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { allRules, Finding, lintObjects, lintText, runLint } from '../../src/rules';
+import * as YAML from 'yaml';
 import { Obj } from './helpers';
 
 const dirs: string[] = [];
@@ -203,6 +204,27 @@ const CASES: ErrorCase[] = [
     message: /maxUnavailable 1 lets 1 of 2 pods of Deployment\/podinfo go at once: 1 survivors carry 1000 \/ 1 = 1000 req\/s each at peak, above saturation 600 req\/s per replica/,
   },
   {
+    id: 'RW801-kind-schema',
+    shape: 'Sock Shop\'s user Deployment (microservices-demo deploy/kubernetes/complete-demo.yaml) with readinessProbe typed in lower case',
+    bad: () => lintFolder(folder({ 'user-dep.yaml': YAML.stringify(renamed(sockShopUser(), 'readinessProbe', 'readinessprobe')) })),
+    nearMiss: () => lintFolder(folder({ 'user-dep.yaml': YAML.stringify(sockShopUser()) })),
+    message: /^is not a field of this kind \(unknown field/,
+  },
+  {
+    id: 'RW802-crd-validation-rule',
+    shape: 'Envoy Gateway\'s quickstart HTTPRoute (envoyproxy/gateway examples/kubernetes/quickstart.yaml) with a path prefix of /api//v1',
+    bad: () => lintFolder(folder({ 'quickstart.yaml': quickstart(['uvicorn', 'app:app', '--timeout-keep-alive', '75'], '60s').map((o) => YAML.stringify(withPath(o, '/api//v1'))).join('---\n') })),
+    nearMiss: () => lintFolder(folder({ 'quickstart.yaml': quickstart(['uvicorn', 'app:app', '--timeout-keep-alive', '75'], '60s').map((o) => YAML.stringify(withPath(o, '/api/v1'))).join('---\n') })),
+    message: /must not contain '\/\/'/,
+  },
+  {
+    id: 'RW803-api-server-validation',
+    shape: 'Sock Shop\'s user Deployment (microservices-demo deploy/kubernetes/complete-demo.yaml) with an upper-case image repository',
+    bad: () => lintFolder(folder({ 'user-dep.yaml': YAML.stringify(withImage(sockShopUser(), 'weaveworksdemos/User:0.4.7')) })),
+    nearMiss: () => lintFolder(folder({ 'user-dep.yaml': YAML.stringify(withImage(sockShopUser(), 'weaveworksdemos/user:0.4.7')) })),
+    message: /the image "weaveworksdemos\/User:0.4.7" has an upper-case repository name .*InvalidImageName/,
+  },
+  {
     id: 'RW903-invalid-fact',
     shape: 'rollwise\'s own example output (dist/prod/checkout-api.k8s.yaml) with its readiness p99 annotation written as "250ms"',
     bad: () => lintObjects([cartservice('false', '250ms')]),
@@ -210,6 +232,30 @@ const CASES: ErrorCase[] = [
     message: /rollwise.dev\/readiness-p99-seconds = "250ms" .* is not seconds, a positive number/,
   },
 ];
+
+/** The same object with one key of its first container renamed (a typo as users make them). */
+function renamed(o: Obj, from: string, to: string): Obj {
+  const c = structuredClone(o) as { spec: { template: { spec: { containers: Record<string, unknown>[] } } } };
+  const c0 = c.spec.template.spec.containers[0];
+  c0[to] = c0[from];
+  delete c0[from];
+  return c as unknown as Obj;
+}
+
+/** The same object with the image of its first container replaced. */
+function withImage(o: Obj, image: string): Obj {
+  const c = structuredClone(o) as { spec: { template: { spec: { containers: Record<string, unknown>[] } } } };
+  c.spec.template.spec.containers[0].image = image;
+  return c as unknown as Obj;
+}
+
+/** An HTTPRoute with its first match's path prefix replaced; other objects unchanged. */
+function withPath(o: Obj, value: string): Obj {
+  if (o.kind !== 'HTTPRoute') return o;
+  const c = structuredClone(o) as { spec: { rules: { matches: { path: { value: string } }[] }[] } };
+  c.spec.rules[0].matches[0].path.value = value;
+  return c as unknown as Obj;
+}
 
 /** Online Boutique's cartservice Deployment (gRPC probes on 7070, CPU request 200m, limit 300m). */
 function cartservice(callsDependency: string, p99?: string): Obj {

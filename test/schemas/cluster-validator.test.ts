@@ -114,8 +114,28 @@ describe('the schema stage agrees with ajv (an independent validator) on mutated
   });
 });
 
-test('jsonSizeBound is an upper bound of the JSON length', () => {
+test('jsonSizeBound is an upper bound of the JSON length (the commas between empty containers counted: [{},[]] is 7)', () => {
+  expect(jsonSizeBound([{}, []], Infinity)).toBeGreaterThanOrEqual(7);
+  expect(jsonSizeBound([[], [], [[]]], Infinity)).toBeGreaterThanOrEqual(JSON.stringify([[], [], [[]]]).length);
   fc.assert(fc.property(fc.jsonValue(), (x) => {
     expect(jsonSizeBound(x, Infinity)).toBeGreaterThanOrEqual(JSON.stringify(x)?.length ?? 0);
   }), { numRuns: 300 });
+});
+
+describe('what is written is what is checked (issue 22 b)', () => {
+  const v = ClusterValidator.for(dir, KubernetesVersion.V1_28);
+  test('a key holding undefined is written as null, so an unknown one is an unknown field', () => {
+    const dep = structuredClone(example.find((o) => o.kind === 'Rollout')!);
+    dep.spec.foo = undefined;
+    expect(v.check(dep).map((p) => `${p.path}: ${p.message}`)).toEqual(['/spec/foo: is not a field of this kind (unknown field; the API server drops or refuses it)']);
+  });
+  test('near miss: undefined on a known optional field is null, which the API server reads as absent', () => {
+    const dep = structuredClone(example.find((o) => o.kind === 'Rollout')!);
+    dep.spec.revisionHistoryLimit = undefined;
+    expect(v.check(dep)).toEqual([]);
+  });
+  test('an empty kind or apiVersion is no kind', () => {
+    expect(v.check({ apiVersion: 'v1', kind: '', metadata: { name: 'x' } }).map((p) => p.message)).toEqual(['has no apiVersion and kind']);
+    expect(v.check({ apiVersion: '', kind: 'ConfigMap', metadata: { name: 'x' } }).map((p) => p.message)).toEqual(['has no apiVersion and kind']);
+  });
 });

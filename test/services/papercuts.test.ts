@@ -6,6 +6,7 @@ import { main } from '../../src/cli/main';
 import { HttpService, HttpServiceProps } from '../../src/constructs/http-service';
 import { CanaryStep, Delivery } from '../../src/decisions/canary';
 import { EnvValue } from '../../src/decisions/containers';
+import { formatInputError, RollwiseInputError } from '../../src/errors';
 import { diffOutputs } from '../../src/diff/compare';
 import { formatDiffMarkdown, formatDiffText } from '../../src/diff/format';
 import { resolveSide } from '../../src/diff/sources';
@@ -41,7 +42,7 @@ describe('explain <file> <field path>', () => {
   test('answers for one value, by its trailing path', async () => {
     const r = await cli(['explain', file, 'readinessProbe.timeoutSeconds']);
     expect(r.code).toBe(0);
-    expect(r.out.split('\n').filter((l) => !l.startsWith('    '))).toEqual(['Rollout/checkout-api spec.template.spec.containers[0].readinessProbe.timeoutSeconds = 3', '']);
+    expect(r.out.split('\n').filter((l) => !l.startsWith('    '))).toEqual(['Rollout/checkout-api spec.template.spec.containers[0].readinessProbe.timeoutSeconds [container app (containers[0])] = 3', '']);
     expect(r.out).toMatch(/2 x the health path's p99 under peak load/);
   });
 
@@ -67,9 +68,22 @@ describe('explain of a leaf whose reason sits on its parent (issue 24 review)', 
       const r = await cli(['explain', file, 'initContainers[0].readinessProbe.timeoutSeconds']);
       expect(r.err).toBe('');
       expect(r.code).toBe(0);
-      expect(r.out).toMatch(/^Rollout\/orders-api spec\.template\.spec\.initContainers\[0\]\.readinessProbe\.timeoutSeconds = 3 {2}\(no reason of its own: the reason of spec\.template\.spec\.initContainers\[0\]\.readinessProbe, which holds it\)\n {4}The sidecar serves on port sql-health \(9801\), so it is probed with the app's readiness timing/);
+      expect(r.out).toMatch(/^Rollout\/orders-api spec\.template\.spec\.initContainers\[0\]\.readinessProbe\.timeoutSeconds \[container cloud-sql-proxy \(initContainers\[0\]\)\] = 3 {2}\(no reason of its own: the reason of spec\.template\.spec\.initContainers\[0\]\.readinessProbe, which holds it\)\n {4}The sidecar serves on port sql-health \(9801\), so it is probed with the app's readiness timing/);
       // a leaf that exists nowhere is still an error
       expect((await cli(['explain', file, 'initContainers[0].readinessProbe.nope'])).code).toBe(2);
+      // issue 24: the short path answers for every container it matches, the app's directly and the
+      // sidecar's through its probe's reason, each saying which container it is
+      const short = await cli(['explain', file, 'readinessProbe.timeoutSeconds']);
+      expect(short.out.split('\n').filter((l) => /^\S/.test(l))).toEqual([
+        'Rollout/orders-api spec.template.spec.containers[0].readinessProbe.timeoutSeconds [container app (containers[0])] = 3',
+        'Rollout/orders-api spec.template.spec.initContainers[0].readinessProbe.timeoutSeconds [container cloud-sql-proxy (initContainers[0])] = 3  (no reason of its own: the reason of spec.template.spec.initContainers[0].readinessProbe, which holds it)',
+      ]); // the migration Job's sidecar has no readinessProbe (test/services/migrations.test.ts)
+      // and in every object: the sidecar's start-up gate in the Rollout and in the migration Job
+      const startup = await cli(['explain', file, 'startupProbe.periodSeconds']);
+      expect(startup.out.split('\n').filter((l) => /^\S/.test(l)).map((l) => l.replace(/ = .*/, ''))).toEqual(expect.arrayContaining([
+        'Rollout/orders-api spec.template.spec.initContainers[0].startupProbe.periodSeconds [container cloud-sql-proxy (initContainers[0])]',
+        'Job/orders-api-migrate spec.template.spec.initContainers[0].startupProbe.periodSeconds [container cloud-sql-proxy (initContainers[0])]',
+      ]));
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true });
     }
@@ -86,14 +100,17 @@ describe('inputs given the wrong way are named as given', () => {
     expect(() => build({ resources: { cpu: '250m', memory: 512 as never } })).toThrow(/resources\.memory = 512: is the number 512.*"512Mi"/);
   });
 
-  test('setWeight(150) is refused where it is written, without pointing at a maxTrafficWeight rollwise has no input for', () => {
-    expect(() => CanaryStep.setWeight(150)).toThrow(/CanaryStep\.setWeight\(percent\) = 150: .*from 0 to 100/);
-    let message = '';
-    try { CanaryStep.setWeight(150); } catch (e) { message = (e as Error).message; }
+  test('setWeight(150) is refused by the service that uses it, naming the service, its path and the step, without pointing at a maxTrafficWeight rollwise has no input for', () => {
+    const steps = (w: number) => Delivery.canary({ steps: [CanaryStep.setWeight(5), CanaryStep.pause(Duration.minutes(10)), CanaryStep.setWeight(w), CanaryStep.analysisGate()] });
+    expect(() => build({ delivery: steps(150) })).toThrow(/^service checkout-api \(c\/checkout-api\): delivery\.steps\[2\] CanaryStep\.setWeight\(percent\) = 150: .*from 0 to 100/);
+    let error: unknown;
+    try { build({ delivery: steps(150) }); } catch (e) { error = e; }
+    const message = formatInputError(error as RollwiseInputError);
+    expect(message).toMatch(/^rollwise: invalid input in service checkout-api \(c\/checkout-api\)\n {2}delivery\.steps\[2\] CanaryStep\.setWeight\(percent\) = 150\n/);
     expect(message).not.toContain('maxTrafficWeight');
-    expect(() => CanaryStep.setWeight(12.5)).toThrow(/must be a whole number from 0 to 100/);
+    expect(() => build({ delivery: steps(12.5) })).toThrow(/must be a whole number from 0 to 100/);
     // the fix names the same range as the why (0 is valid: the controller accepts 0..100)
-    expect(message).toMatch(/Fix: use a whole percentage from 0 to 100, e\.g\. CanaryStep\.setWeight\(25\)/);
+    expect(message).toMatch(/fix: use a whole percentage from 0 to 100, e\.g\. CanaryStep\.setWeight\(25\)/);
     expect(() => CanaryStep.setWeight(0)).not.toThrow();
     expect(() => build({ delivery: Delivery.canary({ steps: [CanaryStep.setWeight(25), CanaryStep.pause(Duration.minutes(10)), CanaryStep.analysisGate()] }) })).not.toThrow();
   });

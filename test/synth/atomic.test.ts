@@ -4,6 +4,7 @@ import * as path from 'path';
 import { ApiObject, App, Chart, JsonPatch, Lazy } from 'cdk8s';
 import { describeFiles, listFiles, summarizeDrift } from '../../src/synth/diff';
 import { synthesize } from '../../src/synth/synth';
+import { OUTPUT_MARKER, outputMarkerText } from '../../src/synth/ownership';
 import { FIXTURES } from './fixtures';
 
 let root: string;
@@ -58,6 +59,7 @@ describe('a failure anywhere leaves the previous output intact', () => {
     const out = path.join(root, 'dist');
     synthesize(goodApp, { outdir: out, ...quiet });
     fs.writeFileSync(path.join(out, 'committed-extra.txt'), 'kept');
+    fs.writeFileSync(path.join(out, OUTPUT_MARKER), outputMarkerText(['committed-extra.txt', 'good.k8s.yaml'])); // as if synth wrote it
     const before = snapshot(out);
     expect(Object.keys(before)).toEqual(['committed-extra.txt', 'good.k8s.yaml']);
     expect(() => synthesize(failures[name], { outdir: out, ...quiet })).toThrow(messages[name]);
@@ -70,7 +72,7 @@ describe('a failure anywhere leaves the previous output intact', () => {
 test('a successful synth replaces the whole folder (stale files go) and leaves no temporary folder', () => {
   const out = path.join(root, 'dist');
   fs.mkdirSync(out);
-  fs.writeFileSync(path.join(out, '.rollwise-output'), 'an earlier synth\n');
+  fs.writeFileSync(path.join(out, '.rollwise-output'), outputMarkerText(['stale.k8s.yaml']));
   fs.writeFileSync(path.join(out, 'stale.k8s.yaml'), 'old');
   const r = synthesize(goodApp, { outdir: out, ...quiet });
   expect(r.files).toEqual(['good.k8s.yaml']);

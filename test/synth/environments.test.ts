@@ -14,6 +14,11 @@ import { addOutputFile } from '../../src/synth/output';
 import { renderApp } from '../../src/synth/render';
 import { synthesize, writeApp } from '../../src/synth/synth';
 import * as YAML from 'yaml';
+import { HttpServiceProps } from '../../src/constructs/http-service';
+import { EnvValue } from '../../src/decisions/containers';
+import { KubernetesVersion } from '../../src/decisions/kubernetes-version';
+import { RollwiseInputError } from '../../src/errors';
+import { threeServices, threeServicesPlatform } from '../fixtures/apps/three-services';
 
 let root: string;
 beforeEach(() => { root = fs.mkdtempSync(path.join(os.tmpdir(), 'rollwise-env-')); });
@@ -119,4 +124,44 @@ test('bad environment input is refused naming the input', () => {
   const dev = new Environment({ name: 'dev', destination: { server: 'https://kubernetes.default.svc', namespace: 'x' } });
   expect(() => addEstate(new App(), { environments: [dev, dev], services: {} })).toThrow(/^environments = dev: two environments with the same name/);
   expect(() => declareOutputPath(new Chart(new App(), 'c'), '../outside.yaml')).toThrow('output path of chart c "../outside.yaml" must be a relative file path inside the output folder');
+});
+
+describe('one Cloud SQL instance in two environments (issue 24: dev\'s migration would run against prod\'s database)', () => {
+  const server = 'https://kubernetes.default.svc';
+  const platform = (env: string) => new Platform({ gateway: { name: 'public', namespace: 'envoy-gateway-system' }, prometheusAddress: 'http://prometheus-operated.monitoring.svc:9090', runbookBaseUrl: `https://github.com/acme/deploy/blob/main/dist/${env}`, prometheusRuleLabels: { release: 'kube-prometheus-stack' }, kubernetesVersion: KubernetesVersion.V1_33, argoCd: { repoURL: 'https://github.com/acme/deploy.git', path: `dist/${env}`, server } });
+  /** orders-api (the proxy connects to acme-prod:europe-west1:orders, and a migration) in dev and prod; dev's adjust as given. */
+  const estate = (devAdjust?: (p: HttpServiceProps) => HttpServiceProps, shared?: Record<string, string>, orders?: Partial<HttpServiceProps>) => {
+    const app = new App({ outdir: path.join(root, 'out') });
+    const props = { ...threeServices(threeServicesPlatform(KubernetesVersion.V1_33))['orders-api'], ...orders };
+    return addEstate(app, {
+      environments: [
+        new Environment({ name: 'dev', destination: { server, namespace: 'shop-dev' }, platform: platform('dev'), sizing: Sizing.fixed(2, { peakRequestsPerSecond: 40 }), adjust: (p) => { const q = devAdjust ? devAdjust(p) : p; return { ...q, route: q.route && { ...q.route, hostnames: ['orders.dev.example.com'] } }; } }),
+        new Environment({ name: 'prod', destination: { server, namespace: 'shop' }, platform: platform('prod') }),
+      ],
+      services: { 'orders-api': props },
+      sharedCloudSqlInstances: shared,
+    });
+  };
+
+  test('without an adjust of its own, dev copies prod\'s instance: refused, naming the service, both environments, the instance, the migration and both fixes', () => {
+    let error: unknown;
+    try { estate(); } catch (e) { error = e; }
+    expect(error).toBeInstanceOf(RollwiseInputError);
+    expect((error as Error).message).toMatch(/^service orders-api \(prod-orders-api\/orders-api\): services\.orders-api\.sidecars\[0\] \(cloud-sql-proxy\) instance = acme-prod:europe-west1:orders: environments dev and prod both connect orders-api's Cloud SQL Auth Proxy to acme-prod:europe-west1:orders/);
+    expect((error as Error).message).toMatch(/Its migration Job, an Argo CD PreSync hook run at every sync of each environment, would change that one schema/);
+    expect((error as Error).message).toMatch(/Fix: give each environment its own instance in its adjust, e\.g\. in the dev Environment: adjust: .*a\.replace\(\/\^acme-prod:\/, '<its project>:'\).*sharedCloudSqlInstances: \{ 'acme-prod:europe-west1:orders': '<why>' \}/);
+  });
+
+  test('dev\'s own instance (its adjust), or a declared shared instance, is accepted', () => {
+    const own = estate((p) => ({ ...p, sidecars: p.sidecars?.map((s) => ({ ...s, args: s.args?.map((a) => a.replace(/^acme-prod:/, 'acme-dev:')) })) }));
+    expect(own.map((d) => `${d.environment.name} ${d.service.decisions.pod.sidecars[0].args?.slice(-1)[0]}`)).toEqual(['dev acme-dev:europe-west1:orders', 'prod acme-prod:europe-west1:orders']);
+    expect(() => estate(undefined, { 'acme-prod:europe-west1:orders': 'dev and prod use separate databases on one small instance' })).not.toThrow();
+    expect(() => estate(undefined, { 'acme-prod:europe-west1:orders': 'ok' })).toThrow(/sharedCloudSqlInstances\["acme-prod:europe-west1:orders"\] = ok: an instance shared by environments must say why/);
+  });
+
+  test('the instance given as CSQL_PROXY_INSTANCE_CONNECTION_NAME is read as the proxy reads it', () => {
+    const base = threeServices(threeServicesPlatform(KubernetesVersion.V1_33))['orders-api'];
+    const viaEnv = { sidecars: base.sidecars!.map((s) => ({ ...s, args: s.args!.filter((a) => a.startsWith('--')), env: { CSQL_PROXY_INSTANCE_CONNECTION_NAME: EnvValue.fromValue('acme-prod:europe-west1:orders') } })) };
+    expect(() => estate(undefined, undefined, viaEnv)).toThrow(/instance = acme-prod:europe-west1:orders: environments dev and prod/);
+  });
 });

@@ -4,7 +4,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { main } from '../../src/cli/main';
 import { listFiles } from '../../src/synth/diff';
-import { OUTPUT_MARKER } from '../../src/synth/ownership';
+import { OUTPUT_MARKER, outputMarkerText, readOutputMarker } from '../../src/synth/ownership';
 
 /** Every file and folder under `dir` (dot entries included) with its bytes, to prove nothing changed. */
 function tree(dir: string): Record<string, string> {
@@ -101,17 +101,99 @@ describe('the output folder is rollwise\'s alone', () => {
     expect(tree(root)).toEqual(before);
   });
 
-  test('absent, empty and marked folders are written; the marker is written and kept out of the file list', async () => {
+  test('absent, empty and marked folders are written; the marker lists the files and is kept out of the file list', async () => {
     const out = path.join(root, 'dist');
     expect((await synth(out)).code).toBe(0);
     expect(fs.existsSync(path.join(out, OUTPUT_MARKER))).toBe(true);
     expect(listFiles(out)).not.toContain(OUTPUT_MARKER);
-    fs.writeFileSync(path.join(out, 'stray.yaml'), 'kind: x\n');
-    expect((await synth(out)).code).toBe(0); // marked: replaced as a whole
-    expect(fs.existsSync(path.join(out, 'stray.yaml'))).toBe(false);
+    expect(fs.readFileSync(path.join(out, OUTPUT_MARKER), 'utf8')).toBe(outputMarkerText(listFiles(out)));
+    expect(listFiles(out)).toContain('prod/checkout-api.k8s.yaml');
+    // a file of the previous synth that is gone, or was edited, is rollwise's: replaced
+    fs.rmSync(path.join(out, 'prod', 'checkout-api.runbook.md'));
+    fs.appendFileSync(path.join(out, 'prod', 'checkout-api.k8s.yaml'), '# hand edit\n');
+    expect((await synth(out)).code).toBe(0);
+    expect(fs.existsSync(path.join(out, 'prod', 'checkout-api.runbook.md'))).toBe(true);
     const empty = path.join(root, 'empty');
     fs.mkdirSync(empty);
     expect((await synth(empty)).code).toBe(0);
+  });
+
+  test('a marked output that has since become a Git repository is refused, naming .git and the new file; nothing changed', async () => {
+    const out = path.join(root, 'proj');
+    expect((await synth(out)).code).toBe(0);
+    execFileSync('git', ['init', '-q', out]);
+    fs.writeFileSync(path.join(out, 'main.ts'), 'console.log(1)\n');
+    const before = tree(root);
+    const r = await synth(out);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('.git (a Git repository)');
+    expect(r.err).toContain('main.ts (source code)');
+    expect(r.err).toContain('did not write');
+    expect(r.err).toContain('synthesize into another folder');
+    expect(tree(root)).toEqual(before);
+  });
+
+  test('a file the user added to a marked output (USER-NOTES.md, a folder of their own) is refused by name; nothing changed', async () => {
+    const out = path.join(root, 'dist');
+    expect((await synth(out)).code).toBe(0);
+    fs.writeFileSync(path.join(out, 'USER-NOTES.md'), 'mine');
+    fs.mkdirSync(path.join(out, 'notes'));
+    fs.writeFileSync(path.join(out, 'notes', 'a.txt'), 'mine');
+    fs.writeFileSync(path.join(out, 'prod', 'extra.yaml'), 'kind: x\n');
+    fs.mkdirSync(path.join(out, 'empty-folder')); // holds nothing to lose
+    const before = tree(root);
+    const r = await synth(out);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('USER-NOTES.md, notes/, prod/extra.yaml');
+    expect(r.err).toContain('move them out of the output folder');
+    expect(tree(root)).toEqual(before);
+    fs.rmSync(path.join(out, 'USER-NOTES.md'));
+    fs.rmSync(path.join(out, 'notes'), { recursive: true });
+    fs.rmSync(path.join(out, 'prod', 'extra.yaml'));
+    expect((await synth(out)).code).toBe(0);
+  });
+
+  test.each([
+    ['empty', '', 'is empty'],
+    ['hand-made', 'rollwise output\n', 'does not start with the lines synth writes'],
+    ['of the first version, which listed no files', 'This folder is written by `rollwise synth`, which replaces it as a whole on every run.\nKeep no other files in it: they would be deleted. (docs/synth.md#the-output-folder)\n', 'did not list the files'],
+    ['listing a path outside the folder', outputMarkerText(['../keep.txt']), 'lists a path synth would not write'],
+  ])('a marker that synth did not write (%s) is not trusted; nothing changed', async (_name, text, why) => {
+    const out = path.join(root, 'forged');
+    fs.mkdirSync(out);
+    fs.writeFileSync(path.join(out, OUTPUT_MARKER), text);
+    fs.writeFileSync(path.join(out, 'keep.txt'), 'x');
+    const before = tree(root);
+    const r = await synth(out);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(why);
+    expect(r.err).toContain('keep.txt');
+    expect(tree(root)).toEqual(before);
+  });
+
+  test('a marker with Git conflict lines (two branches each added a service) lists both sides', () => {
+    const merged = outputMarkerText(['a.k8s.yaml']).replace('a.k8s.yaml\n', '<<<<<<< HEAD\na.k8s.yaml\nb.k8s.yaml\n=======\na.k8s.yaml\nc.k8s.yaml\n>>>>>>> topic\n');
+    const read = readOutputMarker(merged.replace(/\n/g, '\r\n'));
+    expect('files' in read && [...read.files].sort()).toEqual(['a.k8s.yaml', 'b.k8s.yaml', 'c.k8s.yaml']);
+    const odd = ['"quoted".yaml', '<<<<<<< x.yaml', 'a\nb.yaml'];
+    const back = readOutputMarker(outputMarkerText(odd));
+    expect('files' in back && [...back.files].sort()).toEqual([...odd].sort());
+  });
+
+  test('a file named like the swap journal that synth did not write (it names src/) moves, overwrites and deletes nothing', async () => {
+    const src = path.join(root, 'src');
+    fs.mkdirSync(src);
+    fs.writeFileSync(path.join(src, 'main.ts'), 'x');
+    fs.writeFileSync(path.join(root, '.out.swap'), JSON.stringify({ next: src, old: path.join(root, 'elsewhere') }));
+    const before = tree(root);
+    const r = await synth(path.join(root, 'out'));
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('which is not a swap journal rollwise synth wrote');
+    expect(tree(root)).toEqual(before);
+    // a journal a crash cut short (empty) is synth's own and is cleared
+    fs.writeFileSync(path.join(root, '.out.swap'), '');
+    expect((await synth(path.join(root, 'out'))).code).toBe(0);
+    expect(fs.existsSync(path.join(root, '.out.swap'))).toBe(false);
   });
 
   test('a marker that is a folder does not count', async () => {

@@ -144,6 +144,9 @@ test('a read-only folder in the output: synth fails naming it and the old output
   expect(run('v1', {}, user).status).toBe(0);
   fs.mkdirSync(path.join(out(), 'ro'));
   fs.writeFileSync(path.join(out(), 'ro', 'kept.txt'), 'kept');
+  // a folder of the previous output (listed in its marker), else ownership refuses it first
+  const marker = path.join(out(), '.rollwise-output');
+  fs.writeFileSync(marker, `${fs.readFileSync(marker, 'utf8')}ro/kept.txt\n`);
   if (user !== undefined) spawnSync('chown', ['-R', `${user}:${user}`, out()]);
   fs.chmodSync(path.join(out(), 'ro'), 0o555);
   const r = run('v2', {}, user);

@@ -1,0 +1,63 @@
+import { TEMPLATE_ACTION } from './source';
+
+/**
+ * Values that are unrendered placeholders: text a person or a tool is meant to replace before the
+ * file is applied (sample manifests for envsubst, sed or a pipeline's token replacement). Such a
+ * value is not what reaches the API server, so the cluster-validation stage of `rollwise lint`
+ * does not call it an error: it was not checked, and is checked once substituted (lint the output
+ * of the substitution). The same rule as the scan's for files: upper-case `{{PLACEHOLDER}}` and
+ * Helm actions make a file a template (source.ts, TEMPLATE_ACTION).
+ *
+ * Kubernetes' own `$(VAR)` (expanded by the kubelet in command, args and env values) is not a
+ * placeholder: it is what the API server stores. Neither is Argo Rollouts' `{{args.name}}`, which
+ * the API server stores as written and the controller substitutes later.
+ */
+
+/** envsubst and shell expansion: `${VAR}`, `${VAR:-default}`, `$VAR` (never `$(VAR)`). */
+const SHELL = /\$\{[A-Za-z_][A-Za-z0-9_]*(?:[:?+=-][^}]*)?\}|\$[A-Za-z_][A-Za-z0-9_]*/;
+/** A fill-in in angle brackets: `<PROJECT_ID>`, `<ADD LUN ID Here>`, `<<PROJECT>>`. */
+const ANGLE = /<[^<>\s][^<>]*>/;
+/** Token replacement of CI pipelines: `#{IMAGE}#` (Azure DevOps replacetokens), `__IMAGE__`. */
+const TOKENS = /#\{[A-Za-z_][A-Za-z0-9_.-]*\}|__[A-Z][A-Z0-9_]*__/;
+/** An upper-case identifier with an underscore, as a whole path or name component: `PROJECT_ID`, `PV_NAME`. */
+const UPPER_IDENTIFIER = /(?<![A-Za-z0-9])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![a-z0-9])/;
+/** Kubernetes' own `$(VAR)`, left out before the other forms are looked for. */
+const KUBERNETES_EXPANSION = /\$\([A-Za-z_][A-Za-z0-9_]*\)/g;
+/** A whole value in upper case: `PORT`, `IMAGE`. */
+const UPPER_VALUE = /^[A-Z][A-Z0-9_]+$/;
+
+/**
+ * Fields that name other objects or images, which Kubernetes requires in lower case: an upper-case
+ * identifier with an underscore there (PROJECT_ID, KSA_NAME) is a fill-in, not a typo of a real
+ * value. Names of list items (ports, containers, volumes, environment variables) are not among
+ * them: `HTTP` as a port name is a plain mistake, and is reported.
+ */
+const LOWER_CASE_FIELD = /\/(?:metadata\/(?:name|namespace|generateName)|serviceAccountName|serviceAccount|priorityClassName|image|claimName|secretName|storageClassName|volumeName|ingressClassName|runtimeClassName|schedulerName)$/;
+/** A schema problem that expects a number or a boolean: a string of upper-case letters there (`PORT`) is a fill-in. */
+const NOT_A_STRING = /^must be of type (?:integer|number|boolean), not string /;
+
+/**
+ * Whether the text holds a placeholder. `upperCase` also counts an upper-case identifier with an
+ * underscore (in fields that must be lower case), `'number'` also a whole value in upper case (where
+ * a number belongs).
+ */
+export function isPlaceholder(value: string, upperCase: boolean | 'number' = false): boolean {
+  const text = value.replace(KUBERNETES_EXPANSION, '');
+  if (SHELL.test(text) || ANGLE.test(text) || TOKENS.test(text) || TEMPLATE_ACTION.test(text)) return true;
+  return (upperCase !== false && UPPER_IDENTIFIER.test(text)) || (upperCase === 'number' && UPPER_VALUE.test(text));
+}
+
+/** Whether a value (a string, or any string inside an object or list) is or holds a placeholder. */
+export function containsPlaceholder(value: unknown, upperCase: boolean | 'number' = false, depth = 0): boolean {
+  if (typeof value === 'string') return isPlaceholder(value, upperCase);
+  if (depth > 20 || value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.some((v) => containsPlaceholder(v, upperCase, depth + 1));
+  return Object.entries(value as Record<string, unknown>).some(([k, v]) => isPlaceholder(k) || containsPlaceholder(v, upperCase, depth + 1));
+}
+
+/** Whether a cluster-validation problem is about an unrendered placeholder (so not what is applied). */
+export function aboutPlaceholder(p: { readonly path: string; readonly message: string; readonly value?: unknown }): boolean {
+  if (p.value === undefined) return false;
+  const upperCase = NOT_A_STRING.test(p.message) ? 'number' : LOWER_CASE_FIELD.test(p.path);
+  return containsPlaceholder(p.value, upperCase);
+}

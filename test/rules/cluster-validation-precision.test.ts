@@ -1,0 +1,244 @@
+/*
+ * The cluster-validation stage (RW801-RW803) on the shapes a blind judge found it wrong on (issue
+ * 21, held-out set): each case is built from a public manifest (named in its title), is accepted by
+ * the API server (or never reaches one) and must not be an error; its near miss, one thing changed,
+ * is refused and must still be.
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as YAML from 'yaml';
+import { findKustomize, Finding, runLint } from '../../src/rules';
+import { containsPlaceholder, isPlaceholder } from '../../src/rules/placeholders';
+import { builtinProblems } from '../../src/schemas/builtin';
+import { KubernetesVersion } from '../../src/decisions/kubernetes-version';
+import { Obj } from './helpers';
+
+const dirs: string[] = [];
+afterAll(() => { for (const d of dirs) fs.rmSync(d, { recursive: true, force: true }); });
+
+function folder(files: Record<string, string>): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rw-cluster-'));
+  dirs.push(dir);
+  fs.mkdirSync(path.join(dir, '.git'));
+  for (const [rel, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    fs.writeFileSync(path.join(dir, rel), text);
+  }
+  return dir;
+}
+
+function lintFolder(dir: string, kustomize = false): Finding[] {
+  let out = '';
+  runLint({ paths: [dir], format: 'json', failOn: 'none', kustomize, write: (s) => { out += s; } });
+  return (JSON.parse(out) as { findings: Finding[] }).findings;
+}
+
+const docs = (...objs: Obj[]): string => objs.map((o) => YAML.stringify(o)).join('---\n');
+const lintObjs = (...objs: Obj[]): Finding[] => lintFolder(folder({ 'manifests.yaml': docs(...objs) }));
+/** The open error findings of the cluster stage, as "RWnnn path: message". */
+const clusterErrors = (fs_: Finding[]): string[] => fs_.filter((f) => /^RW80[123]-/.test(f.ruleId) && f.severity === 'error' && f.status === 'open').map((f) => `${f.ruleId.slice(0, 5)} ${f.path}: ${f.message}`);
+
+describe('object names: each kind by its own name function', () => {
+  /** kubernetes-sigs/metrics-server manifests/base/rbac.yaml (the ClusterRoles and bindings of its components.yaml). */
+  const metricsServerRbac = (): Obj[] => [
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'system:aggregated-metrics-reader', labels: { 'k8s-app': 'metrics-server', 'rbac.authorization.k8s.io/aggregate-to-view': 'true' } }, rules: [{ apiGroups: ['metrics.k8s.io'], resources: ['pods', 'nodes'], verbs: ['get', 'list', 'watch'] }] },
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'system:metrics-server', labels: { 'k8s-app': 'metrics-server' } }, rules: [{ apiGroups: [''], resources: ['nodes/metrics'], verbs: ['get'] }] },
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'metrics-server:system:auth-delegator', labels: { 'k8s-app': 'metrics-server' } }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:auth-delegator' }, subjects: [{ kind: 'ServiceAccount', name: 'metrics-server', namespace: 'kube-system' }] },
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'metrics-server-auth-reader', namespace: 'kube-system' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'extension-apiserver-authentication-reader' }, subjects: [{ kind: 'ServiceAccount', name: 'metrics-server', namespace: 'kube-system' }] },
+  ];
+
+  test('RBAC names with colons (metrics-server\'s system:metrics-server) are valid path segments: no error', () => {
+    expect(clusterErrors(lintObjs(...metricsServerRbac()))).toEqual([]);
+  });
+
+  test('near misses: an RBAC name with "/" and a Service named my:svc are still refused', () => {
+    const [role] = metricsServerRbac();
+    const service = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'my:svc' }, spec: { selector: { 'k8s-app': 'metrics-server' }, ports: [{ port: 443, targetPort: 10250 }] } };
+    const errors = clusterErrors(lintObjs({ ...role, metadata: { name: 'system/metrics-server' } }, service));
+    expect(errors).toEqual([
+      expect.stringMatching(/^RW803 metadata.name: "system\/metrics-server" is not a valid name for this kind \(a path segment: .*ValidateRBACName = path.IsValidPathSegmentName\)/),
+      expect.stringMatching(/^RW803 metadata.name: "my:svc" is not a valid name for this kind \(a DNS-1035 label: .*ValidateServiceName\)/),
+    ]);
+  });
+
+  test('a roleRef without apiGroup (GoogleCloudPlatform/kubernetes-engine-samples gke-inference-gateway inference-pool.yaml shape) is defaulted, not refused', () => {
+    const binding = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'pod-read-binding' }, subjects: [{ kind: 'ServiceAccount', name: 'default', namespace: 'default' }], roleRef: { kind: 'ClusterRole', name: 'pod-read' } };
+    expect(clusterErrors(lintObjs(binding))).toEqual([]);
+    // without a roleRef at all it is refused (kind and name are not defaulted)
+    expect(clusterErrors(lintObjs({ ...binding, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole' } }))).toEqual([expect.stringMatching(/^RW801 roleRef.name: is required/)]);
+  });
+
+  test('a NetworkPolicy without podSelector (kubernetes/website examples/service/networking/network-policy-default-deny-ingress.yaml, selector left out) selects every pod: accepted', () => {
+    const deny = { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'default-deny-ingress' }, spec: { policyTypes: ['Ingress'] } };
+    expect(clusterErrors(lintObjs(deny))).toEqual([]);
+    expect(clusterErrors(lintObjs({ ...deny, spec: { podSelector: 'all', policyTypes: ['Ingress'] } }))).toEqual([expect.stringMatching(/^RW801 spec.podSelector: must be of type object/)]);
+  });
+
+  test('per kind: a StatefulSet name is a DNS label, a CronJob name at most 52, a PodDisruptionBudget name a path segment', () => {
+    const v = KubernetesVersion.V1_33;
+    const named = (apiVersion: string, kind: string, name: string) => builtinProblems({ apiVersion, kind, metadata: { name } }, v).map((p) => p.message);
+    expect(named('apps/v1', 'StatefulSet', 'web.v1')).toEqual([expect.stringMatching(/a DNS-1123 label/)]);
+    expect(named('apps/v1', 'Deployment', 'web.v1')).toEqual([]);
+    expect(named('batch/v1', 'CronJob', 'a'.repeat(53))).toEqual([expect.stringMatching(/53 characters, more than the 52/)]);
+    expect(named('batch/v1', 'CronJob', 'a'.repeat(52))).toEqual([]);
+    expect(named('policy/v1', 'PodDisruptionBudget', 'Web_PDB')).toEqual([]);
+    expect(named('argoproj.io/v1alpha1', 'Rollout', 'Web_Rollout')).toEqual([expect.stringMatching(/a DNS-1123 subdomain.*apiextensions-apiserver v0.33.0 pkg\/registry\/customresource\/validator.go/)]);
+  });
+
+  test('a namespace is checked on namespaced kinds only (the API server clears it on cluster-scoped ones)', () => {
+    const v = KubernetesVersion.V1_33;
+    expect(builtinProblems({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'reader', namespace: 'Not_A_Namespace' } }, v)).toEqual([]);
+    expect(builtinProblems({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'reader', namespace: 'Not_A_Namespace' } }, v).map((p) => p.path)).toEqual(['/metadata/namespace']);
+  });
+});
+
+describe('pod templates: only what the API server validates for each workload kind', () => {
+  /** The nginx StatefulSet of kubernetes/website content/en/examples/application/web/web.yaml: /usr/share/nginx/html from volumeClaimTemplate www. */
+  const web = (mount = 'www'): Obj => ({
+    apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'web' },
+    spec: {
+      serviceName: 'nginx', replicas: 2, selector: { matchLabels: { app: 'nginx' } },
+      template: { metadata: { labels: { app: 'nginx' } }, spec: { containers: [{ name: 'nginx', image: 'registry.k8s.io/nginx-slim:0.21', ports: [{ containerPort: 80, name: 'web' }], volumeMounts: [{ name: mount, mountPath: '/usr/share/nginx/html' }] }] } },
+      volumeClaimTemplates: [{ metadata: { name: 'www' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }],
+    },
+  });
+
+  test('a StatefulSet mount of its volumeClaimTemplate is a volume of each pod: no error', () => {
+    expect(clusterErrors(lintObjs(web()))).toEqual([]);
+  });
+
+  test('near misses: a StatefulSet mount of nothing is refused on each pod; a Deployment mounting an undeclared volume is refused', () => {
+    const sts = clusterErrors(lintObjs(web('html')));
+    expect(sts).toEqual([expect.stringMatching(/^RW803 spec.template.spec.containers\[0\].volumeMounts\[0\].name: the volume "html" is not a volume of the pod nor a volumeClaimTemplate \(the API server accepts the StatefulSet, .* but refuses each Pod its controller creates from the template: no replica starts\)/)]);
+    const { volumeClaimTemplates: _unused, serviceName: _s, ...spec } = web().spec;
+    const deployment = { ...web(), kind: 'Deployment', spec };
+    expect(clusterErrors(lintObjs(deployment))).toEqual([expect.stringMatching(/^RW803 spec.template.spec.containers\[0\].volumeMounts\[0\].name: the volume "www" is not a volume of the pod \(Kubernetes 1.33\)$/)]);
+  });
+
+  test('a status the manifest carries (`status: {}`, as kubectl create --dry-run -o yaml writes it) is discarded on create: its required fields are not', () => {
+    expect(clusterErrors(lintObjs({ ...web(), status: {} }))).toEqual([]);
+    // a wrong type there still fails decoding
+    expect(clusterErrors(lintObjs({ ...web(), status: { replicas: 'two' } }))).toEqual([expect.stringMatching(/^RW801 status.replicas: must be of type integer/)]);
+  });
+
+  test('a Knative Service (serving.knative.dev, not a pinned CRD) is not checked as a core Service or a workload', () => {
+    // digitalocean/kubernetes-sample-apps game-2048-example/knative-service.yaml shape, with a real image name
+    const ksvc = { apiVersion: 'serving.knative.dev/v1', kind: 'Service', metadata: { name: 'game-2048' }, spec: { template: { spec: { containers: [{ image: 'registry.digitalocean.com/Acme/2048-game', ports: [{ containerPort: 8080 }] }] } } } };
+    expect(clusterErrors(lintObjs(ksvc))).toEqual([]);
+  });
+});
+
+describe('objects never sent to an API server', () => {
+  /** eksctl-io/eksctl examples/01-simple-cluster.yaml, with a cluster name as eksctl allows it (upper case). */
+  const clusterConfig = { apiVersion: 'eksctl.io/v1alpha5', kind: 'ClusterConfig', metadata: { name: 'Cluster-1', region: 'eu-north-1' }, nodeGroups: [{ name: 'ng-1', instanceType: 'm5.large', desiredCapacity: 10 }] };
+
+  test('an eksctl ClusterConfig (neither a Kubernetes kind nor a pinned CRD) gets no cluster validation', () => {
+    expect(clusterErrors(lintObjs(clusterConfig))).toEqual([]);
+  });
+
+  test('near misses: a ConfigMap and a Rollout (a pinned CRD) with that name are still refused', () => {
+    const errors = clusterErrors(lintObjs(
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'Cluster-1' }, data: { region: 'eu-north-1' } },
+      { apiVersion: 'argoproj.io/v1alpha1', kind: 'Rollout', metadata: { name: 'Cluster-1' }, spec: { selector: { matchLabels: { app: 'a' } }, template: { metadata: { labels: { app: 'a' } }, spec: { containers: [{ name: 'a', image: 'nginx:1.27' }] } }, strategy: { canary: { steps: [{ setWeight: 20 }] } } } },
+    ));
+    expect(errors).toEqual([expect.stringMatching(/^RW803 metadata.name: "Cluster-1" is not a valid name for this kind \(a DNS-1123 subdomain/), expect.stringMatching(/^RW803 metadata.name: "Cluster-1" is not a valid name for this kind \(a DNS-1123 subdomain/)]);
+  });
+});
+
+describe('unrendered placeholders are not what is applied', () => {
+  test('the placeholder forms: envsubst, angle brackets, pipeline tokens, upper-case fill-ins where lower case is required', () => {
+    for (const p of ['${EKS_CLUSTER_NAME}', '${REPLICAS:-1}', '$IMAGE_URL', '<ADD LUN ID Here>', '<<PROJECT>>', '#{IMAGE}#', '__IMAGE__', '{{ .Values.image }}', '{{HF_TOKEN}}']) expect([p, isPlaceholder(p)]).toEqual([p, true]);
+    expect(isPlaceholder('us-central1-docker.pkg.dev/PROJECT_ID/models/t5-small:1.0-gpu', true)).toBe(true);
+    expect(isPlaceholder('PORT', 'number')).toBe(true);
+    expect(isPlaceholder('HTTP', true)).toBe(false); // a port name in upper case is a mistake, not a fill-in
+    // Kubernetes' own expansion, Argo Rollouts' arguments and a mixed-case typo are not placeholders
+    for (const p of ['$(POD_IP)', 'http://$(POD_IP):8080', '{{args.service-name}}', 'weaveworksdemos/User:0.4.7']) expect([p, isPlaceholder(p, true)]).toEqual([p, false]);
+    expect(isPlaceholder('PROJECT_ID')).toBe(false); // upper case counts only where lower case is required
+    expect(containsPlaceholder({ subnet: '${SUBNET_AZ_1}' })).toBe(true);
+  });
+
+  /** GoogleCloudPlatform/kubernetes-engine-samples ai-ml/llm-finetuning-gemma/finetune.yaml (a Job of $IMAGE_URL) and ai-ml/t5-model-serving/kubernetes/serving-gpu.yaml (PROJECT_ID). */
+  const finetune = (image: string, sa = 'default'): Obj => ({
+    apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'finetune-job', namespace: 'default' },
+    spec: { backoffLimit: 2, template: { metadata: { annotations: { 'kubectl.kubernetes.io/default-container': 'finetuner' } }, spec: { serviceAccountName: sa, restartPolicy: 'OnFailure', containers: [{ name: 'finetuner', image, resources: { limits: { 'nvidia.com/gpu': '8' } }, env: [{ name: 'MODEL_NAME', value: 'google/gemma-2b' }, { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } }, { name: 'ENDPOINT', value: 'http://$(POD_IP):8000' }] }] } } },
+  });
+
+  test('an image and a service account left as $IMAGE_URL, ${KSA_NAME} or PROJECT_ID: no error', () => {
+    expect(clusterErrors(lintObjs(finetune('$IMAGE_URL', '${KSA_NAME}')))).toEqual([]);
+    expect(clusterErrors(lintObjs(finetune('us-central1-docker.pkg.dev/PROJECT_ID/models/t5-small:1.0-gpu', 'KSA_NAME')))).toEqual([]);
+  });
+
+  test('near misses: Kubernetes\' $(VAR) where it is not expanded, and a mixed-case repository, are still refused', () => {
+    expect(clusterErrors(lintObjs(finetune('us-docker.pkg.dev/acme/finetune:$(VERSION)')))).toEqual([expect.stringMatching(/^RW803 spec.template.spec.containers\[0\].image: the image "us-docker.pkg.dev\/acme\/finetune:\$\(VERSION\)" is not a valid image reference/)]);
+    expect(clusterErrors(lintObjs(finetune('us-docker.pkg.dev/Acme/finetune:1.0')))).toEqual([expect.stringMatching(/upper-case repository name/)]);
+  });
+
+  test('a fill-in repeated in the object is a fill-in everywhere (kubernetes-engine-samples networking/sctp/sctp-deployment.yaml: port: PORT, targetPort: PORT)', () => {
+    const sctp = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'sctp-service' }, spec: { selector: { app: 'sctp-app' }, ports: [{ protocol: 'SCTP', port: 'PORT', targetPort: 'PORT' }], type: 'ClusterIP' } };
+    expect(clusterErrors(lintObjs(sctp))).toEqual([]);
+    // near miss: a port number and an upper-case port name is a mistake, refused
+    expect(clusterErrors(lintObjs({ ...sctp, spec: { ...sctp.spec, ports: [{ protocol: 'SCTP', port: 9000, targetPort: 'PORT' }] } }))).toEqual([expect.stringMatching(/^RW803 spec.ports\[0\].targetPort: "PORT" is not a port name/)]);
+  });
+
+  test('near miss: a Service port named HTTP (upper case, no fill-in form) is still refused', () => {
+    const svc = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'finetune' }, spec: { selector: { app: 'finetune' }, ports: [{ name: 'HTTP', port: 80, targetPort: 8000 }] } };
+    expect(clusterErrors(lintObjs(svc))).toEqual([expect.stringMatching(/^RW803 spec.ports\[0\].name: "HTTP" is not a DNS label/)]);
+  });
+
+  /** kubernetes/examples volumes/iscsi/iscsi.yaml (the iscsipd Pod) with the LUN left for the reader to fill in. */
+  const iscsiPod = (lun: unknown): Obj => ({
+    apiVersion: 'v1', kind: 'Pod', metadata: { name: 'iscsipd' },
+    spec: { containers: [{ name: 'iscsipd-rw', image: 'kubernetes/pause', volumeMounts: [{ mountPath: '/mnt/iscsipd', name: 'iscsipd-rw' }] }], volumes: [{ name: 'iscsipd-rw', iscsi: { targetPortal: '10.0.2.15:3260', iqn: 'iqn.2001-04.com.example:storage.kube.sys1.xyz', lun, fsType: 'ext4', readOnly: true } }] },
+  });
+
+  test('a LUN of <ADD LUN ID Here> (a string where the schema wants an integer) is a placeholder: no error', () => {
+    expect(clusterErrors(lintObjs(iscsiPod('<ADD LUN ID Here>')))).toEqual([]);
+  });
+
+  test('near miss: a LUN of "zero" is still refused', () => {
+    expect(clusterErrors(lintObjs(iscsiPod('zero')))).toEqual([expect.stringMatching(/^RW801 spec.volumes\[0\].iscsi.lun: must be of type integer, not string "zero"/)]);
+  });
+});
+
+describe('kustomize patch files are fragments, never checked as whole objects', () => {
+  /** A StatefulSet patch of the kind overlays carry: replicas and a container's args and env, no selector, no image. */
+  /** The Service beside it, so that the folder has an object to lint. */
+  const service = 'apiVersion: v1\nkind: Service\nmetadata:\n  name: redis\nspec:\n  selector:\n    app: redis\n  ports:\n  - port: 6379\n';
+  const stsPatch = 'apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: redis\nspec:\n  replicas: 3\n  template:\n    spec:\n      containers:\n      - name: redis\n        args: ["--maxmemory", "256mb"]\n        env:\n        - name: REDIS_REPLICAS\n          value: "3"\n';
+  /** argoproj/argocd-example-apps plugins/kustomized-helm: `patches` lists the file as a bare path, and all.yaml (helm template's output) is not committed. */
+  const kustomizedHelm = { 'kustomization.yaml': 'namePrefix: kustomize-\n\nresources:\n- ./all.yaml\n- service.yaml\n\npatches:\n- overlays/redis-statefulset.yaml\n', 'overlays/redis-statefulset.yaml': stsPatch, 'service.yaml': service };
+  const mechanisms: [string, Record<string, string>][] = [
+    ['patches: a bare path (argocd-example-apps plugins/kustomized-helm)', kustomizedHelm],
+    ['patches[].path', { 'kustomization.yaml': 'resources:\n- ./all.yaml\n- service.yaml\npatches:\n- path: overlays/redis-statefulset.yaml\n  target:\n    kind: StatefulSet\n', 'overlays/redis-statefulset.yaml': stsPatch, 'service.yaml': service }],
+    ['patchesStrategicMerge', { 'kustomization.yaml': 'resources:\n- ./all.yaml\n- service.yaml\npatchesStrategicMerge:\n- overlays/redis-statefulset.yaml\n', 'overlays/redis-statefulset.yaml': stsPatch, 'service.yaml': service }],
+    ['patchesJson6902[].path', { 'kustomization.yaml': 'resources:\n- ./all.yaml\n- service.yaml\npatchesJson6902:\n- target: {group: apps, version: v1, kind: StatefulSet, name: redis}\n  path: overlays/redis-statefulset.yaml\n', 'overlays/redis-statefulset.yaml': stsPatch, 'service.yaml': service }],
+    ['a Component\'s patches', { 'overlays/prod/kustomization.yaml': 'resources:\n- ../../base\ncomponents:\n- ../../components/ha\n', 'base/kustomization.yaml': 'resources:\n- service.yaml\n', 'base/service.yaml': service, 'components/ha/kustomization.yaml': 'apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches:\n- path: redis-statefulset.yaml\n', 'components/ha/redis-statefulset.yaml': stsPatch }],
+    ['replacements[].path', { 'kustomization.yaml': 'resources:\n- ./all.yaml\n- service.yaml\nreplacements:\n- path: overlays/redis-statefulset.yaml\n', 'overlays/redis-statefulset.yaml': stsPatch, 'service.yaml': service }],
+    ['an inline patch beside a patch file', { 'kustomization.yaml': 'resources:\n- ./all.yaml\n- service.yaml\npatches:\n- patch: |-\n    - op: replace\n      path: /spec/replicas\n      value: 3\n  target:\n    kind: StatefulSet\n- path: overlays/redis-statefulset.yaml\n', 'overlays/redis-statefulset.yaml': stsPatch, 'service.yaml': service }],
+    ['a kustomization that is not valid YAML', { 'kustomization.yaml': 'resources:\n- ./all.yaml\n- service.yaml\n\tnamePrefix: x\npatchesStrategicMerge:\n- overlays/redis-statefulset.yaml\n', 'overlays/redis-statefulset.yaml': stsPatch, 'service.yaml': service }],
+  ];
+
+  test.each(mechanisms)('%s: the patch file gets no RW801 (file by file)', (_name, files) => {
+    expect(clusterErrors(lintFolder(folder(files)))).toEqual([]);
+  });
+
+  test('a patch named by a kustomization above the linted folder (lint overlays/prod/patches/ alone) is still a patch', () => {
+    const dir = folder({ 'overlays/prod/kustomization.yaml': 'resources:\n- ../../base\npatches:\n- path: patches/redis-statefulset.yaml\n', 'overlays/prod/patches/redis-statefulset.yaml': stsPatch, 'overlays/prod/patches/service.yaml': service });
+    let out = '';
+    runLint({ paths: [path.join(dir, 'overlays/prod/patches')], format: 'json', failOn: 'none', kustomize: false, write: (s) => { out += s; } });
+    expect(clusterErrors((JSON.parse(out) as { findings: Finding[] }).findings)).toEqual([]);
+  });
+
+  const installed = findKustomize({ PATH: process.env.PATH });
+  (installed ? test : test.skip)(`argocd-example-apps plugins/kustomized-helm, with ${installed?.label ?? 'kustomize (SKIPPED: not on PATH)'}: the build fails (RW010) and the patch file is not linted`, () => {
+    const findings = lintFolder(folder(kustomizedHelm), true);
+    expect(clusterErrors(findings)).toEqual([]);
+    expect(findings.filter((f) => f.ruleId === 'RW010-kustomization-not-rendered').map((f) => f.message)).toEqual([expect.stringMatching(/failed \(.*cannot unmarshal string into Go struct field Kustomization.patches.*\)/)]);
+  });
+
+  test('near miss: the same fragment that no kustomization references is linted as an object, and refused', () => {
+    // apps ValidateStatefulSetSpec: "spec.selector: Required value" (the API server's own rule, as the schema says)
+    expect(clusterErrors(lintFolder(folder({ 'redis-statefulset.yaml': stsPatch, 'service.yaml': service })))).toEqual(['RW801 spec.selector: is required (Kubernetes 1.33)']);
+  });
+});
