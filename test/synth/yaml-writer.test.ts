@@ -80,7 +80,7 @@ test('the bench estates (capacity, no capacity, every service its own traffic): 
 
 /** Strings the package writes in every way it has: plain, quoted for the YAML 1.1 types, indicators, block literals, escapes. */
 const TRICKY = [
-  '', ' ', 'a', 'yes', 'No', 'ON', 'off', 'y', 'n', '~', 'null', 'Null', 'true', 'FALSE', '1', '-1', '+1', '0o7', '0x1F', '0b101', '017', '1_000', '1:20', '1:20:30.5', '.5', '1.', '1e3', '1.5e-3',
+  '', ' ', 'a', 'yes', 'No', 'ON', 'off', 'y', 'n', '~', 'null', 'Null', 'true', 'FALSE', '1', '-1', '+1', '0o7', '0x1', '0x1F', '1e3 ', '+.5', '0.', '12:30', '1,000', 'Y', 'N', 'NULL', '~ ', '0b101', '017', '1_000', '1:20', '1:20:30.5', '.5', '1.', '1e3', '1.5e-3',
   '.inf', '-.Inf', '.nan', '2001-12-14', '2001-12-14t21:59:43.10-05:00', '=', '<<', '-', '?', '- a', '? a', ':', 'a:', 'a: b', 'a:b', '#a', 'a #b', 'a#b', 'a ', ' a', '\ta', '&a', '*a', '!a', '|', '>', "'", '"', "'a'", '"a"', 'a"b', "a'b", `a'b"c`,
   '%a', '@a', '`a', '[a]', '{a}', 'a,b', '---', '--- a', '...', 'a\n---\nb', '%YAML', 'a\nb', 'a\n', 'a\n\n', '\na', ' a\nb', 'a\n b', 'a \nb', 'a\n\nb', 'a\n\n\nb\n', 'a\n ', 'a\t\nb',
   '\u0000', 'a\u0007b', '\u001b[0m', '\u0085', '\u00a0', '\u2028', '\u2029', '\ud800', 'é', '日本', '😀', 'x'.repeat(39), `${'x'.repeat(39)}\n`, `${'ab '.repeat(30)}\nline two`, 'say "hi"\nthere', "it's\nok",
@@ -136,4 +136,17 @@ test('what the writer does not model is left to the package: an object reached t
   expect(written({ ['k'.repeat(1100)]: 1 })).toBeUndefined();
   expect(written({ x: 'kept\n\n' })).toBeUndefined();
   for (const o of [{ x: shared, y: shared }, { x: undefined }, { ['k'.repeat(1100)]: 1 }, { x: 'kept\n\n' }]) expect(serializeObjects([o], false)).toBe(Yaml.stringify(o));
+});
+
+test('numbers, booleans and nulls written as strings, empty maps and lists, nested lists, unicode: the package\'s bytes', () => {
+  const o = {
+    strings: ['1e3', '0x1', '0o7', '017', '1_000', '1:20', '.inf', 'yes', 'No', 'on', 'Off', 'y', '~', 'null', 'true', '', ' ', '2001-12-14', '-', '<<', '=', '@x', '%x'],
+    empty: { map: {}, list: [], nested: [[], [{}], [[]]] },
+    nested: [[1, [2, [3, 'a: b']], { k: [[], ['x']] }], [], [[[]]]],
+    unicode: { 'ключ': 'значение', '日本': '😀 emoji', accents: 'é\u00a0ü', rtl: 'שלום', zwj: '👩‍👩‍👧' },
+    multi: { text: 'line one\nline two\n', trailing: 'kept  \nx', lead: '  indented\nnext', quoteish: "it's \"quoted\"\nsecond" },
+  };
+  expect(written(o)).toBe(expected(o));
+  const reasons = { 'strings[0]': 'a reason', 'empty.map': 'why # with a hash', 'nested[0][1]': 'deep', 'unicode["日本"]': 'why 😀', multi: `${'long '.repeat(30)}reason` };
+  expect(written(o, reasons)).toBe(expected(o, reasons));
 });
