@@ -137,9 +137,14 @@ function variants(m: RolloutModel): Array<[string, RolloutModel]> {
     ['consecutiveErrorLimit', metric((x) => ({ ...x, consecutiveErrorLimit: x.consecutiveErrorLimit + 1 }))],
     ['consecutiveSuccessLimit', metric((x) => ({ ...x, consecutiveSuccessLimit: 3 }))],
     ['dryRun', metric((x) => ({ ...x, dryRun: !x.dryRun }))],
-    ['another metric\'s query', metric((x) => ({ ...x, query: x.query.replace(/\[2m\]/g, '[90s]') }), bg.metrics.length - 1)],
+    ['another metric\'s query', metric((x) => ({ ...x, query: x.query.replace(/\[\d+m\]/g, '[90s]') }), bg.metrics.length - 1)],
     ['the canary and stable cluster being one', { ...m, canaryCluster: m.stableCluster }],
     ['the namespace being the proxies\'', { ...m, namespace: 'envoy-gateway-system' }],
+    // pods are keyed by name: a canary whose pod-template hash is the stable one's has its pods
+    ['the canary and stable pod-template hash being one', { ...m, canaryHash: m.stableHash }],
+    ['no background analysis', { ...m, background: undefined }],
+    ['a step the rehearsal does not model', step(pauseAt, { kind: 'other', what: 'setCanaryScale' })],
+    ...(gate ? [['gate query window', step(gateAt, { kind: 'analysis', run: { ...gate, metrics: gate.metrics.map((x) => ({ ...x, query: x.query.replace(/\[2m\]/g, '[5m]') })) } })] as [string, RolloutModel]] : []),
   ];
 }
 
