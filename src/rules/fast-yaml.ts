@@ -649,11 +649,22 @@ function resolveBlock(lines: [string, string][], folded: boolean, chomp: string,
 const NOT_MODELLED = /[\t\r\uFEFF\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x85\u2028\u2029]/; // eslint-disable-line no-control-regex -- what the package treats specially
 
 /**
+ * Off (every text left to the package) when ROLLWISE_BENCH_NO_OWN_YAML is set, or after
+ * setFastYamlForBench(false): for the benchmarks only, which time lint with and without this reader.
+ */
+let enabled = process.env.ROLLWISE_BENCH_NO_OWN_YAML === undefined;
+
+/** Turns the reader off (false) or on again, for the lint benchmark only. Not exported by the package. */
+/**
  * The documents of a text as the package's parseAllDocuments(text, { version }) and toJS() give
  * them, or undefined where this reader does not model the text (then use the package).
  */
+export function setFastYamlForBench(on: boolean): void {
+  enabled = on;
+}
+
 export function readDocuments(text: string, version: '1.1' | '1.2'): FastDocument[] | undefined {
-  if (NOT_MODELLED.test(text)) return undefined;
+  if (!enabled || NOT_MODELLED.test(text)) return undefined;
   const schema = SCHEMAS[version];
   try {
     const raw = text.split('\n');

@@ -359,11 +359,18 @@ function placeComments(obj: Record<string, unknown>, reasons: Readonly<Record<st
 }
 
 /**
+ * Off (every object left to the package) when ROLLWISE_BENCH_NO_OWN_YAML is set: for the synth
+ * benchmark only, which times synth with and without this writer (the variable reaches the
+ * serializer's worker threads, which a flag set in the main thread would not).
+ */
+const enabled = process.env.ROLLWISE_BENCH_NO_OWN_YAML === undefined;
+
+/**
  * One manifest object as the package writes it (`new YAML.Document(obj, options)`, the comments
  * set, `toString(options)`), or undefined when this writer does not model it.
  */
 export function writeYaml(obj: unknown, comments?: { readonly reasons: Readonly<Record<string, string>>; readonly segments: (path: string) => (string | number)[]; readonly wrap: (text: string) => string }): string | undefined {
-  if (!isPlainObject(obj)) return undefined;
+  if (!enabled || !isPlainObject(obj)) return undefined;
   try {
     const placed = comments ? placeComments(obj, comments.reasons, comments.segments, comments.wrap) : undefined;
     const keys = Object.keys(obj);
