@@ -65,15 +65,17 @@ function plainValue(src: string, schema: Schema, atKey: boolean): unknown {
   }
   if (failed) bail('a scalar its tag does not resolve');
   const value = YAML.isScalar(res) ? res.value : res;
-  // a key is compared by its value (a Date never equals a path segment): not modelled
-  if (atKey && (value instanceof Date || typeof value === 'bigint')) bail('a timestamp key');
+  // A timestamp (YAML 1.1, unquoted: `creationTimestamp: 2018-12-02T08:09:25Z` in `kubectl get -o
+  // yaml` output): the package's toJS() keeps it a Date, which the reader does not model (it once
+  // gave the Date's JSON text; the precision corpora showed the difference): left to the package.
+  if (value instanceof Date) bail('a timestamp');
+  if (atKey && typeof value === 'bigint') bail('a bigint key');
   return jsOf(value);
 }
 const t = (tag: Tag) => tag.tag;
 
-/** toJS of a scalar's value: a Date as its JSON text, a bigint as a number. */
+/** toJS of a scalar's value (a Date never gets here), a bigint as a number. */
 function jsOf(v: unknown): unknown {
-  if (v instanceof Date) return v.toJSON();
   if (typeof v === 'bigint') return Number(v);
   if (v !== null && typeof v === 'object') bail('a scalar that resolves to an object');
   return v;

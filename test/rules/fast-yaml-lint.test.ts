@@ -114,6 +114,15 @@ test('a key twice: left to the package, which keeps the last value and reports t
   expect(p.problems[0].line).toBe(7);
 });
 
+test('an unquoted timestamp (kubectl get -o yaml): left to the package, whose toJS() gives a Date (the reader once gave its JSON text)', () => {
+  const text = 'apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: a\n  creationTimestamp: 2018-12-02T08:09:25Z\nstatus:\n  startTime: 2018-12-02 08:09:25\n';
+  expect(readDocuments(text, '1.1')).toBeUndefined();
+  expect(compareText(text)).toBeUndefined();
+  expect((parseManifestText(text, 'job.yaml').objects[0].obj.metadata as Record<string, unknown>).creationTimestamp).toBeInstanceOf(Date);
+  // quoted, it is a string, and the reader reads it
+  expect(readDocuments(text.replace(/: (2018[^\n]*)/g, ': "$1"'), '1.1')).toBeDefined();
+});
+
 const corpora = process.env.ROLLWISE_PRECISION_DIR ?? path.join(root, '.precision');
 const corporaTest = fs.existsSync(corpora) ? test : test.skip;
 

@@ -5,6 +5,7 @@
  * with comments, blank lines and broken lines added.
  */
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import { execFileSync } from 'child_process';
 import { isDeepStrictEqual } from 'util';
@@ -89,7 +90,7 @@ test('the pinned CRDs: every one read exactly as the package reads it (YAML 1.2)
 
 test('the lint benchmark\'s texts and repository files: read exactly', () => {
   expect(compare(benchManifest(600), '1.1')).toBe('read');
-  const dir = fs.mkdtempSync(path.join(require('os').tmpdir(), 'fast-yaml-'));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fast-yaml-'));
   try {
     benchTree(dir, 300);
     const walk = (d: string): string[] => fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]));
