@@ -38,7 +38,11 @@ export function readTextCapped(file: string | number, name: string = String(file
     if (st.isFile() && st.size > max) throw tooLarge(name, `${st.size} bytes`, max);
     const chunks: Buffer[] = [];
     let total = 0;
-    const buf = Buffer.alloc(Math.min(1024 * 1024, max + 1));
+    // A regular file: a buffer of its size (plus one byte, to see it end or grow; at least 64 KiB,
+    // for files that report size 0, such as /proc files); else 1 MiB
+    // chunks. Not zero-filled (only the bytes read are copied out): a folder scan reads thousands
+    // of small files, and a zero-filled 1 MiB buffer for each was most of lint's time reading them.
+    const buf = Buffer.allocUnsafe(Math.min(st.isFile() ? Math.max(st.size + 1, 64 * 1024) : 1024 * 1024, max + 1));
     for (;;) {
       let n: number;
       try {

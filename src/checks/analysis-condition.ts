@@ -272,8 +272,25 @@ function call(fn: string, args: Node[], env: Env): Value {
 }
 
 /** Evaluate one condition (a source or a parsed node); a non-boolean outcome is an error, as in EvalCondition. */
+/**
+ * Parsed conditions by their text: a rehearsal evaluates the same few conditions at every
+ * measurement of every canary (synth: thousands of services), and a parse is pure. Bounded; a text
+ * that does not parse is not kept (it throws again).
+ */
+const PARSED = new Map<string, ConditionNode>();
+
+function parsedCondition(src: string): ConditionNode {
+  let n = PARSED.get(src);
+  if (!n) {
+    n = parseCondition(src);
+    if (PARSED.size >= 1000) PARSED.clear();
+    PARSED.set(src, n);
+  }
+  return n;
+}
+
 export function evalCondition(condition: string | ConditionNode, result: ConditionResult): boolean {
-  const v = evalNode(typeof condition === 'string' ? parseCondition(condition) : condition, { result });
+  const v = evalNode(typeof condition === 'string' ? parsedCondition(condition) : condition, { result });
   if (typeof v !== 'boolean') throw new ConditionRuntimeError(`expected bool, but got ${typeof v}`);
   return v;
 }

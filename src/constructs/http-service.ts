@@ -13,7 +13,7 @@ import { AutoscalingDecisions } from '../decisions/autoscaling';
 import { addSynthWarning } from '../synth/output';
 import { ServiceAlerts } from './service-alerts';
 import { blockingFindings, lintObjects } from '../rules/synth-check';
-import { rehearseForSynth } from '../rehearse/synth-check';
+import { rehearseForSynth, synthRehearsalEnabled } from '../rehearse/synth-check';
 import { checkInvariants, formatInvariantFailure } from '../invariants/invariants';
 import { acceptPatchedValue, finalObjects } from '../invariants/final-objects';
 import { registerForConflicts } from '../invariants/conflicts';
@@ -238,7 +238,7 @@ export class HttpService extends Construct {
     const problems = [...invariants, ...composition, ...unresolvedReferences(rendered.objects), ...workloads.flatMap((w) => undeclaredContainers(w, this.decisions)), ...this.unusedAcceptances(r, rendered)];
     // The canary replayed through its analysis (src/rehearse): a healthy release must promote, a
     // 10 % error release must abort at the first weight. Skipped when other checks already failed.
-    if (!this.canary || problems.length > 0) return problems;
+    if (!this.canary || problems.length > 0 || !synthRehearsalEnabled()) return problems;
     const rehearsal = rehearseForSynth(objects, { releaseRps: this.decisions.releaseRps });
     for (const w of rehearsal.warnings) addSynthWarning(this, w);
     const refused = rehearsal.refusals[0];

@@ -34,7 +34,7 @@ export function commentDocument(doc: YAML.Document, reasons: Record<string, stri
 
 // Estates repeat the same paths and reasons across thousands of services: parse and wrap each once.
 const pathCache = new Map<string, (string | number)[]>();
-function cachedFieldPath(path: string): (string | number)[] {
+export function cachedFieldPath(path: string): (string | number)[] {
   let segs = pathCache.get(path);
   if (!segs) {
     segs = parseFieldPath(path);
@@ -45,11 +45,13 @@ function cachedFieldPath(path: string): (string | number)[] {
 
 const wrapCache = new Map<string, string>();
 /** Wraps a reason into comment lines (the yaml package adds the "#"). */
-function wrap(text: string): string {
+export function wrap(text: string): string {
   const hit = wrapCache.get(text);
   if (hit !== undefined) return hit;
   const wrapped = wrapUncached(text);
-  if (wrapCache.size < 100_000) wrapCache.set(text, wrapped);
+  // 5,000: the reasons that recur (no service name in them) are met first; the rest never recur, and
+  // holding them slowed every garbage collection (measured: 1,000 services, 6.6-7.2 s -> 5.5-5.7 s)
+  if (wrapCache.size < 5_000) wrapCache.set(text, wrapped);
   return wrapped;
 }
 

@@ -21,6 +21,8 @@ interface Sample { labels: Labels; v: number }
 type Val = { k: 'vector'; s: Sample[] } | { k: 'scalar'; v: number } | { k: 'matrix'; s: Array<{ labels: Labels; pts: Array<[number, number]> }> };
 
 type Matcher = { name: string; op: '=' | '!=' | '=~' | '!~'; value: string };
+/** A parsed query (parsePromql). */
+export type PromqlNode = Node;
 type Node =
   | { k: 'num'; v: number }
   | { k: 'sel'; name?: string; matchers: Matcher[]; range?: number; offset: number }
@@ -180,6 +182,79 @@ function named(series: Series[], name: string | undefined): Series[] {
   return idx.get(name) ?? [];
 }
 
+/**
+ * The series a selector picks (by name and matchers), per series set and parsed selector: the
+ * analysis loop asks the same few queries of one world at every measurement. A matcher whose
+ * regex does not compile throws each time (nothing is kept).
+ */
+const SELECTED = new WeakMap<Series[], Map<Node, Series[]>>();
+function selected(series: Series[], n: Extract<Node, { k: 'sel' }>): Series[] {
+  let bySel = SELECTED.get(series);
+  if (!bySel) SELECTED.set(series, (bySel = new Map()));
+  let picked = bySel.get(n);
+  if (!picked) {
+    picked = named(series, n.name).filter((s) => matches(s.labels, s.name, n.matchers, n.name));
+    bySel.set(n, picked);
+  }
+  return picked;
+}
+
+/** A series' labels with __name__, made once per series (never mutated: every change copies). */
+const WITH_NAME = new WeakMap<Series, Labels>();
+function withName(s: Series): Labels {
+  let l = WITH_NAME.get(s);
+  if (!l) WITH_NAME.set(s, (l = { __name__: s.name, ...s.labels }));
+  return l;
+}
+
+/** Whether a samples array is in time order (checked once per array and length). */
+const ORDERED = new WeakMap<Array<[number, number]>, number>();
+function inTimeOrder(xs: Array<[number, number]>): boolean {
+  const known = ORDERED.get(xs);
+  if (known !== undefined) return known === xs.length;
+  let ok = true;
+  for (let i = 1; i < xs.length && ok; i++) ok = xs[i - 1][0] <= xs[i][0];
+  ORDERED.set(xs, ok ? xs.length : -1);
+  return ok;
+}
+
+/** The number of samples with a timestamp <= t (samples in time order). */
+function countAtOrBefore(xs: Array<[number, number]>, t: number): number {
+  let lo = 0;
+  let hi = xs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (xs[mid][0] <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The samples with from <= timestamp <= to, in their order (the range selector's window, closed at both ends). */
+function samplesIn(xs: Array<[number, number]>, from: number, to: number): Array<[number, number]> {
+  if (!inTimeOrder(xs)) return xs.filter(([ts]) => ts >= from && ts <= to);
+  let lo = 0;
+  let hi = countAtOrBefore(xs, to);
+  const end = hi;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (xs[mid][0] < from) lo = mid + 1;
+    else hi = mid;
+  }
+  return xs.slice(lo, end);
+}
+
+/** The last sample (in the array's order) with a timestamp <= t, if it is after t - 5m; undefined otherwise. */
+function lastAtOrBefore(xs: Array<[number, number]>, t: number): [number, number] | undefined {
+  if (!inTimeOrder(xs)) {
+    let last: [number, number] | undefined;
+    for (const p of xs) if (p[0] > t - LOOKBACK && p[0] <= t) last = p;
+    return last;
+  }
+  const i = countAtOrBefore(xs, t);
+  return i > 0 ? xs[i - 1] : undefined;
+}
+
 function matches(labels: Labels, name: string, ms: Matcher[], selName?: string): boolean {
   if (selName !== undefined && name !== selName) return false;
   for (const m of ms) {
@@ -199,8 +274,20 @@ function matches(labels: Labels, name: string, ms: Matcher[], selName?: string):
   return true;
 }
 
+/** An `on(...)` list as sig reads it: without __name__, each label once, sorted (the order Object.keys(l).sort() gives the same keys). */
+const ON_KEYS = new WeakMap<string[], string[]>();
+const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
+
+/** The matching signature of a sample's labels: its labels (those of `on`, or all but `ignoring`) without __name__, sorted, as JSON. */
 const sig = (l: Labels, on?: string[], ignoring?: string[]): string => {
-  const keys = Object.keys(l).filter((k) => k !== '__name__').filter((k) => (on ? on.includes(k) : !(ignoring ?? []).includes(k))).sort();
+  if (on) {
+    let keys = ON_KEYS.get(on);
+    if (!keys) ON_KEYS.set(on, (keys = [...new Set(on)].filter((k) => k !== '__name__').sort()));
+    const pairs: string[][] = [];
+    for (const k of keys) if (hasOwn(l, k)) pairs.push([k, l[k]]);
+    return JSON.stringify(pairs);
+  }
+  const keys = Object.keys(l).filter((k) => k !== '__name__' && !(ignoring ?? []).includes(k)).sort();
   return JSON.stringify(keys.map((k) => [k, l[k]]));
 };
 const dropName = (l: Labels): Labels => {
@@ -249,16 +336,20 @@ function evalNode(n: Node, series: Series[], t: number): Val {
     }
     case 'sel': {
       const at = t - n.offset;
-      const picked = named(series, n.name).filter((s) => matches(s.labels, s.name, n.matchers, n.name));
+      const picked = selected(series, n);
       if (n.range !== undefined) {
         const from = at - n.range;
-        return { k: 'matrix', s: picked.map((s) => ({ labels: { __name__: s.name, ...s.labels }, pts: s.samples.filter(([ts]) => ts >= from && ts <= at) })).filter((x) => x.pts.length > 0) };
+        const out: Array<{ labels: Labels; pts: Array<[number, number]> }> = [];
+        for (const s of picked) {
+          const pts = samplesIn(s.samples, from, at);
+          if (pts.length > 0) out.push({ labels: withName(s), pts });
+        }
+        return { k: 'matrix', s: out };
       }
       const out: Sample[] = [];
       for (const s of picked) {
-        let last: [number, number] | undefined;
-        for (const p of s.samples) if (p[0] > at - LOOKBACK && p[0] <= at) last = p;
-        if (last) out.push({ labels: { __name__: s.name, ...s.labels }, v: last[1] });
+        const last = lastAtOrBefore(s.samples, at);
+        if (last && last[0] > at - LOOKBACK) out.push({ labels: withName(s), v: last[1] });
       }
       return { k: 'vector', s: out };
     }
@@ -440,11 +531,23 @@ function binary(n: Extract<Node, { k: 'bin' }>, l: Val, r: Val): Val {
   throw new PromqlUnsupported(`${op} on a range vector`);
 }
 
+/** Parsed queries by their text (a parse is pure; bounded; a query that does not parse throws again). Do not change the nodes. */
+const PARSED = new Map<string, Node>();
+export function parsed(query: string): Node {
+  let n = PARSED.get(query);
+  if (!n) {
+    n = parsePromql(query);
+    if (PARSED.size >= 1000) PARSED.clear();
+    PARSED.set(query, n);
+  }
+  return n;
+}
+
 /** Evaluate an instant query at `t` (seconds, the series' own clock), as the provider's `result`. */
 export function evaluateInstant(query: string, series: Series[], t: number): QueryAnswer {
   let v: Val;
   try {
-    v = evalNode(parsePromql(query), series, t);
+    v = evalNode(parsed(query), series, t);
   } catch (e) {
     if (e instanceof PromqlUnsupported) throw e;
     return { ok: false, error: (e as Error).message };

@@ -5,7 +5,8 @@
  * a service whose healthy release would not promote or whose 10 % error release would not abort at
  * the first weight. The message is the rehearsal's own sentence.
  */
-import { readRolloutObjects, RehearseInputError } from './manifest';
+import { readRolloutObjects, RehearseInputError, type RolloutModel } from './manifest';
+import { rehearsalKey } from './memo';
 import { PromqlUnsupported } from './promql';
 import { firstWeight, humanAtFirstWeight, rehearseInProcess } from './rehearse';
 import { SYNTH_RELEASES } from './releases';
@@ -32,6 +33,36 @@ const FIX: Record<string, string> = {
 };
 const LOW_TRAFFIC_FIX = 'declare the traffic the canary really gets, or give the canary more of it: a higher first weight, a longer measurement window and pause, or a first step that waits for a human (CanaryStep.pauseUntilPromoted()) with a reason; `rollwise rehearse <manifest>` shows the timeline.';
 
+let synthRehearsal = true;
+
+/**
+ * Turns the synth-time rehearsal off (false) or on again, for the synth benchmark only
+ * (bench/synth.ts measures synth with and without it, side by side). Not exported by the package.
+ */
+export function setSynthRehearsalForBench(on: boolean): void {
+  synthRehearsal = on;
+}
+
+const counts = { run: 0, shared: 0 };
+
+/** Rehearsals synth ran in this process, and canaries that shared one already run (for the benchmark). */
+export function synthRehearsalCounts(): { readonly run: number; readonly shared: number } {
+  return { ...counts };
+}
+
+/** Whether synth rehearses canaries (always, outside the benchmark). */
+export function synthRehearsalEnabled(): boolean {
+  return synthRehearsal;
+}
+
+/**
+ * Rehearsals already run, by their memo key (memo.ts): services whose rehearsals cannot differ
+ * share one (an estate's services made from one template with the same figures). Pure results of
+ * their key, so keeping them across synth passes changes nothing; bounded.
+ */
+const MEMO = new Map<string, SynthRehearsal>();
+const MEMO_MAX = 4096;
+
 /** Rehearse the synthesized objects of one service (its Rollout, AnalysisTemplates and HTTPRoute). */
 export function rehearseForSynth(objects: readonly unknown[], opts: { readonly releaseRps?: number } = {}): SynthRehearsal {
   const refusals: Refusal[] = [];
@@ -48,30 +79,48 @@ export function rehearseForSynth(objects: readonly unknown[], opts: { readonly r
       warnings.push(`canary not rehearsed: no capacity figures (capacity.peakRequestsPerSecond), so the traffic a release sees is unknown. Declare capacity to have synth check that the analysis promotes a healthy release and stops a bad one.`);
       continue;
     }
-    let r;
-    try {
-      r = rehearseInProcess(m, { releases: SYNTH_RELEASES });
-    } catch (e) {
-      if (e instanceof PromqlUnsupported) {
-        warnings.push(`canary not rehearsed at synth: a query is outside the in-process evaluator's PromQL (${e.message}); run \`rollwise rehearse\` on the output, which uses a real Prometheus.`);
-        continue;
+    const key = rehearsalKey(m, SYNTH_RELEASES);
+    let r = key === undefined ? undefined : MEMO.get(key);
+    if (r) counts.shared++;
+    else {
+      r = rehearseModel(m);
+      if (key !== undefined) {
+        if (MEMO.size >= MEMO_MAX) MEMO.clear();
+        MEMO.set(key, r);
       }
-      throw e;
     }
-    for (const x of r.results) {
-      if (x.met) continue;
-      const expected = x.release.expect !== 'aborted-at-first-weight' ? x.release.expect
-        : humanAtFirstWeight(m) ? 'aborted before full promotion (a human decides at the first weight)' : `aborted at ${firstWeight(m)} %`;
-      const rps = Math.round(x.world.rps * 100) / 100;
-      // The traffic is the input at fault when the same release would behave at 100 x the traffic.
-      const starved = rehearseInProcess(m, { releases: [x.release.id], releaseRps: x.world.rps * 100 }).ok;
-      refusals.push({
-        input: starved ? 'capacity.peakRequestsPerSecond' : 'delivery',
-        value: starved ? String(rps) : 'Delivery.canary()',
-        why: `the rehearsal of release "${x.release.id}" (${x.release.title}, ${rps} req/s, ${firstWeight(m)} % to the canary) says: ${x.sentence}; expected ${expected}: ${x.release.because}`,
-        fix: starved ? LOW_TRAFFIC_FIX : (FIX[x.release.id] ?? 'see `rollwise rehearse <manifest>`.'),
-      });
-    }
+    refusals.push(...r.refusals.map((x) => ({ ...x })));
+    warnings.push(...r.warnings);
   }
   return { refusals, warnings };
+}
+
+/** The synth rehearsal of one canary Rollout: its refusals and warnings. */
+function rehearseModel(m: RolloutModel): SynthRehearsal {
+  const refusals: Refusal[] = [];
+  let r;
+  try {
+    counts.run++;
+    r = rehearseInProcess(m, { releases: SYNTH_RELEASES });
+  } catch (e) {
+    if (e instanceof PromqlUnsupported) {
+      return { refusals, warnings: [`canary not rehearsed at synth: a query is outside the in-process evaluator's PromQL (${e.message}); run \`rollwise rehearse\` on the output, which uses a real Prometheus.`] };
+    }
+    throw e;
+  }
+  for (const x of r.results) {
+    if (x.met) continue;
+    const expected = x.release.expect !== 'aborted-at-first-weight' ? x.release.expect
+      : humanAtFirstWeight(m) ? 'aborted before full promotion (a human decides at the first weight)' : `aborted at ${firstWeight(m)} %`;
+    const rps = Math.round(x.world.rps * 100) / 100;
+    // The traffic is the input at fault when the same release would behave at 100 x the traffic.
+    const starved = rehearseInProcess(m, { releases: [x.release.id], releaseRps: x.world.rps * 100 }).ok;
+    refusals.push({
+      input: starved ? 'capacity.peakRequestsPerSecond' : 'delivery',
+      value: starved ? String(rps) : 'Delivery.canary()',
+      why: `the rehearsal of release "${x.release.id}" (${x.release.title}, ${rps} req/s, ${firstWeight(m)} % to the canary) says: ${x.sentence}; expected ${expected}: ${x.release.because}`,
+      fix: starved ? LOW_TRAFFIC_FIX : (FIX[x.release.id] ?? 'see `rollwise rehearse <manifest>`.'),
+    });
+  }
+  return { refusals, warnings: [] };
 }

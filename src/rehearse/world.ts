@@ -161,10 +161,51 @@ export function firstReady(model: RolloutModel, created: number, startSeconds: n
   return firstTick + (r.successThreshold - 1) * r.periodSeconds;
 }
 
-function makePod(model: RolloutModel, release: Release | undefined, hash: string, index: number, created: number): Pod {
+/** The names a pod of ReplicaSet `hash` gets, by its index: its ReplicaSet, its name as the API server makes it, its uid. */
+function podIdentity(model: RolloutModel, hash: string, index: number): { replicaSet: string; name: string; uid: string } {
   const replicaSet = replicaSetName(model.name, hash);
   const name = podName(replicaSet, podSuffix(index + (hash === model.canaryHash ? 100 : 0)));
   const uid = `00000000-0000-4000-8000-${String(index + (hash === model.canaryHash ? 100 : 0)).padStart(12, '0')}`;
+  return { replicaSet, name, uid };
+}
+
+/** The envoy metrics the exporters' series carry, and kube-state-metrics' two. */
+const METRIC_NAMES = [
+  'envoy_cluster_membership_healthy', 'envoy_cluster_membership_total', 'envoy_cluster_lb_healthy_panic', 'envoy_cluster_upstream_rq_total',
+  'envoy_cluster_upstream_rq_xx', 'envoy_cluster_upstream_rq', 'kube_pod_status_ready', 'kube_pod_owner',
+];
+
+/**
+ * Every value each label of the exporters' series can take in any world of `model` (every release,
+ * every traffic), by label name, in a fixed order of roles (the stable cluster before the canary's,
+ * proxies, then stable pods, then canary pods by index); the metric names under `__name__`. The
+ * synth rehearsal's memo (memo.ts) sees a model's names only through these values, and
+ * test/rehearse/memo.test.ts checks that every world's series use no other.
+ */
+export function seriesLabelValues(model: RolloutModel): Record<string, string[]> {
+  const N = model.replicas;
+  // The canary is scaled to ceil(weight x replicas / 100) at a setWeight step and to every replica at the end.
+  let canaryPods = N;
+  for (const s of model.steps) if (s.kind === 'setWeight') canaryPods = Math.max(canaryPods, Math.ceil((s.weight * N) / 100));
+  const stable = Array.from({ length: Math.max(0, N) }, (_, i) => podIdentity(model, model.stableHash, i));
+  const canary = Array.from({ length: Math.max(0, canaryPods) }, (_, i) => podIdentity(model, model.canaryHash, i));
+  return {
+    __name__: METRIC_NAMES,
+    envoy_cluster_name: [model.stableCluster, model.canaryCluster],
+    namespace: ['envoy-gateway-system', model.namespace],
+    pod: [...PROXIES, ...stable.map((p) => p.name), ...canary.map((p) => p.name)],
+    uid: [...stable.map((p) => p.uid), ...canary.map((p) => p.uid)],
+    envoy_response_code_class: ['2', '5'],
+    envoy_response_code: ['200', '503'],
+    condition: ['true', 'false', 'unknown'],
+    owner_kind: ['ReplicaSet'],
+    owner_name: [replicaSetName(model.name, model.stableHash), replicaSetName(model.name, model.canaryHash)],
+    owner_is_controller: ['true'],
+  };
+}
+
+function makePod(model: RolloutModel, release: Release | undefined, hash: string, index: number, created: number): Pod {
+  const { replicaSet, name, uid } = podIdentity(model, hash, index);
   if (!release) return { name, uid, replicaSet, created, readyAt: () => true };
   const budget = model.startupBudgetSeconds;
   const start = release.startSeconds === 'budget' ? Math.floor(0.9 * (budget ?? 60)) : release.startSeconds;
@@ -338,114 +379,150 @@ interface Counters {
   panic: number;
 }
 
+/** The traffic stats of one cluster and proxy, created at first use: the bits of `used`. */
+const USED_2XX = 1;
+const USED_5XX = 2;
+const USED_RQ_TOTAL = 4;
+
+/**
+ * The exporters' series, second by second. Written for speed (synth runs it for every canary
+ * service): clusters and proxies by index, the traffic stats' first use as bits, each series
+ * created at its first sample and listed in that order. The arithmetic is the same expressions in
+ * the same order as the plain per-second model it replaces, so the samples are the same numbers.
+ */
 function exporterSeries(model: RolloutModel, release: Release, rps: number, scrape: number,
   state: { weight: number[]; canaryReady: number[]; canaryReadyOf: (p: Pod, t: number) => boolean }, canary: Pod[], stable: Pod[], duration: number): Series[] {
-  const out = new Map<string, Series>();
-  const put = (name: string, labels: Record<string, string>, t: number, v: number) => {
-    const key = `${name}${JSON.stringify(labels)}`;
-    let s = out.get(key);
-    if (!s) {
-      s = { name, labels, samples: [] };
-      out.set(key, s);
-    }
-    s.samples.push([t, v]);
-  };
-  const stableSet = new Set(stable);
-  const podSeries = new Map<Pod, Series[]>();
   const shared = model.canaryCluster === model.stableCluster;
   // Per cluster and proxy: cumulative expected counts since the cluster was (re)created.
   const clusters = shared ? [model.canaryCluster] : [model.stableCluster, model.canaryCluster];
-  const acc = new Map<string, Counters | undefined>();
-  const firstUse = new Map<string, Set<string>>();
-  const key = (c: string, p: string) => `${c}|${p}`;
+  const P = PROXIES.length;
+  const isCanary = clusters.map((c) => c === model.canaryCluster);
+  const isStable = clusters.map((c) => c === model.stableCluster);
+  const acc: Array<Counters | undefined> = new Array(clusters.length * P).fill(undefined);
+  const used: number[] = new Array(clusters.length * P).fill(0);
+  const hosts: number[] = new Array(clusters.length).fill(0);
+  const readyHosts: number[] = new Array(clusters.length).fill(0);
   const firstTraffic = state.weight.findIndex((w) => w > 0);
   const burst = release.burst;
   const canaryErrorAt = (t: number) => (burst && firstTraffic >= 0 && t >= firstTraffic + burst.afterFirstTrafficSeconds && t < firstTraffic + burst.afterFirstTrafficSeconds + burst.seconds ? burst.errorRatio : release.canaryErrorRatio);
-  // Hosts and Ready hosts of a cluster at t: the canary's pods that exist (a pod is an endpoint, Ready
-  // or not, from its creation), the stable's all Ready.
-  const members = (c: string, t: number, readyCanary: number): { hosts: number; ready: number } => {
-    const canaryHosts = canary.filter((p) => p.created <= t).length;
-    if (shared) return { hosts: canaryHosts + stable.length, ready: readyCanary + stable.length };
-    return c === model.canaryCluster ? { hosts: canaryHosts, ready: readyCanary } : { hosts: stable.length, ready: stable.length };
+  // Hosts of a cluster at t: the canary's pods that exist (a pod is an endpoint, Ready or not, from
+  // its creation), the stable's all Ready. Canary pods are created in time order (scale() appends).
+  const sorted = canary.every((p, i) => i === 0 || canary[i - 1].created <= p.created);
+  let created = 0;
+  const canaryHostsAt = (t: number): number => {
+    if (!sorted) return canary.filter((p) => p.created <= t).length;
+    while (created < canary.length && canary[created].created <= t) created++;
+    return created;
   };
-  const membership = new Map<string, { hosts: number; ready: number }>();
+  // Series in the order of their first sample; envoy series by (cluster, proxy, which of 8).
+  const envoy: Array<Series | undefined> = [];
+  const order: Series[] = [];
+  const put = (slot: number, name: string, labels: Record<string, string>, t: number, v: number) => {
+    let s = envoy[slot];
+    if (!s) {
+      s = { name, labels, samples: [] };
+      envoy[slot] = s;
+      order.push(s);
+    }
+    s.samples.push([t, v]);
+  };
+  // kube-state-metrics' four series of each pod, by pod (stable first, then canary), listed in the
+  // order of their first sample.
+  const podSeries: Series[][] = [];
+  const podOrder: Series[][] = [];
+  const perProxy = rps / P;
+  const stableErrorRatio = release.stableErrorRatio;
   for (let t = 0; t <= duration; t++) {
     const w = state.weight[Math.min(t, state.weight.length - 1)];
     const readyCanary = state.canaryReady[Math.min(t, state.canaryReady.length - 1)];
     const canaryError = canaryErrorAt(t);
-    for (const c of clusters) {
-      const canaryShare = c === model.canaryCluster ? w / 100 : 0;
-      const stableShare = c === model.stableCluster ? (100 - w) / 100 : 0;
+    const canaryHosts = canaryHostsAt(t);
+    for (let ci = 0; ci < clusters.length; ci++) {
+      const canaryShare = isCanary[ci] ? w / 100 : 0;
+      const stableShare = isStable[ci] ? (100 - w) / 100 : 0;
       const exists = canaryShare + stableShare > 0;
-      const m = members(c, t, readyCanary);
-      membership.set(c, m);
-      for (const p of PROXIES) {
-        const k = key(c, p);
+      let h: number;
+      let ready: number;
+      if (shared) {
+        h = canaryHosts + stable.length;
+        ready = readyCanary + stable.length;
+      } else if (isCanary[ci]) {
+        h = canaryHosts;
+        ready = readyCanary;
+      } else {
+        h = stable.length;
+        ready = stable.length;
+      }
+      hosts[ci] = h;
+      readyHosts[ci] = ready;
+      for (let pi = 0; pi < P; pi++) {
+        const k = ci * P + pi;
         if (!exists) {
-          acc.set(k, undefined);
-          firstUse.delete(k);
+          acc[k] = undefined;
+          used[k] = 0;
           continue;
         }
-        let a = acc.get(k);
+        let a = acc[k];
         if (!a) {
           a = { total: 0, appErr: 0, panic: 0 };
-          acc.set(k, a);
-          firstUse.set(k, new Set());
+          acc[k] = a;
+          used[k] = 0;
         }
-        const perProxy = rps / PROXIES.length;
         const toCanary = perProxy * canaryShare;
         const toStable = perProxy * stableShare;
         const offered = toCanary + toStable;
         // No host at all: Envoy Gateway does not route to the cluster (a direct 503 for the rule, or
         // the share sent to a cluster that does not exist, 503 NC), and Envoy answers both before it
         // picks a cluster, so this cluster counts none of it (docs/mechanisms.md#panic-routing).
-        if (!(offered > 0 && m.hosts === 0)) {
+        if (!(offered > 0 && h === 0)) {
           // No Ready host but some hosts: panic mode, every request goes to a not-Ready pod.
-          if (offered > 0 && m.ready === 0) a.panic += offered;
+          if (offered > 0 && ready === 0) a.panic += offered;
           a.total += offered;
-          a.appErr += toCanary * canaryError + toStable * release.stableErrorRatio;
+          a.appErr += toCanary * canaryError + toStable * stableErrorRatio;
         }
-        const used = firstUse.get(k) as Set<string>;
-        if (Math.floor(a.total - a.appErr) > 0) used.add('2');
-        if (Math.floor(a.appErr) > 0) used.add('5');
-        if (Math.floor(a.total) > 0) used.add('rq_total');
+        if (Math.floor(a.total - a.appErr) > 0) used[k] |= USED_2XX;
+        if (Math.floor(a.appErr) > 0) used[k] |= USED_5XX;
+        if (Math.floor(a.total) > 0) used[k] |= USED_RQ_TOTAL;
       }
     }
     if ((t - SCRAPE_OFFSET_SECONDS) % scrape !== 0 || t < SCRAPE_OFFSET_SECONDS) continue;
-    for (const c of clusters) {
-      for (const p of PROXIES) {
-        const a = acc.get(key(c, p));
+    for (let ci = 0; ci < clusters.length; ci++) {
+      for (let pi = 0; pi < P; pi++) {
+        const k = ci * P + pi;
+        const a = acc[k];
         if (!a) continue;
-        const base = { envoy_cluster_name: c, namespace: 'envoy-gateway-system', pod: p };
+        const slot = k * 8;
+        const base = { envoy_cluster_name: clusters[ci], namespace: 'envoy-gateway-system', pod: PROXIES[pi] };
         const total = Math.floor(a.total);
         const err = Math.floor(a.appErr);
-        const used = firstUse.get(key(c, p)) as Set<string>;
+        const u = used[k];
         // Endpoint and load-balancer stats exist with the cluster; the traffic-stats block (here
         // upstream_rq_total) from the cluster's first request; each response class at its first response.
-        const m = membership.get(c) ?? { hosts: 0, ready: 0 };
-        put('envoy_cluster_membership_healthy', base, t, m.ready);
-        put('envoy_cluster_membership_total', base, t, m.hosts);
-        put('envoy_cluster_lb_healthy_panic', base, t, Math.floor(a.panic));
-        if (used.has('rq_total')) put('envoy_cluster_upstream_rq_total', base, t, total);
-        if (used.has('2')) {
-          put('envoy_cluster_upstream_rq_xx', { ...base, envoy_response_code_class: '2' }, t, total - err);
-          put('envoy_cluster_upstream_rq', { ...base, envoy_response_code: '200' }, t, total - err);
+        put(slot, 'envoy_cluster_membership_healthy', base, t, readyHosts[ci]);
+        put(slot + 1, 'envoy_cluster_membership_total', base, t, hosts[ci]);
+        put(slot + 2, 'envoy_cluster_lb_healthy_panic', base, t, Math.floor(a.panic));
+        if (u & USED_RQ_TOTAL) put(slot + 3, 'envoy_cluster_upstream_rq_total', base, t, total);
+        if (u & USED_2XX) {
+          put(slot + 4, 'envoy_cluster_upstream_rq_xx', envoy[slot + 4]?.labels ?? { ...base, envoy_response_code_class: '2' }, t, total - err);
+          put(slot + 5, 'envoy_cluster_upstream_rq', envoy[slot + 5]?.labels ?? { ...base, envoy_response_code: '200' }, t, total - err);
         }
-        if (used.has('5')) {
-          put('envoy_cluster_upstream_rq_xx', { ...base, envoy_response_code_class: '5' }, t, err);
-          put('envoy_cluster_upstream_rq', { ...base, envoy_response_code: '503' }, t, err);
+        if (u & USED_5XX) {
+          put(slot + 6, 'envoy_cluster_upstream_rq_xx', envoy[slot + 6]?.labels ?? { ...base, envoy_response_code_class: '5' }, t, err);
+          put(slot + 7, 'envoy_cluster_upstream_rq', envoy[slot + 7]?.labels ?? { ...base, envoy_response_code: '503' }, t, err);
         }
       }
     }
-    for (const pod of [...stable, ...canary]) {
+    for (let i = 0; i < stable.length + canary.length; i++) {
+      const pod = i < stable.length ? stable[i] : canary[i - stable.length];
       if (pod.created > t) continue;
-      const r = stableSet.has(pod) || state.canaryReadyOf(pod, t);
-      let four = podSeries.get(pod);
+      const r = i < stable.length || state.canaryReadyOf(pod, t);
+      let four = podSeries[i];
       if (!four) {
         const labels = { namespace: model.namespace, pod: pod.name, uid: pod.uid };
         four = (['true', 'false', 'unknown'] as const).map((condition) => ({ name: 'kube_pod_status_ready', labels: { ...labels, condition }, samples: [] as Array<[number, number]> }));
         four.push({ name: 'kube_pod_owner', labels: { ...labels, owner_kind: 'ReplicaSet', owner_name: pod.replicaSet, owner_is_controller: 'true' }, samples: [] });
-        podSeries.set(pod, four);
+        podSeries[i] = four;
+        podOrder.push(four);
       }
       four[0].samples.push([t, r ? 1 : 0]);
       four[1].samples.push([t, r ? 0 : 1]);
@@ -453,7 +530,7 @@ function exporterSeries(model: RolloutModel, release: Release, rps: number, scra
       four[3].samples.push([t, 1]);
     }
   }
-  return [...out.values(), ...[...podSeries.values()].flat()];
+  return [...order, ...podOrder.flat()];
 }
 
 /** Traffic and start time this release uses, for the report. */

@@ -57,13 +57,28 @@ export function noDataResults(provider: string): { result: V; what: string }[] {
   return [];
 }
 
+/**
+ * Answers by provider and conditions: a pure function of them, asked for every metric of every
+ * AnalysisTemplate (synth lints each service's, and an estate repeats the same conditions).
+ * Bounded.
+ */
+const NO_DATA_MEMO = new Map<string, string | undefined>();
+
 /** A condition pair that passes on a no-data result: the first such result, or undefined. */
 export function passesOnNoData(provider: string, successCondition?: string, failureCondition?: string): string | undefined {
   if (!successCondition && !failureCondition) return undefined;
+  const key = JSON.stringify([provider, successCondition ?? null, failureCondition ?? null]);
+  if (NO_DATA_MEMO.has(key)) return NO_DATA_MEMO.get(key);
+  let found: string | undefined;
   for (const { result, what } of noDataResults(provider)) {
-    if (phaseOf(result, successCondition, failureCondition) === 'Successful') return what;
+    if (phaseOf(result, successCondition, failureCondition) === 'Successful') {
+      found = what;
+      break;
+    }
   }
-  return undefined;
+  if (NO_DATA_MEMO.size >= 1000) NO_DATA_MEMO.clear();
+  NO_DATA_MEMO.set(key, found);
+  return found;
 }
 
 /** A PromQL default that turns no data into a number, where it sits, and whether that is safe. */

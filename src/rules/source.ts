@@ -1,5 +1,6 @@
 import * as YAML from 'yaml';
 import { parseFieldPath } from '../justify/annotations';
+import { FastDocument, readDocuments } from './fast-yaml';
 import { ParseProblem } from './types';
 
 /** A plain manifest object (what `kubectl apply` would send), as parsed from YAML or JSON. */
@@ -56,6 +57,10 @@ const LOOKS_LIKE_MANIFEST = /^\s*"?(?:apiVersion|kind)"?\s*:/m;
  * `kind: List` documents (`kubectl get -o yaml`) are expanded into their items.
  */
 export function parseManifestText(text: string, file: string): ParsedSource {
+  // Most texts are plain block YAML: read without the yaml package's Document (fast-yaml.ts gives
+  // the same documents, values and lines); anything it does not model goes the package's way below.
+  const fast = readDocuments(text, '1.1');
+  if (fast) return fromFastDocuments(fast, file);
   // A text with Go template actions is a template when they break the YAML (a parse error, or
   // `{{ .Values.x }}` read as a flow-mapping key); inside strings (PrometheusRule annotations,
   // `{{ $value }}`) they are data and the objects are linted.
@@ -128,6 +133,34 @@ export function parseManifestText(text: string, file: string): ParsedSource {
     expandLists(r!, file, [], locate, objects);
   }
   return { objects, problems: [...problems, ...duplicates], documents, notManifests };
+}
+
+/**
+ * parseManifestText on documents the fast reader read: the same steps as for the package's
+ * documents without errors (the reader reads no text with a parse error, a key twice, a
+ * collection as a key or an alias count the package refuses).
+ */
+function fromFastDocuments(docs: readonly FastDocument[], file: string): ParsedSource {
+  const objects: LintObject[] = [];
+  const problems: ParseProblem[] = [];
+  let notManifests = 0;
+  for (const doc of docs) {
+    const js = doc.value;
+    const r = js !== null && typeof js === 'object' && !Array.isArray(js) ? (js as Manifest) : undefined;
+    const hasKind = typeof r?.kind === 'string';
+    const hasApi = typeof r?.apiVersion === 'string';
+    if ((!hasKind && !hasApi) || (!hasKind && typeof r?.name === 'string' && r?.version !== undefined)) {
+      if (js !== null && js !== undefined) notManifests++;
+      continue;
+    }
+    if (!hasKind || !hasApi) {
+      problems.push({ file, line: doc.contentLine, ...(hasKind ? { kind: String(r!.kind), severity: 'warning' as const } : {}),
+        message: hasKind ? `the document has kind ${String(r!.kind)} but no apiVersion; kubectl's client-side validation refuses it ("apiVersion not set")` : `the document has apiVersion ${String(r!.apiVersion)} but no kind; kubectl cannot decode it ("Object 'Kind' is missing")` });
+      continue;
+    }
+    expandLists(r!, file, [], (segs) => doc.lineOf(segs), objects);
+  }
+  return { objects, problems, documents: docs.length, notManifests };
 }
 
 /** Every key that appears twice in a mapping of the document, with both lines and whether the values agree. */

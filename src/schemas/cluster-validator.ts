@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import * as YAML from 'yaml';
+import { readDocuments } from '../rules/fast-yaml';
 import { KubernetesVersion } from '../decisions/kubernetes-version';
 import { BUILTIN_GROUPS, builtinProblems, groupOf } from './builtin';
 import { schemaDirCandidates } from './locate';
@@ -113,7 +114,10 @@ export class ClusterValidator {
   }
 
   private parseCrd(file: string): void {
-    const crd = YAML.parse(fs.readFileSync(file, 'utf8')) as { spec: { group: string; scope?: string; names: { kind: string }; versions: { name: string; schema?: { openAPIV3Schema: Json } }[] } };
+    const text = fs.readFileSync(file, 'utf8');
+    // the fast reader gives what YAML.parse gives (src/rules/fast-yaml.ts), several times faster
+    const docs = readDocuments(text, '1.2');
+    const crd = (docs?.length === 1 ? docs[0].value : YAML.parse(text)) as { spec: { group: string; scope?: string; names: { kind: string }; versions: { name: string; schema?: { openAPIV3Schema: Json } }[] } };
     this.crdScopes!.set(`${crd.spec.group}/${crd.spec.names.kind}`, crd.spec.scope !== 'Cluster');
     if (!this.crdOrigins.has(`${crd.spec.group}/${crd.spec.names.kind}`)) this.crdOrigins.set(`${crd.spec.group}/${crd.spec.names.kind}`, `crds/${path.basename(file)}`);
     for (const v of crd.spec.versions) if (v.schema) this.crdSchemas!.set(`${crd.spec.group}/${v.name}/${crd.spec.names.kind}`, v.schema.openAPIV3Schema);
