@@ -23,6 +23,7 @@ import { Glob, scanFolder } from '../src/rules/scan';
 import { lintLayout } from '../src/rules/run-lint';
 import { LintObject } from '../src/rules/source';
 import { Finding } from '../src/rules/types';
+import { mulberry32 } from '../src/simulate/random';
 
 /** The package root, from bench/ (ts-node, jest) or lib/bench/ (compiled). */
 const ROOT = [path.join(__dirname, '..'), path.join(__dirname, '..', '..')].find((d) => fs.existsSync(path.join(d, 'test', 'precision', 'repos.json'))) ?? path.join(__dirname, '..', '..');
@@ -169,17 +170,8 @@ export function lintCheckout(dir: string, r: PinnedRepo, opts: { kustomize?: boo
   return { findings, files: inputs.length, objects: result.objects, texts: inputs.map((i) => i.text), lintMs };
 }
 
-/** A small seeded generator (mulberry32), so a packet can be drawn again. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A small seeded generator (the simulator's mulberry32), so a packet can be drawn again. */
+export const seeded = mulberry32;
 
 export function sample<T>(items: readonly T[], n: number, rand: () => number): T[] {
   const copy = [...items];

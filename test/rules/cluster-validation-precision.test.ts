@@ -4,29 +4,15 @@
  * the API server (or never reaches one) and must not be an error; its near miss, one thing changed,
  * is refused and must still be.
  */
-import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import * as YAML from 'yaml';
 import { findKustomize, Finding, runLint } from '../../src/rules';
 import { containsPlaceholder, isPlaceholder } from '../../src/rules/placeholders';
 import { builtinProblems } from '../../src/schemas/builtin';
 import { KubernetesVersion } from '../../src/decisions/kubernetes-version';
-import { Obj } from './helpers';
+import { Obj, tempRepo } from './helpers';
 
-const dirs: string[] = [];
-afterAll(() => { for (const d of dirs) fs.rmSync(d, { recursive: true, force: true }); });
-
-function folder(files: Record<string, string>): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rw-cluster-'));
-  dirs.push(dir);
-  fs.mkdirSync(path.join(dir, '.git'));
-  for (const [rel, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-    fs.writeFileSync(path.join(dir, rel), text);
-  }
-  return dir;
-}
+const folder = (files: Record<string, string>): string => tempRepo('rw-cluster-', files);
 
 function lintFolder(dir: string, kustomize = false): Finding[] {
   let out = '';

@@ -1,3 +1,7 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
 /* Builders for near-identical manifests: a clean checkout-api (no findings) and mutations of it. */
 export type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test fixtures are free-form manifests mutated by path
 
@@ -106,4 +110,19 @@ export const QUERY = 'sum(rate(envoy_cluster_upstream_rq_xx{envoy_response_code_
 /** Container 0 of a workload. */
 export function c0(o: Obj): Obj {
   return o.spec.template.spec.containers[0];
+}
+
+const tempDirs: string[] = [];
+afterAll(() => { for (const d of tempDirs) fs.rmSync(d, { recursive: true, force: true }); });
+
+/** A throwaway repository (a `.git` folder and the files by relative path), removed after the file's tests. */
+export function tempRepo(prefix: string, files: Record<string, string>): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  tempDirs.push(dir);
+  fs.mkdirSync(path.join(dir, '.git'));
+  for (const [rel, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    fs.writeFileSync(path.join(dir, rel), text);
+  }
+  return dir;
 }

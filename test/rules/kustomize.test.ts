@@ -8,20 +8,12 @@ import * as os from 'os';
 import * as path from 'path';
 import * as YAML from 'yaml';
 import { findKustomize, Finding, layoutScan, runLint } from '../../src/rules';
+import { tempRepo } from './helpers';
 
 const dirs: string[] = [];
 afterAll(() => { for (const d of dirs) fs.rmSync(d, { recursive: true, force: true }); });
 
-function repo(files: Record<string, string>): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rw-kustomize-'));
-  dirs.push(dir);
-  fs.mkdirSync(path.join(dir, '.git'));
-  for (const [rel, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-    fs.writeFileSync(path.join(dir, rel), text);
-  }
-  return dir;
-}
+const repo = (files: Record<string, string>): string => tempRepo('rw-kustomize-', files);
 
 const labels = { app: 'web' };
 const BASE = {

@@ -1,28 +1,14 @@
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import Ajv from 'ajv';
 import * as YAML from 'yaml';
 import { Glob, lintText, runLint, runLintCli } from '../../src/rules';
-import { c0, cleanDeployment, pdb, service } from './helpers';
+import { c0, cleanDeployment, pdb, service, tempRepo } from './helpers';
 
 const ROOT = path.join(__dirname, '..', '..');
 const SARIF_SCHEMA = path.join(ROOT, 'node_modules', '@microsoft', 'jest-sarif', 'lib', 'schemas', 'sarif-2.1.0-rtm.5.json');
 
-const dirs: string[] = [];
-afterAll(() => { for (const d of dirs) fs.rmSync(d, { recursive: true, force: true }); });
-
-/** A throwaway repository: files by relative path. */
-function repo(files: Record<string, string>): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rw-scan-'));
-  dirs.push(dir);
-  fs.mkdirSync(path.join(dir, '.git'));
-  for (const [rel, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-    fs.writeFileSync(path.join(dir, rel), text);
-  }
-  return dir;
-}
+const repo = (files: Record<string, string>): string => tempRepo('rw-scan-', files);
 
 function run(paths: string[], extra: Partial<Parameters<typeof runLint>[0]> = {}): { code: number; out: string; err: string } {
   let out = '';
