@@ -33,4 +33,5 @@ module.exports = {
   testMatch: tests[process.env.ROLLWISE_MUTATE ?? 'invariants'],
   reporters: ['default'],
   globalSetup: undefined,
+  globalTeardown: undefined,
 };

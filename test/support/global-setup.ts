@@ -1,3 +1,5 @@
+import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import { locateSchemaDir, schemaDirCandidates } from '../../src/schemas/locate';
 import { fetchPinnedSchemas } from '../../src/schemas/pinned';
@@ -16,4 +18,9 @@ export default async function globalSetup(): Promise<void> {
   // Tests that copy the package or run an app elsewhere (a packed install, cdk8s synth in a
   // temporary project) find the same schemas as a user who sets the variable.
   process.env.ROLLWISE_SCHEMA_DIR ??= locateSchemaDir();
+  // Every temporary folder of this run (cdk8s's Testing.app() makes one per app and never removes
+  // it) goes under one folder that global-teardown.ts removes, pass or fail.
+  const runTmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rollwise-test-'));
+  process.env.ROLLWISE_TEST_TMPDIR = runTmp;
+  process.env.TMPDIR = runTmp;
 }
