@@ -16,4 +16,6 @@ export default async function globalSetup(): Promise<void> {
   // Tests that copy the package or run an app elsewhere (a packed install, cdk8s synth in a
   // temporary project) find the same schemas as a user who sets the variable.
   process.env.ROLLWISE_SCHEMA_DIR ??= locateSchemaDir();
+  // Tests render into no user's kustomize cache (~/.cache/rollwise); the cache's own tests pass a folder.
+  process.env.ROLLWISE_KUSTOMIZE_CACHE ??= 'off';
 }
