@@ -433,6 +433,41 @@ function renderError(out: string, rootDir: string): string {
   return text.length > 400 ? `...${text.slice(-400)}` : text;
 }
 
+/**
+ * kustomize's output read one document at a time: it writes each object as one document after a
+ * `---` line of its own (kustomize v5.5.0 kustomize/commands/build/build.go writes
+ * `m.AsYaml()`, and api/resmap/reswrangler.go AsYaml joins the objects' YAML with "---\n"), and the objects' YAML is go-yaml's, where every line of a value is indented
+ * under its key, so a line that is exactly `---` only separates documents. Reading each on its own
+ * gives the same objects as reading the whole text, but a document the fast reader leaves to the
+ * `yaml` package no longer sends the whole output there, and a document that several roots render
+ * alike (a base's CRDs under each overlay, their origin annotations included) is parsed once per
+ * scan (`memo`, by its text). Each use gets its own copy of the objects: the caller edits them.
+ * The problems' lines are the output's lines.
+ */
+function parseRendered(text: string, file: string, memo: Map<string, ParsedSource>): { objects: { obj: Record<string, unknown>; kind: string; name: string }[]; problems: ParseProblem[] } {
+  const objects: { obj: Record<string, unknown>; kind: string; name: string }[] = [];
+  const problems: ParseProblem[] = [];
+  const lines = text.split('\n');
+  let start = 0;
+  const flush = (end: number): void => {
+    const doc = lines.slice(start, end).join('\n');
+    let p = memo.get(doc);
+    if (p === undefined) {
+      p = parseManifestText(doc, file);
+      memo.set(doc, p);
+    }
+    for (const o of p.objects) objects.push({ obj: structuredClone(o.obj), kind: o.kind, name: o.name });
+    for (const x of p.problems) problems.push({ ...x, file, line: x.line > 0 ? x.line + start : x.line });
+  };
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i] !== '---') continue;
+    flush(i);
+    start = i + 1;
+  }
+  flush(lines.length);
+  return { objects, problems };
+}
+
 /** Removes the origin annotation kustomize added for us (and an annotations map it alone made). */
 function takeOrigin(obj: Record<string, unknown>): string | undefined {
   const meta = rec(obj.metadata);
@@ -547,6 +582,7 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
     const tree = walk(root, cache);
     return !plain.has(root.dir) && !root.component && !tree.some((w) => w.k.remote.length > 0 || w.k.helm);
   };
+  const renderedDocs = new Map<string, ParsedSource>();
   const renders = renderer ? renderAll(roots.filter(renderable), renderer, opts.renderTimeoutSeconds ?? 60, opts.renderCache === undefined ? renderCacheDir() : opts.renderCache ?? undefined) : new Map<string, Rendered>();
 
   for (const root of roots) {
@@ -578,7 +614,7 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
     }
     rendered.add(root.dir);
     const label = `${renderer.label} ${path.dirname(rootFile)}`;
-    const docs = parseManifestText(out.text, `${rootFile} (${renderer.label})`);
+    const docs = parseRendered(out.text, `${rootFile} (${renderer.label})`, renderedDocs);
     problems.push(...docs.problems);
     for (const o of docs.objects) {
       const origin = takeOrigin(o.obj);
