@@ -161,8 +161,9 @@ export function renderKey(rootDir: string, command: string, args: readonly strin
       continue; // kustomize fails on it; the file's bytes are in the folder's hash
     }
     for (const s of strings(doc, [])) {
-      if (REMOTE.test(s)) return undefined;
+      // A line break: an inline patch or a value, never a path kustomize loads (nor a URL it fetches).
       if (s === '' || s.includes('\n') || s.length > 4096) continue;
+      if (REMOTE.test(s)) return undefined;
       const abs = path.resolve(dir, s);
       let st: fs.Stats | undefined;
       try {
