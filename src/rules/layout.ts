@@ -621,10 +621,14 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
       const abs = origin ? path.resolve(out.base, origin) : undefined;
       // The origin file as parsed: a scanned file's parse, else the file read once per scan (source()
       // above), not once per rendered object: several roots render the same unscanned base files.
-      const from = abs ? source(abs) : undefined;
-      const twin = from?.objects.find((s) => s.kind === o.kind && (s.name === o.name || o.name.endsWith(s.name) || o.name.startsWith(s.name)));
+      // Looked up when a line is first asked for (a finding), not for every rendered object.
+      let twin: LintObject | undefined | null = null;
+      const lineOf = (p: string): number => {
+        if (twin === null) twin = (abs ? source(abs) : undefined)?.objects.find((s) => s.kind === o.kind && (s.name === o.name || o.name.endsWith(s.name) || o.name.startsWith(s.name)));
+        return twin ? twin.line(p) : 0;
+      };
       const file = abs ? shown(abs) : rootFile;
-      const obj = objectWithLines(o.obj, file, twin ? (p) => twin.line(p) : () => 0);
+      const obj = objectWithLines(o.obj, file, lineOf);
       objects.push(obj);
       scopes.set(obj, ownScope(obj, { builds: [`k:${root.dir}`], folder: root.dir, renderedBy: label }));
     }
