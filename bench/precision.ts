@@ -106,6 +106,8 @@ export interface RunResult {
   readonly objects: number;
   readonly texts: string[];
   readonly lintMs: number;
+  /** CPU time of this process during the lint (user + system); kustomize's child processes are not in it. */
+  readonly lintCpuMs: number;
 }
 
 const REF = /\b([A-Z][A-Za-z]+)\/([a-z0-9][-a-z0-9.]*)(?:\/([a-z0-9][-a-z0-9.]*))?/g;
@@ -148,6 +150,7 @@ export function lintCheckout(dir: string, r: PinnedRepo, opts: { kustomize?: boo
     }
   }
   const t0 = performance.now();
+  const c0 = process.cpuUsage();
   const cwd = process.cwd();
   process.chdir(dir); // file names relative to the repository, as in a CI run at its root
   let layout;
@@ -159,6 +162,8 @@ export function lintCheckout(dir: string, r: PinnedRepo, opts: { kustomize?: boo
     process.chdir(cwd);
   }
   const lintMs = performance.now() - t0;
+  const c1 = process.cpuUsage(c0);
+  const lintCpuMs = (c1.user + c1.system) / 1000;
   const findings = result.findings.filter((f) => f.status === 'open').map((f, i): RunFinding => {
     const self = layout.objects.find((o) => o.file === f.file && o.ref === f.object);
     return {
@@ -167,7 +172,7 @@ export function lintCheckout(dir: string, r: PinnedRepo, opts: { kustomize?: boo
       related: relatedObjects(f, layout.objects, self).map((o) => ({ ref: o.ref, yaml: YAML.stringify(o.obj, { version: '1.1' }) })),
     };
   });
-  return { findings, files: inputs.length, objects: result.objects, texts: inputs.map((i) => i.text), lintMs };
+  return { findings, files: inputs.length, objects: result.objects, texts: inputs.map((i) => i.text), lintMs, lintCpuMs };
 }
 
 /** A small seeded generator (the simulator's mulberry32), so a packet can be drawn again. */
@@ -261,11 +266,14 @@ export function lintSet(set: string, out: string, opts: { sample: number; errors
   let objects = 0;
   let lintMs = 0;
   let parseMs = 0;
+  let lintCpuMs = 0;
+  let parseCpuMs = 0;
   for (const r of repos) {
     const dir = checkoutDir(set, r.repo, opts.base);
     if (!fs.existsSync(dir)) throw new Error(`${dir} is missing: run \`node lib/bench/precision.js fetch --set ${set}\` first`);
     const res = lintCheckout(dir, r);
     const t0 = performance.now();
+    const c0 = process.cpuUsage();
     for (const t of res.texts) {
       try {
         for (const d of YAML.parseAllDocuments(t, { version: '1.1', logLevel: 'error' })) d.toJS();
@@ -274,6 +282,9 @@ export function lintSet(set: string, out: string, opts: { sample: number; errors
       }
     }
     parseMs += performance.now() - t0;
+    const c1 = process.cpuUsage(c0);
+    parseCpuMs += (c1.user + c1.system) / 1000;
+    lintCpuMs += res.lintCpuMs;
     all.push(...res.findings);
     files += res.files;
     objects += res.objects;
@@ -297,7 +308,7 @@ export function lintSet(set: string, out: string, opts: { sample: number; errors
   const summary = [
     `# ${set}: ${repos.length} repositories, ${files} files, ${objects} objects, ${all.length} open findings`,
     '',
-    `Lint (layout, kustomize renders and rules) ${lintMs.toFixed(0)} ms; yaml parseAllDocuments + toJS of the same files ${parseMs.toFixed(0)} ms (${(lintMs / Math.max(parseMs, 1)).toFixed(2)}x, one run, kustomize: ${findKustomize()?.label ?? 'not found'}).`,
+    `Lint (layout, kustomize renders and rules) ${lintMs.toFixed(0)} ms; yaml parseAllDocuments + toJS of the same files ${parseMs.toFixed(0)} ms (${(lintMs / Math.max(parseMs, 1)).toFixed(2)}x, one run, kustomize: ${findKustomize()?.label ?? 'not found'}). CPU of this process: lint ${lintCpuMs.toFixed(0)} ms, parse ${parseCpuMs.toFixed(0)} ms (${(lintCpuMs / Math.max(parseCpuMs, 1)).toFixed(2)}x); kustomize's child processes are not in it (time the whole command, e.g. /usr/bin/time, for them).`,
     '',
     '| repository | commit | files | objects | errors | warnings | info |',
     '|---|---|---:|---:|---:|---:|---:|',

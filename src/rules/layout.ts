@@ -5,6 +5,7 @@ import * as path from 'path';
 import * as YAML from 'yaml';
 import { ENGINE_RULES } from './catalogue';
 import { arr, rec, str } from './k8s';
+import { ContentHasher, readCachedRender, renderCacheDir, renderKey, writeCachedRender } from './render-cache';
 import { ObjectScope, ownScope } from './scope';
 import { LintObject, objectWithLines, parseManifestText, ParsedSource } from './source';
 import { Finding, FindingValue, ParseProblem } from './types';
@@ -278,6 +279,8 @@ export interface LayoutOptions {
   readonly repoRoot?: string;
   /** Seconds a render may take. @default 60 */
   readonly renderTimeoutSeconds?: number;
+  /** Where renders are cached (render-cache.ts); `null` caches nothing. @default renderCacheDir() */
+  readonly renderCache?: string | null;
 }
 
 export interface Layout {
@@ -351,19 +354,33 @@ function renderJobs(env: NodeJS.ProcessEnv = process.env): number {
 /**
  * Renders kustomization roots with origin annotations, each through a wrapper kustomization in a
  * temporary folder; independent roots render concurrently (renderJobs), each in its own kustomize
- * process as before, so a root's result does not depend on the others.
+ * process as before, so a root's result does not depend on the others. A render whose inputs are
+ * unchanged since a cached one is taken from `cacheDir` (render-cache.ts) without a process.
  */
-function renderAll(roots: readonly Kustomization[], r: KustomizeRenderer, timeoutSeconds: number): Map<string, Rendered> {
+function renderAll(roots: readonly Kustomization[], r: KustomizeRenderer, timeoutSeconds: number, cacheDir: string | undefined): Map<string, Rendered> {
   const out = new Map<string, Rendered>();
   if (roots.length === 0) return out;
-  const tmps = roots.map((root) => {
+  const hasher = new ContentHasher();
+  const keys = new Map<string, string>();
+  const done = new Map<string, ProcessResult & { base: string }>();
+  if (cacheDir !== undefined) {
+    for (const root of roots) {
+      const key = renderKey(root.dir, r.command, r.args, hasher);
+      if (key === undefined) continue;
+      keys.set(root.dir, key);
+      const hit = readCachedRender(cacheDir, key);
+      if (hit) done.set(root.dir, hit);
+    }
+  }
+  const todo = roots.filter((root) => !done.has(root.dir));
+  const tmps = todo.map((root) => {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rollwise-kustomize-'));
     const rel = path.relative(tmp, root.dir).split(path.sep).join('/');
     fs.writeFileSync(path.join(tmp, 'kustomization.yaml'), `buildMetadata: [originAnnotations]\nresources:\n- ${JSON.stringify(rel)}\n`);
     return tmp;
   });
   try {
-    const jobs = Math.min(renderJobs(), roots.length);
+    const jobs = Math.min(renderJobs(), todo.length);
     let results: ProcessResult[] | undefined;
     if (jobs > 1) {
       const res = spawnSync(process.execPath, ['-e', POOL], {
@@ -380,12 +397,21 @@ function renderAll(roots: readonly Kustomization[], r: KustomizeRenderer, timeou
       const res = spawnSync(r.command, [...r.args, tmp], { encoding: 'utf8', timeout: timeoutSeconds * 1000, maxBuffer: 256 * 1024 * 1024 });
       return res.error ? { error: res.error.message } : { status: res.status, stdout: res.stdout, stderr: res.stderr };
     });
-    roots.forEach((root, i) => {
+    todo.forEach((root, i) => {
       const res = results![i];
+      done.set(root.dir, { ...res, base: tmps[i] });
+      const key = keys.get(root.dir);
+      // A render that did not finish (timeout, no process) may succeed next time: not cached.
+      if (cacheDir !== undefined && key !== undefined && res.error === undefined) {
+        writeCachedRender(cacheDir, key, { status: res.status ?? null, stdout: res.stdout ?? '', stderr: res.stderr ?? '', base: tmps[i] });
+      }
+    });
+    for (const root of roots) {
+      const res = done.get(root.dir)!;
       if (res.error !== undefined) out.set(root.dir, { error: res.error });
       else if (res.status !== 0) out.set(root.dir, { error: renderError(res.stderr || res.stdout || `exit ${res.status}`, root.dir) });
-      else out.set(root.dir, { text: res.stdout ?? '', base: tmps[i] });
-    });
+      else out.set(root.dir, { text: res.stdout ?? '', base: res.base });
+    }
     return out;
   } finally {
     for (const tmp of tmps) fs.rmSync(tmp, { recursive: true, force: true });
@@ -405,6 +431,41 @@ function renderError(out: string, rootDir: string): string {
   // Paths as the user typed them: relative to the working directory.
   text = text.split(`${process.cwd()}${path.sep}`).join('');
   return text.length > 400 ? `...${text.slice(-400)}` : text;
+}
+
+/**
+ * kustomize's output read one document at a time: it writes each object as one document after a
+ * `---` line of its own (kustomize v5.5.0 kustomize/commands/build/build.go writes
+ * `m.AsYaml()`, and api/resmap/reswrangler.go AsYaml joins the objects' YAML with "---\n"), and the objects' YAML is go-yaml's, where every line of a value is indented
+ * under its key, so a line that is exactly `---` only separates documents. Reading each on its own
+ * gives the same objects as reading the whole text, but a document the fast reader leaves to the
+ * `yaml` package no longer sends the whole output there, and a document that several roots render
+ * alike (a base's CRDs under each overlay, their origin annotations included) is parsed once per
+ * scan (`memo`, by its text). Each use gets its own copy of the objects: the caller edits them.
+ * The problems' lines are the output's lines.
+ */
+function parseRendered(text: string, file: string, memo: Map<string, ParsedSource>): { objects: { obj: Record<string, unknown>; kind: string; name: string }[]; problems: ParseProblem[] } {
+  const objects: { obj: Record<string, unknown>; kind: string; name: string }[] = [];
+  const problems: ParseProblem[] = [];
+  const lines = text.split('\n');
+  let start = 0;
+  const flush = (end: number): void => {
+    const doc = lines.slice(start, end).join('\n');
+    let p = memo.get(doc);
+    if (p === undefined) {
+      p = parseManifestText(doc, file);
+      memo.set(doc, p);
+    }
+    for (const o of p.objects) objects.push({ obj: structuredClone(o.obj), kind: o.kind, name: o.name });
+    for (const x of p.problems) problems.push({ ...x, file, line: x.line > 0 ? x.line + start : x.line });
+  };
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i] !== '---') continue;
+    flush(i);
+    start = i + 1;
+  }
+  flush(lines.length);
+  return { objects, problems };
 }
 
 /** Removes the origin annotation kustomize added for us (and an annotations map it alone made). */
@@ -521,7 +582,8 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
     const tree = walk(root, cache);
     return !plain.has(root.dir) && !root.component && !tree.some((w) => w.k.remote.length > 0 || w.k.helm);
   };
-  const renders = renderer ? renderAll(roots.filter(renderable), renderer, opts.renderTimeoutSeconds ?? 60) : new Map<string, Rendered>();
+  const renderedDocs = new Map<string, ParsedSource>();
+  const renders = renderer ? renderAll(roots.filter(renderable), renderer, opts.renderTimeoutSeconds ?? 60, opts.renderCache === undefined ? renderCacheDir() : opts.renderCache ?? undefined) : new Map<string, Rendered>();
 
   for (const root of roots) {
     const tree = walk(root, cache);
@@ -552,15 +614,21 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
     }
     rendered.add(root.dir);
     const label = `${renderer.label} ${path.dirname(rootFile)}`;
-    const docs = parseManifestText(out.text, `${rootFile} (${renderer.label})`);
+    const docs = parseRendered(out.text, `${rootFile} (${renderer.label})`, renderedDocs);
     problems.push(...docs.problems);
     for (const o of docs.objects) {
       const origin = takeOrigin(o.obj);
       const abs = origin ? path.resolve(out.base, origin) : undefined;
-      const source = abs ? parsed.get(byAbs.get(abs) ?? '') ?? (fs.existsSync(abs) ? parseManifestText(fs.readFileSync(abs, 'utf8'), shown(abs)) : undefined) : undefined;
-      const twin = source?.objects.find((s) => s.kind === o.kind && (s.name === o.name || o.name.endsWith(s.name) || o.name.startsWith(s.name)));
+      // The origin file as parsed: a scanned file's parse, else the file read once per scan (source()
+      // above), not once per rendered object: several roots render the same unscanned base files.
+      // Looked up when a line is first asked for (a finding), not for every rendered object.
+      let twin: LintObject | undefined | null = null;
+      const lineOf = (p: string): number => {
+        if (twin === null) twin = (abs ? source(abs) : undefined)?.objects.find((s) => s.kind === o.kind && (s.name === o.name || o.name.endsWith(s.name) || o.name.startsWith(s.name)));
+        return twin ? twin.line(p) : 0;
+      };
       const file = abs ? shown(abs) : rootFile;
-      const obj = objectWithLines(o.obj, file, twin ? (p) => twin.line(p) : () => 0);
+      const obj = objectWithLines(o.obj, file, lineOf);
       objects.push(obj);
       scopes.set(obj, ownScope(obj, { builds: [`k:${root.dir}`], folder: root.dir, renderedBy: label }));
     }

@@ -5,6 +5,7 @@ import { factDefinition, FactName, factsFromOptions, LintFacts } from './facts';
 import { describeSkippedFiles, formatJson, formatSarif, formatSarifFailure, formatText, OutputFormat, ScanSummary } from './format';
 import { Glob, IGNORE_FILE, scanFolder } from './scan';
 import { findKustomize, Layout, layoutScan } from './layout';
+import { renderCacheDir } from './render-cache';
 import { LintObject, parseManifestText } from './source';
 import { FailOn, ParseProblem, SEVERITY_RANK } from './types';
 import { readTextCapped } from '../read-limit';
@@ -149,7 +150,8 @@ export function runLint(opts: RunLintOptions): number {
   }
   // Kustomizations rendered where kustomize is installed, namespace defaults, Argo CD Applications:
   // where each object is deployed, so that cross-object rules only look at its own application.
-  const layout = layoutScan(inputs, { kustomize: opts.kustomize === false ? null : findKustomize(opts.env ?? process.env) ?? null, repoRoot: sarifBase });
+  const layout = layoutScan(inputs, { kustomize: opts.kustomize === false ? null : findKustomize(opts.env ?? process.env) ?? null,
+    renderCache: renderCacheDir(opts.env ?? process.env) ?? null, repoRoot: sarifBase });
   const objects: LintObject[] = layout.objects;
   problems.push(...layout.problems);
   for (const i of inputs) {

@@ -23,4 +23,6 @@ export default async function globalSetup(): Promise<void> {
   const runTmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rollwise-test-'));
   process.env.ROLLWISE_TEST_TMPDIR = runTmp;
   process.env.TMPDIR = runTmp;
+  // Tests render into no user's kustomize cache (~/.cache/rollwise); the cache's own tests pass a folder.
+  process.env.ROLLWISE_KUSTOMIZE_CACHE ??= 'off';
 }

@@ -1,0 +1,213 @@
+import { createHash } from 'crypto';
+import * as fs from 'fs';
+import * as path from 'path';
+import * as YAML from 'yaml';
+
+/**
+ * A cache of kustomize renders on disk, keyed by the content of everything the render can read, so
+ * that a CI re-run over unchanged kustomizations starts no kustomize process.
+ *
+ * What a render of a kustomization folder can read (kustomize v5.5.0, the default load restrictor
+ * `LoadRestrictionsRootOnly`): files "in or below" the folder of the kustomization that names them
+ * (api/internal/loader/loadrestrictions.go RestrictionRootOnly, applied by FileLoader.Load in
+ * api/internal/loader/fileloader.go), and other folders named by an entry (resources, components,
+ * transformers, generators, validators), each read by a new loader rooted at that folder
+ * (FileLoader.New) under the same rule. So the key is the hash of every file below the root's folder
+ * and below every folder a kustomization of the closure names, followed entry by entry: each string
+ * of a kustomization that names an existing path relative to its folder adds that path (a folder,
+ * or a file outside the hashed folders), and one that names nothing is recorded as missing, so a
+ * path that appears later changes the key. `.git` folders are not hashed (kustomize reads them only
+ * for remote `?ref=` resources, and those are not cached). Not cached: a tree with any string that
+ * names a remote location (its content is on the network), and renders that did not finish (a
+ * timeout or a process that failed to start). The renderer is part of the key by its resolved path,
+ * size and modification time.
+ */
+
+/** What one kustomize process gave, as it is cached. */
+export interface CachedRender {
+  readonly status: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** The wrapper folder the render ran in: the origin annotations are paths relative to it. */
+  readonly base: string;
+}
+
+const VERSION = 'rollwise-render-cache-1';
+const KUSTOMIZATION_FILES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'];
+/** The same test as layout.ts's REMOTE: a URL, a git host path, an ssh remote or a `?ref=`. */
+const REMOTE = /:\/\/|^github\.com\/|^gitlab\.com\/|^git@|\?ref=/;
+
+/**
+ * The cache folder: ROLLWISE_KUSTOMIZE_CACHE (a folder, or `off`), else
+ * `$XDG_CACHE_HOME/rollwise/kustomize`, else `~/.cache/rollwise/kustomize` (the XDG Base Directory
+ * default). Undefined when it is off or the environment has no HOME.
+ */
+export function renderCacheDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const set = env.ROLLWISE_KUSTOMIZE_CACHE;
+  if (set === 'off') return undefined;
+  if (set !== undefined && set !== '') return path.resolve(set);
+  const xdg = env.XDG_CACHE_HOME;
+  if (xdg !== undefined && path.isAbsolute(xdg)) return path.join(xdg, 'rollwise', 'kustomize');
+  // HOME of the environment given (runLint's env), not os.homedir(): an environment without a home
+  // (a test's { PATH }) caches nothing.
+  const home = env.HOME;
+  return home !== undefined && path.isAbsolute(home) ? path.join(home, '.cache', 'rollwise', 'kustomize') : undefined;
+}
+
+/** Hashes of files and folders, shared by the keys of one scan (many roots share folders). */
+export class ContentHasher {
+  private readonly files = new Map<string, string>();
+  private readonly dirs = new Map<string, string>();
+
+  /** The hash of a file's bytes, or of its absence. */
+  file(abs: string): string {
+    let h = this.files.get(abs);
+    if (h === undefined) {
+      try {
+        h = createHash('sha256').update(fs.readFileSync(abs)).digest('hex');
+      } catch {
+        h = 'unreadable';
+      }
+      this.files.set(abs, h);
+    }
+    return h;
+  }
+
+  /** The hash of a folder: every entry's name, type and content, recursively (not `.git`). */
+  dir(abs: string, depth = 0): string {
+    let h = this.dirs.get(abs);
+    if (h !== undefined) return h;
+    const hash = createHash('sha256');
+    let entries: fs.Dirent[] = [];
+    try {
+      entries = fs.readdirSync(abs, { withFileTypes: true });
+    } catch {
+      hash.update('unreadable');
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const e of entries) {
+      const p = path.join(abs, e.name);
+      if (e.isDirectory()) {
+        if (e.name === '.git') continue;
+        hash.update(`d ${e.name} ${depth < 64 ? this.dir(p, depth + 1) : 'deep'}\n`);
+      } else if (e.isSymbolicLink()) {
+        // Where the link points is part of the key; a link to a file also hashes the file's bytes.
+        let target = '';
+        try {
+          target = fs.readlinkSync(p);
+        } catch {
+          target = 'unreadable';
+        }
+        let isFile = false;
+        try {
+          isFile = fs.statSync(p).isFile();
+        } catch {
+          isFile = false;
+        }
+        hash.update(`l ${e.name} ${target} ${isFile ? this.file(p) : ''}\n`);
+      } else if (e.isFile()) {
+        hash.update(`f ${e.name} ${this.file(p)}\n`);
+      }
+    }
+    h = hash.digest('hex');
+    this.dirs.set(abs, h);
+    return h;
+  }
+}
+
+/** Every string value of a parsed YAML value. */
+function strings(v: unknown, out: string[]): string[] {
+  if (typeof v === 'string') out.push(v);
+  else if (Array.isArray(v)) for (const x of v) strings(x, out);
+  else if (v !== null && typeof v === 'object') for (const x of Object.values(v as Record<string, unknown>)) strings(x, out);
+  return out;
+}
+
+/** The renderer's identity: its resolved path, size and modification time. */
+function rendererId(command: string, args: readonly string[], env: NodeJS.ProcessEnv): string | undefined {
+  let bin = command;
+  if (!command.includes(path.sep)) {
+    bin = (env.PATH ?? '').split(path.delimiter).filter((d) => d !== '').map((d) => path.join(d, command)).find((p) => fs.existsSync(p)) ?? '';
+  }
+  try {
+    const real = fs.realpathSync(bin);
+    const st = fs.statSync(real);
+    return `${real} ${st.size} ${st.mtimeMs} ${args.join(' ')}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The key of a render of `rootDir` (absolute) by `command args`, or undefined when the render must
+ * not be cached (a remote location in the tree, or an unknown renderer).
+ */
+export function renderKey(rootDir: string, command: string, args: readonly string[], hasher: ContentHasher, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const renderer = rendererId(command, args, env);
+  if (renderer === undefined) return undefined;
+  const hash = createHash('sha256').update(`${VERSION}\n${renderer}\n${rootDir}\n`);
+  const dirs: string[] = [rootDir];
+  const seen = new Set<string>(dirs);
+  const extraFiles = new Set<string>();
+  const missing = new Set<string>();
+  for (let i = 0; i < dirs.length; i++) {
+    const dir = dirs[i];
+    const kf = KUSTOMIZATION_FILES.map((n) => path.join(dir, n)).find((f) => fs.existsSync(f));
+    if (kf === undefined) continue;
+    let doc: unknown;
+    try {
+      doc = YAML.parse(fs.readFileSync(kf, 'utf8'), { uniqueKeys: false });
+    } catch {
+      continue; // kustomize fails on it; the file's bytes are in the folder's hash
+    }
+    for (const s of strings(doc, [])) {
+      // A line break: an inline patch or a value, never a path kustomize loads (nor a URL it fetches).
+      if (s === '' || s.includes('\n') || s.length > 4096) continue;
+      if (REMOTE.test(s)) return undefined;
+      const abs = path.resolve(dir, s);
+      let st: fs.Stats | undefined;
+      try {
+        st = fs.statSync(abs);
+      } catch {
+        missing.add(abs);
+        continue;
+      }
+      if (st.isDirectory()) {
+        if (!seen.has(abs)) { seen.add(abs); dirs.push(abs); }
+      } else {
+        extraFiles.add(abs);
+      }
+    }
+  }
+  const sorted = [...dirs].sort();
+  const under = (f: string): boolean => sorted.some((d) => f.startsWith(`${d}${path.sep}`));
+  for (const d of sorted) hash.update(`dir ${d} ${hasher.dir(d)}\n`);
+  for (const f of [...extraFiles].filter((x) => !under(x)).sort()) hash.update(`file ${f} ${hasher.file(f)}\n`);
+  for (const m of [...missing].sort()) hash.update(`missing ${m}\n`);
+  return hash.digest('hex');
+}
+
+/** A cached render, or undefined (absent, unreadable or of another shape). */
+export function readCachedRender(cacheDir: string, key: string): CachedRender | undefined {
+  try {
+    const v = JSON.parse(fs.readFileSync(path.join(cacheDir, `${key}.json`), 'utf8')) as Partial<CachedRender>;
+    if ((typeof v.status === 'number' || v.status === null) && typeof v.stdout === 'string' && typeof v.stderr === 'string' && typeof v.base === 'string') {
+      return { status: v.status, stdout: v.stdout, stderr: v.stderr, base: v.base };
+    }
+  } catch {
+    // absent or unreadable: render
+  }
+  return undefined;
+}
+
+/** Stores a render (written to a temporary file and renamed, so a reader never sees half of it). A cache that cannot be written is skipped. */
+export function writeCachedRender(cacheDir: string, key: string, value: CachedRender): void {
+  try {
+    fs.mkdirSync(cacheDir, { recursive: true });
+    const tmp = path.join(cacheDir, `.${key}.${process.pid}.tmp`);
+    fs.writeFileSync(tmp, JSON.stringify(value));
+    fs.renameSync(tmp, path.join(cacheDir, `${key}.json`));
+  } catch {
+    // read-only home, full disk: the lint is the same, only slower next time
+  }
+}
