@@ -153,7 +153,9 @@ export function lintCheckout(dir: string, r: PinnedRepo, opts: { kustomize?: boo
   let layout;
   let result;
   try {
-    layout = layoutScan(inputs, { kustomize: opts.kustomize === false ? null : findKustomize(), repoRoot: dir });
+    // The root resolved before the chdir above would make a relative `dir` (.precision/...) point
+    // inside itself: Argo CD source paths and kustomizations above a file are looked up under it.
+    layout = layoutScan(inputs, { kustomize: opts.kustomize === false ? null : findKustomize(), repoRoot: path.resolve(cwd, dir) });
     result = lintLayout(layout, layout.problems);
   } finally {
     process.chdir(cwd);
