@@ -169,10 +169,10 @@ const CASES: ErrorCase[] = [
   },
   {
     id: 'RW305-single-replica-rolling-update-unavailable',
-    shape: 'Sock Shop\'s monitoring Prometheus (deploy/kubernetes/manifests-monitoring/06-prometheus-dep.yaml: replicas 1, maxUnavailable 1), with its maxSurge: 0 removed',
-    bad: () => lintObjects([prometheusDeployment(undefined)]),
+    shape: 'Sock Shop\'s monitoring Prometheus (deploy/kubernetes/manifests-monitoring/06-prometheus-dep.yaml: replicas 1, maxUnavailable 1, and its Service 07-prometheus-svc.yaml), with its maxSurge: 0 removed',
+    bad: () => lintObjects([prometheusDeployment(undefined), prometheusService()]),
     // As published: maxSurge 0 makes it a deliberate stop-then-start.
-    nearMiss: () => lintObjects([prometheusDeployment(0)]),
+    nearMiss: () => lintObjects([prometheusDeployment(0), prometheusService()]),
     message: /replicas 1 with maxUnavailable 1: at each rollout the controller may remove the only pod before its replacement is available/,
   },
   {
@@ -312,6 +312,11 @@ export function cloudSqlProxyExample(image = 'gcr.io/cloud-sql-connectors/cloud-
       },
     },
   };
+}
+
+/** Sock Shop's deploy/kubernetes/manifests-monitoring/07-prometheus-svc.yaml: routes to the Deployment's pods. */
+function prometheusService(): Obj {
+  return { apiVersion: 'v1', kind: 'Service', metadata: { name: 'prometheus', namespace: 'monitoring' }, spec: { selector: { app: 'prometheus' }, type: 'NodePort', ports: [{ name: 'prometheus', protocol: 'TCP', port: 9090, targetPort: 9090, nodePort: 31090 }] } };
 }
 
 function prometheusDeployment(maxSurge: number | undefined): Obj {

@@ -72,6 +72,37 @@ describe('false positives judged on public repositories', () => {
   });
 });
 
+describe('RW305 reasons about serving only where something routes to the pods (held-out set 3)', () => {
+  /** sourcegraph/deploy-sourcegraph configure/executors/dind/executor.Deployment.yaml: one replica, maxUnavailable 1, pulls its jobs, no port. */
+  const executor = (): Obj => {
+    const d = cleanDeployment();
+    d.metadata.name = 'executor';
+    d.spec.replicas = 1;
+    d.spec.strategy = { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 1 } };
+    delete c0(d).ports;
+    delete c0(d).readinessProbe;
+    return d;
+  };
+
+  test('a queue worker without a port or a Service (executor.Deployment.yaml) is not reported', () => {
+    expect(open(lintObjects([executor()])).filter((f) => f.ruleId.startsWith('RW305'))).toEqual([]);
+  });
+
+  test('near misses: with a declared port and a readiness probe it is a warning; with a Service selecting it, an error', () => {
+    const listening = cleanDeployment();
+    listening.spec.replicas = 1;
+    expect(ids(lintObjects([listening, pdb()])).filter((x) => x.startsWith('RW305'))).toEqual(['RW305 warning']);
+    expect(ids(lintObjects([listening, pdb(), service()])).filter((x) => x.startsWith('RW305'))).toEqual(['RW305 error']);
+  });
+
+  test('a Recreate strategy (sourcegraph overlays/jaeger jaeger.Deployment.yaml) is a deliberate stop-then-start: not reported', () => {
+    const d = cleanDeployment();
+    d.spec.replicas = 1;
+    d.spec.strategy = { type: 'Recreate' };
+    expect(ids(lintObjects([d, pdb(), service()])).filter((x) => x.startsWith('RW305'))).toEqual([]);
+  });
+});
+
 describe('real problems lint used to miss', () => {
   test('one replica with maxUnavailable: 1 (RW305, an error)', () => {
     const d = cleanDeployment();
