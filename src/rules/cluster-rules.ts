@@ -8,7 +8,7 @@ import { aboutPlaceholder } from './placeholders';
 import { LintObject } from './source';
 import { Finding, Severity } from './types';
 import { ObjectScope } from './scope';
-import { arr, rec, str } from './k8s';
+import { arr, operatorManagedBy, rec } from './k8s';
 import { ENGINE_RULES } from './catalogue';
 import { RuleMeta } from './rule';
 
@@ -138,22 +138,12 @@ function appliedSeverity(lenient: { severity: Severity; note: string } | undefin
   return { severity, ...(notes.length ? { note: notes.join('; ') } : {}) };
 }
 
-/**
- * Values of `app.kubernetes.io/managed-by` that name a deploy tool, which applies the file as it is
- * rendered (the label's own example is Helm: kubernetes/website content/en/docs/concepts/overview/
- * working-with-objects/common-labels.md, "the tool being used to manage the operation of an
- * application"). Any value naming an operator (a word "operator" in it, or OLM) is a sign that the
- * operator reads the file as a template and writes its own object: openshift/cluster-monitoring-
- * operator labels every file of assets/ `cluster-monitoring-operator` and fills in images, volumes
- * and annotations at runtime. Other values (a team, a tool not listed) are no sign either way.
- */
-const OPERATOR_MANAGER = /operator|^olm$/i;
 
 /** The signs, read from the object itself, that it is a template another program fills in. */
 export function templateSigns(o: LintObject): string[] {
   const signs: string[] = [];
-  const manager = str(rec(rec(o.obj.metadata)?.labels)?.['app.kubernetes.io/managed-by']);
-  if (manager !== undefined && OPERATOR_MANAGER.test(manager)) signs.push(`app.kubernetes.io/managed-by: ${manager} names an operator, which reads its files as templates`);
+  const manager = operatorManagedBy(o);
+  if (manager !== undefined) signs.push(`app.kubernetes.io/managed-by: ${manager} names an operator, which reads its files as templates`);
   return signs;
 }
 
