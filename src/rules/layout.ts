@@ -497,6 +497,7 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
   const scopes = new Map<LintObject, ObjectScope>();
   const notes: Finding[] = [];
   const rendered = new Set<string>();
+  const readmes = new Map<string, string[]>();
   /** Roots kustomize failed to render: nothing of theirs is shown to be applied. */
   const failed = new Set<string>();
 
@@ -587,7 +588,7 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
     const asIs = abs === '<stdin>' ? 'read from standard input (what is piped in is taken as what is applied)'
       : open.length > 0 && open.every((r) => !failed.has(r.root.dir) && unchangedTree(walk(r.root, cache)))
         ? `listed as a resource by ${shown(open[0].root.file)}, which changes nothing on the way to the output (no patch, generator, replacement or transformer)`
-        : undefined;
+        : open.length === 0 ? readmeApplies(abs, readmes) : undefined;
     const supplied = open.length === 0 && !abs.startsWith('<') ? patchesTargeting(abs, p.objects, repoRoot, cache) : new Map<LintObject, { pointers: string[]; by: string }>();
     for (const o of p.objects) {
       objects.push(o);
@@ -738,4 +739,40 @@ function patchesTargeting(abs: string, objs: readonly LintObject[], repoRoot: st
     if (dir === repoRoot) break;
   }
   return out;
+}
+
+const README = /^readme(\.(md|markdown|rst|txt|adoc))?$/i;
+
+/** The lines of the README files in a folder (cached per folder). */
+function readmeLines(dir: string, cache: Map<string, string[]>): string[] {
+  const hit = cache.get(dir);
+  if (hit) return hit;
+  let lines: string[] = [];
+  try {
+    for (const f of fs.readdirSync(dir)) {
+      if (README.test(f)) lines = lines.concat(fs.readFileSync(path.join(dir, f), 'utf8').split('\n'));
+    }
+  } catch {
+    lines = [];
+  }
+  cache.set(dir, lines);
+  return lines;
+}
+
+/**
+ * Evidence that a file nothing else deploys is applied as it is written: the README beside it (or
+ * in the folder above) tells the reader to `kubectl apply -f` / `kubectl create -f` that very file
+ * (nginx/kubernetes-ingress examples/custom-resources/<example>/README.md: "kubectl apply -f
+ * oauth2-proxy-client-secret.yaml"). kubectl sends the file's objects as they are (-f reads the
+ * file; kubernetes/cli-runtime pkg/resource/visitor.go FileVisitor).
+ */
+function readmeApplies(abs: string, cache: Map<string, string[]>): string | undefined {
+  const base = path.basename(abs);
+  const esc = (x: string): string => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  for (const [dir, rel] of [[path.dirname(abs), base], [path.dirname(path.dirname(abs)), `${path.basename(path.dirname(abs))}/${base}`]] as const) {
+    const cmd = new RegExp(`kubectl\\s+(?:[^\\s|;&]+\\s+)*?(?:apply|create)\\s+(?:[^\\s|;&]+\\s+)*?(?:-f|--filename)[=\\s]+(?:\\./)?${esc(rel)}(?![\\w./-])`);
+    const line = readmeLines(dir, cache).find((l) => cmd.test(l));
+    if (line) return `the README beside it applies it as written ("${line.trim().slice(0, 80)}")`;
+  }
+  return undefined;
 }

@@ -72,6 +72,19 @@ describe('what shows a file is applied as written', () => {
     expect(cluster(lint([folder({ 'apps/guestbook.yaml': guestbookApp(), 'guestbook/user-dep.yaml': userYaml, 'guestbook/Chart.yaml': 'apiVersion: v2\nname: guestbook\nversion: 0.1.0\n' })]))).toEqual([`RW803 warning ${IMAGE}`]);
   });
 
+  /** nginx/kubernetes-ingress examples/custom-resources/external-auth-oauth2: README.md says `kubectl apply -f oauth2-proxy-client-secret.yaml`; its data is not base64. */
+  const secret = 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: oauth2-proxy-client-secret\ntype: Opaque\ndata:\n  client-secret: abcbase64==\n';
+
+  test('a file the README beside it tells the reader to kubectl apply -f (nginx/kubernetes-ingress external-auth-oauth2): an error', () => {
+    const dir = folder({ 'examples/oauth2/README.md': '## Deploy\n\n    kubectl apply -f oauth2-proxy-client-secret.yaml\n', 'examples/oauth2/oauth2-proxy-client-secret.yaml': secret });
+    expect(cluster(lint([dir]))).toEqual(['RW803 error data.client-secret']);
+  });
+
+  test('near miss: a README that deletes the file, or applies another one, is no evidence: a warning', () => {
+    const dir = folder({ 'examples/oauth2/README.md': 'kubectl delete -f oauth2-proxy-client-secret.yaml\nkubectl apply -f oauth2-proxy-client-secret.yaml.orig\n', 'examples/oauth2/oauth2-proxy-client-secret.yaml': secret });
+    expect(cluster(lint([dir]))).toEqual(['RW803 warning data.client-secret']);
+  });
+
   test('standard input (`kubectl kustomize overlays/prod | rollwise lint -`, RW010\'s fix) is what is applied: an error', () => {
     expect(cluster(lint(['-'], { stdin: userYaml }))).toEqual([`RW803 error ${IMAGE}`]);
   });
