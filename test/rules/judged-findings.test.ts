@@ -156,6 +156,23 @@ describe('noise judged on held-out set 3', () => {
   });
 });
 
+describe('RW110 on a blue-green Rollout a person promotes (istio-ecosystem/admiral install/sample/overlays/rollout-bluegreen/greeting.yaml)', () => {
+  const blueGreen = (autoPromotionEnabled: boolean): Obj[] => {
+    const r = rollout();
+    delete c0(r).readinessProbe;
+    r.spec.strategy = { blueGreen: { activeService: 'checkout-api', previewService: 'checkout-api-canary', autoPromotionEnabled } };
+    return [r, ...rolloutPeers()];
+  };
+
+  test('autoPromotionEnabled: false is info: the active Service moves only when a person promotes', () => {
+    expect(ids(lintObjects(blueGreen(false))).filter((x) => x.startsWith('RW110'))).toEqual(['RW110 info']);
+  });
+
+  test('near miss: with automatic promotion it stays a warning', () => {
+    expect(ids(lintObjects(blueGreen(true))).filter((x) => x.startsWith('RW110'))).toEqual(['RW110 warning']);
+  });
+});
+
 describe('real problems lint used to miss', () => {
   test('one replica with maxUnavailable: 1 (RW305, an error)', () => {
     const d = cleanDeployment();
