@@ -156,7 +156,10 @@ export function lintCheckout(dir: string, r: PinnedRepo, opts: { kustomize?: boo
   let layout;
   let result;
   try {
-    layout = layoutScan(inputs, { kustomize: opts.kustomize === false ? null : findKustomize(), repoRoot: dir });
+    // The root as the files now resolve (after the chdir, through any symlink in `dir`): a relative
+    // `dir` (.precision/...) would point inside itself, and a symlinked one would not prefix the
+    // files' real paths, so Argo CD source paths and kustomizations above a file were never found.
+    layout = layoutScan(inputs, { kustomize: opts.kustomize === false ? null : findKustomize(), repoRoot: process.cwd() });
     result = lintLayout(layout, layout.problems);
   } finally {
     process.chdir(cwd);

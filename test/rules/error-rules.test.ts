@@ -25,6 +25,14 @@ function folder(files: Record<string, string>): string {
   return dir;
 }
 
+/**
+ * Files a kustomization lists as resources with nothing between them and the output: shown to be
+ * applied as written, where the cluster stage (RW801-RW803) is an error (cluster-rules.ts).
+ */
+function applied(files: Record<string, string>): string {
+  return folder({ ...files, 'kustomization.yaml': `resources:\n${Object.keys(files).map((f) => `- ${f}\n`).join('')}` });
+}
+
 function lintFolder(dir: string): Finding[] {
   let out = '';
   runLint({ paths: [dir], format: 'json', failOn: 'none', kustomize: false, write: (s) => { out += s; } });
@@ -161,10 +169,10 @@ const CASES: ErrorCase[] = [
   },
   {
     id: 'RW305-single-replica-rolling-update-unavailable',
-    shape: 'Sock Shop\'s monitoring Prometheus (deploy/kubernetes/manifests-monitoring/06-prometheus-dep.yaml: replicas 1, maxUnavailable 1), with its maxSurge: 0 removed',
-    bad: () => lintObjects([prometheusDeployment(undefined)]),
+    shape: 'Sock Shop\'s monitoring Prometheus (deploy/kubernetes/manifests-monitoring/06-prometheus-dep.yaml: replicas 1, maxUnavailable 1, and its Service 07-prometheus-svc.yaml), with its maxSurge: 0 removed',
+    bad: () => lintObjects([prometheusDeployment(undefined), prometheusService()]),
     // As published: maxSurge 0 makes it a deliberate stop-then-start.
-    nearMiss: () => lintObjects([prometheusDeployment(0)]),
+    nearMiss: () => lintObjects([prometheusDeployment(0), prometheusService()]),
     message: /replicas 1 with maxUnavailable 1: at each rollout the controller may remove the only pod before its replacement is available/,
   },
   {
@@ -206,22 +214,22 @@ const CASES: ErrorCase[] = [
   {
     id: 'RW801-kind-schema',
     shape: 'Sock Shop\'s user Deployment (microservices-demo deploy/kubernetes/complete-demo.yaml) with readinessProbe typed in lower case',
-    bad: () => lintFolder(folder({ 'user-dep.yaml': YAML.stringify(renamed(sockShopUser(), 'readinessProbe', 'readinessprobe')) })),
-    nearMiss: () => lintFolder(folder({ 'user-dep.yaml': YAML.stringify(sockShopUser()) })),
+    bad: () => lintFolder(applied({ 'user-dep.yaml': YAML.stringify(renamed(sockShopUser(), 'readinessProbe', 'readinessprobe')) })),
+    nearMiss: () => lintFolder(applied({ 'user-dep.yaml': YAML.stringify(sockShopUser()) })),
     message: /^is not a field of this kind \(unknown field/,
   },
   {
     id: 'RW802-crd-validation-rule',
     shape: 'Envoy Gateway\'s quickstart HTTPRoute (envoyproxy/gateway examples/kubernetes/quickstart.yaml) with a path prefix of /api//v1',
-    bad: () => lintFolder(folder({ 'quickstart.yaml': quickstart(['uvicorn', 'app:app', '--timeout-keep-alive', '75'], '60s').map((o) => YAML.stringify(withPath(o, '/api//v1'))).join('---\n') })),
-    nearMiss: () => lintFolder(folder({ 'quickstart.yaml': quickstart(['uvicorn', 'app:app', '--timeout-keep-alive', '75'], '60s').map((o) => YAML.stringify(withPath(o, '/api/v1'))).join('---\n') })),
+    bad: () => lintFolder(applied({ 'quickstart.yaml': quickstart(['uvicorn', 'app:app', '--timeout-keep-alive', '75'], '60s').map((o) => YAML.stringify(withPath(o, '/api//v1'))).join('---\n') })),
+    nearMiss: () => lintFolder(applied({ 'quickstart.yaml': quickstart(['uvicorn', 'app:app', '--timeout-keep-alive', '75'], '60s').map((o) => YAML.stringify(withPath(o, '/api/v1'))).join('---\n') })),
     message: /must not contain '\/\/'/,
   },
   {
     id: 'RW803-api-server-validation',
     shape: 'Sock Shop\'s user Deployment (microservices-demo deploy/kubernetes/complete-demo.yaml) with an upper-case image repository',
-    bad: () => lintFolder(folder({ 'user-dep.yaml': YAML.stringify(withImage(sockShopUser(), 'weaveworksdemos/User:0.4.7')) })),
-    nearMiss: () => lintFolder(folder({ 'user-dep.yaml': YAML.stringify(withImage(sockShopUser(), 'weaveworksdemos/user:0.4.7')) })),
+    bad: () => lintFolder(applied({ 'user-dep.yaml': YAML.stringify(withImage(sockShopUser(), 'weaveworksdemos/User:0.4.7')) })),
+    nearMiss: () => lintFolder(applied({ 'user-dep.yaml': YAML.stringify(withImage(sockShopUser(), 'weaveworksdemos/user:0.4.7')) })),
     message: /the image "weaveworksdemos\/User:0.4.7" has an upper-case repository name .*InvalidImageName/,
   },
   {
@@ -304,6 +312,11 @@ export function cloudSqlProxyExample(image = 'gcr.io/cloud-sql-connectors/cloud-
       },
     },
   };
+}
+
+/** Sock Shop's deploy/kubernetes/manifests-monitoring/07-prometheus-svc.yaml: routes to the Deployment's pods. */
+function prometheusService(): Obj {
+  return { apiVersion: 'v1', kind: 'Service', metadata: { name: 'prometheus', namespace: 'monitoring' }, spec: { selector: { app: 'prometheus' }, type: 'NodePort', ports: [{ name: 'prometheus', protocol: 'TCP', port: 9090, targetPort: 9090, nodePort: 31090 }] } };
 }
 
 function prometheusDeployment(maxSurge: number | undefined): Obj {

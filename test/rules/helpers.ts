@@ -116,6 +116,16 @@ const tempDirs: string[] = [];
 afterAll(() => { for (const d of tempDirs) fs.rmSync(d, { recursive: true, force: true }); });
 
 /** A throwaway repository (a `.git` folder and the files by relative path), removed after the file's tests. */
+/**
+ * A temporary repository whose files a kustomization at its root lists as resources, with nothing
+ * else: the objects are shown to be applied as written (layout.ts appliedAsIs), so the cluster
+ * stage reports what the API server refuses as errors.
+ */
+export function appliedRepo(prefix: string, files: Record<string, string>): string {
+  const resources = Object.keys(files).filter((f) => !/(^|\/)kustomization\.ya?ml$/.test(f)).map((f) => `- ${f}\n`).join('');
+  return tempRepo(prefix, { ...files, 'kustomization.yaml': `resources:\n${resources}` });
+}
+
 export function tempRepo(prefix: string, files: Record<string, string>): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   tempDirs.push(dir);

@@ -72,6 +72,107 @@ describe('false positives judged on public repositories', () => {
   });
 });
 
+describe('RW305 reasons about serving only where something routes to the pods (held-out set 3)', () => {
+  /** sourcegraph/deploy-sourcegraph configure/executors/dind/executor.Deployment.yaml: one replica, maxUnavailable 1, pulls its jobs, no port. */
+  const executor = (): Obj => {
+    const d = cleanDeployment();
+    d.metadata.name = 'executor';
+    d.spec.replicas = 1;
+    d.spec.strategy = { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 1 } };
+    delete c0(d).ports;
+    delete c0(d).readinessProbe;
+    return d;
+  };
+
+  test('a queue worker without a port or a Service (executor.Deployment.yaml) is not reported', () => {
+    expect(open(lintObjects([executor()])).filter((f) => f.ruleId.startsWith('RW305'))).toEqual([]);
+  });
+
+  test('near misses: with a declared port and a readiness probe it is a warning; with a Service selecting it, an error', () => {
+    const listening = cleanDeployment();
+    listening.spec.replicas = 1;
+    expect(ids(lintObjects([listening, pdb()])).filter((x) => x.startsWith('RW305'))).toEqual(['RW305 warning']);
+    expect(ids(lintObjects([listening, pdb(), service()])).filter((x) => x.startsWith('RW305'))).toEqual(['RW305 error']);
+  });
+
+  test('a Recreate strategy (sourcegraph overlays/jaeger jaeger.Deployment.yaml) is a deliberate stop-then-start: not reported', () => {
+    const d = cleanDeployment();
+    d.spec.replicas = 1;
+    d.spec.strategy = { type: 'Recreate' };
+    expect(ids(lintObjects([d, pdb(), service()])).filter((x) => x.startsWith('RW305'))).toEqual([]);
+  });
+});
+
+describe('noise judged on held-out set 3', () => {
+  /** nginx/kubernetes-ingress examples/custom-resources/basic-auth/cafe.yaml: nginx-hello (coffee) at 2 replicas, a Service, no PDB. */
+  const cafe = (replicas: number): Obj => {
+    const d = cleanDeployment();
+    d.metadata.name = 'coffee';
+    d.spec.replicas = replicas;
+    return d;
+  };
+
+  test('RW601 on a 2-replica Deployment without an autoscaler (cafe.yaml) is info', () => {
+    expect(ids(lintObjects([cafe(2), service()])).filter((x) => x.startsWith('RW601'))).toEqual(['RW601 info']);
+  });
+
+  test('near miss: at 3 replicas it stays a warning', () => {
+    expect(ids(lintObjects([cafe(3), service()])).filter((x) => x.startsWith('RW601'))).toEqual(['RW601 warning']);
+  });
+
+  /** openshift/cluster-monitoring-operator assets/admission-webhook/deployment.yaml: identical /healthz probes, managed-by the operator. */
+  const webhook = (managedBy?: string): Obj => {
+    const d = cleanDeployment();
+    if (managedBy) d.metadata.labels = { ...(d.metadata.labels as Record<string, string>), 'app.kubernetes.io/managed-by': managedBy };
+    c0(d).livenessProbe = structuredClone(c0(d).readinessProbe);
+    return d;
+  };
+
+  test('RW105 on an operator\'s own identical probes (managed-by: cluster-monitoring-operator) is info naming the operator', () => {
+    const found = open(lintObjects([webhook('cluster-monitoring-operator'), pdb(), service()])).filter((f) => f.ruleId.startsWith('RW105'));
+    expect(found.map((f) => f.severity)).toEqual(['info']);
+    expect(found[0].message).toMatch(/managed by cluster-monitoring-operator .* a change belongs in the operator/);
+  });
+
+  test('near miss: managed by Helm, identical probes stay a warning', () => {
+    expect(ids(lintObjects([webhook('Helm'), pdb(), service()])).filter((x) => x.startsWith('RW105'))).toEqual(['RW105 warning']);
+  });
+
+  /** stefanprodan/gitops-istio apps/backend (deployment.patch.yaml: istioctl kube-inject's istio-proxy, readiness timeout 3 s, period 2 s). */
+  const injected = (status: boolean): Obj => {
+    const d = cleanDeployment();
+    const tpl = d.spec.template as { metadata: { annotations?: Record<string, string> }; spec: { containers: Obj[] } };
+    if (status) tpl.metadata.annotations = { 'sidecar.istio.io/status': '{"initContainers":["istio-init"],"containers":["istio-proxy"],"volumes":["istio-envoy"],"imagePullSecrets":null,"revision":"default"}' };
+    tpl.spec.containers.push({ name: 'istio-proxy', image: 'docker.io/istio/proxyv2:1.19.3', ports: [{ containerPort: 15090, name: 'http-envoy-prom' }], readinessProbe: { httpGet: { path: '/healthz/ready', port: 15021 }, failureThreshold: 30, periodSeconds: 2, timeoutSeconds: 3 } });
+    return d;
+  };
+
+  test('probes of a container the Istio injector added (sidecar.istio.io/status names istio-proxy) are not checked (RW104)', () => {
+    expect(ids(lintObjects([injected(true), pdb(), service()])).filter((x) => x.startsWith('RW104'))).toEqual([]);
+  });
+
+  test('near miss: the same container without the injection status is someone\'s own: RW104 info', () => {
+    expect(ids(lintObjects([injected(false), pdb(), service()])).filter((x) => x.startsWith('RW104'))).toEqual(['RW104 info']);
+  });
+});
+
+describe('RW110 on a blue-green Rollout a person promotes (istio-ecosystem/admiral install/sample/overlays/rollout-bluegreen/greeting.yaml)', () => {
+  const blueGreen = (autoPromotionEnabled: boolean): Obj[] => {
+    const r = rollout();
+    delete c0(r).readinessProbe;
+    r.spec.strategy = { blueGreen: { activeService: 'checkout-api', previewService: 'checkout-api-canary', autoPromotionEnabled } };
+    return [r, ...rolloutPeers()];
+  };
+
+  test('autoPromotionEnabled: false is info: the active Service moves only when a person promotes', () => {
+    expect(ids(lintObjects(blueGreen(false))).filter((x) => x.startsWith('RW110'))).toEqual(['RW110 info']);
+  });
+
+  test('near miss: with automatic promotion it stays a warning', () => {
+    expect(ids(lintObjects(blueGreen(true))).filter((x) => x.startsWith('RW110'))).toEqual(['RW110 warning']);
+  });
+});
+
 describe('real problems lint used to miss', () => {
   test('one replica with maxUnavailable: 1 (RW305, an error)', () => {
     const d = cleanDeployment();

@@ -169,7 +169,7 @@ describe('synth time', () => {
     d.spec.replicas = 1; // with maxUnavailable 1: RW305, an error
     expect(() => assertSafe([d, pdb(), service()])).toThrow(
       'rollwise: 1 unsafe value(s) in the synthesized manifests (override the value with a reason, or fix it):\n'
-      + '- RW305-single-replica-rolling-update-unavailable Deployment/checkout/checkout-api spec.strategy.rollingUpdate.maxUnavailable: replicas 1 with maxUnavailable 1: at each rollout the controller may remove the only pod before its replacement is available, so the Service has no ready endpoint until the new pod passes readiness. [replicas=1, maxUnavailable=1]\n'
+      + '- RW305-single-replica-rolling-update-unavailable Deployment/checkout/checkout-api spec.strategy.rollingUpdate.maxUnavailable: replicas 1 with maxUnavailable 1: at each rollout the controller may remove the only pod before its replacement is available, so Service checkout-api has no ready endpoint until the new pod passes readiness. [replicas=1, maxUnavailable=1]\n'
       + '  fix: Set spec.strategy.rollingUpdate.maxUnavailable: 0 (keep maxSurge at 1 or 25 %), so the new pod becomes available before the old one goes; or run 2 replicas.',
     );
     d.metadata.annotations['rollwise.dev/overrides'] = 'spec.strategy.rollingUpdate: Overridden: a batch-fed service, a minute without it is planned';
