@@ -72,7 +72,9 @@ export class ArgoCdApplication extends Construct {
       const policyInput = props.namespacePolicy !== undefined ? 'namespacePolicy' : s.namespaces !== undefined ? 'argoCd.namespaces' : 'namespacePolicy (default)';
       const ns = decideNamespace(destNs, props.namespacePolicy ?? s.namespaces ?? NamespacePolicy.createdByArgoCd(), svc.platform.kubernetesVersion, preSync, policyInput);
       if (!/^(https?|ssh):\/\/|^git@/.test(s.repoURL)) throw new RollwiseInputError('argoCd.repoURL', s.repoURL, 'is not a Git URL Argo CD can clone.', 'use e.g. "https://github.com/acme/deploy.git".');
-      const sync = decideApplicationSync({ include, includeGiven: props.include !== undefined, path: s.path, destinationNamespace: destNs, namespace: ns });
+      const sync = decideApplicationSync({
+        include, includeGiven: props.include !== undefined, path: s.path, destinationNamespace: destNs, namespace: ns,
+      });
       const r = new Reasons();
       const ignore: { group?: string; kind: string; name?: string; namespace?: string; jqPathExpressions?: string[]; jsonPointers?: string[] }[] = [];
       if (svc.canary) {

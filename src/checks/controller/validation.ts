@@ -1,5 +1,7 @@
 // pkg/apis/rollouts/validation/validation.go (v1.9.1): ValidateRolloutSpec and what it calls.
-import { goParseInt32, intOrPercentValue, labelSelectorErrors, metadataFieldPathError, parseGoDuration, selectorMatches } from '../go-values';
+import {
+  goParseInt32, intOrPercentValue, labelSelectorErrors, metadataFieldPathError, parseGoDuration, selectorMatches,
+} from '../go-values';
 import { arr, Findings, Json, readSelector, rec, set, show, str } from './findings';
 import { RESOLVED } from './templateref';
 
