@@ -149,7 +149,7 @@ function measure(mode: Mode, n: number, work: string): Sample {
     // The same plain objects, computed outside the timing; the construct tree is then dropped so
     // the floor holds only the plain objects (the floor is serialize + write, nothing else).
     const perChart = app.node.children.filter((c): c is Chart => c instanceof Chart)
-      .map((chart) => ({ name: chart.node.id, objects: chart.node.findAll().filter((c): c is ApiObject => c instanceof ApiObject).map((o) => o.toJson()) }));
+      .map((chart) => ({ name: chart.node.id, objects: chart.node.findAll().filter((c): c is ApiObject => c instanceof ApiObject).map((o) => o.toJson() as unknown) }));
     app = undefined;
     gc();
     cpu0 = process.cpuUsage();

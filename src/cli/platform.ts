@@ -22,7 +22,10 @@ export interface PlatformCliOptions {
 
 /** The cluster prerequisites as one YAML stream, each value's reason in a comment, and the synth warnings. */
 export function platformYaml(o: PlatformCliOptions): { yaml: string; warnings: string[] } {
-  const binaries: Record<string, () => PluginBinary> = { amd64: PluginBinary.linuxAmd64, arm64: PluginBinary.linuxArm64 };
+  const binaries: Record<string, () => PluginBinary> = {
+    amd64: () => PluginBinary.linuxAmd64(),
+    arm64: () => PluginBinary.linuxArm64(),
+  };
   const binary = binaries[o.arch ?? 'amd64'];
   if (!binary) throw new RollwiseInputError('--arch', o.arch, 'the plugin is released for linux amd64 and arm64 nodes only.', 'pass --arch amd64 or --arch arm64.');
   const podMonitorLabels: Record<string, string> = {};

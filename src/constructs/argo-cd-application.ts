@@ -2,7 +2,7 @@ import * as path from 'path';
 import { ApiObject, Chart, Names } from 'cdk8s';
 import { Construct, IConstruct } from 'constructs';
 import { Application } from '../../imports/application-argoproj.io';
-import { decided } from '../decisions/decision';
+import { decideApplicationSync } from '../decisions/argo-cd-sync';
 import { checkName } from '../decisions/inputs';
 import { ArgoCdSettings, checkArgoCdSettings } from '../decisions/platform';
 import { checkKeys, keysOf } from '../decisions/props-keys';
@@ -72,6 +72,9 @@ export class ArgoCdApplication extends Construct {
       const policyInput = props.namespacePolicy !== undefined ? 'namespacePolicy' : s.namespaces !== undefined ? 'argoCd.namespaces' : 'namespacePolicy (default)';
       const ns = decideNamespace(destNs, props.namespacePolicy ?? s.namespaces ?? NamespacePolicy.createdByArgoCd(), svc.platform.kubernetesVersion, preSync, policyInput);
       if (!/^(https?|ssh):\/\/|^git@/.test(s.repoURL)) throw new RollwiseInputError('argoCd.repoURL', s.repoURL, 'is not a Git URL Argo CD can clone.', 'use e.g. "https://github.com/acme/deploy.git".');
+      const sync = decideApplicationSync({
+        include, includeGiven: props.include !== undefined, path: s.path, destinationNamespace: destNs, namespace: ns,
+      });
       const r = new Reasons();
       const ignore: { group?: string; kind: string; name?: string; namespace?: string; jqPathExpressions?: string[]; jsonPointers?: string[] }[] = [];
       if (svc.canary) {
@@ -86,13 +89,12 @@ export class ArgoCdApplication extends Construct {
           repoURL: s.repoURL,
           targetRevision: s.targetRevision ?? 'main',
           path: s.path,
-          directory: { include: r.use('spec.source.directory.include', decided(include, `Only the service's own file (${include}${props.include === undefined ? ', the file its chart is written to' : ''}): the folder ${s.path} is the whole environment's, where the other services' manifests and the Backstage catalog-info.yaml files are written too, which must not be applied into ${destNs}.`)) },
+          directory: { include: r.use('spec.source.directory.include', sync.include) },
         },
         destination: { server: s.server ?? 'https://kubernetes.default.svc', namespace: destNs },
         syncPolicy: {
-          automated: r.use('spec.syncPolicy.automated', decided({ prune: true, selfHeal: true }, 'Git is the only way in: self-heal reverts hand edits (including `kubectl argo rollouts undo`, which self-heal re-applies from Git within seconds), prune removes what Git no longer holds. Roll back with `git revert` (docs/mechanisms.md#gitops-rollback).')),
-          syncOptions: r.use('spec.syncPolicy.syncOptions', decided(['ApplyOutOfSyncOnly=true', ...(ns.createNamespace.value ? ['CreateNamespace=true'] : [])],
-            `${ns.createNamespace.reason} ` + 'ApplyOutOfSyncOnly=true applies only objects that differ from Git after the ignore rules below, so a release (a Rollout change) never re-applies the HTTPRoute and the plugin\'s canary weights stay as they are. No RespectIgnoreDifferences=true: for custom resources Argo CD copies ignored fields from live with a JSON merge patch, which replaces arrays whole (controller/sync.go normalizeTargetResources, v3.5.1; argo-cd#17694, #25284), so with the weight rule it would copy the live spec.rules into every sync and a Git change to the route\'s rules would never apply. The price: a commit that changes the route itself, applied during a canary, writes Git\'s 100/0 (all traffic to stable, the safe side) until the controller sets the weight again.')),
+          automated: r.use('spec.syncPolicy.automated', sync.automated),
+          syncOptions: r.use('spec.syncPolicy.syncOptions', sync.syncOptions),
           ...(ns.labels ? { managedNamespaceMetadata: { labels: r.use('spec.syncPolicy.managedNamespaceMetadata.labels', ns.labels) } } : {}),
         },
         ...(ignore.length ? { ignoreDifferences: ignore } : {}),

@@ -7,7 +7,7 @@ import { CanaryStrategyDecisions } from '../decisions/canary';
 import { CanaryPlan } from '../decisions/canary-plan';
 import { VolumePlan } from '../decisions/canary-volume';
 import { RouteDecisions } from '../decisions/route';
-import { replicasDecision, ServiceDecisions } from '../decisions/service';
+import { ServiceDecisions } from '../decisions/service';
 import { Reasons } from '../justify/reasons';
 import { renderHttpRoute } from './http-route';
 import { podTemplatePatches, PORT_NAME, renderPodTemplate, selectorLabels } from './pod-template';
@@ -87,7 +87,7 @@ export class CanaryDelivery extends Construct {
     ro.note('spec.strategy.canary.canaryService', `Canary and stable Services (${canaryName}, ${d.name}) are required in practice: the plugin finds the route's backendRefs by exactly these names.`);
     const podTemplate = renderPodTemplate(d, props.labels, ro, ROLLOUT_HASH_LABEL);
     const spec = {
-      ...(props.replicasOwnedByAutoscaler ? {} : { replicas: ro.use('spec.replicas', replicasDecision(d)) }),
+      ...(props.replicasOwnedByAutoscaler ? {} : { replicas: ro.use('spec.replicas', d.replicaCount) }),
       minReadySeconds: ro.use('spec.minReadySeconds', d.rollout.minReadySeconds),
       progressDeadlineSeconds: ro.use('spec.progressDeadlineSeconds', d.rollout.progressDeadlineSeconds),
       progressDeadlineAbort: ro.use('spec.progressDeadlineAbort', s.progressDeadlineAbort),

@@ -40,7 +40,7 @@ export function checkServiceProps(props: HttpServiceProps): void {
   if (props.migrations instanceof Migration) checkKeys('migrations', props.migrations.props, MIGRATION_KEYS);
   // the objects inside a container and the pod (lists are checked as lists where they are read)
   const each = (input: string, list: unknown, known: readonly string[]) => {
-    if (Array.isArray(list)) list.forEach((x, i) => checkKeys(`${input}[${i}]`, x, known));
+    if (Array.isArray(list)) (list as unknown[]).forEach((x, i) => checkKeys(`${input}[${i}]`, x, known));
   };
   const inside = (group: string, c: ContainerProps | SidecarProps | undefined) => {
     if (c === null || typeof c !== 'object') return;

@@ -19,7 +19,7 @@ import { acceptPatchedValue, finalObjects } from '../invariants/final-objects';
 import { registerForConflicts } from '../invariants/conflicts';
 import { declareInputMapper, declareKubernetesVersion, RenderedApp, registerRenderCheck } from '../synth/render-checks';
 import { Platform } from '../decisions/platform';
-import { decideService, replicasDecision, ServiceDecisions } from '../decisions/service';
+import { decideService, ServiceDecisions } from '../decisions/service';
 import { ANNOTATIONS, valueAtPath } from '../justify/annotations';
 import { stableJson } from '../rules/k8s';
 import { Reasons } from '../justify/reasons';
@@ -189,7 +189,7 @@ export class HttpService extends Construct {
       },
     };
     const spec: k8s.DeploymentSpec = {
-      replicas: autoscaled ? undefined : dep.use('spec.replicas', replicasDecision(d)),
+      replicas: autoscaled ? undefined : dep.use('spec.replicas', d.replicaCount),
       minReadySeconds: dep.use('spec.minReadySeconds', d.rollout.minReadySeconds),
       progressDeadlineSeconds: dep.use('spec.progressDeadlineSeconds', d.rollout.progressDeadlineSeconds),
       selector: { matchLabels: selectorLabels(d.name) },

@@ -1,9 +1,7 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
-import { decided } from '../decisions/decision';
-import { checkDnsLabel } from '../decisions/inputs';
 import { KubernetesVersion } from '../decisions/kubernetes-version';
-import { namespaceLabels, NamespaceProps } from '../decisions/namespaces';
+import { decideServiceNamespace, NamespaceProps } from '../decisions/namespaces';
 import { Reasons } from '../justify/reasons';
 import { registerDecidedValuesCheck } from '../invariants/decided-values';
 
@@ -35,14 +33,10 @@ export class ServiceNamespace extends Construct {
   constructor(scope: Construct, id: string, props: ServiceNamespaceProps) {
     super(scope, id);
     registerDecidedValuesCheck(this);
-    const name = checkDnsLabel('name', props.name, 'shop');
+    const { name, labels: labelsD, syncOptions } = decideServiceNamespace(props);
     const r = new Reasons();
-    const labels = r.use('metadata.labels', namespaceLabels(name, props, props.kubernetesVersion ?? KubernetesVersion.V1_28, props.kubernetesVersionSource
-      ?? (props.kubernetesVersion ? `input (kubernetesVersion ${props.kubernetesVersion.name})` : 'the default, as kubernetesVersion was not given: set it to your cluster\'s version')));
-    // Several sync options in one annotation are joined with "," (argo-cd v3.5.1
-    // docs/user-guide/sync-options.md); Prune=false and Delete=false keep the resource on prune and
-    // on Application deletion ("No Prune Resources", "No Resource Deletion").
-    const options = r.use('metadata.annotations["argocd.argoproj.io/sync-options"]', decided('Prune=false,Delete=false', 'Deleting a namespace deletes everything in it, every service\'s objects and Secrets included: if Argo CD applies this object, it never prunes it (removed from Git) or deletes it (with its Application); delete a namespace by hand, deliberately.'));
+    const labels = r.use('metadata.labels', labelsD);
+    const options = r.use('metadata.annotations["argocd.argoproj.io/sync-options"]', syncOptions);
     this.namespace = new ApiObject(this, 'namespace', {
       apiVersion: 'v1',
       kind: 'Namespace',

@@ -13,6 +13,8 @@ import { SOURCES } from './alert-sources';
  * interval and rate window, the readiness floor, the sustained-shortfall, oscillation and flap
  * windows, the SLO and throttling ratios; and the selectors of the service's series (its route's
  * Envoy clusters, its pods by owner, its EndpointSlices, desired replicas by workload kind).
+ * Each decided window is stored once, as its Decision (`scrapeD`, `floorD`...): a family reads the
+ * number as its `.value`.
  */
 export interface AlertValues {
   readonly d: ServiceCoreDecisions;
@@ -23,9 +25,7 @@ export interface AlertValues {
   readonly platform: Platform;
   readonly isRollout: boolean;
   readonly hasRoute: boolean;
-  readonly scrape: number;
   readonly scrapeD: Decision<number>;
-  readonly rateWindow: number;
   readonly rateWindowD: Decision<number>;
   /** Readiness leave and return windows, minReadySeconds, the startup budget, endpoint propagation (s). */
   readonly leave: number;
@@ -33,13 +33,9 @@ export interface AlertValues {
   readonly minReady: number;
   readonly startup: number;
   readonly propagation: number;
-  readonly floor: number;
   readonly floorD: Decision<number>;
-  readonly sustained: number;
   readonly sustainedD: Decision<number>;
-  readonly oscWindow: number;
   readonly oscWindowD: Decision<number>;
-  readonly flapWindow: number;
   readonly flapWindowD: Decision<number>;
   readonly slo: Decision<number>;
   readonly throttle: Decision<number>;
@@ -157,7 +153,7 @@ export function decideAlertValues(d: ServiceCoreDecisions, targets: AlertTargets
   // collected.
   const endpointsExported = `count(kube_endpointslice_info{namespace="${ns}", endpointslice=~"${sliceRegex(name)}"}) > 0`;
   const below = `(${ready} < ${desired} * ${floor} / ${d.replicas}) and on() (${endpointsExported})`;
-  return { d, name, ns, runbookUrl, container, platform, isRollout, hasRoute, scrape, scrapeD, rateWindow, rateWindowD, leave, ret, minReady, startup, propagation, floor, floorD, sustained, sustainedD, oscWindow, oscWindowD, flapWindow, flapWindowD, slo, throttle, route, routeSel, rsRegex, ownPods, sliceRegex, readyOf, ready, desired, desiredSource, endpointsExported, below };
+  return { d, name, ns, runbookUrl, container, platform, isRollout, hasRoute, scrapeD, rateWindowD, leave, ret, minReady, startup, propagation, floorD, sustainedD, oscWindowD, flapWindowD, slo, throttle, route, routeSel, rsRegex, ownPods, sliceRegex, readyOf, ready, desired, desiredSource, endpointsExported, below };
 }
 
 /** The input of one rule: the AlertRule without what `alertRule` derives (labels, annotations, anchor). */

@@ -23,7 +23,7 @@ export class CanaryStep {
    */
   public static setWeight(percent: number): CanaryStep {
     // The controller refuses a weight outside 0..maxTrafficWeight (100 unless set; rollwise's
-    // Rollouts never set it), and setWeight is an int32 (argo-rollouts v1.9.1 pkg/apis/rollouts/validation, as src/checks/controller-spec.ts setWeightRange).
+    // Rollouts never set it), and setWeight is an int32 (argo-rollouts v1.9.1 pkg/apis/rollouts/validation, as src/checks/controller/validation.ts setWeightRange).
     const problem = deferred(() => checkInteger('CanaryStep.setWeight(percent)', percent, 0, 100, 'it is the percentage of the route\'s traffic sent to the canary, a whole number the Argo Rollouts controller accepts from 0 to 100 (rollwise\'s Rollouts keep the default maximum of 100).', 'use a whole percentage from 0 to 100, e.g. CanaryStep.setWeight(25).'));
     return new CanaryStep({ setWeight: percent }, `send ${percent} % of traffic to the canary`, problem);
   }

@@ -255,8 +255,10 @@ const MEMORY_UNITS: Record<string, number> = { '': 1, k: 1e3, M: 1e6, G: 1e9, T:
 
 /** Memory quantity: "512Mi", "1Gi". Returns bytes; refuses values too small to run any server. */
 export function checkMemory(input: string, value: string): number {
-  if (typeof value === 'number') {
-    throw new RollwiseInputError(input, value, `is the number ${value}, and memory quantities are strings with a unit here, as in a manifest ("512Mi", "1Gi"): a bare number is bytes, and ${value} bytes cannot run any server.`, `write it as a string with its unit, e.g. "${value}Mi" if you meant mebibytes.`);
+  // a JavaScript caller may pass a number where the type says string
+  const raw: unknown = value;
+  if (typeof raw === 'number') {
+    throw new RollwiseInputError(input, raw, `is the number ${raw}, and memory quantities are strings with a unit here, as in a manifest ("512Mi", "1Gi"): a bare number is bytes, and ${raw} bytes cannot run any server.`, `write it as a string with its unit, e.g. "${raw}Mi" if you meant mebibytes.`);
   }
   const m = typeof value === 'string' ? /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)?$/.exec(value) : null;
   if (!m) {

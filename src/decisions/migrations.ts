@@ -103,7 +103,7 @@ export function decideMigration(name: string, appImage: string, m: Migration, ve
     if (!Array.isArray(v) || (required && v.length === 0) || v.some((x) => typeof x !== 'string' || x === '')) {
       throw new RollwiseInputError(input, v, `must be a ${required ? 'non-empty ' : ''}list of strings: the kubelet runs it without a shell, one argument per item.`, `write it as a list, e.g. ${input}: ["python", "manage.py", "migrate", "--noinput"].`);
     }
-    return [...v];
+    return [...(v as string[])];
   };
   const command = strings('migrations.command', p.command, true) as string[];
   const args = strings('migrations.args', p.args, false);

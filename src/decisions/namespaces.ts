@@ -184,3 +184,29 @@ export function decideNamespace(namespace: string, policy: NamespacePolicy, vers
     labels: namespaceLabels('namespacePolicy', policy.props, version),
   };
 }
+
+/** A namespace the platform emits on its own (ServiceNamespace): its name, labels and sync options. */
+export interface ServiceNamespaceInputs extends NamespaceProps {
+  readonly name: string;
+  readonly kubernetesVersion?: KubernetesVersion;
+  readonly kubernetesVersionSource?: string;
+}
+
+export interface ServiceNamespaceDecisions {
+  readonly name: string;
+  readonly labels: Decision<Record<string, string>>;
+  /** The `argocd.argoproj.io/sync-options` annotation. */
+  readonly syncOptions: Decision<string>;
+}
+
+/** What ServiceNamespace (src/constructs/service-namespace.ts) renders. */
+export function decideServiceNamespace(props: ServiceNamespaceInputs): ServiceNamespaceDecisions {
+  const name = checkDnsLabel('name', props.name, 'shop');
+  const labels = namespaceLabels(name, props, props.kubernetesVersion ?? KubernetesVersion.V1_28, props.kubernetesVersionSource
+    ?? (props.kubernetesVersion ? `input (kubernetesVersion ${props.kubernetesVersion.name})` : 'the default, as kubernetesVersion was not given: set it to your cluster\'s version'));
+  // Several sync options in one annotation are joined with "," (argo-cd v3.5.1
+  // docs/user-guide/sync-options.md); Prune=false and Delete=false keep the resource on prune and
+  // on Application deletion ("No Prune Resources", "No Resource Deletion").
+  const syncOptions = decided('Prune=false,Delete=false', 'Deleting a namespace deletes everything in it, every service\'s objects and Secrets included: if Argo CD applies this object, it never prunes it (removed from Git) or deletes it (with its Application); delete a namespace by hand, deliberately.');
+  return { name, labels, syncOptions };
+}

@@ -10,7 +10,10 @@ import { AlertValues, ruleList } from './alert-values';
  * (ReadyEndpointsOscillating), and single pods leaving and rejoining Ready (ReadinessFlapping).
  */
 export function readinessAlerts(v: AlertValues): Decision<AlertRule>[] {
-  const { d, name, ns, scrape, rateWindow, leave, ret, floor, floorD, sustained, sustainedD, oscWindow, oscWindowD, flapWindow, flapWindowD, rsRegex, ownPods, ready, desired, desiredSource, endpointsExported, below } = v;
+  const { d, name, ns, leave, ret, floorD, sustainedD, oscWindowD, flapWindowD } = v;
+  const { rsRegex, ownPods, ready, desired, desiredSource, endpointsExported, below } = v;
+  const [scrape, rateWindow, floor] = [v.scrapeD.value, v.rateWindowD.value, floorD.value];
+  const [sustained, oscWindow, flapWindow] = [sustainedD.value, oscWindowD.value, flapWindowD.value];
   const [rules, add] = ruleList(v);
   add({
     alert: 'ReadyEndpointsBelowFloor', mechanism: 'readiness-floor', severity: 'critical',

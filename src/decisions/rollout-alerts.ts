@@ -11,7 +11,8 @@ import { AlertValues, ruleList } from './alert-values';
  * (RolloutDegraded), from the Argo Rollouts controller's metrics or the Deployment's condition.
  */
 export function rolloutAlerts(v: AlertValues): Decision<AlertRule>[] {
-  const { d, name, ns, isRollout, scrape, rsRegex } = v;
+  const { d, name, ns, isRollout, rsRegex } = v;
+  const scrape = v.scrapeD.value;
   const [rules, add] = ruleList(v);
   if (isRollout) {
     // <rollout>-<pod-template-hash>-<revision>[-<step index>][.<N>] (argo-rollouts v1.9.1

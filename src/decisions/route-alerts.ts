@@ -25,7 +25,8 @@ const ENVOY_FLAGS = [
  * per other response flag (UF, UO, UT).
  */
 export function routeAlerts(v: AlertValues): Decision<AlertRule>[] {
-  const { name, ns, hasRoute, scrape, rateWindow, slo, route, routeSel } = v;
+  const { name, ns, hasRoute, slo, route, routeSel } = v;
+  const [scrape, rateWindow] = [v.scrapeD.value, v.rateWindowD.value];
   const [rules, add] = ruleList(v);
   const total = `sum(rate(envoy_cluster_upstream_rq_xx{${routeSel}}[5m]))`;
   if (hasRoute) {

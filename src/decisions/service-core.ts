@@ -140,6 +140,8 @@ export interface ServiceCoreDecisions {
   readonly image: string;
   readonly port: number;
   readonly replicas: number;
+  /** `spec.replicas` of the workload: `replicas` with its reason (replicasDecision). */
+  readonly replicaCount: Decision<number>;
   readonly readinessPath: string;
   readonly readinessP99Seconds?: number;
   readonly capacity?: Capacity;
@@ -233,6 +235,7 @@ export function decideServiceCore(inp: ServiceCoreInputs, platform: Platform): S
     image: inp.image,
     port,
     replicas,
+    replicaCount: replicasDecision({ replicas, capacity }),
     readinessPath,
     readinessP99Seconds: p99,
     capacity,
@@ -333,7 +336,7 @@ function readinessP99(name: string, health: HealthProps, measurements: Measureme
 }
 
 /** The replica count's reason: the input, and the load per replica at peak when capacity is known. */
-export function replicasDecision(d: ServiceCoreDecisions): Decision<number> {
+export function replicasDecision(d: Pick<ServiceCoreDecisions, 'replicas' | 'capacity'>): Decision<number> {
   const c = d.capacity;
   return decided(d.replicas, `Input: ${d.replicas} replicas${c ? `, ${(c.peakRps / d.replicas).toFixed(0)} req/s each at the ${c.peakRps} req/s peak (${Math.round((c.peakRps / d.replicas / c.saturationRpsPerReplica) * 100)} % of saturation)` : ''}.`);
 }

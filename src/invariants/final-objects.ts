@@ -122,7 +122,7 @@ export function acceptPatchedValue(object: ApiObject, path: string, because: str
   if (problem !== undefined) {
     throw new RollwiseInputError(`acceptPatch(${path}).because`, because, `an accepted patch must carry its reason, and ${problem}.`, `say why the patched ${path} is right for this service.`);
   }
-  const annotations = object.metadata.toJson().annotations ?? {};
+  const annotations = (object.metadata.toJson() as { annotations?: Record<string, string> }).annotations ?? {};
   const reason = `Patched: ${because.trim()}`;
   for (const key of [ANNOTATIONS.overrides, ANNOTATIONS.reasons]) {
     const lines = parseReasonLines(annotations[key] ?? '');

@@ -196,7 +196,7 @@ export const INVARIANTS: readonly Invariant[] = [
       // The HPA controller scales what scaleTargetRef names (kind and name, through the scale
       // subresource of apiVersion's group): any other target leaves this workload's count unowned.
       const aimed = hpa && (target?.kind !== w.kind || target?.name !== rec(w.metadata)?.name || target?.apiVersion !== w.apiVersion)
-        ? [v(set, hpa, 'spec.scaleTargetRef', `scaleTargetRef ${short(target)} is not the service's ${w.kind} ${short(rec(w.metadata)?.name)} (${short(w.apiVersion)}): the autoscaler scales another object and this one keeps its own replicas`)]
+        ? [v(set, hpa, 'spec.scaleTargetRef', `scaleTargetRef ${short(target)} is not the service's ${String(w.kind)} ${short(rec(w.metadata)?.name)} (${short(w.apiVersion)}): the autoscaler scales another object and this one keeps its own replicas`)]
         : [];
       if (spec.replicas === undefined && hpa) {
         const min = int(rec(hpa.spec)?.minReplicas);

@@ -83,5 +83,5 @@ export function toCommentedYaml(objects: readonly unknown[]): string {
 
 /** Adds the comments to YAML text written by cdk8s (multi-document). */
 export function commentYamlText(text: string): string {
-  return toCommentedYaml(YAML.parseAllDocuments(text, { version: '1.1' }).map((d) => d.toJS()));
+  return toCommentedYaml(YAML.parseAllDocuments(text, { version: '1.1' }).map((d) => d.toJS() as unknown));
 }

@@ -155,7 +155,7 @@ const FIELDS: Record<string, FieldType> = {
   prometheus: 'string', measuredAt: 'string', window: 'object', 'window.start': 'string', 'window.end': 'string',
   peak: 'object', 'peak.start': 'string', 'peak.end': 'string', 'peak.requestsPerSecond': 'number', 'peak.pods': 'number', 'peak.query': 'string',
   readiness: 'object', 'readiness.p99.interpolatedSeconds': 'number|null', 'readiness.p99.bucketLowerSeconds': 'number|null',
-  ...Object.fromEntries(['readiness.p99', 'readiness.p50', 'readiness.failedAtPeak'].flatMap((m) => [[m, 'object'], ...Object.entries(MEASURED).map(([k, t]) => [`${m}.${k}`, t])])),
+  ...Object.fromEntries(['readiness.p99', 'readiness.p50', 'readiness.failedAtPeak'].flatMap((m): [string, FieldType][] => [[m, 'object'], ...Object.entries(MEASURED).map(([k, t]): [string, FieldType] => [`${m}.${k}`, t])])),
   capacity: 'object', 'capacity.points': 'array', 'capacity.saturation': 'object', 'capacity.saturation.sentence': 'string', 'capacity.saturation.estimateRps': 'number|null',
 };
 

@@ -190,7 +190,7 @@ function named(series: Series[], name: string | undefined): Series[] {
 const SELECTED = new WeakMap<Series[], Map<Node, Series[]>>();
 function selected(series: Series[], n: Extract<Node, { k: 'sel' }>): Series[] {
   let bySel = SELECTED.get(series);
-  if (!bySel) SELECTED.set(series, (bySel = new Map()));
+  if (!bySel) SELECTED.set(series, (bySel = new Map<Node, Series[]>()));
   let picked = bySel.get(n);
   if (!picked) {
     picked = named(series, n.name).filter((s) => matches(s.labels, s.name, n.matchers, n.name));

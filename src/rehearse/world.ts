@@ -398,10 +398,10 @@ function exporterSeries(model: RolloutModel, release: Release, rps: number, scra
   const P = PROXIES.length;
   const isCanary = clusters.map((c) => c === model.canaryCluster);
   const isStable = clusters.map((c) => c === model.stableCluster);
-  const acc: Array<Counters | undefined> = new Array(clusters.length * P).fill(undefined);
-  const used: number[] = new Array(clusters.length * P).fill(0);
-  const hosts: number[] = new Array(clusters.length).fill(0);
-  const readyHosts: number[] = new Array(clusters.length).fill(0);
+  const acc: Array<Counters | undefined> = new Array<Counters | undefined>(clusters.length * P).fill(undefined);
+  const used: number[] = new Array<number>(clusters.length * P).fill(0);
+  const hosts: number[] = new Array<number>(clusters.length).fill(0);
+  const readyHosts: number[] = new Array<number>(clusters.length).fill(0);
   const firstTraffic = state.weight.findIndex((w) => w > 0);
   const burst = release.burst;
   const canaryErrorAt = (t: number) => (burst && firstTraffic >= 0 && t >= firstTraffic + burst.afterFirstTrafficSeconds && t < firstTraffic + burst.afterFirstTrafficSeconds + burst.seconds ? burst.errorRatio : release.canaryErrorRatio);

@@ -904,7 +904,7 @@ function dataRules(o: Json, add: Add): void {
       else total += base64Bytes(v);
     }
   }
-  if (total > MAX_SECRET_SIZE) add('/', `the ${o.kind}'s data is ${total} bytes, more than the 1 MiB (${MAX_SECRET_SIZE} bytes) the API server allows (core: ${keyRule}, MaxSecretSize)`);
+  if (total > MAX_SECRET_SIZE) add('/', `the ${String(o.kind)}'s data is ${total} bytes, more than the 1 MiB (${MAX_SECRET_SIZE} bytes) the API server allows (core: ${keyRule}, MaxSecretSize)`);
 }
 
 /**

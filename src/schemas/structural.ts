@@ -199,7 +199,7 @@ export class SchemaCompiler {
           v.forEach((x, i) => {
             if (x === undefined) return;
             const d = items().check(x, `${path}/${i}`, out, pass);
-            if (d !== x) (copy ??= [...v])[i] = d;
+            if (d !== x) (copy ??= [...(v as unknown[])])[i] = d;
           });
           value = copy ?? v;
           if (listType === 'set' || s.uniqueItems === true) {
@@ -261,7 +261,7 @@ export class SchemaCompiler {
           let key: string | undefined;
           for (const r of rules) {
             let memo = pass.memo.get(r.compiled);
-            if (!memo) pass.memo.set(r.compiled, (memo = new Map()));
+            if (!memo) pass.memo.set(r.compiled, (memo = new Map<string, string | boolean>()));
             key ??= JSON.stringify(value);
             let res = memo.get(key);
             if (res === undefined) memo.set(key, (res = r.compiled.evaluate((self ??= node.toCel(value)))));

@@ -56,7 +56,7 @@ export function readManifestSettings(yamlText: string, source = 'manifest'): Man
     if (!Array.isArray(containers) || containers.length === 0) {
       throw new ScenarioError(
         [{
-          field: `${r.kind}/${name} spec.template.spec.containers`,
+          field: `${String(r.kind)}/${name} spec.template.spec.containers`,
           value: containers,
           why: isRollout && spec.workloadRef ? 'the Rollout uses workloadRef, so it has no pod template' : 'there is no container',
           fix: 'point the scenario at a manifest whose workload has an inline pod template',

@@ -75,7 +75,7 @@ export class Reader {
     if (!o || o[key] === undefined || o[key] === null) return undefined;
     const v = o[key];
     if (!Array.isArray(v)) return this.problem(join(field, key), v, 'must be a list', `write it as a YAML list ("- ..." items)`);
-    return v;
+    return v as unknown[];
   }
 }
 

@@ -68,7 +68,7 @@ export function renderedApp(objects: { chart: Chart; json: Json; apiObject?: Api
     if (o.apiObject) byObject.set(o.apiObject, o.json);
     else {
       let m = byKey.get(o.chart);
-      if (!m) byKey.set(o.chart, (m = new Map()));
+      if (!m) byKey.set(o.chart, (m = new Map<string, Json>()));
       m.set(key(o.json), o.json);
     }
   }

@@ -352,7 +352,7 @@ function placeComments(obj: Record<string, unknown>, reasons: Readonly<Record<st
     }
     if (at === undefined) continue;
     let m = out.get(parent as object);
-    if (!m) out.set(parent as object, (m = new Map()));
+    if (!m) out.set(parent as object, (m = new Map<string | number, string>()));
     m.set(at, wrap(reason));
   }
   return out;
