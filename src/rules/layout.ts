@@ -357,7 +357,7 @@ function renderJobs(env: NodeJS.ProcessEnv = process.env): number {
  * process as before, so a root's result does not depend on the others. A render whose inputs are
  * unchanged since a cached one is taken from `cacheDir` (render-cache.ts) without a process.
  */
-function renderAll(roots: readonly Kustomization[], r: KustomizeRenderer, timeoutSeconds: number, cacheDir: string | undefined): Map<string, Rendered> {
+function renderAll(roots: readonly Kustomization[], r: KustomizeRenderer, timeoutSeconds: number, cacheDir: string | undefined, repoRoot: string): Map<string, Rendered> {
   const out = new Map<string, Rendered>();
   if (roots.length === 0) return out;
   const hasher = new ContentHasher();
@@ -365,7 +365,7 @@ function renderAll(roots: readonly Kustomization[], r: KustomizeRenderer, timeou
   const done = new Map<string, ProcessResult & { base: string }>();
   if (cacheDir !== undefined) {
     for (const root of roots) {
-      const key = renderKey(root.dir, r.command, r.args, hasher);
+      const key = renderKey(root.dir, r.command, r.args, hasher, process.env, repoRoot);
       if (key === undefined) continue;
       keys.set(root.dir, key);
       const hit = readCachedRender(cacheDir, key);
@@ -586,7 +586,7 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
     return !plain.has(root.dir) && !root.component && !tree.some((w) => w.k.remote.length > 0 || w.k.helm);
   };
   const renderedDocs = new Map<string, ParsedSource>();
-  const renders = renderer ? renderAll(roots.filter(renderable), renderer, opts.renderTimeoutSeconds ?? 60, opts.renderCache === undefined ? renderCacheDir() : opts.renderCache ?? undefined) : new Map<string, Rendered>();
+  const renders = renderer ? renderAll(roots.filter(renderable), renderer, opts.renderTimeoutSeconds ?? 60, opts.renderCache === undefined ? renderCacheDir() : opts.renderCache ?? undefined, repoRoot) : new Map<string, Rendered>();
 
   for (const root of roots) {
     const tree = walk(root, cache);

@@ -54,20 +54,46 @@ export function renderCacheDir(env: NodeJS.ProcessEnv = process.env): string | u
   return home !== undefined && path.isAbsolute(home) ? path.join(home, '.cache', 'rollwise', 'kustomize') : undefined;
 }
 
+/** Thrown by ContentHasher past its budget: the render is not cached (its inputs are too big to key). */
+class HashBudgetExceeded extends Error {}
+
+/**
+ * What one scan may read to key its renders: kustomize inputs are kilobytes to a few megabytes of
+ * YAML; a tree over these bounds is rendered every time rather than hashed without end.
+ */
+export const HASH_BUDGET = { bytes: 256 * 1024 * 1024, entries: 100_000 };
+
 /** Hashes of files and folders, shared by the keys of one scan (many roots share folders). */
 export class ContentHasher {
   private readonly files = new Map<string, string>();
   private readonly dirs = new Map<string, string>();
+  private bytes = 0;
+  private entries = 0;
+
+  constructor(private readonly budget: { readonly bytes: number; readonly entries: number } = HASH_BUDGET) {}
+
+  private spend(bytes: number, entries: number): void {
+    this.bytes += bytes;
+    this.entries += entries;
+    if (this.bytes > this.budget.bytes || this.entries > this.budget.entries) throw new HashBudgetExceeded();
+  }
 
   /** The hash of a file's bytes, or of its absence. */
   file(abs: string): string {
     let h = this.files.get(abs);
     if (h === undefined) {
+      let bytes: Buffer | undefined;
       try {
-        h = createHash('sha256').update(fs.readFileSync(abs)).digest('hex');
-      } catch {
-        h = 'unreadable';
+        // Regular files only, their size spent before they are read (a device or a FIFO is not).
+        const st = fs.statSync(abs);
+        if (st.isFile()) {
+          this.spend(st.size, 1);
+          bytes = fs.readFileSync(abs);
+        }
+      } catch (e) {
+        if (e instanceof HashBudgetExceeded) throw e;
       }
+      h = bytes === undefined ? 'unreadable' : createHash('sha256').update(bytes).digest('hex');
       this.files.set(abs, h);
     }
     return h;
@@ -84,6 +110,7 @@ export class ContentHasher {
     } catch {
       hash.update('unreadable');
     }
+    this.spend(0, entries.length);
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const e of entries) {
       const p = path.join(abs, e.name);
@@ -140,9 +167,29 @@ function rendererId(command: string, args: readonly string[], env: NodeJS.Proces
 
 /**
  * The key of a render of `rootDir` (absolute) by `command args`, or undefined when the render must
- * not be cached (a remote location in the tree, or an unknown renderer).
+ * not be cached: a remote location in the tree, an unknown renderer, a folder named outside
+ * `within` (the repository, when known) or above a kustomization that has a kustomization of its
+ * own, or inputs over the hasher's budget.
+ *
+ * Every one-line string of a kustomization is tried as a path, so values that are not paths are
+ * tried too: an Ingress patch's `path: /` names the filesystem's root, which a loader never reads as
+ * a resource folder without a kustomization in it (kustomize v5.5.0 api/internal/target/
+ * kusttarget.go: a folder resource is a kustomization). A folder above the kustomization without a
+ * kustomization file is therefore recorded by name, not hashed.
  */
-export function renderKey(rootDir: string, command: string, args: readonly string[], hasher: ContentHasher, env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function renderKey(rootDir: string, command: string, args: readonly string[], hasher: ContentHasher, env: NodeJS.ProcessEnv = process.env, within?: string): string | undefined {
+  try {
+    return renderKeyOrThrow(rootDir, command, args, hasher, env, within === undefined ? undefined : path.resolve(within));
+  } catch (e) {
+    if (e instanceof HashBudgetExceeded) return undefined;
+    throw e;
+  }
+}
+
+const hasKustomization = (dir: string): boolean => KUSTOMIZATION_FILES.some((n) => fs.existsSync(path.join(dir, n)));
+const inside = (f: string, dir: string): boolean => f === dir || f.startsWith(dir.endsWith(path.sep) ? dir : `${dir}${path.sep}`);
+
+function renderKeyOrThrow(rootDir: string, command: string, args: readonly string[], hasher: ContentHasher, env: NodeJS.ProcessEnv, within: string | undefined): string | undefined {
   const renderer = rendererId(command, args, env);
   if (renderer === undefined) return undefined;
   const hash = createHash('sha256').update(`${VERSION}\n${renderer}\n${rootDir}\n`);
@@ -150,6 +197,7 @@ export function renderKey(rootDir: string, command: string, args: readonly strin
   const seen = new Set<string>(dirs);
   const extraFiles = new Set<string>();
   const missing = new Set<string>();
+  const above = new Set<string>();
   for (let i = 0; i < dirs.length; i++) {
     const dir = dirs[i];
     const kf = KUSTOMIZATION_FILES.map((n) => path.join(dir, n)).find((f) => fs.existsSync(f));
@@ -173,7 +221,17 @@ export function renderKey(rootDir: string, command: string, args: readonly strin
         continue;
       }
       if (st.isDirectory()) {
+        if (abs !== dir && inside(dir, abs)) {
+          // A folder above this kustomization (`/`, `..`): not a resource folder unless it holds a
+          // kustomization; hashing it would read everything below it.
+          if (hasKustomization(abs)) return undefined;
+          above.add(abs);
+          continue;
+        }
+        if (within !== undefined && !inside(abs, within)) return undefined;
         if (!seen.has(abs)) { seen.add(abs); dirs.push(abs); }
+      } else if (within !== undefined && !inside(abs, within)) {
+        return undefined;
       } else {
         extraFiles.add(abs);
       }
@@ -184,6 +242,7 @@ export function renderKey(rootDir: string, command: string, args: readonly strin
   for (const d of sorted) hash.update(`dir ${d} ${hasher.dir(d)}\n`);
   for (const f of [...extraFiles].filter((x) => !under(x)).sort()) hash.update(`file ${f} ${hasher.file(f)}\n`);
   for (const m of [...missing].sort()) hash.update(`missing ${m}\n`);
+  for (const a of [...above].sort()) hash.update(`above ${a}\n`);
   return hash.digest('hex');
 }
 

@@ -70,6 +70,46 @@ describe('the key of a render', () => {
     expect(key(dir, 'overlays/b')).toMatch(/^[0-9a-f]{64}$/);
   });
 
+  test('a one-line value `/` or `..` (a path in a replacement or JSON 6902 patch) is not hashed as the folder it names', () => {
+    // Found linting a public training repository: a replacement's `/` resolved to the filesystem's
+    // root, and the key hashed every file of the machine until the process ran out of memory.
+    const dir = tempRepo('rw-render-root-', {
+      ...FILES,
+      'overlays/c/kustomization.yaml': [
+        'resources:', '- ../../base',
+        'patches:', '- target: {kind: Deployment, name: web}',
+        '  patch: |-', '    - op: add', '      path: /metadata/annotations', '      value: {}',
+        'replacements:', '- source: {kind: Deployment, name: web, fieldPath: metadata.name}',
+        '  targets:', '  - select: {kind: Deployment}', '    fieldPaths: [metadata.labels.app]', '    options: {delimiter: "/"}',
+        'commonAnnotations: {up: ".."}', '',
+      ].join('\n'),
+    });
+    // A budget the repository fits in many times over, and the filesystem never does.
+    const small = new ContentHasher({ bytes: 1024 * 1024, entries: 500 });
+    const k0 = key(dir, 'overlays/c', small);
+    expect(k0).toMatch(/^[0-9a-f]{64}$/);
+    fs.writeFileSync(path.join(dir, 'base', 'deployment.yaml'), deployment(':9002'));
+    expect(key(dir, 'overlays/c', new ContentHasher({ bytes: 1024 * 1024, entries: 500 }))).not.toBe(k0);
+  });
+
+  test('is undefined (rendered every time) for a folder named above the root that holds a kustomization, outside the repository, or over the budget', () => {
+    const dir = tempRepo('rw-render-bounds-', {
+      ...FILES,
+      'kustomization.yaml': 'resources:\n- overlays/a\n',
+      'overlays/up/kustomization.yaml': 'resources:\n- ../..\n',
+    });
+    expect(key(dir, 'overlays/up')).toBeUndefined();
+    const outside = tempRepo('rw-render-outside-', { 'shared/deployment.yaml': deployment(':9001') });
+    fs.writeFileSync(path.join(dir, 'overlays', 'b', 'kustomization.yaml'), `resources:\n- ../../base\n- ${path.join(outside, 'shared', 'deployment.yaml')}\n`);
+    const within = (hasher = new ContentHasher()): string | undefined =>
+      renderKey(path.join(dir, 'overlays/b'), '/bin/sh', ['kustomize'], hasher, { PATH: '' }, dir);
+    expect(within()).toBeUndefined();
+    // Without a repository to bound it, the same tree is keyed (the file outside is hashed).
+    expect(key(dir, 'overlays/b')).toMatch(/^[0-9a-f]{64}$/);
+    expect(key(dir, 'overlays/a', new ContentHasher({ bytes: 100, entries: 1000 }))).toBeUndefined();
+    expect(key(dir, 'overlays/a', new ContentHasher({ bytes: 1024 * 1024, entries: 3 }))).toBeUndefined();
+  });
+
   test('the cache folder: ROLLWISE_KUSTOMIZE_CACHE, else XDG_CACHE_HOME, else HOME/.cache; none when off or without a home', () => {
     expect(renderCacheDir({ ROLLWISE_KUSTOMIZE_CACHE: '/c', HOME: '/h' })).toBe(path.resolve('/c'));
     expect(renderCacheDir({ ROLLWISE_KUSTOMIZE_CACHE: 'off', HOME: '/h' })).toBeUndefined();
