@@ -96,6 +96,21 @@ function kustomizationFile(dir: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Per-scan memo of the folder questions asked once per scanned file (which folder above it holds a
+ * kustomization, and that kustomization's text and YAML): a repository with hundreds of files
+ * under one kustomization asked the file system, and parsed the same kustomization, once per file.
+ */
+interface FolderMemo {
+  readonly files: Map<string, string | undefined>;
+  readonly docs: Map<string, { readonly text: string; readonly doc: Record<string, unknown> | undefined }>;
+}
+
+function kustomizationFileIn(dir: string, memo: FolderMemo): string | undefined {
+  if (!memo.files.has(dir)) memo.files.set(dir, kustomizationFile(dir));
+  return memo.files.get(dir);
+}
+
 const REMOTE = /:\/\/|^github\.com\/|^gitlab\.com\/|^git@|\?ref=/;
 
 function readKustomization(dir: string, cache: Map<string, Kustomization | null>): Kustomization | undefined {
@@ -495,6 +510,7 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
 
   // The kustomizations of the scan and their roots (those no other kustomization of the scan includes).
   const cache = new Map<string, Kustomization | null>();
+  const memo: FolderMemo = { files: new Map(), docs: new Map() };
   const dirs = new Set<string>();
   const looked = new Set<string>();
   for (const i of inputs) {
@@ -504,7 +520,7 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
     // An extension-less `Kustomization` is not among the scanned files: look once per folder.
     if (!looked.has(dir)) {
       looked.add(dir);
-      if (kustomizationFile(dir)) dirs.add(dir);
+      if (kustomizationFileIn(dir, memo)) dirs.add(dir);
     }
   }
   const ks = [...dirs].map((d) => readKustomization(d, cache)).filter((k): k is Kustomization => !!k);
@@ -529,7 +545,7 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
     const abs = path.resolve(i.file);
     if (patchFiles.has(abs) || membership.has(abs) || !abs.startsWith(`${repoRoot}${path.sep}`)) continue;
     for (let dir = path.dirname(path.dirname(abs)); dir.startsWith(repoRoot); dir = path.dirname(dir)) {
-      if (!dirs.has(dir) && kustomizationFile(dir)) {
+      if (!dirs.has(dir) && kustomizationFileIn(dir, memo)) {
         const k = readKustomization(dir, cache);
         if (k && walk(k, cache).some((w) => w.k.patchFiles.includes(abs))) { patchFiles.add(abs); break; }
       }
@@ -657,7 +673,7 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
       : open.length > 0 && open.every((r) => !failed.has(r.root.dir) && unchangedTree(walk(r.root, cache)))
         ? `listed as a resource by ${shown(open[0].root.file)}, which changes nothing on the way to the output (no patch, generator, replacement or transformer)`
         : open.length === 0 ? readmeApplies(abs, readmes) : undefined;
-    const supplied = open.length === 0 && !abs.startsWith('<') ? patchesTargeting(abs, p.objects, repoRoot, cache) : new Map<LintObject, { pointers: string[]; by: string }>();
+    const supplied = open.length === 0 && !abs.startsWith('<') ? patchesTargeting(abs, p.objects, repoRoot, cache, memo) : new Map<LintObject, { pointers: string[]; by: string }>();
     for (const o of p.objects) {
       objects.push(o);
       const sup = supplied.get(o);
@@ -766,20 +782,26 @@ function patchPointers(text: string): string[] {
  * does) and whose `target` selects the object (kind, group, name, labelSelector; kustomize v5.5.0
  * api/types/selector.go). The pointers they add are supplied, not missing, once the entry is on.
  */
-function patchesTargeting(abs: string, objs: readonly LintObject[], repoRoot: string, cache: Map<string, Kustomization | null>): Map<LintObject, { pointers: string[]; by: string }> {
+function patchesTargeting(abs: string, objs: readonly LintObject[], repoRoot: string, cache: Map<string, Kustomization | null>, memo: FolderMemo): Map<LintObject, { pointers: string[]; by: string }> {
   const out = new Map<LintObject, { pointers: string[]; by: string }>();
   if (objs.length === 0 || !abs.startsWith(`${repoRoot}${path.sep}`)) return out;
   for (let dir = path.dirname(abs); dir.startsWith(repoRoot); dir = path.dirname(dir)) {
-    const file = kustomizationFile(dir);
+    const file = kustomizationFileIn(dir, memo);
     if (file && readKustomization(dir, cache)) {
-      let doc: Record<string, unknown> | undefined;
-      let text = '';
-      try {
-        text = fs.readFileSync(file, 'utf8');
-        doc = rec(YAML.parse(text, { uniqueKeys: false }));
-      } catch {
-        doc = undefined;
+      let read = memo.docs.get(file);
+      if (read === undefined) {
+        let doc: Record<string, unknown> | undefined;
+        let text = '';
+        try {
+          text = fs.readFileSync(file, 'utf8');
+          doc = rec(YAML.parse(text, { uniqueKeys: false }));
+        } catch {
+          doc = undefined;
+        }
+        read = { text, doc };
+        memo.docs.set(file, read);
       }
+      const { text, doc } = read;
       const rel = path.relative(dir, abs).split(path.sep).join('/');
       const names = doc && (arr(doc.resources).some((r) => str(r) === rel || str(r) === `./${rel}`) || text.split('\n').some((l) => /^\s*#/.test(l) && l.includes(rel)));
       if (doc && names) {
