@@ -436,7 +436,16 @@ function renderAll(roots: readonly Kustomization[], r: KustomizeRenderer, timeou
 /** The reason in kustomize's (or kubectl's) error output, without its deprecation warnings and log prefix. */
 function renderError(out: string, rootDir: string): string {
   const lines = out.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('# Warning'));
-  const line = lines.find((l) => /err=|^Error:/.test(l)) ?? lines[lines.length - 1] ?? out.trim();
+  const at0 = lines.findIndex((l) => /err=|^Error:/.test(l));
+  let line = lines[at0] ?? lines[lines.length - 1] ?? out.trim();
+  // klog's multi-line value (k8s.io/klog/v2 textlogger, as kubectl 1.32 logs "command failed"):
+  // `E1203 16:03:50.253262 11304 run.go:72] "command failed" err=<`, the error's lines, then `>`.
+  // The header's time and process id would make the same failure a different message every run.
+  if (at0 >= 0 && /err=<$/.test(line)) {
+    const end = lines.indexOf('>', at0 + 1);
+    line = lines.slice(at0 + 1, end < 0 ? undefined : end).join(' ');
+  }
+  line = line.replace(/^[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ [^\]]*\] /, '');
   const quoted = /err="(.*)"\s*$/.exec(line);
   let text = (quoted ? quoted[1].replace(/\\"/g, '"') : line.replace(/^Error:\s*/, '')).replace(/\s+/g, ' ');
   // Drop the layer our wrapper kustomization adds ("accumulating resources from '../<tmp>...").

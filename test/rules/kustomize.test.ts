@@ -85,6 +85,18 @@ describe('a base and an overlay that patches replicas', () => {
     expect(notes).toHaveLength(1);
     expect(notes[0].message).toMatch(new RegExp(`^${installed!.label} .*overlays/prod failed \\(.*missing\\.yaml.*\\); its files were linted one by one`));
   });
+
+  withKustomize(`a failure kubectl logs over several lines gives kustomize's reason, the same text every run (no log time or process id)${why}`, () => {
+    // kubectl 1.32 logs an error holding line breaks as klog's `err=<`, its lines, `>`, behind a header
+    // with the time and the process id: a duplicate key in a resource is such an error.
+    const dup = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n  name: web-2\n';
+    const dir = repo({ ...BASE, 'overlays/prod/kustomization.yaml': 'resources:\n- ../../base\n- config.yaml\n', 'overlays/prod/config.yaml': dup });
+    const message = (): string => lint(dir, { PATH: process.env.PATH }).find((x) => x.ruleId.startsWith('RW010'))!.message;
+    const first = message();
+    expect(first).toMatch(/failed \(.*"name" already defined.*\); its files were linted one by one/);
+    expect(first).not.toMatch(/\b[IWEF]\d{4} \d{2}:\d{2}:\d{2}|run\.go|err=</);
+    expect(message()).toBe(first);
+  });
 });
 
 describe('kustomizations that only gather files are read without a kustomize process', () => {
