@@ -125,7 +125,8 @@ describe('rollwise diff on the example', () => {
 });
 
 describe('findings introduced and the exit code', () => {
-  // One replica with maxUnavailable 1 is an error (RW305: the rollout removes the only pod first).
+  // One replica with maxUnavailable 1 behind a Service is an error (RW305: the rollout removes the
+  // only pod the Service sends requests to first).
   const deployment = (replicas: number) => `apiVersion: apps/v1
 kind: Deployment
 metadata: { name: web, namespace: shop }
@@ -140,6 +141,13 @@ spec:
         - name: web
           image: web:1.0
           readinessProbe: { httpGet: { path: /ready, port: 8080 }, periodSeconds: 10, timeoutSeconds: 3, failureThreshold: 3, successThreshold: 3 }
+---
+apiVersion: v1
+kind: Service
+metadata: { name: web, namespace: shop }
+spec:
+  selector: { app: web }
+  ports: [{ name: http, port: 80, targetPort: 8080 }]
 `;
   it('a change that introduces an error-level finding exits 1 and names it; its revert resolves it', () => {
     const a = path.join(tmp, 'lint-a');

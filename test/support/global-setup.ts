@@ -21,6 +21,8 @@ export default async function globalSetup(): Promise<void> {
   // Every temporary folder of this run (cdk8s's Testing.app() makes one per app and never removes
   // it) goes under one folder that global-teardown.ts removes, pass or fail.
   const runTmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rollwise-test-'));
+  // Open to every user like /tmp (sticky): a test runs synth as nobody to prove permissions matter.
+  fs.chmodSync(runTmp, 0o1777);
   process.env.ROLLWISE_TEST_TMPDIR = runTmp;
   process.env.TMPDIR = runTmp;
   // Tests render into no user's kustomize cache (~/.cache/rollwise); the cache's own tests pass a folder.

@@ -91,10 +91,12 @@ describe.each([
 
   test('an unsafe object that rollwise did not make fails both, and leaves no output', () => {
     const unsafe = [
-      // One replica with maxUnavailable 1: RW305, an error (every rollout removes the only pod first).
+      // One replica with maxUnavailable 1 behind a Service: RW305, an error (every rollout removes
+      // the only pod the Service sends requests to first).
       "new ApiObject(chart, 'legacy', { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'legacy' }, spec: { replicas: 1, strategy: { rollingUpdate: { maxUnavailable: 1 } }, selector: { matchLabels: { app: 'legacy' } }, template: { metadata: { labels: { app: 'legacy' } }, spec: { containers: [{ name: 'app', image: 'legacy:1',",
       "  readinessProbe: { httpGet: { path: '/healthz', port: 8080 }, periodSeconds: 10, timeoutSeconds: 1 },",
       "  livenessProbe: { httpGet: { path: '/healthz', port: 8080 }, periodSeconds: 10, timeoutSeconds: 1 } }] } } } });",
+      "new ApiObject(chart, 'legacy-service', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'legacy' }, spec: { selector: { app: 'legacy' }, ports: [{ name: 'http', port: 80, targetPort: 8080 }] } });",
     ].join('\n');
     const dir = appDir(command, appSource(unsafe));
     const viaCdk8s = spawnSync(process.execPath, [CDK8S, 'synth', '-o', 'by-cdk8s'], { cwd: dir, encoding: 'utf8' });
