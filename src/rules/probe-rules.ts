@@ -1,5 +1,5 @@
 import { loadSensitivity } from './composition-rules';
-import { arr, ContainerRef, containers as allContainers, cpuCores, inProcessHandler, Json, podLabels, podSpec, probeHandler, probeTiming, PROBED_KINDS, rec, replicaCount, secs, serviceSelects, str, operatorManagedBy } from './k8s';
+import { arr, ContainerRef, containers as allContainers, cpuCores, inProcessHandler, Json, metricsOnlyService, podLabels, podSpec, probeHandler, probeTiming, PROBED_KINDS, rec, replicaCount, secs, serviceSelects, str, operatorManagedBy } from './k8s';
 import { requireFact, RuleContext, RuleDefinition } from './rule';
 import { LintObject } from './source';
 
@@ -294,7 +294,7 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
     severity: 'warning',
     title: 'A workload that a Service routes to rolls its pods without any readiness probe',
     kinds: ['Deployment', 'StatefulSet', 'Rollout'],
-    mechanism: 'Without a readiness probe the kubelet reports a container Ready as soon as it has started, before the application listens; the rolling update counts the new pod available, removes an old one, and the Service sends requests to a process that refuses them: errors on every rollout, the longer the start the more. DaemonSets are not checked: their pods are node agents replaced one node at a time (an exporter behind a Service was judged noise on the tuning set). Neither is a StatefulSet of one replica: its update deletes the pod before it creates the new one, so the gap is there with or without a probe. Information on a blue-green Rollout with autoPromotionEnabled: false: the active Service moves only when a person promotes (judged noise as a warning on istio-ecosystem/admiral, held-out set 3).',
+    mechanism: 'Without a readiness probe the kubelet reports a container Ready as soon as it has started, before the application listens; the rolling update counts the new pod available, removes an old one, and the Service sends requests to a process that refuses them: errors on every rollout, the longer the start the more. DaemonSets are not checked: their pods are node agents replaced one node at a time (an exporter behind a Service was judged noise on the tuning set). Neither is a StatefulSet of one replica: its update deletes the pod before it creates the new one, so the gap is there with or without a probe. Information where every Service selecting the pods has only ports named for metrics (metrics, http-metrics, *-metrics, prometheus, ...: a failed scrape, not a failed request). Information on a blue-green Rollout with autoPromotionEnabled: false: the active Service moves only when a person promotes (judged noise as a warning on istio-ecosystem/admiral, held-out set 3).',
     fieldNotes: 'docs/mechanisms.md#rollout-complete, #readiness-control-loop',
     fix: 'Add a readinessProbe on the serving container (an httpGet on a local health path, or a tcpSocket on its port), so a new pod takes traffic only once it answers.',
     facts: [],
@@ -316,8 +316,13 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
       if (regular.length === 0 || regular.some((c) => c.readinessProbe !== undefined)) return;
       if (containers(o).some((r) => r.c.readinessProbe !== undefined)) return; // a native sidecar's probe gates readiness too
       const labels = podLabels(o);
-      const services = [...new Set(ctx.index.scopes.inScope(o, 'Service').filter((svc) => serviceSelects(svc.obj, labels)).map((x) => x.ref))];
+      const selecting = ctx.index.scopes.inScope(o, 'Service').filter((svc) => serviceSelects(svc.obj, labels));
+      const services = [...new Set(selecting.map((x) => x.ref))];
       if (services.length === 0) return; // no traffic reaches it that a rollout could break
+      // Every selecting Service has only ports named for metrics (metricsOnlyService): a pod counted
+      // Ready early costs a failed scrape, not a request (judged noise on operate-first/apps'
+      // vector, set 4). Information.
+      const scrapedOnly = selecting.every((svc) => metricsOnlyService(svc.obj));
       const shown = services.length > 3 ? `${services.slice(0, 3).join(', ')} and ${services.length - 3} more` : services.join(', ');
       // A blue-green Rollout that a person promotes (autoPromotionEnabled: false) moves its active
       // Service only when someone runs the promotion; until then only the preview Service sees the
@@ -325,8 +330,8 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
       // AutoPromotionEnabled). Information: the person promoting is the gate.
       const manual = o.kind === 'Rollout' && rec(rec(spec.strategy)?.blueGreen)?.autoPromotionEnabled === false;
       ctx.report(o, 'spec.template.spec.containers',
-        `no container has a readinessProbe, and ${shown} ${services.length === 1 ? 'routes' : 'route'} to these pods: each new pod counts Ready when its containers start (kubelet: no readiness probe, always ready), so ${manual ? 'the preview Service sends it requests before the application listens, and the person who promotes this blue-green Rollout (autoPromotionEnabled: false) has no readiness to go by' : 'a rolling update sends it requests before the application listens'}.`,
-        { containers: regular.length, services: services.join(',') }, manual ? 'info' : undefined);
+        `no container has a readinessProbe, and ${shown} ${services.length === 1 ? 'routes' : 'route'} to these pods: each new pod counts Ready when its containers start (kubelet: no readiness probe, always ready), so ${scrapedOnly ? 'a rolling update sends scrapes to a process that may not listen yet (the Service has ports named for metrics only: a missed scrape, not a failed request)' : manual ? 'the preview Service sends it requests before the application listens, and the person who promotes this blue-green Rollout (autoPromotionEnabled: false) has no readiness to go by' : 'a rolling update sends it requests before the application listens'}.`,
+        { containers: regular.length, services: services.join(',') }, manual || scrapedOnly ? 'info' : undefined);
     },
   },
 ];

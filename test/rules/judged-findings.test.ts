@@ -385,3 +385,42 @@ describe('held-out set 1: RW110 on a StatefulSet of one replica (issue 21)', () 
     expect(ids(lintObjects([mysql(3), svc])).filter((x) => x.startsWith('RW110'))).toEqual(['RW110 warning']);
   });
 });
+
+describe('set 4: a Service whose ports are all named for metrics does not make the pods serving (issue 21)', () => {
+  /** A Service shaped as operate-first/apps observatorium/overlays/moc/smaug/vector/infra/service.yaml, with its ports as given. */
+  const scrape = (ports: Array<{ name: string; port: number }>): Obj => ({
+    apiVersion: 'v1', kind: 'Service', metadata: { name: 'checkout-api-metrics', namespace: 'checkout' },
+    spec: { selector: { app: 'checkout-api' }, ports: ports.map((p) => ({ ...p, targetPort: p.name })) },
+  });
+  /** jpetazzo/container.training k8s/portworx.yaml px-lighthouse / autopilot: one replica, maxSurge 1, maxUnavailable 1. */
+  const single = (): Obj => {
+    const d = cleanDeployment();
+    d.spec.replicas = 1;
+    d.spec.strategy = { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 1 } };
+    return d;
+  };
+
+  test('RW305: only a metrics Service (port "metrics") selects the single pod: info, saying a scrape is missed', () => {
+    const f = open(lintObjects([single(), pdb(), scrape([{ name: 'metrics', port: 9598 }])])).filter((x) => x.ruleId.startsWith('RW305'));
+    expect(f.map((x) => x.severity)).toEqual(['info']);
+    expect(f[0].message).toContain('ports named for metrics only');
+    expect(ids(lintObjects([single(), pdb(), scrape([{ name: 'http-metrics', port: 8080 }, { name: 'prometheus', port: 9090 }])]))
+      .filter((x) => x.startsWith('RW305'))).toEqual(['RW305 info']);
+  });
+
+  test('near miss: a metrics Service beside a serving one, or one port named otherwise, is still the error', () => {
+    expect(ids(lintObjects([single(), pdb(), scrape([{ name: 'metrics', port: 9598 }]), service()]))
+      .filter((x) => x.startsWith('RW305'))).toEqual(['RW305 error']);
+    expect(ids(lintObjects([single(), pdb(), scrape([{ name: 'metrics', port: 9598 }, { name: 'graphql-api', port: 8686 }])]))
+      .filter((x) => x.startsWith('RW305'))).toEqual(['RW305 error']);
+  });
+
+  test('RW110: no readiness probe, selected only by a metrics Service: info; with a serving port too, the warning', () => {
+    const d = cleanDeployment();
+    delete c0(d).readinessProbe;
+    expect(ids(lintObjects([d, pdb(), scrape([{ name: 'metrics', port: 9598 }])])).filter((x) => x.startsWith('RW110'))).toEqual(['RW110 info']);
+    // vector-infra-metrics as shipped also has graphql-api (an admin API people call): still served.
+    expect(ids(lintObjects([d, pdb(), scrape([{ name: 'metrics', port: 9598 }, { name: 'graphql-api', port: 8686 }])]))
+      .filter((x) => x.startsWith('RW110'))).toEqual(['RW110 warning']);
+  });
+});
