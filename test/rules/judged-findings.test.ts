@@ -313,7 +313,8 @@ describe('held-out set 2: what the second blind judge found wrong or noise (issu
     running.spec.replicas = 2;
     expect(ids(lintObjects([running, service(), pdb()]))).toEqual(['RW105 warning', 'RW201 warning']);
     const keda = { apiVersion: 'keda.sh/v1alpha1', kind: 'ScaledObject', metadata: { name: 'checkout-api', namespace: 'checkout' }, spec: { scaleTargetRef: { name: 'checkout-api' }, minReplicaCount: 0, maxReplicaCount: 1 } };
-    expect(ids(lintObjects([parkedService(), service(), keda]))).toEqual(['RW105 warning', 'RW201 warning']);
+    // KEDA's maxReplicaCount 1: one pod at most, no fleet to empty, so RW201 is info (set 4).
+    expect(ids(lintObjects([parkedService(), service(), keda]))).toEqual(['RW105 warning', 'RW201 info']);
   });
 
   /** thanos-io/kube-thanos examples/all/manifests/thanos-compact-statefulSet.yaml shape: a CPU limit, HTTP probes, and no Service routing to it. */
@@ -404,7 +405,7 @@ describe('set 4: a Service whose ports are all named for metrics does not make t
     const f = open(lintObjects([single(), pdb(), scrape([{ name: 'metrics', port: 9598 }])])).filter((x) => x.ruleId.startsWith('RW305'));
     expect(f.map((x) => x.severity)).toEqual(['info']);
     expect(f[0].message).toContain('ports named for metrics only');
-    expect(ids(lintObjects([single(), pdb(), scrape([{ name: 'http-metrics', port: 8080 }, { name: 'prometheus', port: 9090 }])]))
+    expect(ids(lintObjects([single(), pdb(), scrape([{ name: 'http-metrics', port: 8080 }, { name: 'monitoring', port: 9090 }])]))
       .filter((x) => x.startsWith('RW305'))).toEqual(['RW305 info']);
   });
 
@@ -422,5 +423,42 @@ describe('set 4: a Service whose ports are all named for metrics does not make t
     // vector-infra-metrics as shipped also has graphql-api (an admin API people call): still served.
     expect(ids(lintObjects([d, pdb(), scrape([{ name: 'metrics', port: 9598 }, { name: 'graphql-api', port: 8686 }])]))
       .filter((x) => x.startsWith('RW110'))).toEqual(['RW110 warning']);
+  });
+});
+
+describe('set 4: RW201 is a warning only where throttling can empty a Service (issue 21)', () => {
+  const rw201 = (objs: Obj[]): Finding[] => open(lintObjects(objs)).filter((f) => f.ruleId.startsWith('RW201'));
+  /** redhat-developer-demos/istio-tutorial recommendation/kubernetes/Deployment-v2-timeout.yml: one replica, 10 s probe timeouts. */
+  const tutorial = (replicas: number, timeout: number): Obj => {
+    const d = cleanDeployment();
+    d.spec.replicas = replicas;
+    c0(d).resources.limits.cpu = '500m';
+    c0(d).readinessProbe.timeoutSeconds = timeout;
+    c0(d).readinessProbe.successThreshold = 1;
+    return d;
+  };
+
+  test('a 10 s readiness timeout (istio-tutorial) is info: it needs the pod starved for 100 CFS periods', () => {
+    expect(rw201([tutorial(3, 10), pdb(), service()]).map((f) => f.severity)).toEqual(['info']);
+  });
+
+  test('one replica (dapr/samples orders deployment.yaml) is info, and the message does not speak of a fleet', () => {
+    const d = tutorial(1, 1);
+    c0(d).readinessProbe.successThreshold = 1;
+    c0(d).readinessProbe.failureThreshold = 3;
+    const f = rw201([d, pdb(), service()]);
+    expect(f.map((x) => x.severity)).toEqual(['info']);
+    expect(f[0].message).not.toContain('fleet');
+    expect(f[0].message).toContain('the one pod');
+  });
+
+  test('a node agent selected only by a metrics Service (metallb frr-k8s) is info', () => {
+    const metrics = { ...service(), spec: { selector: { app: 'checkout-api' }, ports: [{ name: 'metrics', port: 7572, targetPort: 'metrics' }] } };
+    expect(rw201([tutorial(3, 1), pdb(), metrics]).map((f) => f.severity)).toEqual(['info']);
+  });
+
+  test('near miss: three replicas behind a serving Service with a 1 s readiness timeout: the warning', () => {
+    expect(rw201([tutorial(3, 1), pdb(), service()]).map((f) => f.severity)).toEqual(['warning']);
+    expect(rw201([tutorial(3, 3), pdb(), service()]).map((f) => f.severity)).toEqual(['warning']);
   });
 });
