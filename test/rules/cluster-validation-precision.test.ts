@@ -287,6 +287,15 @@ describe('held-out set 2: what the second blind judge found wrong (issue 21)', (
     expect(clusterFindings(lintObjs(secret({ token: '<TOKEN>' }), secret({ 'tls.crt': 'LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t...', 'tls.key': 'LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0t...' }), secret({ 'dhparam.pem': '...base64 encoded data...' })))).toEqual([]);
   });
 
+  test('an upper-case fill-in where base64 belongs (CONNECTION_STRING_B64, dapr/samples functions-and-keda/deploy/python-function-publisher.yaml, set 4): no error', () => {
+    const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'creds' }, type: 'Opaque', data: { connectionString: 'CONNECTION_STRING_B64' } };
+    expect(clusterFindings(lintObjs(secret))).toEqual([]);
+  });
+
+  test('near miss: an upper-case word without an underscore, or plain text, in data is still refused', () => {
+    expect(clusterErrors(lintObjs({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'creds' }, data: { password: 'PASSWORD!' } }))).toEqual([expect.stringMatching(/^RW803 data.password: is not base64/)]);
+  });
+
   test('near miss: plain text in data (a password written as is) is still refused', () => {
     expect(clusterErrors(lintObjs({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'creds' }, data: { password: 'hunter2!' } }))).toEqual([expect.stringMatching(/^RW803 data.password: is not base64/)]);
   });
