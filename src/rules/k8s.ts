@@ -255,8 +255,9 @@ export function serviceSelects(svc: Manifest, labels: Record<string, string>): b
 }
 
 /**
- * Port names that say a Service port is for scraping, not for requests: `metrics`, `http-metrics`,
- * `https-metrics`, any `*-metrics` or `metrics-*`, `monitoring`: our choice of the names scrape
+ * Port names that say a Service port is for scraping, not for requests: any name holding `metrics`
+ * (`metrics`, `http-metrics`, `https-metrics`, metallb's `metricshttps` and `frrmetricshttps`),
+ * and `monitoring`: our choice of the names scrape
  * configs and ServiceMonitors commonly select ports by (a convention, not an upstream rule). Not
  * `prometheus`: Sock Shop's Prometheus Service (microservices-demo deploy/kubernetes/
  * manifests-monitoring/07-prometheus-svc.yaml) names so the port people query (test/rules/
@@ -264,7 +265,7 @@ export function serviceSelects(svc: Manifest, labels: Record<string, string>): b
  * scrape, not a failed request. A port with any other name (`http`, `grpc`, `graphql-api`, or a
  * product's own name) counts as serving.
  */
-const METRICS_PORT = /^(?:(?:https?-)?metrics|[a-z0-9-]+-metrics|metrics-[a-z0-9-]+|monitoring)$/i;
+const METRICS_PORT = /metrics|^monitoring$/i;
 
 /**
  * A Service every one of whose ports is named for metrics (METRICS_PORT). A Service without ports,

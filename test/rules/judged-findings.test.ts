@@ -462,3 +462,16 @@ describe('set 4: RW201 is a warning only where throttling can empty a Service (i
     expect(rw201([tutorial(3, 3), pdb(), service()]).map((f) => f.severity)).toEqual(['warning']);
   });
 });
+
+test('set 4: metallb frr-k8s-prometheus.yaml names its scrape ports metricshttps and frrmetricshttps: RW201 info there', () => {
+  const d = cleanDeployment();
+  d.spec.replicas = 3;
+  c0(d).resources.limits.cpu = '500m';
+  c0(d).readinessProbe.timeoutSeconds = 1;
+  const ports = [{ name: 'metricshttps', port: 9140, targetPort: 9140 }, { name: 'frrmetricshttps', port: 9141, targetPort: 9141 }];
+  const metrics = { ...service(), spec: { selector: { app: 'checkout-api' }, ports } };
+  expect(ids(lintObjects([d, pdb(), metrics])).filter((x) => x.startsWith('RW201'))).toEqual(['RW201 info']);
+  // near miss: the same pods behind a webhook Service's unnamed 443 as well are served
+  const webhook = { ...service(), metadata: { name: 'webhook', namespace: 'checkout' }, spec: { selector: { app: 'checkout-api' }, ports: [{ port: 443 }] } };
+  expect(ids(lintObjects([d, pdb(), metrics, webhook])).filter((x) => x.startsWith('RW201'))).toEqual(['RW201 warning']);
+});
