@@ -315,3 +315,21 @@ describe('held-out set 2: what the second blind judge found wrong (issue 21)', (
     expect(clusterErrors(lintObjs(controller([{ name: 'http', containerPort: 80, protocol: 'TCP' }, { name: 'http', containerPort: 443, protocol: 'TCP' }])))).toEqual([expect.stringMatching(/^RW803 .*the port name "http" is used twice/)]);
   });
 });
+
+describe('set 4: a field path keeps a map key holding "/" or "." as one segment (issue 21)', () => {
+  /** jpetazzo/container.training k8s/M6-ingress-nginx-svc-patch.yaml: an annotation written as a bare YAML true. */
+  const svc = (annotations: Record<string, unknown>): Obj => ({
+    apiVersion: 'v1', kind: 'Service', metadata: { name: 'ingress-nginx-controller', annotations },
+    spec: { selector: { app: 'x' }, ports: [{ port: 80 }] },
+  });
+
+  test('metadata.annotations["service.beta.kubernetes.io/scw-loadbalancer-use-hostname"], not split at its "/"', () => {
+    const found = clusterFindings(lintObjs(svc({ 'service.beta.kubernetes.io/scw-loadbalancer-use-hostname': true })));
+    expect(found).toEqual([expect.stringContaining('metadata.annotations["service.beta.kubernetes.io/scw-loadbalancer-use-hostname"]: ')]);
+  });
+
+  test('near miss: a key without "." or "/" is still a plain segment, and a string value is not reported', () => {
+    expect(clusterFindings(lintObjs(svc({ owner: true })))).toEqual([expect.stringContaining('metadata.annotations.owner: ')]);
+    expect(clusterFindings(lintObjs(svc({ 'service.beta.kubernetes.io/scw-loadbalancer-use-hostname': 'true' })))).toEqual([]);
+  });
+});
