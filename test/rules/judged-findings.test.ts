@@ -475,3 +475,28 @@ test('set 4: metallb frr-k8s-prometheus.yaml names its scrape ports metricshttps
   const webhook = { ...service(), metadata: { name: 'webhook', namespace: 'checkout' }, spec: { selector: { app: 'checkout-api' }, ports: [{ port: 443 }] } };
   expect(ids(lintObjects([d, pdb(), metrics, webhook])).filter((x) => x.startsWith('RW201'))).toEqual(['RW201 warning']);
 });
+
+describe('set 4: RW401 once per metric, info where an empty result is unhealthy anyway (issue 21)', () => {
+  /** SMACAcademy/Mastering-Argo-Rollouts-Progressive-Delivery-in-Kubernetes 0-Demo-Files/prometheus-positive-negative/resource-usage-analysis-template.yaml. */
+  const template = (successCondition: string, failureCondition: string, query: string): Obj => ({
+    apiVersion: 'argoproj.io/v1alpha1', kind: 'AnalysisTemplate', metadata: { name: 'resource-usage' },
+    spec: { metrics: [{ name: 'pod-count', interval: '1m', successCondition, failureCondition, provider: { prometheus: { address: 'http://prometheus:9090', query } } }] },
+  });
+  const rw401 = (o: Obj): Finding[] => open(lintObjects([o])).filter((f) => f.ruleId.startsWith('RW401'));
+
+  test('count(...) with result[0] >= 3 / result[0] < 3: one info finding naming both conditions and the error limit', () => {
+    const f = rw401(template('result[0] >= 3', 'result[0] < 3', 'count(kube_pod_status_ready{condition="true"})'));
+    expect(f.map((x) => x.severity)).toEqual(['info']);
+    expect(f[0].message).toContain('successCondition `result[0] >= 3` and failureCondition `result[0] < 3`');
+    expect(f[0].message).toContain('consecutiveErrorLimit');
+  });
+
+  test('near miss: an error count where empty means healthy (no 5xx counter yet) is still one warning', () => {
+    const f = rw401(template('result[0] < 5', 'result[0] >= 5', 'sum(increase(envoy_cluster_upstream_rq_xx{envoy_response_code_class="5"}[1m]))'));
+    expect(f.map((x) => x.severity)).toEqual(['warning']);
+  });
+
+  test('near miss: a ratio that may be NaN keeps the warning even with a floor', () => {
+    expect(rw401(template('result[0] >= 0.99', 'result[0] < 0.99', 'sum(rate(ok[1m])) / sum(rate(all[1m]))')).map((x) => x.severity)).toEqual(['warning']);
+  });
+});
