@@ -66,6 +66,25 @@ function unguarded(metric: Record<string, unknown>): { cond: string; text: strin
 }
 
 /**
+ * Whether an empty result means unhealthy for this metric's conditions, so its Error (result[0] out
+ * of range) ends where failing would: every successCondition compares result[0] against a floor
+ * (`result[0] >= 3`, `result[0] > 0`: a count of ready pods) and every failureCondition fails below
+ * one (`result[0] < 3`). Argo Rollouts v1.9.1 analysis/analysis.go assessMetricStatus: more than
+ * consecutiveErrorLimit (default 4, utils/defaults/defaults.go) Errors in a row make the run Error,
+ * and rollout/analysis.go aborts the Rollout on AnalysisPhaseError as on AnalysisPhaseFailed. An
+ * upper bound (`result[0] < 0.01`, an error ratio or count) is the opposite: an absent 5xx counter
+ * is healthy, and the Error aborts a healthy canary.
+ */
+function emptyMeansFailing(metric: Record<string, unknown>): boolean {
+  const floor = /^\s*result\s*\[\s*0\s*\]\s*>=?\s*[\d.]+\s*$/;
+  const below = /^\s*result\s*\[\s*0\s*\]\s*<=?\s*[\d.]+\s*$/;
+  const sc = str(metric.successCondition);
+  const fc = str(metric.failureCondition);
+  if (sc === undefined && fc === undefined) return false;
+  return (sc === undefined || floor.test(sc)) && (fc === undefined || below.test(fc));
+}
+
+/**
  * A condition written for another provider's result: `result[0]` on Datadog's number (or nil), or
  * a CloudWatch MetricDataResult compared as a number. expr cannot index a number or compare a
  * struct, so every measurement is an Error (RW405).
@@ -193,7 +212,7 @@ export const ANALYSIS_RULES: readonly RuleDefinition[] = [
     severity: 'warning',
     title: 'Prometheus analysis condition indexes result[0] without guarding empty and NaN results',
     kinds: KINDS,
-    mechanism: 'The Prometheus provider hands a vector query\'s result to the condition as a list, empty when no series exists yet (a canary that has not served, a 5xx counter Envoy has not created): result[0] is then an Error ("slice index out of range"), and errors do not count as failures until consecutiveErrorLimit; NaN (0/0 without traffic) makes `result[0] < 0.01` false: a Failed verdict from no data. Other providers hand other shapes (a number, objects) and are not checked by this rule.',
+    mechanism: 'The Prometheus provider hands a vector query\'s result to the condition as a list, empty when no series exists yet (a canary that has not served, a 5xx counter Envoy has not created): result[0] is then an Error ("slice index out of range"), and errors do not count as failures until consecutiveErrorLimit; NaN (0/0 without traffic) makes `result[0] < 0.01` false: a Failed verdict from no data. Other providers hand other shapes (a number, objects) and are not checked by this rule. One finding per metric (its success and failure conditions read one result). Information where only the empty guard is missing and an empty result is unhealthy anyway: each successCondition asks for result[0] at or above a floor and each failureCondition fails below one (a count of ready pods, judged noise on set 4): more than consecutiveErrorLimit (default 4) Errors make the run Error, and the Rollout aborts on an Error run as on a Failed one (argoproj/argo-rollouts v1.9.1 analysis/analysis.go assessMetricStatus, utils/defaults/defaults.go, rollout/analysis.go). A warning where empty means healthy (an upper bound on an error count or ratio: Envoy creates the 5xx counter at the first 5xx).',
     fieldNotes: 'docs/mechanisms.md#canary-analysis (reference: AnalysisTemplate)',
     fix: 'Write `len(result) > 0 && !isNaN(result[0]) && result[0] < 0.01` as successCondition and the mirror failureCondition (`len(result) > 0 && !isNaN(result[0]) && result[0] >= 0.01`), so no data is Inconclusive, never a silent pass or fail.',
     facts: [],
@@ -201,10 +220,16 @@ export const ANALYSIS_RULES: readonly RuleDefinition[] = [
       arr(rec(o.obj.spec)?.metrics).forEach((m, i) => {
         const metric = rec(m);
         if (!metric) return;
-        for (const u of unguarded(metric)) {
-          ctx.report(o, `spec.metrics[${i}].${u.cond}`, `metric "${str(metric.name) ?? i}": ${u.cond} \`${u.text}\` indexes result[0] without a guard for ${u.missing.join(' or ')}.`,
-            { metric: str(metric.name) ?? String(i), condition: u.text, missingGuards: u.missing.join('; ') });
-        }
+        // One finding per metric: its success and failure conditions share the one query result.
+        const found = unguarded(metric);
+        if (found.length === 0) return;
+        const missing = [...new Set(found.flatMap((u) => u.missing))];
+        const conds = found.map((u) => `${u.cond} \`${u.text}\``).join(' and ');
+        const emptyOnly = missing.every((x) => x.startsWith('empty'));
+        const same = emptyOnly && emptyMeansFailing(metric);
+        ctx.report(o, `spec.metrics[${i}].${found[0].cond}`,
+          `metric "${str(metric.name) ?? i}": ${conds} ${found.length > 1 ? 'index' : 'indexes'} result[0] without a guard for ${missing.join(' or ')}${same ? '. An empty result would fail these conditions anyway (they ask for a value at or above a floor, or fail below one): its Error reaches consecutiveErrorLimit and the run ends in Error, which aborts the Rollout as a failure would, later by the error limit; information' : ''}.`,
+          { metric: str(metric.name) ?? String(i), condition: found.map((u) => u.text).join(' | '), missingGuards: missing.join('; ') }, same ? 'info' : undefined);
       });
     },
   },

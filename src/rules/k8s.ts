@@ -254,6 +254,29 @@ export function serviceSelects(svc: Manifest, labels: Record<string, string>): b
   return Object.entries(sel).every(([k, v]) => labels[k] === v);
 }
 
+/**
+ * Port names that say a Service port is for scraping, not for requests: any name holding `metrics`
+ * (`metrics`, `http-metrics`, `https-metrics`, metallb's `metricshttps` and `frrmetricshttps`),
+ * and `monitoring`: our choice of the names scrape
+ * configs and ServiceMonitors commonly select ports by (a convention, not an upstream rule). Not
+ * `prometheus`: Sock Shop's Prometheus Service (microservices-demo deploy/kubernetes/
+ * manifests-monitoring/07-prometheus-svc.yaml) names so the port people query (test/rules/
+ * error-rules.test.ts). A pod that is not ready or absent for a moment costs such a Service a missed
+ * scrape, not a failed request. A port with any other name (`http`, `grpc`, `graphql-api`, or a
+ * product's own name) counts as serving.
+ */
+const METRICS_PORT = /metrics|^monitoring$/i;
+
+/**
+ * A Service every one of whose ports is named for metrics (METRICS_PORT). A Service without ports,
+ * or with an unnamed port, is not: nothing says what it carries.
+ */
+export function metricsOnlyService(svc: Manifest): boolean {
+  const ports = arr(rec(svc.spec)?.ports).map(rec);
+  if (ports.length === 0) return false;
+  return ports.every((p) => typeof p?.name === 'string' && METRICS_PORT.test(p.name));
+}
+
 /** An int-or-percent (`25%`, `1`) scaled to a total, rounding as the controllers do. */
 export function scaleIntOrPercent(x: unknown, total: number, roundUp: boolean): number | undefined {
   const n = int(x);

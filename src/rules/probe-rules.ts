@@ -1,5 +1,5 @@
 import { loadSensitivity } from './composition-rules';
-import { arr, ContainerRef, containers as allContainers, cpuCores, inProcessHandler, Json, podLabels, podSpec, probeHandler, probeTiming, PROBED_KINDS, rec, replicaCount, secs, serviceSelects, str, operatorManagedBy } from './k8s';
+import { arr, ContainerRef, containers as allContainers, cpuCores, inProcessHandler, Json, metricsOnlyService, podLabels, podSpec, probeHandler, probeTiming, PROBED_KINDS, rec, replicaCount, secs, serviceSelects, str, operatorManagedBy } from './k8s';
 import { requireFact, RuleContext, RuleDefinition } from './rule';
 import { LintObject } from './source';
 
@@ -45,10 +45,19 @@ function withProbe(containersOf: ContainerRef[], probe: 'readinessProbe' | 'live
 }
 
 /** The Services deployed with the object (scope.ts) that route to its pods. */
-function routingServices(o: LintObject, ctx: RuleContext): string[] {
+function routingServices(o: LintObject, ctx: RuleContext, servingOnly = false): string[] {
   const labels = podLabels(o);
-  return [...new Set(ctx.index.scopes.inScope(o, 'Service').filter((svc) => serviceSelects(svc.obj, labels)).map((x) => x.ref))];
+  return [...new Set(ctx.index.scopes.inScope(o, 'Service')
+    .filter((svc) => serviceSelects(svc.obj, labels) && !(servingOnly && metricsOnlyService(svc.obj)))
+    .map((x) => x.ref))];
 }
+
+/**
+ * RW201: a readiness timeout at or under this many seconds (30 CFS periods of 100 ms) is one a
+ * handler throttled at the quota can miss; the kubelet's default is 1 s. Longer ones (5 s on
+ * dapr/samples' postgres, 10 s on redhat-developer-demos/istio-tutorial) were judged noise on set 4.
+ */
+const SHORT_PROBE_TIMEOUT_SECONDS = 3;
 
 /** Containers with both probes, their timings, and whether liveness is a copy of readiness (RW105, RW106). */
 function livenessReadinessPairs(o: LintObject) {
@@ -254,7 +263,7 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
     severity: 'warning',
     title: 'CPU limit on a container with HTTP, gRPC or exec probes',
     kinds: W,
-    mechanism: "The probe handler shares the container's CFS quota: at the limit the kernel deschedules the process for the rest of each 100 ms period, so a 20 ms health check takes seconds exactly at peak and the probe measures load. A limit of a core or more, over twice the request, is not reported: it binds only far above the pod's request. A warning where the throttled probe is a readiness probe on pods a Service deployed with them routes to (the probe then takes the pod out of the Service at peak); info otherwise (only liveness or startup probes, or no Service routing to the pods: a node agent, a worker, a sidecar's own probe), where the harm is a restart, not an emptied Service (judged noise as warnings on public repositories, docs/lint-precision.md). Kept a warning where the limit equals the request (Guaranteed QoS; judged noise once on held-out set 3): the CFS quota binds there exactly as elsewhere, and a team that chose it on purpose says so with a rollwise.dev/suppress reason.",
+    mechanism: "The probe handler shares the container's CFS quota: at the limit the kernel deschedules the process for the rest of each 100 ms period, so a 20 ms health check takes seconds exactly at peak and the probe measures load. A limit of a core or more, over twice the request, is not reported: it binds only far above the pod's request. A warning only where the mechanism can empty a Service: an in-process readiness probe whose timeoutSeconds is at most 3 s (the kubelet gives a probe timeoutSeconds of wall time, kubernetes pkg/kubelet/prober/prober.go runProbe; 3 s is 30 of the kernel's 100 ms CFS periods, Documentation/scheduler/sched-bwc.rst, and a longer timeout needs the pod starved for longer than that), on a workload of more than one pod that a Service deployed with it routes to, a Service with at least one port not named for metrics. Info otherwise: only liveness or startup probes, a longer timeout (5 s and 10 s judged noise on set 4), one replica (no fleet to empty: the message speaks of the one pod), no Service or only a metrics Service routing to the pods (a node agent, a worker, a sidecar's own probe), where the harm is a restart or a missed scrape, not an emptied Service (judged noise as warnings on public repositories, docs/lint-precision.md). Kept a warning where the limit equals the request (Guaranteed QoS; judged noise once on held-out set 3): the CFS quota binds there exactly as elsewhere, and a team that chose it on purpose says so with a rollwise.dev/suppress reason.",
     fieldNotes: 'docs/mechanisms.md#readiness-control-loop, #fixes-and-verification',
     fix: 'Remove resources.limits.cpu (keep the request: the pod stays Burstable), or raise it far above peak use. kube-score: --ignore-container-cpu-limit; Polaris: cpuLimitsMissing: ignore; Checkov: skip CKV_K8S_11.',
     facts: [],
@@ -275,14 +284,28 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
         // The fast return RW103 would report for this container (it leaves the CPU-limit case here).
         const rp = rec(ref.c.readinessProbe);
         const rt = rp && inProcessHandler(rp) ? probeTiming(rp) : undefined;
+        // One pod (a written or defaulted count of 1, or an autoscaler's max of 1) has no fleet to
+        // empty; a DaemonSet (no count) runs one pod per node.
+        const single = (replicaCount(o, ctx.index)?.max ?? 2) <= 1;
         const fast = rt && rt.successThreshold * rt.periodSeconds < rt.failureThreshold * rt.periodSeconds
-          ? `; readiness returns after ${rt.successThreshold * rt.periodSeconds} s but leaves after ${rt.failureThreshold * rt.periodSeconds} s, so a fleet the throttling emptied re-enters at once` : '';
+          ? `; readiness returns after ${rt.successThreshold * rt.periodSeconds} s but leaves after ${rt.failureThreshold * rt.periodSeconds} s, so ${single ? 'the one pod, once taken out, comes back at full load at once' : 'a fleet the throttling emptied re-enters at once'}` : '';
         // A limit of a core or more with room above the request throttles only under sustained use
         // far above what the pod asked for: not reported.
         if (l !== undefined && l >= GENEROUS_LIMIT_CORES && ratio !== undefined && ratio > GENEROUS_LIMIT_RATIO) continue;
-        // The outage is the Service losing its endpoints: a throttled readiness probe on pods a
-        // Service routes to. Anything else (a restart by liveness, pods nothing routes to) is info.
-        const gates = inProcessHandler(rec(ref.c.readinessProbe)) !== undefined && routingServices(o, ctx).length > 0;
+        // The outage is the Service losing its endpoints, all at once: a throttled readiness probe
+        // that can miss its deadline, on more than one pod a serving Service routes to. The kubelet
+        // gives each probe timeoutSeconds of wall time (kubernetes/kubernetes pkg/kubelet/prober/
+        // prober.go runProbe: timeout := time.Duration(p.TimeoutSeconds) * time.Second, passed to
+        // the HTTP and exec probers; read in the code index's copies, no tag), and a CPU limit is a
+        // CFS quota refilled every cfs_period_us, 100 ms by default (the Linux kernel's
+        // Documentation/scheduler/sched-bwc.rst). A timeout of SHORT_PROBE_TIMEOUT_SECONDS (30
+        // periods) or less is missed by a handler queued behind the app's work at the quota; a
+        // longer one (the 5 s and 10 s judged noise on set 4) needs the pod starved for more than
+        // 30 consecutive periods. Anything else (liveness only, a long timeout, one replica,
+        // nothing or only a metrics Service routing to the pods) is info.
+        const timeout = rt?.timeoutSeconds;
+        const serving = routingServices(o, ctx, true).length > 0;
+        const gates = rt !== undefined && timeout !== undefined && timeout <= SHORT_PROBE_TIMEOUT_SECONDS && serving && !single;
         ctx.report(o, `${ref.path}.resources.limits.cpu`,
           `container "${ref.name}": CPU limit ${String(limit)} with ${reqText}${ratio !== undefined ? `, limit/request ratio ${ratio}` : ''}, and ${probes.join(', ')} that ${probes.length === 1 ? 'shares' : 'share'} the throttled quota${fast}.`,
           { cpuLimit: String(limit), cpuRequest: request === undefined ? 'none' : String(request), ...(ratio !== undefined ? { limitRequestRatio: ratio } : {}), httpProbes: probes.join(',') }, gates ? undefined : 'info');
@@ -294,7 +317,7 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
     severity: 'warning',
     title: 'A workload that a Service routes to rolls its pods without any readiness probe',
     kinds: ['Deployment', 'StatefulSet', 'Rollout'],
-    mechanism: 'Without a readiness probe the kubelet reports a container Ready as soon as it has started, before the application listens; the rolling update counts the new pod available, removes an old one, and the Service sends requests to a process that refuses them: errors on every rollout, the longer the start the more. DaemonSets are not checked: their pods are node agents replaced one node at a time (an exporter behind a Service was judged noise on the tuning set). Neither is a StatefulSet of one replica: its update deletes the pod before it creates the new one, so the gap is there with or without a probe. Information on a blue-green Rollout with autoPromotionEnabled: false: the active Service moves only when a person promotes (judged noise as a warning on istio-ecosystem/admiral, held-out set 3).',
+    mechanism: 'Without a readiness probe the kubelet reports a container Ready as soon as it has started, before the application listens; the rolling update counts the new pod available, removes an old one, and the Service sends requests to a process that refuses them: errors on every rollout, the longer the start the more. DaemonSets are not checked: their pods are node agents replaced one node at a time (an exporter behind a Service was judged noise on the tuning set). Neither is a StatefulSet of one replica: its update deletes the pod before it creates the new one, so the gap is there with or without a probe. Information where every Service selecting the pods has only ports named for metrics (any name holding metrics, or monitoring: a failed scrape, not a failed request). Information on a blue-green Rollout with autoPromotionEnabled: false: the active Service moves only when a person promotes (judged noise as a warning on istio-ecosystem/admiral, held-out set 3).',
     fieldNotes: 'docs/mechanisms.md#rollout-complete, #readiness-control-loop',
     fix: 'Add a readinessProbe on the serving container (an httpGet on a local health path, or a tcpSocket on its port), so a new pod takes traffic only once it answers.',
     facts: [],
@@ -316,8 +339,13 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
       if (regular.length === 0 || regular.some((c) => c.readinessProbe !== undefined)) return;
       if (containers(o).some((r) => r.c.readinessProbe !== undefined)) return; // a native sidecar's probe gates readiness too
       const labels = podLabels(o);
-      const services = [...new Set(ctx.index.scopes.inScope(o, 'Service').filter((svc) => serviceSelects(svc.obj, labels)).map((x) => x.ref))];
+      const selecting = ctx.index.scopes.inScope(o, 'Service').filter((svc) => serviceSelects(svc.obj, labels));
+      const services = [...new Set(selecting.map((x) => x.ref))];
       if (services.length === 0) return; // no traffic reaches it that a rollout could break
+      // Every selecting Service has only ports named for metrics (metricsOnlyService): a pod counted
+      // Ready early costs a failed scrape, not a request (judged noise on operate-first/apps'
+      // vector, set 4). Information.
+      const scrapedOnly = selecting.every((svc) => metricsOnlyService(svc.obj));
       const shown = services.length > 3 ? `${services.slice(0, 3).join(', ')} and ${services.length - 3} more` : services.join(', ');
       // A blue-green Rollout that a person promotes (autoPromotionEnabled: false) moves its active
       // Service only when someone runs the promotion; until then only the preview Service sees the
@@ -325,8 +353,8 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
       // AutoPromotionEnabled). Information: the person promoting is the gate.
       const manual = o.kind === 'Rollout' && rec(rec(spec.strategy)?.blueGreen)?.autoPromotionEnabled === false;
       ctx.report(o, 'spec.template.spec.containers',
-        `no container has a readinessProbe, and ${shown} ${services.length === 1 ? 'routes' : 'route'} to these pods: each new pod counts Ready when its containers start (kubelet: no readiness probe, always ready), so ${manual ? 'the preview Service sends it requests before the application listens, and the person who promotes this blue-green Rollout (autoPromotionEnabled: false) has no readiness to go by' : 'a rolling update sends it requests before the application listens'}.`,
-        { containers: regular.length, services: services.join(',') }, manual ? 'info' : undefined);
+        `no container has a readinessProbe, and ${shown} ${services.length === 1 ? 'routes' : 'route'} to these pods: each new pod counts Ready when its containers start (kubelet: no readiness probe, always ready), so ${scrapedOnly ? 'a rolling update sends scrapes to a process that may not listen yet (the Service has ports named for metrics only: a missed scrape, not a failed request)' : manual ? 'the preview Service sends it requests before the application listens, and the person who promotes this blue-green Rollout (autoPromotionEnabled: false) has no readiness to go by' : 'a rolling update sends it requests before the application listens'}.`,
+        { containers: regular.length, services: services.join(',') }, manual || scrapedOnly ? 'info' : undefined);
     },
   },
 ];

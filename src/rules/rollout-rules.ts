@@ -1,4 +1,7 @@
-import { arr, containers, int, podLabels, podSpec, probeTiming, rec, replicaCount, replicasOf, scaleIntOrPercent, serviceSelects, str } from './k8s';
+import {
+  arr, containers, int, metricsOnlyService, podLabels, podSpec, probeTiming, rec, replicaCount, replicasOf,
+  scaleIntOrPercent, serviceSelects, str,
+} from './k8s';
 import { RuleDefinition } from './rule';
 import { LintObject } from './source';
 
@@ -172,7 +175,7 @@ export const ROLLOUT_RULES: readonly RuleDefinition[] = [
     severity: 'error',
     title: 'One replica and a rolling update with maxUnavailable of at least 1: every rollout has no available pod',
     kinds: ['Deployment'],
-    mechanism: 'With 1 replica, maxUnavailable 1 and a surge pod allowed, the Deployment controller may scale the old ReplicaSet to 0 as soon as the update starts (minAvailable = replicas - maxUnavailable = 0), before the new pod is available: the Service has no ready endpoint until the new pod passes readiness, on every rollout, although the surge pod could have taken over first. The default maxUnavailable (25 %, rounded down to 0 for one replica) does not do this; maxSurge 0 (or a ReadWriteOnce volume) makes the gap a deliberate stop-then-start and is not reported, nor is a Recreate strategy. The gap is an outage only for pods something routes traffic to: an error where a Service deployed with the Deployment selects its pods (that Service has no ready endpoint on every rollout); a warning where none is in the scan but a container declares a port and a readiness probe (a Service elsewhere may route to it); not reported otherwise (a queue worker or an executor that pulls its work: a brief stop-then-start loses nothing; judged noise as errors on sourcegraph/deploy-sourcegraph, docs/lint-precision.md).',
+    mechanism: 'With 1 replica, maxUnavailable 1 and a surge pod allowed, the Deployment controller may scale the old ReplicaSet to 0 as soon as the update starts (minAvailable = replicas - maxUnavailable = 0), before the new pod is available: the Service has no ready endpoint until the new pod passes readiness, on every rollout, although the surge pod could have taken over first. The default maxUnavailable (25 %, rounded down to 0 for one replica) does not do this; maxSurge 0 (or a ReadWriteOnce volume) makes the gap a deliberate stop-then-start and is not reported, nor is a Recreate strategy. The gap is an outage only for pods something routes traffic to: an error where a Service deployed with the Deployment selects its pods (that Service has no ready endpoint on every rollout); information where every Service selecting them has only ports named for metrics (any name holding metrics, as metrics, http-metrics or metallb\'s metricshttps; or monitoring): a missed scrape, not a failed request (judged noise on set 4); a warning where none is in the scan but a container declares a port and a readiness probe (a Service elsewhere may route to it); not reported otherwise (a queue worker or an executor that pulls its work: a brief stop-then-start loses nothing; judged noise as errors on sourcegraph/deploy-sourcegraph, docs/lint-precision.md).',
     fieldNotes: 'docs/mechanisms.md#rollout-complete',
     fix: 'Set spec.strategy.rollingUpdate.maxUnavailable: 0 (keep maxSurge at 1 or 25 %), so the new pod becomes available before the old one goes; or run 2 replicas.',
     facts: [],
@@ -199,13 +202,25 @@ export const ROLLOUT_RULES: readonly RuleDefinition[] = [
       // selects them (error), or a container listens on a declared port with a readiness probe, so
       // a Service elsewhere may (warning). A worker that pulls its work loses nothing in the gap.
       const labels = podLabels(o);
-      const services = [...new Set(ctx.index.scopes.inScope(o, 'Service').filter((svc) => serviceSelects(svc.obj, labels)).map((svc) => svc.name))];
+      const selecting = ctx.index.scopes.inScope(o, 'Service').filter((svc) => serviceSelects(svc.obj, labels));
+      const services = [...new Set(selecting.filter((svc) => !metricsOnlyService(svc.obj)).map((svc) => svc.name))];
+      // A Service whose every port is named for metrics (metricsOnlyService) is scraped, not
+      // served: the gap costs it a missed scrape (judged noise on jpetazzo/container.training and
+      // operate-first/apps, set 4). Information, saying so.
+      const scraped = [...new Set(selecting.filter((svc) => metricsOnlyService(svc.obj)).map((svc) => svc.name))];
       const listens = containers(o).some((c) => arr(c.c.ports).length > 0 && rec(c.c.readinessProbe) !== undefined);
+      const head = `replicas 1 with maxUnavailable ${String(raw)}${typeof raw === 'string' ? ` (= ${mu} of 1)` : ''}: at each rollout the controller may remove the only pod before its replacement is available`;
+      if (services.length === 0 && scraped.length > 0) {
+        ctx.report(o, 'spec.strategy.rollingUpdate.maxUnavailable',
+          `${head}; the only Service selecting it (${scraped.join(', ')}) has ports named for metrics only, so the gap costs a missed scrape, not requests.`,
+          { replicas: 1, maxUnavailable: String(raw), metricsServices: scraped.join(',') }, 'info');
+        return;
+      }
       if (services.length === 0 && !listens) return;
       const who = services.length > 0 ? `Service ${services.join(', ')} has no ready endpoint`
         : 'a Service routing to its declared port (none is deployed with it in the scan) has no ready endpoint';
       ctx.report(o, 'spec.strategy.rollingUpdate.maxUnavailable',
-        `replicas 1 with maxUnavailable ${String(raw)}${typeof raw === 'string' ? ` (= ${mu} of 1)` : ''}: at each rollout the controller may remove the only pod before its replacement is available, so ${who} until the new pod passes readiness.`,
+        `${head}, so ${who} until the new pod passes readiness.`,
         { replicas: 1, maxUnavailable: String(raw) }, services.length > 0 ? undefined : 'warning');
     },
   },

@@ -1,4 +1,5 @@
 import { KubernetesVersion } from '../decisions/kubernetes-version';
+import { pointerKey } from './structural';
 
 /**
  * The API server's built-in validation (and the kubelet's parsing) of the fields rollwise writes,
@@ -429,13 +430,13 @@ function objectName(meta: Json, rules: KindRules, namespaced: boolean | undefine
 /** apimachinery pkg/apis/meta/v1/validation ValidateLabels and pkg/api/validation/objectmeta.go ValidateAnnotations. */
 function labelsAndAnnotations(meta: Json, path: string, add: Add): void {
   for (const [k, v] of Object.entries(rec(meta.labels) ?? {})) {
-    if (!isQualifiedName(k)) add(`${path}/labels/${k}`, `the label key ${show(k)} is not a qualified name (an optional DNS-subdomain prefix and "/", then 1-63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit)`, k);
-    if (typeof v === 'string' && !isLabelValue(v)) add(`${path}/labels/${k}`, `the label value ${show(v)} is not valid (at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit)`, v);
+    if (!isQualifiedName(k)) add(`${path}/labels/${pointerKey(k)}`, `the label key ${show(k)} is not a qualified name (an optional DNS-subdomain prefix and "/", then 1-63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit)`, k);
+    if (typeof v === 'string' && !isLabelValue(v)) add(`${path}/labels/${pointerKey(k)}`, `the label value ${show(v)} is not valid (at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit)`, v);
   }
   // lower-cased keys are qualified names; keys and values at most 256 KiB in total
   let total = 0;
   for (const [k, v] of Object.entries(rec(meta.annotations) ?? {})) {
-    if (!isQualifiedName(k.toLowerCase())) add(`${path}/annotations/${k}`, `the annotation key ${show(k)} is not a qualified name`, k);
+    if (!isQualifiedName(k.toLowerCase())) add(`${path}/annotations/${pointerKey(k)}`, `the annotation key ${show(k)} is not a qualified name`, k);
     total += Buffer.byteLength(k) + (typeof v === 'string' ? Buffer.byteLength(v) : 0);
   }
   if (total > TOTAL_ANNOTATION_BYTES) add(`${path}/annotations`, `the annotations are ${total} bytes, more than the API server's total of ${TOTAL_ANNOTATION_BYTES} (256 KiB)`);

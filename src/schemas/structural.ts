@@ -1,6 +1,15 @@
 import { compileRule, CompiledRule, escapeProperty } from './cel';
 
 /**
+ * A map key as one JSON-pointer segment (RFC 6901: `~` as `~0`, `/` as `~1`), so a key holding
+ * `/` (an annotation key such as `service.beta.kubernetes.io/x`) stays one segment in a problem's
+ * path; cluster-rules.ts fieldPath decodes it and shows it as ["key"].
+ */
+export function pointerKey(k: string): string {
+  return k.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/**
  * An OpenAPI schema compiled once into a tree of checks that walks an object the way the API
  * server does for a custom resource (k8s.io/apiextensions-apiserver, v0.33.0):
  *
@@ -234,16 +243,16 @@ export class SchemaCompiler {
             else if (typeof ap === 'object' && ap !== null) child = apOf();
             else if (openMap || (embedded && ['apiVersion', 'kind', 'metadata'].includes(k))) child = ANY;
             if (!child) {
-              out.push({ path: `${path}/${k}`, message: 'is not a field of this kind (unknown field; the API server drops or refuses it)', source: 'schema', value: x });
+              out.push({ path: `${path}/${pointerKey(k)}`, message: 'is not a field of this kind (unknown field; the API server drops or refuses it)', source: 'schema', value: x });
               continue;
             }
-            const d = child.check(x, `${path}/${k}`, out, pass);
+            const d = child.check(x, `${path}/${pointerKey(k)}`, out, pass);
             if (d !== x) (copy ??= { ...o })[k] = d;
           }
           value = copy ?? o;
           for (const r of required) {
             const x = (value as Json)[r];
-            if (x === undefined || (x === null && !(props[r]?.nullable === true))) out.push({ path: `${path}/${r}`, message: 'is required', source: 'schema' });
+            if (x === undefined || (x === null && !(props[r]?.nullable === true))) out.push({ path: `${path}/${pointerKey(r)}`, message: 'is required', source: 'schema' });
           }
           if (typeof s.maxProperties === 'number' && Object.keys(o).length > s.maxProperties) out.push({ path, message: `has more than ${s.maxProperties} entries`, source: 'schema', value: v });
           if (typeof s.minProperties === 'number' && Object.keys(o).length < s.minProperties) out.push({ path, message: `has fewer than ${s.minProperties} entries`, source: 'schema', value: v });

@@ -287,6 +287,15 @@ describe('held-out set 2: what the second blind judge found wrong (issue 21)', (
     expect(clusterFindings(lintObjs(secret({ token: '<TOKEN>' }), secret({ 'tls.crt': 'LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t...', 'tls.key': 'LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0t...' }), secret({ 'dhparam.pem': '...base64 encoded data...' })))).toEqual([]);
   });
 
+  test('an upper-case fill-in where base64 belongs (CONNECTION_STRING_B64, dapr/samples functions-and-keda/deploy/python-function-publisher.yaml, set 4): no error', () => {
+    const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'creds' }, type: 'Opaque', data: { connectionString: 'CONNECTION_STRING_B64' } };
+    expect(clusterFindings(lintObjs(secret))).toEqual([]);
+  });
+
+  test('near miss: an upper-case word without an underscore, or plain text, in data is still refused', () => {
+    expect(clusterErrors(lintObjs({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'creds' }, data: { password: 'PASSWORD!' } }))).toEqual([expect.stringMatching(/^RW803 data.password: is not base64/)]);
+  });
+
   test('near miss: plain text in data (a password written as is) is still refused', () => {
     expect(clusterErrors(lintObjs({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'creds' }, data: { password: 'hunter2!' } }))).toEqual([expect.stringMatching(/^RW803 data.password: is not base64/)]);
   });
@@ -304,5 +313,23 @@ describe('held-out set 2: what the second blind judge found wrong (issue 21)', (
 
   test('near miss: the same port name twice is refused by the API server\'s validation (an error)', () => {
     expect(clusterErrors(lintObjs(controller([{ name: 'http', containerPort: 80, protocol: 'TCP' }, { name: 'http', containerPort: 443, protocol: 'TCP' }])))).toEqual([expect.stringMatching(/^RW803 .*the port name "http" is used twice/)]);
+  });
+});
+
+describe('set 4: a field path keeps a map key holding "/" or "." as one segment (issue 21)', () => {
+  /** jpetazzo/container.training k8s/M6-ingress-nginx-svc-patch.yaml: an annotation written as a bare YAML true. */
+  const svc = (annotations: Record<string, unknown>): Obj => ({
+    apiVersion: 'v1', kind: 'Service', metadata: { name: 'ingress-nginx-controller', annotations },
+    spec: { selector: { app: 'x' }, ports: [{ port: 80 }] },
+  });
+
+  test('metadata.annotations["service.beta.kubernetes.io/scw-loadbalancer-use-hostname"], not split at its "/"', () => {
+    const found = clusterFindings(lintObjs(svc({ 'service.beta.kubernetes.io/scw-loadbalancer-use-hostname': true })));
+    expect(found).toEqual([expect.stringContaining('metadata.annotations["service.beta.kubernetes.io/scw-loadbalancer-use-hostname"]: ')]);
+  });
+
+  test('near miss: a key without "." or "/" is still a plain segment, and a string value is not reported', () => {
+    expect(clusterFindings(lintObjs(svc({ owner: true })))).toEqual([expect.stringContaining('metadata.annotations.owner: ')]);
+    expect(clusterFindings(lintObjs(svc({ 'service.beta.kubernetes.io/scw-loadbalancer-use-hostname': 'true' })))).toEqual([]);
   });
 });

@@ -313,7 +313,8 @@ describe('held-out set 2: what the second blind judge found wrong or noise (issu
     running.spec.replicas = 2;
     expect(ids(lintObjects([running, service(), pdb()]))).toEqual(['RW105 warning', 'RW201 warning']);
     const keda = { apiVersion: 'keda.sh/v1alpha1', kind: 'ScaledObject', metadata: { name: 'checkout-api', namespace: 'checkout' }, spec: { scaleTargetRef: { name: 'checkout-api' }, minReplicaCount: 0, maxReplicaCount: 1 } };
-    expect(ids(lintObjects([parkedService(), service(), keda]))).toEqual(['RW105 warning', 'RW201 warning']);
+    // KEDA's maxReplicaCount 1: one pod at most, no fleet to empty, so RW201 is info (set 4).
+    expect(ids(lintObjects([parkedService(), service(), keda]))).toEqual(['RW105 warning', 'RW201 info']);
   });
 
   /** thanos-io/kube-thanos examples/all/manifests/thanos-compact-statefulSet.yaml shape: a CPU limit, HTTP probes, and no Service routing to it. */
@@ -383,5 +384,119 @@ describe('held-out set 1: RW110 on a StatefulSet of one replica (issue 21)', () 
 
   test('near miss: three replicas are replaced one by one, and without readiness the next goes before this one listens: RW110', () => {
     expect(ids(lintObjects([mysql(3), svc])).filter((x) => x.startsWith('RW110'))).toEqual(['RW110 warning']);
+  });
+});
+
+describe('set 4: a Service whose ports are all named for metrics does not make the pods serving (issue 21)', () => {
+  /** A Service shaped as operate-first/apps observatorium/overlays/moc/smaug/vector/infra/service.yaml, with its ports as given. */
+  const scrape = (ports: Array<{ name: string; port: number }>): Obj => ({
+    apiVersion: 'v1', kind: 'Service', metadata: { name: 'checkout-api-metrics', namespace: 'checkout' },
+    spec: { selector: { app: 'checkout-api' }, ports: ports.map((p) => ({ ...p, targetPort: p.name })) },
+  });
+  /** jpetazzo/container.training k8s/portworx.yaml px-lighthouse / autopilot: one replica, maxSurge 1, maxUnavailable 1. */
+  const single = (): Obj => {
+    const d = cleanDeployment();
+    d.spec.replicas = 1;
+    d.spec.strategy = { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 1 } };
+    return d;
+  };
+
+  test('RW305: only a metrics Service (port "metrics") selects the single pod: info, saying a scrape is missed', () => {
+    const f = open(lintObjects([single(), pdb(), scrape([{ name: 'metrics', port: 9598 }])])).filter((x) => x.ruleId.startsWith('RW305'));
+    expect(f.map((x) => x.severity)).toEqual(['info']);
+    expect(f[0].message).toContain('ports named for metrics only');
+    expect(ids(lintObjects([single(), pdb(), scrape([{ name: 'http-metrics', port: 8080 }, { name: 'monitoring', port: 9090 }])]))
+      .filter((x) => x.startsWith('RW305'))).toEqual(['RW305 info']);
+  });
+
+  test('near miss: a metrics Service beside a serving one, or one port named otherwise, is still the error', () => {
+    expect(ids(lintObjects([single(), pdb(), scrape([{ name: 'metrics', port: 9598 }]), service()]))
+      .filter((x) => x.startsWith('RW305'))).toEqual(['RW305 error']);
+    expect(ids(lintObjects([single(), pdb(), scrape([{ name: 'metrics', port: 9598 }, { name: 'graphql-api', port: 8686 }])]))
+      .filter((x) => x.startsWith('RW305'))).toEqual(['RW305 error']);
+  });
+
+  test('RW110: no readiness probe, selected only by a metrics Service: info; with a serving port too, the warning', () => {
+    const d = cleanDeployment();
+    delete c0(d).readinessProbe;
+    expect(ids(lintObjects([d, pdb(), scrape([{ name: 'metrics', port: 9598 }])])).filter((x) => x.startsWith('RW110'))).toEqual(['RW110 info']);
+    // vector-infra-metrics as shipped also has graphql-api (an admin API people call): still served.
+    expect(ids(lintObjects([d, pdb(), scrape([{ name: 'metrics', port: 9598 }, { name: 'graphql-api', port: 8686 }])]))
+      .filter((x) => x.startsWith('RW110'))).toEqual(['RW110 warning']);
+  });
+});
+
+describe('set 4: RW201 is a warning only where throttling can empty a Service (issue 21)', () => {
+  const rw201 = (objs: Obj[]): Finding[] => open(lintObjects(objs)).filter((f) => f.ruleId.startsWith('RW201'));
+  /** redhat-developer-demos/istio-tutorial recommendation/kubernetes/Deployment-v2-timeout.yml: one replica, 10 s probe timeouts. */
+  const tutorial = (replicas: number, timeout: number): Obj => {
+    const d = cleanDeployment();
+    d.spec.replicas = replicas;
+    c0(d).resources.limits.cpu = '500m';
+    c0(d).readinessProbe.timeoutSeconds = timeout;
+    c0(d).readinessProbe.successThreshold = 1;
+    return d;
+  };
+
+  test('a 10 s readiness timeout (istio-tutorial) is info: it needs the pod starved for 100 CFS periods', () => {
+    expect(rw201([tutorial(3, 10), pdb(), service()]).map((f) => f.severity)).toEqual(['info']);
+  });
+
+  test('one replica (dapr/samples orders deployment.yaml) is info, and the message does not speak of a fleet', () => {
+    const d = tutorial(1, 1);
+    c0(d).readinessProbe.successThreshold = 1;
+    c0(d).readinessProbe.failureThreshold = 3;
+    const f = rw201([d, pdb(), service()]);
+    expect(f.map((x) => x.severity)).toEqual(['info']);
+    expect(f[0].message).not.toContain('fleet');
+    expect(f[0].message).toContain('the one pod');
+  });
+
+  test('a node agent selected only by a metrics Service (metallb frr-k8s) is info', () => {
+    const metrics = { ...service(), spec: { selector: { app: 'checkout-api' }, ports: [{ name: 'metrics', port: 7572, targetPort: 'metrics' }] } };
+    expect(rw201([tutorial(3, 1), pdb(), metrics]).map((f) => f.severity)).toEqual(['info']);
+  });
+
+  test('near miss: three replicas behind a serving Service with a 1 s readiness timeout: the warning', () => {
+    expect(rw201([tutorial(3, 1), pdb(), service()]).map((f) => f.severity)).toEqual(['warning']);
+    expect(rw201([tutorial(3, 3), pdb(), service()]).map((f) => f.severity)).toEqual(['warning']);
+  });
+});
+
+test('set 4: metallb frr-k8s-prometheus.yaml names its scrape ports metricshttps and frrmetricshttps: RW201 info there', () => {
+  const d = cleanDeployment();
+  d.spec.replicas = 3;
+  c0(d).resources.limits.cpu = '500m';
+  c0(d).readinessProbe.timeoutSeconds = 1;
+  const ports = [{ name: 'metricshttps', port: 9140, targetPort: 9140 }, { name: 'frrmetricshttps', port: 9141, targetPort: 9141 }];
+  const metrics = { ...service(), spec: { selector: { app: 'checkout-api' }, ports } };
+  expect(ids(lintObjects([d, pdb(), metrics])).filter((x) => x.startsWith('RW201'))).toEqual(['RW201 info']);
+  // near miss: the same pods behind a webhook Service's unnamed 443 as well are served
+  const webhook = { ...service(), metadata: { name: 'webhook', namespace: 'checkout' }, spec: { selector: { app: 'checkout-api' }, ports: [{ port: 443 }] } };
+  expect(ids(lintObjects([d, pdb(), metrics, webhook])).filter((x) => x.startsWith('RW201'))).toEqual(['RW201 warning']);
+});
+
+describe('set 4: RW401 once per metric, info where an empty result is unhealthy anyway (issue 21)', () => {
+  /** SMACAcademy/Mastering-Argo-Rollouts-Progressive-Delivery-in-Kubernetes 0-Demo-Files/prometheus-positive-negative/resource-usage-analysis-template.yaml. */
+  const template = (successCondition: string, failureCondition: string, query: string): Obj => ({
+    apiVersion: 'argoproj.io/v1alpha1', kind: 'AnalysisTemplate', metadata: { name: 'resource-usage' },
+    spec: { metrics: [{ name: 'pod-count', interval: '1m', successCondition, failureCondition, provider: { prometheus: { address: 'http://prometheus:9090', query } } }] },
+  });
+  const rw401 = (o: Obj): Finding[] => open(lintObjects([o])).filter((f) => f.ruleId.startsWith('RW401'));
+
+  test('count(...) with result[0] >= 3 / result[0] < 3: one info finding naming both conditions and the error limit', () => {
+    const f = rw401(template('result[0] >= 3', 'result[0] < 3', 'count(kube_pod_status_ready{condition="true"})'));
+    expect(f.map((x) => x.severity)).toEqual(['info']);
+    expect(f[0].message).toContain('successCondition `result[0] >= 3` and failureCondition `result[0] < 3`');
+    expect(f[0].message).toContain('consecutiveErrorLimit');
+  });
+
+  test('near miss: an error count where empty means healthy (no 5xx counter yet) is still one warning', () => {
+    const f = rw401(template('result[0] < 5', 'result[0] >= 5', 'sum(increase(envoy_cluster_upstream_rq_xx{envoy_response_code_class="5"}[1m]))'));
+    expect(f.map((x) => x.severity)).toEqual(['warning']);
+  });
+
+  test('near miss: a ratio that may be NaN keeps the warning even with a floor', () => {
+    expect(rw401(template('result[0] >= 0.99', 'result[0] < 0.99', 'sum(rate(ok[1m])) / sum(rate(all[1m]))')).map((x) => x.severity)).toEqual(['warning']);
   });
 });
