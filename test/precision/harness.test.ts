@@ -8,7 +8,9 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as YAML from 'yaml';
-import { cloneSource, fetchSet, lintSet, readRepoList, RepoList, sample, score, seeded } from '../../bench/precision';
+import { cloneSource, fetchSet, findingObject, lintSet, readRepoList, RepoList, sample, score, seeded, valueAt } from '../../bench/precision';
+import { Finding } from '../../src/rules/types';
+import { LintObject } from '../../src/rules/source';
 
 const dirs: string[] = [];
 afterAll(() => { for (const d of dirs) fs.rmSync(d, { recursive: true, force: true }); });
@@ -98,3 +100,31 @@ describe('the precision harness', () => {
     expect(new Set(sample(items, 50, seeded(3))).size).toBe(50);
   });
 });
+
+describe('the object a packet shows', () => {
+  // cloudnative-pg: config/default and config/olm-default render config/webhook/manifests.yaml; only
+  // the OLM render's patch adds clientConfig.service.containerPort (held-out set 5).
+  const webhook = (service: Record<string, unknown>): LintObject => ({
+    obj: { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: { name: 'cnpg-mutating-webhook-configuration' }, webhooks: [{ name: 'mcluster.cnpg.io', clientConfig: { service } }] },
+    kind: 'MutatingWebhookConfiguration', apiVersion: 'admissionregistration.k8s.io/v1', name: 'cnpg-mutating-webhook-configuration',
+    ref: 'MutatingWebhookConfiguration/cnpg-mutating-webhook-configuration', file: 'config/webhook/manifests.yaml', line: () => 10,
+  });
+  const plain = webhook({ name: 'cnpg-webhook-service', namespace: 'cnpg-system' });
+  const olm = webhook({ containerPort: 9443, name: 'cnpg-webhook-service', namespace: 'cnpg-system' });
+  const finding = (p: string): Finding => ({ file: 'config/webhook/manifests.yaml', object: olm.ref, path: p } as Finding);
+
+  test('is the rendered copy that has the finding\'s field, else the first', () => {
+    expect(findingObject(finding('webhooks[0].clientConfig.service.containerPort'), [plain, olm])).toBe(olm);
+    expect(findingObject(finding('webhooks[0].clientConfig.service.name'), [plain, olm])).toBe(plain);
+    expect(findingObject(finding(''), [plain, olm])).toBe(plain);
+  });
+
+  test('reads field paths with indexes and quoted keys', () => {
+    const obj = { metadata: { annotations: { 'service.beta.kubernetes.io/x': 'y' } }, a: [{ b: 1 }] };
+    expect(valueAt(obj, 'metadata.annotations["service.beta.kubernetes.io/x"]')).toBe('y');
+    expect(valueAt(obj, 'a[0].b')).toBe(1);
+    expect(valueAt(obj, 'a[1].b')).toBeUndefined();
+    expect(valueAt(obj, 'metadata.labels.app')).toBeUndefined();
+  });
+});
+
