@@ -48,6 +48,14 @@ export const TEMPLATE_ACTION = /\{\{-?\s*(?:\.|\$|\/\*|(?:if|else|end|range|with
  */
 const MAYBE_COLLECTION_KEY = /[{[]\s*[{[]|^[ \t-]*(?:[[{]|\?\s)/m;
 
+/**
+ * The shape of every Kubernetes apiVersion: `[group/]version`, the group a DNS subdomain and the
+ * version a DNS-1035 label (what the API server requires of a CRD's version names:
+ * kubernetes/apiextensions-apiserver v0.32.4 pkg/apis/apiextensions/validation/validation.go,
+ * IsDNS1035Label(version.Name); built-in versions are v1, v1beta1 and the like).
+ */
+const KUBERNETES_API_VERSION = /^(?:[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*\/)?[a-z](?:[-a-z0-9]*[a-z0-9])?$/;
+
 /** A document's text looks like it was meant to be a Kubernetes object (so a parse error is RW000). */
 const LOOKS_LIKE_MANIFEST = /^\s*"?(?:apiVersion|kind)"?\s*:/m;
 
@@ -116,7 +124,10 @@ export function parseManifestText(text: string, file: string): ParsedSource {
     const hasApi = typeof r?.apiVersion === 'string';
     // Neither field: a values file, JSON Schema or OpenAPI document. A Helm Chart.yaml has an
     // apiVersion (v1/v2) and name/version but no kind: chart metadata, not an object either.
-    if ((!hasKind && !hasApi) || (!hasKind && typeof r?.name === 'string' && r?.version !== undefined)) {
+    // An apiVersion that no Kubernetes API can have, without a kind: another format's field (an Azure
+    // ARM template's "[variables('apiVersionDeployments')]" or "2020-06-01", held-out set 5).
+    const foreignApi = !hasKind && hasApi && !KUBERNETES_API_VERSION.test(String(r!.apiVersion));
+    if ((!hasKind && !hasApi) || foreignApi || (!hasKind && typeof r?.name === 'string' && r?.version !== undefined)) {
       if (js !== null && js !== undefined) notManifests++;
       continue;
     }
@@ -149,7 +160,10 @@ function fromFastDocuments(docs: readonly FastDocument[], file: string): ParsedS
     const r = js !== null && typeof js === 'object' && !Array.isArray(js) ? (js as Manifest) : undefined;
     const hasKind = typeof r?.kind === 'string';
     const hasApi = typeof r?.apiVersion === 'string';
-    if ((!hasKind && !hasApi) || (!hasKind && typeof r?.name === 'string' && r?.version !== undefined)) {
+    // An apiVersion that no Kubernetes API can have, without a kind: another format's field (an Azure
+    // ARM template's "[variables('apiVersionDeployments')]" or "2020-06-01", held-out set 5).
+    const foreignApi = !hasKind && hasApi && !KUBERNETES_API_VERSION.test(String(r!.apiVersion));
+    if ((!hasKind && !hasApi) || foreignApi || (!hasKind && typeof r?.name === 'string' && r?.version !== undefined)) {
       if (js !== null && js !== undefined) notManifests++;
       continue;
     }

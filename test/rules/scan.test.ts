@@ -68,6 +68,13 @@ describe('scans of whole repositories', () => {
     expect(linted.findings.filter((f) => f.status === 'open').map((f) => f.ruleId.split('-')[0])).toEqual(['RW001', 'RW305', 'RW102']);
     const noKind = lintText('apiVersion: v1\nmetadata:\n  name: a\n', 'nokind.yaml');
     expect(noKind.findings.map((f) => `${f.ruleId} ${f.severity}`)).toEqual(['RW000-malformed-document error']);
+    // An Azure ARM template resource (denniszielke/container_demos extensions/ctl-mng-restarter/v1/
+    // template-link.json): an apiVersion no Kubernetes API has, and no kind: not a manifest at all.
+    const arm = '{"name": "[concat(\'vm\', \'CtlMngRestarter\')]", "type": "Microsoft.Resources/deployments", "apiVersion": "[variables(\'apiVersionDeployments\')]", "properties": {"mode": "Incremental"}}';
+    expect(lintText(arm, 'template-link.json').findings).toEqual([]);
+    expect(lintText('{"type": "Microsoft.Web/sites", "apiVersion": "2020-06-01", "name": "web"}', 'site.json').findings).toEqual([]);
+    // The near miss: a Kubernetes group/version without a kind is still refused.
+    expect(lintText('apiVersion: apps/v1\nmetadata:\n  name: a\n', 'nokind-apps.yaml').findings.map((f) => f.ruleId)).toEqual(['RW000-malformed-document']);
     const coll = lintText('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  {{x}}: 1\n', 'coll.yaml');
     expect(coll.findings.map((f) => `${f.ruleId} ${f.line}`)).toEqual(['RW000-malformed-document 6']);
     expect(coll.findings[0].message).toContain('is itself a mapping or a list');
