@@ -5,6 +5,7 @@ import * as path from 'path';
 import * as YAML from 'yaml';
 import { ENGINE_RULES } from './catalogue';
 import { arr, rec, str } from './k8s';
+import { KUSTOMIZATION_FILES, kustomizationFile, REMOTE } from './kustomization-files';
 import { ContentHasher, readCachedRender, renderCacheDir, renderKey, writeCachedRender } from './render-cache';
 import { ObjectScope, ownScope } from './scope';
 import { LintObject, objectWithLines, parseManifestText, ParsedSource } from './source';
@@ -24,8 +25,6 @@ export interface KustomizeRenderer {
   /** How findings name it: `kubectl kustomize` or `kustomize build`. */
   readonly label: string;
 }
-
-const KUSTOMIZATION_FILES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'];
 
 /** An executable on PATH, or undefined. */
 function onPath(name: string, pathVar: string | undefined): string | undefined {
@@ -84,18 +83,6 @@ interface Kustomization {
 
 const TRANSFORMS = ['patches', 'patchesStrategicMerge', 'patchesJson6902', 'replicas', 'images', 'namePrefix', 'nameSuffix', 'commonLabels', 'labels', 'commonAnnotations', 'components', 'replacements', 'vars', 'transformers', 'configMapGenerator', 'secretGenerator', 'generators', 'helmCharts', 'buildMetadata', 'validators'];
 
-function kustomizationFile(dir: string): string | undefined {
-  for (const n of KUSTOMIZATION_FILES) {
-    const f = path.join(dir, n);
-    try {
-      if (fs.statSync(f).isFile()) return f;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
-
 /**
  * Per-scan memo of the folder questions asked once per scanned file (which folder above it holds a
  * kustomization, and that kustomization's text and YAML): a repository with hundreds of files
@@ -103,7 +90,7 @@ function kustomizationFile(dir: string): string | undefined {
  */
 interface FolderMemo {
   readonly files: Map<string, string | undefined>;
-  readonly docs: Map<string, { readonly text: string; readonly doc: Record<string, unknown> | undefined }>;
+  readonly docs: Map<string, KustomizationText>;
 }
 
 function kustomizationFileIn(dir: string, memo: FolderMemo): string | undefined {
@@ -111,7 +98,24 @@ function kustomizationFileIn(dir: string, memo: FolderMemo): string | undefined 
   return memo.files.get(dir);
 }
 
-const REMOTE = /:\/\/|^github\.com\/|^gitlab\.com\/|^git@|\?ref=/;
+interface KustomizationText {
+  readonly text: string;
+  /** The parsed mapping; undefined when it is not one or did not read. */
+  readonly doc: Record<string, unknown> | undefined;
+  /** The file could not be read or parsed as YAML. */
+  readonly failed: boolean;
+}
+
+/** A kustomization file's text and YAML (duplicate keys allowed, as kustomize's kyaml reads them). */
+function readKustomizationText(file: string): KustomizationText {
+  let text = '';
+  try {
+    text = fs.readFileSync(file, 'utf8');
+    return { text, doc: rec(YAML.parse(text, { uniqueKeys: false })), failed: false };
+  } catch {
+    return { text, doc: undefined, failed: true };
+  }
+}
 
 function readKustomization(dir: string, cache: Map<string, Kustomization | null>): Kustomization | undefined {
   const hit = cache.get(dir);
@@ -119,12 +123,8 @@ function readKustomization(dir: string, cache: Map<string, Kustomization | null>
   cache.set(dir, null); // a cycle reads as "none"
   const file = kustomizationFile(dir);
   if (!file) return undefined;
-  let doc: Record<string, unknown> | undefined;
-  let text = '';
-  try {
-    text = fs.readFileSync(file, 'utf8');
-    doc = rec(YAML.parse(text, { uniqueKeys: false }));
-  } catch {
+  const { text, doc, failed } = readKustomizationText(file);
+  if (failed) {
     // A kustomization that does not parse cannot be built, but the files it names as patches are
     // still fragments, not objects: read those names from its lines.
     const patchFiles = patchPathsFromText(text).map((p) => path.resolve(dir, p));
@@ -799,15 +799,7 @@ function patchesTargeting(abs: string, objs: readonly LintObject[], repoRoot: st
     if (file && readKustomization(dir, cache)) {
       let read = memo.docs.get(file);
       if (read === undefined) {
-        let doc: Record<string, unknown> | undefined;
-        let text = '';
-        try {
-          text = fs.readFileSync(file, 'utf8');
-          doc = rec(YAML.parse(text, { uniqueKeys: false }));
-        } catch {
-          doc = undefined;
-        }
-        read = { text, doc };
+        read = readKustomizationText(file);
         memo.docs.set(file, read);
       }
       const { text, doc } = read;

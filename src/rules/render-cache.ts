@@ -2,6 +2,7 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as YAML from 'yaml';
+import { KUSTOMIZATION_FILES, REMOTE } from './kustomization-files';
 
 /**
  * A cache of kustomize renders on disk, keyed by the content of everything the render can read, so
@@ -33,9 +34,6 @@ export interface CachedRender {
 }
 
 const VERSION = 'rollwise-render-cache-1';
-const KUSTOMIZATION_FILES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'];
-/** The same test as layout.ts's REMOTE: a URL, a git host path, an ssh remote or a `?ref=`. */
-const REMOTE = /:\/\/|^github\.com\/|^gitlab\.com\/|^git@|\?ref=/;
 
 /**
  * The cache folder: ROLLWISE_KUSTOMIZE_CACHE (a folder, or `off`), else
