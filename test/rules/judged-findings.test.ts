@@ -579,4 +579,38 @@ describe('held-out set 5: what makes a workload serve (issue 21)', () => {
     expect(only([d, svc('metrics')], 'RW601')).toEqual([]);
     expect(only([d, svc('grpc')], 'RW601').map((x) => x.severity)).toEqual(['warning']);
   });
+
+  /** HoussemDellai/aks-course _805_llm_on_aks_gpu/kubernetes/deployment_qwen36_35b.yaml: one vLLM replica, Recreate, 240 s x 4. */
+  const vllm = (replicas: number, timeout = 240): Obj => {
+    const probe = (): Obj => ({ httpGet: { path: '/health', port: 8000 }, initialDelaySeconds: 60, periodSeconds: 240, timeoutSeconds: timeout, failureThreshold: 4 });
+    return {
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'qwen-3-6-35b-a100', labels: { app: 'qwen-3-6-35b-a100' } },
+      spec: {
+        replicas, strategy: { type: 'Recreate' }, selector: { matchLabels: { app: 'qwen-3-6-35b-a100' } },
+        template: {
+          metadata: { labels: { app: 'qwen-3-6-35b-a100' } },
+          spec: {
+            containers: [{
+              name: 'qwen36-35b-a3b', image: 'vllm/vllm-openai', ports: [{ name: 'http', containerPort: 8000, protocol: 'TCP' }],
+              resources: { requests: { cpu: '2', memory: '16Gi', 'nvidia.com/gpu': 1 }, limits: { cpu: '4', memory: '32Gi', 'nvidia.com/gpu': 1 } },
+              startupProbe: probe(), livenessProbe: probe(), readinessProbe: probe(),
+            }],
+          },
+        },
+      },
+    };
+  };
+  const llmService: Obj = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'qwen-3-6-35b-a100' }, spec: { type: 'LoadBalancer', selector: { app: 'qwen-3-6-35b-a100' }, ports: [{ name: 'http', port: 8000, targetPort: 8000 }] } };
+
+  test('RW201: 240 s probe timeouts (deployment_gemma4_31b.yaml, vLLM) cannot be missed by CFS throttling: not reported', () => {
+    expect(only([vllm(1), llmService], 'RW201')).toEqual([]);
+    expect(only([vllm(3, 60), llmService], 'RW201')).toEqual([]);
+  });
+
+  test('near miss: just under a minute, or one short probe beside long ones, is still reported', () => {
+    expect(only([vllm(3, 59), llmService], 'RW201').map((x) => x.severity)).toEqual(['info']);
+    const mixed = vllm(3);
+    mixed.spec.template.spec.containers[0].readinessProbe.timeoutSeconds = 1;
+    expect(only([mixed, llmService], 'RW201').map((x) => x.severity)).toEqual(['warning']);
+  });
 });
