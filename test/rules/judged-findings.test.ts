@@ -602,6 +602,18 @@ describe('held-out set 5: what makes a workload serve (issue 21)', () => {
   };
   const llmService: Obj = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'qwen-3-6-35b-a100' }, spec: { type: 'LoadBalancer', selector: { app: 'qwen-3-6-35b-a100' }, ports: [{ name: 'http', port: 8000, targetPort: 8000 }] } };
 
+  test('RW105: identical probes with 240 s timeouts (a stalled process, not a loaded one) are not reported', () => {
+    expect(only([vllm(1), llmService], 'RW105')).toEqual([]);
+    expect(only([vllm(3, 60), llmService], 'RW105')).toEqual([]);
+  });
+
+  test('near miss: identical probes under a minute are the warning, on one replica as on three', () => {
+    expect(only([vllm(1, 59), llmService], 'RW105').map((x) => x.severity)).toEqual(['warning']);
+    // denniszielke/container_demos yaml/hotrot.yaml: one replica, GET / with 1 s x 3 on both (judged real).
+    expect(only([vllm(1, 1), llmService], 'RW105').map((x) => x.severity)).toEqual(['warning']);
+    expect(only([vllm(3, 1), llmService], 'RW105').map((x) => x.severity)).toEqual(['warning']);
+  });
+
   test('RW201: 240 s probe timeouts (deployment_gemma4_31b.yaml, vLLM) cannot be missed by CFS throttling: not reported', () => {
     expect(only([vllm(1), llmService], 'RW201')).toEqual([]);
     expect(only([vllm(3, 60), llmService], 'RW201')).toEqual([]);
