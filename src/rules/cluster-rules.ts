@@ -7,7 +7,7 @@ import { LintResult } from './engine';
 import { aboutPlaceholder } from './placeholders';
 import { LintObject } from './source';
 import { Finding, Severity } from './types';
-import { ObjectScope } from './scope';
+import { ObjectScope, renderNote } from './scope';
 import { arr, operatorManagedBy, rec } from './k8s';
 import { ENGINE_RULES } from './catalogue';
 import { RuleMeta } from './rule';
@@ -108,9 +108,12 @@ export function withClusterFindings(
       const lenient = clusterSeverity(o, p, validator);
       const own = [...signs, ...deletionKey(p)];
       const { severity, note } = appliedSeverity(lenient, asIs, own);
+      // On a rendered object, the render is named: its file may not have the field at all.
+      const rendered = renderNote(scope, p.path, o.file);
       extra.push({
         ruleId: rule.id, severity, file: o.file, line: o.line(path), kind: o.kind, ...(o.namespace ? { namespace: o.namespace } : {}), name: o.name, object: o.ref,
-        path, message: `${asIs === undefined ? 'if this file were applied as written: ' : ''}${p.message} (Kubernetes ${version.name}${note ? `; ${note}` : ''})`,
+        path, ...(scope?.render ? { render: scope.render.folder } : {}),
+        message: `${asIs === undefined ? 'if this file were applied as written: ' : ''}${p.message} (Kubernetes ${version.name}${rendered ? `; ${rendered}` : ''}${note ? `; ${note}` : ''})`,
         mechanism: rule.mechanism, fix: rule.fix, values: {}, status: 'open',
       });
     }

@@ -492,6 +492,43 @@ function parseRendered(text: string, file: string, memo: Map<string, ParsedSourc
   return { objects, problems };
 }
 
+/** Whether a parsed object has a value at a JSON pointer (`/webhooks/0/clientConfig/service/port`). */
+function hasPointer(obj: unknown, pointer: string): boolean {
+  let v: unknown = obj;
+  for (const raw of pointer.split('/').slice(1)) {
+    const seg = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Array.isArray(v) && /^\d+$/.test(seg)) v = v[Number(seg)];
+    else if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.prototype.hasOwnProperty.call(v, seg)) v = (v as Record<string, unknown>)[seg];
+    else return false;
+    if (v === undefined) return false;
+  }
+  return true;
+}
+
+/**
+ * Which part of a rendered tree writes a field its object's file lacks: the first patch file of
+ * the tree whose text has the field's key (`containerPort:` in a strategic-merge patch, `/containerPort`
+ * in a JSON 6902 one), else the first kustomization of the tree whose own text has it (an inline
+ * patch). Read as text: kustomize applies patches by target, and which one wrote a field is not in
+ * its output (the origin annotation names only the resource's file).
+ */
+function patchAdding(tree: readonly { k: Kustomization }[], pointer: string, shown: (abs: string) => string): string | undefined {
+  const key = pointer.split('/').slice(1).reverse().find((s) => !/^\d+$/.test(s) && s !== '-')?.replace(/~1/g, '/').replace(/~0/g, '~');
+  if (key === undefined) return undefined;
+  const esc = key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const re = new RegExp(`(^|[\\s{,"'/-])${esc}("|'|)\\s*:|/${esc}(["'\\s]|$)`, 'm');
+  const text = (f: string): string => {
+    try {
+      return fs.readFileSync(f, 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  for (const w of tree) for (const f of w.k.patchFiles) if (re.test(text(f))) return shown(f);
+  for (const w of tree) if (w.k.transforms.length > 0 && re.test(text(w.k.file).split('\n').filter((l) => !/^\s*#/.test(l)).join('\n'))) return `a patch in ${shown(w.k.file)}`;
+  return undefined;
+}
+
 /** Removes the origin annotation kustomize added for us (and an annotations map it alone made). */
 function takeOrigin(obj: Record<string, unknown>): string | undefined {
   const meta = rec(obj.metadata);
@@ -642,7 +679,8 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
       continue;
     }
     rendered.add(root.dir);
-    const label = `${renderer.label} ${path.dirname(rootFile)}`;
+    const renderFolder = path.dirname(rootFile);
+    const label = `${renderer.label} ${renderFolder}`;
     const docs = parseRendered(out.text, `${rootFile} (${renderer.label})`, renderedDocs);
     problems.push(...docs.problems);
     for (const o of docs.objects) {
@@ -652,14 +690,23 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
       // above), not once per rendered object: several roots render the same unscanned base files.
       // Looked up when a line is first asked for (a finding), not for every rendered object.
       let twin: LintObject | undefined | null = null;
-      const lineOf = (p: string): number => {
+      const twinOf = (): LintObject | undefined => {
         if (twin === null) twin = (abs ? source(abs) : undefined)?.objects.find((s) => s.kind === o.kind && (s.name === o.name || o.name.endsWith(s.name) || o.name.startsWith(s.name)));
-        return twin ? twin.line(p) : 0;
+        return twin;
       };
+      const lineOf = (p: string): number => twinOf()?.line(p) ?? 0;
       const file = abs ? shown(abs) : rootFile;
       const obj = objectWithLines(o.obj, file, lineOf);
       objects.push(obj);
-      scopes.set(obj, ownScope(obj, { builds: [`k:${root.dir}`], folder: root.dir, renderedBy: label, appliedAsIs: `the output of ${label}` }));
+      const render = {
+        folder: renderFolder,
+        addedBy: (pointer: string): string | undefined => {
+          const t = twinOf();
+          if (t === undefined || hasPointer(t.obj, pointer)) return undefined;
+          return patchAdding(tree, pointer, shown) ?? `the render of ${renderFolder}`;
+        },
+      };
+      scopes.set(obj, ownScope(obj, { builds: [`k:${root.dir}`], folder: root.dir, renderedBy: label, render, appliedAsIs: `the output of ${label}` }));
     }
   }
 

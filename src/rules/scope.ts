@@ -33,6 +33,12 @@ export interface ObjectScope {
   /** Set for objects read from a rendered kustomization: the command that rendered them. */
   readonly renderedBy?: string;
   /**
+   * Set for objects read from a rendered kustomization: the kustomization folder rendered
+   * (repo-relative, as findings show paths), and which part of the render put a field there when
+   * the object's own file does not have it (a patch file, or a kustomization's inline patch).
+   */
+  readonly render?: RenderOrigin;
+  /**
    * What shows the object is applied as it is written (layout.ts): the output of a kustomize
    * render, a file a kustomization lists as a resource with nothing between it and the output, a
    * file an Argo CD Application syncs as a plain directory, standard input. Undefined when nothing
@@ -45,6 +51,30 @@ export interface ObjectScope {
    * missing (cloud-native-toolkit/multi-tenancy-gitops adds an Application's repoURL so).
    */
   readonly suppliedByPatch?: { readonly pointers: readonly string[]; readonly by: string };
+}
+
+/** Where a rendered object came from, for findings to name the render (layout.ts). */
+export interface RenderOrigin {
+  /** The kustomization folder rendered, repo-relative: `config/olm-manifests`. */
+  readonly folder: string;
+  /**
+   * For a JSON pointer of the rendered object: undefined when the object's own file has the field
+   * (or that file is not known), else what in the render adds it ("config/olm-default/
+   * webhook_mutating_port_patch.yaml", or "the render of <folder>" when no patch names it).
+   */
+  readonly addedBy: (pointer: string) => string | undefined;
+}
+
+/**
+ * The words a finding on a rendered object adds: the render's folder, and, when the object's file
+ * lacks the field, that the render (and which patch of it) adds the field. Undefined for objects
+ * read file by file.
+ */
+export function renderNote(scope: ObjectScope | undefined, pointer: string, file: string): string | undefined {
+  const r = scope?.render;
+  if (r === undefined) return undefined;
+  const added = pointer === '' ? undefined : r.addedBy(pointer);
+  return `in the render of ${r.folder}${added !== undefined ? `; ${file} does not have this field: ${added} adds it` : ''}`;
 }
 
 function labelsOf(o: LintObject): Record<string, unknown> {
@@ -62,6 +92,7 @@ export function ownScope(o: LintObject, extra: Partial<ObjectScope> = {}): Objec
     ...(str(labels['app.kubernetes.io/part-of']) ? { partOf: str(labels['app.kubernetes.io/part-of']) } : {}),
     ...(str(labels['argocd.argoproj.io/instance']) ? { instance: str(labels['argocd.argoproj.io/instance']) } : {}),
     ...(extra.renderedBy ? { renderedBy: extra.renderedBy } : {}),
+    ...(extra.render ? { render: extra.render } : {}),
     ...(extra.appliedAsIs ? { appliedAsIs: extra.appliedAsIs } : {}),
     ...(extra.suppliedByPatch ? { suppliedByPatch: extra.suppliedByPatch } : {}),
   };
