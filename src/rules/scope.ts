@@ -46,6 +46,11 @@ export interface ObjectScope {
    */
   readonly appliedAsIs?: string;
   /**
+   * Set for objects of a render that is an OLM bundle input (layout.ts withBundleInputs): why
+   * kubectl does not apply it. The cluster stage is then information, not an error.
+   */
+  readonly bundleInput?: string;
+  /**
    * JSON pointers a kustomization's JSON 6902 patch adds to this object (by a `target` that selects
    * it), when that kustomization was not rendered: the fields are supplied by the patch, not
    * missing (cloud-native-toolkit/multi-tenancy-gitops adds an Application's repoURL so).
@@ -94,6 +99,7 @@ export function ownScope(o: LintObject, extra: Partial<ObjectScope> = {}): Objec
     ...(extra.renderedBy ? { renderedBy: extra.renderedBy } : {}),
     ...(extra.render ? { render: extra.render } : {}),
     ...(extra.appliedAsIs ? { appliedAsIs: extra.appliedAsIs } : {}),
+    ...(extra.bundleInput ? { bundleInput: extra.bundleInput } : {}),
     ...(extra.suppliedByPatch ? { suppliedByPatch: extra.suppliedByPatch } : {}),
   };
 }

@@ -80,3 +80,52 @@ describe('a finding on a rendered object names the render', () => {
     expect(f[0].message).not.toContain('does not have this field');
   });
 });
+
+/** cloudnative-pg config/olm-manifests/bases/cloudnative-pg.clusterserviceversion.yaml, cut to its identity. */
+const csv = YAML.stringify({
+  apiVersion: 'operators.coreos.com/v1alpha1', kind: 'ClusterServiceVersion', metadata: { name: 'cloudnative-pg.v0.0.0' },
+  spec: { displayName: 'CloudNativePG', install: { strategy: 'deployment', spec: { deployments: null } } },
+});
+
+const OLM = {
+  ...CNPG,
+  // cloudnative-pg config/olm-default/kustomization.yaml and config/olm-manifests/kustomization.yaml.
+  'config/olm-default/kustomization.yaml': 'resources:\n- ../default\npatches:\n- path: webhook_mutating_port_patch.yaml\n  target:\n    group: admissionregistration.k8s.io\n    version: v1\n    kind: MutatingWebhookConfiguration\n    name: mutating-webhook-configuration\n',
+  'config/olm-default/webhook_mutating_port_patch.yaml': portPatch,
+  'config/olm-manifests/kustomization.yaml': 'resources:\n- bases/cloudnative-pg.clusterserviceversion.yaml\n- ../olm-default\n',
+  'config/olm-manifests/bases/cloudnative-pg.clusterserviceversion.yaml': csv,
+};
+
+describe('an OLM bundle input is not applied with kubectl', () => {
+  withKustomize(`cloudnative-pg's config/olm-manifests (lists a ClusterServiceVersion): containerPort added by config/olm-default is info, naming the render${why}`, () => {
+    const dir = tempRepo('rw-olm-bundle-', OLM);
+    const f = findings(dir);
+    expect(f.map((x) => `${x.ruleId.slice(0, 5)} ${x.severity} ${x.file} ${x.path} ${x.render}`)).toEqual([
+      'RW801 info config/webhook/manifests.yaml webhooks[0].clientConfig.service.containerPort config/olm-manifests',
+    ]);
+    expect(f[0].message).toMatch(/^if this render were applied with kubectl: /);
+    expect(f[0].message).toContain('in the render of config/olm-manifests; config/webhook/manifests.yaml does not have this field: config/olm-default/webhook_mutating_port_patch.yaml adds it');
+    expect(f[0].message).toContain('config/olm-manifests/kustomization.yaml lists the ClusterServiceVersion config/olm-manifests/bases/cloudnative-pg.clusterserviceversion.yaml');
+  });
+
+  withKustomize(`near miss: a wrong field in the file config/default renders is still an error there (what make deploy applies), and info in the bundle${why}`, () => {
+    const doc = YAML.parse(webhooks) as { webhooks: Record<string, unknown>[] };
+    doc.webhooks[0].timeoutSecond = 5; // a typo of timeoutSeconds
+    const dir = tempRepo('rw-olm-bundle-', { ...OLM, 'config/webhook/manifests.yaml': YAML.stringify(doc) });
+    const f = findings(dir);
+    expect(f.map((x) => `${x.ruleId.slice(0, 5)} ${x.severity} ${x.path} ${x.render}`).sort()).toEqual([
+      'RW801 error webhooks[0].timeoutSecond config/default',
+      'RW801 info webhooks[0].clientConfig.service.containerPort config/olm-manifests',
+      'RW801 info webhooks[0].timeoutSecond config/olm-manifests',
+    ]);
+  });
+
+  withKustomize(`near miss: without the ClusterServiceVersion, config/olm-manifests is an ordinary render and its patch's field an error${why}`, () => {
+    const files: Record<string, string> = { ...OLM, 'config/olm-manifests/kustomization.yaml': 'resources:\n- ../olm-default\n' };
+    delete files['config/olm-manifests/bases/cloudnative-pg.clusterserviceversion.yaml'];
+    const f = findings(tempRepo('rw-olm-bundle-', files));
+    expect(f.map((x) => `${x.ruleId.slice(0, 5)} ${x.severity} ${x.path} ${x.render}`)).toEqual([
+      'RW801 error webhooks[0].clientConfig.service.containerPort config/olm-manifests',
+    ]);
+  });
+});
