@@ -803,7 +803,10 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
       scopes.set(o, ownScope(o, {
         builds: open.map((r) => `k:${r.root.dir}`), ...(ns !== undefined ? { namespace: ns, namespaceFrom: `namespace: ${ns} in ${from ? shown(from) : 'its kustomization'}` } : {}),
         ...(asIs ? { appliedAsIs: asIs } : {}), ...(sup ? { suppliedByPatch: sup } : {}),
-      }));
+        // The outermost kustomization's namespace replaces the object's own (kubebuilder's
+        // `namespace: system` placeholder), so the tree's objects share it: a PDB of the tree
+        // meets its workload (open-policy-agent/gatekeeper config/, whose render failed).
+      }, ns !== undefined && open.length > 0));
     }
   }
 

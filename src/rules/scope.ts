@@ -86,12 +86,20 @@ function labelsOf(o: LintObject): Record<string, unknown> {
   return rec(rec(o.obj.metadata)?.labels) ?? {};
 }
 
-/** The scope an object has on its own: its namespace, its file's folder and its labels. */
-export function ownScope(o: LintObject, extra: Partial<ObjectScope> = {}): ObjectScope {
+/**
+ * The scope an object has on its own: its namespace, its file's folder and its labels. With
+ * `kustomized`, `extra.namespace` is a kustomization's `namespace:` and replaces the object's own,
+ * as kustomize's namespace transformer does for namespaced objects (kubernetes-sigs/kustomize
+ * kustomize/v5.5.0 api/filters/namespace/namespace.go fieldSetter: SetEntry, not SetEntryIfEmpty,
+ * unless unsetOnly, which the `namespace:` field leaves false, api/internal/target/
+ * kusttarget_configplugin.go NamespaceTransformer).
+ */
+export function ownScope(o: LintObject, extra: Partial<ObjectScope> = {}, kustomized = false): ObjectScope {
   const labels = labelsOf(o);
+  const replaced = kustomized && extra.namespace !== undefined && o.namespace !== undefined && o.namespace !== extra.namespace;
   return {
-    namespace: o.namespace ?? extra.namespace,
-    ...(o.namespace === undefined && extra.namespaceFrom ? { namespaceFrom: extra.namespaceFrom } : {}),
+    namespace: replaced ? extra.namespace : o.namespace ?? extra.namespace,
+    ...((o.namespace === undefined || replaced) && extra.namespaceFrom ? { namespaceFrom: extra.namespaceFrom } : {}),
     builds: extra.builds ?? [],
     folder: extra.folder ?? path.dirname(o.file),
     ...(str(labels['app.kubernetes.io/part-of']) ? { partOf: str(labels['app.kubernetes.io/part-of']) } : {}),
