@@ -307,11 +307,20 @@ const OLM_NAMED = /(^|[-_.])olm([-_.]|$)/i;
  * includers in the tree are the bundle root or named for OLM (config/default under
  * config/olm-default), is rendered as a root of its own as well, and is checked as applied.
  */
-function withBundleInputs(topRoots: readonly Kustomization[], cache: Map<string, Kustomization | null>, source: (abs: string) => ParsedSource | undefined, shown: (abs: string) => string): { roots: Kustomization[]; bundles: Map<string, string> } {
+function withBundleInputs(topRoots: readonly Kustomization[], cache: Map<string, Kustomization | null>, source: (abs: string) => ParsedSource | undefined, shown: (abs: string) => string, scanned: ReadonlyMap<string, string>): { roots: Kustomization[]; bundles: Map<string, string> } {
   const bundles = new Map<string, string>();
+  // A file outside the scan is parsed only when its text names the kind (most are not read at all).
+  const mayHold = (f: string): boolean => {
+    if (scanned.has(f)) return true;
+    try {
+      return /^kind:\s*["']?ClusterServiceVersion/m.test(fs.readFileSync(f, 'utf8'));
+    } catch {
+      return false;
+    }
+  };
   for (const root of topRoots) {
     for (const w of walk(root, cache)) {
-      const csv = w.k.files.find((f) => source(f)?.objects.some((o) => o.kind === 'ClusterServiceVersion' && o.apiVersion.startsWith('operators.coreos.com/')));
+      const csv = w.k.files.find((f) => mayHold(f) && source(f)?.objects.some((o) => o.kind === 'ClusterServiceVersion' && o.apiVersion.startsWith('operators.coreos.com/')));
       if (csv !== undefined) {
         bundles.set(root.dir, `${shown(root.file)} lists the ClusterServiceVersion ${shown(csv)}: its render is an OLM bundle input, which operator-sdk generate bundle reads into the ClusterServiceVersion (unknown fields dropped) and OLM installs; kubectl does not apply it`);
         break;
@@ -639,7 +648,8 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
     }
     return fromDisk.get(abs);
   };
-  const { roots, bundles } = withBundleInputs(topRoots, cache, source, shown);
+  // Only renders differ for a bundle input; without a renderer every tree is read file by file.
+  const { roots, bundles } = renderer ? withBundleInputs(topRoots, cache, source, shown, byAbs) : { roots: topRoots, bundles: new Map<string, string>() };
 
   /** Per absolute file: the roots that include it, the namespace each gives it. */
   const membership = new Map<string, { root: Kustomization; namespace?: string; from?: string }[]>();
@@ -770,7 +780,7 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
     }
   }
 
-  const applied = new Set(objects.filter((o) => scopes.get(o)?.renderedBy !== undefined).map((o) => JSON.stringify(o.obj)));
+  const applied = new Set(bundleObjects.length === 0 ? [] : objects.filter((o) => scopes.get(o)?.renderedBy !== undefined).map((o) => JSON.stringify(o.obj)));
   for (const { obj, scope } of bundleObjects) {
     if (applied.has(JSON.stringify(obj.obj))) continue;
     objects.push(obj);
