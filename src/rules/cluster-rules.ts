@@ -7,7 +7,7 @@ import { LintResult } from './engine';
 import { aboutPlaceholder } from './placeholders';
 import { LintObject } from './source';
 import { Finding, Severity } from './types';
-import { ObjectScope } from './scope';
+import { ObjectScope, renderNote } from './scope';
 import { arr, operatorManagedBy, rec } from './k8s';
 import { ENGINE_RULES } from './catalogue';
 import { RuleMeta } from './rule';
@@ -107,10 +107,13 @@ export function withClusterFindings(
       const path = fieldPath(p.path);
       const lenient = clusterSeverity(o, p, validator);
       const own = [...signs, ...deletionKey(p)];
-      const { severity, note } = appliedSeverity(lenient, asIs, own);
+      const { severity, note } = appliedSeverity(lenient, asIs, own, scope?.bundleInput);
+      // On a rendered object, the render is named: its file may not have the field at all.
+      const rendered = renderNote(scope, p.path, o.file);
       extra.push({
         ruleId: rule.id, severity, file: o.file, line: o.line(path), kind: o.kind, ...(o.namespace ? { namespace: o.namespace } : {}), name: o.name, object: o.ref,
-        path, message: `${asIs === undefined ? 'if this file were applied as written: ' : ''}${p.message} (Kubernetes ${version.name}${note ? `; ${note}` : ''})`,
+        path, ...(scope?.render ? { render: scope.render.folder } : {}),
+        message: `${scope?.bundleInput !== undefined ? 'if this render were applied with kubectl: ' : asIs === undefined ? 'if this file were applied as written: ' : ''}${p.message} (Kubernetes ${version.name}${rendered ? `; ${rendered}` : ''}${note ? `; ${note}` : ''})`,
         mechanism: rule.mechanism, fix: rule.fix, values: {}, status: 'open',
       });
     }
@@ -125,11 +128,14 @@ export function withClusterFindings(
  * An error only where the object is shown to be applied as written (ObjectScope.appliedAsIs) and
  * no sign says it is a template another program fills in; then the API server refuses exactly
  * this. Not shown to be applied as written: a warning (what the API server would refuse if it
- * were), and info when a template sign is also read. Shown, but with a sign: a warning.
+ * were), and info when a template sign is also read. Shown, but with a sign: a warning. The
+ * render of an OLM bundle input: info (operator-sdk reads it, kubectl does not apply it).
  */
-function appliedSeverity(lenient: { severity: Severity; note: string } | undefined, asIs: string | undefined, signs: readonly string[]): { severity: Severity; note?: string } {
+function appliedSeverity(lenient: { severity: Severity; note: string } | undefined, asIs: string | undefined, signs: readonly string[], bundleInput?: string): { severity: Severity; note?: string } {
   const notes: string[] = [];
   if (lenient) notes.push(lenient.note);
+  // An OLM bundle input (layout.ts withBundleInputs): operator-sdk reads it, kubectl never applies it.
+  if (bundleInput !== undefined) return { severity: 'info', note: [...notes, `${bundleInput}, so this is not an error`].join('; ') };
   if (asIs === undefined) {
     notes.push('nothing shows this file is applied as it is written (no kustomization lists it as a resource without patches or transformers, no kustomize render outputs it, no Argo CD Application syncs its folder as a plain directory), so this is not an error');
   }

@@ -133,10 +133,11 @@ export function lintParsed(objects: readonly LintObject[], problems: readonly Pa
       }
     }
     // An object read from a rendered kustomization says so, since its file holds the base values.
-    const rendered = index.scopes.scopeOf(o).renderedBy;
+    const scope = index.scopes.scopeOf(o);
+    const rendered = scope.renderedBy;
     const f: Finding = {
       ruleId: rule.id, severity, file: o.file, line: o.line(path), kind: o.kind, namespace: o.namespace, name: o.name, object: o.ref,
-      path, message: rendered ? `${message} (as rendered by ${rendered})` : message, mechanism: `${rule.mechanism} (${rule.fieldNotes})`, fix: rule.fix, values, status, ...(justification !== undefined ? { justification } : {}),
+      path, ...(scope.render ? { render: scope.render.folder } : {}), message: rendered ? `${message} (as rendered by ${rendered})` : message, mechanism: `${rule.mechanism} (${rule.fieldNotes})`, fix: rule.fix, values, status, ...(justification !== undefined ? { justification } : {}),
     };
     seq.set(f, seq.size);
     findings.push(f);

@@ -155,7 +155,7 @@ export function formatSarif(result: LintResult, skips?: readonly Skip[], baseDir
       logicalLocations: [{ fullyQualifiedName: `${objectLabel(f)}${f.path ? `#${f.path}` : ''}`, kind: 'object' }],
     }],
     partialFingerprints: { rollwiseObjectPath: `${f.ruleId}|${objectLabel(f)}|${f.path}` },
-    properties: { values: f.values, object: objectLabel(f), path: f.path },
+    properties: { values: f.values, object: objectLabel(f), path: f.path, ...(f.render !== undefined ? { render: f.render } : {}) },
     ...(f.status !== 'open' ? { suppressions: [{ kind: 'inSource', justification: f.justification ?? '' }] } : {}),
   }));
   const invocation = {

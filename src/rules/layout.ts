@@ -282,6 +282,67 @@ function walk(root: Kustomization, cache: Map<string, Kustomization | null>): { 
   return out;
 }
 
+/** A folder named for OLM (`config/olm-default`, `olm_rbac`): a kustomization kept to feed a bundle. */
+const OLM_NAMED = /(^|[-_.])olm([-_.]|$)/i;
+
+/**
+ * The roots of a scan with the OLM bundle inputs told apart. operator-sdk builds an OLM bundle from
+ * a kustomize render piped to `operator-sdk generate bundle`: the render lists a base
+ * ClusterServiceVersion (`generate kustomize manifests` scaffolds config/manifests with
+ * `bases/<package>.clusterserviceversion.yaml`, `../default`, `../samples`, `../scorecard`:
+ * operator-framework/operator-sdk v1.42.3 internal/cmd/operator-sdk/generate/kustomize/manifests.go
+ * and internal/plugins/manifests/v2/templates/config/manifests/kustomization.go), and the command
+ * reads the stream into typed objects with sigs.k8s.io/yaml, which drops unknown fields
+ * (internal/generate/collector/manifests.go updateFromReader), then writes the Deployments and
+ * webhook configurations into the ClusterServiceVersion (internal/generate/clusterserviceversion/
+ * clusterserviceversion_updaters.go: a webhook becomes a webhookdefinition, whose containerPort
+ * it takes from the Service). OLM installs the bundle; kubectl never applies that render. So a
+ * root whose tree lists a file holding a ClusterServiceVersion is a bundle input, not shown to be
+ * applied as written (cloudnative-pg/cloudnative-pg's Makefile olm-bundle target pipes
+ * `kustomize build config/olm-manifests` to `operator-sdk generate bundle`).
+ *
+ * What such a tree includes may also be applied on its own (`make deploy` builds config/default;
+ * cloudnative-pg's Makefile writes `kustomize build config/default` as its release manifest): each
+ * kustomization of a bundle tree that no other root includes, that is not named for OLM, and whose
+ * includers in the tree are the bundle root or named for OLM (config/default under
+ * config/olm-default), is rendered as a root of its own as well, and is checked as applied.
+ */
+function withBundleInputs(topRoots: readonly Kustomization[], cache: Map<string, Kustomization | null>, source: (abs: string) => ParsedSource | undefined, shown: (abs: string) => string, scanned: ReadonlyMap<string, string>): { roots: Kustomization[]; bundles: Map<string, string> } {
+  const bundles = new Map<string, string>();
+  // A file outside the scan is parsed only when its text names the kind (most are not read at all).
+  const mayHold = (f: string): boolean => {
+    if (scanned.has(f)) return true;
+    try {
+      return /^kind:\s*["']?ClusterServiceVersion/m.test(fs.readFileSync(f, 'utf8'));
+    } catch {
+      return false;
+    }
+  };
+  for (const root of topRoots) {
+    for (const w of walk(root, cache)) {
+      const csv = w.k.files.find((f) => mayHold(f) && source(f)?.objects.some((o) => o.kind === 'ClusterServiceVersion' && o.apiVersion.startsWith('operators.coreos.com/')));
+      if (csv !== undefined) {
+        bundles.set(root.dir, `${shown(root.file)} lists the ClusterServiceVersion ${shown(csv)}: its render is an OLM bundle input, which operator-sdk generate bundle reads into the ClusterServiceVersion (unknown fields dropped) and OLM installs; kubectl does not apply it`);
+        break;
+      }
+    }
+  }
+  if (bundles.size === 0) return { roots: [...topRoots], bundles };
+  const elsewhere = new Set(topRoots.filter((r) => !bundles.has(r.dir)).flatMap((r) => walk(r, cache).map((w) => w.k.dir)));
+  const olmOnly = (k: Kustomization): boolean => bundles.has(k.dir) || OLM_NAMED.test(path.basename(k.dir));
+  const extra = new Map<string, Kustomization>();
+  for (const root of topRoots.filter((r) => bundles.has(r.dir))) {
+    const tree = walk(root, cache);
+    const parents = new Map<string, Kustomization[]>();
+    for (const w of tree) for (const c of w.k.children) (parents.get(c) ?? parents.set(c, []).get(c)!).push(w.k);
+    for (const w of tree.slice(1)) {
+      if (olmOnly(w.k) || w.k.component || elsewhere.has(w.k.dir) || bundles.has(w.k.dir)) continue;
+      if ((parents.get(w.k.dir) ?? []).every(olmOnly)) extra.set(w.k.dir, w.k);
+    }
+  }
+  return { roots: [...topRoots, ...extra.values()], bundles };
+}
+
 export interface LayoutInput {
   readonly file: string;
   readonly text: string;
@@ -492,6 +553,43 @@ function parseRendered(text: string, file: string, memo: Map<string, ParsedSourc
   return { objects, problems };
 }
 
+/** Whether a parsed object has a value at a JSON pointer (`/webhooks/0/clientConfig/service/port`). */
+function hasPointer(obj: unknown, pointer: string): boolean {
+  let v: unknown = obj;
+  for (const raw of pointer.split('/').slice(1)) {
+    const seg = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Array.isArray(v) && /^\d+$/.test(seg)) v = v[Number(seg)];
+    else if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.prototype.hasOwnProperty.call(v, seg)) v = (v as Record<string, unknown>)[seg];
+    else return false;
+    if (v === undefined) return false;
+  }
+  return true;
+}
+
+/**
+ * Which part of a rendered tree writes a field its object's file lacks: the first patch file of
+ * the tree whose text has the field's key (`containerPort:` in a strategic-merge patch, `/containerPort`
+ * in a JSON 6902 one), else the first kustomization of the tree whose own text has it (an inline
+ * patch). Read as text: kustomize applies patches by target, and which one wrote a field is not in
+ * its output (the origin annotation names only the resource's file).
+ */
+function patchAdding(tree: readonly { k: Kustomization }[], pointer: string, shown: (abs: string) => string): string | undefined {
+  const key = pointer.split('/').slice(1).reverse().find((s) => !/^\d+$/.test(s) && s !== '-')?.replace(/~1/g, '/').replace(/~0/g, '~');
+  if (key === undefined) return undefined;
+  const esc = key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const re = new RegExp(`(^|[\\s{,"'/-])${esc}("|'|)\\s*:|/${esc}(["'\\s]|$)`, 'm');
+  const text = (f: string): string => {
+    try {
+      return fs.readFileSync(f, 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  for (const w of tree) for (const f of w.k.patchFiles) if (re.test(text(f))) return shown(f);
+  for (const w of tree) if (w.k.transforms.length > 0 && re.test(text(w.k.file).split('\n').filter((l) => !/^\s*#/.test(l)).join('\n'))) return `a patch in ${shown(w.k.file)}`;
+  return undefined;
+}
+
 /** Removes the origin annotation kustomize added for us (and an annotations map it alone made). */
 function takeOrigin(obj: Record<string, unknown>): string | undefined {
   const meta = rec(obj.metadata);
@@ -535,7 +633,23 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
   const ks = [...dirs].map((d) => readKustomization(d, cache)).filter((k): k is Kustomization => !!k);
   const included = new Set<string>();
   for (const k of ks) for (const w of walk(k, cache).slice(1)) included.add(w.k.dir);
-  const roots = ks.filter((k) => !included.has(k.dir));
+  const topRoots = ks.filter((k) => !included.has(k.dir));
+  // A file's parse: a scanned file's, else the file read once per scan.
+  const fromDisk = new Map<string, ParsedSource | undefined>();
+  const source = (abs: string): ParsedSource | undefined => {
+    const shownName = byAbs.get(abs);
+    if (shownName !== undefined) return parsed.get(shownName);
+    if (!fromDisk.has(abs)) {
+      try {
+        fromDisk.set(abs, parseManifestText(fs.readFileSync(abs, 'utf8'), shown(abs)));
+      } catch {
+        fromDisk.set(abs, undefined);
+      }
+    }
+    return fromDisk.get(abs);
+  };
+  // Only renders differ for a bundle input; without a renderer every tree is read file by file.
+  const { roots, bundles } = renderer ? withBundleInputs(topRoots, cache, source, shown, byAbs) : { roots: topRoots, bundles: new Map<string, string>() };
 
   /** Per absolute file: the roots that include it, the namespace each gives it. */
   const membership = new Map<string, { root: Kustomization; namespace?: string; from?: string }[]>();
@@ -583,24 +697,13 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
   const scopes = new Map<LintObject, ObjectScope>();
   const notes: Finding[] = [];
   const rendered = new Set<string>();
+  /** Objects of OLM bundle inputs' renders, added after the other renders (withBundleInputs). */
+  const bundleObjects: { obj: LintObject; scope: ObjectScope }[] = [];
   const readmes = new Map<string, string[]>();
   /** Roots kustomize failed to render: nothing of theirs is shown to be applied. */
   const failed = new Set<string>();
 
   // The roots kustomize renders (the loop below says why each other root is not), all at once.
-  const fromDisk = new Map<string, ParsedSource | undefined>();
-  const source = (abs: string): ParsedSource | undefined => {
-    const shownName = byAbs.get(abs);
-    if (shownName !== undefined) return parsed.get(shownName);
-    if (!fromDisk.has(abs)) {
-      try {
-        fromDisk.set(abs, parseManifestText(fs.readFileSync(abs, 'utf8'), shown(abs)));
-      } catch {
-        fromDisk.set(abs, undefined);
-      }
-    }
-    return fromDisk.get(abs);
-  };
   // A kustomization that only gathers files (one, or a tree of them) is read file by file; one that
   // gathers what kustomize would change or refuse (a List it expands, a missing file, a duplicate)
   // is rendered like one that transforms.
@@ -642,7 +745,8 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
       continue;
     }
     rendered.add(root.dir);
-    const label = `${renderer.label} ${path.dirname(rootFile)}`;
+    const renderFolder = path.dirname(rootFile);
+    const label = `${renderer.label} ${renderFolder}`;
     const docs = parseRendered(out.text, `${rootFile} (${renderer.label})`, renderedDocs);
     problems.push(...docs.problems);
     for (const o of docs.objects) {
@@ -652,15 +756,35 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
       // above), not once per rendered object: several roots render the same unscanned base files.
       // Looked up when a line is first asked for (a finding), not for every rendered object.
       let twin: LintObject | undefined | null = null;
-      const lineOf = (p: string): number => {
+      const twinOf = (): LintObject | undefined => {
         if (twin === null) twin = (abs ? source(abs) : undefined)?.objects.find((s) => s.kind === o.kind && (s.name === o.name || o.name.endsWith(s.name) || o.name.startsWith(s.name)));
-        return twin ? twin.line(p) : 0;
+        return twin;
       };
+      const lineOf = (p: string): number => twinOf()?.line(p) ?? 0;
       const file = abs ? shown(abs) : rootFile;
       const obj = objectWithLines(o.obj, file, lineOf);
+      const render = {
+        folder: renderFolder,
+        addedBy: (pointer: string): string | undefined => {
+          const t = twinOf();
+          if (t === undefined || hasPointer(t.obj, pointer)) return undefined;
+          return patchAdding(tree, pointer, shown) ?? `the render of ${renderFolder}`;
+        },
+      };
+      const bundle = bundles.get(root.dir);
+      const scope = ownScope(obj, { builds: [`k:${root.dir}`], folder: root.dir, renderedBy: label, render, ...(bundle !== undefined ? { bundleInput: bundle } : { appliedAsIs: `the output of ${label}` }) });
+      // A bundle input's object that another render outputs alike is linted once, in that render.
+      if (bundle !== undefined) { bundleObjects.push({ obj, scope }); continue; }
       objects.push(obj);
-      scopes.set(obj, ownScope(obj, { builds: [`k:${root.dir}`], folder: root.dir, renderedBy: label, appliedAsIs: `the output of ${label}` }));
+      scopes.set(obj, scope);
     }
+  }
+
+  const applied = new Set(bundleObjects.length === 0 ? [] : objects.filter((o) => scopes.get(o)?.renderedBy !== undefined).map((o) => JSON.stringify(o.obj)));
+  for (const { obj, scope } of bundleObjects) {
+    if (applied.has(JSON.stringify(obj.obj))) continue;
+    objects.push(obj);
+    scopes.set(obj, scope);
   }
 
   // Every object read file by file: skip what a rendering already covers, and the patch files.
@@ -689,7 +813,10 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
       scopes.set(o, ownScope(o, {
         builds: open.map((r) => `k:${r.root.dir}`), ...(ns !== undefined ? { namespace: ns, namespaceFrom: `namespace: ${ns} in ${from ? shown(from) : 'its kustomization'}` } : {}),
         ...(asIs ? { appliedAsIs: asIs } : {}), ...(sup ? { suppliedByPatch: sup } : {}),
-      }));
+        // The outermost kustomization's namespace replaces the object's own (kubebuilder's
+        // `namespace: system` placeholder), so the tree's objects share it: a PDB of the tree
+        // meets its workload (open-policy-agent/gatekeeper config/, whose render failed).
+      }, ns !== undefined && open.length > 0));
     }
   }
 

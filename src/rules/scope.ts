@@ -33,12 +33,23 @@ export interface ObjectScope {
   /** Set for objects read from a rendered kustomization: the command that rendered them. */
   readonly renderedBy?: string;
   /**
+   * Set for objects read from a rendered kustomization: the kustomization folder rendered
+   * (repo-relative, as findings show paths), and which part of the render put a field there when
+   * the object's own file does not have it (a patch file, or a kustomization's inline patch).
+   */
+  readonly render?: RenderOrigin;
+  /**
    * What shows the object is applied as it is written (layout.ts): the output of a kustomize
    * render, a file a kustomization lists as a resource with nothing between it and the output, a
    * file an Argo CD Application syncs as a plain directory, standard input. Undefined when nothing
    * shows it: the cluster stage (cluster-rules.ts) is then a warning, not an error.
    */
   readonly appliedAsIs?: string;
+  /**
+   * Set for objects of a render that is an OLM bundle input (layout.ts withBundleInputs): why
+   * kubectl does not apply it. The cluster stage is then information, not an error.
+   */
+  readonly bundleInput?: string;
   /**
    * JSON pointers a kustomization's JSON 6902 patch adds to this object (by a `target` that selects
    * it), when that kustomization was not rendered: the fields are supplied by the patch, not
@@ -47,22 +58,56 @@ export interface ObjectScope {
   readonly suppliedByPatch?: { readonly pointers: readonly string[]; readonly by: string };
 }
 
+/** Where a rendered object came from, for findings to name the render (layout.ts). */
+export interface RenderOrigin {
+  /** The kustomization folder rendered, repo-relative: `config/olm-manifests`. */
+  readonly folder: string;
+  /**
+   * For a JSON pointer of the rendered object: undefined when the object's own file has the field
+   * (or that file is not known), else what in the render adds it ("config/olm-default/
+   * webhook_mutating_port_patch.yaml", or "the render of <folder>" when no patch names it).
+   */
+  readonly addedBy: (pointer: string) => string | undefined;
+}
+
+/**
+ * The words a finding on a rendered object adds: the render's folder, and, when the object's file
+ * lacks the field, that the render (and which patch of it) adds the field. Undefined for objects
+ * read file by file.
+ */
+export function renderNote(scope: ObjectScope | undefined, pointer: string, file: string): string | undefined {
+  const r = scope?.render;
+  if (r === undefined) return undefined;
+  const added = pointer === '' ? undefined : r.addedBy(pointer);
+  return `in the render of ${r.folder}${added !== undefined ? `; ${file} does not have this field: ${added} adds it` : ''}`;
+}
+
 function labelsOf(o: LintObject): Record<string, unknown> {
   return rec(rec(o.obj.metadata)?.labels) ?? {};
 }
 
-/** The scope an object has on its own: its namespace, its file's folder and its labels. */
-export function ownScope(o: LintObject, extra: Partial<ObjectScope> = {}): ObjectScope {
+/**
+ * The scope an object has on its own: its namespace, its file's folder and its labels. With
+ * `kustomized`, `extra.namespace` is a kustomization's `namespace:` and replaces the object's own,
+ * as kustomize's namespace transformer does for namespaced objects (kubernetes-sigs/kustomize
+ * kustomize/v5.5.0 api/filters/namespace/namespace.go fieldSetter: SetEntry, not SetEntryIfEmpty,
+ * unless unsetOnly, which the `namespace:` field leaves false, api/internal/target/
+ * kusttarget_configplugin.go NamespaceTransformer).
+ */
+export function ownScope(o: LintObject, extra: Partial<ObjectScope> = {}, kustomized = false): ObjectScope {
   const labels = labelsOf(o);
+  const replaced = kustomized && extra.namespace !== undefined && o.namespace !== undefined && o.namespace !== extra.namespace;
   return {
-    namespace: o.namespace ?? extra.namespace,
-    ...(o.namespace === undefined && extra.namespaceFrom ? { namespaceFrom: extra.namespaceFrom } : {}),
+    namespace: replaced ? extra.namespace : o.namespace ?? extra.namespace,
+    ...((o.namespace === undefined || replaced) && extra.namespaceFrom ? { namespaceFrom: extra.namespaceFrom } : {}),
     builds: extra.builds ?? [],
     folder: extra.folder ?? path.dirname(o.file),
     ...(str(labels['app.kubernetes.io/part-of']) ? { partOf: str(labels['app.kubernetes.io/part-of']) } : {}),
     ...(str(labels['argocd.argoproj.io/instance']) ? { instance: str(labels['argocd.argoproj.io/instance']) } : {}),
     ...(extra.renderedBy ? { renderedBy: extra.renderedBy } : {}),
+    ...(extra.render ? { render: extra.render } : {}),
     ...(extra.appliedAsIs ? { appliedAsIs: extra.appliedAsIs } : {}),
+    ...(extra.bundleInput ? { bundleInput: extra.bundleInput } : {}),
     ...(extra.suppliedByPatch ? { suppliedByPatch: extra.suppliedByPatch } : {}),
   };
 }

@@ -35,6 +35,11 @@ export interface Finding {
   readonly object: string;
   /** The field path (`spec.template.spec.containers[0].readinessProbe.failureThreshold`). */
   readonly path: string;
+  /**
+   * The kustomization folder (repo-relative) whose kustomize render the object was read from, when
+   * it was: `file` is then the file the object starts in, and the field may come from the render.
+   */
+  readonly render?: string;
   /** What is wrong here, with the values involved. */
   readonly message: string;
   /** Why it is a hazard (from the rule), ending with its docs/mechanisms.md citation. */
