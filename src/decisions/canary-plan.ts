@@ -43,7 +43,8 @@ export interface CanaryPlan {
  * steps and strategy (canaryStrategy), and the analysis metrics with their limits.
  */
 export function decideCanary(d: ServiceCoreDecisions, inp: CanaryPlanInputs): CanaryPlan {
-  const names = { canaryService: `${d.name}-canary`, gateTemplate: `${d.name}-canary-gate`, backgroundTemplate: `${d.name}-canary-background` };
+  const names = { canaryService: `${d.name}-canary`, gateTemplate: `${d.name}-canary-gate`, backgroundTemplate:
+    `${d.name}-canary-background` };
   const volume = planCanaryVolume({ maxErrorRatio: inp.maxErrorRatio, peakRps: d.capacity?.peakRps, releaseRps: d.releaseRps, steps: inp.steps, manualPromotion: inp.manualPromotion });
   const strategy = canaryStrategy(d.rollout, names.gateTemplate, inp.steps, { steps: volume.steps, reason: volume.reason, manualPromotion: inp.manualPromotion });
   const v = volume;
@@ -59,8 +60,21 @@ export function decideCanary(d: ServiceCoreDecisions, inp: CanaryPlanInputs): Ca
     prometheusAddress: inp.prometheusAddress,
     metrics,
     limits,
-    interval: decided(INTERVAL, `One measurement a minute over a ${window} window (at least ${RATE_WINDOW}, 4 scrapes at 30 s, so one lost scrape does not empty it): consecutive windows overlap, so no minute between two measurements goes unmeasured, and the failureLimit counts the measurements one burst touches (docs/mechanisms.md#one-burst-and-the-limits).`),
-    gateCount: decided(gateCount, `${gateCount} measurements, one a minute: the gate watches the canary at its last weight for ${gateCount} minutes (at least 5, and failureLimit ${limits.failureLimit.value} + 1 so that a canary failing every measurement fails the gate); an inline step needs a finite count, and ${gateCount} >= failureLimit + consecutiveSuccessLimit (utils/analysis/factory.go v1.9.1).`, { failureLimit: limits.failureLimit.value }),
-    initialDelay: decided(window, `Waits ${window}, one full window, after the run starts at the first weight (the canary's cluster exists only from then on), so the first measurement reads exactly the run's first window of canary traffic, instead of a partial one that reads as too little traffic; every later window overlaps the one before, so the whole run is measured from its start (docs/mechanisms.md#one-burst-and-the-limits).`),
+    interval: decided(INTERVAL,
+      `One measurement a minute over a ${window} window (at least ${RATE_WINDOW}, 4 scrapes at 30 s, so one lost ` +
+        'scrape does not empty it): consecutive windows overlap, so no minute between two measurements goes ' +
+        'unmeasured, and the failureLimit counts the measurements one burst touches ' +
+        '(docs/mechanisms.md#one-burst-and-the-limits).'),
+    gateCount: decided(gateCount,
+      `${gateCount} measurements, one a minute: the gate watches the canary at its last weight for ${gateCount} ` +
+        `minutes (at least 5, and failureLimit ${limits.failureLimit.value} + 1 so that a canary failing every ` +
+        `measurement fails the gate); an inline step needs a finite count, and ${gateCount} >= failureLimit + ` +
+        'consecutiveSuccessLimit (utils/analysis/factory.go v1.9.1).',
+      { failureLimit: limits.failureLimit.value }),
+    initialDelay: decided(window,
+      `Waits ${window}, one full window, after the run starts at the first weight (the canary's cluster exists only ` +
+        `from then on), so the first measurement reads exactly the run's first window of canary traffic, instead of ` +
+        'a partial one that reads as too little traffic; every later window overlaps the one before, so the whole ' +
+        'run is measured from its start (docs/mechanisms.md#one-burst-and-the-limits).'),
   };
 }

@@ -25,7 +25,8 @@ export function derivedNames(canary: boolean, route: boolean, migration = false)
   ];
   if (route) names.push({ suffix: '', object: 'HTTPRoute and BackendTrafficPolicy', limit: 253, rule: SUBDOMAIN });
   // the Job controller labels the Job's pods job-name: <name> (kubernetes pkg/controller/job), so the name is a label value
-  if (migration) names.push({ suffix: '-migrate', object: 'migration Job (its pods carry its name as the job-name label)', limit: 63, rule: LABEL });
+  if (migration) names.push({ suffix: '-migrate', object: 'migration Job (its pods carry its name as the job-name ' +
+    'label)', limit: 63, rule: LABEL });
   if (canary) {
     names.push(
       { suffix: '-canary', object: 'canary Service', limit: 63, rule: SERVICE },
@@ -50,6 +51,10 @@ export function checkDerivedNames(input: string, name: string, canary: boolean, 
   const longest = names.reduce((a, b) => (b.suffix.length > a.suffix.length ? b : a));
   const first = tooLong[0];
   throw new RollwiseInputError(input, name,
-    `is ${name.length} characters, and rollwise derives the ${first.object} name "${name}${first.suffix}" (${name.length + first.suffix.length} characters) from it: ${first.rule}, so the API server would reject it at apply time, after review. The tightest derived name is the ${binding.object} "<name>${binding.suffix}" (limit ${binding.limit}); the longest derived suffix is "${longest.suffix}" (${longest.object} "<name>${longest.suffix}", limit ${longest.limit}).`,
+    `is ${name.length} characters, and rollwise derives the ${first.object} name "${name}${first.suffix}" ` +
+      `(${name.length + first.suffix.length} characters) from it: ${first.rule}, so the API server would reject it ` +
+      `at apply time, after review. The tightest derived name is the ${binding.object} "<name>${binding.suffix}" ` +
+      `(limit ${binding.limit}); the longest derived suffix is "${longest.suffix}" (${longest.object} ` +
+      `"<name>${longest.suffix}", limit ${longest.limit}).`,
     `use a name of at most ${max} characters${canary ? ' (canary delivery adds "-canary")' : ''}.`);
 }

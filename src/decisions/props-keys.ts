@@ -48,7 +48,8 @@ export function checkKeys<T>(input: string, value: T, known: readonly string[], 
     const guess = didYouMean(k, known);
     const at = (key: string) => (input === '' ? key : `${input}.${key}`);
     throw new RollwiseInputError(at(k), describeValue((value as Record<string, unknown>)[k]),
-      `is not a setting of ${owner ?? (input === '' ? 'HttpService' : input)} (it would be silently ignored)${guess ? `; did you mean ${at(guess)}?` : ''} Known: ${known.join(', ')}.`,
+      `is not a setting of ${owner ?? (input === '' ? 'HttpService' : input)} (it would be silently ` +
+        `ignored)${guess ? `; did you mean ${at(guess)}?` : ''} Known: ${known.join(', ')}.`,
       guess ? `rename it to ${guess}.` : `remove it, or use one of ${known.join(', ')}.`);
   }
   return value;

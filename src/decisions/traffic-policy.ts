@@ -91,7 +91,9 @@ export interface TrafficPolicyDecisions {
 /** The route policy's values: the keep-alive race refused, the policy on the route only, outlier detection when asked for. */
 export function decideTrafficPolicy(inp: TrafficPolicyInputs): TrafficPolicyDecisions {
   if (typeof inp.routeName !== 'string' || !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(inp.routeName) || inp.routeName.length > 253) {
-    throw new RollwiseInputError('routeName', inp.routeName, 'must be the name of an HTTPRoute (a DNS subdomain: lower-case letters, digits, "-" and ".").', 'pass the service\'s HTTPRoute name, which rollwise names after the service.');
+    throw new RollwiseInputError('routeName', inp.routeName,
+      'must be the name of an HTTPRoute (a DNS subdomain: lower-case letters, digits, "-" and ".").',
+      'pass the service\'s HTTPRoute name, which rollwise names after the service.');
   }
   const keepAlive = decideKeepAlive(inp);
   const targetRefs: PolicyTargetRef[] = [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: inp.routeName }];
@@ -99,10 +101,14 @@ export function decideTrafficPolicy(inp: TrafficPolicyInputs): TrafficPolicyDeci
   return {
     routeName: inp.routeName,
     targetRefs,
-    targetReason: `The service's own HTTPRoute ${inp.routeName}: the idle timeout is derived from this app's keep-alive, and on the shared Gateway it would change every upstream behind it, e.g. Grafana or Argo CD (docs/mechanisms.md#keep-alive-race).`,
+    targetReason: `The service's own HTTPRoute ${inp.routeName}: the idle timeout is derived from this app's ` +
+      'keep-alive, and on the shared Gateway it would change every upstream behind it, e.g. Grafana or Argo CD ' +
+      '(docs/mechanisms.md#keep-alive-race).',
     keepAlive,
     mergeType: decided('StrategicMerge',
-      'Without a mergeType only the most specific policy applies, so this route policy would silently drop the gateway-level retry, health-check and circuit-breaker settings; StrategicMerge keeps them and overrides only the fields set here (reference: BackendTrafficPolicy).'),
+      'Without a mergeType only the most specific policy applies, so this route policy would silently drop the ' +
+        'gateway-level retry, health-check and circuit-breaker settings; StrategicMerge keeps them and overrides ' +
+        'only the fields set here (reference: BackendTrafficPolicy).'),
     passiveHealthCheck: inp.passiveHealthCheck ? passiveHealthCheck(inp.passiveHealthCheck) : undefined,
   };
 }
@@ -112,21 +118,32 @@ function passiveHealthCheck(p: PassiveHealthCheck): PassiveHealthDecisions {
   const interval = p.interval === undefined ? 3 : seconds(p.interval);
   const base = p.baseEjectionTime === undefined ? 30 : seconds(p.baseEjectionTime);
   for (const [input, v] of [['passiveHealthCheck.interval', interval], ['passiveHealthCheck.baseEjectionTime', base]] as const) {
-    if (!(v >= 1) || !Number.isInteger(v * 1000)) throw new RollwiseInputError(input, showDuration(v), 'must be at least 1 s in whole milliseconds.', 'use the Envoy Gateway default.');
+    if (!(v >= 1) || !Number.isInteger(v * 1000)) throw new RollwiseInputError(input, showDuration(v),
+      'must be at least 1 s in whole milliseconds.', 'use the Envoy Gateway default.');
   }
   const cap = maxEjectionPercent({ replicas: p.replicas, maxUnavailable: p.maxUnavailable, override: p.maxEjectionPercent });
   return {
     consecutive5xxErrors: decided(consecutive,
-      `${consecutive} consecutive 5xx (including resets and connect failures) from one host while others answer point at that host, not at a bad request${p.consecutive5xxErrors === undefined ? ' (Envoy Gateway default)' : ' (input)'}.`),
-    intervalSeconds: decided(interval, `Ejection sweep every ${showDuration(interval)}${p.interval === undefined ? ' (Envoy Gateway default)' : ' (input)'}.`),
-    baseEjectionTimeSeconds: decided(base, `An ejected host returns after ${showDuration(base)} x the number of times it was ejected${p.baseEjectionTime === undefined ? ' (Envoy Gateway default)' : ' (input)'}.`),
+      `${consecutive} consecutive 5xx (including resets and connect failures) from one host while others answer ` +
+        'point at that host, not at a bad ' +
+        `request${p.consecutive5xxErrors === undefined ? ' (Envoy Gateway default)' : ' (input)'}.`),
+    intervalSeconds: decided(interval,
+      'Ejection sweep ' +
+        `every ${showDuration(interval)}${p.interval === undefined ? ' (Envoy Gateway default)' : ' (input)'}.`),
+    baseEjectionTimeSeconds: decided(base,
+      `An ejected host returns after ${showDuration(base)} x the number of times it was ` +
+        `ejected${p.baseEjectionTime === undefined ? ' (Envoy Gateway default)' : ' (input)'}.`),
     maxEjectionPercent: cap,
     alwaysEjectOneEndpoint: decided(cap.value > 0,
       cap.value > 0
-        ? `Envoy's percentage check rounds differently across versions; one host is always within the budget (the PodDisruptionBudget allows ${p.maxUnavailable}), so one may always be ejected even when ${cap.value} % of ${p.replicas} is under one host.`
+        ? `Envoy's percentage check rounds differently across versions; one host is always within the budget (the ` +
+          `PodDisruptionBudget allows ${p.maxUnavailable}), so one may always be ejected even when ${cap.value} % ` +
+          `of ${p.replicas} is under one host.`
         : 'The ejection cap is 0 %: no host may be ejected.'),
     panicThreshold: decided(50,
-      'Envoy\'s default 50 %, written out beside the ejection cap: below 50 % healthy hosts Envoy routes to all hosts (fails open) instead of overloading the few left (docs/mechanisms.md#leave-slowly-return-slower); the cap keeps ejection alone from reaching it.'),
+      'Envoy\'s default 50 %, written out beside the ejection cap: below 50 % healthy hosts Envoy routes to all ' +
+        'hosts (fails open) instead of overloading the few left (docs/mechanisms.md#leave-slowly-return-slower); the ' +
+        'cap keeps ejection alone from reaching it.'),
   };
 }
 

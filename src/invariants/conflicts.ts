@@ -138,9 +138,18 @@ function namespaceConflicts(list: readonly NamespaceClaim[]): string[] {
     const other = claims.find((c) => shown(c.labels) !== shown(first.labels));
     if (!other) continue;
     const differ = [...new Set([...Object.keys(first.labels), ...Object.keys(other.labels)])].filter((k) => first.labels[k] !== other.labels[k]).sort();
-    out.push(`[${first.application}, ${other.application}] Namespace ${first.namespace} on cluster ${first.server}: services ${first.service} (Application ${first.application}) and ${other.service} (Application ${other.application}) keep different labels on it (managedNamespaceMetadata; ${differ.map((k) => `${k}: ${first.labels[k] ?? '(absent)'} vs ${other.labels[k] ?? '(absent)'}`).join(', ')}). `
-      + 'Argo CD sets the namespace\'s labels to each Application\'s own at every sync, with one server-side apply field manager for all of them (argo-cd v3.5.1 controller/sync_namespace.go, controller/sync.go), so each sync undoes the other\'s: the Pod Security level flips with every sync and pods are admitted or refused by whichever service synced last. '
-      + 'Fix: give every service in the namespace one NamespacePolicy (set it once as the platform\'s argoCd.namespaces), or use NamespacePolicy.existing() for all of them and own the namespace in the platform repository (`rollwise platform --namespace ' + first.namespace + '`).');
+    out.push(`[${first.application}, ${other.application}] Namespace ${first.namespace} on cluster ${first.server}: ` +
+      `services ${first.service} (Application ${first.application}) and ${other.service} ` +
+      `(Application ${other.application}) keep different labels on it ` +
+      `(managedNamespaceMetadata; ${differ.map((k) => `${k}: ${first.labels[k] ?? '(absent)'} ` +
+        `vs ${other.labels[k] ?? '(absent)'}`).join(', ')}). `
+      + 'Argo CD sets the namespace\'s labels to each Application\'s own at every sync, with one server-side apply ' +
+        'field manager for all of them (argo-cd v3.5.1 controller/sync_namespace.go, controller/sync.go), so each ' +
+        'sync undoes the other\'s: the Pod Security level flips with every sync and pods are admitted or refused by ' +
+        'whichever service synced last. '
+      + 'Fix: give every service in the namespace one NamespacePolicy (set it once as the platform\'s ' +
+        'argoCd.namespaces), or use NamespacePolicy.existing() for all of them and own the namespace in the platform ' +
+        'repository (`rollwise platform --namespace ' + first.namespace + '`).');
   }
   return out;
 }
@@ -188,7 +197,13 @@ function duplicateObjects(rendered: RenderedApp, services: readonly Registered[]
       continue;
     }
     if (prior.owner && svc && prior.owner !== svc) continue; // two services: the cross-service check names both
-    out.push(`${kind}${group ? `.${group}` : ''} ${ns ? `${ns}/` : ''}${name} on ${clusterLabel(cluster)}: written twice in one synth output (chart ${prior.chart} and chart ${chart.node.path}). Applied together, the later one replaces the other: Argo CD keeps only the last of an Application's duplicates (RepeatedResourceWarning, argo-cd v3.5.1 controller/state.go NormalizeTargetObjects), kubectl apply applies both in order. Fix: give the added object another name, or change the object rollwise writes with a patch instead of adding a second one.`);
+    out.push(
+      `${kind}${group ? `.${group}` : ''} ${ns ? `${ns}/` : ''}${name} on ${clusterLabel(cluster)}: written twice in ` +
+        `one synth output (chart ${prior.chart} and chart ${chart.node.path}). Applied together, the later one ` +
+        `replaces the other: Argo CD keeps only the last of an Application's duplicates (RepeatedResourceWarning, ` +
+        'argo-cd v3.5.1 controller/state.go NormalizeTargetObjects), kubectl apply applies both in order. Fix: give ' +
+        'the added object another name, or change the object rollwise writes with a patch instead of adding a second ' +
+        'one.');
   }
   return out;
 }
@@ -217,12 +232,14 @@ function conflicts(list: readonly Registered[], rendered: RenderedApp): string[]
       const name = str(meta.name) ?? '';
       claim(`obj\u0000${r.cluster}\u0000${kind}\u0000${ns}\u0000${name}`, owner,
         `${kind} ${ns ? `${ns}/` : ''}${name} on ${clusterLabel(r.cluster)}`,
-        'give the services different names or namespaces; otherwise the second apply replaces the first service\'s object.');
+        'give the services different names or namespaces; otherwise the second apply replaces the first service\'s ' +
+          'object.');
       if (kind === 'HTTPRoute') {
         for (const [gateway, host, match] of routeClaims(o, ns)) {
           claim(`route\u0000${r.cluster}\u0000${gateway}\u0000${host}\u0000${match}`, owner,
             `hostname ${host} ${match} on Gateway ${gateway} (${clusterLabel(r.cluster)})`,
-            'give each service its own hostname (or distinct path prefixes); two routes matching the same requests split them by the Gateway\'s precedence rules, not by intent.');
+            'give each service its own hostname (or distinct path prefixes); two routes matching the same requests ' +
+              'split them by the Gateway\'s precedence rules, not by intent.');
         }
       }
     }

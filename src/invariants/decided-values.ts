@@ -48,7 +48,10 @@ export function registerDecidedValuesCheck(scope: Construct): void {
         const why = parseReasonLines(String(rec(rec(unpatched?.metadata)?.annotations)?.[ANNOTATIONS.reasons] ?? ''));
         const decidedAt = Object.keys(why).filter((p) => f.path === p || f.path.startsWith(`${p}.`) || f.path.startsWith(`${p}[`)).sort((a, b) => b.length - a.length)[0];
         const reason = decidedAt ? ` The reason it would keep claiming: "${short(why[decidedAt])}".` : '';
-        out.push(`${f.invariant.id} ${f.object} (${apiObject.node.path}) ${f.path}: ${f.message}.${reason} Fix: remove the patch, or accept the patched value with acceptPatch(object, '${f.path}', '<why it is right here>'), which records the reason in rollwise.dev/overrides and rollwise.dev/reasons.`);
+        out.push(
+          `${f.invariant.id} ${f.object} (${apiObject.node.path}) ${f.path}: ${f.message}.${reason} Fix: remove the ` +
+            `patch, or accept the patched value with acceptPatch(object, '${f.path}', '<why it is right here>'), ` +
+            'which records the reason in rollwise.dev/overrides and rollwise.dev/reasons.');
       }
     }
     return out;
@@ -75,7 +78,9 @@ function short(s: string): string {
  */
 export function acceptPatch(object: ApiObject, path: string, because: string): void {
   if (!ApiObject.isApiObject(object)) {
-    throw new RollwiseInputError('acceptPatch(object)', String(object), 'is not an ApiObject, so it carries no patch to accept.', 'pass the ApiObject the patch was added to, e.g. application.application or namespace.namespace.');
+    throw new RollwiseInputError('acceptPatch(object)', String(object),
+      'is not an ApiObject, so it carries no patch to accept.',
+      'pass the ApiObject the patch was added to, e.g. application.application or namespace.namespace.');
   }
   acceptPatchedValue(object, path, because);
 }

@@ -141,7 +141,9 @@ export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'INV01-decided-values-unpatched',
     title: 'A value rollwise decided (one with a reason) is not changed by a patch',
-    why: 'The reason in the comment, the rollwise.dev/reasons annotation and `rollwise explain` describes the decided value; a patched value would be explained by a reason that no longer holds (docs/mechanisms.md#readiness-control-loop).',
+    why: 'The reason in the comment, the rollwise.dev/reasons annotation and `rollwise explain` describes the ' +
+      'decided value; a patched value would be explained by a reason that no longer holds ' +
+      '(docs/mechanisms.md#readiness-control-loop).',
     overridable: true,
     check(set) {
       const out: Violation[] = [];
@@ -160,7 +162,9 @@ export const INVARIANTS: readonly Invariant[] = [
             continue;
           }
           for (const [leaf, x, y] of differences(a, b, path)) {
-            out.push(v(set, o, leaf, `a patch changed ${leaf} from ${short(x)} to ${short(y)}; rollwise decided ${path} with a reason that would then describe a value that is not there`));
+            out.push(v(set, o, leaf,
+              `a patch changed ${leaf} from ${short(x)} to ${short(y)}; rollwise decided ${path} with a reason that ` +
+                'would then describe a value that is not there'));
           }
         }
       });
@@ -170,7 +174,8 @@ export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'INV02-image-pinned',
     title: 'Every container image is pinned by a tag (not latest) or a digest',
-    why: 'An unpinned image means the manifest in Git does not say which code runs; a restart can pull other code and `git revert` rolls nothing back (docs/mechanisms.md#gitops-rollback).',
+    why: 'An unpinned image means the manifest in Git does not say which code runs; a restart can pull other code ' +
+      'and `git revert` rolls nothing back (docs/mechanisms.md#gitops-rollback).',
     overridable: false,
     check(set) {
       const w = workloadOf(set, POD_KINDS);
@@ -182,11 +187,14 @@ export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'INV03-replicas',
     title: 'The workload exists and runs at least 2 replicas (or an autoscaler with minReplicas >= 2 owns the count)',
-    why: 'One replica cannot survive a node drain or a rollout; its disruption budget either blocks drains forever or lets them take the service (docs/mechanisms.md#rollout-complete).',
+    why: 'One replica cannot survive a node drain or a rollout; its disruption budget either blocks drains forever ' +
+      'or lets them take the service (docs/mechanisms.md#rollout-complete).',
     overridable: false,
     check(set) {
       const any = workloadOf(set, POD_KINDS);
-      if (any?.kind === 'Pod') return [v(set, any, 'kind', 'a bare Pod under the service is one replica that no controller recreates: a node drain or an eviction takes it away for good')];
+      if (any?.kind === 'Pod') return [v(set, any, 'kind',
+        'a bare Pod under the service is one replica that no controller recreates: a node drain or an eviction takes ' +
+          'it away for good')];
       if (any?.kind === 'Job' || any?.kind === 'CronJob') return [];
       const w = workloadOf(set);
       if (!w) return [{ object: '(service)', path: 'kind', message: 'no Rollout or Deployment is emitted' }];
@@ -196,21 +204,28 @@ export const INVARIANTS: readonly Invariant[] = [
       // The HPA controller scales what scaleTargetRef names (kind and name, through the scale
       // subresource of apiVersion's group): any other target leaves this workload's count unowned.
       const aimed = hpa && (target?.kind !== w.kind || target?.name !== rec(w.metadata)?.name || target?.apiVersion !== w.apiVersion)
-        ? [v(set, hpa, 'spec.scaleTargetRef', `scaleTargetRef ${short(target)} is not the service's ${String(w.kind)} ${short(rec(w.metadata)?.name)} (${short(w.apiVersion)}): the autoscaler scales another object and this one keeps its own replicas`)]
+        ? [v(set, hpa, 'spec.scaleTargetRef',
+          `scaleTargetRef ${short(target)} is not the service's ${String(w.kind)} ${short(rec(w.metadata)?.name)} ` +
+            `(${short(w.apiVersion)}): the autoscaler scales another object and this one keeps its own replicas`)]
         : [];
       if (spec.replicas === undefined && hpa) {
         const min = int(rec(hpa.spec)?.minReplicas);
-        return min !== undefined && Number.isInteger(min) && min >= 2 ? aimed : [...aimed, v(set, hpa, 'spec.minReplicas', `minReplicas ${short(rec(hpa.spec)?.minReplicas)} is below 2`)];
+        return min !== undefined && Number.isInteger(min) && min >= 2 ? aimed : [...aimed, v(set, hpa,
+          'spec.minReplicas', `minReplicas ${short(rec(hpa.spec)?.minReplicas)} is below 2`)];
       }
       if (aimed.length > 0) return aimed;
       const n = int(spec.replicas);
-      return n !== undefined && Number.isInteger(n) && n >= 2 ? [] : [v(set, w, 'spec.replicas', `replicas ${short(spec.replicas)} is below 2 (absent means 1)`)];
+      return n !== undefined && Number.isInteger(n) && n >= 2 ? [] : [v(set, w, 'spec.replicas',
+        `replicas ${short(spec.replicas)} is below 2 (absent means 1)`)];
     },
   },
   {
     id: 'INV04-readiness-probe',
-    title: 'The app container has a readiness probe with a handler, a timeout below its period, failureThreshold >= 2 and a return window no shorter than the leave window',
-    why: 'Without readiness a pod takes traffic before it can serve; failureThreshold 1 removes pods on one slow probe and a return faster than the leave lets an emptied fleet re-enter cold and collapse again (docs/mechanisms.md#readiness-control-loop, #readiness-calls-a-dependency, #leave-slowly-return-slower).',
+    title: 'The app container has a readiness probe with a handler, a timeout below its period, failureThreshold >= ' +
+      '2 and a return window no shorter than the leave window',
+    why: 'Without readiness a pod takes traffic before it can serve; failureThreshold 1 removes pods on one slow ' +
+      'probe and a return faster than the leave lets an emptied fleet re-enter cold and collapse again ' +
+      '(docs/mechanisms.md#readiness-control-loop, #readiness-calls-a-dependency, #leave-slowly-return-slower).',
     overridable: true,
     check(set) {
       const w = workloadOf(set, SERVING);
@@ -220,20 +235,28 @@ export const INVARIANTS: readonly Invariant[] = [
       const p = rec(c?.readinessProbe);
       const base = `${path}.readinessProbe`;
       if (!p) return [{ ...v(set, w, base, 'the app container has no readiness probe'), hard: true }];
-      if (probeHandler(p) === 'none') return [{ ...v(set, w, base, 'the readiness probe has no handler (httpGet, tcpSocket, exec or grpc)'), hard: true }];
+      if (probeHandler(p) === 'none') return [{ ...v(set, w, base,
+        'the readiness probe has no handler (httpGet, tcpSocket, exec or grpc)'), hard: true }];
       const out: Violation[] = [];
       const t = timing(p);
-      if (!(t.timeout < t.period)) out.push({ ...v(set, w, `${base}.timeoutSeconds`, `timeout ${t.timeout} s is not below the period ${t.period} s`), hard: true });
-      if (t.failure < 2) out.push(v(set, w, `${base}.failureThreshold`, `failureThreshold ${t.failure}: one slow probe removes the pod`));
+      if (!(t.timeout < t.period)) out.push({ ...v(set, w, `${base}.timeoutSeconds`,
+        `timeout ${t.timeout} s is not below the period ${t.period} s`), hard: true });
+      if (t.failure < 2) out.push(v(set, w, `${base}.failureThreshold`,
+        `failureThreshold ${t.failure}: one slow probe removes the pod`));
       // As overrides.readinessSuccessThreshold (decisions/probes.ts): refused even with a reason.
-      if (!(t.success >= t.failure)) out.push({ ...v(set, w, `${base}.successThreshold`, `successThreshold ${t.success} returns a pod after ${t.success * t.period} s, faster than it leaves (${t.failure * t.period} s)`), hard: true });
+      if (!(t.success >= t.failure)) out.push({ ...v(set, w, `${base}.successThreshold`,
+        `successThreshold ${t.success} returns a pod after ${t.success * t.period} s, faster than it leaves ` +
+          `(${t.failure * t.period} s)`), hard: true });
       return out;
     },
   },
   {
     id: 'INV05-liveness-and-startup',
-    title: 'The app container has a liveness probe that is not the readiness check and fails later than readiness, and a startup probe',
-    why: 'Liveness on the readiness path, or with a shorter window, restarts loaded pods instead of removing them from the Service; without a startup probe a slow start counts against liveness (docs/mechanisms.md#liveness-vs-readiness).',
+    title: 'The app container has a liveness probe that is not the readiness check and fails later than readiness, ' +
+      'and a startup probe',
+    why: 'Liveness on the readiness path, or with a shorter window, restarts loaded pods instead of removing them ' +
+      'from the Service; without a startup probe a slow start counts against liveness ' +
+      '(docs/mechanisms.md#liveness-vs-readiness).',
     overridable: false,
     check(set) {
       const w = workloadOf(set, SERVING);
@@ -243,35 +266,44 @@ export const INVARIANTS: readonly Invariant[] = [
       const live = rec(c?.livenessProbe);
       const ready = rec(c?.readinessProbe);
       const out: Violation[] = [];
-      if (!live || probeHandler(live) === 'none') out.push(v(set, w, `${path}.livenessProbe`, 'the app container has no liveness probe with a handler'));
+      if (!live || probeHandler(live) === 'none') out.push(v(set, w, `${path}.livenessProbe`,
+        'the app container has no liveness probe with a handler'));
       else if (ready) {
-        if (probeHandler(live) === probeHandler(ready)) out.push(v(set, w, `${path}.livenessProbe`, 'liveness checks exactly what readiness checks, so load restarts pods'));
+        if (probeHandler(live) === probeHandler(ready)) out.push(v(set, w, `${path}.livenessProbe`,
+          'liveness checks exactly what readiness checks, so load restarts pods'));
         const l = timing(live);
         const r = timing(ready);
-        if (l.failure * l.period <= r.failure * r.period) out.push(v(set, w, `${path}.livenessProbe.failureThreshold`, `the liveness failure window ${l.failure * l.period} s is not longer than the readiness leave window ${r.failure * r.period} s`));
+        if (l.failure * l.period <= r.failure * r.period) out.push(v(set, w, `${path}.livenessProbe.failureThreshold`,
+          `the liveness failure window ${l.failure * l.period} s is not longer than the readiness leave ` +
+            `window ${r.failure * r.period} s`));
       }
       const start = rec(c?.startupProbe);
-      if (!start || probeHandler(start) === 'none') out.push(v(set, w, `${path}.startupProbe`, 'the app container has no startup probe with a handler'));
+      if (!start || probeHandler(start) === 'none') out.push(v(set, w, `${path}.startupProbe`,
+        'the app container has no startup probe with a handler'));
       return out;
     },
   },
   {
     id: 'INV06-no-cpu-limit',
     title: 'No CPU limit unless overridden with a reason',
-    why: 'With limits.cpu the CFS quota deschedules the process each period once its slice is used, so the probe handler answers slowly exactly at peak and readiness measures load (docs/mechanisms.md#cpu-limits-and-cfs-throttling).',
+    why: 'With limits.cpu the CFS quota deschedules the process each period once its slice is used, so the probe ' +
+      'handler answers slowly exactly at peak and readiness measures load ' +
+      '(docs/mechanisms.md#cpu-limits-and-cfs-throttling).',
     overridable: true,
     check(set) {
       const w = workloadOf(set, POD_KINDS);
       const pod = w && podSpecOf(w);
       if (!w || !pod) return [];
       return allContainers(pod, podPath(w)).filter(({ c }) => rec(rec(c.resources)?.limits)?.cpu !== undefined)
-        .map(({ c, path }) => v(set, w, `${path}.resources.limits.cpu`, `CPU limit ${short(rec(rec(c.resources)?.limits)?.cpu)} is set`));
+        .map(({ c, path }) => v(set, w, `${path}.resources.limits.cpu`,
+          `CPU limit ${short(rec(rec(c.resources)?.limits)?.cpu)} is set`));
     },
   },
   {
     id: 'INV07-memory-and-cpu-request',
     title: 'The app container requests CPU and memory and its memory limit equals the request',
-    why: 'Without requests the scheduler reserves nothing and the pod is first to be throttled and evicted; memory above the request is reclaimed by OOM kill.',
+    why: 'Without requests the scheduler reserves nothing and the pod is first to be throttled and evicted; memory ' +
+      'above the request is reclaimed by OOM kill.',
     overridable: false,
     check(set) {
       const w = workloadOf(set, POD_KINDS);
@@ -282,27 +314,33 @@ export const INVARIANTS: readonly Invariant[] = [
       const req = rec(res?.requests);
       const lim = rec(res?.limits);
       const out: Violation[] = [];
-      if (cpuCores(req?.cpu) === undefined) out.push(v(set, w, `${path}.resources.requests.cpu`, `CPU request ${short(req?.cpu)} is missing or not a quantity`));
-      if (req?.memory === undefined) out.push(v(set, w, `${path}.resources.requests.memory`, 'the memory request is missing'));
-      else if (lim?.memory !== req.memory) out.push(v(set, w, `${path}.resources.limits.memory`, `memory limit ${short(lim?.memory)} is not the request ${short(req.memory)}`));
+      if (cpuCores(req?.cpu) === undefined) out.push(v(set, w, `${path}.resources.requests.cpu`,
+        `CPU request ${short(req?.cpu)} is missing or not a quantity`));
+      if (req?.memory === undefined) out.push(v(set, w, `${path}.resources.requests.memory`,
+        'the memory request is missing'));
+      else if (lim?.memory !== req.memory) out.push(v(set, w, `${path}.resources.limits.memory`,
+        `memory limit ${short(lim?.memory)} is not the request ${short(req.memory)}`));
       return out;
     },
   },
   {
     id: 'INV08-disruption-budget',
     title: 'A PodDisruptionBudget with a budget that selects the pods and lets at least one and not every pod go',
-    why: 'A PDB without a budget, or selecting no pod, protects nothing during node drains; one that allows no disruption blocks every drain (docs/mechanisms.md#rollout-complete).',
+    why: 'A PDB without a budget, or selecting no pod, protects nothing during node drains; one that allows no ' +
+      'disruption blocks every drain (docs/mechanisms.md#rollout-complete).',
     overridable: false,
     check(set) {
       const w = workloadOf(set);
       if (!w) return [];
       const pdbs = ofKind(set, 'PodDisruptionBudget');
-      if (pdbs.length === 0) return [{ object: ref(w), path: 'kind', message: 'no PodDisruptionBudget is emitted for the workload' }];
+      if (pdbs.length === 0) return [{ object: ref(w), path: 'kind', message:
+        'no PodDisruptionBudget is emitted for the workload' }];
       const out: Violation[] = [];
       const replicas = int(rec(w.spec)?.replicas) ?? 2;
       for (const pdb of pdbs) {
         const spec = rec(pdb.spec) ?? {};
-        if (!selectorMatches(spec.selector, podLabelsOf(w))) out.push(v(set, pdb, 'spec.selector', `the selector ${short(spec.selector)} does not select the pods (labels ${short(podLabelsOf(w))})`));
+        if (!selectorMatches(spec.selector, podLabelsOf(w))) out.push(v(set, pdb, 'spec.selector',
+          `the selector ${short(spec.selector)} does not select the pods (labels ${short(podLabelsOf(w))})`));
         if (spec.maxUnavailable === undefined && spec.minAvailable === undefined) {
           out.push(v(set, pdb, 'spec.maxUnavailable', 'the budget has neither maxUnavailable nor minAvailable'));
           continue;
@@ -310,8 +348,10 @@ export const INVARIANTS: readonly Invariant[] = [
         const down = spec.maxUnavailable !== undefined ? scaleIntOrPercent(spec.maxUnavailable, replicas, true)
           : ((m) => (m === undefined ? undefined : replicas - m))(scaleIntOrPercent(spec.minAvailable, replicas, true));
         const field = spec.maxUnavailable !== undefined ? 'spec.maxUnavailable' : 'spec.minAvailable';
-        if (down === undefined) out.push(v(set, pdb, field, `${short(spec[field.split('.')[1]])} is not a count or a percentage`));
-        else if (down < 1) out.push(v(set, pdb, field, `the budget lets no pod go (${down} of ${replicas}): every node drain blocks`));
+        if (down === undefined) out.push(v(set, pdb, field,
+          `${short(spec[field.split('.')[1]])} is not a count or a percentage`));
+        else if (down < 1) out.push(v(set, pdb, field,
+          `the budget lets no pod go (${down} of ${replicas}): every node drain blocks`));
         else if (down >= replicas) out.push(v(set, pdb, field, `the budget lets every pod go (${down} of ${replicas})`));
       }
       return out;
@@ -327,9 +367,12 @@ export const INVARIANTS: readonly Invariant[] = [
       for (const r of ofKind(set, 'HTTPRoute')) {
         const spec = rec(r.spec) ?? {};
         const hosts = arr(spec.hostnames);
-        if (hosts.length === 0) out.push(v(set, r, 'spec.hostnames', 'the route has no hostnames, so it captures every host on the Gateway'));
+        if (hosts.length === 0) out.push(v(set, r, 'spec.hostnames',
+          'the route has no hostnames, so it captures every host on the Gateway'));
         hosts.forEach((h, i) => {
-          if (!isGatewayHostname(h)) out.push(v(set, r, `spec.hostnames[${i}]`, `${short(h)} is not a DNS hostname (lower case, optionally "*." first, labels of at most 63 and at most 253 characters in all)`));
+          if (!isGatewayHostname(h)) out.push(v(set, r, `spec.hostnames[${i}]`,
+            `${short(h)} is not a DNS hostname (lower case, optionally "*." first, labels of at most 63 and at most ` +
+              '253 characters in all)'));
         });
         if (arr(spec.parentRefs).length === 0) out.push(v(set, r, 'spec.parentRefs', 'the route attaches to no Gateway'));
       }
@@ -339,7 +382,8 @@ export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'INV10-analysis-guarded-and-can-fail',
     title: 'Every analysis metric is Inconclusive on no data and on NaN, and every template has a metric that can fail',
-    why: 'A condition that passes on an empty result or NaN promotes a release nobody measured; a template that cannot fail never aborts (docs/mechanisms.md#canary-analysis).',
+    why: 'A condition that passes on an empty result or NaN promotes a release nobody measured; a template that ' +
+      'cannot fail never aborts (docs/mechanisms.md#canary-analysis).',
     overridable: false,
     check(set) {
       const out: Violation[] = [];
@@ -353,20 +397,25 @@ export const INVARIANTS: readonly Invariant[] = [
           const f = str(mr.failureCondition);
           const phases = conditionPhases(s, f);
           for (const [label, phase] of [['no data ([])', phases.empty], ['NaN', phases.nan]] as const) {
-            if (phase === 'Successful' || phase === 'Failed') out.push(v(set, t, `spec.metrics[${i}].successCondition`, `metric ${short(mr.name)} is ${phase} on ${label}, not Inconclusive`));
+            if (phase === 'Successful' || phase === 'Failed') out.push(v(set, t, `spec.metrics[${i}].successCondition`,
+              `metric ${short(mr.name)} is ${phase} on ${label}, not Inconclusive`));
           }
           if (phases.canFail) canFail = true;
-          if (!rec(mr.provider)) out.push(v(set, t, `spec.metrics[${i}].provider`, `metric ${short(mr.name)} has no provider`));
+          if (!rec(mr.provider)) out.push(v(set, t, `spec.metrics[${i}].provider`,
+            `metric ${short(mr.name)} has no provider`));
         });
-        if (metrics.length > 0 && !canFail) out.push(v(set, t, 'spec.metrics', 'no metric can fail for any measured value, so the analysis never aborts a release'));
+        if (metrics.length > 0 && !canFail) out.push(v(set, t, 'spec.metrics',
+          'no metric can fail for any measured value, so the analysis never aborts a release'));
       }
       return out;
     },
   },
   {
     id: 'INV11-rollout-analysis-wired',
-    title: 'A canary Rollout runs its background analysis and an analysis gate step, uses traffic routing and has a stable and a canary Service',
-    why: 'Without the analysis a canary is promoted by the clock alone; without traffic routing the weights are replica ratios the analysis does not measure (docs/mechanisms.md#canary-analysis).',
+    title: 'A canary Rollout runs its background analysis and an analysis gate step, uses traffic routing and has a ' +
+      'stable and a canary Service',
+    why: 'Without the analysis a canary is promoted by the clock alone; without traffic routing the weights are ' +
+      'replica ratios the analysis does not measure (docs/mechanisms.md#canary-analysis).',
     overridable: false,
     check(set) {
       const out: Violation[] = [];
@@ -376,17 +425,22 @@ export const INVARIANTS: readonly Invariant[] = [
           out.push(v(set, r, 'spec.strategy.canary', 'the Rollout has no canary strategy'));
           continue;
         }
-        if (arr(rec(canary.analysis)?.templates).length === 0) out.push(v(set, r, 'spec.strategy.canary.analysis', 'no background analysis runs during the canary'));
-        if (!arr(canary.steps).some((s) => rec(s)?.analysis !== undefined)) out.push(v(set, r, 'spec.strategy.canary.steps', 'no analysis gate step: the canary is promoted by the clock alone'));
-        if (!rec(canary.trafficRouting)) out.push(v(set, r, 'spec.strategy.canary.trafficRouting', 'no traffic routing: weights are replica ratios'));
-        if (!str(canary.stableService) || !str(canary.canaryService)) out.push(v(set, r, 'spec.strategy.canary.stableService', 'the stable or canary Service is not named'));
+        if (arr(rec(canary.analysis)?.templates).length === 0) out.push(v(set, r, 'spec.strategy.canary.analysis',
+          'no background analysis runs during the canary'));
+        if (!arr(canary.steps).some((s) => rec(s)?.analysis !== undefined)) out.push(v(set, r,
+          'spec.strategy.canary.steps', 'no analysis gate step: the canary is promoted by the clock alone'));
+        if (!rec(canary.trafficRouting)) out.push(v(set, r, 'spec.strategy.canary.trafficRouting',
+          'no traffic routing: weights are replica ratios'));
+        if (!str(canary.stableService) || !str(canary.canaryService)) out.push(v(set, r,
+          'spec.strategy.canary.stableService', 'the stable or canary Service is not named'));
       }
       return out;
     },
   },
   {
     id: 'INV12-restricted-security',
-    title: 'The restricted Pod Security profile: non-root, RuntimeDefault seccomp, no privilege escalation, all capabilities dropped, no host namespaces, ports or paths',
+    title: 'The restricted Pod Security profile: non-root, RuntimeDefault seccomp, no privilege escalation, all ' +
+      'capabilities dropped, no host namespaces, ports or paths',
     // The fields of the Pod Security Standards' "restricted" profile (kubernetes.io/docs/concepts/
     // security/pod-security-standards, plus "baseline" for host namespaces, ports and hostPath), as
     // the PodSecurity admission plugin checks them (pod-security-admission policy/check_*.go, read in
@@ -394,7 +448,8 @@ export const INVARIANTS: readonly Invariant[] = [
     // check_allowPrivilegeEscalation, check_capabilities_restricted, check_seccompProfile_restricted,
     // check_restrictedVolumes, check_hostNamespaces, check_hostPorts, check_privileged). rollwise
     // enforces "restricted" on the namespace, so a pod of any kind that breaks one is refused there.
-    why: 'A privileged or root container, host namespaces or hostPath volumes turn one compromised HTTP handler into a compromised node (the restricted Pod Security profile).',
+    why: 'A privileged or root container, host namespaces or hostPath volumes turn one compromised HTTP handler into ' +
+      'a compromised node (the restricted Pod Security profile).',
     overridable: false,
     check(set) {
       const w = workloadOf(set, POD_KINDS);
@@ -406,27 +461,40 @@ export const INVARIANTS: readonly Invariant[] = [
       for (const k of ['hostNetwork', 'hostPID', 'hostIPC']) {
         if (pod[k] === true) out.push(v(set, w, `${base}.${k}`, `${k} is true`));
       }
-      if (psc.runAsUser === 0) out.push(v(set, w, `${base}.securityContext.runAsUser`, 'the pod runs as root (runAsUser 0)'));
+      if (psc.runAsUser === 0) out.push(v(set, w, `${base}.securityContext.runAsUser`,
+        'the pod runs as root (runAsUser 0)'));
       arr(pod.volumes).forEach((vol, i) => {
-        if (rec(vol)?.hostPath !== undefined) out.push(v(set, w, `${base}.volumes[${i}].hostPath`, 'a hostPath volume mounts the node\'s filesystem'));
-        else if (!Object.keys(rec(vol) ?? {}).some((k) => RESTRICTED_VOLUME_TYPES.includes(k))) out.push(v(set, w, `${base}.volumes[${i}]`, `volume ${short(rec(vol)?.name)} is not of a type the restricted profile allows (${RESTRICTED_VOLUME_TYPES.join(', ')})`));
+        if (rec(vol)?.hostPath !== undefined) out.push(v(set, w, `${base}.volumes[${i}].hostPath`,
+          'a hostPath volume mounts the node\'s filesystem'));
+        else if (!Object.keys(rec(vol) ?? {}).some((k) => RESTRICTED_VOLUME_TYPES.includes(k))) out.push(v(set, w,
+          `${base}.volumes[${i}]`,
+          `volume ${short(rec(vol)?.name)} is not of a type the restricted profile allows ` +
+            `(${RESTRICTED_VOLUME_TYPES.join(', ')})`));
       });
       const podSeccomp = str(rec(psc.seccompProfile)?.type);
       for (const { c, path } of allContainers(pod, base)) {
         const sc = rec(c.securityContext) ?? {};
         const nonRoot = sc.runAsNonRoot ?? psc.runAsNonRoot;
-        if (nonRoot !== true) out.push(v(set, w, `${path}.securityContext.runAsNonRoot`, `runAsNonRoot is ${short(nonRoot)} (pod and container), not true`));
-        if ((sc.runAsUser ?? psc.runAsUser) === 0) out.push(v(set, w, `${path}.securityContext.runAsUser`, 'the container runs as root (runAsUser 0)'));
-        if (sc.privileged === true) out.push(v(set, w, `${path}.securityContext.privileged`, 'the container is privileged'));
+        if (nonRoot !== true) out.push(v(set, w, `${path}.securityContext.runAsNonRoot`,
+          `runAsNonRoot is ${short(nonRoot)} (pod and container), not true`));
+        if ((sc.runAsUser ?? psc.runAsUser) === 0) out.push(v(set, w, `${path}.securityContext.runAsUser`,
+          'the container runs as root (runAsUser 0)'));
+        if (sc.privileged === true) out.push(v(set, w, `${path}.securityContext.privileged`,
+          'the container is privileged'));
         if (sc.allowPrivilegeEscalation !== false) out.push(v(set, w, `${path}.securityContext.allowPrivilegeEscalation`, `allowPrivilegeEscalation is ${short(sc.allowPrivilegeEscalation)}, not false`));
         const caps = rec(sc.capabilities) ?? {};
-        if (!arr(caps.drop).includes('ALL')) out.push(v(set, w, `${path}.securityContext.capabilities.drop`, 'capabilities.drop does not include ALL'));
+        if (!arr(caps.drop).includes('ALL')) out.push(v(set, w, `${path}.securityContext.capabilities.drop`,
+          'capabilities.drop does not include ALL'));
         const added = arr(caps.add).filter((x) => x !== 'NET_BIND_SERVICE');
-        if (added.length > 0) out.push(v(set, w, `${path}.securityContext.capabilities.add`, `adds capabilities ${short(added)}`));
+        if (added.length > 0) out.push(v(set, w, `${path}.securityContext.capabilities.add`,
+          `adds capabilities ${short(added)}`));
         const seccomp = str(rec(sc.seccompProfile)?.type) ?? podSeccomp;
-        if (seccomp !== 'RuntimeDefault' && seccomp !== 'Localhost') out.push(v(set, w, `${path}.securityContext.seccompProfile`, `seccomp profile ${short(seccomp)} is not RuntimeDefault or Localhost`));
+        if (seccomp !== 'RuntimeDefault' && seccomp !== 'Localhost') out.push(v(set, w,
+          `${path}.securityContext.seccompProfile`,
+          `seccomp profile ${short(seccomp)} is not RuntimeDefault or Localhost`));
         arr(c.ports).forEach((p, i) => {
-          if (rec(p)?.hostPort !== undefined) out.push(v(set, w, `${path}.ports[${i}].hostPort`, 'a hostPort binds the node\'s port'));
+          if (rec(p)?.hostPort !== undefined) out.push(v(set, w, `${path}.ports[${i}].hostPort`,
+            'a hostPort binds the node\'s port'));
         });
       }
       return out;
@@ -441,13 +509,16 @@ export const INVARIANTS: readonly Invariant[] = [
       const w = workloadOf(set, POD_KINDS);
       const pod = w && podSpecOf(w);
       if (!w || !pod) return [];
-      return pod.automountServiceAccountToken === false ? [] : [v(set, w, `${podPath(w)}.automountServiceAccountToken`, `automountServiceAccountToken is ${short(pod.automountServiceAccountToken)} (absent means true)`)];
+      return pod.automountServiceAccountToken === false ? [] : [v(set, w, `${podPath(w)}.automountServiceAccountToken`,
+        `automountServiceAccountToken is ${short(pod.automountServiceAccountToken)} (absent means true)`)];
     },
   },
   {
     id: 'INV14-shutdown-delay',
     title: 'The pod keeps serving while endpoint removal propagates (a preStop delay) and its grace period outlasts it',
-    why: 'Proxies keep sending requests for the propagation time after a pod starts terminating; a pod that closes its listener at once answers them with connection errors (docs/mechanisms.md#readiness-control-loop, #response-flags).',
+    why: 'Proxies keep sending requests for the propagation time after a pod starts terminating; a pod that closes ' +
+      'its listener at once answers them with connection errors (docs/mechanisms.md#readiness-control-loop, ' +
+      '#response-flags).',
     overridable: false,
     check(set) {
       const w = workloadOf(set, SERVING);
@@ -458,14 +529,18 @@ export const INVARIANTS: readonly Invariant[] = [
       const prop = set.endpointPropagationSeconds ?? 1;
       if (!set.shutdownInApplication && !rec(rec(c?.lifecycle)?.preStop)) out.push(v(set, w, `${path}.lifecycle.preStop`, 'the app container has no preStop delay'));
       const grace = pod.terminationGracePeriodSeconds === undefined ? 30 : int(pod.terminationGracePeriodSeconds);
-      if (grace === undefined || grace <= prop) out.push(v(set, w, `${podPath(w)}.terminationGracePeriodSeconds`, `grace period ${short(pod.terminationGracePeriodSeconds)} s does not outlast the ${prop} s endpoint propagation`));
+      if (grace === undefined || grace <= prop) out.push(v(set, w, `${podPath(w)}.terminationGracePeriodSeconds`,
+        `grace period ${short(pod.terminationGracePeriodSeconds)} s does not outlast the ${prop} s endpoint ` +
+          'propagation'));
       return out;
     },
   },
   {
     id: 'INV15-rollout-safety',
-    title: 'Rollouts remove no old pod before its replacement is available (maxUnavailable 0), wait minReadySeconds >= the readiness leave window, and have a progress deadline above it',
-    why: 'With maxUnavailable above 0 or a short minReadySeconds a rollout completes while new pods flap (docs/mechanisms.md#rollout-complete).',
+    title: 'Rollouts remove no old pod before its replacement is available (maxUnavailable 0), wait minReadySeconds ' +
+      '>= the readiness leave window, and have a progress deadline above it',
+    why: 'With maxUnavailable above 0 or a short minReadySeconds a rollout completes while new pods flap ' +
+      '(docs/mechanisms.md#rollout-complete).',
     overridable: false,
     check(set) {
       const w = workloadOf(set);
@@ -477,28 +552,34 @@ export const INVARIANTS: readonly Invariant[] = [
       if (w.kind === 'Deployment' && strategy.type !== undefined && strategy.type !== 'RollingUpdate') out.push(v(set, w, 'spec.strategy.type', `strategy ${short(strategy.type)} takes every pod down at once`));
       const replicas = int(spec.replicas) ?? 2;
       const mu = block?.maxUnavailable;
-      if (mu === undefined || scaleIntOrPercent(mu, replicas, false) !== 0) out.push(v(set, w, `${base}.maxUnavailable`, `maxUnavailable ${short(mu)} is not 0 (absent means 25 %)`));
+      if (mu === undefined || scaleIntOrPercent(mu, replicas, false) !== 0) out.push(v(set, w, `${base}.maxUnavailable`,
+        `maxUnavailable ${short(mu)} is not 0 (absent means 25 %)`));
       const pod = podSpecOf(w);
       const ready = pod && rec(appContainer(pod).c?.readinessProbe);
       const leave = ready ? timing(ready).failure * timing(ready).period : 30;
       const mrs = int(spec.minReadySeconds) ?? 0;
-      if (mrs < leave) out.push(v(set, w, 'spec.minReadySeconds', `minReadySeconds ${short(spec.minReadySeconds)} is below the readiness leave window ${leave} s`));
+      if (mrs < leave) out.push(v(set, w, 'spec.minReadySeconds',
+        `minReadySeconds ${short(spec.minReadySeconds)} is below the readiness leave window ${leave} s`));
       const pds = int(spec.progressDeadlineSeconds) ?? 600;
-      if (pds <= mrs) out.push(v(set, w, 'spec.progressDeadlineSeconds', `progressDeadlineSeconds ${pds} is not above minReadySeconds ${mrs}`));
+      if (pds <= mrs) out.push(v(set, w, 'spec.progressDeadlineSeconds',
+        `progressDeadlineSeconds ${pds} is not above minReadySeconds ${mrs}`));
       return out;
     },
   },
   {
     id: 'INV16-services-select-pods',
-    title: 'Every Service and the workload selector select the pod template\'s labels, and every Service targets a container port',
-    why: 'A Service that selects nothing has no endpoints; the proxy answers 503 without any pod failing (docs/mechanisms.md#readiness-control-loop, #response-flags).',
+    title: 'Every Service and the workload selector select the pod template\'s labels, and every Service targets a ' +
+      'container port',
+    why: 'A Service that selects nothing has no endpoints; the proxy answers 503 without any pod failing ' +
+      '(docs/mechanisms.md#readiness-control-loop, #response-flags).',
     overridable: false,
     check(set) {
       const w = workloadOf(set);
       if (!w) return [];
       const labels = podLabelsOf(w);
       const out: Violation[] = [];
-      if (!selectorMatches(rec(w.spec)?.selector, labels)) out.push(v(set, w, 'spec.selector', 'the workload selector does not select its own pod template'));
+      if (!selectorMatches(rec(w.spec)?.selector, labels)) out.push(v(set, w, 'spec.selector',
+        'the workload selector does not select its own pod template'));
       const pod = podSpecOf(w);
       const portNames = new Set(pod ? arr(appContainer(pod).c?.ports).map((p) => rec(p)?.name) : []);
       const portNumbers = new Set(pod ? arr(appContainer(pod).c?.ports).map((p) => rec(p)?.containerPort) : []);
@@ -507,7 +588,8 @@ export const INVARIANTS: readonly Invariant[] = [
         if (!sel || Object.keys(sel).length === 0 || !Object.entries(sel).every(([k, val]) => labels[k] === val)) out.push(v(set, s, 'spec.selector', `the selector ${short(sel)} does not select the pods (labels ${short(labels)})`));
         arr(rec(s.spec)?.ports).forEach((p, i) => {
           const target = rec(p)?.targetPort;
-          if (!portNames.has(target) && !portNumbers.has(target)) out.push(v(set, s, `spec.ports[${i}].targetPort`, `targetPort ${short(target)} is not a port of the app container`));
+          if (!portNames.has(target) && !portNumbers.has(target)) out.push(v(set, s, `spec.ports[${i}].targetPort`,
+            `targetPort ${short(target)} is not a port of the app container`));
         });
       }
       return out;
@@ -515,8 +597,10 @@ export const INVARIANTS: readonly Invariant[] = [
   },
   {
     id: 'INV17-metadata-well-formed',
-    title: 'Every object has a DNS-subdomain name, and labels and annotations that are maps of strings with valid label syntax',
-    why: 'The API server rejects an object whose name, labels or annotations are malformed, at apply time, after the pipeline has passed; Argo CD then shows the whole application as failed to sync.',
+    title: 'Every object has a DNS-subdomain name, and labels and annotations that are maps of strings with valid ' +
+      'label syntax',
+    why: 'The API server rejects an object whose name, labels or annotations are malformed, at apply time, after the ' +
+      'pipeline has passed; Argo CD then shows the whole application as failed to sync.',
     overridable: false,
     check(set) {
       const out: Violation[] = [];
@@ -545,8 +629,10 @@ export const INVARIANTS: readonly Invariant[] = [
             continue;
           }
           for (const [k, val] of Object.entries(r)) {
-            if (!labelKeyOk(k)) out.push(v(set, o, `metadata.${key}["${k}"]`, `${short(k)} is not a valid ${key === 'labels' ? 'label' : 'annotation'} key`));
-            if (typeof val !== 'string') out.push(v(set, o, `metadata.${key}["${k}"]`, `the value ${short(val)} is not a string`));
+            if (!labelKeyOk(k)) out.push(v(set, o, `metadata.${key}["${k}"]`,
+              `${short(k)} is not a valid ${key === 'labels' ? 'label' : 'annotation'} key`));
+            if (typeof val !== 'string') out.push(v(set, o, `metadata.${key}["${k}"]`,
+              `the value ${short(val)} is not a string`));
             else if (key === 'labels' && !(val.length <= 63 && (val === '' || /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(val)))) out.push(v(set, o, `metadata.labels["${k}"]`, `the value ${short(val)} is not a valid label value`));
           }
         }
@@ -592,7 +678,8 @@ function conditionPhases(success: string | undefined, failure: string | undefine
 /** The leaf paths where two JSON values differ (arrays of different length differ as a whole). */
 function differences(a: unknown, b: unknown, path: string): [string, unknown, unknown][] {
   if (stableJson(a) === stableJson(b)) return [];
-  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) return a.flatMap((x, i) => differences(x, b[i], `${path}[${i}]`));
+  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) return a.flatMap((x, i) => differences(x, b[i],
+    `${path}[${i}]`));
   const ra = rec(a);
   const rb = rec(b);
   if (ra && rb) {
@@ -669,7 +756,8 @@ export function checkDecidedValues(set: Pick<ServiceObjects, 'objects' | 'unpatc
 /** One line per failure, as synth prints it: invariant, object, path, what, why and how to fix. */
 export function formatInvariantFailure(f: InvariantFailure): string {
   const fix = f.invariant.overridable && !f.hard
-    ? `restore the value rollwise decided, or change it with the override prop, or accept the patched value with HttpService.acceptPatch(object, '${f.path}', '<why it is right for this service>')`
+    ? 'restore the value rollwise decided, or change it with the override prop, or accept the patched value with ' +
+      `HttpService.acceptPatch(object, '${f.path}', '<why it is right for this service>')`
     : 'restore the value rollwise decided; no override can make this safe';
   return `${f.invariant.id} ${f.object} ${f.path}: ${f.message}. Why: ${f.invariant.why} Fix: ${fix}.`;
 }

@@ -38,7 +38,8 @@ export function parseFieldPath(path: string): (string | number)[] {
   while (at < path.length) {
     token.lastIndex = at;
     const m = token.exec(path);
-    if (!m || (m[1] !== undefined && at > 0 && path[at] !== '.')) throw new Error(`bad field path "${path}" at "${path.slice(at)}"`);
+    if (!m || (m[1] !== undefined && at > 0 && path[at] !== '.')) throw new Error(
+      `bad field path "${path}" at "${path.slice(at)}"`);
     out.push(m[1] ?? (m[2] !== undefined ? Number(m[2]) : m[3].replace(/\\(.)/g, '$1')));
     at = token.lastIndex;
   }

@@ -13,7 +13,9 @@ const CITATION = /(?<![\w./-])docs\/mechanisms\.md((?:#[a-z0-9-]+)(?:, #[a-z0-9-
  */
 export function checkDocsBaseUrl(url: string): string {
   if (!/^https?:\/\/[^\s/]+(\/\S*)?$/.test(url) || /[#?]/.test(url)) {
-    throw new RollwiseInputError('docsBaseUrl', url, 'is not an http(s) URL of a folder: citations would not resolve.', 'use the published docs folder of this rollwise version, e.g. "https://github.com/acme/rollwise/blob/v0.1.0/docs/".');
+    throw new RollwiseInputError('docsBaseUrl', url, 'is not an http(s) URL of a folder: citations would not resolve.',
+      'use the published docs folder of this rollwise version, e.g. ' +
+        '"https://github.com/acme/rollwise/blob/v0.1.0/docs/".');
   }
   return url.endsWith('/') ? url : `${url}/`;
 }

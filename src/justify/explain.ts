@@ -50,7 +50,9 @@ export function explainManifest(text: string): Explained[] {
 export function formatExplained(items: readonly Explained[]): string {
   return items.map((e) => {
     const shown = e.value === undefined ? '(absent)' : typeof e.value === 'object' ? JSON.stringify(e.value) : String(e.value);
-    return `${e.object} ${e.path}${e.container ? ` [container ${e.container}]` : ''} = ${shown}${e.overridden ? '  [overridden]' : ''}${e.via ? `  (no reason of its own: the reason of ${e.via}, which holds it)` : ''}\n    ${e.reason}`;
+    return `${e.object} ${e.path}${e.container ? ` [container ${e.container}]` : ''} ` +
+      `= ${shown}${e.overridden ? '  [overridden]' : ''}${e.via ? `  (no reason of its own: the reason of ${e.via}, ` +
+        'which holds it)' : ''}\n    ${e.reason}`;
   }).join('\n');
 }
 
