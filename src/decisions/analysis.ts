@@ -57,7 +57,10 @@ export function guardedConditions(threshold: number): { successCondition: string
 export const RATE_WINDOW_SECONDS = 120;
 /** Shortest measurement window in Prometheus notation. */
 export const RATE_WINDOW = '2m';
-/** Shortest window of the readiness-departure count: it must overlap the next measurement's window by at least one scrape. */
+/**
+ * Shortest window of the readiness-departure count: it must overlap the next measurement's window by at least one
+ * scrape.
+ */
 export const READINESS_WINDOW = '2m';
 export const READINESS_WINDOW_SECONDS = 120;
 /** The scrape interval the analysis windows assume (kube-prometheus-stack's default, 4 per RATE_WINDOW). */
@@ -67,7 +70,10 @@ export const INTERVAL = '1m';
 export const INTERVAL_SECONDS = 60;
 /** The gate measures for at least five minutes before it lets the canary reach 100 %. */
 export const GATE_COUNT = 5;
-/** The longest burst of errors the limits treat as a blip rather than a pattern (docs/mechanisms.md#one-burst-and-the-limits). */
+/**
+ * The longest burst of errors the limits treat as a blip rather than a pattern
+ * (docs/mechanisms.md#one-burst-and-the-limits).
+ */
 export const BLIP_SECONDS = 60;
 
 /**
@@ -96,12 +102,18 @@ export function sustainedAbortSeconds(windowSeconds: number): number {
   return windowSeconds + failureLimitFor(windowSeconds) * INTERVAL_SECONDS;
 }
 
-/** The inline gate's count: GATE_COUNT, raised so that failureLimit + 1 failures fit (count >= failureLimit, utils/analysis/factory.go v1.9.1, and a gate that can fail). */
+/**
+ * The inline gate's count: GATE_COUNT, raised so that failureLimit + 1 failures fit (count >= failureLimit,
+ * utils/analysis/factory.go v1.9.1, and a gate that can fail).
+ */
 export function gateCountFor(windowSeconds: number): number {
   return Math.max(GATE_COUNT, failureLimitFor(windowSeconds) + 1);
 }
 
-/** Minimum canary requests per window for a ratio against `maxErrorRatio`: one error moves it by a tenth of the threshold. */
+/**
+ * Minimum canary requests per window for a ratio against `maxErrorRatio`: one error moves it by a tenth of the
+ * threshold.
+ */
 export function minimumSample(maxErrorRatio: number): number {
   return Math.ceil(10 / maxErrorRatio);
 }

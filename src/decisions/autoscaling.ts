@@ -4,7 +4,10 @@ import { checkInteger } from './inputs';
 /** Autoscaling on CPU; `replicas` is the floor the capacity figures were checked against. */
 export interface AutoscalingProps {
   readonly maxReplicas: number;
-  /** Target average CPU utilisation of the request, in percent, measured in a load test (no default: it depends on how CPU tracks load for this service). */
+  /**
+   * Target average CPU utilisation of the request, in percent, measured in a load test (no default: it depends on how
+   * CPU tracks load for this service).
+   */
   readonly targetCpuUtilisationPercent: number;
 }
 

@@ -7,7 +7,10 @@ import { CanaryStep } from './canary';
 export const VOLUME_WINDOWS_SECONDS = [RATE_WINDOW_SECONDS, 300, 600] as const;
 /** First weights the plan may choose for the default steps, smallest first: higher ones expose more users. */
 export const FIRST_WEIGHTS = [5, 10, 25] as const;
-/** The canary must see this multiple of the minimum sample at the usual release traffic, so a quieter release still passes. */
+/**
+ * The canary must see this multiple of the minimum sample at the usual release traffic, so a quieter release still
+ * passes.
+ */
 export const VOLUME_MARGIN = 1.5;
 
 export interface VolumePlanInputs {
@@ -48,7 +51,10 @@ export function holdForAbort(windowSeconds: number): number {
   return sustainedAbortSeconds(windowSeconds) + INTERVAL_SECONDS;
 }
 
-/** The default steps for a first weight and pause: first weight, its pause, 25 % for 10 min (unless the first is 25 %), the gate. */
+/**
+ * The default steps for a first weight and pause: first weight, its pause, 25 % for 10 min (unless the first is 25 %),
+ * the gate.
+ */
 export function plannedSteps(firstWeight: number, firstPauseSeconds: number, windowSeconds: number, manual: boolean): CanaryStep[] {
   const hold = manual ? CanaryStep.pauseUntilPromoted() : CanaryStep.pause(Duration.seconds(firstPauseSeconds));
   const second = firstWeight < 25 ? [CanaryStep.setWeight(25), CanaryStep.pause(Duration.seconds(Math.max(600, windowSeconds)))] : [];
@@ -208,7 +214,10 @@ function fixForSteps(weight: number, rps: number, needed: number): string {
     `CanaryStep.setWeight(${pct}), CanaryStep.pause(Duration.minutes(${hold})); ${rest}`;
 }
 
-/** The first weight above 0 and how long the steps after it hold it (Infinity for a manual pause; undefined when unreadable). */
+/**
+ * The first weight above 0 and how long the steps after it hold it (Infinity for a manual pause; undefined when
+ * unreadable).
+ */
 function firstStep(steps: CanaryStep[]): { weight: number; holdSeconds: number | undefined } | undefined {
   const i = steps.findIndex((s) => typeof s.json.setWeight === 'number' && (s.json.setWeight as number) > 0);
   if (i < 0) return undefined;

@@ -23,14 +23,18 @@ export class CanaryStep {
    */
   public static setWeight(percent: number): CanaryStep {
     // The controller refuses a weight outside 0..maxTrafficWeight (100 unless set; rollwise's
-    // Rollouts never set it), and setWeight is an int32 (argo-rollouts v1.9.1 pkg/apis/rollouts/validation, as src/checks/controller/validation.ts setWeightRange).
+    // Rollouts never set it), and setWeight is an int32 (argo-rollouts v1.9.1 pkg/apis/rollouts/validation, as
+    // src/checks/controller/validation.ts setWeightRange).
     const problem = deferred(() => checkInteger('CanaryStep.setWeight(percent)', percent, 0, 100,
       'it is the percentage of the route\'s traffic sent to the canary, a whole number the Argo Rollouts controller ' +
         'accepts from 0 to 100 (rollwise\'s Rollouts keep the default maximum of 100).',
       'use a whole percentage from 0 to 100, e.g. CanaryStep.setWeight(25).'));
     return new CanaryStep({ setWeight: percent }, `send ${percent} % of traffic to the canary`, problem);
   }
-  /** Hold the current weight for `duration` while the background analysis watches (refused, like setWeight, by the service). */
+  /**
+   * Hold the current weight for `duration` while the background analysis watches (refused, like setWeight, by the
+   * service).
+   */
   public static pause(duration: Duration): CanaryStep {
     let json: StepJson = { pause: {} };
     const problem = deferred(() => { json = { pause: { duration: goDuration(duration) } }; });
@@ -114,7 +118,10 @@ export function goDuration(d: Duration): string {
   return formatGoDuration(s);
 }
 
-/** The default canary: 5 % for 10 min, 25 % for 10 min, the inline gate, then full promotion (docs/mechanisms.md#canary-analysis). */
+/**
+ * The default canary: 5 % for 10 min, 25 % for 10 min, the inline gate, then full promotion
+ * (docs/mechanisms.md#canary-analysis).
+ */
 export function defaultCanarySteps(): CanaryStep[] {
   return [
     CanaryStep.setWeight(5), CanaryStep.pause(Duration.minutes(10)),

@@ -5,7 +5,9 @@ import { KubernetesVersion } from './kubernetes-version';
 import { RollwiseInputError } from '../errors';
 import { checkList, checkSubdomain } from './container-input-checks';
 
-/** Kubernetes 1.28 env var names (validation.IsEnvVarName): letters, digits, "_", "-", ".", not starting with a digit. */
+/**
+ * Kubernetes 1.28 env var names (validation.IsEnvVarName): letters, digits, "_", "-", ".", not starting with a digit.
+ */
 const ENV_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
 /** From 1.32 (KubernetesVersion.relaxedEnvNames; validation.IsRelaxedEnvVarName): printable ASCII other than "=". */
 const RELAXED_ENV_NAME = /^[ -<>-~]+$/;

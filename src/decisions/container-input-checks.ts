@@ -20,7 +20,10 @@ function shownNonList(v: unknown): unknown {
   return v;
 }
 
-/** A prop that is a list (`envFrom`, `mounts`, `volumes`...): anything else is refused naming it, with the list form as the fix. */
+/**
+ * A prop that is a list (`envFrom`, `mounts`, `volumes`...): anything else is refused naming it, with the list form as
+ * the fix.
+ */
 export function checkList<T>(input: string, v: T[] | undefined, what: string, example: string): T[] {
   if (v === undefined) return [];
   if (!Array.isArray(v)) {

@@ -75,7 +75,10 @@ export const SYN_RETRANSMIT_SECONDS = [1, 3, 7, 15, 31, 63] as const;
  */
 export const SYN_RETRANSMIT_SECONDS_LINEAR = [1, 2, 3, 4, 5, 7, 11, 19, 35, 67] as const;
 
-/** How many lost SYNs in a row a connect timeout of `seconds` survives on a kernel retransmitting at `schedule`: retransmissions sent before it, answered within an in-cluster round trip. */
+/**
+ * How many lost SYNs in a row a connect timeout of `seconds` survives on a kernel retransmitting at `schedule`:
+ * retransmissions sent before it, answered within an in-cluster round trip.
+ */
 export function lostSynsSurvivedOn(seconds: number, schedule: readonly number[]): number {
   return schedule.filter((t) => t < seconds).length;
 }
@@ -227,7 +230,10 @@ export function checkProxyClosesFirst(server: AppServer, idleSeconds: number | u
       `or, if this race is deliberate, add acceptKeepAliveRace: { value: true, because: '<why>' }.`);
 }
 
-/** The connect timeout: Envoy's 10 s default, not lowered to the idle timeout (envoy#42753 is fixed in the Envoy that Envoy Gateway v1.9.0 runs). */
+/**
+ * The connect timeout: Envoy's 10 s default, not lowered to the idle timeout (envoy#42753 is fixed in the Envoy that
+ * Envoy Gateway v1.9.0 runs).
+ */
 export function proxyConnectTimeout(idle: Decision<number | undefined>, override?: Override<Duration>): Decision<number> {
   const idleS = idle.value;
   const value = connectTimeoutFor(idleS);

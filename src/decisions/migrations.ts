@@ -39,7 +39,8 @@ export interface MigrationJobProps {
   /**
    * Run the app's sidecars (a database proxy) beside the migration, as native sidecars that stop
    * when it exits.
-   * @default true where the sidecars are native (Kubernetes 1.29+); on 1.28, with sidecars, refused unless declared false (the migration then reaches its database without them)
+   * @default true where the sidecars are native (Kubernetes 1.29+); on 1.28, with sidecars, refused unless declared
+   * false (the migration then reaches its database without them)
    */
   readonly withSidecars?: boolean;
 }

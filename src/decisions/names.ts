@@ -9,7 +9,9 @@ export interface DerivedName {
   readonly rule: string;
 }
 
-/** A Service name is an RFC 1035 label (kubernetes pkg/apis/core/validation ValidateServiceName: NameIsDNS1035Label). */
+/**
+ * A Service name is an RFC 1035 label (kubernetes pkg/apis/core/validation ValidateServiceName: NameIsDNS1035Label).
+ */
 const SERVICE = 'a Service name is a DNS-1035 label, at most 63 characters';
 /** Label values (app.kubernetes.io/name carries the service's name) are at most 63 characters. */
 const LABEL = 'a label value is at most 63 characters';
@@ -24,7 +26,8 @@ export function derivedNames(canary: boolean, route: boolean, migration = false)
     { suffix: '', object: 'PodDisruptionBudget and PrometheusRule', limit: 253, rule: SUBDOMAIN },
   ];
   if (route) names.push({ suffix: '', object: 'HTTPRoute and BackendTrafficPolicy', limit: 253, rule: SUBDOMAIN });
-  // the Job controller labels the Job's pods job-name: <name> (kubernetes pkg/controller/job), so the name is a label value
+  // the Job controller labels the Job's pods job-name: <name> (kubernetes pkg/controller/job), so the name is a label
+  // value
   if (migration) names.push({ suffix: '-migrate', object: 'migration Job (its pods carry its name as the job-name ' +
     'label)', limit: 63, rule: LABEL });
   if (canary) {

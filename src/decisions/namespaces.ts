@@ -18,7 +18,8 @@ const LEVELS: readonly PodSecurityLevel[] = ['restricted', 'baseline', 'privileg
 export interface NamespaceProps {
   /**
    * The Pod Security level enforced in the namespace.
-   * @default 'restricted': every pod rollwise emits (app, sidecars, migration) meets it, and it refuses a hand-made privileged pod
+   * @default 'restricted': every pod rollwise emits (app, sidecars, migration) meets it, and it refuses a hand-made
+   * privileged pod
    */
   readonly podSecurity?: PodSecurityLevel;
   /**
@@ -181,7 +182,8 @@ export function decideNamespace(namespace: string, policy: NamespacePolicy, vers
     // the Sync phase (sync_phase.go syncPhases), the phases run in the order PreSync, Sync, PostSync
     // (sync_tasks.go syncPhaseOrder), and the next phase starts only after the hooks of the one
     // before completed (sync_context.go Sync waits while a hook is running, then runs the lowest
-    // phase and wave still pending). autoCreateNamespace makes the missing namespace a task of the PreSync phase, sorted
+    // phase and wave still pending). autoCreateNamespace makes the missing namespace a task of the PreSync phase,
+    // sorted
     // before the hooks in it (sync_tasks.go Sort/adjustDeps). So in a namespace created by this sync,
     // nothing of the Application exists while its PreSync hook runs.
     const list = preSync.needs.join(', ');

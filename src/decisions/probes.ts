@@ -2,7 +2,9 @@ import { RollwiseInputError } from '../errors';
 import { decided, Decision, Override, withOverride } from './decision';
 import { showSeconds } from './inputs';
 
-/** The readiness probe's timing. Leave window = failureThreshold x period; return window = successThreshold x period. */
+/**
+ * The readiness probe's timing. Leave window = failureThreshold x period; return window = successThreshold x period.
+ */
 export interface ReadinessTiming {
   readonly periodSeconds: Decision<number>;
   readonly timeoutSeconds: Decision<number>;
@@ -26,13 +28,19 @@ export interface ReadinessInputs {
   };
 }
 
-/** The floor for readiness timeouts: one GC pause or scheduling hiccup must not be a miss (the Kubernetes default of 1 s is). */
+/**
+ * The floor for readiness timeouts: one GC pause or scheduling hiccup must not be a miss (the Kubernetes default of 1 s
+ * is).
+ */
 export const READINESS_TIMEOUT_FLOOR_SECONDS = 3;
 /** Timeout = this x the measured p99 under load: the p99 is exceeded by 1 % of probes by definition. */
 export const P99_MULTIPLIER = 2;
 /** The platform's default readiness period (the Kubernetes default). */
 export const DEFAULT_READINESS_PERIOD_SECONDS = 10;
-/** Tolerate two bad windows; a third consecutive miss means the pod really cannot serve (docs/mechanisms.md#readiness-calls-a-dependency, #leave-slowly-return-slower). */
+/**
+ * Tolerate two bad windows; a third consecutive miss means the pod really cannot serve
+ * (docs/mechanisms.md#readiness-calls-a-dependency, #leave-slowly-return-slower).
+ */
 export const READINESS_FAILURE_THRESHOLD = 3;
 
 export function readinessTiming(inp: ReadinessInputs): ReadinessTiming {
@@ -206,7 +214,10 @@ export const STARTUP_FLOOR_WHY = `the startupProbe runs every ${STARTUP_PERIOD_S
   `anything listens; below ${MIN_STARTUP_BUDGET_SECONDS} s it gets fewer than ${MIN_STARTUP_ATTEMPTS} attempts (1 s ` +
   'gives failureThreshold 1), so a process not up at the first attempt is restarted and may never start';
 
-/** The startup probe gives slow starts their budget, so liveness never counts them (docs/mechanisms.md#liveness-vs-readiness). */
+/**
+ * The startup probe gives slow starts their budget, so liveness never counts them
+ * (docs/mechanisms.md#liveness-vs-readiness).
+ */
 export function startupTiming(budgetSeconds: number, readiness: ReadinessTiming): StartupTiming {
   const p = STARTUP_PERIOD_SECONDS;
   const failure = Math.max(1, Math.ceil(budgetSeconds / p));

@@ -9,7 +9,10 @@ export interface RolloutDecisions {
   readonly progressDeadlineSeconds: Decision<number>;
 }
 
-/** Kubernetes' default deadline, which fails a stalled rollout instead of completing it (docs/mechanisms.md#rollout-complete). */
+/**
+ * Kubernetes' default deadline, which fails a stalled rollout instead of completing it
+ * (docs/mechanisms.md#rollout-complete).
+ */
 export const PROGRESS_DEADLINE_FLOOR_SECONDS = 600;
 /** The "a pod proves itself" minimum (docs/mechanisms.md#rollout-complete). */
 export const MIN_READY_FLOOR_SECONDS = 30;

@@ -5,7 +5,9 @@ import type { GatewayRef } from './platform';
 
 /** Where the route listens. */
 export interface RouteProps {
-  /** Hostnames the route serves (required: a route without hostnames captures every host on a shared Gateway listener). */
+  /**
+   * Hostnames the route serves (required: a route without hostnames captures every host on a shared Gateway listener).
+   */
   readonly hostnames: string[];
   /**
    * Path prefix routed to the service.

@@ -404,7 +404,8 @@ export function replicasDecision(d: Pick<ServiceCoreDecisions, 'replicas' | 'cap
 
 /**
  * Backs the capacity-derived disruption budget with the fleet simulator: a drain of the budgeted
- * pods at peak, with the generated probe settings (docs/mechanisms.md#fixes-and-verification: a fix you have not reproduced is
+ * pods at peak, with the generated probe settings (docs/mechanisms.md#fixes-and-verification: a fix you have not
+ * reproduced is
  * a hypothesis). A budget whose drain flaps or cascades is lowered until the drain holds; when even
  * one pod cannot be drained, synth fails with the simulated result.
  */

@@ -44,7 +44,8 @@ export interface TrafficPolicyInputs {
    */
   readonly idleTimeout?: Override<Duration>;
   /**
-   * Replaces the derived `connectTimeout` (Envoy's 10 s default, not lowered to the idle timeout: envoy#42753 is fixed in Envoy 1.38.0).
+   * Replaces the derived `connectTimeout` (Envoy's 10 s default, not lowered to the idle timeout: envoy#42753 is fixed
+   * in Envoy 1.38.0).
    * @default min(10 s, idle timeout)
    */
   readonly connectTimeout?: Override<Duration>;
@@ -88,7 +89,10 @@ export interface TrafficPolicyDecisions {
   readonly passiveHealthCheck?: PassiveHealthDecisions;
 }
 
-/** The route policy's values: the keep-alive race refused, the policy on the route only, outlier detection when asked for. */
+/**
+ * The route policy's values: the keep-alive race refused, the policy on the route only, outlier detection when asked
+ * for.
+ */
 export function decideTrafficPolicy(inp: TrafficPolicyInputs): TrafficPolicyDecisions {
   if (typeof inp.routeName !== 'string' || !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(inp.routeName) || inp.routeName.length > 253) {
     throw new RollwiseInputError('routeName', inp.routeName,

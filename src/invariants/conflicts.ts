@@ -189,7 +189,8 @@ function duplicateObjects(rendered: RenderedApp, services: readonly Registered[]
     const ns = str(meta.namespace) ?? '';
     const name = str(meta.name) ?? '';
     const kind = str(json.kind) ?? '';
-    if (kind === 'Application' && group === 'argoproj.io') continue; // ArgoCdApplication's name check reports these, naming the construct ids
+    // ArgoCdApplication's name check reports these, naming the construct ids
+    if (kind === 'Application' && group === 'argoproj.io') continue;
     const key = `${cluster}\u0000${group}\u0000${kind}\u0000${ns}\u0000${name}`;
     const prior = seen.get(key);
     if (!prior) {

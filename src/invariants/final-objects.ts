@@ -40,7 +40,9 @@ export function renderingPatch(...patches: JsonPatch[]): JsonPatch[] {
 export interface FinalObjects {
   objects: Json[];
   unpatched: (Json | undefined)[];
-  /** Whether each object carries an escape-hatch patch of the user's (rollwise's own rendering patches do not count). */
+  /**
+   * Whether each object carries an escape-hatch patch of the user's (rollwise's own rendering patches do not count).
+   */
   patched: boolean[];
 }
 
@@ -70,7 +72,8 @@ export function finalObjects(scope: Construct, rendered: RenderedApp): FinalObje
 export function unpatchedRender(o: ApiObject, json: Json): { patched: boolean; unpatched: Json | undefined } {
   const holder = o as unknown as WithPatches;
   const saved = holder.patches;
-  // Stryker disable next-line ArrayDeclaration: when `saved` is not an array, the next line returns before `own` is read
+  // When `saved` is not an array, the next line returns before `own` is read.
+  // Stryker disable next-line ArrayDeclaration: `own` is not read then (above)
   const own = Array.isArray(saved) ? saved.filter((p) => renderingPatches.has(p)) : [];
   if (!Array.isArray(saved) || saved.length === own.length) return { patched: false, unpatched: json };
   holder.patches = own;
@@ -103,7 +106,8 @@ export function patchFailure(o: ApiObject, e: unknown): string | undefined {
 }
 
 function describePatches(o: ApiObject): string {
-  // Stryker disable next-line ArrayDeclaration: describePatches runs only after patchFailure found user patches, so `patches` is an array here
+  // describePatches runs only after patchFailure found user patches, so `patches` is an array here.
+  // Stryker disable next-line ArrayDeclaration: `patches` is an array here (above)
   const patches = ((o as unknown as WithPatches).patches ?? []).filter((p) => !renderingPatches.has(p));
   // JsonPatch keeps its operation private too; `_toJson()` is what JsonPatch.apply itself calls.
   const ops = patches.map((p) => (p as unknown as { _toJson(): { op: string; path: string } })._toJson());

@@ -58,7 +58,10 @@ export interface InvariantFailure extends Violation {
 
 /** Kinds with a pod template and a replica count: every one under a service is checked. */
 const WORKLOADS = ['Rollout', 'Deployment', 'StatefulSet', 'ReplicaSet', 'DaemonSet'];
-/** Kinds whose pods serve (a bare Pod under a service is selected like the workload's): probes and the shutdown delay apply. */
+/**
+ * Kinds whose pods serve (a bare Pod under a service is selected like the workload's): probes and the shutdown delay
+ * apply.
+ */
 const SERVING = [...WORKLOADS, 'Pod'];
 /**
  * Every kind that runs pods: a Pod, Job or CronJob added under a service is held to the pod-level
@@ -66,7 +69,10 @@ const SERVING = [...WORKLOADS, 'Pod'];
  * no token) like the service's own workload, whatever its containers are named.
  */
 const POD_KINDS = [...SERVING, 'Job', 'CronJob'];
-/** The volume types the restricted profile allows (pod-security-admission policy/check_restrictedVolumes.go restrictedVolumes_1_0). */
+/**
+ * The volume types the restricted profile allows (pod-security-admission policy/check_restrictedVolumes.go
+ * restrictedVolumes_1_0).
+ */
 const RESTRICTED_VOLUME_TYPES = ['configMap', 'csi', 'downwardAPI', 'emptyDir', 'ephemeral', 'persistentVolumeClaim', 'projected', 'secret'];
 
 function ref(o: Json): string {
@@ -83,7 +89,10 @@ function workloadOf(set: ServiceObjects, kinds: readonly string[] = WORKLOADS): 
   return w && kinds.includes(str(w.kind) ?? '') ? w : undefined;
 }
 
-/** Where a kind keeps its pod spec: `spec` (Pod), `spec.jobTemplate.spec.template.spec` (CronJob), else `spec.template.spec`. */
+/**
+ * Where a kind keeps its pod spec: `spec` (Pod), `spec.jobTemplate.spec.template.spec` (CronJob), else
+ * `spec.template.spec`.
+ */
 function podPath(w: Json): string {
   return w.kind === 'Pod' ? 'spec' : w.kind === 'CronJob' ? 'spec.jobTemplate.spec.template.spec' : 'spec.template.spec';
 }
@@ -125,7 +134,10 @@ function pinned(image: string): boolean {
   return i > 0 && i < last.length - 1 && last.slice(i + 1) !== 'latest';
 }
 
-/** Gateway API hostname (HTTPRoute spec.hostnames items): a DNS name, optionally with a leading "*." label, at most 253 characters. */
+/**
+ * Gateway API hostname (HTTPRoute spec.hostnames items): a DNS name, optionally with a leading "*." label, at most 253
+ * characters.
+ */
 const HOSTNAME = /^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 export function isGatewayHostname(h: unknown): boolean {
@@ -642,7 +654,10 @@ export const INVARIANTS: readonly Invariant[] = [
   },
 ];
 
-/** Kubernetes qualified names (label and annotation keys): optional DNS-subdomain prefix and "/", then 1-63 name characters. */
+/**
+ * Kubernetes qualified names (label and annotation keys): optional DNS-subdomain prefix and "/", then 1-63 name
+ * characters.
+ */
 function labelKeyOk(k: string): boolean {
   const i = k.lastIndexOf('/');
   const prefix = i < 0 ? undefined : k.slice(0, i);
@@ -732,7 +747,10 @@ export function checkInvariants(set: ServiceObjects): InvariantFailure[] {
   return out;
 }
 
-/** Whether a violation's path (or a parent of it) is accepted with a real reason in its object's `rollwise.dev/overrides`. */
+/**
+ * Whether a violation's path (or a parent of it) is accepted with a real reason in its object's
+ * `rollwise.dev/overrides`.
+ */
 function acceptedBy(objects: readonly Json[]): (x: Violation) => boolean {
   const overrides = new Map<string, [string, string][]>();
   for (const o of objects) {

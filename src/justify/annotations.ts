@@ -19,7 +19,8 @@ export const ANNOTATIONS = {
   releaseRps: 'rollwise.dev/release-rps',
   /**
    * The application server's idle keep-alive in seconds, "none" when it closes the connection
-   * after each response, or "unlimited" when it never closes idle connections. Written on the Service (the backend a route points at) and the workload.
+   * after each response, or "unlimited" when it never closes idle connections. Written on the Service (the backend a
+   * route points at) and the workload.
    */
   appKeepAliveSeconds: 'rollwise.dev/app-keepalive-seconds',
   /** Lint suppressions: one "<rule-id>: <reason>" line per suppressed rule; the reason is required. */
