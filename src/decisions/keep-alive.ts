@@ -141,16 +141,33 @@ const MARGIN_WHY = 'The margin covers a request in flight: the proxy may hand a 
 // Decisions
 // ---------------------------------------------------------------------------------------------
 
-/** Inputs of the keep-alive decisions for one route. */
+/**
+ * Inputs of the keep-alive decisions for one route (a route's BackendTrafficPolicy inputs,
+ * TrafficPolicyInputs, extend them).
+ */
 export interface KeepAliveInputs {
+  /** The application server behind the route: its keep-alive sets the proxy's idle timeout. */
   readonly appServer: AppServer;
-  /** Replaces the derived idle timeout (still refused when not below the app's keep-alive). */
+  /**
+   * Replaces the derived `connectionIdleTimeout`; still refused when not below the app's keep-alive.
+   * @default the margin rule applied to the app's keep-alive (uvicorn 5 s -> 3 s)
+   */
   readonly idleTimeout?: Override<Duration>;
-  /** Replaces the derived connect timeout (refused when above the idle timeout). */
+  /**
+   * Replaces the derived `connectTimeout` (Envoy's 10 s default, not lowered to the idle timeout: envoy#42753 is fixed
+   * in Envoy 1.38.0); refused when not above 0 or not a whole number of milliseconds.
+   * @default Envoy's 10 s (proxyConnectTimeout)
+   */
   readonly connectTimeout?: Override<Duration>;
-  /** Accepts an idle timeout at or above the app's keep-alive; the reason must say why. */
+  /**
+   * Accepts an idle timeout at or above the app's keep-alive (occasional 503 UC); needs a reason.
+   * @default refused
+   */
   readonly acceptKeepAliveRace?: Override<boolean>;
-  /** Retries on reset (value: number of retries, 1-3). */
+  /**
+   * Retries on reset for this route (number of retries, 1-3), with the reason it is safe here.
+   * @default no retry policy (resets are not retried)
+   */
   readonly retryOnReset?: Override<number>;
 }
 

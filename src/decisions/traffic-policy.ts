@@ -2,7 +2,9 @@ import { Duration } from 'cdk8s';
 import { RollwiseInputError } from '../errors';
 import { decided, Decision, Override } from './decision';
 import { checkInteger, seconds } from './inputs';
-import { AppServer, checkPolicyTargets, decideKeepAlive, KeepAliveDecisions, maxEjectionPercent, PolicyTargetRef, showDuration } from './keep-alive';
+import {
+  checkPolicyTargets, decideKeepAlive, KeepAliveDecisions, KeepAliveInputs, maxEjectionPercent, PolicyTargetRef, showDuration,
+} from './keep-alive';
 
 /** Passive health checking (Envoy outlier detection) for the route's upstream pods. */
 export interface PassiveHealthCheck {
@@ -33,32 +35,9 @@ export interface PassiveHealthCheck {
 }
 
 /** What a route's BackendTrafficPolicy is decided from. */
-export interface TrafficPolicyInputs {
+export interface TrafficPolicyInputs extends KeepAliveInputs {
   /** Name of the HTTPRoute the policy attaches to (same namespace). Never a Gateway. */
   readonly routeName: string;
-  /** The application server behind the route: its keep-alive sets the proxy's idle timeout. */
-  readonly appServer: AppServer;
-  /**
-   * Replaces the derived `connectionIdleTimeout`; still refused when not below the app's keep-alive.
-   * @default the margin rule applied to the app's keep-alive (uvicorn 5 s -> 3 s)
-   */
-  readonly idleTimeout?: Override<Duration>;
-  /**
-   * Replaces the derived `connectTimeout` (Envoy's 10 s default, not lowered to the idle timeout: envoy#42753 is fixed
-   * in Envoy 1.38.0).
-   * @default min(10 s, idle timeout)
-   */
-  readonly connectTimeout?: Override<Duration>;
-  /**
-   * Accepts an idle timeout at or above the app's keep-alive (occasional 503 UC); needs a reason.
-   * @default refused
-   */
-  readonly acceptKeepAliveRace?: Override<boolean>;
-  /**
-   * Retries on reset for this route (number of retries, 1-3), with the reason it is safe here.
-   * @default no retry policy (resets are not retried)
-   */
-  readonly retryOnReset?: Override<number>;
   /**
    * Passive health checking (outlier detection).
    * @default none
