@@ -107,6 +107,30 @@ function podLabelsOf(w: Json): Record<string, string> {
   return (rec(rec(rec(rec(w.spec)?.template)?.metadata)?.labels) ?? {}) as Record<string, string>;
 }
 
+/** What a pod invariant reads: the workload, its pod spec, the spec's path, the app container and its path. */
+interface PodOf {
+  readonly w: Json;
+  readonly pod: Json;
+  /** Where the workload keeps its pod spec (podPath). */
+  readonly base: string;
+  readonly app: { c: Json | undefined; path: string };
+}
+
+/**
+ * The check of an invariant on the pod of the service's workload when it is one of `kinds`; no
+ * violation when there is no such workload or it has no pod spec. The preamble the pod invariants
+ * share, in one place.
+ */
+function onPod(kinds: readonly string[], check: (set: ServiceObjects, p: PodOf) => Violation[]): Invariant['check'] {
+  return (set) => {
+    const w = workloadOf(set, kinds);
+    const pod = w && podSpecOf(w);
+    if (!w || !pod) return [];
+    const base = podPath(w);
+    return check(set, { w, pod, base, app: appContainer(pod, base) });
+  };
+}
+
 /** The app container: the one named "app" (pod-template.ts), else the first. */
 function appContainer(pod: Json, base = 'spec.template.spec'): { c: Json | undefined; path: string } {
   const cs = arr(pod.containers);
@@ -189,12 +213,10 @@ export const INVARIANTS: readonly Invariant[] = [
     why: 'An unpinned image means the manifest in Git does not say which code runs; a restart can pull other code ' +
       'and `git revert` rolls nothing back (docs/mechanisms.md#gitops-rollback).',
     overridable: false,
-    check(set) {
-      const w = workloadOf(set, POD_KINDS);
-      const pod = w && podSpecOf(w);
-      if (!w || !pod) return [];
-      return allContainers(pod, podPath(w)).filter(({ c }) => !pinned(str(c.image) ?? '')).map(({ c, path }) => v(set, w, `${path}.image`, `image ${short(c.image)} is not pinned by a version tag or a digest`));
-    },
+    check: onPod(POD_KINDS, (set, { w, pod, base }) => allContainers(pod, base)
+      .filter(({ c }) => !pinned(str(c.image) ?? ''))
+      .map(({ c, path }) => v(set, w, `${path}.image`,
+        `image ${short(c.image)} is not pinned by a version tag or a digest`))),
   },
   {
     id: 'INV03-replicas',
@@ -239,11 +261,7 @@ export const INVARIANTS: readonly Invariant[] = [
       'probe and a return faster than the leave lets an emptied fleet re-enter cold and collapse again ' +
       '(docs/mechanisms.md#readiness-control-loop, #readiness-calls-a-dependency, #leave-slowly-return-slower).',
     overridable: true,
-    check(set) {
-      const w = workloadOf(set, SERVING);
-      const pod = w && podSpecOf(w);
-      if (!w || !pod) return [];
-      const { c, path } = appContainer(pod, podPath(w));
+    check: onPod(SERVING, (set, { w, app: { c, path } }) => {
       const p = rec(c?.readinessProbe);
       const base = `${path}.readinessProbe`;
       if (!p) return [{ ...v(set, w, base, 'the app container has no readiness probe'), hard: true }];
@@ -260,7 +278,7 @@ export const INVARIANTS: readonly Invariant[] = [
         `successThreshold ${t.success} returns a pod after ${t.success * t.period} s, faster than it leaves ` +
           `(${t.failure * t.period} s)`), hard: true });
       return out;
-    },
+    }),
   },
   {
     id: 'INV05-liveness-and-startup',
@@ -270,11 +288,7 @@ export const INVARIANTS: readonly Invariant[] = [
       'from the Service; without a startup probe a slow start counts against liveness ' +
       '(docs/mechanisms.md#liveness-vs-readiness).',
     overridable: false,
-    check(set) {
-      const w = workloadOf(set, SERVING);
-      const pod = w && podSpecOf(w);
-      if (!w || !pod) return [];
-      const { c, path } = appContainer(pod, podPath(w));
+    check: onPod(SERVING, (set, { w, app: { c, path } }) => {
       const live = rec(c?.livenessProbe);
       const ready = rec(c?.readinessProbe);
       const out: Violation[] = [];
@@ -293,7 +307,7 @@ export const INVARIANTS: readonly Invariant[] = [
       if (!start || probeHandler(start) === 'none') out.push(v(set, w, `${path}.startupProbe`,
         'the app container has no startup probe with a handler'));
       return out;
-    },
+    }),
   },
   {
     id: 'INV06-no-cpu-limit',
@@ -302,14 +316,10 @@ export const INVARIANTS: readonly Invariant[] = [
       'handler answers slowly exactly at peak and readiness measures load ' +
       '(docs/mechanisms.md#cpu-limits-and-cfs-throttling).',
     overridable: true,
-    check(set) {
-      const w = workloadOf(set, POD_KINDS);
-      const pod = w && podSpecOf(w);
-      if (!w || !pod) return [];
-      return allContainers(pod, podPath(w)).filter(({ c }) => rec(rec(c.resources)?.limits)?.cpu !== undefined)
-        .map(({ c, path }) => v(set, w, `${path}.resources.limits.cpu`,
-          `CPU limit ${short(rec(rec(c.resources)?.limits)?.cpu)} is set`));
-    },
+    check: onPod(POD_KINDS, (set, { w, pod, base }) => allContainers(pod, base)
+      .filter(({ c }) => rec(rec(c.resources)?.limits)?.cpu !== undefined)
+      .map(({ c, path }) => v(set, w, `${path}.resources.limits.cpu`,
+        `CPU limit ${short(rec(rec(c.resources)?.limits)?.cpu)} is set`))),
   },
   {
     id: 'INV07-memory-and-cpu-request',
@@ -317,11 +327,7 @@ export const INVARIANTS: readonly Invariant[] = [
     why: 'Without requests the scheduler reserves nothing and the pod is first to be throttled and evicted; memory ' +
       'above the request is reclaimed by OOM kill.',
     overridable: false,
-    check(set) {
-      const w = workloadOf(set, POD_KINDS);
-      const pod = w && podSpecOf(w);
-      if (!w || !pod) return [];
-      const { c, path } = appContainer(pod, podPath(w));
+    check: onPod(POD_KINDS, (set, { w, app: { c, path } }) => {
       const res = rec(c?.resources);
       const req = rec(res?.requests);
       const lim = rec(res?.limits);
@@ -333,7 +339,7 @@ export const INVARIANTS: readonly Invariant[] = [
       else if (lim?.memory !== req.memory) out.push(v(set, w, `${path}.resources.limits.memory`,
         `memory limit ${short(lim?.memory)} is not the request ${short(req.memory)}`));
       return out;
-    },
+    }),
   },
   {
     id: 'INV08-disruption-budget',
@@ -463,11 +469,7 @@ export const INVARIANTS: readonly Invariant[] = [
     why: 'A privileged or root container, host namespaces or hostPath volumes turn one compromised HTTP handler into ' +
       'a compromised node (the restricted Pod Security profile).',
     overridable: false,
-    check(set) {
-      const w = workloadOf(set, POD_KINDS);
-      const pod = w && podSpecOf(w);
-      if (!w || !pod) return [];
-      const base = podPath(w);
+    check: onPod(POD_KINDS, (set, { w, pod, base }) => {
       const out: Violation[] = [];
       const psc = rec(pod.securityContext) ?? {};
       for (const k of ['hostNetwork', 'hostPID', 'hostIPC']) {
@@ -510,20 +512,16 @@ export const INVARIANTS: readonly Invariant[] = [
         });
       }
       return out;
-    },
+    }),
   },
   {
     id: 'INV13-no-service-account-token',
     title: 'No service-account token is mounted unless overridden with a reason',
     why: 'An HTTP service that does not call the Kubernetes API must not carry credentials for it.',
     overridable: true,
-    check(set) {
-      const w = workloadOf(set, POD_KINDS);
-      const pod = w && podSpecOf(w);
-      if (!w || !pod) return [];
-      return pod.automountServiceAccountToken === false ? [] : [v(set, w, `${podPath(w)}.automountServiceAccountToken`,
-        `automountServiceAccountToken is ${short(pod.automountServiceAccountToken)} (absent means true)`)];
-    },
+    check: onPod(POD_KINDS, (set, { w, pod, base }) => pod.automountServiceAccountToken === false ? [] : [
+      v(set, w, `${base}.automountServiceAccountToken`,
+        `automountServiceAccountToken is ${short(pod.automountServiceAccountToken)} (absent means true)`)]),
   },
   {
     id: 'INV14-shutdown-delay',
@@ -532,20 +530,16 @@ export const INVARIANTS: readonly Invariant[] = [
       'its listener at once answers them with connection errors (docs/mechanisms.md#readiness-control-loop, ' +
       '#response-flags).',
     overridable: false,
-    check(set) {
-      const w = workloadOf(set, SERVING);
-      const pod = w && podSpecOf(w);
-      if (!w || !pod) return [];
+    check: onPod(SERVING, (set, { w, pod, base, app: { c, path } }) => {
       const out: Violation[] = [];
-      const { c, path } = appContainer(pod, podPath(w));
       const prop = set.endpointPropagationSeconds ?? 1;
       if (!set.shutdownInApplication && !rec(rec(c?.lifecycle)?.preStop)) out.push(v(set, w, `${path}.lifecycle.preStop`, 'the app container has no preStop delay'));
       const grace = pod.terminationGracePeriodSeconds === undefined ? 30 : int(pod.terminationGracePeriodSeconds);
-      if (grace === undefined || grace <= prop) out.push(v(set, w, `${podPath(w)}.terminationGracePeriodSeconds`,
+      if (grace === undefined || grace <= prop) out.push(v(set, w, `${base}.terminationGracePeriodSeconds`,
         `grace period ${short(pod.terminationGracePeriodSeconds)} s does not outlast the ${prop} s endpoint ` +
           'propagation'));
       return out;
-    },
+    }),
   },
   {
     id: 'INV15-rollout-safety',
