@@ -5,7 +5,9 @@ import { generatedNameRegex, ownedBy, replicaSetRegex } from './generated-names'
 import { checkName, seconds } from './inputs';
 import { Platform } from './platform';
 import type { ServiceCoreDecisions } from './service-core';
-import { AlertRule, AlertSettings, AlertTargets, DEFAULT_CPU_THROTTLING_RATIO, DEFAULT_SCRAPE_INTERVAL_SECONDS, DEFAULT_SLO_ERROR_RATIO, FLAP_CHANGES, FLAP_WINDOW_FLOOR_SECONDS, githubSlug, OSCILLATION_CROSSINGS, WorkloadKind } from './alert-rule';
+import { AlertRule, AlertSettings, AlertTargets, DEFAULT_CPU_THROTTLING_RATIO, DEFAULT_SCRAPE_INTERVAL_SECONDS,
+  DEFAULT_SLO_ERROR_RATIO, FLAP_CHANGES, FLAP_WINDOW_FLOOR_SECONDS, githubSlug, OSCILLATION_CROSSINGS,
+  WorkloadKind } from './alert-rule';
 import { SOURCES } from './alert-sources';
 
 /**
@@ -54,7 +56,8 @@ export interface AlertValues {
 }
 
 /** The values and selectors of one service's alerts (see AlertValues). */
-export function decideAlertValues(d: ServiceCoreDecisions, targets: AlertTargets, settings: AlertSettings = {}): AlertValues {
+export function decideAlertValues(d: ServiceCoreDecisions, targets: AlertTargets,
+  settings: AlertSettings = {}): AlertValues {
   const name = d.name;
   const ns = checkName('namespace', targets.namespace);
   const runbookUrl = checkRunbookUrl(targets.runbookUrl);
@@ -108,7 +111,8 @@ export function decideAlertValues(d: ServiceCoreDecisions, targets: AlertTargets
         `past ${Math.round(ceiling * 100)} % of saturation at peak and the readiness loop gains above one ` +
         `(docs/mechanisms.md#readiness-control-loop). As a ratio of desired replicas: ${needed}/${d.replicas}, so ` +
         `the alert scales with the desired count (ready < desired x ${needed} / ${d.replicas}).`,
-      { peakRps: d.capacity.peakRps, saturationRpsPerReplica: d.capacity.saturationRpsPerReplica, ceiling, replicas: d.replicas });
+      { peakRps: d.capacity.peakRps, saturationRpsPerReplica: d.capacity.saturationRpsPerReplica, ceiling,
+        replicas: d.replicas });
   } else {
     const budget = d.pdbMaxUnavailable.value;
     const floor = d.replicas - budget;
@@ -140,7 +144,8 @@ export function decideAlertValues(d: ServiceCoreDecisions, targets: AlertTargets
       `whole ${scrape} s scrapes = ${oscWindow} s): at least ${OSCILLATION_CROSSINGS} crossings of the floor (down, ` +
       'up, down). A single scale-up or drain dip crosses it only twice, and scale-ups never lower the ready count, ' +
       'which the rule also requires twice.',
-    { sustainedForSeconds: sustained, leaveWindowSeconds: leave, endpointPropagationSeconds: propagation, scrapeIntervalSeconds: scrape });
+    { sustainedForSeconds: sustained, leaveWindowSeconds: leave, endpointPropagationSeconds: propagation,
+      scrapeIntervalSeconds: scrape });
 
   const flapWindow = Math.max(FLAP_WINDOW_FLOOR_SECONDS, 4 * (leave + ret));
   const flapWindowD = decided(flapWindow,
@@ -190,14 +195,18 @@ export function decideAlertValues(d: ServiceCoreDecisions, targets: AlertTargets
   const endpointsExported = `count(kube_endpointslice_info{namespace="${ns}", endpointslice=~"${sliceRegex(name)}"}) ` +
     '> 0';
   const below = `(${ready} < ${desired} * ${floor} / ${d.replicas}) and on() (${endpointsExported})`;
-  return { d, name, ns, runbookUrl, container, platform, isRollout, hasRoute, scrapeD, rateWindowD, leave, ret, minReady, startup, propagation, floorD, sustainedD, oscWindowD, flapWindowD, slo, throttle, route, routeSel, rsRegex, ownPods, sliceRegex, readyOf, ready, desired, desiredSource, endpointsExported, below };
+  return { d, name, ns, runbookUrl, container, platform, isRollout, hasRoute, scrapeD, rateWindowD, leave, ret,
+    minReady, startup, propagation, floorD, sustainedD, oscWindowD, flapWindowD, slo, throttle, route, routeSel,
+    rsRegex, ownPods, sliceRegex, readyOf, ready, desired, desiredSource, endpointsExported, below };
 }
 
 /** The input of one rule: the AlertRule without what `alertRule` derives (labels, annotations, anchor). */
-export type AlertRuleInput = Omit<AlertRule, 'labels' | 'annotations' | 'anchor'> & { summary: string; description: string };
+export type AlertRuleInput = Omit<AlertRule, 'labels' | 'annotations' | 'anchor'> & { summary: string;
+  description: string };
 
 /** One alert rule with its reason: labels, annotations and the runbook anchor derived from the service. */
-export function alertRule(v: AlertValues, r: AlertRuleInput, reason: string, inputs: Record<string, Fact>): Decision<AlertRule> {
+export function alertRule(v: AlertValues, r: AlertRuleInput, reason: string,
+  inputs: Record<string, Fact>): Decision<AlertRule> {
   const { ns, name, runbookUrl } = v;
   const anchor = githubSlug(r.alert);
   const { summary, description, ...rest } = r;

@@ -144,7 +144,8 @@ export interface MetricSpec {
  * (docs/mechanisms.md#generated-names).
  */
 export function departuresQuery(namespace: string, replicaSet: string, window: string = READINESS_WINDOW): string {
-  return `sum(${ownedBy(`resets(kube_pod_status_ready{namespace="${namespace}", condition="true"}[${window}])`, namespace, `owner_name="${replicaSet}"`, window)})`;
+  return `sum(${ownedBy(`resets(kube_pod_status_ready{namespace="${namespace}", condition="true"}[${window}])`,
+    namespace, `owner_name="${replicaSet}"`, window)})`;
 }
 
 /**
@@ -157,8 +158,10 @@ export function departuresQuery(namespace: string, replicaSet: string, window: s
  * before it; and one more scrape covers the controllers' reaction between availability and the
  * measurement (seconds). Never below READINESS_WINDOW_SECONDS.
  */
-export function departuresWindowSeconds(returnWindowSeconds: number, minReadySeconds: number, scrapeSeconds: number = ASSUMED_SCRAPE_SECONDS): number {
-  return Math.max(READINESS_WINDOW_SECONDS, INTERVAL_SECONDS + returnWindowSeconds + minReadySeconds + 2 * scrapeSeconds);
+export function departuresWindowSeconds(returnWindowSeconds: number, minReadySeconds: number,
+  scrapeSeconds: number = ASSUMED_SCRAPE_SECONDS): number {
+  return Math.max(READINESS_WINDOW_SECONDS,
+    INTERVAL_SECONDS + returnWindowSeconds + minReadySeconds + 2 * scrapeSeconds);
 }
 
 export function errorRatioQuery(selector: string, window: string): string {

@@ -106,9 +106,12 @@ export class AppServer {
   public static goNetHttp(opts: GoNetHttpOptions = {}): AppServer {
     const name = GO_NET_HTTP;
     checkKeys('appServer.goNetHttp', opts, GO_NET_HTTP_KEYS, 'AppServer.goNetHttp(options)');
-    const idle = opts.idleTimeout === undefined ? 0 : checkKeepAlive('appServer.goNetHttp.idleTimeout', opts.idleTimeout, true);
-    const read = opts.readTimeout === undefined ? 0 : checkKeepAlive('appServer.goNetHttp.readTimeout', opts.readTimeout, true);
-    if (idle > 0) return new AppServer(name, 'timeout', idle, 'http.Server.IdleTimeout', 'IdleTimeout as configured', true);
+    const idle = opts.idleTimeout === undefined ? 0 : checkKeepAlive('appServer.goNetHttp.idleTimeout',
+      opts.idleTimeout, true);
+    const read = opts.readTimeout === undefined ? 0 : checkKeepAlive('appServer.goNetHttp.readTimeout',
+      opts.readTimeout, true);
+    if (idle > 0) return new AppServer(name, 'timeout', idle, 'http.Server.IdleTimeout', 'IdleTimeout as configured',
+      true);
     if (read > 0) {
       return new AppServer(name, 'timeout', read, 'http.Server.IdleTimeout (unset, so ReadTimeout applies)',
         'IdleTimeout is 0, so Go uses ReadTimeout as the idle timeout', true);
@@ -183,7 +186,8 @@ export class AppServer {
    * @param knob the setting that changes it
    */
   public static custom(name: string, keepAlive: Duration, knob?: string): AppServer {
-    return new AppServer(checkServerName(name), 'timeout', checkKeepAlive('appServer.custom.keepAlive', keepAlive), knob, 'as declared', false);
+    return new AppServer(checkServerName(name), 'timeout', checkKeepAlive('appServer.custom.keepAlive', keepAlive),
+      knob, 'as declared', false);
   }
   /** A server that closes the connection after each response (no keep-alive). */
   public static noKeepAlive(name: string): AppServer {
@@ -191,9 +195,11 @@ export class AppServer {
       'declared without keep-alive', false);
   }
 
-  private static preset(name: string, defaultSeconds: number, knob: string, opts: KeepAliveOptions, note?: string): AppServer {
+  private static preset(name: string, defaultSeconds: number, knob: string, opts: KeepAliveOptions,
+    note?: string): AppServer {
     checkKeys('appServer', opts, ['keepAlive'], `the options of the AppServer preset for ${name}`);
-    if (opts.keepAlive === undefined) return new AppServer(name, 'timeout', defaultSeconds, knob, note ? `default; ${note}` : 'default', true);
+    if (opts.keepAlive === undefined) return new AppServer(name, 'timeout', defaultSeconds, knob,
+      note ? `default; ${note}` : 'default', true);
     const s = checkKeepAlive(`appServer.${name}.keepAlive`, opts.keepAlive);
     return new AppServer(name, 'timeout', s, knob,
       `${knob} set to ${showDuration(s)} (default ${showDuration(defaultSeconds)})`, true);

@@ -36,7 +36,8 @@ export function decideApplicationSync(inp: ApplicationSyncInputs): ApplicationSy
       'Git is the only way in: self-heal reverts hand edits (including `kubectl argo rollouts undo`, which self-heal ' +
         're-applies from Git within seconds), prune removes what Git no longer holds. Roll back with `git revert` ' +
         '(docs/mechanisms.md#gitops-rollback).'),
-    syncOptions: decided(['ApplyOutOfSyncOnly=true', ...(inp.namespace.createNamespace.value ? ['CreateNamespace=true'] : [])],
+    syncOptions: decided(['ApplyOutOfSyncOnly=true',
+      ...(inp.namespace.createNamespace.value ? ['CreateNamespace=true'] : [])],
       `${inp.namespace.createNamespace.reason} ` + 'ApplyOutOfSyncOnly=true applies only objects that differ from ' +
         'Git after the ignore rules below, so a release (a Rollout change) never re-applies the HTTPRoute and the ' +
         'plugin\'s canary weights stay as they are. No RespectIgnoreDifferences=true: for custom resources Argo CD ' +

@@ -1,4 +1,5 @@
-import { analysisMetrics, gateCountFor, INTERVAL, MetricLimits, metricLimits, MetricSpec, RATE_WINDOW } from './analysis';
+import { analysisMetrics, gateCountFor, INTERVAL, MetricLimits, metricLimits, MetricSpec,
+  RATE_WINDOW } from './analysis';
 import { canaryStrategy, CanaryStep, CanaryStrategyDecisions } from './canary';
 import { planCanaryVolume, VolumePlan } from './canary-volume';
 import { decided, Decision } from './decision';
@@ -22,7 +23,8 @@ export interface CanaryPlanInputs {
 /** Every value of the canary delivery: the objects' names, the volume gate, the Rollout's strategy and the analysis. */
 export interface CanaryPlan {
   /** The canary Service, the inline gate's AnalysisTemplate and the background run's. */
-  readonly names: { readonly canaryService: string; readonly gateTemplate: string; readonly backgroundTemplate: string };
+  readonly names: { readonly canaryService: string; readonly gateTemplate: string;
+    readonly backgroundTemplate: string };
   /** The volume gate: measurement window, minimum sample, first weight, with the arithmetic. */
   readonly volume: VolumePlan;
   readonly strategy: CanaryStrategyDecisions;
@@ -45,11 +47,17 @@ export interface CanaryPlan {
 export function decideCanary(d: ServiceCoreDecisions, inp: CanaryPlanInputs): CanaryPlan {
   const names = { canaryService: `${d.name}-canary`, gateTemplate: `${d.name}-canary-gate`, backgroundTemplate:
     `${d.name}-canary-background` };
-  const volume = planCanaryVolume({ maxErrorRatio: inp.maxErrorRatio, peakRps: d.capacity?.peakRps, releaseRps: d.releaseRps, steps: inp.steps, manualPromotion: inp.manualPromotion });
-  const strategy = canaryStrategy(d.rollout, names.gateTemplate, inp.steps, { steps: volume.steps, reason: volume.reason, manualPromotion: inp.manualPromotion });
+  const volume = planCanaryVolume({ maxErrorRatio: inp.maxErrorRatio, peakRps: d.capacity?.peakRps,
+    releaseRps: d.releaseRps, steps: inp.steps, manualPromotion: inp.manualPromotion });
+  const strategy = canaryStrategy(d.rollout, names.gateTemplate, inp.steps,
+    { steps: volume.steps, reason: volume.reason, manualPromotion: inp.manualPromotion });
   const v = volume;
   const window = formatGoDuration(v.windowSeconds);
-  const metrics = analysisMetrics({ namespace: inp.namespace ?? 'default', name: d.name, prometheusAddress: inp.prometheusAddress, maxErrorRatio: inp.maxErrorRatio, firstWeightPercent: v.firstWeightPercent, windowSeconds: v.windowSeconds, minRequests: v.minRequests, volumeReason: v.reason, returnWindowSeconds: d.readiness.successThreshold.value * d.readiness.periodSeconds.value, minReadySeconds: d.rollout.minReadySeconds.value })
+  const metrics = analysisMetrics({ namespace: inp.namespace ?? 'default', name: d.name,
+    prometheusAddress: inp.prometheusAddress, maxErrorRatio: inp.maxErrorRatio,
+    firstWeightPercent: v.firstWeightPercent, windowSeconds: v.windowSeconds, minRequests: v.minRequests,
+    volumeReason: v.reason, returnWindowSeconds: d.readiness.successThreshold.value * d.readiness.periodSeconds.value,
+    minReadySeconds: d.rollout.minReadySeconds.value })
     .filter((m) => v.volumeMetric || m.name !== 'canary-request-volume');
   const limits = metricLimits(v.windowSeconds);
   const gateCount = gateCountFor(v.windowSeconds);

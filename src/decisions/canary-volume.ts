@@ -1,6 +1,7 @@
 import { Duration } from 'cdk8s';
 import { RollwiseInputError } from '../errors';
-import { failureLimitFor, GATE_COUNT, INTERVAL_SECONDS, minimumSample, RATE_WINDOW_SECONDS, sustainedAbortSeconds } from './analysis';
+import { failureLimitFor, GATE_COUNT, INTERVAL_SECONDS, minimumSample, RATE_WINDOW_SECONDS,
+  sustainedAbortSeconds } from './analysis';
 import { CanaryStep } from './canary';
 
 /** Measurement windows the plan may choose, shortest first: longer ones detect a bad canary later. */
@@ -55,9 +56,11 @@ export function holdForAbort(windowSeconds: number): number {
  * The default steps for a first weight and pause: first weight, its pause, 25 % for 10 min (unless the first is 25 %),
  * the gate.
  */
-export function plannedSteps(firstWeight: number, firstPauseSeconds: number, windowSeconds: number, manual: boolean): CanaryStep[] {
+export function plannedSteps(firstWeight: number, firstPauseSeconds: number, windowSeconds: number,
+  manual: boolean): CanaryStep[] {
   const hold = manual ? CanaryStep.pauseUntilPromoted() : CanaryStep.pause(Duration.seconds(firstPauseSeconds));
-  const second = firstWeight < 25 ? [CanaryStep.setWeight(25), CanaryStep.pause(Duration.seconds(Math.max(600, windowSeconds)))] : [];
+  const second = firstWeight < 25 ? [CanaryStep.setWeight(25),
+    CanaryStep.pause(Duration.seconds(Math.max(600, windowSeconds)))] : [];
   return [CanaryStep.setWeight(firstWeight), hold, ...second, CanaryStep.analysisGate()];
 }
 
@@ -84,7 +87,8 @@ export function planCanaryVolume(inp: VolumePlanInputs): VolumePlan {
     `= ${fmt(Math.floor(perWindow(weight, w)))}`;
 
   if (inp.manualPromotion !== undefined) {
-    const steps = inp.steps ?? plannedSteps(FIRST_WEIGHTS[0], 0, VOLUME_WINDOWS_SECONDS[VOLUME_WINDOWS_SECONDS.length - 1], true);
+    const steps = inp.steps ?? plannedSteps(FIRST_WEIGHTS[0], 0,
+      VOLUME_WINDOWS_SECONDS[VOLUME_WINDOWS_SECONDS.length - 1], true);
     const windowSeconds = VOLUME_WINDOWS_SECONDS[VOLUME_WINDOWS_SECONDS.length - 1];
     const first = firstWeightOf(steps) ?? FIRST_WEIGHTS[0];
     return {
@@ -115,10 +119,14 @@ export function planCanaryVolume(inp: VolumePlanInputs): VolumePlan {
   if (inp.steps) {
     const first = firstStep(inp.steps);
     if (!first) {
-      return { windowSeconds: RATE_WINDOW_SECONDS, minRequests, firstWeightPercent: FIRST_WEIGHTS[0], steps: inp.steps, volumeMetric: true, reason: 'The steps set no weight above 0, so the canary never takes traffic to measure.' };
+      return { windowSeconds: RATE_WINDOW_SECONDS, minRequests, firstWeightPercent: FIRST_WEIGHTS[0], steps: inp.steps,
+        volumeMetric: true, reason: 'The steps set no weight above 0, so the canary never takes traffic to measure.' };
     }
     if (first.holdSeconds === undefined) {
-      return { windowSeconds: RATE_WINDOW_SECONDS, minRequests, firstWeightPercent: first.weight, steps: inp.steps, volumeMetric: true, reason: `The hold after the first weight (${first.weight} %) is not a duration rollwise can read, so the volume at ${minutes(RATE_WINDOW_SECONDS)} is not checked (the Rollout check reports the step).` };
+      return { windowSeconds: RATE_WINDOW_SECONDS, minRequests, firstWeightPercent: first.weight, steps: inp.steps,
+        volumeMetric: true,
+        reason: `The hold after the first weight (${first.weight} %) is not a duration rollwise can read, so the ` +
+          `volume at ${minutes(RATE_WINDOW_SECONDS)} is not checked (the Rollout check reports the step).` };
     }
     const hold = first.holdSeconds;
     const holdText = hold === Infinity ? 'manual pause' : minutes(hold);
@@ -158,7 +166,8 @@ export function planCanaryVolume(inp: VolumePlanInputs): VolumePlan {
           'first weight' : 'the smallest first weight, then the shortest window, that reaches it ' +
             `(${tried.join('; ')} do not)`;
         return {
-          windowSeconds: w, minRequests, firstWeightPercent: weight, steps: plannedSteps(weight, pause, w, false), volumeMetric: true,
+          windowSeconds: w, minRequests, firstWeightPercent: weight, steps: plannedSteps(weight, pause, w,
+            false), volumeMetric: true,
           reason: `${rule}: from ${source}, ${show(weight, w)} requests per ${minutes(w)} window, ${chosen}. The ` +
             `first weight is held ${minutes(pause)} (at least 10 min, and long enough for a canary that fails every ` +
             `measurement to be aborted at ${weight} %: the first measurement after the ${minutes(w)} ` +

@@ -147,10 +147,12 @@ export interface CanaryStrategyDecisions {
  * The canary strategy's values. The steps are rendered with the names of the gate template;
  * `userSteps` replaces the default steps (validated when the Rollout is checked).
  */
-export function canaryStrategy(rollout: RolloutDecisions, gateTemplate: string, userSteps?: CanaryStep[], planned?: { steps: CanaryStep[]; reason: string; manualPromotion?: string }): CanaryStrategyDecisions {
+export function canaryStrategy(rollout: RolloutDecisions, gateTemplate: string, userSteps?: CanaryStep[],
+  planned?: { steps: CanaryStep[]; reason: string; manualPromotion?: string }): CanaryStrategyDecisions {
   const chosen = userSteps ?? planned?.steps ?? defaultCanarySteps();
   const steps = chosen.map((s) => (s.json.analysis === 'gate'
-    ? { analysis: { templates: [{ templateName: gateTemplate }], args: [{ name: 'canary-hash', valueFrom: { podTemplateHashValue: 'Latest' } }] } }
+    ? { analysis: { templates: [{ templateName: gateTemplate }],
+      args: [{ name: 'canary-hash', valueFrom: { podTemplateHashValue: 'Latest' } }] } }
     : s.json));
   const firstWeight = steps.findIndex((s) => typeof s.setWeight === 'number' && s.setWeight > 0);
   const described = chosen.map((s) => s.description).join(', ');
@@ -219,7 +221,12 @@ export class Delivery {
           'pass steps: [CanaryStep.setWeight(10), CanaryStep.pause(Duration.minutes(5)), CanaryStep.analysisGate()].');
         options.steps.forEach((s, i) => {
           if (!(s instanceof CanaryStep)) {
-            throw new RollwiseInputError(`delivery.steps[${i}]`, s === null ? null : typeof s === 'object' ? JSON.stringify(s) : s, 'must be made by a CanaryStep factory; a plain object carries none of the checks the factories apply.', `use CanaryStep.setWeight(n), CanaryStep.pause(d), CanaryStep.analysisGate(), or CanaryStep.fromJson(${typeof s === 'object' && s !== null ? JSON.stringify(s) : '{ ... }'}) for a raw step.`);
+            throw new RollwiseInputError(`delivery.steps[${i}]`,
+              s === null ? null : typeof s === 'object' ? JSON.stringify(s) : s,
+              'must be made by a CanaryStep factory; a plain object carries none of the checks the factories apply.',
+              'use CanaryStep.setWeight(n), CanaryStep.pause(d), CanaryStep.analysisGate(), or ' +
+                `CanaryStep.fromJson(${typeof s === 'object' && s !== null ? JSON.stringify(s) : '{ ... }'}) for a ` +
+                'raw step.');
           }
         });
       }

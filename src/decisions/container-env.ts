@@ -23,11 +23,15 @@ function envNameRule(version: KubernetesVersion): { test: (name: string) => bool
 }
 const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
 
-export function checkEnv(input: string, env: Record<string, EnvValue> | undefined, version: KubernetesVersion): ExtraContainerDecisions['env'] {
+export function checkEnv(input: string, env: Record<string, EnvValue> | undefined,
+  version: KubernetesVersion): ExtraContainerDecisions['env'] {
   const names = envNameRule(version);
   if (env === undefined) return [];
   if (typeof env !== 'object' || env === null || Array.isArray(env) || env instanceof EnvValue) {
-    throw new RollwiseInputError(input, env instanceof EnvValue ? 'an EnvValue (not an object of names)' : Array.isArray(env) ? 'a list' : env, 'must be an object from variable names to EnvValues.', `write it as ${input.split('.').pop()}: { DATABASE_HOST: EnvValue.fromValue("127.0.0.1") }.`);
+    throw new RollwiseInputError(input,
+      env instanceof EnvValue ? 'an EnvValue (not an object of names)' : Array.isArray(env) ? 'a list' : env,
+      'must be an object from variable names to EnvValues.',
+      `write it as ${input.split('.').pop()}: { DATABASE_HOST: EnvValue.fromValue("127.0.0.1") }.`);
   }
   return Object.keys(env).map((name) => {
     if (!names.test(name)) {
@@ -76,7 +80,8 @@ export function checkEnv(input: string, env: Record<string, EnvValue> | undefine
   });
 }
 
-export function checkEnvFrom(input: string, list: EnvFrom[] | undefined, version: KubernetesVersion): Record<string, unknown>[] {
+export function checkEnvFrom(input: string, list: EnvFrom[] | undefined,
+  version: KubernetesVersion): Record<string, unknown>[] {
   const names = envNameRule(version);
   return checkList(input, list, 'EnvFrom sources', 'EnvFrom.configMap("checkout-config")').map((e, i) => {
     if (!(e instanceof EnvFrom)) throw new RollwiseInputError(`${input}[${i}]`, e, 'must be an EnvFrom.',

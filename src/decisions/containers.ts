@@ -4,7 +4,8 @@ import { RollwiseInputError } from '../errors';
 import { SECURITY_REASON } from './pod';
 import { checkAffinity, checkAnnotations, checkLabels, checkTolerations } from './pod-metadata';
 import { checkEnv, checkEnvFrom } from './container-env';
-import { checkImage, checkList, checkNamedPort, checkStrings, checkSubdomain, DNS_LABEL } from './container-input-checks';
+import { checkImage, checkList, checkNamedPort, checkStrings, checkSubdomain,
+  DNS_LABEL } from './container-input-checks';
 import { checkMounts, checkVolumes, renderVolume } from './pod-volumes';
 import { checkPath } from './inputs';
 import { checkUser, decideRunAs } from './run-as';
@@ -102,7 +103,8 @@ export function decidePodExtras(inp: PodExtrasInputs, version: KubernetesVersion
       if (x.port.readinessPath !== undefined) checkPath(`${at}.port.readinessPath`, x.port.readinessPath);
       if (x.port.startupPath !== undefined) checkPath(`${at}.port.startupPath`, x.port.startupPath);
       port = { ...p, readinessPath: x.port.readinessPath };
-      probed = decideSidecarProbes(at, x, port, inp, version, { command, args, env, envFrom }, (w) => configWarnings.push(w));
+      probed = decideSidecarProbes(at, x, port, inp, version, { command, args, env, envFrom },
+        (w) => configWarnings.push(w));
     } else if (kind === 'sidecars' && isCloudSqlProxyImage(x.image)) {
       // no probes, so no health server to check; its database listener still must stay in the pod
       for (const p of proxyListenerProblems({ command, args, env, envFrom })) configWarnings.push(
@@ -180,7 +182,8 @@ export function decidePodExtras(inp: PodExtrasInputs, version: KubernetesVersion
       `container ${inEveryPod} ${instead}`); });
   const podLabels = checkLabels('pod.labels', pod.labels);
   const workloadLabels = checkLabels('metadata.labels', inp.metadata?.labels);
-  const lowPorts = [inp.port, ...appPorts.map((p) => p.port), ...sidecars.map((x) => x.port?.port ?? 65536)].filter((p) => p < 1024);
+  const lowPorts = [inp.port, ...appPorts.map((p) => p.port),
+    ...sidecars.map((x) => x.port?.port ?? 65536)].filter((p) => p < 1024);
   const lowest = lowPorts.length ? Math.min(...lowPorts) : undefined;
   const unprivilegedPortStart = lowest === undefined ? undefined : decided(lowest,
     `A container listens on port ${lowest}, below 1024, where Linux requires root or CAP_NET_BIND_SERVICE (ip(7)) ` +
@@ -220,10 +223,14 @@ export function decidePodExtras(inp: PodExtrasInputs, version: KubernetesVersion
     workloadLabels,
     workloadAnnotations: checkAnnotations('metadata.annotations', inp.metadata?.annotations),
     scheduling: {
-      nodeSelector: pod.nodeSelector === undefined ? undefined : checkLabels('pod.nodeSelector', pod.nodeSelector, false),
+      nodeSelector: pod.nodeSelector === undefined ? undefined : checkLabels('pod.nodeSelector', pod.nodeSelector,
+        false),
       tolerations: checkTolerations(pod.tolerations),
       affinity: checkAffinity(pod.affinity),
-      priorityClassName: pod.priorityClassName === undefined ? undefined : checkSubdomain('pod.priorityClassName', pod.priorityClassName, 'it names an existing PriorityClass; the API server refuses a pod whose class does not exist.', 'give the PriorityClass\'s name, e.g. "business-critical".'),
+      priorityClassName: pod.priorityClassName === undefined ? undefined : checkSubdomain('pod.priorityClassName',
+        pod.priorityClassName,
+        'it names an existing PriorityClass; the API server refuses a pod whose class does not exist.',
+        'give the PriorityClass\'s name, e.g. "business-critical".'),
     },
   };
 }

@@ -61,7 +61,8 @@ export function withOverride<T>(
         `keep ${show(computed.value)}.`,
     );
   }
-  return { value: override.value, reason: `Overridden: ${because} (rollwise computed ${show(computed.value)}.)`, inputs: { ...computed.inputs, computed: show(computed.value) }, overridden: true };
+  return { value: override.value, reason: `Overridden: ${because} (rollwise computed ${show(computed.value)}.)`,
+    inputs: { ...computed.inputs, computed: show(computed.value) }, overridden: true };
 }
 
 /**

@@ -50,7 +50,8 @@ export function disruptionBudget(inp: DisruptionInputs): Decision<number> {
     const accepted = acceptedNoHeadroom(inp.acceptNoHeadroom,
       `refused: the fleet has no headroom at peak (${noHeadroom})`);
     if (needed >= replicas && accepted) {
-      return { value: 1, overridden: true, inputs: { replicas, peakRps: c.peakRps, saturationRpsPerReplica: c.saturationRpsPerReplica, ceiling, replicasNeeded: needed, noHeadroomAccepted: true },
+      return { value: 1, overridden: true, inputs: { replicas, peakRps: c.peakRps,
+        saturationRpsPerReplica: c.saturationRpsPerReplica, ceiling, replicasNeeded: needed, noHeadroomAccepted: true },
         reason: `Overridden (overrides.acceptNoHeadroom): ${accepted} The fleet has NO headroom at ` +
           `peak: ${noHeadroom}, so every drain at peak pushes the survivors past the ceiling toward saturation and ` +
           'their probes toward the deadline (docs/mechanisms.md#disruption-budgets). One pod at a time, the least ' +
@@ -80,7 +81,8 @@ export function disruptionBudget(inp: DisruptionInputs): Decision<number> {
         `- ${needed} = ${budget} may be disrupted at once, leaving each survivor ${fmt(perSurvivor)} req/s ` +
         `(${Math.round((perSurvivor / c.saturationRpsPerReplica) * 100)} % of saturation) ` +
         '(docs/mechanisms.md#disruption-budgets).',
-      { replicas, peakRps: c.peakRps, saturationRpsPerReplica: c.saturationRpsPerReplica, ceiling, replicasNeeded: needed });
+      { replicas, peakRps: c.peakRps, saturationRpsPerReplica: c.saturationRpsPerReplica, ceiling,
+        replicasNeeded: needed });
   }
   const d = withOverride('overrides.pdbMaxUnavailable', computed, inp.override, (v) => `${v} pod(s)`);
   if (d.overridden && (!Number.isInteger(d.value) || d.value < 1 || d.value >= replicas)) {

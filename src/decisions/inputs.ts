@@ -171,7 +171,8 @@ export function seconds(d: Duration): number {
   return d.toSeconds({ integral: false });
 }
 
-export function checkDuration(input: string, value: Duration, minSeconds: number, maxSeconds: number, why: string, fix: string): number {
+export function checkDuration(input: string, value: Duration, minSeconds: number, maxSeconds: number, why: string,
+  fix: string): number {
   if (!(value instanceof Duration)) {
     throw new RollwiseInputError(input, value ?? null,
       'must be a Duration (e.g. Duration.millis(250), Duration.seconds(60)).', `pass ${input} as a cdk8s Duration.`);
@@ -187,7 +188,8 @@ export function checkDuration(input: string, value: Duration, minSeconds: number
 }
 
 /** A Duration that Kubernetes stores as an integer number of seconds (an int32 field). */
-export function checkWholeSeconds(input: string, value: Duration, minSeconds: number, maxSeconds: number, why: string, fix: string): number {
+export function checkWholeSeconds(input: string, value: Duration, minSeconds: number, maxSeconds: number, why: string,
+  fix: string): number {
   const s = checkDuration(input, value, minSeconds, maxSeconds, why, fix);
   if (!Number.isInteger(s)) {
     throw new RollwiseInputError(input, showSeconds(s),
@@ -198,7 +200,8 @@ export function checkWholeSeconds(input: string, value: Duration, minSeconds: nu
 }
 
 /** A Duration written in Go notation (Envoy Gateway, Argo Rollouts): whole milliseconds, above 0. */
-export function checkWholeMillis(input: string, value: Duration, minSeconds: number, maxSeconds: number, why: string, fix: string): number {
+export function checkWholeMillis(input: string, value: Duration, minSeconds: number, maxSeconds: number, why: string,
+  fix: string): number {
   const s = checkDuration(input, value, minSeconds, maxSeconds, why, fix);
   if (Math.abs(Math.round(s * 1000) - s * 1000) > 1e-6) {
     throw new RollwiseInputError(input, `${s * 1000} ms`,
@@ -217,8 +220,10 @@ export function checkOverrideValues(o: OverrideValues | undefined): void {
   for (const [k, v] of Object.entries(o)) checkOverrideShape(`overrides.${k}`, v);
   const probe = 'a probe threshold is an int32 count of consecutive results; beyond 30 a pod takes minutes to leave ' +
     'or return.';
-  if (o.readinessFailureThreshold) checkInteger('overrides.readinessFailureThreshold', o.readinessFailureThreshold.value, 1, 30, probe, 'use a whole number such as 3.');
-  if (o.readinessSuccessThreshold) checkInteger('overrides.readinessSuccessThreshold', o.readinessSuccessThreshold.value, 1, 30, probe, 'use a whole number at least the failure threshold, such as 3.');
+  if (o.readinessFailureThreshold) checkInteger('overrides.readinessFailureThreshold',
+    o.readinessFailureThreshold.value, 1, 30, probe, 'use a whole number such as 3.');
+  if (o.readinessSuccessThreshold) checkInteger('overrides.readinessSuccessThreshold',
+    o.readinessSuccessThreshold.value, 1, 30, probe, 'use a whole number at least the failure threshold, such as 3.');
   if (o.readinessTimeout) checkWholeSeconds('overrides.readinessTimeout', o.readinessTimeout.value, 1, 59,
     'timeoutSeconds is an integer and must stay below the period.', 'use whole seconds, e.g. Duration.seconds(3).');
   if (o.minReadySeconds) checkWholeSeconds('overrides.minReadySeconds', o.minReadySeconds.value, 0, 3600,
@@ -301,7 +306,8 @@ export function checkCpu(input: string, value: string): number {
   return millis;
 }
 
-const MEMORY_UNITS: Record<string, number> = { '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3, Ti: 1024 ** 4 };
+const MEMORY_UNITS: Record<string, number> = { '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 1024, Mi: 1024 ** 2,
+  Gi: 1024 ** 3, Ti: 1024 ** 4 };
 
 /** Memory quantity: "512Mi", "1Gi". Returns bytes; refuses values too small to run any server. */
 export function checkMemory(input: string, value: string): number {

@@ -11,7 +11,8 @@ import { representable, round3, showDuration } from './show-duration';
 // policy-targets.ts; durations as shown in show-duration.ts. Those are re-exported here, where the
 // public API (src/index.ts) and the tests have always found them.
 export { AppServer, appServerPresets, GO_NET_HTTP } from './app-server';
-export type { AppServerPreset, GoNetHttpOptions, KeepAliveBehaviour, KeepAliveOptions, ReactorNettyOptions } from './app-server';
+export type { AppServerPreset, GoNetHttpOptions, KeepAliveBehaviour, KeepAliveOptions,
+  ReactorNettyOptions } from './app-server';
 export { ENVOY_PANIC_THRESHOLD_PERCENT, maxEjectionPercent } from './outlier-ejection';
 export type { EjectionCapInputs } from './outlier-ejection';
 export { checkPolicyTargets } from './policy-targets';
@@ -88,7 +89,8 @@ export function lostSynsSurvivedOn(seconds: number, schedule: readonly number[])
  * the two schedules, which is always the one before 6.5 (it never retransmits earlier).
  */
 export function lostSynsSurvived(seconds: number): number {
-  return Math.min(lostSynsSurvivedOn(seconds, SYN_RETRANSMIT_SECONDS), lostSynsSurvivedOn(seconds, SYN_RETRANSMIT_SECONDS_LINEAR));
+  return Math.min(lostSynsSurvivedOn(seconds, SYN_RETRANSMIT_SECONDS),
+    lostSynsSurvivedOn(seconds, SYN_RETRANSMIT_SECONDS_LINEAR));
 }
 
 /** The kernel's schedules against a connect timeout, in one sentence. */
@@ -226,7 +228,8 @@ export function proxyIdleTimeout(server: AppServer): Decision<number | undefined
  * Refuses the keep-alive race: the proxy's idle timeout must be strictly below the app's
  * keep-alive, unless `accept` carries a reason. Returns the accepted decision (for the reasons).
  */
-export function checkProxyClosesFirst(server: AppServer, idleSeconds: number | undefined, accept?: Override<boolean>): Decision<boolean> {
+export function checkProxyClosesFirst(server: AppServer, idleSeconds: number | undefined,
+  accept?: Override<boolean>): Decision<boolean> {
   const computed = decided(false,
     'The proxy must close idle upstream connections before the app does (docs/mechanisms.md#keep-alive-race).');
   const d = withOverride('acceptKeepAliveRace', computed, accept, (v) => (v ? 'race accepted' : 'race refused'));
@@ -251,7 +254,8 @@ export function checkProxyClosesFirst(server: AppServer, idleSeconds: number | u
  * The connect timeout: Envoy's 10 s default, not lowered to the idle timeout (envoy#42753 is fixed in the Envoy that
  * Envoy Gateway v1.9.0 runs).
  */
-export function proxyConnectTimeout(idle: Decision<number | undefined>, override?: Override<Duration>): Decision<number> {
+export function proxyConnectTimeout(idle: Decision<number | undefined>,
+  override?: Override<Duration>): Decision<number> {
   const idleS = idle.value;
   const value = connectTimeoutFor(idleS);
   const computed = idleS === undefined
@@ -269,7 +273,8 @@ export function proxyConnectTimeout(idle: Decision<number | undefined>, override
         'same as a connect timeout lowered to it, so the default is never worse ' +
         `(docs/mechanisms.md#a-lost-syn-and-the-connect-timeout). ${synSentence(value)}`,
       { connectSeconds: value, idleSeconds: idleS, lostSynsSurvived: lostSynsSurvived(value) });
-  const d = withOverride('connectTimeout', computed, override && { value: seconds(override.value), because: override.because }, showDuration);
+  const d = withOverride('connectTimeout', computed,
+    override && { value: seconds(override.value), because: override.because }, showDuration);
   if (d.overridden && (!(d.value > 0) || !representable(d.value))) {
     throw new RollwiseInputError('connectTimeout', showDuration(d.value),
       'must be above 0 and a whole number of milliseconds: Envoy Gateway takes durations like "3s" or "500ms".',
@@ -302,7 +307,8 @@ export function decideKeepAlive(inp: KeepAliveInputs): KeepAliveDecisions {
   }
   const computed = proxyIdleTimeout(server);
   const overrideIdle = inp.idleTimeout && { value: seconds(inp.idleTimeout.value), because: inp.idleTimeout.because };
-  let idle = withOverride<number | undefined>('idleTimeout', computed, overrideIdle, (v) => (v === undefined ? 'unset' : showDuration(v)));
+  let idle = withOverride<number | undefined>('idleTimeout', computed, overrideIdle,
+    (v) => (v === undefined ? 'unset' : showDuration(v)));
   if (idle.overridden && (idle.value === undefined || !(idle.value > 0) || !representable(idle.value))) {
     throw new RollwiseInputError('idleTimeout', idle.value === undefined ? 'unset' : showDuration(idle.value),
       'must be above 0 and a whole number of milliseconds: Envoy Gateway takes durations like "3s" or "500ms".',

@@ -94,7 +94,9 @@ const DEFAULT_KEEP_SECONDS = 7 * 86400;
  * sync waits for its hooks without a time limit (controller.sync.timeout.seconds "0", no timeout,
  * docs/operator-manual/argocd-cmd-params-cm.yaml).
  */
-export function decideMigration(name: string, appImage: string, m: Migration, version: KubernetesVersion, hasSidecars: boolean, argoCd: boolean, appCpu?: { readonly request: string; readonly limit: Decision<string | undefined> }): MigrationDecisions {
+export function decideMigration(name: string, appImage: string, m: Migration, version: KubernetesVersion,
+  hasSidecars: boolean, argoCd: boolean,
+  appCpu?: { readonly request: string; readonly limit: Decision<string | undefined> }): MigrationDecisions {
   if (!(m instanceof Migration)) {
     throw new RollwiseInputError('migrations', m, 'must be a Migration.',
       'use migrations: Migration.job({ command: ["python", "manage.py", "migrate", "--noinput"] }).');

@@ -45,7 +45,8 @@ export function derivedNames(canary: boolean, route: boolean, migration = false)
  * name that binds (the longest suffix under the tightest limit) at the input, before anything is
  * rendered: the API server would otherwise reject that object at apply time, after review.
  */
-export function checkDerivedNames(input: string, name: string, canary: boolean, route: boolean, migration = false): void {
+export function checkDerivedNames(input: string, name: string, canary: boolean, route: boolean,
+  migration = false): void {
   const names = derivedNames(canary, route, migration);
   const tooLong = names.filter((n) => name.length + n.suffix.length > n.limit);
   if (tooLong.length === 0) return;

@@ -173,7 +173,8 @@ export function objectsThePodNeeds(podSpec: unknown): string[] {
  * (docs/user-guide/sync-options.md "Namespace Metadata", v3.5.1, which says kubectl cannot manage
  * client-side-applied fields with server-side apply).
  */
-export function decideNamespace(namespace: string, policy: NamespacePolicy, version: KubernetesVersion, preSync?: HookNeeds, policyInput = 'namespacePolicy'): NamespaceDecisions {
+export function decideNamespace(namespace: string, policy: NamespacePolicy, version: KubernetesVersion,
+  preSync?: HookNeeds, policyInput = 'namespacePolicy'): NamespaceDecisions {
   checkDnsLabel('destinationNamespace', namespace, 'shop');
   if (!(policy instanceof NamespacePolicy)) throw new RollwiseInputError('namespacePolicy', policy,
     'must be a NamespacePolicy.', 'use NamespacePolicy.createdByArgoCd() or NamespacePolicy.existing().');

@@ -2,7 +2,8 @@ import { Duration } from 'cdk8s';
 import { RollwiseInputError } from '../errors';
 import { checkOverrideShape, decided, Decision, Override, withOverride } from './decision';
 import { checkKeys, keysOf } from './props-keys';
-import { checkDnsLabel, checkDnsSubdomain, checkLabels, checkPath, checkWholeSeconds, seconds, showSeconds } from './inputs';
+import { checkDnsLabel, checkDnsSubdomain, checkLabels, checkPath, checkWholeSeconds, seconds,
+  showSeconds } from './inputs';
 import { KubernetesVersion } from './kubernetes-version';
 import { MIN_STARTUP_BUDGET_SECONDS, STARTUP_FLOOR_WHY } from './probes';
 import type { NamespacePolicy } from './namespaces';
@@ -15,7 +16,8 @@ export const PLATFORM_KEYS = keysOf<PlatformProps>()({
   prometheusRuleLabels: true, measurementMaxAge: true, argoCd: true,
 });
 export const GATEWAY_KEYS = keysOf<GatewayRef>()({ name: true, namespace: true, sectionName: true });
-export const ARGOCD_SETTINGS_KEYS = keysOf<ArgoCdSettings>()({ repoURL: true, targetRevision: true, path: true, project: true, namespace: true, server: true, namespaces: true });
+export const ARGOCD_SETTINGS_KEYS = keysOf<ArgoCdSettings>()({ repoURL: true, targetRevision: true, path: true,
+  project: true, namespace: true, server: true, namespaces: true });
 
 /**
  * How a pod delays its exit until the proxies have stopped sending it requests. Kubernetes 1.28
@@ -208,12 +210,15 @@ export class Platform {
     // you mean"), each override { value, because } with a value of its type, checked before use.
     if (props === undefined) props = {};
     checkKeys('platform', props, PLATFORM_KEYS);
-    for (const k of ['readinessPeriod', 'startupBudget', 'peakUtilisationCeiling', 'endpointPropagation', 'shutdownDrain', 'canaryMaxErrorRatio', 'measurementMaxAge'] as const) {
+    for (const k of ['readinessPeriod', 'startupBudget', 'peakUtilisationCeiling', 'endpointPropagation',
+      'shutdownDrain', 'canaryMaxErrorRatio', 'measurementMaxAge'] as const) {
       checkOverrideShape(`platform.${k}`, props[k]);
     }
-    for (const k of ['readinessPeriod', 'startupBudget', 'endpointPropagation', 'shutdownDrain', 'measurementMaxAge'] as const) {
+    for (const k of ['readinessPeriod', 'startupBudget', 'endpointPropagation', 'shutdownDrain',
+      'measurementMaxAge'] as const) {
       const v = props[k]?.value;
-      if (props[k] !== undefined && !(v instanceof Duration)) throw new RollwiseInputError(`platform.${k}.value`, v ?? null, 'must be a Duration.', `use e.g. { value: Duration.seconds(10), because: '...' }.`);
+      if (props[k] !== undefined && !(v instanceof Duration)) throw new RollwiseInputError(`platform.${k}.value`,
+        v ?? null, 'must be a Duration.', `use e.g. { value: Duration.seconds(10), because: '...' }.`);
     }
     for (const k of ['peakUtilisationCeiling', 'canaryMaxErrorRatio'] as const) {
       const v = props[k]?.value;
@@ -235,8 +240,15 @@ export class Platform {
       'the period must leave room for the 3 s timeout floor below it (probes must not overlap), and a period over a ' +
         'minute makes leaving and returning take minutes.',
       'use 10 s unless you measured a reason to differ.');
-    if (props.startupBudget) checkWholeSeconds('platform.startupBudget', props.startupBudget.value, MIN_STARTUP_BUDGET_SECONDS, 3600, `it is the start-up budget of every service and sidecar that declares none; ${STARTUP_FLOOR_WHY}.`, `use e.g. Duration.seconds(60) (at least ${MIN_STARTUP_BUDGET_SECONDS} s).`);
-    if (props.endpointPropagation) checkWholeSeconds('platform.endpointPropagation', props.endpointPropagation.value, 1, 300, 'it becomes the preStop sleep and part of terminationGracePeriodSeconds, an integer; 0 would close the listener while proxies still send requests (docs/mechanisms.md#readiness-control-loop).', 'use the propagation you measured, rounded up, e.g. Duration.seconds(10).');
+    if (props.startupBudget) checkWholeSeconds('platform.startupBudget', props.startupBudget.value,
+      MIN_STARTUP_BUDGET_SECONDS, 3600,
+      `it is the start-up budget of every service and sidecar that declares none; ${STARTUP_FLOOR_WHY}.`,
+      `use e.g. Duration.seconds(60) (at least ${MIN_STARTUP_BUDGET_SECONDS} s).`);
+    if (props.endpointPropagation) checkWholeSeconds('platform.endpointPropagation', props.endpointPropagation.value, 1,
+      300,
+      'it becomes the preStop sleep and part of terminationGracePeriodSeconds, an integer; 0 would close the ' +
+        'listener while proxies still send requests (docs/mechanisms.md#readiness-control-loop).',
+      'use the propagation you measured, rounded up, e.g. Duration.seconds(10).');
     if (props.shutdownDrain) checkWholeSeconds('platform.shutdownDrain', props.shutdownDrain.value, 0, 3600,
       'it is part of terminationGracePeriodSeconds, an integer.', 'use e.g. Duration.seconds(20).');
 
@@ -250,7 +262,8 @@ export class Platform {
         '1/(1 - utilisation), so above ~80 % the health path\'s latency climbs toward the probe deadline and one ' +
         'departure can cause the next (docs/mechanisms.md#readiness-control-loop, gain above one); the margin also ' +
         'absorbs the error in an "about" saturation figure.'),
-    props.peakUtilisationCeiling && { value: props.peakUtilisationCeiling.value, because: props.peakUtilisationCeiling.because }, (v) => `${Math.round(v * 100)} %`);
+    props.peakUtilisationCeiling && { value: props.peakUtilisationCeiling.value,
+      because: props.peakUtilisationCeiling.because }, (v) => `${Math.round(v * 100)} %`);
     if (props.peakUtilisationCeiling) {
       const v = props.peakUtilisationCeiling.value;
       if (!(v > 0 && v <= 0.95)) {
@@ -290,7 +303,8 @@ export class Platform {
     if (props.gateway !== undefined) {
       checkDnsSubdomain('platform.gateway.name', props.gateway?.name, 'public');
       checkDnsLabel('platform.gateway.namespace', props.gateway?.namespace, 'envoy-gateway-system');
-      if (props.gateway.sectionName !== undefined) checkDnsSubdomain('platform.gateway.sectionName', props.gateway.sectionName, 'https');
+      if (props.gateway.sectionName !== undefined) checkDnsSubdomain('platform.gateway.sectionName',
+        props.gateway.sectionName, 'https');
     }
     this.gateway = props.gateway;
     if (props.prometheusAddress !== undefined && !/^https?:\/\/[^\s/]+/.test(props.prometheusAddress)) {

@@ -5,15 +5,18 @@ import { DNS_SUBDOMAIN } from './container-input-checks';
 import { RollwiseInputError } from '../errors';
 
 /** Labels rollwise sets (selectors, revision hashes): a user value would break selection. */
-const RESERVED_LABELS = ['app.kubernetes.io/name', 'app.kubernetes.io/managed-by', 'pod-template-hash', 'rollouts-pod-template-hash'];
+const RESERVED_LABELS = ['app.kubernetes.io/name', 'app.kubernetes.io/managed-by', 'pod-template-hash',
+  'rollouts-pod-template-hash'];
 
 const LABEL_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
-export function checkLabels(input: string, labels: Record<string, string> | undefined, reservedCheck = true): Record<string, string> {
+export function checkLabels(input: string, labels: Record<string, string> | undefined,
+  reservedCheck = true): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(labels ?? {})) {
-    const [prefix, name] = k.includes('/') ? [k.slice(0, k.lastIndexOf('/')), k.slice(k.lastIndexOf('/') + 1)] : [undefined, k];
+    const [prefix, name] = k.includes('/') ? [k.slice(0, k.lastIndexOf('/')),
+      k.slice(k.lastIndexOf('/') + 1)] : [undefined, k];
     if ((prefix !== undefined && !DNS_SUBDOMAIN.test(prefix)) || name.length > 63 || !LABEL_NAME.test(name)) {
       throw new RollwiseInputError(`${input}`, k,
         'is not a label key ([prefix/]name, the name at most 63 letters, digits, "-", "_", "."); the API server ' +
@@ -62,7 +65,8 @@ export function checkTolerations(list: k8s.Toleration[] | undefined): k8s.Tolera
 
 export function checkAffinity(a: k8s.Affinity | undefined): k8s.Affinity | undefined {
   if (a === undefined) return undefined;
-  if (typeof a !== 'object' || a === null || Array.isArray(a) || Object.keys(a).some((k) => !['nodeAffinity', 'podAffinity', 'podAntiAffinity'].includes(k))) {
+  if (typeof a !== 'object' || a === null || Array.isArray(a) || Object.keys(a).some((k) => !['nodeAffinity',
+    'podAffinity', 'podAntiAffinity'].includes(k))) {
     throw new RollwiseInputError('pod.affinity', a,
       'must be an object with nodeAffinity, podAffinity or podAntiAffinity; anything else is pruned by the API ' +
         'server and the placement silently lost.',
@@ -71,7 +75,8 @@ export function checkAffinity(a: k8s.Affinity | undefined): k8s.Affinity | undef
   return a;
 }
 
-export function checkAnnotations(input: string, annotations: Record<string, string> | undefined): Record<string, string> {
+export function checkAnnotations(input: string,
+  annotations: Record<string, string> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(annotations ?? {})) {
     if (k.startsWith('rollwise.dev/')) {

@@ -39,7 +39,8 @@ export function renderVolume(v: Volume): Record<string, unknown> {
   }
 }
 
-export function checkMounts(input: string, mounts: Mount[] | undefined, volumes: Map<string, Volume['kind']>): ExtraContainerDecisions['mounts'] {
+export function checkMounts(input: string, mounts: Mount[] | undefined,
+  volumes: Map<string, Volume['kind']>): ExtraContainerDecisions['mounts'] {
   const paths = new Set<string>(['/tmp']);
   return checkList(input, mounts, 'mounts', '{ volume: "config", path: "/etc/config" }').map((m, i) => {
     const kind = volumes.get(m?.volume);

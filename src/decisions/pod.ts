@@ -13,7 +13,8 @@ export interface ShutdownDecisions {
  * Termination: the pod keeps serving until every proxy has stopped sending it requests, then the
  * application drains. The grace period outlasts both, or the kubelet SIGKILLs mid-request.
  */
-export function shutdown(propagationSeconds: number, drainSeconds: number, delay: ShutdownDelay, version: KubernetesVersion = KubernetesVersion.V1_28, source = 'platform shutdownDelay'): ShutdownDecisions {
+export function shutdown(propagationSeconds: number, drainSeconds: number, delay: ShutdownDelay,
+  version: KubernetesVersion = KubernetesVersion.V1_28, source = 'platform shutdownDelay'): ShutdownDecisions {
   const how = {
     sleep: `the kubelet's preStop sleep action (no binary needed in the image; on by default from Kubernetes 1.30, ` +
       `and platform.kubernetesVersion is ${version.name}; ${source})`,

@@ -150,7 +150,8 @@ export interface LivenessTiming {
  * Liveness is strictly more lenient than readiness on every axis: period 2x, timeout 2x, and a
  * failure window 4x readiness's leave window; it checks the process only (docs/mechanisms.md#liveness-vs-readiness).
  */
-export function livenessTiming(readiness: ReadinessTiming, livenessPath: string | undefined, readinessPath: string): LivenessTiming {
+export function livenessTiming(readiness: ReadinessTiming, livenessPath: string | undefined,
+  readinessPath: string): LivenessTiming {
   const rp = readiness.periodSeconds.value;
   const rt = readiness.timeoutSeconds.value;
   const leave = readiness.failureThreshold.value * rp;

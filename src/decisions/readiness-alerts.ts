@@ -76,7 +76,8 @@ export function readinessAlerts(v: AlertValues): Decision<AlertRule>[] {
   add({
     alert: 'ReadinessFlapping', mechanism: 'readiness-flapping', severity: 'warning',
     expr: 'count((max by (pod) ' +
-      `(${ownPods(`changes(kube_pod_status_ready{namespace="${ns}", condition="true"}[${promDuration(flapWindow)}])`, promDuration(flapWindow))}) ` +
+      `(${ownPods(`changes(kube_pod_status_ready{namespace="${ns}", condition="true"}[${promDuration(flapWindow)}])`,
+        promDuration(flapWindow))}) ` +
       `>= ${FLAP_CHANGES}) unless on(pod) (max by (pod) ` +
       `(increase(kube_pod_container_status_restarts_total{namespace="${ns}"}[${promDuration(flapWindow)}])) > 0) ` +
       'unless on(pod) (max by (pod) ' +

@@ -15,7 +15,8 @@ export interface ResourceDecisions {
  * `init`: an init container, which runs to completion before the app starts: it has no probe and
  * serves no traffic, so its reasons say what a limit and a request do to it instead.
  */
-export function resources(cpu: string, memory: string, cpuLimitOverride?: Override<string>, prefix = '', init = false): ResourceDecisions {
+export function resources(cpu: string, memory: string, cpuLimitOverride?: Override<string>, prefix = '',
+  init = false): ResourceDecisions {
   const cpuMillis = checkCpu(`${prefix}resources.cpu`, cpu);
   checkMemory(`${prefix}resources.memory`, memory);
   const noLimit = decided<string | undefined>(undefined, init

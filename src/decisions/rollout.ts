@@ -21,7 +21,8 @@ export const MIN_READY_FLOOR_SECONDS = 30;
  * @param sidecarStartupSeconds the start-up budgets of the native sidecars before the app (the
  * kubelet starts them one after the other, each after its startupProbe passed), 0 without
  */
-export function rolloutStrategy(readiness: ReadinessTiming, startupBudgetSeconds: number, overrides: { minReadySeconds?: Override<number> } = {}, sidecarStartupSeconds = 0): RolloutDecisions {
+export function rolloutStrategy(readiness: ReadinessTiming, startupBudgetSeconds: number,
+  overrides: { minReadySeconds?: Override<number> } = {}, sidecarStartupSeconds = 0): RolloutDecisions {
   const period = readiness.periodSeconds.value;
   const leave = readiness.failureThreshold.value * period;
   const ret = readiness.successThreshold.value * period;
@@ -55,6 +56,7 @@ export function rolloutStrategy(readiness: ReadinessTiming, startupBudgetSeconds
         `budget ${startupBudgetSeconds} s + return window ${ret} s + minReadySeconds ${minReady.value} s = ${onePod} ` +
         's): a healthy slow start never trips it, a pod that never becomes Ready fails the rollout ' +
         `within ${deadline} s (docs/mechanisms.md#rollout-complete).`,
-      { startupBudgetSeconds, readinessReturnWindowSeconds: ret, minReadySeconds: minReady.value, ...(sidecarStartupSeconds > 0 ? { sidecarStartupSeconds } : {}) }),
+      { startupBudgetSeconds, readinessReturnWindowSeconds: ret, minReadySeconds: minReady.value,
+        ...(sidecarStartupSeconds > 0 ? { sidecarStartupSeconds } : {}) }),
   };
 }

@@ -26,7 +26,8 @@ export function decideRunAs(runAs: RunAs | undefined): Decision<{ user: number; 
   const group = runAs.group === undefined ? user : checkInteger('container.runAs.group', runAs.group, 0, 2147483647,
     'a group id is a whole number the kernel checks file access against.',
     'give the gid your image\'s files belong to, e.g. 1000.');
-  return decided({ user, group }, `Input (container.runAs): user ${user}, group ${group}: ${why}.`, { runAsUser: user, runAsGroup: group });
+  return decided({ user, group }, `Input (container.runAs): user ${user}, group ${group}: ${why}.`,
+    { runAsUser: user, runAsGroup: group });
 }
 
 export function checkUser(input: string, v: number): number {

@@ -2,17 +2,20 @@ import { Duration } from 'cdk8s';
 import { RollwiseInputError } from '../errors';
 import { Override } from './decision';
 import { acceptedNoHeadroom, Capacity, disruptionBudget } from './disruption';
-import { checkCpu, checkDuration, checkInteger, checkMemory, checkName, checkOverrideValues, checkPath, checkPort, checkPositive, MAX_REPLICAS, seconds, showSeconds } from './inputs';
+import { checkCpu, checkDuration, checkInteger, checkMemory, checkName, checkOverrideValues, checkPath, checkPort,
+  checkPositive, MAX_REPLICAS, seconds, showSeconds } from './inputs';
 import { simulateDrainAtPeak } from '../simulate/drain-at-peak';
 import { isBadVerdict, Verdict } from '../simulate/results';
 import { Platform } from './platform';
 import { shutdown, ShutdownDecisions } from './pod';
-import { livenessTiming, LivenessTiming, MIN_STARTUP_BUDGET_SECONDS, readinessTiming, ReadinessTiming, STARTUP_FLOOR_WHY, startupTiming, StartupTiming } from './probes';
+import { livenessTiming, LivenessTiming, MIN_STARTUP_BUDGET_SECONDS, readinessTiming, ReadinessTiming,
+  STARTUP_FLOOR_WHY, startupTiming, StartupTiming } from './probes';
 import { resources, ResourceDecisions } from './resources';
 import { rolloutStrategy, RolloutDecisions } from './rollout';
 import { decided, Decision } from './decision';
 import { Delivery } from './canary';
-import { ContainerProps, decidePodExtras, InitContainerProps, PodExtrasDecisions, PodProps, SidecarProps, WorkloadMetadataProps } from './containers';
+import { ContainerProps, decidePodExtras, InitContainerProps, PodExtrasDecisions, PodProps, SidecarProps,
+  WorkloadMetadataProps } from './containers';
 import { KubernetesVersion } from './kubernetes-version';
 import { checkDerivedNames } from './names';
 import { checkShutdownDelay } from './platform';
@@ -220,7 +223,8 @@ export function decideServiceCore(inp: ServiceCoreInputs, platform: Platform): S
     periodSeconds: platform.readinessPeriodSeconds.value,
     p99Seconds: p99,
     p99Source,
-    overrides: { timeoutSeconds: secOverride(o.readinessTimeout), failureThreshold: o.readinessFailureThreshold, successThreshold: o.readinessSuccessThreshold },
+    overrides: { timeoutSeconds: secOverride(o.readinessTimeout), failureThreshold: o.readinessFailureThreshold,
+      successThreshold: o.readinessSuccessThreshold },
   });
   const resourceInputs = inp.resources ?? ({} as ResourcesProps);
   let capacity: Capacity | undefined;
@@ -229,7 +233,10 @@ export function decideServiceCore(inp: ServiceCoreInputs, platform: Platform): S
       peakRps: checkPositive('capacity.peakRequestsPerSecond', inp.capacity.peakRequestsPerSecond,
         'it sizes the disruption budget and the alert floor.',
         'give the measured peak for the whole service, e.g. 3700.'),
-      saturationRpsPerReplica: checkPositive('capacity.saturationRequestsPerSecondPerReplica', inp.capacity.saturationRequestsPerSecondPerReplica, 'it is the per-replica rate where the handler\'s latency takes off, from a load test.', 'load-test one replica and give the rate where p99 starts climbing, e.g. 450.'),
+      saturationRpsPerReplica: checkPositive('capacity.saturationRequestsPerSecondPerReplica',
+        inp.capacity.saturationRequestsPerSecondPerReplica,
+        'it is the per-replica rate where the handler\'s latency takes off, from a load test.',
+        'load-test one replica and give the rate where p99 starts climbing, e.g. 450.'),
     };
   }
   const releaseRps = inp.capacity?.releaseRequestsPerSecond === undefined || capacity === undefined ? undefined
@@ -245,13 +252,18 @@ export function decideServiceCore(inp: ServiceCoreInputs, platform: Platform): S
   }
   const liveness = livenessTiming(readiness, health.livenessPath, readinessPath);
   const resourceDecisions = resources(resourceInputs.cpu, resourceInputs.memory, o.cpuLimit);
-  const budget = disruptionBudget({ replicas, capacity, ceiling: platform.peakUtilisationCeiling.value, override: o.pdbMaxUnavailable, acceptNoHeadroom: o.acceptNoHeadroom });
+  const budget = disruptionBudget({ replicas, capacity, ceiling: platform.peakUtilisationCeiling.value,
+    override: o.pdbMaxUnavailable, acceptNoHeadroom: o.acceptNoHeadroom });
   const accepted = acceptedNoHeadroom(o.acceptNoHeadroom, 'refuses a fleet without headroom at peak');
-  const pdbMaxUnavailable = capacity && !budget.overridden ? simulatedDrainEvidence(budget, replicas, capacity, readiness, p99, resourceDecisions, accepted) : budget;
+  const pdbMaxUnavailable = capacity && !budget.overridden ? simulatedDrainEvidence(budget, replicas, capacity,
+    readiness, p99, resourceDecisions, accepted) : budget;
   const noHeadroomAccepted = pdbMaxUnavailable.inputs.noHeadroomAccepted === true ? accepted : undefined;
   const warnings = implausibleInputs(resourceInputs, o);
-  const pod = decidePodExtras({ ...inp, readiness, defaultStartupBudgetSeconds: platform.startupBudgetSeconds.value }, platform.kubernetesVersion);
-  const migration = inp.migrations === undefined ? undefined : decideMigration(name, inp.image, inp.migrations, platform.kubernetesVersion, pod.sidecars.length > 0, platform.argoCd !== undefined, { request: resourceInputs.cpu, limit: resourceDecisions.cpuLimit });
+  const pod = decidePodExtras({ ...inp, readiness, defaultStartupBudgetSeconds: platform.startupBudgetSeconds.value },
+    platform.kubernetesVersion);
+  const migration = inp.migrations === undefined ? undefined : decideMigration(name, inp.image, inp.migrations,
+    platform.kubernetesVersion, pod.sidecars.length > 0, platform.argoCd !== undefined,
+    { request: resourceInputs.cpu, limit: resourceDecisions.cpuLimit });
   if (accepted !== undefined && noHeadroomAccepted === undefined) {
     warnings.push(
       'overrides.acceptNoHeadroom is set, but the fleet has headroom at ' +
@@ -272,7 +284,9 @@ export function decideServiceCore(inp: ServiceCoreInputs, platform: Platform): S
     liveness,
     startup: startupTiming(startupBudget, readiness),
     resources: resourceDecisions,
-    rollout: rolloutStrategy(readiness, startupBudget, { minReadySeconds: secOverride(o.minReadySeconds) }, pod.sidecars.reduce((sum, x) => sum + (x.startup ? x.startup.timing.failureThreshold.value * x.startup.timing.periodSeconds.value : 0), 0)),
+    rollout: rolloutStrategy(readiness, startupBudget, { minReadySeconds: secOverride(o.minReadySeconds) },
+      pod.sidecars.reduce((sum, x) => sum + (x.startup ? x.startup.timing.failureThreshold.value * x.startup.timing.periodSeconds.value : 0),
+        0)),
     pdbMaxUnavailable,
     shutdown: decideShutdown(inp, platform),
     pod,
@@ -348,7 +362,8 @@ function decideShutdown(inp: ServiceCoreInputs, platform: Platform): ShutdownDec
       'say how this image waits: container.shutdownDelay: ShutdownDelay.execSleep() if the image has a sleep binary ' +
         `(e.g. an alpine base), else ${ways}.`);
   }
-  return shutdown(platform.endpointPropagationSeconds.value, platform.shutdownDrainSeconds.value, delay, version, source);
+  return shutdown(platform.endpointPropagationSeconds.value, platform.shutdownDrainSeconds.value, delay, version,
+    source);
 }
 
 /**
@@ -356,7 +371,8 @@ function decideShutdown(inp: ServiceCoreInputs, platform: Platform): ShutdownDec
  * measurements file from `rollwise measure`), never both; the reason says which, and for a
  * measurement where it came from.
  */
-function readinessP99(name: string, health: HealthProps, measurements: Measurements | undefined): { p99?: number; p99Source?: string } {
+function readinessP99(name: string, health: HealthProps, measurements: Measurements | undefined): { p99?: number;
+  p99Source?: string } {
   const typed = health.readinessP99UnderLoad;
   if (measurements === undefined) {
     if (typed === undefined) return {};
@@ -409,14 +425,16 @@ export function replicasDecision(d: Pick<ServiceCoreDecisions, 'replicas' | 'cap
  * a hypothesis). A budget whose drain flaps or cascades is lowered until the drain holds; when even
  * one pod cannot be drained, synth fails with the simulated result.
  */
-function simulatedDrainEvidence(budget: Decision<number>, replicas: number, capacity: Capacity, readiness: ReadinessTiming, p99: number | undefined, res: ResourceDecisions, accepted?: string): Decision<number> {
+function simulatedDrainEvidence(budget: Decision<number>, replicas: number, capacity: Capacity,
+  readiness: ReadinessTiming, p99: number | undefined, res: ResourceDecisions, accepted?: string): Decision<number> {
   const cpuLimitRatio = res.cpuLimit.value === undefined ? undefined : checkCpu('overrides.cpuLimit', res.cpuLimit.value) / checkCpu('resources.cpu', res.cpuRequest.value);
   const simulateDrain = (drain: number) => simulateDrainAtPeak({
     replicas,
     drain,
     peakRps: capacity.peakRps,
     saturationRpsPerReplica: capacity.saturationRpsPerReplica,
-    readiness: { periodSeconds: readiness.periodSeconds.value, timeoutSeconds: readiness.timeoutSeconds.value, failureThreshold: readiness.failureThreshold.value, successThreshold: readiness.successThreshold.value },
+    readiness: { periodSeconds: readiness.periodSeconds.value, timeoutSeconds: readiness.timeoutSeconds.value,
+      failureThreshold: readiness.failureThreshold.value, successThreshold: readiness.successThreshold.value },
     healthP99Seconds: p99,
     cpuLimitRatio,
     seed: 1,
@@ -426,11 +444,13 @@ function simulatedDrainEvidence(budget: Decision<number>, replicas: number, capa
     if (isBadVerdict(sim.verdict as Verdict)) continue;
     const lowered = drain < budget.value ? ` The arithmetic allowed ${budget.value}, but the simulated drain ` +
       `of ${budget.value} did not hold, so the budget is ${drain}.` : '';
-    return { ...budget, value: drain, reason: `${budget.reason} Simulated: ${sim.sentence}.${lowered}`, inputs: { ...budget.inputs, simulatedVerdict: sim.verdict, simulatedMinReady: sim.minReady } };
+    return { ...budget, value: drain, reason: `${budget.reason} Simulated: ${sim.sentence}.${lowered}`,
+      inputs: { ...budget.inputs, simulatedVerdict: sim.verdict, simulatedMinReady: sim.minReady } };
   }
   const sim = simulateDrain(1);
   if (accepted !== undefined) {
-    return { value: 1, overridden: true, inputs: { ...budget.inputs, simulatedVerdict: sim.verdict, noHeadroomAccepted: true },
+    return { value: 1, overridden: true, inputs: { ...budget.inputs, simulatedVerdict: sim.verdict,
+      noHeadroomAccepted: true },
       reason: `Overridden (overrides.acceptNoHeadroom): ${accepted} The fleet has NO headroom at peak: the simulated ` +
         `one-pod drain does not hold (${sim.sentence}), so a drain at peak can start the readiness cascade ` +
         '(docs/mechanisms.md#readiness-control-loop). One pod at a time, the least that still lets nodes drain; ' +

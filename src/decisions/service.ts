@@ -95,10 +95,13 @@ export function decideService(inp: ServiceInputs, platform: Platform, where?: Se
   let route: RouteDecisions | undefined;
   if (delivery.kind === 'canary') {
     const routeProps = requireRoute(inp.route);
-    const gateway = requirePlatform('gateway', platform.gateway, '{ name: "public", namespace: "envoy-gateway-system" }');
+    const gateway = requirePlatform('gateway', platform.gateway,
+      '{ name: "public", namespace: "envoy-gateway-system" }');
     const prometheusAddress = requirePlatform('prometheusAddress', platform.prometheusAddress,
       '"http://prometheus-operated.monitoring.svc:9090"');
-    canary = decideCanary(core, { namespace, prometheusAddress, maxErrorRatio: platform.canaryMaxErrorRatio.value, steps: delivery.steps, manualPromotion: delivery.manualPromotion });
+    canary = decideCanary(core,
+      { namespace, prometheusAddress, maxErrorRatio: platform.canaryMaxErrorRatio.value, steps: delivery.steps,
+        manualPromotion: delivery.manualPromotion });
     route = decideRoute(routeProps, gateway);
   } else if (inp.route !== undefined) {
     // A rolling update may still have a route.
@@ -118,7 +121,8 @@ export function decideService(inp: ServiceInputs, platform: Platform, where?: Se
     connectTimeout: o.proxyConnectTimeout,
     acceptKeepAliveRace: o.acceptKeepAliveRace,
     retryOnReset: o.retryOnReset,
-    passiveHealthCheck: inp.passiveHealthCheck ? { replicas: core.replicas, maxUnavailable: core.pdbMaxUnavailable.value } : undefined,
+    passiveHealthCheck: inp.passiveHealthCheck ? { replicas: core.replicas,
+      maxUnavailable: core.pdbMaxUnavailable.value } : undefined,
   });
   const autoscaling = inp.autoscaling ? decideAutoscaling(inp.autoscaling, core.replicas) : undefined;
   const runbookBase = platform.runbookBaseUrl;
@@ -129,7 +133,8 @@ export function decideService(inp: ServiceInputs, platform: Platform, where?: Se
     route: route !== undefined,
   }, { sloErrorRatio: inp.sloErrorRatio, platform });
   const warnings = [...(inp.measurements ? measurementWarnings(inp.measurements, platform) : []), ...core.warnings];
-  return { ...core, warnings, namespace, appServer: inp.appServer, canary, route, unhealthyPodEvictionPolicy, trafficPolicy, autoscaling, alerts };
+  return { ...core, warnings, namespace, appServer: inp.appServer, canary, route, unhealthyPodEvictionPolicy,
+    trafficPolicy, autoscaling, alerts };
 }
 
 /** The alerts' namespace: required, as every expression selects the service's series by it. */

@@ -3,7 +3,8 @@ import { RollwiseInputError } from '../errors';
 import { decided, Decision, Override } from './decision';
 import { checkInteger, seconds } from './inputs';
 import {
-  checkPolicyTargets, decideKeepAlive, KeepAliveDecisions, KeepAliveInputs, maxEjectionPercent, PolicyTargetRef, showDuration,
+  checkPolicyTargets, decideKeepAlive, KeepAliveDecisions, KeepAliveInputs, maxEjectionPercent, PolicyTargetRef,
+    showDuration,
 } from './keep-alive';
 
 /** Passive health checking (Envoy outlier detection) for the route's upstream pods. */
@@ -79,7 +80,8 @@ export function decideTrafficPolicy(inp: TrafficPolicyInputs): TrafficPolicyDeci
       'pass the service\'s HTTPRoute name, which rollwise names after the service.');
   }
   const keepAlive = decideKeepAlive(inp);
-  const targetRefs: PolicyTargetRef[] = [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: inp.routeName }];
+  const targetRefs: PolicyTargetRef[] = [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute',
+    name: inp.routeName }];
   checkPolicyTargets(targetRefs);
   return {
     routeName: inp.routeName,
@@ -97,14 +99,18 @@ export function decideTrafficPolicy(inp: TrafficPolicyInputs): TrafficPolicyDeci
 }
 
 function passiveHealthCheck(p: PassiveHealthCheck): PassiveHealthDecisions {
-  const consecutive = p.consecutive5xxErrors === undefined ? 5 : checkInteger('passiveHealthCheck.consecutive5xxErrors', p.consecutive5xxErrors, 2, 100, 'one error is noise, not a broken host: ejecting on it removes healthy pods.', 'use 5.');
+  const consecutive = p.consecutive5xxErrors === undefined ? 5 : checkInteger('passiveHealthCheck.consecutive5xxErrors',
+    p.consecutive5xxErrors, 2, 100, 'one error is noise, not a broken host: ejecting on it removes healthy pods.',
+    'use 5.');
   const interval = p.interval === undefined ? 3 : seconds(p.interval);
   const base = p.baseEjectionTime === undefined ? 30 : seconds(p.baseEjectionTime);
-  for (const [input, v] of [['passiveHealthCheck.interval', interval], ['passiveHealthCheck.baseEjectionTime', base]] as const) {
+  for (const [input, v] of [['passiveHealthCheck.interval', interval],
+    ['passiveHealthCheck.baseEjectionTime', base]] as const) {
     if (!(v >= 1) || !Number.isInteger(v * 1000)) throw new RollwiseInputError(input, showDuration(v),
       'must be at least 1 s in whole milliseconds.', 'use the Envoy Gateway default.');
   }
-  const cap = maxEjectionPercent({ replicas: p.replicas, maxUnavailable: p.maxUnavailable, override: p.maxEjectionPercent });
+  const cap = maxEjectionPercent({ replicas: p.replicas, maxUnavailable: p.maxUnavailable,
+    override: p.maxEjectionPercent });
   return {
     consecutive5xxErrors: decided(consecutive,
       `${consecutive} consecutive 5xx (including resets and connect failures) from one host while others answer ` +
@@ -147,7 +153,8 @@ export function decideServiceTrafficPolicy(inp: TrafficPolicyInputs): TrafficPol
     if (!(e instanceof RollwiseInputError)) throw e;
     const names = SERVICE_INPUTS;
     const outer = names[e.input];
-    const rename = (text: string) => text.replace(/(?<![.\w])(idleTimeout|connectTimeout|acceptKeepAliveRace|retryOnReset)\b/g, (m) => names[m] ?? m);
+    const rename = (text: string) => text.replace(/(?<![.\w])(idleTimeout|connectTimeout|acceptKeepAliveRace|retryOnReset)\b/g,
+      (m) => names[m] ?? m);
     if (outer === undefined) throw e;
     throw new RollwiseInputError(outer, e.value, rename(e.why), rename(e.fix));
   }

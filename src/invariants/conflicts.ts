@@ -56,7 +56,8 @@ function declaredCluster(scope: Construct): string | undefined {
  * is its environment's destination, else `platformCluster` (the platform's Argo CD server).
  */
 export function registerForConflicts(service: Construct, platformCluster: string | undefined): void {
-  registry(service).services.push({ service, get cluster() { return normalizeClusterUrl(declaredCluster(service) ?? platformCluster ?? ''); } });
+  registry(service).services.push({ service,
+    get cluster() { return normalizeClusterUrl(declaredCluster(service) ?? platformCluster ?? ''); } });
 }
 
 /** The app's registry, with its one check on the rendered objects (added once per app). */
@@ -68,7 +69,9 @@ function registry(scope: Construct): Registry {
     r = created;
     registries.set(root, created);
     registerDuplicateObjectsCheck(root as Construct);
-    registerRenderCheck(root as Construct, (rendered) => [...conflicts(created.services, rendered), ...namespaceConflicts(created.namespaces.map((c) => asWritten(c, rendered)).filter((c): c is NamespaceClaim => c !== undefined))]);
+    registerRenderCheck(root as Construct,
+      (rendered) => [...conflicts(created.services, rendered),
+        ...namespaceConflicts(created.namespaces.map((c) => asWritten(c, rendered)).filter((c): c is NamespaceClaim => c !== undefined))]);
   }
   return r;
 }
@@ -97,7 +100,8 @@ export function normalizeClusterUrl(server: string): string {
  * different labels on one namespace of one cluster.
  */
 export function registerNamespaceMetadata(application: Construct, claim: Omit<NamespaceClaim, 'application'>): void {
-  registry(application).namespaces.push({ ...claim, server: normalizeClusterUrl(claim.server), application: application.node.path });
+  registry(application).namespaces.push({ ...claim, server: normalizeClusterUrl(claim.server),
+    application: application.node.path });
 }
 
 /**
@@ -112,7 +116,8 @@ function asWritten(c: NamespaceClaim, rendered: RenderedApp): NamespaceClaim | u
   const dest = rec(spec.destination) ?? {};
   const labels = rec(rec(rec(spec.syncPolicy)?.managedNamespaceMetadata)?.labels);
   if (!labels) return undefined;
-  return { ...c, server: normalizeClusterUrl(str(dest.server) ?? c.server), namespace: str(dest.namespace) ?? c.namespace, labels: labels as Record<string, string> };
+  return { ...c, server: normalizeClusterUrl(str(dest.server) ?? c.server),
+    namespace: str(dest.namespace) ?? c.namespace, labels: labels as Record<string, string> };
 }
 
 /**
@@ -170,14 +175,16 @@ export function registerDuplicateObjectsCheck(scope: Construct): void {
   const root = scope.node.root;
   if (duplicateRoots.has(root)) return;
   duplicateRoots.add(root);
-  registerRenderCheck(root as Construct, (rendered) => duplicateObjects(rendered, registries.get(root)?.services ?? []));
+  registerRenderCheck(root as Construct,
+    (rendered) => duplicateObjects(rendered, registries.get(root)?.services ?? []));
 }
 
 function duplicateObjects(rendered: RenderedApp, services: readonly Registered[]): string[] {
   const owner = new Map<Json, Registered>();
   for (const r of services) for (const { json } of rendered.objectsOf(r.service)) owner.set(json, r);
   const chartCluster = new Map<IConstruct, string>();
-  for (const r of services) if (!chartCluster.has(Chart.of(r.service))) chartCluster.set(Chart.of(r.service), r.cluster);
+  for (const r of services) if (!chartCluster.has(Chart.of(r.service))) chartCluster.set(Chart.of(r.service),
+    r.cluster);
   const seen = new Map<string, { chart: string; owner?: Registered }>();
   const out: string[] = [];
   for (const { chart, json } of rendered.objects) {

@@ -2,7 +2,8 @@ import { measurementPhase } from '../checks/analysis-condition';
 import { reasonProblem } from '../decisions/reason';
 import { ANNOTATIONS, valueAtPath } from '../justify/annotations';
 import { parseReasonLines } from '../justify/reasons';
-import { arr, cpuCores, int, Json, probeHandler, rec, scaleIntOrPercent, selectorMatches, stableJson, str } from '../rules/k8s';
+import { arr, cpuCores, int, Json, probeHandler, rec, scaleIntOrPercent, selectorMatches, stableJson,
+  str } from '../rules/k8s';
 
 /**
  * The safety invariants: ONE list of what every service rollwise emits must satisfy, checked on
@@ -73,7 +74,8 @@ const POD_KINDS = [...SERVING, 'Job', 'CronJob'];
  * The volume types the restricted profile allows (pod-security-admission policy/check_restrictedVolumes.go
  * restrictedVolumes_1_0).
  */
-const RESTRICTED_VOLUME_TYPES = ['configMap', 'csi', 'downwardAPI', 'emptyDir', 'ephemeral', 'persistentVolumeClaim', 'projected', 'secret'];
+const RESTRICTED_VOLUME_TYPES = ['configMap', 'csi', 'downwardAPI', 'emptyDir', 'ephemeral', 'persistentVolumeClaim',
+  'projected', 'secret'];
 
 function ref(o: Json): string {
   return `${str(o.kind) ?? '?'}/${str(rec(o.metadata)?.name) ?? '?'}`;
@@ -370,7 +372,8 @@ export const INVARIANTS: readonly Invariant[] = [
           `${short(spec[field.split('.')[1]])} is not a count or a percentage`));
         else if (down < 1) out.push(v(set, pdb, field,
           `the budget lets no pod go (${down} of ${replicas}): every node drain blocks`));
-        else if (down >= replicas) out.push(v(set, pdb, field, `the budget lets every pod go (${down} of ${replicas})`));
+        else if (down >= replicas) out.push(v(set, pdb, field,
+          `the budget lets every pod go (${down} of ${replicas})`));
       }
       return out;
     },
@@ -392,7 +395,8 @@ export const INVARIANTS: readonly Invariant[] = [
             `${short(h)} is not a DNS hostname (lower case, optionally "*." first, labels of at most 63 and at most ` +
               '253 characters in all)'));
         });
-        if (arr(spec.parentRefs).length === 0) out.push(v(set, r, 'spec.parentRefs', 'the route attaches to no Gateway'));
+        if (arr(spec.parentRefs).length === 0) out.push(v(set, r, 'spec.parentRefs',
+          'the route attaches to no Gateway'));
       }
       return out;
     },
@@ -495,7 +499,9 @@ export const INVARIANTS: readonly Invariant[] = [
           'the container runs as root (runAsUser 0)'));
         if (sc.privileged === true) out.push(v(set, w, `${path}.securityContext.privileged`,
           'the container is privileged'));
-        if (sc.allowPrivilegeEscalation !== false) out.push(v(set, w, `${path}.securityContext.allowPrivilegeEscalation`, `allowPrivilegeEscalation is ${short(sc.allowPrivilegeEscalation)}, not false`));
+        if (sc.allowPrivilegeEscalation !== false) out.push(v(set, w,
+          `${path}.securityContext.allowPrivilegeEscalation`,
+          `allowPrivilegeEscalation is ${short(sc.allowPrivilegeEscalation)}, not false`));
         const caps = rec(sc.capabilities) ?? {};
         if (!arr(caps.drop).includes('ALL')) out.push(v(set, w, `${path}.securityContext.capabilities.drop`,
           'capabilities.drop does not include ALL'));
@@ -533,7 +539,8 @@ export const INVARIANTS: readonly Invariant[] = [
     check: onPod(SERVING, (set, { w, pod, base, app: { c, path } }) => {
       const out: Violation[] = [];
       const prop = set.endpointPropagationSeconds ?? 1;
-      if (!set.shutdownInApplication && !rec(rec(c?.lifecycle)?.preStop)) out.push(v(set, w, `${path}.lifecycle.preStop`, 'the app container has no preStop delay'));
+      if (!set.shutdownInApplication && !rec(rec(c?.lifecycle)?.preStop)) out.push(v(set, w,
+        `${path}.lifecycle.preStop`, 'the app container has no preStop delay'));
       const grace = pod.terminationGracePeriodSeconds === undefined ? 30 : int(pod.terminationGracePeriodSeconds);
       if (grace === undefined || grace <= prop) out.push(v(set, w, `${base}.terminationGracePeriodSeconds`,
         `grace period ${short(pod.terminationGracePeriodSeconds)} s does not outlast the ${prop} s endpoint ` +
@@ -554,7 +561,9 @@ export const INVARIANTS: readonly Invariant[] = [
       const out: Violation[] = [];
       const spec = rec(w.spec) ?? {};
       const strategy = rec(spec.strategy) ?? {};
-      const [base, block] = w.kind === 'Rollout' ? ['spec.strategy.canary', rec(strategy.canary)] : ['spec.strategy.rollingUpdate', rec(strategy.rollingUpdate)];
+      const [base, block] = w.kind === 'Rollout' ? ['spec.strategy.canary',
+        rec(strategy.canary)] : ['spec.strategy.rollingUpdate',
+        rec(strategy.rollingUpdate)];
       if (w.kind === 'Deployment' && strategy.type !== undefined && strategy.type !== 'RollingUpdate') out.push(v(set, w, 'spec.strategy.type', `strategy ${short(strategy.type)} takes every pod down at once`));
       const replicas = int(spec.replicas) ?? 2;
       const mu = block?.maxUnavailable;
@@ -669,7 +678,8 @@ const PROBE_RESULTS = [0, 0.001, 0.01, 0.02, 0.1, 0.5, 1, 10, 1000, 1e6, 1e9];
  * cost: about 2 ms per service unmemoised, measured); the memo is cleared past 1,000 pairs.
  */
 const phaseMemo = new Map<string, { empty: string; nan: string; canFail: boolean }>();
-function conditionPhases(success: string | undefined, failure: string | undefined): { empty: string; nan: string; canFail: boolean } {
+function conditionPhases(success: string | undefined, failure: string | undefined): { empty: string; nan: string;
+  canFail: boolean } {
   const key = `${success ?? '\u0000'}\u0001${failure ?? '\u0000'}`;
   let r = phaseMemo.get(key);
   if (!r) {
@@ -693,14 +703,16 @@ function differences(a: unknown, b: unknown, path: string): [string, unknown, un
   const rb = rec(b);
   if (ra && rb) {
     const keys = [...new Set([...Object.keys(ra), ...Object.keys(rb)])].sort();
-    return keys.flatMap((k) => differences(ra[k], rb[k], /^[A-Za-z0-9_-]+$/.test(k) ? `${path}.${k}` : `${path}["${k}"]`));
+    return keys.flatMap((k) => differences(ra[k], rb[k],
+      /^[A-Za-z0-9_-]+$/.test(k) ? `${path}.${k}` : `${path}["${k}"]`));
   }
   return [[path, a, b]];
 }
 
 function timing(p: Json): { timeout: number; period: number; failure: number; success: number } {
   // Kubernetes probe defaults: timeout 1, period 10, failure 3, success 1 (rules/k8s.ts PROBE_DEFAULTS).
-  return { timeout: num(p.timeoutSeconds, 1), period: num(p.periodSeconds, 10), failure: num(p.failureThreshold, 3), success: num(p.successThreshold, 1) };
+  return { timeout: num(p.timeoutSeconds, 1), period: num(p.periodSeconds, 10), failure: num(p.failureThreshold, 3),
+    success: num(p.successThreshold, 1) };
 }
 
 function num(x: unknown, dflt: number): number {
@@ -749,7 +761,8 @@ function acceptedBy(objects: readonly Json[]): (x: Violation) => boolean {
   const overrides = new Map<string, [string, string][]>();
   for (const o of objects) {
     const a = rec(rec(o.metadata)?.annotations)?.[ANNOTATIONS.overrides];
-    overrides.set(ref(o), typeof a === 'string' ? Object.entries(parseReasonLines(a)).filter(([, r]) => reasonProblem(r) === undefined) : []);
+    overrides.set(ref(o),
+      typeof a === 'string' ? Object.entries(parseReasonLines(a)).filter(([, r]) => reasonProblem(r) === undefined) : []);
   }
   return (x: Violation) => (overrides.get(x.object) ?? []).some(([p]) => x.path === p || x.path.startsWith(`${p}.`) || x.path.startsWith(`${p}[`));
 }

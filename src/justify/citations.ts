@@ -27,5 +27,6 @@ export function checkDocsBaseUrl(url: string): string {
  */
 export function absoluteCitations(text: string, docsBaseUrl: string): string {
   const base = checkDocsBaseUrl(docsBaseUrl);
-  return text.replace(CITATION, (_whole, anchors: string) => anchors.split(', ').map((a) => `${base}mechanisms.md${a}`).join(', '));
+  return text.replace(CITATION,
+    (_whole, anchors: string) => anchors.split(', ').map((a) => `${base}mechanisms.md${a}`).join(', '));
 }

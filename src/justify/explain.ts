@@ -34,13 +34,15 @@ function containerAt(root: unknown, segs: readonly (string | number)[]): string 
 export function explainManifest(text: string): Explained[] {
   const out: Explained[] = [];
   for (const doc of YAML.parseAllDocuments(text, { version: '1.1' })) {
-    const obj = doc.toJS() as { kind?: string; metadata?: { name?: string; annotations?: Record<string, string> } } | null;
+    const obj = doc.toJS() as { kind?: string;
+      metadata?: { name?: string; annotations?: Record<string, string> } } | null;
     if (!obj || typeof obj !== 'object') continue;
     const overrides = obj.metadata?.annotations?.[ANNOTATIONS.overrides];
     const overridden = new Set(overrides ? Object.keys(parseReasonLines(overrides)) : []);
     for (const [path, reason] of Object.entries(reasonsOf(obj))) {
       const container = containerAt(obj, parseFieldPath(path));
-      out.push({ object: `${obj.kind}/${obj.metadata?.name}`, path, value: valueAtPath(obj, path), reason, overridden: overridden.has(path), ...(container ? { container } : {}) });
+      out.push({ object: `${obj.kind}/${obj.metadata?.name}`, path, value: valueAtPath(obj, path), reason,
+        overridden: overridden.has(path), ...(container ? { container } : {}) });
     }
   }
   return out;
@@ -103,7 +105,8 @@ export function explainedAt(items: readonly Explained[], field: string): Explain
       if (v === undefined) return;
       answered.add(leaf);
       const container = containerAt(e.value, rest) ?? e.container;
-      out.push({ at: i, e: { ...e, path: `${e.path}${key(rest)}`, value: v, via: e.path, ...(container ? { container } : {}) } });
+      out.push({ at: i,
+        e: { ...e, path: `${e.path}${key(rest)}`, value: v, via: e.path, ...(container ? { container } : {}) } });
     });
   }
   // in the order of the manifest: object by object, as explain prints them without a field path
