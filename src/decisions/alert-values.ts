@@ -67,7 +67,8 @@ export function decideAlertValues(d: ServiceCoreDecisions, targets: AlertTargets
   const hasRoute = targets.route ?? true;
 
   // --- values -------------------------------------------------------------------------------
-  const scrape = settings.scrapeInterval === undefined ? DEFAULT_SCRAPE_INTERVAL_SECONDS : seconds(settings.scrapeInterval);
+  const scrape = settings.scrapeInterval === undefined ? DEFAULT_SCRAPE_INTERVAL_SECONDS
+    : seconds(settings.scrapeInterval);
   if (!Number.isInteger(scrape) || scrape < 5 || scrape > 120) {
     throw new RollwiseInputError('scrapeInterval', `${scrape} s`,
       'must be a whole number of seconds from 5 to 120: rate windows are 4 scrapes long, and a scrape interval over ' +

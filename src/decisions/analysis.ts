@@ -184,7 +184,8 @@ export function analysisMetrics(t: AnalysisTargets): MetricSpec[] {
   const dep = formatGoDuration(depSeconds);
   const depWhy = `${dep} = the first measurement's delay ${INTERVAL} + readiness return window ${ret} s + ` +
     `minReadySeconds ${minReady} s + 2 x the ${ASSUMED_SCRAPE_SECONDS} s ` +
-    `scrape${depSeconds === INTERVAL_SECONDS + ret + minReady + 2 * ASSUMED_SCRAPE_SECONDS ? '' : ` (at least ${READINESS_WINDOW})`}`;
+    `scrape${depSeconds === INTERVAL_SECONDS + ret + minReady + 2 * ASSUMED_SCRAPE_SECONDS ? ''
+      : ` (at least ${READINESS_WINDOW})`}`;
   const absent = 'Envoy creates the class "5" counter at a cluster\'s first 5xx, so a healthy canary has no such ' +
     'series: the numerator defaults to 0 (`or on() vector(0)`) only while the denominator has traffic. Without ' +
     'traffic the division has no sample and 0/0 is NaN; both are Inconclusive (pause), never a pass ' +

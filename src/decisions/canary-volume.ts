@@ -42,7 +42,8 @@ export interface VolumePlan {
 }
 
 const minutes = (s: number) => (s % 60 === 0 ? `${s / 60} min` : `${s} s`);
-const fmt = (n: number) => (Number.isInteger(n) ? n.toLocaleString('en-US') : n < 10 ? String(Number(n.toPrecision(2))) : n.toLocaleString('en-US', { maximumFractionDigits: 1 }));
+const fmt = (n: number) => (Number.isInteger(n) ? n.toLocaleString('en-US')
+  : n < 10 ? String(Number(n.toPrecision(2))) : n.toLocaleString('en-US', { maximumFractionDigits: 1 }));
 
 /**
  * How long the first weight must hold for a canary that fails every measurement to be aborted at it:
@@ -247,7 +248,8 @@ function firstWeightOf(steps: CanaryStep[]): number | undefined {
 /** How long a step holds the weight: a pause's duration, a manual pause forever, the gate its count. */
 function holdOf(s: CanaryStep): number | undefined {
   const j = s.json;
-  if (j.analysis === 'gate' || (typeof j.analysis === 'object' && j.analysis !== null)) return GATE_COUNT * INTERVAL_SECONDS;
+  if (j.analysis === 'gate' ||
+    (typeof j.analysis === 'object' && j.analysis !== null)) return GATE_COUNT * INTERVAL_SECONDS;
   if (typeof j.pause === 'object' && j.pause !== null) {
     const d = (j.pause as { duration?: unknown }).duration;
     if (d === undefined) return Infinity;

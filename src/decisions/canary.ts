@@ -236,13 +236,18 @@ export class Delivery {
   /** A plain Deployment rolling update (no traffic split, no analysis): for services without a route. */
   public static rollingUpdate(...unexpected: never[]): Delivery {
     // a JavaScript caller's options (e.g. { steps }) would be ignored without a word
-    if (unexpected.length > 0 && !(unexpected.length === 1 && (unexpected[0] === undefined || (typeof unexpected[0] === 'object' && unexpected[0] !== null && Object.keys(unexpected[0]).length === 0)))) {
+    if (unexpected.length > 0 &&
+      !(unexpected.length === 1 &&
+        (unexpected[0] === undefined ||
+          (typeof unexpected[0] === 'object' && unexpected[0] !== null && Object.keys(unexpected[0]).length === 0)))) {
       const given = unexpected[0] as unknown;
       const keys = typeof given === 'object' && given !== null ? Object.keys(given) : [];
-      throw new RollwiseInputError(keys.length ? `Delivery.rollingUpdate({ ${keys.join(', ')} })` : 'Delivery.rollingUpdate(options)', keys.length ? keys.join(', ') : given as string,
+      throw new RollwiseInputError(keys.length ? `Delivery.rollingUpdate({ ${keys.join(', ')} })`
+        : 'Delivery.rollingUpdate(options)', keys.length ? keys.join(', ') : given as string,
         'takes no options: a rolling update has no steps, no analysis and no manual promotion, ' +
           `so ${keys.length ? 'these' : 'it'} would be silently ` +
-          `ignored.${keys.some((k) => (CANARY_OPTION_KEYS as readonly string[]).includes(k)) ? ' They are options of Delivery.canary().' : ''}`,
+          `ignored.${keys.some((k) => (CANARY_OPTION_KEYS as readonly string[]).includes(k))
+            ? ' They are options of Delivery.canary().' : ''}`,
         `use Delivery.rollingUpdate() for a plain rolling update, or Delivery.canary({ ${keys.join(', ') || 'steps'} ` +
           '}) for steps and analysis.');
     }

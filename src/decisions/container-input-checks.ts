@@ -65,7 +65,8 @@ export function checkStrings(input: string, v: string[] | undefined): string[] |
 }
 
 export function checkNamedPort(input: string, p: NamedPort): NamedPort {
-  if (typeof p?.name !== 'string' || p.name.length > 15 || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(p.name) || !/[a-z]/.test(p.name) || p.name.includes('--')) {
+  if (typeof p?.name !== 'string' || p.name.length > 15 || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(p.name) ||
+    !/[a-z]/.test(p.name) || p.name.includes('--')) {
     throw new RollwiseInputError(`${input}.name`, p?.name,
       'a port name must be an IANA service name: at most 15 lower-case letters, digits and "-", with a letter; the ' +
         'API server refuses anything else.',

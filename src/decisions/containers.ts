@@ -162,7 +162,8 @@ export function decidePodExtras(inp: PodExtrasInputs, version: KubernetesVersion
     `ordinary container on Kubernetes ${version.name} and gets SIGTERM together with the app, and it may start after ` +
     'the app (which must retry its first connections): if the app needs it while draining (a proxy to its database ' +
     `or another service), make it wait out the app's drain itself (its own graceful-shutdown ` +
-    `setting${knownSidecarImage(x.image)?.product === 'Cloud SQL Auth Proxy' ? ', e.g. the proxy\'s --max-sigterm-delay' : ''}), ` +
+    `setting${knownSidecarImage(x.image)?.product === 'Cloud SQL Auth Proxy' ? ', e.g. the proxy\'s --max-sigterm-delay'
+      : ''}), ` +
     'or target Kubernetes 1.33 (platform.kubernetesVersion) for a native sidecar that starts first and stops after ' +
     'the app.'))];
   // A migration in the pod runs in every pod (docs/mechanisms.md#migrations): detected by command

@@ -70,10 +70,13 @@ export function withOverride<T>(
  * error shows what was given rather than its missing `value` ("undefined").
  */
 export function checkOverrideShape(input: string, override: unknown): void {
-  if (override !== undefined && (typeof override !== 'object' || override === null || Array.isArray(override) || !('value' in override))) {
+  if (override !== undefined &&
+    (typeof override !== 'object' || override === null || Array.isArray(override) || !('value' in override))) {
     // a bare Duration is shown as the factory call that makes it, not as its private fields
-    const duration = override instanceof Duration ? `Duration.seconds(${override.toSeconds({ integral: false })})` : undefined;
-    const shown = duration ?? (typeof override === 'string' ? `'${override}'` : JSON.stringify(override) ?? String(override));
+    const duration = override instanceof Duration ? `Duration.seconds(${override.toSeconds({ integral: false })})`
+      : undefined;
+    const shown = duration ?? (typeof override === 'string' ? `'${override}'`
+      : JSON.stringify(override) ?? String(override));
     throw new RollwiseInputError(input, duration ?? override ?? null,
       'an override is an object { value, because }: the value replaces the decided one, and the because says, in the ' +
         'output, why it is right for this service.',

@@ -31,7 +31,8 @@ function suggestName(v: string): string {
 
 /** What is wrong with a value that should be a number, when it is not one at all ("" when it is). */
 function notANumber(value: unknown): string {
-  if (typeof value !== 'number') return `is ${value === undefined ? 'missing' : `a ${value === null ? 'null' : typeof value}`}, ` +
+  if (typeof value !== 'number') return `is ${value === undefined ? 'missing'
+    : `a ${value === null ? 'null' : typeof value}`}, ` +
     'not a number; ';
   if (Number.isNaN(value)) return 'is NaN (not a number); ';
   if (!Number.isFinite(value)) return `is ${value > 0 ? '' : 'negative '}Infinity; `;
@@ -85,7 +86,8 @@ export function checkDnsLabel(input: string, value: string, example = 'envoy-gat
 
 /** An object name such as a Gateway's: an RFC 1123 subdomain, at most 253 characters. */
 export function checkDnsSubdomain(input: string, value: string, example = 'public'): string {
-  if (typeof value !== 'string' || value.length === 0 || value.length > 253 || !value.split('.').every((l) => l.length <= 63 && DNS_1123_LABEL.test(l))) {
+  if (typeof value !== 'string' || value.length === 0 || value.length > 253 ||
+    !value.split('.').every((l) => l.length <= 63 && DNS_1123_LABEL.test(l))) {
     throw new RollwiseInputError(input, value ?? null,
       'must be a DNS subdomain (RFC 1123): at most 253 characters of dot-separated labels of lower-case letters, ' +
         'digits or "-"; the API server rejects anything else.',
@@ -123,7 +125,8 @@ export function checkLabels(input: string, labels: Record<string, string> | unde
     const i = k.lastIndexOf('/');
     const prefix = i < 0 ? undefined : k.slice(0, i);
     const keyName = i < 0 ? k : k.slice(i + 1);
-    const prefixOk = prefix === undefined || (prefix.length <= 253 && prefix.split('.').every((l) => l.length <= 63 && DNS_1123_LABEL.test(l)));
+    const prefixOk = prefix === undefined ||
+      (prefix.length <= 253 && prefix.split('.').every((l) => l.length <= 63 && DNS_1123_LABEL.test(l)));
     if (!prefixOk || keyName.length === 0 || keyName.length > 63 || !name.test(keyName)) {
       throw new RollwiseInputError(`${input} key`, k,
         'is not a Kubernetes label key: an optional DNS-subdomain prefix and "/", then 1-63 letters, digits, "-", ' +
@@ -157,7 +160,8 @@ export function checkPath(input: string, value: string): string {
   const invisible = [...value].find(hidden);
   if (invisible !== undefined) {
     const hex = (invisible.codePointAt(0) ?? 0).toString(16).padStart(4, '0');
-    throw new RollwiseInputError(input, [...value].map((ch) => (hidden(ch) ? `\\u${(ch.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}` : ch)).join(''),
+    throw new RollwiseInputError(input, [...value].map((ch) => (hidden(ch)
+      ? `\\u${(ch.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}` : ch)).join(''),
       `contains U+${hex.toUpperCase()}, an invisible character: it is sent percent-encoded ` +
         `(${encodeURI(invisible)}), so the request never matches the route the path looks like, and nothing in the ` +
         'manifest or a review shows it.',

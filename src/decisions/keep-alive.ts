@@ -99,7 +99,8 @@ function synSentence(connectSeconds: number): string {
   const linear = lostSynsSurvivedOn(connectSeconds, SYN_RETRANSMIT_SECONDS_LINEAR);
   const n = Math.min(old, linear);
   const syns = (k: number) => `${k} lost SYN${k === 1 ? '' : 's'}`;
-  const at = (schedule: readonly number[], k: number) => (schedule[k] === undefined ? 'never' : `${schedule[k]} s after the first`);
+  const at = (schedule: readonly number[], k: number) => (schedule[k] === undefined ? 'never'
+    : `${schedule[k]} s after the first`);
   const survives = n === 0
     ? 'no lost SYN on any kernel: each one is a 503 UF'
     : old === linear
@@ -315,7 +316,8 @@ export function decideKeepAlive(inp: KeepAliveInputs): KeepAliveDecisions {
       'give a Duration such as Duration.seconds(3).');
   }
   const race = checkProxyClosesFirst(server, idle.value, inp.acceptKeepAliveRace);
-  if (race.overridden && race.value && server.behaviour === 'timeout' && (idle.value ?? ENVOY_DEFAULT_IDLE_TIMEOUT_SECONDS) >= server.keepAliveSeconds!) {
+  if (race.overridden && race.value && server.behaviour === 'timeout' &&
+    (idle.value ?? ENVOY_DEFAULT_IDLE_TIMEOUT_SECONDS) >= server.keepAliveSeconds!) {
     idle = { ...idle, reason: `${idle.reason} Race accepted: the proxy keeps idle ` +
       `connections ${showDuration(idle.value!)} and ${server.name} closes them ` +
       `after ${showDuration(server.keepAliveSeconds!)}, so expect occasional 503 UC. ${race.reason}` };

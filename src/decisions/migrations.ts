@@ -115,7 +115,8 @@ export function decideMigration(name: string, appImage: string, m: Migration, ve
   const command = strings('migrations.command', p.command, true) as string[];
   const args = strings('migrations.args', p.args, false);
   const image = p.image ?? appImage;
-  if (typeof image !== 'string' || /\s/.test(image) || /:latest$/.test(image) || !/[:@]/.test(image.split('/').pop() ?? '')) {
+  if (typeof image !== 'string' || /\s/.test(image) || /:latest$/.test(image) ||
+    !/[:@]/.test(image.split('/').pop() ?? '')) {
     throw new RollwiseInputError('migrations.image', image,
       'has no tag or uses "latest": the migration that runs must be the one that ships with the release, named in ' +
         'Git (docs/mechanisms.md#gitops-rollback).',

@@ -111,7 +111,8 @@ export interface HookNeeds {
 }
 
 type Obj = Record<string, unknown>;
-const asObj = (v: unknown): Obj | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : undefined);
+const asObj = (v: unknown): Obj | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj)
+  : undefined);
 const asArr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const named = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 

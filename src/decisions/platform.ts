@@ -297,7 +297,8 @@ export class Platform {
         'use KubernetesVersion.V1_28, KubernetesVersion.V1_33 or KubernetesVersion.of("1.33").');
     }
     this.shutdownDelaySet = props.shutdownDelay !== undefined;
-    this.shutdownDelay = props.shutdownDelay ?? (this.kubernetesVersion.sleepAction ? ShutdownDelay.sleepAction() : ShutdownDelay.execSleep());
+    this.shutdownDelay = props.shutdownDelay ?? (this.kubernetesVersion.sleepAction ? ShutdownDelay.sleepAction()
+      : ShutdownDelay.execSleep());
     checkShutdownDelay('platform.shutdownDelay', this.shutdownDelay, this.kubernetesVersion);
     this.labels = checkLabels('platform.labels', props.labels);
     if (props.gateway !== undefined) {
@@ -382,12 +383,14 @@ export function checkShutdownDelay(input: string, delay: ShutdownDelay, version:
       'set platform.kubernetesVersion to KubernetesVersion.V1_33 if every cluster runs 1.33, or use ' +
         'ShutdownDelay.httpGet(path) / inApplication() for an image without a sleep binary.');
   }
-  if (delay.kind === 'exec' && (typeof delay.target !== 'string' || delay.target.trim() === '' || /\s/.test(delay.target))) {
+  if (delay.kind === 'exec' &&
+    (typeof delay.target !== 'string' || delay.target.trim() === '' || /\s/.test(delay.target))) {
     throw new RollwiseInputError(input, delay.target,
       'the exec hook runs this binary without a shell, so it must be one path without spaces.',
       'use ShutdownDelay.execSleep() or e.g. ShutdownDelay.execSleep("/busybox/sleep").');
   }
-  if (delay.kind === 'http' && (typeof delay.target !== 'string' || !delay.target.startsWith('/') || /\s/.test(delay.target))) {
+  if (delay.kind === 'http' &&
+    (typeof delay.target !== 'string' || !delay.target.startsWith('/') || /\s/.test(delay.target))) {
     throw new RollwiseInputError(input, delay.target,
       'the preStop httpGet path must start with "/" and contain no whitespace.',
       'use e.g. ShutdownDelay.httpGet("/shutdown-delay").');

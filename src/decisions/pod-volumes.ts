@@ -50,7 +50,8 @@ export function checkMounts(input: string, mounts: Mount[] | undefined,
           'an undeclared volume.',
         'declare it in pod.volumes, e.g. Volume.fromSecret("tls", "checkout-tls").');
     }
-    if (typeof m.path !== 'string' || !m.path.startsWith('/') || /\s|:/.test(m.path) || m.path.split('/').includes('..') || paths.has(m.path.replace(/\/+$/, ''))) {
+    if (typeof m.path !== 'string' || !m.path.startsWith('/') || /\s|:/.test(m.path) ||
+      m.path.split('/').includes('..') || paths.has(m.path.replace(/\/+$/, ''))) {
       throw new RollwiseInputError(`${input}[${i}].path`, m.path,
         'a mount path must be absolute, without ".." or ":", and not used twice in the container; /tmp is already ' +
           'the writable scratch space.',

@@ -43,7 +43,10 @@ export function checkKeys<T>(input: string, value: T, known: readonly string[], 
   if (value === undefined) return value;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new RollwiseInputError(input,
-      value === null ? null : Array.isArray(value) ? 'a list' : typeof value === 'bigint' ? `${String(value)}n (a BigInt)` : typeof value === 'function' ? 'a function' : value,
+      value === null ? null
+        : Array.isArray(value) ? 'a list'
+          : typeof value === 'bigint' ? `${String(value)}n (a BigInt)`
+            : typeof value === 'function' ? 'a function' : value,
       `must be an object with the keys ${known.join(', ')}.`,
       `pass ${owner ?? input} as an object, e.g. { ${known[0]}: ... }, or leave it out.`);
   }

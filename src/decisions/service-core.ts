@@ -285,7 +285,8 @@ export function decideServiceCore(inp: ServiceCoreInputs, platform: Platform): S
     startup: startupTiming(startupBudget, readiness),
     resources: resourceDecisions,
     rollout: rolloutStrategy(readiness, startupBudget, { minReadySeconds: secOverride(o.minReadySeconds) },
-      pod.sidecars.reduce((sum, x) => sum + (x.startup ? x.startup.timing.failureThreshold.value * x.startup.timing.periodSeconds.value : 0),
+      pod.sidecars.reduce((sum, x) => sum + (x.startup
+        ? x.startup.timing.failureThreshold.value * x.startup.timing.periodSeconds.value : 0),
         0)),
     pdbMaxUnavailable,
     shutdown: decideShutdown(inp, platform),
@@ -346,7 +347,8 @@ function decideShutdown(inp: ServiceCoreInputs, platform: Platform): ShutdownDec
     'after SIGTERM), or ShutdownDelay.execSleep("/busybox/sleep") for a :debug image; or target Kubernetes 1.33 ' +
     '(platform.kubernetesVersion: KubernetesVersion.V1_33), whose default is ShutdownDelay.sleepAction(), the ' +
     'kubelet\'s own sleep';
-  if (delay.kind === 'exec' && delay.target === 'sleep' && /(^|[/:@_.-])(distroless|scratch)([/:@_.-]|$)/.test(inp.image)) {
+  if (delay.kind === 'exec' && delay.target === 'sleep' &&
+    /(^|[/:@_.-])(distroless|scratch)([/:@_.-]|$)/.test(inp.image)) {
     throw new RollwiseInputError(own !== undefined ? 'container.shutdownDelay' : 'platform.shutdownDelay',
       `ShutdownDelay.execSleep() (${source})`,
       `the image ${inp.image} looks distroless, and distroless images have no sleep binary: ${fails}`,
@@ -427,7 +429,8 @@ export function replicasDecision(d: Pick<ServiceCoreDecisions, 'replicas' | 'cap
  */
 function simulatedDrainEvidence(budget: Decision<number>, replicas: number, capacity: Capacity,
   readiness: ReadinessTiming, p99: number | undefined, res: ResourceDecisions, accepted?: string): Decision<number> {
-  const cpuLimitRatio = res.cpuLimit.value === undefined ? undefined : checkCpu('overrides.cpuLimit', res.cpuLimit.value) / checkCpu('resources.cpu', res.cpuRequest.value);
+  const cpuLimitRatio = res.cpuLimit.value === undefined ? undefined
+    : checkCpu('overrides.cpuLimit', res.cpuLimit.value) / checkCpu('resources.cpu', res.cpuRequest.value);
   const simulateDrain = (drain: number) => simulateDrainAtPeak({
     replicas,
     drain,

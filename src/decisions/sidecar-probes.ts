@@ -37,7 +37,8 @@ export function decideSidecarProbes(at: string, x: SidecarProps, port: NonNullab
     }
   }
   const declared = x.port?.readinessCallsDependency;
-  if (declared !== undefined && declared !== null && typeof declared === 'object' && 'value' in declared && typeof declared.value !== 'boolean') {
+  if (declared !== undefined && declared !== null && typeof declared === 'object' && 'value' in declared &&
+    typeof declared.value !== 'boolean') {
     throw new RollwiseInputError(`${at}.port.readinessCallsDependency.value`, declared.value, 'must be true or false.',
       `use ${at}.port.readinessCallsDependency: { value: true, because: '...' } (or false).`);
   }
@@ -79,7 +80,8 @@ export function decideSidecarProbes(at: string, x: SidecarProps, port: NonNullab
       `give the longest start you observed plus a margin, at least ${MIN_STARTUP_BUDGET_SECONDS} s, e.g. ` +
         'Duration.seconds(30).');
   const startupPath = x.port?.startupPath ?? known?.startupPath;
-  const check = decided<ProcessCheck>(startupPath ? { kind: 'http', path: startupPath } : { kind: 'tcp' }, x.port?.startupPath
+  const check = decided<ProcessCheck>(startupPath ? { kind: 'http', path: startupPath }
+    : { kind: 'tcp' }, x.port?.startupPath
     ? `Input (${at}.port.startupPath): the sidecar's own start-up check.`
     : startupPath ? (known?.startupReason ?? '') : `A TCP connect to ${port.name}: the sidecar has started once it ` +
       'listens (give port.startupPath for a better check).');

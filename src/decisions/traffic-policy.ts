@@ -74,7 +74,8 @@ export interface TrafficPolicyDecisions {
  * for.
  */
 export function decideTrafficPolicy(inp: TrafficPolicyInputs): TrafficPolicyDecisions {
-  if (typeof inp.routeName !== 'string' || !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(inp.routeName) || inp.routeName.length > 253) {
+  if (typeof inp.routeName !== 'string' || !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(inp.routeName) ||
+    inp.routeName.length > 253) {
     throw new RollwiseInputError('routeName', inp.routeName,
       'must be the name of an HTTPRoute (a DNS subdomain: lower-case letters, digits, "-" and ".").',
       'pass the service\'s HTTPRoute name, which rollwise names after the service.');

@@ -266,7 +266,8 @@ function routeClaims(route: Json, routeNamespace: string): [string, string, stri
     return ms.map((m) => {
       const path = rec(rec(m)?.path);
       const extra = Object.keys(rec(m) ?? {}).filter((k) => k !== 'path').sort();
-      return `path ${str(path?.type) ?? 'PathPrefix'} ${str(path?.value) ?? '/'}${extra.length ? ` (+ ${extra.join(', ')})` : ''}`;
+      return `path ${str(path?.type) ?? 'PathPrefix'} ${str(path?.value) ?? '/'}${extra.length
+        ? ` (+ ${extra.join(', ')})` : ''}`;
     });
   });
   const out: [string, string, string][] = [];

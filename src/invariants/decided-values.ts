@@ -45,13 +45,16 @@ export function registerDecidedValuesCheck(scope: Construct): void {
       // reasons in its unpatched render, the only reasons INV01 reads) gets no finding from checkDecidedValues, so a
       // mutant that skips less is equivalent (those that skip more, which the tests kill, are disabled with them).
       // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: a shortcut only (above)
-      if (!patched || (typeof reasons !== 'string' && typeof rec(rec(unpatched?.metadata)?.annotations)?.[ANNOTATIONS.reasons] !== 'string')) continue;
+      if (!patched ||
+        (typeof reasons !== 'string' &&
+          typeof rec(rec(unpatched?.metadata)?.annotations)?.[ANNOTATIONS.reasons] !== 'string')) continue;
       for (const f of checkDecidedValues({ objects: [json], unpatched: [unpatched] })) {
         // A finding exists only when INV01 read a reasons string in `unpatched` (metadata.annotations), so none
         // of these is nullish here.
         // Stryker disable next-line OptionalChaining: never nullish here (above)
         const why = parseReasonLines(String(rec(rec(unpatched?.metadata)?.annotations)?.[ANNOTATIONS.reasons] ?? ''));
-        const decidedAt = Object.keys(why).filter((p) => f.path === p || f.path.startsWith(`${p}.`) || f.path.startsWith(`${p}[`)).sort((a, b) => b.length - a.length)[0];
+        const decidedAt = Object.keys(why).filter((p) => f.path === p || f.path.startsWith(`${p}.`) ||
+          f.path.startsWith(`${p}[`)).sort((a, b) => b.length - a.length)[0];
         const reason = decidedAt ? ` The reason it would keep claiming: "${short(why[decidedAt])}".` : '';
         out.push(
           `${f.invariant.id} ${f.object} (${apiObject.node.path}) ${f.path}: ${f.message}.${reason} Fix: remove the ` +

@@ -96,7 +96,8 @@ function workloadOf(set: ServiceObjects, kinds: readonly string[] = WORKLOADS): 
  * `spec.template.spec`.
  */
 function podPath(w: Json): string {
-  return w.kind === 'Pod' ? 'spec' : w.kind === 'CronJob' ? 'spec.jobTemplate.spec.template.spec' : 'spec.template.spec';
+  return w.kind === 'Pod' ? 'spec'
+    : w.kind === 'CronJob' ? 'spec.jobTemplate.spec.template.spec' : 'spec.template.spec';
 }
 
 function podSpecOf(w: Json): Json | undefined {
@@ -239,7 +240,8 @@ export const INVARIANTS: readonly Invariant[] = [
       const target = rec(rec(hpa?.spec)?.scaleTargetRef);
       // The HPA controller scales what scaleTargetRef names (kind and name, through the scale
       // subresource of apiVersion's group): any other target leaves this workload's count unowned.
-      const aimed = hpa && (target?.kind !== w.kind || target?.name !== rec(w.metadata)?.name || target?.apiVersion !== w.apiVersion)
+      const aimed = hpa &&
+        (target?.kind !== w.kind || target?.name !== rec(w.metadata)?.name || target?.apiVersion !== w.apiVersion)
         ? [v(set, hpa, 'spec.scaleTargetRef',
           `scaleTargetRef ${short(target)} is not the service's ${String(w.kind)} ${short(rec(w.metadata)?.name)} ` +
             `(${short(w.apiVersion)}): the autoscaler scales another object and this one keeps its own replicas`)]
@@ -629,10 +631,13 @@ export const INVARIANTS: readonly Invariant[] = [
         // Object names are DNS-1123 subdomains as apimachinery checks them (pkg/util/validation,
         // IsDNS1123Subdomain): at most 253 characters matching the label pattern separated by dots,
         // with no 63-character limit per label (that limit is IsDNS1123Label's, for namespaces).
-        if (typeof name !== 'string' || name.length === 0 || name.length > 253 || !name.split('.').every((l) => /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(l))) {
+        if (typeof name !== 'string' || name.length === 0 || name.length > 253 ||
+          !name.split('.').every((l) => /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(l))) {
           out.push(v(set, o, 'metadata.name', `name ${short(name)} is not a DNS subdomain`));
         }
-        if (meta.namespace !== undefined && (typeof meta.namespace !== 'string' || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(meta.namespace) || meta.namespace.length > 63)) {
+        if (meta.namespace !== undefined &&
+          (typeof meta.namespace !== 'string' || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(meta.namespace) ||
+            meta.namespace.length > 63)) {
           out.push(v(set, o, 'metadata.namespace', `namespace ${short(meta.namespace)} is not a DNS label`));
         }
         for (const key of ['labels', 'annotations'] as const) {
@@ -648,7 +653,8 @@ export const INVARIANTS: readonly Invariant[] = [
               `${short(k)} is not a valid ${key === 'labels' ? 'label' : 'annotation'} key`));
             if (typeof val !== 'string') out.push(v(set, o, `metadata.${key}["${k}"]`,
               `the value ${short(val)} is not a string`));
-            else if (key === 'labels' && !(val.length <= 63 && (val === '' || /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(val)))) out.push(v(set, o, `metadata.labels["${k}"]`, `the value ${short(val)} is not a valid label value`));
+            else if (key === 'labels' &&
+              !(val.length <= 63 && (val === '' || /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(val)))) out.push(v(set, o, `metadata.labels["${k}"]`, `the value ${short(val)} is not a valid label value`));
           }
         }
       }
@@ -665,7 +671,9 @@ function labelKeyOk(k: string): boolean {
   const i = k.lastIndexOf('/');
   const prefix = i < 0 ? undefined : k.slice(0, i);
   const name = i < 0 ? k : k.slice(i + 1);
-  const prefixOk = prefix === undefined || (prefix.length > 0 && prefix.length <= 253 && prefix.split('.').every((l) => l.length <= 63 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(l)));
+  const prefixOk = prefix === undefined ||
+    (prefix.length > 0 && prefix.length <= 253 &&
+      prefix.split('.').every((l) => l.length <= 63 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(l)));
   return prefixOk && name.length > 0 && name.length <= 63 && /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(name);
 }
 
@@ -762,9 +770,11 @@ function acceptedBy(objects: readonly Json[]): (x: Violation) => boolean {
   for (const o of objects) {
     const a = rec(rec(o.metadata)?.annotations)?.[ANNOTATIONS.overrides];
     overrides.set(ref(o),
-      typeof a === 'string' ? Object.entries(parseReasonLines(a)).filter(([, r]) => reasonProblem(r) === undefined) : []);
+      typeof a === 'string' ? Object.entries(parseReasonLines(a)).filter(([, r]) => reasonProblem(r) === undefined)
+        : []);
   }
-  return (x: Violation) => (overrides.get(x.object) ?? []).some(([p]) => x.path === p || x.path.startsWith(`${p}.`) || x.path.startsWith(`${p}[`));
+  return (x: Violation) => (overrides.get(x.object) ?? []).some(([p]) => x.path === p || x.path.startsWith(`${p}.`) ||
+    x.path.startsWith(`${p}[`));
 }
 
 /**

@@ -56,7 +56,8 @@ export function valueAtPath(obj: unknown, path: string): unknown {
   let cur: unknown = obj;
   for (const seg of parseFieldPath(path)) {
     if (typeof seg === 'number') cur = Array.isArray(cur) ? cur[seg] : undefined;
-    else cur = cur !== null && typeof cur === 'object' && !Array.isArray(cur) ? (cur as Record<string, unknown>)[seg] : undefined;
+    else cur = cur !== null && typeof cur === 'object' && !Array.isArray(cur) ? (cur as Record<string, unknown>)[seg]
+      : undefined;
     if (cur === undefined) return undefined;
   }
   return cur;

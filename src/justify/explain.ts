@@ -51,7 +51,8 @@ export function explainManifest(text: string): Explained[] {
 /** Human-readable `explain` output: one block per value. */
 export function formatExplained(items: readonly Explained[]): string {
   return items.map((e) => {
-    const shown = e.value === undefined ? '(absent)' : typeof e.value === 'object' ? JSON.stringify(e.value) : String(e.value);
+    const shown = e.value === undefined ? '(absent)'
+      : typeof e.value === 'object' ? JSON.stringify(e.value) : String(e.value);
     return `${e.object} ${e.path}${e.container ? ` [container ${e.container}]` : ''} ` +
       `= ${shown}${e.overridden ? '  [overridden]' : ''}${e.via ? `  (no reason of its own: the reason of ${e.via}, ` +
         'which holds it)' : ''}\n    ${e.reason}`;
@@ -101,7 +102,8 @@ export function explainedAt(items: readonly Explained[], field: string): Explain
       const leaf = `${e.object}\0${k}${key(rest)}`;
       if (answered.has(leaf)) return;
       let v: unknown = e.value;
-      for (const seg of rest) v = v !== null && typeof v === 'object' ? (v as Record<string | number, unknown>)[seg] : undefined;
+      for (const seg of rest) v = v !== null && typeof v === 'object' ? (v as Record<string | number, unknown>)[seg]
+        : undefined;
       if (v === undefined) return;
       answered.add(leaf);
       const container = containerAt(e.value, rest) ?? e.container;
