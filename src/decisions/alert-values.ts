@@ -220,7 +220,9 @@ export function alertRule(v: AlertValues, r: AlertRuleInput, reason: string,
 }
 
 /** A family's list of rules and the function that adds one to it. */
-export function ruleList(v: AlertValues): [Decision<AlertRule>[], (r: AlertRuleInput, reason: string, inputs: Record<string, Fact>) => void] {
+export function ruleList(
+  v: AlertValues,
+): [Decision<AlertRule>[], (r: AlertRuleInput, reason: string, inputs: Record<string, Fact>) => void] {
   const rules: Decision<AlertRule>[] = [];
   return [rules, (r, reason, inputs) => { rules.push(alertRule(v, r, reason, inputs)); }];
 }

@@ -149,8 +149,10 @@ export function planCanaryVolume(inp: VolumePlanInputs): VolumePlan {
     throw new RollwiseInputError('delivery.steps', JSON.stringify(inp.steps.map((s) => s.json)),
       `at the first weight (${first.weight} %) the canary cannot collect the sample its error ratio needs within the ` +
         `step. ${rule}; ` +
-        `from ${source}: ${longest !== undefined ? `${show(first.weight, longest)} in the longest window ` +
-          `(${minutes(longest)}) whose abort fits the hold at that weight (${holdText}), below ${fmt(needed)}` : `the hold (${holdText}) is shorter than ` +
+        `from ${source}: ${longest !== undefined
+          ? `${show(first.weight, longest)} in the longest window ` +
+            `(${minutes(longest)}) whose abort fits the hold at that weight (${holdText}), below ${fmt(needed)}`
+          : `the hold (${holdText}) is shorter than ` +
             `the shortest window's abort (the first measurement after the ${minutes(RATE_WINDOW_SECONDS)} ` +
             `window, ${failureLimitFor(RATE_WINDOW_SECONDS)} more a minute apart, and one to ` +
             `spare: ${minutes(holdForAbort(RATE_WINDOW_SECONDS))})`}. ` +
@@ -163,9 +165,9 @@ export function planCanaryVolume(inp: VolumePlanInputs): VolumePlan {
     for (const w of VOLUME_WINDOWS_SECONDS) {
       if (perWindow(weight, w) >= needed) {
         const pause = Math.max(600, holdForAbort(w));
-        const chosen = weight === FIRST_WEIGHTS[0] && w === RATE_WINDOW_SECONDS ? 'the shortest window at the smallest ' +
-          'first weight' : 'the smallest first weight, then the shortest window, that reaches it ' +
-            `(${tried.join('; ')} do not)`;
+        const chosen = weight === FIRST_WEIGHTS[0] && w === RATE_WINDOW_SECONDS
+          ? 'the shortest window at the smallest first weight'
+          : `the smallest first weight, then the shortest window, that reaches it (${tried.join('; ')} do not)`;
         return {
           windowSeconds: w, minRequests, firstWeightPercent: weight, steps: plannedSteps(weight, pause, w,
             false), volumeMetric: true,
@@ -193,8 +195,9 @@ export function planCanaryVolume(inp: VolumePlanInputs): VolumePlan {
         `yourself (Delivery.canary({ steps: [CanaryStep.setWeight(${pctNeeded}), ` +
         `CanaryStep.pause(Duration.minutes(${Math.ceil(holdForAbort(lastW) / 60)})), CanaryStep.analysisGate()] })); ` +
         'or promote by hand' : 'otherwise, ' +
-          `as ${pctNeeded > 100 ? 'even all of the traffic for 10 min would not be enough' : `it would take ${pctNeeded} % of the ` +
-            'traffic for 10 min'}, ` +
+          `as ${pctNeeded > 100
+            ? 'even all of the traffic for 10 min would not be enough'
+            : `it would take ${pctNeeded} % of the traffic for 10 min`}, ` +
           'promote by hand'} ` +
       `with a reason: Delivery.canary({ manualPromotion: { because: '...' } }).`);
 }

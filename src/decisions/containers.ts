@@ -53,9 +53,12 @@ export function decidePodExtras(inp: PodExtrasInputs, version: KubernetesVersion
     : SECURITY_REASON.token);
   const automountToken = withOverride('pod.serviceAccount.mountToken', noToken, sa?.mountToken, (v) => String(v));
 
-  const pullSecrets = checkList('pod.imagePullSecrets', pod.imagePullSecrets, 'Secret names', '"ghcr-pull"').map((s, i) => checkSubdomain(`pod.imagePullSecrets[${i}]`, s, 'it names a docker-registry Secret in the service\'s namespace.', 'give the Secret\'s name, e.g. "ghcr-pull".'));
+  const pullSecrets = checkList('pod.imagePullSecrets', pod.imagePullSecrets, 'Secret names', '"ghcr-pull"')
+    .map((s, i) => checkSubdomain(`pod.imagePullSecrets[${i}]`, s,
+      'it names a docker-registry Secret in the service\'s namespace.', 'give the Secret\'s name, e.g. "ghcr-pull".'));
 
-  const appPorts = checkList('container.ports', c.ports, 'named ports', '{ name: "metrics", port: 9090 }').map((p, i) => checkNamedPort(`container.ports[${i}]`, p));
+  const appPorts = checkList('container.ports', c.ports, 'named ports', '{ name: "metrics", port: 9090 }')
+    .map((p, i) => checkNamedPort(`container.ports[${i}]`, p));
   const seenPorts = new Set<string>([RESERVED_PORT]);
   const seenNumbers = new Set<number>([inp.port]);
   for (const [i, p] of appPorts.entries()) {
@@ -158,11 +161,13 @@ export function decidePodExtras(inp: PodExtrasInputs, version: KubernetesVersion
         'KubernetesVersion.V1_33 when every cluster runs 1.33 or later.',
       { kubernetesVersion: version.name });
 
-  const warnings = [...configWarnings, ...(nativeSidecars.value ? [] : sidecars.map((x, i) => `sidecars[${i}] (${x.name}) runs as an ` +
+  const warnings = [...configWarnings, ...(nativeSidecars.value ? [] : sidecars.map((x, i) =>
+    `sidecars[${i}] (${x.name}) runs as an ` +
     `ordinary container on Kubernetes ${version.name} and gets SIGTERM together with the app, and it may start after ` +
     'the app (which must retry its first connections): if the app needs it while draining (a proxy to its database ' +
     `or another service), make it wait out the app's drain itself (its own graceful-shutdown ` +
-    `setting${knownSidecarImage(x.image)?.product === 'Cloud SQL Auth Proxy' ? ', e.g. the proxy\'s --max-sigterm-delay'
+    `setting${knownSidecarImage(x.image)?.product === 'Cloud SQL Auth Proxy'
+      ? ', e.g. the proxy\'s --max-sigterm-delay'
       : ''}), ` +
     'or target Kubernetes 1.33 (platform.kubernetesVersion) for a native sidecar that starts first and stops after ' +
     'the app.'))];

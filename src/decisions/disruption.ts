@@ -76,8 +76,9 @@ export function disruptionBudget(inp: DisruptionInputs): Decision<number> {
       `Peak ${fmt(c.peakRps)} req/s / (saturation ${fmt(c.saturationRpsPerReplica)} req/s x ` +
         `ceiling ${Math.round(ceiling * 100)} % = ${fmt(c.saturationRpsPerReplica * ceiling)} req/s per replica) ` +
         `= ${fmt(c.peakRps / (c.saturationRpsPerReplica * ceiling))}, so ${needed} replicas must stay ` +
-        `up${Math.ceil(c.peakRps / (c.saturationRpsPerReplica * ceiling) - 1e-9) < 1 ? ' (at least one: traffic needs a pod to ' +
-          'serve it)' : ''}; ${replicas} ` +
+        `up${Math.ceil(c.peakRps / (c.saturationRpsPerReplica * ceiling) - 1e-9) < 1
+          ? ' (at least one: traffic needs a pod to serve it)'
+          : ''}; ${replicas} ` +
         `- ${needed} = ${budget} may be disrupted at once, leaving each survivor ${fmt(perSurvivor)} req/s ` +
         `(${Math.round((perSurvivor / c.saturationRpsPerReplica) * 100)} % of saturation) ` +
         '(docs/mechanisms.md#disruption-budgets).',

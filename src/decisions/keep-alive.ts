@@ -290,8 +290,8 @@ export function retryOnResetDecision(override?: Override<number>): Decision<numb
     'No retry on reset: a reset can come after a non-idempotent request (a POST) reached the app, so retrying it can ' +
       'run it twice, and retries hide the race instead of removing it; the idle timeout below the app\'s keep-alive ' +
       'removes the cause (docs/mechanisms.md#keep-alive-race). Available per route with a reason.');
-  const d = withOverride('retryOnReset', computed, override, (v) => (v === 0 ? 'no retry' : `${v} retr${v === 1 ? 'y' : 'ies'} on ` +
-    'reset'));
+  const d = withOverride('retryOnReset', computed, override,
+    (v) => (v === 0 ? 'no retry' : `${v} retr${v === 1 ? 'y' : 'ies'} on reset`));
   if (d.overridden) checkInteger('retryOnReset', d.value, 0, 3,
     'each retry multiplies the load a failing upstream sees; more than 3 turns a blip into a retry storm.',
     'use 1 retry on reset, for routes whose requests are idempotent.');

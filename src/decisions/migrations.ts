@@ -200,7 +200,8 @@ export function decideMigration(name: string, appImage: string, m: Migration, ve
         'this and every later sync; at the deadline the Job fails and the sync stops with the old release serving. ' +
         'Set migrations.deadline for a longer migration.'
       : `Input (migrations.deadline): the migration and its retries may run ${showSeconds(deadline)}; then the Job ` +
-        'fails and the sync stops with the old release serving (Argo CD itself waits without a limit).', { deadlineSeconds: deadline }),
+        'fails and the sync stops with the old release serving (Argo CD itself waits without a limit).',
+      { deadlineSeconds: deadline }),
     ttlSecondsAfterFinished: decided(keep,
       `${showSeconds(keep)}${p.keepFor === undefined ? ' (7 days)' : ' (input, migrations.keepFor)'}: long enough to ` +
         `read the migration's log after a release (it lives in the finished pod), then the Job and pod are removed ` +
@@ -215,8 +216,10 @@ export function decideMigration(name: string, appImage: string, m: Migration, ve
         'it (each after its startupProbe) and stopped when it exits, so the Job completes (KEP-753: sidecar ' +
         'containers do not block pod completion).'
       : hasSidecars ? `Without the app's ` +
-        `sidecars: ${p.withSidecars === false ? 'input (migrations.withSidecars: false).' : `on Kubernetes ${version.name} they are ` +
-          'ordinary containers, which never exit, so the Job would never complete.'}` : 'The app has no sidecars.'),
+        `sidecars: ${p.withSidecars === false
+          ? 'input (migrations.withSidecars: false).'
+          : `on Kubernetes ${version.name} they are ` +
+            'ordinary containers, which never exit, so the Job would never complete.'}` : 'The app has no sidecars.'),
     cpuLimit: appCpu?.limit.value !== undefined ? appCpu.limit : decided<string | undefined>(undefined,
       'No CPU limit on the migration, like the app: the Job has no probes, so nothing here is timed by a probe, and ' +
         'a CFS quota would only deschedule the migration for the rest of each 100 ms period once its slice is used ' +

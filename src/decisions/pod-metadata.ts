@@ -55,7 +55,11 @@ export function checkTolerations(list: k8s.Toleration[] | undefined): k8s.Tolera
       'with operator "Exists" the value must be empty (the API server refuses the pod): Exists matches any value of ' +
         'the key.',
       'remove value, or use operator: "Equal".');
-    if (t.effect !== undefined && !['NoSchedule', 'PreferNoSchedule', 'NoExecute'].includes(t.effect)) throw new RollwiseInputError(`${at}.effect`, t.effect, 'is not a taint effect; the API server accepts NoSchedule, PreferNoSchedule and NoExecute.', 'use the effect of the taint you tolerate, e.g. "NoSchedule".');
+    if (t.effect !== undefined && !['NoSchedule', 'PreferNoSchedule', 'NoExecute'].includes(t.effect)) {
+      throw new RollwiseInputError(`${at}.effect`, t.effect,
+        'is not a taint effect; the API server accepts NoSchedule, PreferNoSchedule and NoExecute.',
+        'use the effect of the taint you tolerate, e.g. "NoSchedule".');
+    }
     if (t.key === undefined && op !== 'Exists') throw new RollwiseInputError(`${at}.key`, 'unset',
       'a toleration without a key must use operator "Exists" (it then tolerates every taint, which is rarely meant).',
       'give the taint\'s key.');

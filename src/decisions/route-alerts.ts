@@ -11,21 +11,27 @@ const ENVOY_FLAGS = [
     meaning: 'Envoy could not open a TCP connection to an endpoint it believed healthy: nothing listens on the port, ' +
       'a NetworkPolicy drops the gateway\'s traffic, or a pod was removed from the proxy\'s view later than it ' +
       'stopped listening.',
-    checkFirst: ['A NetworkPolicy change in the namespace (does it still admit the gateway\'s namespace?).', 'The Service\'s targetPort against the ' +
-      'container port name "http".', 'Whether pods stop listening before the preStop delay ended (shutdown order, ' +
+    checkFirst: [
+      'A NetworkPolicy change in the namespace (does it still admit the gateway\'s namespace?).',
+      'The Service\'s targetPort against the container port name "http".',
+      'Whether pods stop listening before the preStop delay ended (shutdown order, ' +
         'docs/mechanisms.md#readiness-control-loop delay).'] },
   { flag: 'UO', alert: 'EnvoyUpstreamOverflow', metric: 'envoy_cluster_upstream_rq_pending_overflow', what:
     'circuit breaker overflow',
     meaning: 'Envoy refused requests because the cluster\'s circuit breaker (max pending requests / connections, ' +
       '1024 each by default) was full: the pods answer more slowly than requests arrive.',
-    checkFirst: ['Latency of the pods (a slow dependency fills the pending queue).', 'Whether ready endpoints dropped (fewer ' +
-      'pods hold the same load).', 'The BackendTrafficPolicy circuitBreaker limits for this route.'] },
+    checkFirst: [
+      'Latency of the pods (a slow dependency fills the pending queue).',
+      'Whether ready endpoints dropped (fewer pods hold the same load).',
+      'The BackendTrafficPolicy circuitBreaker limits for this route.'] },
   { flag: 'UT', alert: 'EnvoyUpstreamTimeout', metric: 'envoy_cluster_upstream_rq_timeout', what:
     'upstream request timeout',
     meaning: 'Requests exceeded the route\'s request timeout and Envoy answered 504 with flag UT: the application ' +
       '(or what it calls) is too slow.',
-    checkFirst: ['The application\'s latency percentiles and its database / downstream latency.', 'CPU throttling of the pods if a CPU ' +
-      'limit is set.', 'Whether the route\'s timeout (HTTPRoute timeouts.request) changed recently.'] },
+    checkFirst: [
+      'The application\'s latency percentiles and its database / downstream latency.',
+      'CPU throttling of the pods if a CPU limit is set.',
+      'Whether the route\'s timeout (HTTPRoute timeouts.request) changed recently.'] },
 ] as const;
 
 /** Mechanisms of the alerts on the HTTPRoute's Envoy clusters (emitted only when there is a route). */

@@ -337,8 +337,8 @@ function decideShutdown(inp: ServiceCoreInputs, platform: Platform): ShutdownDec
   const version = platform.kubernetesVersion;
   if (own !== undefined) checkShutdownDelay('container.shutdownDelay', own, version);
   const delay = own ?? platform.shutdownDelay;
-  const source = own !== undefined ? 'this service\'s container.shutdownDelay' : platform.shutdownDelaySet ? 'platform shutdownDelay' : 'platform default for ' +
-    `Kubernetes ${version.name}`;
+  const source = own !== undefined ? 'this service\'s container.shutdownDelay'
+    : platform.shutdownDelaySet ? 'platform shutdownDelay' : `platform default for Kubernetes ${version.name}`;
   const fails = 'the preStop exec fails, the kubelet records a FailedPreStopHook event and sends SIGTERM at once, so ' +
     'the pod stops while proxies still route to it (503s on every rollout and drain, ' +
     'docs/mechanisms.md#readiness-control-loop, #response-flags).';

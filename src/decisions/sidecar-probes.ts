@@ -20,8 +20,9 @@ import { knownSidecarImage } from './sidecar-images';
  * before it appends the next container; read from the index, the kubernetes repository is too
  * large to mirror here, so no tag).
  */
-export function decideSidecarProbes(at: string, x: SidecarProps, port: NonNullable<ExtraContainerDecisions['port']>, inp: PodExtrasInputs, version: KubernetesVersion,
-  container: ProxyContainer, warn: (w: string) => void): Pick<ExtraContainerDecisions, 'readinessCallsDependency' | 'startup'> {
+export function decideSidecarProbes(at: string, x: SidecarProps, port: NonNullable<ExtraContainerDecisions['port']>,
+  inp: PodExtrasInputs, version: KubernetesVersion, container: ProxyContainer,
+  warn: (w: string) => void): Pick<ExtraContainerDecisions, 'readinessCallsDependency' | 'startup'> {
   const known = knownSidecarImage(x.image);
   const path = port.readinessPath;
   if (known) {
@@ -48,8 +49,9 @@ export function decideSidecarProbes(at: string, x: SidecarProps, port: NonNullab
       `A TCP connect to ${port.name}: it proves the sidecar listens and asks nothing of a dependency.`);
   } else {
     const recognised = known?.dependencyOf(path);
-    const computed = decided(recognised?.calls ?? false, recognised ? `${known?.product}: ${recognised.why}.` : 'Declared (the default) not to call a ' +
-      `dependency: ${path} must answer from the sidecar's own state.`);
+    const computed = decided(recognised?.calls ?? false, recognised
+      ? `${known?.product}: ${recognised.why}.`
+      : `Declared (the default) not to call a dependency: ${path} must answer from the sidecar's own state.`);
     const d = withOverride(`${at}.port.readinessCallsDependency`, computed, declared, String);
     if (declared === undefined && recognised?.calls !== false && recognised !== undefined) {
       const fix = 'use readinessPath: "/liveness" ' +

@@ -566,7 +566,9 @@ export const INVARIANTS: readonly Invariant[] = [
       const [base, block] = w.kind === 'Rollout' ? ['spec.strategy.canary',
         rec(strategy.canary)] : ['spec.strategy.rollingUpdate',
         rec(strategy.rollingUpdate)];
-      if (w.kind === 'Deployment' && strategy.type !== undefined && strategy.type !== 'RollingUpdate') out.push(v(set, w, 'spec.strategy.type', `strategy ${short(strategy.type)} takes every pod down at once`));
+      if (w.kind === 'Deployment' && strategy.type !== undefined && strategy.type !== 'RollingUpdate') {
+        out.push(v(set, w, 'spec.strategy.type', `strategy ${short(strategy.type)} takes every pod down at once`));
+      }
       const replicas = int(spec.replicas) ?? 2;
       const mu = block?.maxUnavailable;
       if (mu === undefined || scaleIntOrPercent(mu, replicas, false) !== 0) out.push(v(set, w, `${base}.maxUnavailable`,
@@ -602,7 +604,9 @@ export const INVARIANTS: readonly Invariant[] = [
       const portNumbers = new Set(pod ? arr(appContainer(pod).c?.ports).map((p) => rec(p)?.containerPort) : []);
       for (const s of ofKind(set, 'Service')) {
         const sel = rec(rec(s.spec)?.selector);
-        if (!sel || Object.keys(sel).length === 0 || !Object.entries(sel).every(([k, val]) => labels[k] === val)) out.push(v(set, s, 'spec.selector', `the selector ${short(sel)} does not select the pods (labels ${short(labels)})`));
+        if (!sel || Object.keys(sel).length === 0 || !Object.entries(sel).every(([k, val]) => labels[k] === val)) {
+          out.push(v(set, s, 'spec.selector', `the selector ${short(sel)} does not select the pods (labels ${short(labels)})`));
+        }
         arr(rec(s.spec)?.ports).forEach((p, i) => {
           const target = rec(p)?.targetPort;
           if (!portNames.has(target) && !portNumbers.has(target)) out.push(v(set, s, `spec.ports[${i}].targetPort`,
@@ -654,7 +658,9 @@ export const INVARIANTS: readonly Invariant[] = [
             if (typeof val !== 'string') out.push(v(set, o, `metadata.${key}["${k}"]`,
               `the value ${short(val)} is not a string`));
             else if (key === 'labels' &&
-              !(val.length <= 63 && (val === '' || /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(val)))) out.push(v(set, o, `metadata.labels["${k}"]`, `the value ${short(val)} is not a valid label value`));
+              !(val.length <= 63 && (val === '' || /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(val)))) {
+              out.push(v(set, o, `metadata.labels["${k}"]`, `the value ${short(val)} is not a valid label value`));
+            }
           }
         }
       }
