@@ -165,7 +165,8 @@ export function departuresWindowSeconds(returnWindowSeconds: number, minReadySec
 }
 
 export function errorRatioQuery(selector: string, window: string): string {
-  const xx = (extra: string) => `sum(rate(envoy_cluster_upstream_rq_xx{envoy_cluster_name${selector}${extra}}[${window}]))`;
+  const xx = (extra: string) =>
+    `sum(rate(envoy_cluster_upstream_rq_xx{envoy_cluster_name${selector}${extra}}[${window}]))`;
   return `(${xx(', envoy_response_code_class="5"')} or on() vector(0)) / ${xx('')}`;
 }
 

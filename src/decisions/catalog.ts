@@ -47,8 +47,10 @@ export function checkCatalog(c: CatalogProps): CatalogProps {
     "use the owning group's name, e.g. 'team-shop' or 'group:default/team-shop'.");
   if (c.system !== undefined && (typeof c.system !== 'string' || !REF.test(c.system))) throw new RollwiseInputError(
     'catalog.system', c.system, 'is not a Backstage entity reference.', "use the system's name, e.g. 'shop'.");
-  if (c.lifecycle !== undefined && (typeof c.lifecycle !== 'string' || !NAME.test(c.lifecycle))) throw new RollwiseInputError(
-    'catalog.lifecycle', c.lifecycle, 'is not a lifecycle name Backstage accepts.', "use e.g. 'production' or 'experimental'.");
+  if (c.lifecycle !== undefined && (typeof c.lifecycle !== 'string' || !NAME.test(c.lifecycle))) {
+    throw new RollwiseInputError('catalog.lifecycle', c.lifecycle, 'is not a lifecycle name Backstage accepts.',
+      "use e.g. 'production' or 'experimental'.");
+  }
   if (c.argoCdUrl !== undefined && !/^https?:\/\/[^\s#?]+$/.test(c.argoCdUrl)) throw new RollwiseInputError(
     'catalog.argoCdUrl',
     c.argoCdUrl, 'must be the http(s) base URL of the Argo CD web UI, without a query or fragment.',

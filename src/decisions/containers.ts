@@ -182,7 +182,8 @@ export function decidePodExtras(inp: PodExtrasInputs, version: KubernetesVersion
     `container (the app) looks like it runs a schema migration (${appMigration.reason}): in the app container's ` +
       `command ${inEveryPod} ${instead} Then remove it from container.command/args.`);
   sidecars.forEach((x, i) => { const m = looksLikeMigration(x, true); if (m) warnings.push(
-    `sidecars[${i}] (${x.name}) looks like a schema migration (${m.reason}): as a sidecar ${inEveryPod} ${instead}`); });
+    `sidecars[${i}] (${x.name}) looks like a schema migration (${m.reason}): as a sidecar ` +
+    `${inEveryPod} ${instead}`); });
   initContainers.forEach((x, i) => { const m = looksLikeMigration(x, true); if (m) warnings.push(
     `initContainers[${i}] (${x.name}) looks like a schema migration (${m.reason}): as an init ` +
       `container ${inEveryPod} ${instead}`); });

@@ -249,9 +249,10 @@ export interface ServiceNamespaceDecisions {
 /** What ServiceNamespace (src/constructs/service-namespace.ts) renders. */
 export function decideServiceNamespace(props: ServiceNamespaceInputs): ServiceNamespaceDecisions {
   const name = checkDnsLabel('name', props.name, 'shop');
-  const labels = namespaceLabels(name, props, props.kubernetesVersion ?? KubernetesVersion.V1_28, props.kubernetesVersionSource
-    ?? (props.kubernetesVersion ? `input (kubernetesVersion ${props.kubernetesVersion.name})` : 'the default, as kubernetesVersion was ' +
-      'not given: set it to your cluster\'s version'));
+  const labels = namespaceLabels(name, props, props.kubernetesVersion ?? KubernetesVersion.V1_28,
+    props.kubernetesVersionSource ?? (props.kubernetesVersion
+      ? `input (kubernetesVersion ${props.kubernetesVersion.name})`
+      : 'the default, as kubernetesVersion was not given: set it to your cluster\'s version'));
   // Several sync options in one annotation are joined with "," (argo-cd v3.5.1
   // docs/user-guide/sync-options.md); Prune=false and Delete=false keep the resource on prune and
   // on Application deletion ("No Prune Resources", "No Resource Deletion").

@@ -32,8 +32,9 @@ export function maxEjectionPercent(inp: EjectionCapInputs): Decision<number> {
     `At most ${hosts} of ${r} hosts ejected (${pct} %): the PodDisruptionBudget lets a drain take ${b} pod(s) ` +
       'because the fleet is sized so the survivors stay under the utilisation ceiling at peak; the proxy may not ' +
       'remove more than that, or ejections of overloaded pods move their load onto the rest and cascade ' +
-      `(docs/mechanisms.md#readiness-control-loop). ${hosts < b ? `Capped at half the fleet: ` : 'It also stays at or below half the ' +
-        'fleet: '}ejection ` +
+      `(docs/mechanisms.md#readiness-control-loop). ${hosts < b
+        ? `Capped at half the fleet: `
+        : 'It also stays at or below half the fleet: '}ejection ` +
       `alone never drops healthy hosts below Envoy's ${ENVOY_PANIC_THRESHOLD_PERCENT} % panic threshold, where Envoy ` +
       'routes to every host again, ejected ones included (fails open, ' +
       'docs/mechanisms.md#leave-slowly-return-slower). Rounded down so Envoy never ejects more hosts than that.',

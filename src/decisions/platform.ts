@@ -11,8 +11,9 @@ import { checkWhatArgoCdAccepts } from '../checks/argo-cd-spec';
 
 /** The known keys of the platform's props groups (checked with checkKeys). */
 export const PLATFORM_KEYS = keysOf<PlatformProps>()({
-  readinessPeriod: true, startupBudget: true, peakUtilisationCeiling: true, endpointPropagation: true, shutdownDrain: true, shutdownDelay: true,
-  kubernetesVersion: true, labels: true, gateway: true, prometheusAddress: true, canaryMaxErrorRatio: true, runbookBaseUrl: true,
+  readinessPeriod: true, startupBudget: true, peakUtilisationCeiling: true, endpointPropagation: true,
+  shutdownDrain: true, shutdownDelay: true, kubernetesVersion: true, labels: true, gateway: true,
+  prometheusAddress: true, canaryMaxErrorRatio: true, runbookBaseUrl: true,
   prometheusRuleLabels: true, measurementMaxAge: true, argoCd: true,
 });
 export const GATEWAY_KEYS = keysOf<GatewayRef>()({ name: true, namespace: true, sectionName: true });

@@ -40,7 +40,8 @@ export class EnvValue {
 }
 
 /** Pod fields the downward API exposes as environment variables. */
-export type EnvFieldPath = 'metadata.name' | 'metadata.namespace' | 'metadata.uid' | 'spec.nodeName' | 'spec.serviceAccountName' | 'status.podIP' | 'status.hostIP';
+export type EnvFieldPath = 'metadata.name' | 'metadata.namespace' | 'metadata.uid' | 'spec.nodeName'
+  | 'spec.serviceAccountName' | 'status.podIP' | 'status.hostIP';
 
 /** An environment variable's value as the API takes it. */
 export interface EnvVarSource {

@@ -20,8 +20,10 @@ export function shutdown(propagationSeconds: number, drainSeconds: number, delay
       `and platform.kubernetesVersion is ${version.name}; ${source})`,
     exec: `a preStop exec of \`${delay.target} ${propagationSeconds}\` (${source}; exec runs without a shell, but ` +
       'the image needs that ' +
-      `binary; ${version.sleepAction ? 'ShutdownDelay.sleepAction() needs none' : `Kubernetes ${version.name} has no sleep ` +
-        'action (1.30+), so distroless images need ShutdownDelay.httpGet() or ShutdownDelay.inApplication()'})`,
+      `binary; ${version.sleepAction
+        ? 'ShutdownDelay.sleepAction() needs none'
+        : `Kubernetes ${version.name} has no sleep ` +
+          'action (1.30+), so distroless images need ShutdownDelay.httpGet() or ShutdownDelay.inApplication()'})`,
     http: `a preStop GET ${delay.target} whose handler waits ${propagationSeconds} s before answering (for images ` +
       'without a sleep binary)',
     app: `the application itself, which must keep serving ${propagationSeconds} s after SIGTERM (no hook: ` +

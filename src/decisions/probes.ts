@@ -88,7 +88,8 @@ export function readinessTiming(inp: ReadinessInputs): ReadinessTiming {
         `(docs/mechanisms.md#readiness-calls-a-dependency). ${value} s < the ${period} s period.`,
       { p99Seconds: p99, periodSeconds: period, floorSeconds: READINESS_TIMEOUT_FLOOR_SECONDS });
   }
-  timeout = withOverride('overrides.readinessTimeout', timeout, o.timeoutSeconds, (v) => `${v} s`, (v) => (inp.p99Seconds !== undefined && v <= inp.p99Seconds
+  timeout = withOverride('overrides.readinessTimeout', timeout, o.timeoutSeconds, (v) => `${v} s`,
+    (v) => (inp.p99Seconds !== undefined && v <= inp.p99Seconds
     ? `A ${v} s timeout is below the health path's p99 under load (${showSeconds(inp.p99Seconds)}): more than 1 % of ` +
       'probes would fail at random and pods would leave in waves (docs/mechanisms.md#readiness-calls-a-dependency).'
     : undefined));

@@ -9,7 +9,9 @@ import { RollwiseInputError } from '../errors';
  * literals, and JavaScript has none).
  */
 export function keysOf<T>() {
-  return <K extends { readonly [P in keyof T]-?: true }>(k: K & { readonly [P in Exclude<keyof K, keyof T>]: never }): readonly string[] => Object.keys(k);
+  return <K extends { readonly [P in keyof T]-?: true }>(
+    k: K & { readonly [P in Exclude<keyof K, keyof T>]: never },
+  ): readonly string[] => Object.keys(k);
 }
 
 /** Edit distance, for "did you mean". */

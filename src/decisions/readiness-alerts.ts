@@ -61,7 +61,8 @@ export function readinessAlerts(v: AlertValues): Decision<AlertRule>[] {
       'Scale out immediately (replicas in Git, then sync): fewer pods per request is the only thing that leaves the ' +
         'oscillation.',
       `The readiness probe's failure text in events (deadline exceeded = the handler is starved: CPU limit, load).`,
-      'Whether the readiness handler calls a dependency (it must not, docs/mechanisms.md#readiness-calls-a-dependency).',
+      'Whether the readiness handler calls a dependency (it must not, ' +
+        'docs/mechanisms.md#readiness-calls-a-dependency).',
     ],
   },
     `Counts crossings of the floor by the ready count (${SOURCES.endpointSlice}; desired from ${desiredSource}) in ` +

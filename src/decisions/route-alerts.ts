@@ -173,7 +173,8 @@ export function routeAlerts(v: AlertValues): Decision<AlertRule>[] {
           'keep-alive (uvicorn 5 s, Node <= 25 5 s, ...).',
         'Whether envoy_cluster_upstream_cx_idle_timeout grows (the proxy closing first: it should, after the fix).',
         'Pod terminations at the same moments (preStop delay shorter than endpoint propagation).',
-        'Do not add retry-on-reset to hide it: unsafe for non-idempotent requests (docs/mechanisms.md#keep-alive-race).',
+        'Do not add retry-on-reset to hide it: unsafe for non-idempotent requests ' +
+          '(docs/mechanisms.md#keep-alive-race).',
       ],
     },
       'envoy_cluster_upstream_cx_destroy_remote_with_active_rq (Envoy cluster stat via Envoy Gateway; the keep-alive ' +

@@ -342,7 +342,9 @@ function decideShutdown(inp: ServiceCoreInputs, platform: Platform): ShutdownDec
   const fails = 'the preStop exec fails, the kubelet records a FailedPreStopHook event and sends SIGTERM at once, so ' +
     'the pod stops while proxies still route to it (503s on every rollout and drain, ' +
     'docs/mechanisms.md#readiness-control-loop, #response-flags).';
-  const ways = version.sleepAction ? 'ShutdownDelay.sleepAction() (Kubernetes 1.30+)' : 'ShutdownDelay.httpGet("/shutdown-delay") ' +
+  const ways = version.sleepAction
+    ? 'ShutdownDelay.sleepAction() (Kubernetes 1.30+)'
+    : 'ShutdownDelay.httpGet("/shutdown-delay") ' +
     '(a handler that waits before answering) or ShutdownDelay.inApplication() (the app keeps serving for the delay ' +
     'after SIGTERM), or ShutdownDelay.execSleep("/busybox/sleep") for a :debug image; or target Kubernetes 1.33 ' +
     '(platform.kubernetesVersion: KubernetesVersion.V1_33), whose default is ShutdownDelay.sleepAction(), the ' +

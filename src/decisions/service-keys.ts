@@ -12,8 +12,9 @@ export const RESOURCES_KEYS = keysOf<ResourcesProps>()({ cpu: true, memory: true
 export const CAPACITY_KEYS = keysOf<CapacityProps>()({ peakRequestsPerSecond: true,
   saturationRequestsPerSecondPerReplica: true, releaseRequestsPerSecond: true });
 export const OVERRIDES_KEYS = keysOf<HttpServiceOverrides>()({
-  readinessTimeout: true, readinessFailureThreshold: true, readinessSuccessThreshold: true, cpuLimit: true, minReadySeconds: true,
-  pdbMaxUnavailable: true, proxyIdleTimeout: true, proxyConnectTimeout: true, acceptKeepAliveRace: true, retryOnReset: true, acceptNoHeadroom: true,
+  readinessTimeout: true, readinessFailureThreshold: true, readinessSuccessThreshold: true, cpuLimit: true,
+  minReadySeconds: true, pdbMaxUnavailable: true, proxyIdleTimeout: true, proxyConnectTimeout: true,
+  acceptKeepAliveRace: true, retryOnReset: true, acceptNoHeadroom: true,
 });
 export const CONTAINER_KEYS = keysOf<ContainerProps>()({ command: true, args: true, env: true, envFrom: true,
   mounts: true, ports: true, runAs: true, shutdownDelay: true });

@@ -1,6 +1,6 @@
 import {
-  isCloudSqlProxyImage, isCloudSqlProxyV1Image, ProxyContainer, proxyHealthProblems, proxyListenerProblems, ProxyProblem,
-  proxyV1HealthProblems, proxyVersion, readinessDialsDatabase,
+  isCloudSqlProxyImage, isCloudSqlProxyV1Image, ProxyContainer, proxyHealthProblems, proxyListenerProblems,
+  ProxyProblem, proxyV1HealthProblems, proxyVersion, readinessDialsDatabase,
 } from '../checks/cloud-sql-proxy';
 import { RollwiseInputError } from '../errors';
 

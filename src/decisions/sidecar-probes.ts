@@ -55,10 +55,11 @@ export function decideSidecarProbes(at: string, x: SidecarProps, port: NonNullab
     const d = withOverride(`${at}.port.readinessCallsDependency`, computed, declared, String);
     if (declared === undefined && recognised?.calls !== false && recognised !== undefined) {
       const fix = 'use readinessPath: "/liveness" ' +
-        `(${known?.product}: ${recognised.liveness ?? '200 while it serves'})${version.nativeSidecars ? '; its startupProbe already waits ' +
-          `on ${known?.startupPath}` : ''}${recognised.calls === undefined ? '; or pin a version tag (2.11.1 or later ' +
-            'answers /readiness without dialling)' : `; ${recognised.upgrade ?? 'or run 2.11.1 or later, whose ' +
-              '/readiness does not dial'}`}; ` +
+        `(${known?.product}: ${recognised.liveness ?? '200 while it serves'})` +
+        `${version.nativeSidecars ? `; its startupProbe already waits on ${known?.startupPath}` : ''}` +
+        `${recognised.calls === undefined
+          ? '; or pin a version tag (2.11.1 or later answers /readiness without dialling)'
+          : `; ${recognised.upgrade ?? 'or run 2.11.1 or later, whose /readiness does not dial'}`}; ` +
         `or, if it must, declare ${at}.port.readinessCallsDependency: { ` +
         `value: ${recognised.calls === undefined ? 'false' : 'true'}, because: '...' }`;
       throw new RollwiseInputError(`${at}.port.readinessPath`, path,

@@ -71,7 +71,8 @@ export function signalAlerts(v: AlertValues): Decision<AlertRule>[] {
           'result means the controller is scraped without honorLabels: set honorLabels: true on that ServiceMonitor ' +
           `or PodMonitor (\`rollwise platform\`'s argo-rollouts-controller has it), or see docs/cluster.md for a ` +
           'Prometheus with overrideHonorLabels or enforcedNamespaceLabel.',
-        'No result: whether anything scrapes the controller (port "metrics", 8090, path /metrics) and its target is up.',
+        'No result: whether anything scrapes the controller (port "metrics", 8090, path /metrics) and its ' +
+          'target is up.',
         `That the Rollout exists: \`kubectl -n ${ns} get rollout ${name}\`.`,
       ],
     },

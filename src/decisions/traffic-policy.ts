@@ -154,7 +154,8 @@ export function decideServiceTrafficPolicy(inp: TrafficPolicyInputs): TrafficPol
     if (!(e instanceof RollwiseInputError)) throw e;
     const names = SERVICE_INPUTS;
     const outer = names[e.input];
-    const rename = (text: string) => text.replace(/(?<![.\w])(idleTimeout|connectTimeout|acceptKeepAliveRace|retryOnReset)\b/g,
+    const rename = (text: string) => text.replace(
+      /(?<![.\w])(idleTimeout|connectTimeout|acceptKeepAliveRace|retryOnReset)\b/g,
       (m) => names[m] ?? m);
     if (outer === undefined) throw e;
     throw new RollwiseInputError(outer, e.value, rename(e.why), rename(e.fix));

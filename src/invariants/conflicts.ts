@@ -71,7 +71,8 @@ function registry(scope: Construct): Registry {
     registerDuplicateObjectsCheck(root as Construct);
     registerRenderCheck(root as Construct,
       (rendered) => [...conflicts(created.services, rendered),
-        ...namespaceConflicts(created.namespaces.map((c) => asWritten(c, rendered)).filter((c): c is NamespaceClaim => c !== undefined))]);
+        ...namespaceConflicts(created.namespaces.map((c) => asWritten(c, rendered))
+          .filter((c): c is NamespaceClaim => c !== undefined))]);
   }
   return r;
 }
@@ -137,12 +138,14 @@ function namespaceConflicts(list: readonly NamespaceClaim[]): string[] {
     const key = `${c.server}\u0000${c.namespace}`;
     (byNamespace.get(key) ?? byNamespace.set(key, []).get(key)!).push(c);
   }
-  const shown = (l: Readonly<Record<string, string>>) => JSON.stringify(Object.fromEntries(Object.entries(l).sort(([a], [b]) => a.localeCompare(b))));
+  const shown = (l: Readonly<Record<string, string>>) =>
+    JSON.stringify(Object.fromEntries(Object.entries(l).sort(([a], [b]) => a.localeCompare(b))));
   for (const claims of byNamespace.values()) {
     const first = claims[0];
     const other = claims.find((c) => shown(c.labels) !== shown(first.labels));
     if (!other) continue;
-    const differ = [...new Set([...Object.keys(first.labels), ...Object.keys(other.labels)])].filter((k) => first.labels[k] !== other.labels[k]).sort();
+    const differ = [...new Set([...Object.keys(first.labels), ...Object.keys(other.labels)])]
+      .filter((k) => first.labels[k] !== other.labels[k]).sort();
     out.push(`[${first.application}, ${other.application}] Namespace ${first.namespace} on cluster ${first.server}: ` +
       `services ${first.service} (Application ${first.application}) and ${other.service} ` +
       `(Application ${other.application}) keep different labels on it ` +
@@ -258,7 +261,8 @@ function conflicts(list: readonly Registered[], rendered: RenderedApp): string[]
 /** (gateway, hostname, path match) for every combination an HTTPRoute claims. */
 function routeClaims(route: Json, routeNamespace: string): [string, string, string][] {
   const spec = rec(route.spec) ?? {};
-  const gateways = arr(spec.parentRefs).map((p) => `${str(rec(p)?.namespace) ?? routeNamespace}/${str(rec(p)?.name) ?? ''}`);
+  const gateways = arr(spec.parentRefs)
+    .map((p) => `${str(rec(p)?.namespace) ?? routeNamespace}/${str(rec(p)?.name) ?? ''}`);
   const hosts = arr(spec.hostnames).map((h) => String(h));
   const matches = arr(spec.rules).flatMap((rule) => {
     const ms = arr(rec(rule)?.matches);

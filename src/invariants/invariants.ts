@@ -605,7 +605,8 @@ export const INVARIANTS: readonly Invariant[] = [
       for (const s of ofKind(set, 'Service')) {
         const sel = rec(rec(s.spec)?.selector);
         if (!sel || Object.keys(sel).length === 0 || !Object.entries(sel).every(([k, val]) => labels[k] === val)) {
-          out.push(v(set, s, 'spec.selector', `the selector ${short(sel)} does not select the pods (labels ${short(labels)})`));
+          out.push(v(set, s, 'spec.selector',
+            `the selector ${short(sel)} does not select the pods (labels ${short(labels)})`));
         }
         arr(rec(s.spec)?.ports).forEach((p, i) => {
           const target = rec(p)?.targetPort;
