@@ -20,7 +20,10 @@ export interface AlertTargets {
   /** The namespace of the workload, its Services and its HTTPRoute. */
   readonly namespace: string;
   readonly workload: WorkloadKind;
-  /** Base URL of the service's runbook (e.g. the Git web URL of the committed file); each alert links `<runbookUrl>#<section>`. */
+  /**
+   * Base URL of the service's runbook (e.g. the Git web URL of the committed file); each alert links
+   * `<runbookUrl>#<section>`.
+   */
   readonly runbookUrl: string;
   /**
    * Whether the service has an HTTPRoute; without one, no Envoy alerts (their series would never exist).
@@ -38,7 +41,8 @@ export interface AlertTargets {
 export interface AlertSettings {
   /**
    * The route's 5xx ratio above which the service is out of its SLO.
-   * @default 0.01 (the canary analysis threshold of docs/mechanisms.md#canary-analysis, so the gate and the alert agree)
+   * @default 0.01 (the canary analysis threshold of docs/mechanisms.md#canary-analysis, so the gate and the alert
+   * agree)
    */
   readonly sloErrorRatio?: Override<number>;
   /**
@@ -117,11 +121,17 @@ export const DEFAULT_SCRAPE_INTERVAL_SECONDS = 30;
 export const OSCILLATION_CROSSINGS = 3;
 /** Ready transitions of one pod within the flap window that count as flapping (two round trips). */
 export const FLAP_CHANGES = 4;
-/** How long a failed AnalysisRun may claim the abort it caused: a day, so an aborted release can wait a night for its revert in Git and still be reported as a failed analysis; the rule looks no further back. */
+/**
+ * How long a failed AnalysisRun may claim the abort it caused: a day, so an aborted release can wait a night for its
+ * revert in Git and still be reported as a failed analysis; the rule looks no further back.
+ */
 export const CLAIM_WINDOW_SECONDS = 24 * 3600;
 /** Scrapes that may show a run Failed before the rollout shows Abort (two status writes read at one scrape). */
 export const CLAIM_SKEW_SCRAPES = 2;
-/** The shortest flap window: a slow flap (one round trip every few minutes, docs/mechanisms.md#readiness-calls-a-dependency) must fit twice. */
+/**
+ * The shortest flap window: a slow flap (one round trip every few minutes,
+ * docs/mechanisms.md#readiness-calls-a-dependency) must fit twice.
+ */
 export const FLAP_WINDOW_FLOOR_SECONDS = 600;
 
 /** Prometheus duration text for whole seconds: 120 -> "2m", 90 -> "1m30s", 0 -> "0s". */

@@ -55,11 +55,14 @@ export function withOverride<T>(
     throw new RollwiseInputError(
       input,
       show(override.value),
-      `an override must carry its reason (\`because\`, at least ${MIN_REASON_LENGTH} characters, no placeholder) and ${problem}.${risk ? ` ${risk}` : ''} rollwise computed ${show(computed.value)}: ${computed.reason}`,
-      `add because: '<why ${show(override.value)} is right for this service>' to ${input}, or remove the override to keep ${show(computed.value)}.`,
+      `an override must carry its reason (\`because\`, at least ${MIN_REASON_LENGTH} characters, no placeholder) ` +
+        `and ${problem}.${risk ? ` ${risk}` : ''} rollwise computed ${show(computed.value)}: ${computed.reason}`,
+      `add because: '<why ${show(override.value)} is right for this service>' to ${input}, or remove the override to ` +
+        `keep ${show(computed.value)}.`,
     );
   }
-  return { value: override.value, reason: `Overridden: ${because} (rollwise computed ${show(computed.value)}.)`, inputs: { ...computed.inputs, computed: show(computed.value) }, overridden: true };
+  return { value: override.value, reason: `Overridden: ${because} (rollwise computed ${show(computed.value)}.)`,
+    inputs: { ...computed.inputs, computed: show(computed.value) }, overridden: true };
 }
 
 /**
@@ -67,10 +70,16 @@ export function withOverride<T>(
  * error shows what was given rather than its missing `value` ("undefined").
  */
 export function checkOverrideShape(input: string, override: unknown): void {
-  if (override !== undefined && (typeof override !== 'object' || override === null || Array.isArray(override) || !('value' in override))) {
+  if (override !== undefined &&
+    (typeof override !== 'object' || override === null || Array.isArray(override) || !('value' in override))) {
     // a bare Duration is shown as the factory call that makes it, not as its private fields
-    const duration = override instanceof Duration ? `Duration.seconds(${override.toSeconds({ integral: false })})` : undefined;
-    const shown = duration ?? (typeof override === 'string' ? `'${override}'` : JSON.stringify(override) ?? String(override));
-    throw new RollwiseInputError(input, duration ?? override ?? null, 'an override is an object { value, because }: the value replaces the decided one, and the because says, in the output, why it is right for this service.', `write ${input}: { value: ${shown}, because: '<why this value is right for this service>' }.`);
+    const duration = override instanceof Duration ? `Duration.seconds(${override.toSeconds({ integral: false })})`
+      : undefined;
+    const shown = duration ?? (typeof override === 'string' ? `'${override}'`
+      : JSON.stringify(override) ?? String(override));
+    throw new RollwiseInputError(input, duration ?? override ?? null,
+      'an override is an object { value, because }: the value replaces the decided one, and the because says, in the ' +
+        'output, why it is right for this service.',
+      `write ${input}: { value: ${shown}, because: '<why this value is right for this service>' }.`);
   }
 }

@@ -9,7 +9,9 @@ export interface DerivedName {
   readonly rule: string;
 }
 
-/** A Service name is an RFC 1035 label (kubernetes pkg/apis/core/validation ValidateServiceName: NameIsDNS1035Label). */
+/**
+ * A Service name is an RFC 1035 label (kubernetes pkg/apis/core/validation ValidateServiceName: NameIsDNS1035Label).
+ */
 const SERVICE = 'a Service name is a DNS-1035 label, at most 63 characters';
 /** Label values (app.kubernetes.io/name carries the service's name) are at most 63 characters. */
 const LABEL = 'a label value is at most 63 characters';
@@ -24,8 +26,10 @@ export function derivedNames(canary: boolean, route: boolean, migration = false)
     { suffix: '', object: 'PodDisruptionBudget and PrometheusRule', limit: 253, rule: SUBDOMAIN },
   ];
   if (route) names.push({ suffix: '', object: 'HTTPRoute and BackendTrafficPolicy', limit: 253, rule: SUBDOMAIN });
-  // the Job controller labels the Job's pods job-name: <name> (kubernetes pkg/controller/job), so the name is a label value
-  if (migration) names.push({ suffix: '-migrate', object: 'migration Job (its pods carry its name as the job-name label)', limit: 63, rule: LABEL });
+  // the Job controller labels the Job's pods job-name: <name> (kubernetes pkg/controller/job), so the name is a label
+  // value
+  if (migration) names.push({ suffix: '-migrate', object: 'migration Job (its pods carry its name as the job-name ' +
+    'label)', limit: 63, rule: LABEL });
   if (canary) {
     names.push(
       { suffix: '-canary', object: 'canary Service', limit: 63, rule: SERVICE },
@@ -41,7 +45,8 @@ export function derivedNames(canary: boolean, route: boolean, migration = false)
  * name that binds (the longest suffix under the tightest limit) at the input, before anything is
  * rendered: the API server would otherwise reject that object at apply time, after review.
  */
-export function checkDerivedNames(input: string, name: string, canary: boolean, route: boolean, migration = false): void {
+export function checkDerivedNames(input: string, name: string, canary: boolean, route: boolean,
+  migration = false): void {
   const names = derivedNames(canary, route, migration);
   const tooLong = names.filter((n) => name.length + n.suffix.length > n.limit);
   if (tooLong.length === 0) return;
@@ -50,6 +55,10 @@ export function checkDerivedNames(input: string, name: string, canary: boolean, 
   const longest = names.reduce((a, b) => (b.suffix.length > a.suffix.length ? b : a));
   const first = tooLong[0];
   throw new RollwiseInputError(input, name,
-    `is ${name.length} characters, and rollwise derives the ${first.object} name "${name}${first.suffix}" (${name.length + first.suffix.length} characters) from it: ${first.rule}, so the API server would reject it at apply time, after review. The tightest derived name is the ${binding.object} "<name>${binding.suffix}" (limit ${binding.limit}); the longest derived suffix is "${longest.suffix}" (${longest.object} "<name>${longest.suffix}", limit ${longest.limit}).`,
+    `is ${name.length} characters, and rollwise derives the ${first.object} name "${name}${first.suffix}" ` +
+      `(${name.length + first.suffix.length} characters) from it: ${first.rule}, so the API server would reject it ` +
+      `at apply time, after review. The tightest derived name is the ${binding.object} "<name>${binding.suffix}" ` +
+      `(limit ${binding.limit}); the longest derived suffix is "${longest.suffix}" (${longest.object} ` +
+      `"<name>${longest.suffix}", limit ${longest.limit}).`,
     `use a name of at most ${max} characters${canary ? ' (canary delivery adds "-canary")' : ''}.`);
 }

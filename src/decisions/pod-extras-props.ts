@@ -16,13 +16,21 @@ export class EnvValue {
   public static fromValue(value: string): EnvValue {
     return new EnvValue({ value });
   }
-  /** A key of a Secret in the service's namespace. @param options.optional start even when the Secret or key is missing (@default false: the pod does not start without it) */
+  /**
+   * A key of a Secret in the service's namespace. @param options.optional start even when the Secret or key is missing
+   * (@default false: the pod does not start without it)
+   */
   public static fromSecret(secretName: string, key: string, options: { optional?: boolean } = {}): EnvValue {
-    return new EnvValue({ valueFrom: { secretKeyRef: { name: secretName, key, ...(options.optional ? { optional: true } : {}) } } });
+    return new EnvValue({ valueFrom: { secretKeyRef: { name: secretName, key,
+      ...(options.optional ? { optional: true } : {}) } } });
   }
-  /** A key of a ConfigMap in the service's namespace. @param options.optional start even when it is missing (@default false) */
+  /**
+   * A key of a ConfigMap in the service's namespace. @param options.optional start even when it is missing (@default
+   * false)
+   */
   public static fromConfigMap(configMapName: string, key: string, options: { optional?: boolean } = {}): EnvValue {
-    return new EnvValue({ valueFrom: { configMapKeyRef: { name: configMapName, key, ...(options.optional ? { optional: true } : {}) } } });
+    return new EnvValue({ valueFrom: { configMapKeyRef: { name: configMapName, key,
+      ...(options.optional ? { optional: true } : {}) } } });
   }
   /** A field of the pod (downward API), e.g. 'metadata.name' or 'status.podIP'. */
   public static fromField(fieldPath: EnvFieldPath): EnvValue {
@@ -32,7 +40,8 @@ export class EnvValue {
 }
 
 /** Pod fields the downward API exposes as environment variables. */
-export type EnvFieldPath = 'metadata.name' | 'metadata.namespace' | 'metadata.uid' | 'spec.nodeName' | 'spec.serviceAccountName' | 'status.podIP' | 'status.hostIP';
+export type EnvFieldPath = 'metadata.name' | 'metadata.namespace' | 'metadata.uid' | 'spec.nodeName'
+  | 'spec.serviceAccountName' | 'status.podIP' | 'status.hostIP';
 
 /** An environment variable's value as the API takes it. */
 export interface EnvVarSource {
@@ -54,14 +63,16 @@ export class EnvFrom {
   public static configMap(configMapName: string, prefix?: string): EnvFrom {
     return new EnvFrom('configMapRef', configMapName, prefix);
   }
-  private constructor(public readonly kind: 'secretRef' | 'configMapRef', public readonly source: string, public readonly prefix?: string) {}
+  private constructor(public readonly kind: 'secretRef' | 'configMapRef', public readonly source: string,
+    public readonly prefix?: string) {}
 }
 
 /** A pod volume; containers mount it by name (`mounts`). */
 export class Volume {
   /**
    * Scratch space on the node, removed with the pod.
-   * @param options.sizeLimit the most it may hold (@default "64Mi": a runaway writer is evicted before it fills the node's disk)
+   * @param options.sizeLimit the most it may hold (@default "64Mi": a runaway writer is evicted before it fills the
+   * node's disk)
    */
   public static emptyDir(name: string, options: { sizeLimit?: string } = {}): Volume {
     return new Volume(name, 'emptyDir', options.sizeLimit ?? '64Mi', options.sizeLimit === undefined);
@@ -78,7 +89,8 @@ export class Volume {
   public static fromPersistentVolumeClaim(name: string, claimName: string): Volume {
     return new Volume(name, 'pvc', claimName);
   }
-  private constructor(public readonly name: string, public readonly kind: 'emptyDir' | 'secret' | 'configMap' | 'pvc', public readonly source: string, public readonly defaulted = false) {}
+  private constructor(public readonly name: string, public readonly kind: 'emptyDir' | 'secret' | 'configMap' | 'pvc',
+    public readonly source: string, public readonly defaulted = false) {}
 }
 
 /** Where a container sees a volume. */
@@ -220,14 +232,16 @@ export interface SidecarPort {
   readonly readinessPath?: string;
   /**
    * HTTP path of its start-up check, used for the startupProbe of a native sidecar.
-   * @default the image's start-up endpoint when rollwise knows it (Cloud SQL Auth Proxy: "/startup"), else a TCP connect to the port
+   * @default the image's start-up endpoint when rollwise knows it (Cloud SQL Auth Proxy: "/startup"), else a TCP
+   * connect to the port
    */
   readonly startupPath?: string;
   /**
    * Whether readinessPath asks a dependency, with the reason. `{ value: true, because }` accepts
    * such a probe (every pod then leaves the Service when the dependency is slow); `{ value: false,
    * because }` corrects rollwise where it recognises the image but cannot tell (a digest).
-   * @default false, except for images rollwise recognises (cloud-sql-proxy before 2.11.1 on /readiness), which are refused
+   * @default false, except for images rollwise recognises (cloud-sql-proxy before 2.11.1 on /readiness), which are
+   * refused
    */
   readonly readinessCallsDependency?: Override<boolean>;
 }
@@ -247,7 +261,10 @@ export interface SidecarProps extends ExtraContainerProps {
   readonly startupBudget?: Duration;
 }
 
-/** A container that runs to completion before the app starts, in every pod (a config render); a schema migration belongs in `migrations`. */
+/**
+ * A container that runs to completion before the app starts, in every pod (a config render); a schema migration belongs
+ * in `migrations`.
+ */
 export type InitContainerProps = ExtraContainerProps;
 
 /** An extra container, decided: its spec without the decided fields, and the decided fields. */

@@ -1,4 +1,7 @@
-import { isCloudSqlProxyImage, isCloudSqlProxyV1Image, ProxyContainer, proxyHealthProblems, proxyListenerProblems, proxyV1HealthProblems, proxyVersion, readinessDialsDatabase } from '../checks/cloud-sql-proxy';
+import {
+  isCloudSqlProxyImage, isCloudSqlProxyV1Image, ProxyContainer, proxyHealthProblems, proxyListenerProblems,
+  ProxyProblem, proxyV1HealthProblems, proxyVersion, readinessDialsDatabase,
+} from '../checks/cloud-sql-proxy';
 import { RollwiseInputError } from '../errors';
 
 /**
@@ -36,6 +39,22 @@ export interface KnownSidecarImage {
   readonly paths: readonly string[];
 }
 
+/** The health server's paths, the same in v1 and v2 (the facts are cited at each image below). */
+const PROXY_HEALTH_PATHS: readonly string[] = ['/startup', '/liveness', '/readiness'];
+const PROXY_STARTUP_PATH = '/startup';
+
+/** Whether a probe path is the proxy's /readiness (with or without a query), the one path that can dial. */
+function isProxyReadiness(path: string): boolean {
+  return path === '/readiness' || path.startsWith('/readiness?');
+}
+
+/** Refuses the first error among a proxy's configuration problems; the others become warnings. */
+function refuseOrWarn(input: string, product: string, problems: ProxyProblem[]): string[] {
+  const refused = problems.find((p) => p.severity === 'error');
+  if (refused) throw new RollwiseInputError(`${input}.${refused.field}`, refused.shown, refused.why, refused.fix);
+  return problems.map((p) => `${input}.${p.field} (${product}): ${p.why} Fix: ${p.fix}`);
+}
+
 /**
  * The Cloud SQL Auth Proxy v2 (gcr.io/cloud-sql-connectors/cloud-sql-proxy). What its flags,
  * environment and health endpoints do is read in src/checks/cloud-sql-proxy.ts (the same code as
@@ -56,23 +75,30 @@ const CLOUD_SQL_PROXY: (image: string) => KnownSidecarImage | undefined = (image
   const shown = version ? version.join('.') : 'pinned by digest or an unversioned tag';
   return {
     product: 'Cloud SQL Auth Proxy',
-    paths: ['/startup', '/liveness', '/readiness'],
-    startupPath: '/startup',
-    startupReason: 'The Cloud SQL Auth Proxy\'s /startup answers 200 once its listeners are up (cloud-sql-proxy v2.14.1 internal/healthcheck/healthcheck.go HandleStartup), so the app starts only when it can connect to 127.0.0.1.',
+    paths: PROXY_HEALTH_PATHS,
+    startupPath: PROXY_STARTUP_PATH,
+    startupReason: 'The Cloud SQL Auth Proxy\'s /startup answers 200 once its listeners are up (cloud-sql-proxy ' +
+      'v2.14.1 internal/healthcheck/healthcheck.go HandleStartup), so the app starts only when it can connect to ' +
+      '127.0.0.1.',
     dependencyOf(path) {
-      if (path !== '/readiness' && !path.startsWith('/readiness?')) return { calls: false, why: `${path} does not contact the database (cloud-sql-proxy internal/healthcheck/healthcheck.go)` };
+      if (!isProxyReadiness(path)) return { calls: false, why:
+        `${path} does not contact the database (cloud-sql-proxy internal/healthcheck/healthcheck.go)` };
       if (version === undefined) {
-        return { calls: undefined, why: `the image ${image} names no version (${shown}), and the proxy's /readiness dials every instance up to v2.11.0 (internal/proxy/proxy.go CheckConnections), so rollwise cannot tell whether this one does` };
+        return { calls: undefined, why: `the image ${image} names no version (${shown}), and the proxy's /readiness ` +
+          'dials every instance up to v2.11.0 (internal/proxy/proxy.go CheckConnections), so rollwise cannot tell ' +
+          'whether this one does' };
       }
       return !readinessDialsDatabase(image)
-        ? { calls: false, why: `the proxy ${shown} answers /readiness from its own state (started, not stopping, connections below --max-connections) without dialling the database: since v2.11.1 (#2207, internal/healthcheck/healthcheck.go)` }
-        : { calls: true, why: `the proxy ${shown}'s /readiness dials every registered Cloud SQL instance (internal/healthcheck/healthcheck.go HandleReadiness -> internal/proxy/proxy.go CheckConnections, up to v2.11.0): a database blip makes every pod NotReady at once` };
+        ? { calls: false, why: `the proxy ${shown} answers /readiness from its own state (started, not stopping, ` +
+          'connections below --max-connections) without dialling the database: since v2.11.1 (#2207, ' +
+          'internal/healthcheck/healthcheck.go)' }
+        : { calls: true, why: `the proxy ${shown}'s /readiness dials every registered Cloud SQL instance ` +
+          '(internal/healthcheck/healthcheck.go HandleReadiness -> internal/proxy/proxy.go CheckConnections, up to ' +
+          'v2.11.0): a database blip makes every pod NotReady at once' };
     },
     checkConfig(input, container, port) {
-      const problems = [...proxyHealthProblems(container, port), ...proxyListenerProblems(container)];
-      const refused = problems.find((p) => p.severity === 'error');
-      if (refused) throw new RollwiseInputError(`${input}.${refused.field}`, refused.shown, refused.why, refused.fix);
-      return problems.map((p) => `${input}.${p.field} (Cloud SQL Auth Proxy): ${p.why} Fix: ${p.fix}`);
+      return refuseOrWarn(input, 'Cloud SQL Auth Proxy',
+        [...proxyHealthProblems(container, port), ...proxyListenerProblems(container)]);
     },
   };
 };
@@ -87,23 +113,28 @@ const CLOUD_SQL_PROXY_V1: (image: string) => KnownSidecarImage | undefined = (im
   if (!isCloudSqlProxyV1Image(image)) return undefined;
   return {
     product: 'Cloud SQL Auth Proxy v1',
-    paths: ['/startup', '/liveness', '/readiness'],
-    startupPath: '/startup',
-    startupReason: 'The Cloud SQL Auth Proxy v1\'s /startup answers 200 once it has logged "Ready for new connections" (cloud-sql-proxy v1.38.3 cmd/cloud_sql_proxy/cloud_sql_proxy.go NotifyStarted, internal/healthcheck/healthcheck.go), so the app starts only when it can connect to 127.0.0.1.',
+    paths: PROXY_HEALTH_PATHS,
+    startupPath: PROXY_STARTUP_PATH,
+    startupReason: 'The Cloud SQL Auth Proxy v1\'s /startup answers 200 once it has logged "Ready for new ' +
+      'connections" (cloud-sql-proxy v1.38.3 cmd/cloud_sql_proxy/cloud_sql_proxy.go NotifyStarted, ' +
+      'internal/healthcheck/healthcheck.go), so the app starts only when it can connect to 127.0.0.1.',
     dependencyOf(path) {
-      if (path !== '/readiness' && !path.startsWith('/readiness?')) return { calls: false, why: `${path} does not contact the database (cloud-sql-proxy v1.38.3 cmd/cloud_sql_proxy/internal/healthcheck/healthcheck.go)` };
+      if (!isProxyReadiness(path)) return { calls: false, why:
+        `${path} does not contact the database (cloud-sql-proxy v1.38.3 ` +
+          'cmd/cloud_sql_proxy/internal/healthcheck/healthcheck.go)' };
       return {
         calls: true,
-        why: `the v1 proxy (${image})'s /readiness dials every Cloud SQL instance it was given, in every v1 release (cmd/cloud_sql_proxy/internal/healthcheck/healthcheck.go isReady -> proxy.Client.DialContext, v1.38.3): a database blip makes every pod NotReady at once`,
-        liveness: 'the v1 proxy dials nothing there: 200 unless an instance\'s certificate refresh failed and no unexpired certificate is left, isLive, v1.38.3',
-        upgrade: 'or move to v2 (gcr.io/cloud-sql-connectors/cloud-sql-proxy) 2.11.1 or later, whose /readiness does not dial',
+        why: `the v1 proxy (${image})'s /readiness dials every Cloud SQL instance it was given, in every v1 release ` +
+          '(cmd/cloud_sql_proxy/internal/healthcheck/healthcheck.go isReady -> proxy.Client.DialContext, v1.38.3): a ' +
+          'database blip makes every pod NotReady at once',
+        liveness: 'the v1 proxy dials nothing there: 200 unless an instance\'s certificate refresh failed and no ' +
+          'unexpired certificate is left, isLive, v1.38.3',
+        upgrade: 'or move to v2 (gcr.io/cloud-sql-connectors/cloud-sql-proxy) 2.11.1 or later, whose /readiness does ' +
+          'not dial',
       };
     },
     checkConfig(input, container, port) {
-      const problems = proxyV1HealthProblems(container, image, port);
-      const refused = problems.find((p) => p.severity === 'error');
-      if (refused) throw new RollwiseInputError(`${input}.${refused.field}`, refused.shown, refused.why, refused.fix);
-      return problems.map((p) => `${input}.${p.field} (Cloud SQL Auth Proxy v1): ${p.why} Fix: ${p.fix}`);
+      return refuseOrWarn(input, 'Cloud SQL Auth Proxy v1', proxyV1HealthProblems(container, image, port));
     },
   };
 };

@@ -41,14 +41,25 @@ export function registerDecidedValuesCheck(scope: Construct): void {
       if (inSelfChecked(apiObject)) continue;
       const reasons = rec(rec(json.metadata)?.annotations)?.[ANNOTATIONS.reasons];
       const { patched, unpatched } = unpatchedRender(apiObject, json);
-      // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: a shortcut only; an object it lets through that it could skip (not patched: unpatched === json; or no reasons in its unpatched render, the only reasons INV01 reads) gets no finding from checkDecidedValues, so a mutant that skips less is equivalent (those that skip more, which the tests kill, are disabled with them)
-      if (!patched || (typeof reasons !== 'string' && typeof rec(rec(unpatched?.metadata)?.annotations)?.[ANNOTATIONS.reasons] !== 'string')) continue;
+      // A shortcut only; an object it lets through that it could skip (not patched: unpatched === json; or no
+      // reasons in its unpatched render, the only reasons INV01 reads) gets no finding from checkDecidedValues, so a
+      // mutant that skips less is equivalent (those that skip more, which the tests kill, are disabled with them).
+      // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: a shortcut only (above)
+      if (!patched ||
+        (typeof reasons !== 'string' &&
+          typeof rec(rec(unpatched?.metadata)?.annotations)?.[ANNOTATIONS.reasons] !== 'string')) continue;
       for (const f of checkDecidedValues({ objects: [json], unpatched: [unpatched] })) {
-        // Stryker disable next-line OptionalChaining: a finding exists only when INV01 read a reasons string in `unpatched` (metadata.annotations), so none of these is nullish here
+        // A finding exists only when INV01 read a reasons string in `unpatched` (metadata.annotations), so none
+        // of these is nullish here.
+        // Stryker disable next-line OptionalChaining: never nullish here (above)
         const why = parseReasonLines(String(rec(rec(unpatched?.metadata)?.annotations)?.[ANNOTATIONS.reasons] ?? ''));
-        const decidedAt = Object.keys(why).filter((p) => f.path === p || f.path.startsWith(`${p}.`) || f.path.startsWith(`${p}[`)).sort((a, b) => b.length - a.length)[0];
+        const decidedAt = Object.keys(why).filter((p) => f.path === p || f.path.startsWith(`${p}.`) ||
+          f.path.startsWith(`${p}[`)).sort((a, b) => b.length - a.length)[0];
         const reason = decidedAt ? ` The reason it would keep claiming: "${short(why[decidedAt])}".` : '';
-        out.push(`${f.invariant.id} ${f.object} (${apiObject.node.path}) ${f.path}: ${f.message}.${reason} Fix: remove the patch, or accept the patched value with acceptPatch(object, '${f.path}', '<why it is right here>'), which records the reason in rollwise.dev/overrides and rollwise.dev/reasons.`);
+        out.push(
+          `${f.invariant.id} ${f.object} (${apiObject.node.path}) ${f.path}: ${f.message}.${reason} Fix: remove the ` +
+            `patch, or accept the patched value with acceptPatch(object, '${f.path}', '<why it is right here>'), ` +
+            'which records the reason in rollwise.dev/overrides and rollwise.dev/reasons.');
       }
     }
     return out;
@@ -71,11 +82,14 @@ function short(s: string): string {
  * the YAML comment describe the patched value) and is recorded in rollwise.dev/overrides, which the
  * invariants and lint accept. The API server's and the controllers' checks still apply.
  * @param object the ApiObject the patch changed (e.g. `application.application`, `namespace.namespace`)
- * @param path the field path as the refusal names it (`spec.syncPolicy.managedNamespaceMetadata.labels["pod-security.kubernetes.io/enforce"]`)
+ * @param path the field path as the refusal names it
+ * (`spec.syncPolicy.managedNamespaceMetadata.labels["pod-security.kubernetes.io/enforce"]`)
  */
 export function acceptPatch(object: ApiObject, path: string, because: string): void {
   if (!ApiObject.isApiObject(object)) {
-    throw new RollwiseInputError('acceptPatch(object)', String(object), 'is not an ApiObject, so it carries no patch to accept.', 'pass the ApiObject the patch was added to, e.g. application.application or namespace.namespace.');
+    throw new RollwiseInputError('acceptPatch(object)', String(object),
+      'is not an ApiObject, so it carries no patch to accept.',
+      'pass the ApiObject the patch was added to, e.g. application.application or namespace.namespace.');
   }
   acceptPatchedValue(object, path, because);
 }

@@ -40,7 +40,9 @@ export function renderingPatch(...patches: JsonPatch[]): JsonPatch[] {
 export interface FinalObjects {
   objects: Json[];
   unpatched: (Json | undefined)[];
-  /** Whether each object carries an escape-hatch patch of the user's (rollwise's own rendering patches do not count). */
+  /**
+   * Whether each object carries an escape-hatch patch of the user's (rollwise's own rendering patches do not count).
+   */
   patched: boolean[];
 }
 
@@ -70,7 +72,8 @@ export function finalObjects(scope: Construct, rendered: RenderedApp): FinalObje
 export function unpatchedRender(o: ApiObject, json: Json): { patched: boolean; unpatched: Json | undefined } {
   const holder = o as unknown as WithPatches;
   const saved = holder.patches;
-  // Stryker disable next-line ArrayDeclaration: when `saved` is not an array, the next line returns before `own` is read
+  // When `saved` is not an array, the next line returns before `own` is read.
+  // Stryker disable next-line ArrayDeclaration: `own` is not read then (above)
   const own = Array.isArray(saved) ? saved.filter((p) => renderingPatches.has(p)) : [];
   if (!Array.isArray(saved) || saved.length === own.length) return { patched: false, unpatched: json };
   holder.patches = own;
@@ -94,13 +97,17 @@ export function patchFailure(o: ApiObject, e: unknown): string | undefined {
   const detail = (e as Error).message.replace(/^Failed serializing construct at path '[^']*' with name '[^']*': /, '');
   // fast-json-patch and the L1 converters fail with TypeErrors that name neither field nor patch.
   const why = /TypeError|is not a function|Cannot read propert|is not iterable/.test(detail)
-    ? 'a path in it runs through a field or list item that does not exist in the rendered object, or it sets a value of the wrong type (e.g. a number where the schema has a list)'
+    ? 'a path in it runs through a field or list item that does not exist in the rendered object, or it sets a value ' +
+      'of the wrong type (e.g. a number where the schema has a list)'
     : detail;
-  return `${o.kind}/${o.name} (${o.node.path}): an escape-hatch patch cannot be applied (${describePatches(o)}): ${why}. Fix: patch only paths that exist in the rendered object (see dist/ or \`rollwise explain\`), or use "add" for a new field.`;
+  return `${o.kind}/${o.name} (${o.node.path}): an escape-hatch patch cannot be applied ` +
+    `(${describePatches(o)}): ${why}. Fix: patch only paths that exist in the rendered object (see dist/ or ` +
+    `\`rollwise explain\`), or use "add" for a new field.`;
 }
 
 function describePatches(o: ApiObject): string {
-  // Stryker disable next-line ArrayDeclaration: describePatches runs only after patchFailure found user patches, so `patches` is an array here
+  // describePatches runs only after patchFailure found user patches, so `patches` is an array here.
+  // Stryker disable next-line ArrayDeclaration: `patches` is an array here (above)
   const patches = ((o as unknown as WithPatches).patches ?? []).filter((p) => !renderingPatches.has(p));
   // JsonPatch keeps its operation private too; `_toJson()` is what JsonPatch.apply itself calls.
   const ops = patches.map((p) => (p as unknown as { _toJson(): { op: string; path: string } })._toJson());
@@ -116,11 +123,15 @@ export function acceptPatchedValue(object: ApiObject, path: string, because: str
   try {
     parseFieldPath(path);
   } catch {
-    throw new RollwiseInputError('acceptPatch(path)', path, 'is not a field path like "spec.template.spec.containers[0].resources.limits.cpu".', 'give the path as the reasons and lint findings print it.');
+    throw new RollwiseInputError('acceptPatch(path)', path,
+      'is not a field path like "spec.template.spec.containers[0].resources.limits.cpu".',
+      'give the path as the reasons and lint findings print it.');
   }
   const problem = reasonProblem(because);
   if (problem !== undefined) {
-    throw new RollwiseInputError(`acceptPatch(${path}).because`, because, `an accepted patch must carry its reason, and ${problem}.`, `say why the patched ${path} is right for this service.`);
+    throw new RollwiseInputError(`acceptPatch(${path}).because`, because,
+      `an accepted patch must carry its reason, and ${problem}.`,
+      `say why the patched ${path} is right for this service.`);
   }
   const annotations = (object.metadata.toJson() as { annotations?: Record<string, string> }).annotations ?? {};
   const reason = `Patched: ${because.trim()}`;
