@@ -333,3 +333,33 @@ describe('set 4: a field path keeps a map key holding "/" or "." as one segment 
     expect(clusterFindings(lintObjs(svc({ 'service.beta.kubernetes.io/scw-loadbalancer-use-hostname': 'true' })))).toEqual([]);
   });
 });
+
+describe('held-out set 6: objects not applied as written (issue 21)', () => {
+  /** xunholy/k8s-gitops kubernetes/apps/base/flux-system/flux-instance/extras/secret.enc.age.yaml (sops with age, values shortened). */
+  const sopsSecret = (sops: Record<string, unknown> | undefined, token: string, name = 'webhook-token'): string => YAML.stringify({
+    apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: 'flux-system' }, type: 'Opaque',
+    data: { token },
+    ...(sops ? { sops } : {}),
+  });
+  const enc = 'ENC[AES256_GCM,data:O3HFn7k8QHDrI08N7Zm9ltdb227dGUYRi25XbqN9JVZ7Kk4Cv1fL1aWgfPulUzm3BT/s3y9xs6k=,iv:nUhnWKD2Ra4bp2NXU3jr46fulOHIQCkuA4HebiDWXak=,tag:3Z0Oc7Ov1yPnmXaRvY0v2w==,type:str]';
+  const metadata = {
+    age: [{ recipient: 'age19gj66fq5v2veu940ftyj4pkw0w5tgxgddlyqnd00pnjzyndevurqx70g4t', enc: '-----BEGIN AGE ENCRYPTED FILE-----\nYWdlLWVuY3J5cHRpb24ub3JnL3YxCi0+IFgyNTUxOSBLVHAzTk5TZ0dSKytyK0JU\n-----END AGE ENCRYPTED FILE-----\n' }],
+    lastmodified: '2025-12-22T01:21:04Z',
+    mac: 'ENC[AES256_GCM,data:CYZ7OY9wz6ahH1WLiv3g+hSlrpclDSUMCJTYZ55afXyLH+/e5/FNIKr3d6gd5wh5Rca5uRdSDrS7FE8j1Isnldya3ykCFEuL4iE1im2XshsGXl78q0CQYfIrhMY=,iv:Zm9vYmFyYmF6cXV4MTIzNA==,tag:c3RhbXBzdGFtcHN0YW1wcw==,type:str]',
+    encrypted_regex: '^(data|stringData)$', mac_only_encrypted: true, version: '3.11.0',
+  };
+
+  test('a SOPS-encrypted Secret (sops metadata with a mac, ENC[...] values): neither the sops key nor the encrypted value is reported', () => {
+    expect(clusterFindings(lintFolder(applied({ 'secret.enc.age.yaml': sopsSecret(metadata, enc) })))).toEqual([]);
+  });
+
+  test('near misses: a plain field of an encrypted Secret, an ENC[...] value without sops metadata, and a sops key without a mac are still refused', () => {
+    // metadata stays plain text (encrypted_regex), so a bad name is applied as written
+    expect(clusterErrors(lintFolder(applied({ 's.yaml': sopsSecret(metadata, enc, 'Webhook_Token') })))).toEqual([expect.stringMatching(/^RW803 metadata.name: /)]);
+    // no sops metadata: nothing decrypts the value, and the API server refuses it
+    expect(clusterErrors(lintFolder(applied({ 's.yaml': sopsSecret(undefined, enc) })))).toEqual([expect.stringMatching(/^RW803 data.token: is not base64/)]);
+    // a sops key without a mac: Flux does not decrypt it (isSOPSEncryptedResource), so the key is applied
+    const errors = clusterErrors(lintFolder(applied({ 's.yaml': sopsSecret({ version: '3.11.0' }, 'aGVsbG8=') })));
+    expect(errors).toEqual([expect.stringMatching(/^RW801 sops: /)]);
+  });
+});
