@@ -99,7 +99,8 @@ export function aboutPlaceholder(p: { readonly path: string; readonly message: s
   if (NOT_BASE64.test(p.message) && typeof p.value === 'string' && (ELISION.test(p.value) || UPPER_FILL_IN.test(p.value))) return true;
   // `key: [YOUR_BASE64_AK_ID]`, a fill-in in square brackets that YAML reads as a list of one
   // (kubernetes/autoscaler cluster-autoscaler/cloudprovider/alicloud/examples, held-out set 6).
-  if (NOT_A_LIST.test(p.message) && Array.isArray(p.value) && p.value.length === 1 && typeof p.value[0] === 'string' && UPPER_FILL_IN.test(p.value[0])) return true;
+  const only: unknown = Array.isArray(p.value) && p.value.length === 1 ? p.value[0] : undefined;
+  if (NOT_A_LIST.test(p.message) && typeof only === 'string' && UPPER_FILL_IN.test(only)) return true;
   const upperCase = NOT_A_STRING.test(p.message) ? 'number' : LOWER_CASE_FIELD.test(p.path);
   return containsPlaceholder(p.value, upperCase);
 }
