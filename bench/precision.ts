@@ -121,7 +121,13 @@ function relatedObjects(f: Finding, objects: readonly LintObject[], self: LintOb
     const ns = b ? a : undefined;
     const name = b ?? a;
     const cands = objects.filter((o) => o.kind === kind && o.name === name && (ns === undefined || o.namespace === ns) && o !== self);
-    const pick = cands.find((o) => o.file === f.file) ?? cands[0];
+    // A reference without a namespace is to the finding's own (an HPA's scaleTargetRef): another
+    // namespace's object of that name is shown only when none is there (set 6 showed go-demo-3/db
+    // for an HPA of go-demo-5).
+    const local = ns === undefined && f.namespace !== undefined
+      ? cands.filter((o) => o.namespace === f.namespace || o.namespace === undefined)
+      : cands;
+    const pick = local.find((o) => o.file === f.file) ?? local[0] ?? cands[0];
     if (pick && !out.includes(pick)) out.push(pick);
   }
   // Names a controller finding carries in its values (a Service, an AnalysisTemplate, an HTTPRoute).

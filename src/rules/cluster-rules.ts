@@ -96,7 +96,8 @@ export function withClusterFindings(
     // A workload with the shape of a patch, that nothing shows is applied: a fragment, not an object.
     if (asIs === undefined && isFragmentShaped(o.obj)) continue;
     const signs = templateSigns(o);
-    const problems = validator.check(o.obj, pass);
+    const encrypted = sopsEncrypted(o.obj);
+    const problems = validator.check(o.obj, pass).filter((p) => !encrypted || !aboutSopsEncryption(p));
     // A fill-in recognized in one field is the same fill-in wherever the object repeats it
     // (`port: PORT` is a placeholder where a number belongs, so `targetPort: PORT` is too).
     const fillIns = new Set(problems.filter(aboutPlaceholder).map((p) => p.value).filter((v): v is string => typeof v === 'string'));
@@ -184,6 +185,42 @@ export function filledInByTool(o: LintObject, p: { readonly path: string; readon
   if (p.value.startsWith('ko://')) return true;
   const triggers = rec(rec(o.obj.metadata)?.annotations)?.['image.openshift.io/triggers'];
   return p.value.trim() === '' && typeof triggers === 'string' && triggers.trim() !== '';
+}
+
+/**
+ * A document SOPS encrypted: a top-level `sops` mapping with a non-empty `mac`, the test Flux's
+ * kustomize-controller applies before it decrypts a resource (fluxcd/kustomize-controller v1.9.4
+ * internal/decryptor/decryptor.go isSOPSEncryptedResource, DecryptResource). sops writes that key
+ * (getsops/sops v3.13.2 stores/stores.go SopsMetadataKey = "sops", Metadata's `mac`), and the sops
+ * CLI and Flux decrypt the document and drop the key before anything reaches the API server, so
+ * the document is never applied as written (xunholy/k8s-gitops kubernetes/apps/base/flux-system/
+ * flux-instance/extras/secret.enc.age.yaml, held-out set 6).
+ */
+export function sopsEncrypted(obj: Record<string, unknown>): boolean {
+  const mac = rec(obj.sops)?.mac;
+  return typeof mac === 'string' && mac.trim() !== '';
+}
+
+/**
+ * A value sops encrypted: `ENC[AES256_GCM,data:...,iv:...,tag:...,type:...]` (getsops/sops v3.13.2
+ * aes/cipher.go Encrypt). Decryption replaces it with the plain value of that type.
+ */
+const SOPS_VALUE = /^ENC\[AES256_GCM,data:[^,\]]*,iv:[^,\]]*,tag:[^,\]]*,type:[a-z]+\]$/;
+
+/**
+ * Whether a problem on a SOPS-encrypted document is about what decryption changes: the `sops`
+ * key itself (removed) or an encrypted value (replaced by its plain text). Fields sops left in
+ * plain text (`encrypted_regex: ^(data|stringData)$` keeps metadata plain) are applied as written,
+ * so a problem there is still reported.
+ */
+function aboutSopsEncryption(p: { readonly path: string; readonly value?: unknown }): boolean {
+  return p.path === '/sops' || p.path.startsWith('/sops/') || holdsSopsValue(p.value, 0);
+}
+
+function holdsSopsValue(value: unknown, depth: number): boolean {
+  if (typeof value === 'string') return SOPS_VALUE.test(value.trim());
+  if (depth > 20 || value === null || typeof value !== 'object') return false;
+  return Object.values(value as Record<string, unknown>).some((v) => holdsSopsValue(v, depth + 1));
 }
 
 /** Whether a JSON 6902 patch of an unrendered kustomization adds the field (or one above it) the problem is about. */

@@ -143,7 +143,10 @@ describe('unrendered placeholders are not what is applied', () => {
     // Kubernetes' own expansion, Argo Rollouts' arguments and a mixed-case typo are not placeholders
     for (const p of ['$(POD_IP)', 'http://$(POD_IP):8080', '{{args.service-name}}', 'weaveworksdemos/User:0.4.7', '{"a": 1}', 'x{.y']) expect([p, isPlaceholder(p, true)]).toEqual([p, false]);
     expect(isPlaceholder('PROJECT_ID')).toBe(false); // upper case counts only where lower case is required
-    expect(containsPlaceholder({ subnet: '${SUBNET_AZ_1}' })).toBe(true);
+    expect(containsPlaceholder({ subnet: '${SUBNET_AZ_1}' })).toBe(true);    // Jinja, Ansible and Go template fill-ins, braced words, batch tokens (held-out set 6)
+    for (const p of ['reg/ca:{{ ca_version }}', 'reg/ca:v{{ca_version}}', 'reg/ca:{{ image tag }}', 'swr.example.com/{Organization name}/ca:dev', 'reg/ca:%IMAGE_TAG%']) expect([p, isPlaceholder(p)]).toEqual([p, true]);
+    // near misses: Argo Rollouts' arguments (also spaced), empty braces, a single braced word, a percentage, a URL escape
+    for (const p of ['reg/ca:{{ args.version }}', 'reg/ca:{{args.version}}', 'reg/ca:{{ }}', 'reg/ca:{version}', '50%', 'a%2Fb%3A']) expect([p, isPlaceholder(p)]).toEqual([p, false]);
   });
 
   /** GoogleCloudPlatform/kubernetes-engine-samples ai-ml/llm-finetuning-gemma/finetune.yaml (a Job of $IMAGE_URL) and ai-ml/t5-model-serving/kubernetes/serving-gpu.yaml (PROJECT_ID). */
@@ -331,5 +334,66 @@ describe('set 4: a field path keeps a map key holding "/" or "." as one segment 
   test('near miss: a key without "." or "/" is still a plain segment, and a string value is not reported', () => {
     expect(clusterFindings(lintObjs(svc({ owner: true })))).toEqual([expect.stringContaining('metadata.annotations.owner: ')]);
     expect(clusterFindings(lintObjs(svc({ 'service.beta.kubernetes.io/scw-loadbalancer-use-hostname': 'true' })))).toEqual([]);
+  });
+});
+
+describe('held-out set 6: objects not applied as written (issue 21)', () => {
+  /** kubernetes/autoscaler cluster-autoscaler/cloudprovider/azure/examples/cluster-autoscaler-autodiscover.yaml (shortened). */
+  const autoscaler = (image: string): Obj => ({
+    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'cluster-autoscaler', namespace: 'kube-system', labels: { app: 'cluster-autoscaler' } },
+    spec: { replicas: 1, selector: { matchLabels: { app: 'cluster-autoscaler' } }, template: { metadata: { labels: { app: 'cluster-autoscaler' } }, spec: {
+      serviceAccountName: 'cluster-autoscaler',
+      containers: [{ name: 'cluster-autoscaler', image, command: ['./cluster-autoscaler', '--cloud-provider=azure', '--node-group-auto-discovery=label:cluster-autoscaler-enabled=true,cluster-autoscaler-name=<YOUR CLUSTER NAME>'] }],
+    } } },
+  });
+
+  test('an image tag of {{ ca_version }} (a doc example\'s template fill-in) is a placeholder: no error, no warning', () => {
+    expect(clusterFindings(lintObjs(autoscaler('registry.k8s.io/autoscaling/cluster-autoscaler:{{ ca_version }}')))).toEqual([]);
+    expect(clusterFindings(lintFolder(folder({ 'ca.yaml': docs(autoscaler('iad.ocir.io/oracle/oci-cluster-autoscaler:{{ image tag }}')) })))).toEqual([]);
+  });
+
+  test('near misses: Argo Rollouts\' {{args.version}} (never substituted in a Deployment) and an image with a stray brace are still refused', () => {
+    expect(clusterErrors(lintObjs(autoscaler('registry.k8s.io/autoscaling/cluster-autoscaler:{{args.version}}')))).toEqual([expect.stringMatching(/^RW803 spec.template.spec.containers\[0\].image: the image .* is not a valid image reference/)]);
+    expect(clusterErrors(lintObjs(autoscaler('registry.k8s.io/autoscaling/cluster-autoscaler:{v1.32}')))).toEqual([expect.stringMatching(/^RW803 spec.template.spec.containers\[0\].image: /)]);
+  });
+
+  /** kubernetes/autoscaler cluster-autoscaler/cloudprovider/alicloud/examples/cluster-autoscaler-standard.yaml: `access-key-id: [YOUR_BASE64_AK_ID]`. */
+  const cloudConfig = (value: unknown): Obj => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'cloud-config', namespace: 'kube-system' }, type: 'Opaque', data: { 'access-key-id': value } });
+
+  test('a fill-in in square brackets that YAML reads as a list ([YOUR_BASE64_AK_ID]) is a placeholder', () => {
+    expect(clusterFindings(lintObjs(cloudConfig(['YOUR_BASE64_AK_ID'])))).toEqual([]);
+  });
+
+  test('near miss: a real list, or a lower-case word in brackets, where a string belongs is still refused', () => {
+    expect(clusterErrors(lintObjs(cloudConfig(['abc'])))).toEqual([expect.stringMatching(/^RW801 data.access-key-id: must be of type string, not array \["abc"\]/)]);
+    expect(clusterErrors(lintObjs(cloudConfig(['YOUR_AK', 'YOUR_SECRET'])))).toEqual([expect.stringMatching(/^RW801 .*must be of type string, not array/)]);
+  });
+
+  /** xunholy/k8s-gitops kubernetes/apps/base/flux-system/flux-instance/extras/secret.enc.age.yaml (sops with age, values shortened). */
+  const sopsSecret = (sops: Record<string, unknown> | undefined, token: string, name = 'webhook-token'): string => YAML.stringify({
+    apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: 'flux-system' }, type: 'Opaque',
+    data: { token },
+    ...(sops ? { sops } : {}),
+  });
+  const enc = 'ENC[AES256_GCM,data:O3HFn7k8QHDrI08N7Zm9ltdb227dGUYRi25XbqN9JVZ7Kk4Cv1fL1aWgfPulUzm3BT/s3y9xs6k=,iv:nUhnWKD2Ra4bp2NXU3jr46fulOHIQCkuA4HebiDWXak=,tag:3Z0Oc7Ov1yPnmXaRvY0v2w==,type:str]';
+  const metadata = {
+    age: [{ recipient: 'age19gj66fq5v2veu940ftyj4pkw0w5tgxgddlyqnd00pnjzyndevurqx70g4t', enc: '-----BEGIN AGE ENCRYPTED FILE-----\nYWdlLWVuY3J5cHRpb24ub3JnL3YxCi0+IFgyNTUxOSBLVHAzTk5TZ0dSKytyK0JU\n-----END AGE ENCRYPTED FILE-----\n' }],
+    lastmodified: '2025-12-22T01:21:04Z',
+    mac: 'ENC[AES256_GCM,data:CYZ7OY9wz6ahH1WLiv3g+hSlrpclDSUMCJTYZ55afXyLH+/e5/FNIKr3d6gd5wh5Rca5uRdSDrS7FE8j1Isnldya3ykCFEuL4iE1im2XshsGXl78q0CQYfIrhMY=,iv:Zm9vYmFyYmF6cXV4MTIzNA==,tag:c3RhbXBzdGFtcHN0YW1wcw==,type:str]',
+    encrypted_regex: '^(data|stringData)$', mac_only_encrypted: true, version: '3.11.0',
+  };
+
+  test('a SOPS-encrypted Secret (sops metadata with a mac, ENC[...] values): neither the sops key nor the encrypted value is reported', () => {
+    expect(clusterFindings(lintFolder(applied({ 'secret.enc.age.yaml': sopsSecret(metadata, enc) })))).toEqual([]);
+  });
+
+  test('near misses: a plain field of an encrypted Secret, an ENC[...] value without sops metadata, and a sops key without a mac are still refused', () => {
+    // metadata stays plain text (encrypted_regex), so a bad name is applied as written
+    expect(clusterErrors(lintFolder(applied({ 's.yaml': sopsSecret(metadata, enc, 'Webhook_Token') })))).toEqual([expect.stringMatching(/^RW803 metadata.name: /)]);
+    // no sops metadata: nothing decrypts the value, and the API server refuses it
+    expect(clusterErrors(lintFolder(applied({ 's.yaml': sopsSecret(undefined, enc) })))).toEqual([expect.stringMatching(/^RW803 data.token: is not base64/)]);
+    // a sops key without a mac: Flux does not decrypt it (isSOPSEncryptedResource), so the key is applied
+    const errors = clusterErrors(lintFolder(applied({ 's.yaml': sopsSecret({ version: '3.11.0' }, 'aGVsbG8=') })));
+    expect(errors).toEqual([expect.stringMatching(/^RW801 sops: /)]);
   });
 });

@@ -223,6 +223,47 @@ describe('real problems lint used to miss', () => {
   });
 });
 
+describe('held-out set 6: RW603 when every candidate is the same workload (issue 21)', () => {
+  const lintFiles = (files: Record<string, Obj[]>): Finding[] => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rw-hpa6-'));
+    dirs.push(dir);
+    for (const [rel, objs] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+      fs.writeFileSync(path.join(dir, rel), objs.map((o) => YAML.stringify(o)).join('---\n'));
+    }
+    let out = '';
+    runLint({ paths: [dir], format: 'json', failOn: 'none', kustomize: false, write: (s_) => { out += s_; } });
+    return (JSON.parse(out) as { findings: Finding[] }).findings.filter((x) => x.ruleId.startsWith('RW603'));
+  };
+  /** vfarcic/k8s-specs scaling/go-demo-5*.yml: the mongo StatefulSet db, one chapter's variants of one file. */
+  const db = (namespace: string | undefined, replicas: number): Obj => ({
+    apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'db', ...(namespace ? { namespace } : {}) },
+    spec: { serviceName: 'db', replicas, selector: { matchLabels: { app: 'db' } }, template: { metadata: { labels: { app: 'db' } }, spec: { containers: [{ name: 'db', image: 'mongo:3.3', ports: [{ containerPort: 27017 }] }] } } },
+  });
+  /** vfarcic/k8s-specs scaling/go-demo-5-db-hpa.yml (autoscaling/v2 here). */
+  const hpa = (namespace: string | undefined): Obj => ({
+    apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'db', ...(namespace ? { namespace } : {}) },
+    spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'db' }, minReplicas: 3, maxReplicas: 5 },
+  });
+
+  test('scaling/go-demo-5-db-hpa.yml: go-demo-5/db in three alternative files of the folder is one target, not an ambiguity', () => {
+    expect(lintFiles({
+      'scaling/go-demo-5.yml': [db('go-demo-5', 3)], 'scaling/go-demo-5-many.yml': [db('go-demo-5', 3)], 'scaling/go-demo-5-no-hpa.yml': [db('go-demo-5', 1)],
+      'scaling/go-demo-5-db-hpa.yml': [hpa('go-demo-5')],
+    })).toEqual([]);
+  });
+
+  test('near miss: an HPA without a namespace beside db in two namespaces cannot tell which it scales (info naming both)', () => {
+    const f = lintFiles({ 'scaling/a.yml': [db('go-demo-3', 3)], 'scaling/b.yml': [db('go-demo-5', 3)], 'scaling/db-hpa.yml': [hpa(undefined)] });
+    expect(f.map((x) => `${x.severity} ${x.message}`)).toEqual([expect.stringMatching(/^info scaleTargetRef StatefulSet\/db matches StatefulSet\/go-demo-3\/db .*StatefulSet\/go-demo-5\/db .*: not checked/)]);
+  });
+
+  test('near miss: an HPA in go-demo-5 does not count go-demo-3/db as its target (a warning when its own namespace has none)', () => {
+    const f = lintFiles({ 'scaling/a.yml': [db('go-demo-3', 3), { ...db('go-demo-5', 3), metadata: { name: 'mongo', namespace: 'go-demo-5' } }], 'scaling/db-hpa.yml': [hpa('go-demo-5')] });
+    expect(f.map((x) => `${x.severity} ${x.message}`)).toEqual([expect.stringMatching(/^warning scaleTargetRef StatefulSet\/db is none of the workloads deployed with this HPA \(StatefulSet\/go-demo-5\/mongo\)/)]);
+  });
+});
+
 describe('facts read from the manifest, saying where', () => {
   const container = (c: Obj) => ({ c, name: 'app', path: 'spec.template.spec.containers[0]' });
   const deployment = (): Parameters<typeof containerKeepAlive>[0] => ({ obj: {}, kind: 'Deployment', apiVersion: 'apps/v1', name: 'api', ref: 'Deployment/shop/api', file: 'd.yaml', line: () => 0 });
