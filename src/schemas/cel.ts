@@ -44,6 +44,13 @@ export function compileRule(rule: string, message: string | undefined): Compiled
   };
 }
 
+/**
+ * escapeProperty's results by name (bounded); NOT_ACCESSIBLE for a name CEL cannot reach, which no escaped
+ * name can equal (escaped names hold only A-Z, a-z, 0-9 and _).
+ */
+const ESCAPED = new Map<string, string>();
+const NOT_ACCESSIBLE = '\u0000';
+
 const RESERVED = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while']);
 
 /**
@@ -53,6 +60,17 @@ const RESERVED = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'const',
  * not accessible (undefined).
  */
 export function escapeProperty(name: string): string | undefined {
+  // A pure function of the name, so the name is the whole key; every object's keys pass through
+  // here each time a value is converted for a CEL rule, and an estate repeats a few hundred names.
+  const known = ESCAPED.get(name);
+  if (known !== undefined) return known === NOT_ACCESSIBLE ? undefined : known;
+  const escaped = escapeUncached(name);
+  if (ESCAPED.size >= 10_000) ESCAPED.clear();
+  ESCAPED.set(name, escaped ?? NOT_ACCESSIBLE);
+  return escaped;
+}
+
+function escapeUncached(name: string): string | undefined {
   if (name === '' || /^[0-9]/.test(name)) return undefined;
   if (RESERVED.has(name)) return `__${name}__`;
   if (/[^A-Za-z0-9_./-]/.test(name)) return undefined;

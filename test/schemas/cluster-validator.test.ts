@@ -7,7 +7,7 @@ import { jsonSizeBound } from '../../src/schemas/builtin';
 import { ClusterValidator, findSchemaDir } from '../../src/schemas/cluster-validator';
 import { KubernetesVersion } from '../../src/decisions/kubernetes-version';
 import { SchemaValidator } from '../../src/schemas/validator';
-import { SchemaCompiler, Pass, SchemaProblem } from '../../src/schemas/structural';
+import { SchemaCompiler, Pass, SchemaProblem, pointerKey } from '../../src/schemas/structural';
 
 const dir = findSchemaDir()!;
 type J = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON edited by the cases
@@ -53,6 +53,16 @@ describe('CEL: the pinned CRDs\' rules', () => {
     expect(escapeProperty('a.b/c')).toBe('a__dot__b__slash__c');
     expect(escapeProperty('a__b')).toBe('a__underscores__b');
     expect(escapeProperty('1a')).toBeUndefined();
+    // the second call of each name is answered from the memo by name: the same results
+    const names = [
+      ['namespace', '__namespace__'], ['x-y', 'x__dash__y'], ['1a', undefined], ['a b', undefined], ['ok_1', 'ok_1'],
+    ] as const;
+    for (const [name, want] of names) {
+      expect(escapeProperty(name)).toBe(want);
+      expect(escapeProperty(name)).toBe(want);
+    }
+    // a key of a JSON-pointer path: ~ and / escaped, any other key as it is
+    expect(['a/b', 'a~b', '~/', 'plain', ''].map(pointerKey)).toEqual(['a~1b', 'a~0b', '~0~1', 'plain', '']);
     const node = new SchemaCompiler({}, true).compile({ type: 'object', properties: { namespace: { type: 'string' } }, 'x-kubernetes-validations': [{ rule: "self.__namespace__ != 'kube-system'" }] });
     const out: SchemaProblem[] = [];
     node.check({ namespace: 'kube-system' }, '', out, new Pass());

@@ -14,6 +14,8 @@ const TAG = /\{\{(.*?)\}\}/g;
 export function resolveArgs(x: unknown, values: ReadonlyMap<string, string | undefined>, unknown: string[] = [], pending: string[] = []): { value: unknown; unknown: string[]; pending: string[] } {
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') {
+      // A string without "{{" holds no tag (TAG starts with it): replace would return it unchanged.
+      if (!v.includes('{{')) return v;
       return v.replace(TAG, (whole, tag: string) => {
         const t = tag.trim();
         if (t.startsWith('args.') && values.has(t.slice(5))) {
