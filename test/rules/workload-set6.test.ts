@@ -132,3 +132,36 @@ describe('a Deployment a Flagger Canary targets (stefanprodan/gitops-appmesh app
   });
 });
 
+
+/** vfarcic/k8s-specs cd/jenkins.yml: one Jenkins replica, liveness a copy of readiness. */
+function jenkins(timeoutSeconds: number): Obj[] {
+  const probe = { httpGet: { path: '/jenkins/login', port: 8080 }, initialDelaySeconds: 60, timeoutSeconds, failureThreshold: 12 };
+  return [{
+    apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'jenkins', namespace: 'jenkins' },
+    spec: {
+      serviceName: 'jenkins', replicas: 1, selector: { matchLabels: { app: 'jenkins' } },
+      template: {
+        metadata: { labels: { app: 'jenkins' } },
+        spec: { containers: [{ name: 'jenkins', image: 'jenkins/jenkins:lts-alpine', ports: [{ containerPort: 8080 }], livenessProbe: { ...probe }, readinessProbe: { ...probe } }] },
+      },
+    },
+  }, {
+    apiVersion: 'v1', kind: 'Service', metadata: { name: 'jenkins', namespace: 'jenkins' },
+    spec: { selector: { app: 'jenkins' }, ports: [{ name: 'http', port: 8080 }] },
+  }];
+}
+
+describe('RW105 reports only a timeout a loaded handler misses (at most 3 s)', () => {
+  test('vfarcic/k8s-specs cd/jenkins.yml: identical probes with a 5 s timeout are silent', () => {
+    expect(of(lintObjects(jenkins(5)), 'RW105')).toEqual([]);
+  });
+
+  test('near miss: the same probes with the kubelet\'s 1 s timeout still warn', () => {
+    expect(of(lintObjects(jenkins(1)), 'RW105').map((x) => x.severity)).toEqual(['warning']);
+  });
+
+  test('boundary: 3 s still warns, 4 s does not', () => {
+    expect(of(lintObjects(jenkins(3)), 'RW105').map((x) => x.severity)).toEqual(['warning']);
+    expect(of(lintObjects(jenkins(4)), 'RW105')).toEqual([]);
+  });
+});
