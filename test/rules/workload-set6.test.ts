@@ -165,3 +165,50 @@ describe('RW105 reports only a timeout a loaded handler misses (at most 3 s)', (
     expect(of(lintObjects(jenkins(4)), 'RW105')).toEqual([]);
   });
 });
+
+/** kostis-codefresh/rollouts-header-routing-example dynamic-routing/rollout.yml (reduced). */
+function headerRouting(): Obj[] {
+  const probe = { httpGet: { path: '/health', port: 8080 }, periodSeconds: 10, failureThreshold: 3 };
+  const rollout = {
+    apiVersion: 'argoproj.io/v1alpha1', kind: 'Rollout', metadata: { name: 'smart-rollouts-demo', namespace: 'default' },
+    spec: {
+      replicas: 5,
+      strategy: {
+        canary: {
+          canaryService: 'smart-canary-service', stableService: 'smart-stable-service',
+          trafficRouting: { managedRoutes: [{ name: 'always-preview' }], plugins: { 'argoproj-labs/gatewayAPI': { httpRoutes: [{ name: 'my-smart-route', useHeaderRoutes: true }], namespace: 'default' } } },
+          steps: [{ setHeaderRoute: { name: 'always-preview', match: [{ headerName: 'X-Canary', headerValue: { exact: 'yes' } }] } }, { setWeight: 25 }, { pause: {} }, { setWeight: 100 }],
+        },
+      },
+      selector: { matchLabels: { app: 'smart-rollouts-demo' } },
+      template: {
+        metadata: { labels: { app: 'smart-rollouts-demo' } },
+        spec: { containers: [{ name: 'smart-rollouts-demo', image: 'kostiscodefresh/smart-rollout:latest', ports: [{ name: 'http', containerPort: 8080 }], readinessProbe: probe }] },
+      },
+    },
+  };
+  const svc = (name: string): Obj => ({ apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: 'default' }, spec: { selector: { app: 'smart-rollouts-demo' }, ports: [{ port: 80, targetPort: 'http' }] } });
+  return [rollout, svc('smart-canary-service'), svc('smart-stable-service')];
+}
+
+describe('RW301 only where availability alone gates a basic canary', () => {
+  test('kostis-codefresh/rollouts-header-routing-example dynamic-routing/rollout.yml: trafficRouting ignores maxUnavailable, silent', () => {
+    expect(of(lintObjects(headerRouting()), 'RW301')).toEqual([]);
+  });
+
+  test('near miss: the same canary without trafficRouting rolls by maxUnavailable (25% of 5 = 1): info', () => {
+    const objs = headerRouting();
+    delete objs[0].spec.strategy.canary.trafficRouting;
+    objs[0].spec.strategy.canary.steps = [{ setWeight: 25 }, { pause: { duration: 60 } }];
+    const f = of(lintObjects(objs), 'RW301');
+    expect(f.map((x) => x.severity)).toEqual(['info']);
+    expect(f[0].message).toContain('minReadySeconds 0 (default) < readiness leave window 30 s while maxUnavailable is 25% of 5 = 1');
+  });
+
+  test('a Deployment with the default minReadySeconds 0 is no longer reported (14 of 14 judged noise)', () => {
+    const objs = headerRouting();
+    const d = objs[0];
+    d.apiVersion = 'apps/v1'; d.kind = 'Deployment'; delete d.spec.strategy;
+    expect(of(lintObjects(objs), 'RW301')).toEqual([]);
+  });
+});
