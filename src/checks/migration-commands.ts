@@ -9,7 +9,8 @@
  * `migrate`, not `showmigrations`; Alembic `upgrade`, not `current`; Prisma `migrate deploy`, not
  * `migrate status`), a command that asks for help, a plan, a check or offline SQL does not match
  * (`--help`, `--plan`, `--check`, `--sql`, `--dry-run`), and a name matches only as a whole word
- * between "-", "_" or "." (`migrate`, `db-migrations`; not `immigration-api`).
+ * between "-", "_" or "." (`migrate`, `db-migrations`; not `immigration-api`), and not on a
+ * container that is shown to wait for something else (k8s-wait-for with a `job` or `pod` target).
  */
 
 /** The container, as synth's decisions and a manifest both have it. */
@@ -17,6 +18,8 @@ export interface MigrationCandidate {
   readonly name?: string;
   readonly command?: readonly unknown[];
   readonly args?: readonly unknown[];
+  /** The container's image, when known: a wait image (k8s-wait-for) shows what the container does. */
+  readonly image?: unknown;
 }
 
 /** Why it looks like a migration: what matched, and where. */
@@ -114,6 +117,31 @@ function migrationIn(words: readonly string[]): string | undefined {
   return undefined;
 }
 
+/** wait_for.sh's modes: what it waits for, `-we`/`-wr` also accepting errors (see waitsFor). */
+const WAIT_FOR_MODE = /^(job|pod|service)(-we|-wr)?$/;
+
+/**
+ * What the container waits for, when it is groundnuty/k8s-wait-for (any registry, tag or fork of
+ * that image name) running wait_for.sh with a mode and a target: `args: [job, <name>]` under the
+ * image's entrypoint, or wait_for.sh in its command or a shell script. The image's ENTRYPOINT is
+ * wait_for.sh (groundnuty/k8s-wait-for Dockerfile at e907b145), whose main() takes `job|pod|
+ * service[-we]` and a name or `-l<selector>` and only polls kubectl until the Job succeeded or the
+ * pods are ready (wait_for.sh at accb018c; README at 45993984 adds the `-wr` modes). Such a
+ * container runs nothing itself, whatever its name says: quarkusio/quarkus-super-heroes
+ * rest-fights/deploy/k8s/native-minikube.yml's `wait-for-liquibase-mongodb` waits for the Job
+ * `rest-fights-liquibase-mongodb-init`, where the migration already runs once (set 7).
+ */
+function waitsFor(c: MigrationCandidate, argv: readonly string[]): string | undefined {
+  if (typeof c.image !== 'string') return undefined;
+  const repository = c.image.trim().split('@')[0].replace(/:[^/]*$/, '').split('/').pop();
+  if (repository !== 'k8s-wait-for') return undefined;
+  const full = (c.command?.length ?? 0) === 0 ? ['wait_for.sh', ...argv] : [...argv];
+  for (const { words } of invocations(full)) {
+    if (words.length >= 3 && basename(words[0]) === 'wait_for.sh' && WAIT_FOR_MODE.test(words[1])) return `${words[1]} ${words[2]}`;
+  }
+  return undefined;
+}
+
 /**
  * Why the container looks like a schema migration, or undefined. `byName` also looks at its name
  * (init containers and sidecars; the app container's name is rollwise's own).
@@ -129,7 +157,8 @@ export function looksLikeMigration(c: MigrationCandidate, byName: boolean): Migr
   if (byName && typeof c.name === 'string') {
     const word = c.name.toLowerCase().split(/[-_.]/).find((x) => NAME_WORDS.has(x));
     const readOnly = argv.some((x) => READ_ONLY.test(x));
-    if (word && !readOnly) return { reason: `"${word}" in its name (${c.name})` };
+    // A name about a migration on a container that waits for one (a Job) is not the migration.
+    if (word && !readOnly && waitsFor(c, argv) === undefined) return { reason: `"${word}" in its name (${c.name})` };
   }
   return undefined;
 }

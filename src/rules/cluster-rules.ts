@@ -97,7 +97,7 @@ export function withClusterFindings(
     if (asIs === undefined && isFragmentShaped(o.obj)) continue;
     const signs = templateSigns(o);
     const encrypted = sopsEncrypted(o.obj);
-    const problems = validator.check(o.obj, pass).filter((p) => !encrypted || !aboutSopsEncryption(p));
+    const problems = validator.check(o.obj, pass).filter((p) => !aboutSopsEncryption(p, encrypted));
     // A fill-in recognized in one field is the same fill-in wherever the object repeats it
     // (`port: PORT` is a placeholder where a number belongs, so `targetPort: PORT` is too).
     const fillIns = new Set(problems.filter(aboutPlaceholder).map((p) => p.value).filter((v): v is string => typeof v === 'string'));
@@ -194,7 +194,12 @@ export function filledInByTool(o: LintObject, p: { readonly path: string; readon
  * (getsops/sops v3.13.2 stores/stores.go SopsMetadataKey = "sops", Metadata's `mac`), and the sops
  * CLI and Flux decrypt the document and drop the key before anything reaches the API server, so
  * the document is never applied as written (xunholy/k8s-gitops kubernetes/apps/base/flux-system/
- * flux-instance/extras/secret.enc.age.yaml, held-out set 6).
+ * flux-instance/extras/secret.enc.age.yaml, held-out set 6). The block is one per document and
+ * covers all of it: sops loads the document as one tree and takes the `sops` key off its top
+ * (stores/yaml/store.go LoadEncryptedFile, stores.ExtractMetadata), so a `kind: List`'s block
+ * covers its items (thoth-station/thoth-application amun/overlays/moc-prod/amun-api/
+ * secrets.enc.yaml, set 7). An item has no `sops` key of its own; what decryption changes in it
+ * is its ENC[...] values, which are not reported wherever they are (SOPS_VALUE).
  */
 export function sopsEncrypted(obj: Record<string, unknown>): boolean {
   const mac = rec(obj.sops)?.mac;
@@ -202,19 +207,23 @@ export function sopsEncrypted(obj: Record<string, unknown>): boolean {
 }
 
 /**
- * A value sops encrypted: `ENC[AES256_GCM,data:...,iv:...,tag:...,type:...]` (getsops/sops v3.13.2
- * aes/cipher.go Encrypt). Decryption replaces it with the plain value of that type.
+ * A value sops encrypted: `ENC[AES256_GCM,data:...,iv:...,tag:...,type:...]`, the format sops
+ * writes (getsops/sops v3.13.2 aes/cipher.go Encrypt's Sprintf) and reads back (its `encre`
+ * regexp). Decryption replaces it with the plain value of that type. No one writes that text as
+ * a plain value, so it is ciphertext wherever it appears, with or without a `sops` block in the
+ * same object: what decrypts it (ksops, Flux, the sops CLI) is not the API server's concern.
  */
 const SOPS_VALUE = /^ENC\[AES256_GCM,data:[^,\]]*,iv:[^,\]]*,tag:[^,\]]*,type:[a-z]+\]$/;
 
 /**
- * Whether a problem on a SOPS-encrypted document is about what decryption changes: the `sops`
- * key itself (removed) or an encrypted value (replaced by its plain text). Fields sops left in
- * plain text (`encrypted_regex: ^(data|stringData)$` keeps metadata plain) are applied as written,
- * so a problem there is still reported.
+ * Whether a problem is about what sops decryption changes: an encrypted value (replaced by its
+ * plain text), anywhere; and on a SOPS-encrypted document the `sops` key itself (removed). Fields
+ * sops left in plain text (`encrypted_regex: ^(data|stringData)$` keeps metadata plain) are
+ * applied as written, so a problem there is still reported; so is a `sops` key without a `mac`.
  */
-function aboutSopsEncryption(p: { readonly path: string; readonly value?: unknown }): boolean {
-  return p.path === '/sops' || p.path.startsWith('/sops/') || holdsSopsValue(p.value, 0);
+function aboutSopsEncryption(p: { readonly path: string; readonly value?: unknown }, encrypted: boolean): boolean {
+  if (encrypted && (p.path === '/sops' || p.path.startsWith('/sops/'))) return true;
+  return holdsSopsValue(p.value, 0);
 }
 
 function holdsSopsValue(value: unknown, depth: number): boolean {

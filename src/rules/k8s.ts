@@ -307,11 +307,6 @@ export function nonServingService(svc: Manifest): boolean {
   return ports.every((p) => nonServingPortName(p?.name));
 }
 
-/** The port names of a Service, for messages ("metrics, dummy-unused-port"). */
-export function servicePortNames(svc: Manifest): string {
-  return arr(rec(svc.spec)?.ports).map((p) => str(rec(p)?.name) ?? String(rec(p)?.port)).join(', ');
-}
-
 /**
  * Containers that declare a port that may carry requests: a containerPort that is unnamed or whose
  * name is not one of NON_SERVING_PORT's. A pod whose only declared port is a health or metrics port

@@ -387,11 +387,34 @@ describe('held-out set 6: objects not applied as written (issue 21)', () => {
     expect(clusterFindings(lintFolder(applied({ 'secret.enc.age.yaml': sopsSecret(metadata, enc) })))).toEqual([]);
   });
 
-  test('near misses: a plain field of an encrypted Secret, an ENC[...] value without sops metadata, and a sops key without a mac are still refused', () => {
+  /**
+   * thoth-station/thoth-application amun/overlays/moc-prod/amun-api/secrets.enc.yaml (held-out
+   * set 7, values shortened): a `kind: List` of Secrets whose one top-level `sops` block covers
+   * the items; the items are linted one by one and carry no `sops` key of their own.
+   */
+  const sopsList = (token: string, name = 'kafka'): string => YAML.stringify({
+    apiVersion: 'v1', kind: 'List',
+    items: [{ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: 'thoth-amun-inspection-stage' }, type: 'Opaque', data: { 'kafka_ca.crt': token } }],
+    sops: metadata,
+  });
+
+  test('a SOPS-encrypted List of Secrets: the ENC[...] values of its items are not reported', () => {
+    expect(clusterFindings(lintFolder(applied({ 'secrets.enc.yaml': sopsList(enc) })))).toEqual([]);
+  });
+
+  test('an ENC[...] value in the exact sops format is ciphertext even without sops metadata beside it', () => {
+    expect(clusterFindings(lintFolder(applied({ 's.yaml': sopsSecret(undefined, enc) })))).toEqual([]);
+  });
+
+  test('near misses: a plain field of an encrypted Secret or List item, a value only like sops\'s, and a sops key without a mac are still refused', () => {
     // metadata stays plain text (encrypted_regex), so a bad name is applied as written
     expect(clusterErrors(lintFolder(applied({ 's.yaml': sopsSecret(metadata, enc, 'Webhook_Token') })))).toEqual([expect.stringMatching(/^RW803 metadata.name: /)]);
-    // no sops metadata: nothing decrypts the value, and the API server refuses it
-    expect(clusterErrors(lintFolder(applied({ 's.yaml': sopsSecret(undefined, enc) })))).toEqual([expect.stringMatching(/^RW803 data.token: is not base64/)]);
+    expect(clusterErrors(lintFolder(applied({ 's.yaml': sopsList(enc, 'Kafka_CA') })))).toEqual([expect.stringMatching(/^RW803 metadata.name: /)]);
+    // not sops's format (no iv or tag): nothing decrypts it, and the API server refuses it
+    const notSops = 'ENC[AES256_GCM,data:O3HFn7k8QHDrI08N7Zm9ltdb227dGUYRi25XbqN9JVZ7Kk4Cv1fL1aWgfPulUzm3BT/s3y9xs6k=]';
+    expect(clusterErrors(lintFolder(applied({ 's.yaml': sopsSecret(undefined, notSops) })))).toEqual([expect.stringMatching(/^RW803 data.token: is not base64/)]);
+    // a plain value that is not base64, in an encrypted List: still refused
+    expect(clusterErrors(lintFolder(applied({ 's.yaml': sopsList('not base64!') })))).toEqual([expect.stringMatching(/^RW803 data\["kafka_ca.crt"\]: is not base64/)]);
     // a sops key without a mac: Flux does not decrypt it (isSOPSEncryptedResource), so the key is applied
     const errors = clusterErrors(lintFolder(applied({ 's.yaml': sopsSecret({ version: '3.11.0' }, 'aGVsbG8=') })));
     expect(errors).toEqual([expect.stringMatching(/^RW801 sops: /)]);

@@ -457,10 +457,10 @@ describe('set 4: a Service whose ports are all named for metrics does not make t
       .filter((x) => x.startsWith('RW305'))).toEqual(['RW305 error']);
   });
 
-  test('RW110: no readiness probe, selected only by a metrics Service: info; with a serving port too, the warning', () => {
+  test('RW110: no readiness probe, selected only by a metrics Service: nothing (set 7: noise even as info); with a serving port too, the warning', () => {
     const d = cleanDeployment();
     delete c0(d).readinessProbe;
-    expect(ids(lintObjects([d, pdb(), scrape([{ name: 'metrics', port: 9598 }])])).filter((x) => x.startsWith('RW110'))).toEqual(['RW110 info']);
+    expect(ids(lintObjects([d, pdb(), scrape([{ name: 'metrics', port: 9598 }])])).filter((x) => x.startsWith('RW110'))).toEqual([]);
     // vector-infra-metrics as shipped also has graphql-api (an admin API people call): still served.
     expect(ids(lintObjects([d, pdb(), scrape([{ name: 'metrics', port: 9598 }, { name: 'graphql-api', port: 8686 }])]))
       .filter((x) => x.startsWith('RW110'))).toEqual(['RW110 warning']);
@@ -564,10 +564,8 @@ describe('held-out set 5: what makes a workload serve (issue 21)', () => {
     spec: { ports, selector: { app: 'bookbuyer' } },
   });
 
-  test('RW110: a Service whose only port is dummy-unused-port (mesh identity, OSM bookbuyer) is info, naming the port', () => {
-    const f = only([bookbuyer(), identity([{ port: 9999, name: 'dummy-unused-port' }])], 'RW110');
-    expect(f.map((x) => x.severity)).toEqual(['info']);
-    expect(f[0].message).toContain('only ports named for metrics, health checks or as unused (dummy-unused-port)');
+  test('RW110: a Service whose only port is dummy-unused-port (mesh identity, OSM bookbuyer) routes no request: nothing', () => {
+    expect(only([bookbuyer(), identity([{ port: 9999, name: 'dummy-unused-port' }])], 'RW110')).toEqual([]);
   });
 
   test('near miss: the same client behind a port named http, or a placeholder beside a real port, is the warning', () => {
@@ -667,5 +665,38 @@ describe('held-out set 5: what makes a workload serve (issue 21)', () => {
     const mixed = vllm(3);
     mixed.spec.template.spec.containers[0].readinessProbe.timeoutSeconds = 1;
     expect(only([mixed, llmService], 'RW201').map((x) => x.severity)).toEqual(['warning']);
+  });
+});
+
+describe('held-out set 7: RW110 behind a metrics-only Service (issue 21)', () => {
+  /**
+   * thoth-station/thoth-application core/overlays/moc-prod/backend-prod/argo-deployments.yaml: Argo's
+   * workflow-controller, no readiness probe, selected only by workflow-controller-metrics
+   * (argo-workflow-controller.yaml: one port, `metrics`, 80 -> 8080).
+   */
+  const controller = (): Obj => ({
+    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'workflow-controller', namespace: 'thoth-backend-prod' },
+    spec: {
+      selector: { matchLabels: { app: 'workflow-controller' } },
+      template: {
+        metadata: { labels: { app: 'workflow-controller' } },
+        spec: { containers: [{ name: 'workflow-controller', image: 'workflow-controller', command: ['workflow-controller'], args: ['--namespaced'] }] },
+      },
+    },
+  });
+  const metricsService = (ports: Obj[]): Obj => ({
+    apiVersion: 'v1', kind: 'Service', metadata: { name: 'workflow-controller-metrics', namespace: 'thoth-backend-prod' },
+    spec: { ports, selector: { app: 'workflow-controller' } },
+  });
+  const rw110 = (objs: Obj[]): string[] => ids(lintObjects(objs)).filter((x) => x.startsWith('RW110'));
+
+  test('only its metrics Service selects it: no RW110, not even info (judged noise as info)', () => {
+    expect(rw110([controller(), metricsService([{ name: 'metrics', protocol: 'TCP', port: 80, targetPort: 8080 }])])).toEqual([]);
+  });
+
+  test('near miss: a serving port beside metrics, or a second Service that serves, is still the warning', () => {
+    expect(rw110([controller(), metricsService([{ name: 'metrics', port: 80, targetPort: 8080 }, { name: 'http', port: 2746 }])])).toEqual(['RW110 warning']);
+    const api: Obj = { ...metricsService([{ name: 'web', port: 2746 }]), metadata: { name: 'workflow-api', namespace: 'thoth-backend-prod' } };
+    expect(rw110([controller(), metricsService([{ name: 'metrics', port: 80 }]), api])).toEqual(['RW110 warning']);
   });
 });

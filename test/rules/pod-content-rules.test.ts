@@ -36,6 +36,35 @@ describe('RW306: a schema migration in the pods', () => {
   });
 });
 
+describe('RW306: a container that waits for the migration Job (held-out set 7)', () => {
+  /** quarkusio/quarkus-super-heroes rest-fights/deploy/k8s/native-minikube.yml (and *-all-downstream.yml). */
+  const waitFor = (name: string, image: string, spec: string) => deployment(`initContainers:
+  - name: ${name}
+    image: ${image}
+${spec.replace(/^/gm, '    ')}
+containers:
+  - name: orders
+    image: ghcr.io/acme/orders:1.0.0
+`);
+
+  test('groundnuty/k8s-wait-for waiting for the liquibase Job: the name mentions liquibase, nothing runs it here', () => {
+    const quarkus = waitFor('wait-for-liquibase-mongodb', 'groundnuty/k8s-wait-for:no-root-v1.7', 'args:\n  - job\n  - rest-fights-liquibase-mongodb-init');
+    expect(findings(quarkus)).toEqual([]);
+    // the same wait from another registry, with wait_for.sh named, or for a pod by label
+    expect(findings(waitFor('migrate-wait', 'ghcr.io/groundnuty/k8s-wait-for:v2.0', 'command: ["wait_for.sh", "job-we", "orders-migrate"]'))).toEqual([]);
+    expect(findings(waitFor('migrations', 'groundnuty/k8s-wait-for@sha256:0c3b', 'args: ["pod", "-lapp=orders-migrations"]'))).toEqual([]);
+  });
+
+  test('near misses: the name on another image, the wait image without a wait, and a migration command in it still fire', () => {
+    // the migration's own image under that name: it runs the migration in every pod
+    expect(findings(waitFor('wait-for-liquibase-mongodb', 'quay.io/quarkus/rest-fights:java25', 'args: ["job", "x"]'))).toEqual([expect.stringMatching(/^warning RW306 .*"liquibase" in its name/)]);
+    // k8s-wait-for with no wait_for.sh mode (an unknown resource type): not shown to wait
+    expect(findings(waitFor('liquibase', 'groundnuty/k8s-wait-for:v2.0', 'args: ["deployment", "orders"]'))).toEqual([expect.stringMatching(/^warning RW306 .*"liquibase" in its name/)]);
+    // the image name alone does not hide a migration command run in it
+    expect(findings(waitFor('schema', 'groundnuty/k8s-wait-for:v2.0', 'command: ["sh", "-c", "wait_for.sh job db && liquibase update"]'))).toEqual([expect.stringMatching(/^warning RW306 .*Liquibase's update/)]);
+  });
+});
+
 describe('RW111-RW113: the Cloud SQL Auth Proxy sidecar', () => {
   const proxy = (image: string, args: string[], probe = '/readiness', command?: string[]) => deployment(`containers:
   - name: orders
