@@ -61,13 +61,15 @@ export function readSelector(x: unknown): LabelSelector {
   for (const [k, v] of Object.entries(rec(r.matchLabels) ?? {})) labels[k] = v as string;
   return {
     matchLabels: labels,
-    matchExpressions: arr(r.matchExpressions).map((e) => ({ key: str(rec(e)?.key), operator: str(rec(e)?.operator), values: arr(rec(e)?.values).map(String) })),
+    matchExpressions: arr(r.matchExpressions).map((e) => ({ key: str(rec(e)?.key), operator: str(rec(e)?.operator),
+      values: arr(rec(e)?.values).map(String) })),
   };
 }
 
 export class Findings {
   public readonly list: ControllerFinding[] = [];
-  public add(check: ControllerCheck, path: string, message: string, values: Record<string, string | number | boolean> = {}): void {
+  public add(check: ControllerCheck, path: string, message: string,
+    values: Record<string, string | number | boolean> = {}): void {
     this.list.push({ check, path, message, values });
   }
 }
