@@ -41,6 +41,7 @@ export function terminalProgress(stream: ProgressStream = process.stderr, opts: 
     if (finished ? !shown : t - last < interval) return;
     last = t;
     shown = true;
-    stream.write(`\rsynthesized ${done}/${total} charts${finished ? ` in ${((t - start) / 1000).toFixed(1)} s\n` : ''}`);
+    stream.write(`\rsynthesized ${done}/${total} charts${finished ? ` in ${((t - start) / 1000).toFixed(1)} s\n`
+      : ''}`);
   };
 }
