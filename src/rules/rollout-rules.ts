@@ -20,6 +20,13 @@ function maxUnavailable(o: LintObject): { value: number; shown: string; path: st
     case 'Rollout': {
       const canary = rec(rec(spec.strategy)?.canary);
       if (!canary) return undefined;
+      // With trafficRouting the controller does not roll by maxUnavailable: the stable ReplicaSet
+      // stays fully scaled (or follows the traffic weight with dynamicStableScale) and the canary's
+      // count comes from setWeight (CalculateReplicaCountsForTrafficRoutedCanary,
+      // utils/replicaset/canary.go, argoproj/argo-rollouts v1.9.1); maxUnavailable is read only by
+      // the basic canary (scaleDownOldReplicaSetsForCanary, rollout/canary.go). Judged wrong on
+      // kostis-codefresh/rollouts-header-routing-example dynamic-routing/rollout.yml (set 6).
+      if (rec(canary.trafficRouting) !== undefined) return undefined;
       const raw = canary.maxUnavailable ?? '25%';
       const v = scaleIntOrPercent(raw, replicas, false);
       return v === undefined ? undefined : { value: v, shown: `${String(raw)}${v !== raw ? ` of ${replicas} = ${v}` : ''}`, path: 'spec.strategy.canary.maxUnavailable' };
@@ -61,12 +68,16 @@ export const ROLLOUT_RULES: readonly RuleDefinition[] = [
     id: 'RW301-min-ready-below-leave-window',
     severity: 'info',
     title: 'minReadySeconds shorter than the readiness leave window while maxUnavailable > 0',
-    kinds: ['Deployment', 'StatefulSet', 'Rollout'],
-    mechanism: 'A pod counts as available after minReadySeconds Ready (default 0); shorter than the time readiness needs to notice a failure (failureThreshold x period), a flapping pod is counted and, with maxUnavailable > 0, the rollout "completes" while pods flap. Information: the default of 0 is nearly universal and the flapping it lets through is a slower rollout to notice, not an outage by itself (all 5 such findings judged blind on public repositories were noise, docs/lint-precision.md, and 3 more at info on held-out set 3). Kept at info rather than removed: it is the one check of whether "rollout complete" can be reported while pods still flap, which a platform engineer reviewing a rollout wants to see; info does not fail a build. Only workloads a Service deployed with them routes to are checked; DaemonSets (node agents, often rolled all at once on purpose) are not.',
+    kinds: ['Rollout'],
+    mechanism: 'A pod counts as available after minReadySeconds Ready (default 0); shorter than the time readiness needs to notice a failure (failureThreshold x period), a flapping pod is counted and, with maxUnavailable > 0, the rollout "completes" while pods flap. Information: the default of 0 is nearly universal and the flapping it lets through is a slower rollout to notice, not an outage by itself (all 5 such findings judged blind on public repositories were noise, docs/lint-precision.md, and 3 more at info on held-out set 3). Kept at info rather than removed: it is the one check of whether "rollout complete" can be reported while pods still flap, which a platform engineer reviewing a rollout wants to see; info does not fail a build. Reported only where the rollout\'s progress gates on availability and nothing else watches the new pods: an Argo Rollouts basic canary (no trafficRouting) without an analysis, whose steps scale the old pods down by maxUnavailable as soon as the new ones count as available. Not on Deployments or StatefulSets: every one of the 14 findings judged on them (tuning set, held-out sets 3, 4 and 6) was noise, the default 0 being near-universal and a deliberate demo value as well (a rolling update that reports complete while a pod flaps is slower to notice, and the Deployment\'s own readiness still removes the pod). Not on a canary with trafficRouting: the controller does not roll it by maxUnavailable (the stable ReplicaSet stays scaled; argoproj/argo-rollouts v1.9.1 utils/replicaset/canary.go CalculateReplicaCountsForTrafficRoutedCanary), judged wrong on set 6. Not on a canary an analysis watches: the analysis, not the availability count, decides. Only Rollouts a Service deployed with them routes to are checked.',
     fieldNotes: 'docs/mechanisms.md#rollout-complete',
     fix: 'Set spec.minReadySeconds to at least failureThreshold x periodSeconds of the readiness probe (e.g. 30), and/or maxUnavailable 0 so a pod that never becomes available stalls the rollout.',
     facts: [],
+    upstream: 'argoproj/argo-rollouts v1.9.1 rollout/canary.go scaleDownOldReplicaSetsForCanary (minAvailable = replicas - MaxUnavailable, counted from available pods) and utils/replicaset/canary.go AtDesiredReplicaCountsForCanary, CalculateReplicaCountsForTrafficRoutedCanary (with trafficRouting the stable ReplicaSet stays scaled; maxUnavailable is not used).',
     check(o, ctx) {
+      // Only a basic canary nothing but the availability count watches (see mechanism).
+      const canary = rec(rec(rec(o.obj.spec)?.strategy)?.canary);
+      if (!canary || hasAnalysis(canary)) return;
       const withReadiness = containers(o).map((ref) => rec(ref.c.readinessProbe)).filter((p): p is Record<string, unknown> => p !== undefined);
       if (withReadiness.length === 0) return;
       const leave = Math.max(...withReadiness.map((p) => { const t = probeTiming(p); return t.failureThreshold * t.periodSeconds; }));

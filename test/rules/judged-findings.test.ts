@@ -648,8 +648,10 @@ describe('held-out set 5: what makes a workload serve (issue 21)', () => {
     expect(only([vllm(3, 60), llmService], 'RW105')).toEqual([]);
   });
 
-  test('near miss: identical probes under a minute are the warning, on one replica as on three', () => {
-    expect(only([vllm(1, 59), llmService], 'RW105').map((x) => x.severity)).toEqual(['warning']);
+  test('near miss: identical probes of at most 3 s are the warning, on one replica as on three', () => {
+    // Set 6 moved the bound from a minute to 3 s (workload-set6.test.ts): 59 s and 5 s are silent.
+    expect(only([vllm(1, 59), llmService], 'RW105')).toEqual([]);
+    expect(only([vllm(1, 3), llmService], 'RW105').map((x) => x.severity)).toEqual(['warning']);
     // denniszielke/container_demos yaml/hotrot.yaml: one replica, GET / with 1 s x 3 on both (judged real).
     expect(only([vllm(1, 1), llmService], 'RW105').map((x) => x.severity)).toEqual(['warning']);
     expect(only([vllm(3, 1), llmService], 'RW105').map((x) => x.severity)).toEqual(['warning']);

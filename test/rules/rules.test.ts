@@ -1,6 +1,18 @@
 import { allRules, Finding, lintObjects, lintText, RULES } from '../../src/rules';
 import { analysisTemplate, c0, cleanDeployment, gatewayPolicy, GUARDED, Obj, pdb, QUERY, rollout, rolloutPeers, route, routePolicy, service } from './helpers';
 
+/** rollout() as a basic canary: no trafficRouting, no analysis, timed steps, maxUnavailable 1. */
+function basicCanary(): Obj {
+  const r = rollout();
+  const c = r.spec.strategy.canary;
+  delete c.trafficRouting; delete c.analysis; delete c.canaryService; delete c.stableService;
+  c.maxUnavailable = 1;
+  c.steps = [{ setWeight: 25 }, { pause: { duration: '10m' } }];
+  // RW303 (no analysis) is what this shape is also about; suppressed here so the near miss is clean.
+  r.metadata = { ...r.metadata, annotations: { ...r.metadata.annotations, 'rollwise.dev/suppress': 'RW303-canary-without-analysis: timed canary on purpose in this case' } };
+  return r;
+}
+
 function deploymentSet(mut: (d: Obj) => void = () => undefined): Obj[] {
   const d = cleanDeployment();
   mut(d);
@@ -147,8 +159,9 @@ const CASES: Case[] = [
   },
   {
     id: 'RW301-min-ready-below-leave-window',
-    bad: () => deploymentSet((d) => { d.spec.minReadySeconds = 20; }),
-    good: () => deploymentSet((d) => { d.spec.minReadySeconds = 20; d.spec.strategy.rollingUpdate.maxUnavailable = 0; }),
+    // A basic canary (no trafficRouting) without analysis; near miss: maxUnavailable 0.
+    bad: () => { const r = basicCanary(); r.spec.minReadySeconds = 20; return [r, pdb(), ...rolloutPeers()]; },
+    good: () => { const r = basicCanary(); r.spec.minReadySeconds = 20; r.spec.strategy.canary.maxUnavailable = 0; return [r, pdb(), ...rolloutPeers()]; },
     message: /minReadySeconds 20 < readiness leave window 30 s while maxUnavailable is 1/,
     path: 'spec.minReadySeconds',
   },
