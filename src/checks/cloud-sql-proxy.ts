@@ -293,7 +293,8 @@ export function proxyHealthProblems(c: ProxyContainer, port: number): ProxyProbl
   const shown = (s: ProxySetting) => (s.given !== undefined ? JSON.stringify(s.given)
     : s.field.startsWith('env') ? s.source : shownArgs);
   const unknown = (s: ProxySetting, what: string) => out.push({ severity: 'warning', field: where(s), shown: shown(s),
-    why: `${what} comes from ${s.source}, so whether the kubelet's probes on port ${port} reach the health server cannot be checked.`,
+    why: `${what} comes from ${s.source}, so whether the kubelet's probes on port ${port} reach the health server ` +
+      'cannot be checked.',
     fix: `check that it ends up ${what === '--health-check' ? 'true'
       : what === '--http-address' ? '0.0.0.0' : String(port)}, or give ${flagsFix} as args.` });
   const hc = cfg.healthCheck;
@@ -433,7 +434,8 @@ export function proxyV1HealthProblems(c: ProxyContainer, image: string, port: nu
       : `command ${JSON.stringify(command)} does not run /cloud_sql_proxy itself, so rollwise cannot tell which ` +
         'arguments reach it';
     return [{ severity: 'warning', field: 'command', shown: JSON.stringify(c.command ?? []), why:
-      `${why}: whether the health server the probes ask on port ${port} is started on that port cannot be checked.`, fix: `give command: ["/cloud_sql_proxy", ${flagsFix}, "-instances=..."].` }];
+      `${why}: whether the health server the probes ask on port ${port} is started on that port cannot be checked.`,
+        fix: `give command: ["/cloud_sql_proxy", ${flagsFix}, "-instances=..."].` }];
   }
   const argv = [...command.slice(at + 1), ...strings(c.args)];
   const field = command.length > at + 1 ? 'command' : 'args';

@@ -180,6 +180,7 @@ export function metadataFieldPathError(path: string): string | undefined {
       return `fieldPath "${path}" does not support subscript`;
     }
   }
-  return ['metadata.annotations', 'metadata.labels', 'metadata.name', 'metadata.namespace', 'metadata.uid'].includes(path)
+  return ['metadata.annotations', 'metadata.labels', 'metadata.name', 'metadata.namespace',
+    'metadata.uid'].includes(path)
     ? undefined : `unsupported fieldPath: ${path}`;
 }

@@ -51,5 +51,6 @@ function templateRefs(rollout: Obj): { templateName: string; clusterScope?: bool
     steps?: { analysis?: { templates?: unknown[] } }[] } } } | undefined)?.strategy?.canary;
   const refs = [...(canary?.analysis?.templates ?? []),
     ...(canary?.steps ?? []).flatMap((s) => s?.analysis?.templates ?? [])];
-  return refs.filter((r): r is { templateName: string; clusterScope?: boolean } => typeof (r as { templateName?: unknown })?.templateName === 'string');
+  return refs.filter((r): r is { templateName: string;
+    clusterScope?: boolean } => typeof (r as { templateName?: unknown })?.templateName === 'string');
 }

@@ -9,15 +9,21 @@ export type Json = Record<string, unknown>;
 
 /** The checks, by key; `src/rules/controller-rules.ts` gives each a stable rule id. */
 export type ControllerCheck =
-  | 'negativeField' | 'selectorInvalid' | 'selectorTemplateMismatch' | 'templateNotForReplicaSet' | 'workloadRefWithTemplate' | 'workloadRefUnresolved'
+  | 'negativeField' | 'selectorInvalid' | 'selectorTemplateMismatch' | 'templateNotForReplicaSet'
+    | 'workloadRefWithTemplate' | 'workloadRefUnresolved'
   | 'progressDeadline' | 'strategyMissing' | 'strategyBoth' | 'surgeUnavailableZero' | 'sameService' | 'pingPong'
-  | 'routingWithoutServices' | 'scaleDownDelayWithoutRouting' | 'dynamicStableScaleWithoutRouting' | 'dynamicStableScaleWithDelay'
-  | 'maxTrafficWeightUnsupported' | 'stepSeveralKinds' | 'stepNoKind' | 'setWeightRange' | 'pauseDuration' | 'setCanaryScaleWithoutRouting'
-  | 'headerRouteUnsupported' | 'routeMatchInvalid' | 'mirrorRouteWithoutIstio' | 'managedRoutesMissing' | 'routeNotManaged'
+  | 'routingWithoutServices' | 'scaleDownDelayWithoutRouting' | 'dynamicStableScaleWithoutRouting'
+    | 'dynamicStableScaleWithDelay'
+  | 'maxTrafficWeightUnsupported' | 'stepSeveralKinds' | 'stepNoKind' | 'setWeightRange' | 'pauseDuration'
+    | 'setCanaryScaleWithoutRouting'
+  | 'headerRouteUnsupported' | 'routeMatchInvalid' | 'mirrorRouteWithoutIstio' | 'managedRoutesMissing'
+    | 'routeNotManaged'
   | 'experimentWeightUnsupported' | 'analysisArgFieldRef' | 'antiAffinity' | 'routerConfigInvalid'
-  | 'serviceNotFound' | 'serviceSelectorMismatch' | 'serviceManagedByOther' | 'templateNotFound' | 'analysisArgsNotSupplied'
+  | 'serviceNotFound' | 'serviceSelectorMismatch' | 'serviceManagedByOther' | 'templateNotFound'
+    | 'analysisArgsNotSupplied'
   | 'inlineAnalysisIndefinite' | 'inlineUnresolvedArg' | 'templatesMergeInvalid' | 'argValueAndValueFrom'
-  | 'noMetrics' | 'duplicateMetric' | 'negativeLimit' | 'limitsBothDisabled' | 'countBelowLimits' | 'countBelowInconclusive'
+  | 'noMetrics' | 'duplicateMetric' | 'negativeLimit' | 'limitsBothDisabled' | 'countBelowLimits'
+    | 'countBelowInconclusive'
   | 'intervalRequired' | 'durationInvalid' | 'providerCount' | 'dryRunRule' | 'unresolvedArg'
   | 'rwPluginWithoutServices' | 'rwPluginRouteNotFound' | 'rwPluginBackendRefMissing' | 'rwPluginRuleWithoutBoth'
   | 'rwStepSeveralActions' | 'rwStepUnknownField' | 'rwStartingStepAfterSteps';

@@ -160,7 +160,8 @@ function validateCanary(canary: Json, out: Findings): void {
     const ping = str(pingPong?.pingService);
     const pong = str(pingPong?.pongService);
     const bad: [string, string][] = [];
-    if (routing && !set(tr?.alb) && !set(tr?.istio)) bad.push([`${at}.trafficRouting.alb`, 'ping-pong works only with the ALB and ' +
+    if (routing && !set(tr?.alb) && !set(tr?.istio)) bad.push([`${at}.trafficRouting.alb`,
+      'ping-pong works only with the ALB and ' +
       'Istio traffic routers ("Ping-pong feature works with the ALB and Istio traffic routers only")']);
     if (ping === '') bad.push([`${at}.pingPong.pingService`, 'pingService is empty ("Ping service and Pong service ' +
       'must to be set")']);
@@ -168,7 +169,8 @@ function validateCanary(canary: Json, out: Findings): void {
       'must to be set")']);
     if (ping === pong) bad.push([`${at}.pingPong.pingService`, `pingService and pongService are both "${ping}" ("two ` +
       'different services are required")']);
-    if (routing && set(tr?.alb) && str(rec(tr?.alb)?.rootService) === '') bad.push([`${at}.trafficRouting.alb.rootService`, 'ALB with ping-pong needs rootService ' +
+    if (routing && set(tr?.alb) && str(rec(tr?.alb)?.rootService) === '') bad.push([`${at}.trafficRouting.alb.rootService`,
+      'ALB with ping-pong needs rootService ' +
       '("Root service field is required")']);
     for (const [path, why] of bad) out.add('pingPong', path,
       `${why}: the controller refuses the Rollout. Fix the pingPong settings or remove pingPong.`);
@@ -363,7 +365,12 @@ function validateCanary(canary: Json, out: Findings): void {
         if (!routing) out.add('experimentWeightUnsupported', path,
           `${path} = ${show(weight)} without trafficRouting: the controller refuses it ("Experiment template weight ` +
             'cannot be set unless TrafficRouting is enabled"). Remove the weight, or add trafficRouting.');
-        else if (!set(tr?.alb) && !set(tr?.smi) && !set(tr?.istio) && Object.keys(rec(tr?.plugins) ?? {}).length === 0) out.add('experimentWeightUnsupported', path, `${path} = ${show(weight)}: the controller refuses experiment weights except with SMI, ALB, Istio or a plugin router ("Experiment template weight is only available for TrafficRouting with SMI, ALB, Istio and Plugins at this time"). Remove the weight.`);
+        else if (!set(tr?.alb) && !set(tr?.smi) && !set(tr?.istio) &&
+          Object.keys(rec(tr?.plugins) ?? {}).length === 0) out.add('experimentWeightUnsupported',
+          path,
+          `${path} = ${show(weight)}: the controller refuses experiment weights except with SMI, ALB, Istio or a ` +
+            'plugin router ("Experiment template weight is only available for TrafficRouting with SMI, ALB, Istio ' +
+            'and Plugins at this time"). Remove the weight.');
       });
       for (const a of arr(ex.analyses)) stepArgs.push(...arr(rec(a)?.args));
     }
