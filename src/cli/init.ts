@@ -70,7 +70,8 @@ export function initProject(dir: string, opts: InitOptions = {}): InitResult {
   }
   const dependency = opts.dependency ?? installedDependency(root) ?? `^${opts.version ?? '0.1.0'}`;
   const cdk8sYaml = path.join(root, 'cdk8s.yaml');
-  if (fs.existsSync(cdk8sYaml) && fs.readFileSync(cdk8sYaml, 'utf8') !== CDK8S_YAML && !opts.force) return adoptProject(root, service, dependency);
+  if (fs.existsSync(cdk8sYaml) && fs.readFileSync(cdk8sYaml,
+    'utf8') !== CDK8S_YAML && !opts.force) return adoptProject(root, service, dependency);
   const files = initFiles(service);
   const pkgFile = path.join(root, 'package.json');
   const existingPkg = fs.existsSync(pkgFile) ? fs.readFileSync(pkgFile, 'utf8') : undefined;
@@ -261,7 +262,8 @@ export function installedDependency(target: string, from: string = __dirname): s
   const installer = path.dirname(path.dirname(pkgRoot));
   let spec: string | undefined;
   try {
-    const pkg = JSON.parse(fs.readFileSync(path.join(installer, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
+    const pkg = JSON.parse(fs.readFileSync(path.join(installer, 'package.json'),
+      'utf8')) as Record<string, Record<string, string> | undefined>;
     spec = pkg.dependencies?.rollwise ?? pkg.devDependencies?.rollwise ?? pkg.optionalDependencies?.rollwise;
   } catch {
     spec = undefined;

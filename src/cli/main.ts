@@ -117,7 +117,9 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
           `(no ${'rollwise.dev/reasons'} annotation)\n`);
       }
       if (field !== undefined && found === 0) {
-        const close = [...known].filter((k) => k.split('.').some((part) => field.split('.').some((f) => part.replace(/\[\d+\]$/, '') === f.replace(/\[\d+\]$/, '')))).sort().slice(0, 8);
+        const close = [...known].filter((k) => k.split('.').some((part) => field.split('.').some((f) => part.replace(/\[\d+\]$/,
+          '') === f.replace(/\[\d+\]$/, '')))).sort().slice(0,
+          8);
         throw new RollwiseInputError('explain field path', field,
           `no decided value in ${paths.join(', ')} is at this path or ends with it.`,
           close.length ? `use one of the paths explain prints, e.g. ${close.join(', ')}.` : 'run rollwise explain on the file ' +
