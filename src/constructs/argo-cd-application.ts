@@ -316,7 +316,8 @@ function registerApplicationNames(scope: Construct): void {
 
 
 
-interface IgnoreRule { readonly kind?: string; readonly jqPathExpressions?: readonly string[]; readonly jsonPointers?: readonly string[] }
+interface IgnoreRule { readonly kind?: string; readonly jqPathExpressions?: readonly string[];
+  readonly jsonPointers?: readonly string[] }
 
 /**
  * The ignore rules that would freeze a whole array in sync: with `RespectIgnoreDifferences=true`,

@@ -68,7 +68,8 @@ export class CatalogInfo extends Construct {
     if (runbook) links.push({ url: runbook, title: `Runbook${svc.namespace ? ` (${svc.namespace})` : ''}`,
       icon: 'docs' });
     if (c.argoCdUrl) {
-      for (const a of apps) links.push({ url: `${c.argoCdUrl.replace(/\/+$/, '')}/applications/${a.metadata.namespace ?? 'argocd'}/${a.metadata.name}`,
+      for (const a of apps) links.push({ url: `${c.argoCdUrl.replace(/\/+$/,
+        '')}/applications/${a.metadata.namespace ?? 'argocd'}/${a.metadata.name}`,
         title: `Argo CD: ${a.metadata.name}`, icon: 'dashboard' });
     }
     this.entity = {

@@ -13,8 +13,10 @@ import { Measurements } from '../measure/measurements';
 import type { HttpServiceProps } from './http-service-props';
 
 const SERVICE_KEYS = keysOf<HttpServiceProps>()({
-  image: true, port: true, replicas: true, health: true, resources: true, appServer: true, container: true, sidecars: true, initContainers: true,
-  pod: true, metadata: true, passiveHealthCheck: true, sloErrorRatio: true, capacity: true, platform: true, overrides: true, namespace: true,
+  image: true, port: true, replicas: true, health: true, resources: true, appServer: true, container: true,
+  sidecars: true, initContainers: true,
+  pod: true, metadata: true, passiveHealthCheck: true, sloErrorRatio: true, capacity: true, platform: true,
+  overrides: true, namespace: true,
   delivery: true, route: true, autoscaling: true, measurements: true, migrations: true,
 });
 const ROUTE_KEYS = keysOf<RouteProps>()({ hostnames: true, pathPrefix: true });

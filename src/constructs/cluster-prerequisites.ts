@@ -121,7 +121,8 @@ export class ClusterPrerequisites extends Construct {
         `compute it from the binary: curl -sL ${location} | sha256sum`);
     }
     const rc = new Reasons();
-    rc.note('data.trafficRouterPlugins', `Registers the Gateway API plugin (${PLUGIN_NAME}, ${version}, ${arch}) with the Argo Rollouts controller, which reads it from this ConfigMap at start: restart the controller after applying. Every rollwise Rollout routes its canary through it (docs/mechanisms.md#canary-analysis). This replaces an existing argo-rollouts-config: merge other plugins into it by hand. ${sha
+    rc.note('data.trafficRouterPlugins',
+      `Registers the Gateway API plugin (${PLUGIN_NAME}, ${version}, ${arch}) with the Argo Rollouts controller, which reads it from this ConfigMap at start: restart the controller after applying. Every rollwise Rollout routes its canary through it (docs/mechanisms.md#canary-analysis). This replaces an existing argo-rollouts-config: merge other plugins into it by hand. ${sha
       ? 'Pinned by sha256 (input, pluginSha256): the controller checks the downloaded file against it and does not ' +
         'load a different binary (argo-rollouts v1.9.1 utils/plugin/downloader.go).'
       : `Not pinned by checksum (pluginSha256 not given): the controller runs whatever ${location} serves when it ` +
@@ -308,7 +309,8 @@ export function pluginConfigProblems(configMap: Record<string, unknown>): string
             'fails to start.');
       }
       if (p.args !== undefined && p.args !== null &&
-        !(Array.isArray(p.args) && p.args.every((a) => typeof a === 'string'))) out.push(`${where}[${i}].args: is not a list of strings: the controller cannot unmarshal it and fails to start.`);
+        !(Array.isArray(p.args) && p.args.every((a) => typeof a === 'string'))) out.push(
+          `${where}[${i}].args: is not a list of strings: the controller cannot unmarshal it and fails to start.`);
       if (p.disabled !== undefined && p.disabled !== null && typeof p.disabled !== 'boolean') out.push(
         `${where}[${i}].disabled: is not a boolean: the controller cannot unmarshal it and fails to start.`);
       if (typeof p.name !== 'string' || !PLUGIN_NAME_RE.test(p.name)) out.push(

@@ -76,8 +76,10 @@ export class HttpService extends Construct {
       if (props === null || typeof props !== 'object' || Array.isArray(props)) {
         throw new RollwiseInputError('props',
           props === undefined ? 'undefined' : Array.isArray(props) ? 'a list' : props,
-          `is the third argument of new HttpService(scope, '${id}', props) and must be an object with the service's inputs (image, port, replicas, health, resources, appServer, ...).`,
-          `pass the props object, e.g. new HttpService(chart, '${id}', { image: 'ghcr.io/acme/${id || 'web'}:1.0.0', port: 8080, ... }) (see HttpServiceProps).`);
+          `is the third argument of new HttpService(scope, '${id}', props) and must be an object with the service's ` +
+            'inputs (image, port, replicas, health, resources, appServer, ...).',
+          `pass the props object, e.g. new HttpService(chart, '${id}', { image: 'ghcr.io/acme/${id || 'web'}:1.0.0', ` +
+            'port: 8080, ... }) (see HttpServiceProps).');
       }
       if (!chartOf(scope)) {
         throw new RollwiseInputError('scope', scope.node.path === '' ? 'the app itself' : scope.node.path,
@@ -90,7 +92,8 @@ export class HttpService extends Construct {
       if (props.delivery instanceof Delivery) checkDelivery(props.delivery);
       if (!(props.appServer instanceof AppServer)) throw new RollwiseInputError('appServer',
         props.appServer ?? 'missing',
-        'is required: the proxy\'s idle timeout is derived from the server\'s keep-alive, and a guessed one is the 503 UC race (docs/mechanisms.md#keep-alive-race).',
+        'is required: the proxy\'s idle timeout is derived from the server\'s keep-alive, and a guessed one is the ' +
+          '503 UC race (docs/mechanisms.md#keep-alive-race).',
         'pass e.g. appServer: AppServer.uvicorn() (see AppServer for the presets).');
       this.platform = props.platform ?? Platform.defaults();
       // Every value is decided in one pass (src/decisions/service.ts); what follows renders it.

@@ -314,7 +314,8 @@ function renderExtraContainer(e: ExtraContainerDecisions, path: string, sidecar:
       `${path}.readinessProbe.${e.port.readinessPath ? 'httpGet' : 'tcpSocket'}`, e.readinessCallsDependency);
     readinessProbe = {
       ...(e.port.readinessPath ? { httpGet: { path: e.port.readinessPath, port } } : { tcpSocket: { port } }),
-      periodSeconds: r.periodSeconds.value, timeoutSeconds: r.timeoutSeconds.value, failureThreshold: r.failureThreshold.value, successThreshold: r.successThreshold.value,
+      periodSeconds: r.periodSeconds.value, timeoutSeconds: r.timeoutSeconds.value,
+      failureThreshold: r.failureThreshold.value, successThreshold: r.successThreshold.value,
     };
   }
   if (sidecar && e.port) {

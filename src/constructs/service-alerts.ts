@@ -1,6 +1,7 @@
 import { Chart, Duration } from 'cdk8s';
 import { Construct } from 'constructs';
-import { PrometheusRule, PrometheusRuleSpecGroupsRulesExpr } from '../../imports/prometheus-operator-monitoring.coreos.com';
+import { PrometheusRule,
+  PrometheusRuleSpecGroupsRulesExpr } from '../../imports/prometheus-operator-monitoring.coreos.com';
 import { AlertDecisions, decideAlerts, WorkloadKind } from '../decisions/alerts';
 import { Override } from '../decisions/decision';
 import { Platform } from '../decisions/platform';

@@ -36,7 +36,9 @@ export function inputOfField(o: Record<string, unknown>, pointer: string,
       'pod.serviceAccount', priorityClassName: 'pod.priorityClassName' };
   if (simple[field]) return index !== undefined && /^\d+$/.test(index) ? `${simple[field]}[${index}]` : simple[field];
   if (field !== 'containers' && field !== 'initContainers') return undefined;
-  const c = ((((o.spec as Record<string, unknown>).template as Record<string, unknown>).spec as Record<string, unknown>)[field] as { name?: string; env?: { name?: string }[] }[] | undefined)?.[Number(index)];
+  const c = ((((o.spec as Record<string, unknown>).template as Record<string, unknown>).spec as Record<string, unknown>)[field] as { name?: string;
+    env?: { name?: string }[] }[]
+    | undefined)?.[Number(index)];
   const name = c?.name;
   const sidecar = d.pod.sidecars.findIndex((x) => x.name === name);
   const init = d.pod.initContainers.findIndex((x) => x.name === name);
