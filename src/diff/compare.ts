@@ -311,7 +311,8 @@ function valueChanges(o: LintObject, n: LintObject): ValueChange[] {
     byId.set(id, { ...byId.get(id), newPath: p });
   }
   const out: ValueChange[] = [];
-  for (const { oldPath, newPath } of [...byId.values()].sort((a, b) => (a.newPath ?? a.oldPath!).localeCompare(b.newPath ?? b.oldPath!))) {
+  for (const { oldPath,
+    newPath } of [...byId.values()].sort((a, b) => (a.newPath ?? a.oldPath!).localeCompare(b.newPath ?? b.oldPath!))) {
     // A field decided on one side only still has its value on the other (a CPU limit added by
     // override moves the decided path from resources.limits to resources.limits.cpu, while
     // limits.memory stays): read it at the same path, so nothing looks removed that is there.
@@ -389,7 +390,8 @@ export function failures(report: DiffReport, failOn: readonly DiffFailOn[]): str
   for (const u of report.units) {
     for (const f of u.findingsIntroduced) {
       if (f.status !== 'open') continue;
-      const hit = failOn.filter((s): s is 'error' | 'warning' | 'info' => s !== 'override').some((s) => SEVERITY_RANK[f.severity] >= SEVERITY_RANK[s]);
+      const hit = failOn.filter((s): s is 'error' | 'warning'
+        | 'info' => s !== 'override').some((s) => SEVERITY_RANK[f.severity] >= SEVERITY_RANK[s]);
       if (hit) out.push(`${u.unit}: new ${f.severity} ${f.ruleId} on ${f.object} ${f.path}`);
     }
     if (failOn.includes('override')) {
