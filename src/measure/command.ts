@@ -48,7 +48,8 @@ export function serviceFromApp(app: App, service: string, namespace?: string): S
   const ft = r.failureThreshold.value;
   const period = r.periodSeconds.value;
   return {
-    namespace: s.namespace, prometheus: s.platform.prometheusAddress, workload: s.workload, maxUnavailable: s.decisions.pdbMaxUnavailable.value,
+    namespace: s.namespace, prometheus: s.platform.prometheusAddress, workload: s.workload,
+    maxUnavailable: s.decisions.pdbMaxUnavailable.value,
     leaveWithinSeconds: (ft + 1) * period,
     leaveWithinSource: `the app's readiness: (failureThreshold ${ft} + 1) x period ${period} s, the first failing ` +
       'probe coming up to a period after the stop',

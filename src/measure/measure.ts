@@ -101,7 +101,8 @@ export async function measureService(o: MeasureOptions): Promise<MeasurementsDoc
   }
   const owned = await ownedPodNames(c, q, peakStart, peakEnd);
   const failedQuery = q.probeResultsRaw('failed', promRange(PEAK_SECONDS + 600));
-  const failed = counterIncrease((await rawCounter(c, (w) => q.probeResultsRaw('failed', w), peakStart, peakEnd)).filter((x) => owned.has(x.labels.pod)),
+  const failed = counterIncrease((await rawCounter(c, (w) => q.probeResultsRaw('failed', w), peakStart,
+    peakEnd)).filter((x) => owned.has(x.labels.pod)),
     peakStart);
   const failedAtPeak = measured(failed.total, 'probes', failedQuery, peakWindow, SOURCES.probeTotal.source,
     'timeouts and error status codes are both result="failed" in the kubelet\'s counter; it cannot split them (the ' +
@@ -123,7 +124,8 @@ export async function measureService(o: MeasureOptions): Promise<MeasurementsDoc
   if (rankShare > 1) {
     const p99Query = q.probeQuantile(0.99, '1h');
     p99 = {
-      ...base, value: null, query: `${p99Query} (successful probes only); failures: ${failedQuery}`, interpolatedSeconds: null, bucketLowerSeconds: null,
+      ...base, value: null, query: `${p99Query} (successful probes only); failures: ${failedQuery}`,
+      interpolatedSeconds: null, bucketLowerSeconds: null,
       note: `${failedText} in the busiest hour, more than 1 %: the p99 is a failed probe, at least the probe's ` +
         `timeout (the kubelet never observes a failed probe's duration), so no bucket holds it; the successful ` +
         'probes alone put it ' +
@@ -182,7 +184,8 @@ export async function measureService(o: MeasureOptions): Promise<MeasurementsDoc
   const ratio = (await c.range(ratioQuery, start, end, 60))[0]?.samples.filter((s) => Number.isFinite(s.v)) ?? [];
   const lowest = ratio.reduce<{ t: number; v: number } | undefined>((b, s) => (b === undefined || s.v < b.v ? s : b),
     undefined);
-  const lowestM = measured(lowest?.v, 'ratio', ratioQuery, window, `${q.readySource.source} / ${q.desiredSource.source}`,
+  const lowestM = measured(lowest?.v, 'ratio', ratioQuery, window,
+    `${q.readySource.source} / ${q.desiredSource.source}`,
     lowest ? `lowest at ${showTime(lowest.t)} (sampled every minute)` : 'no ready endpoints or desired replicas ' +
       `recorded: ${q.readySource.enable} ${q.desiredSource.enable}`);
 
@@ -200,7 +203,9 @@ export async function measureService(o: MeasureOptions): Promise<MeasurementsDoc
   const p99ByHour = (await c.range(q.probeQuantile(0.99, '1h'), hourStart, end, PEAK_SECONDS))[0]?.samples ?? [];
   const loadByHour = (await c.range(perReplicaQuery, hourStart, end, PEAK_SECONDS))[0]?.samples ?? [];
   const loadAt = new Map(loadByHour.map((s) => [s.t, s.v]));
-  const hours = p99ByHour.filter((s) => Number.isFinite(s.v) && Number.isFinite(loadAt.get(s.t) ?? NaN)).map((s) => ({ rps: loadAt.get(s.t)!, p99: s.v }));
+  const hours = p99ByHour.filter((s) => Number.isFinite(s.v) &&
+    Number.isFinite(loadAt.get(s.t) ?? NaN)).map((s) => ({ rps: loadAt.get(s.t)!,
+    p99: s.v }));
   const capacity = capacityPoints(hours);
 
   return {

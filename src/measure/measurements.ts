@@ -174,13 +174,16 @@ const MEASURED: Record<string, FieldType> = { value: 'number|null', unit: 'strin
 
 /** Every field rollwise reads from the file, by path, with the type it must have. */
 const FIELDS: Record<string, FieldType> = {
-  service: 'object', 'service.name': 'string', 'service.namespace': 'string', 'service.container': 'string', 'service.workload': 'string',
+  service: 'object', 'service.name': 'string', 'service.namespace': 'string', 'service.container': 'string',
+  'service.workload': 'string',
   prometheus: 'string', measuredAt: 'string', window: 'object', 'window.start': 'string', 'window.end': 'string',
   peak: 'object', 'peak.start': 'string', 'peak.end': 'string', 'peak.requestsPerSecond': 'number', 'peak.pods':
     'number', 'peak.query': 'string',
   readiness: 'object', 'readiness.p99.interpolatedSeconds': 'number|null', 'readiness.p99.bucketLowerSeconds':
     'number|null',
-  ...Object.fromEntries(['readiness.p99', 'readiness.p50', 'readiness.failedAtPeak'].flatMap((m): [string, FieldType][] => [[m, 'object'], ...Object.entries(MEASURED).map(([k, t]): [string, FieldType] => [`${m}.${k}`, t])])),
+  ...Object.fromEntries(['readiness.p99', 'readiness.p50',
+    'readiness.failedAtPeak'].flatMap((m): [string, FieldType][] => [[m, 'object'],
+      ...Object.entries(MEASURED).map(([k, t]): [string, FieldType] => [`${m}.${k}`, t])])),
   capacity: 'object', 'capacity.points': 'array', 'capacity.saturation': 'object', 'capacity.saturation.sentence':
     'string', 'capacity.saturation.estimateRps': 'number|null',
 };

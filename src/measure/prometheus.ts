@@ -30,7 +30,8 @@ export interface PrometheusClientOptions extends PrometheusCredentials {
 }
 
 export interface Sample { readonly t: number; readonly v: number }
-export interface SeriesSamples { readonly labels: Readonly<Record<string, string>>; readonly samples: readonly Sample[] }
+export interface SeriesSamples { readonly labels: Readonly<Record<string, string>>;
+  readonly samples: readonly Sample[] }
 
 interface ApiResponse {
   status: 'success' | 'error';
@@ -170,7 +171,9 @@ function parseResult(data: unknown, query: string): SeriesSamples[] {
       samples: [{ t: r.value[0], v: num(r.value[1]) }] }));
   }
   if (d.resultType === 'matrix') {
-    return (d.result as Array<{ metric: Record<string, string>; values: Array<[number, string]> }>).map((r) => ({ labels: r.metric, samples: r.values.map(([t, v]) => ({ t, v: num(v) })) }));
+    return (d.result as Array<{ metric: Record<string, string>;
+      values: Array<[number, string]> }>).map((r) => ({ labels: r.metric,
+        samples: r.values.map(([t, v]) => ({ t, v: num(v) })) }));
   }
   if (d.resultType === 'scalar') {
     const [t, v] = d.result as [number, string];

@@ -178,7 +178,8 @@ export async function verifyService(o: VerifyOptions): Promise<VerifyReport> {
     `no desired replicas sampled between ${showTime(since)} and ${showTime(until)} (${q.desired}), so the ` +
       `ready-endpoints floor cannot be checked: ${q.desiredSource.enable}`);
   const below = readySamples.filter((s) => desiredSamples.has(s.t) && s.v < desiredSamples.get(s.t)! - maxUnavailable);
-  const lowest = readySamples.filter((s) => desiredSamples.has(s.t)).reduce<Sample | undefined>((b, s) => (b === undefined || s.v / desiredSamples.get(s.t)! < b.v / desiredSamples.get(b.t)! ? s : b),
+  const lowest = readySamples.filter((s) => desiredSamples.has(s.t)).reduce<Sample
+    | undefined>((b, s) => (b === undefined || s.v / desiredSamples.get(s.t)! < b.v / desiredSamples.get(b.t)! ? s : b),
     undefined);
   checks.push({
     name: 'ready endpoints / desired replicas',
@@ -302,7 +303,8 @@ export function formatVerify(r: VerifyReport): string {
     `over ${showRange(Date.parse(r.window.start) / 1000, Date.parse(r.window.end) / 1000)}`];
   if (r.verdict === 'refused') return `${lines[0]}\nREFUSED: ${r.refusal}\n`;
   lines.push(
-    `peak: ${showRange(Date.parse(r.peak!.start) / 1000, Date.parse(r.peak!.end) / 1000)}, ${Math.round(r.peak!.requestsPerSecond)} ` +
+    `peak: ${showRange(Date.parse(r.peak!.start) / 1000,
+      Date.parse(r.peak!.end) / 1000)}, ${Math.round(r.peak!.requestsPerSecond)} ` +
       `req/s (busiest hour of the week: ${Math.round(r.peak!.referenceRequestsPerSecond)} req/s)`);
   for (const ch of r.checks) lines.push(
     `${ch.verdict.toUpperCase().padEnd(4)} ${ch.name}: ${ch.figure} (threshold ${ch.threshold})`);
