@@ -141,7 +141,8 @@ export function stepWeight(world: World, model: { steps: ReadonlyArray<{ kind: s
 
 /** Replay every analysis run of the world; yields queries, returns the rollout's verdict. */
 export function* analysisLoop(world: World,
-  model: { steps: ReadonlyArray<{ kind: string; weight?: number }>; background?: RunSpec }): Generator<QueryRequest, Verdict, QueryAnswer> {
+  model: { steps: ReadonlyArray<{ kind: string; weight?: number }>;
+    background?: RunSpec }): Generator<QueryRequest, Verdict, QueryAnswer> {
   const end = world.promotedAt ?? world.stuck?.t ?? world.durationSeconds;
   const mk = (spec: RunSpec, label: string, start: number, stop: number): RunState => ({
     label, kind: spec.kind, start, end: stop, done: false,

@@ -328,7 +328,8 @@ function readRollout(r: Obj, allTemplates: Map<string, Obj>, routes: Map<string,
   const namespace = String(get(r, 'metadata', 'namespace') ?? 'default');
   // An AnalysisTemplate is looked up in the Rollout's namespace.
   const templates = new Map<string, Obj>();
-  for (const [key, t] of allTemplates) if (key.startsWith(`${namespace}/`)) templates.set(key.slice(namespace.length + 1),
+  for (const [key,
+    t] of allTemplates) if (key.startsWith(`${namespace}/`)) templates.set(key.slice(namespace.length + 1),
     t);
   const where = `Rollout ${namespace}/${name}`;
   const canary = get(r, 'spec', 'strategy', 'canary') as Obj;
@@ -339,7 +340,8 @@ function readRollout(r: Obj, allTemplates: Map<string, Obj>, routes: Map<string,
   if (!isObj(plugin)) {
     throw new RehearseInputError(`${where} spec.strategy.canary.trafficRouting.plugins`,
       get(canary, 'trafficRouting') ?? 'missing',
-      'does not route traffic with the argoproj-labs/gatewayAPI plugin; the rehearsal models Envoy Gateway\'s per-backend clusters.',
+      'does not route traffic with the argoproj-labs/gatewayAPI plugin; the rehearsal models Envoy Gateway\'s ' +
+        'per-backend clusters.',
       'rehearse a Rollout that splits traffic on an HTTPRoute.');
   }
   const routeName = typeof plugin.httpRoute === 'string' ? plugin.httpRoute : get(plugin, 'httpRoutes', 0, 'name');

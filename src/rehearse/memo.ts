@@ -84,7 +84,8 @@ function queryShape(n: PromqlNode, universe: Universe, literal: boolean): string
         : 'null'}]`).join(',')}]]`;
     case 'call': return `["call",${q(n.fn)},[${n.args.map((a) => queryShape(a, universe,
       literal || n.fn === 'absent')).join(',')}]]`;
-    case 'agg': return `["agg",${q(n.op)},${list(n.by)},${list(n.without)},${queryShape(n.arg, universe, literal)},${n.param ? queryShape(n.param, universe, literal) : 'null'}]`;
+    case 'agg': return `["agg",${q(n.op)},${list(n.by)},${list(n.without)},${queryShape(n.arg, universe,
+      literal)},${n.param ? queryShape(n.param, universe, literal) : 'null'}]`;
     case 'bin': return `["bin",${q(n.op)},${String(n.bool)},${list(n.on)},${list(n.ignoring)},${queryShape(n.l,
       universe, literal)},${queryShape(n.r, universe, literal)}]`;
   }
@@ -97,7 +98,8 @@ function queryShape(n: PromqlNode, universe: Universe, literal: boolean): string
 function metricShape(m: MetricSpec, universe: Universe, queries: Map<string, string>): string {
   let query = queries.get(m.query);
   if (query === undefined) queries.set(m.query, (query = queryShape(parsed(m.query), universe, false)));
-  return `[${q(m.name)},${query},${q(m.successCondition)},${q(m.failureCondition)},${[m.initialDelaySeconds, m.intervalSeconds, m.count, m.failureLimit,
+  return `[${q(m.name)},${query},${q(m.successCondition)},${q(m.failureCondition)},${[m.initialDelaySeconds,
+    m.intervalSeconds, m.count, m.failureLimit,
     m.inconclusiveLimit, m.consecutiveErrorLimit, m.consecutiveSuccessLimit].map(num).join(',')},${String(m.dryRun)}]`;
 }
 

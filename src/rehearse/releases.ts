@@ -77,7 +77,9 @@ export const RELEASES: readonly Release[] = [
       'weight\'s share of traffic.' },
   { ...base, id: 'canary-blip', title: 'canary answers only 5xx for one minute, then none',
     burst: { afterFirstTrafficSeconds: 150, seconds: 60, errorRatio: 1 }, expect: 'promoted',
-    because: 'one minute of errors with every canary pod staying Ready is a blip (a cold cache at a weight change): the limits count the measurements one burst can fail and must not abort on them; a pod that leaves Ready, by a restart too, is the departures metric\'s and aborts (docs/mechanisms.md#one-burst-and-the-limits).' },
+    because: 'one minute of errors with every canary pod staying Ready is a blip (a cold cache at a weight change): ' +
+      'the limits count the measurements one burst can fail and must not abort on them; a pod that leaves Ready, by ' +
+      'a restart too, is the departures metric\'s and aborts (docs/mechanisms.md#one-burst-and-the-limits).' },
   { ...base, id: 'canary-5xx-10', title: 'canary answers 10 % 5xx', canaryErrorRatio: 0.1, expect:
     'aborted-at-first-weight', because: 'a clearly bad release must be stopped at the first weight.' },
   { ...base, id: 'canary-5xx-100', title: 'canary answers only 5xx', canaryErrorRatio: 1, expect:
@@ -89,7 +91,11 @@ export const RELEASES: readonly Release[] = [
     expect: 'aborted-at-first-weight',
     because: 'a canary whose pods leave the endpoints again and again is broken even when its answers are fine.' },
   { ...base, id: 'canary-leaves-ready-once', title: 'each canary pod leaves Ready once, failing from its first probe ' +
-    'after Ready (before it is available)', failReadinessOnceAfterReadySeconds: 0, expect: 'aborted-at-first-weight', because: 'a pod that passed readiness and left it is the flapping that later takes the fleet, also when it left before it was first available and so before the run started: it returns, is counted available minReadySeconds later, and the first departure count must still see it (docs/mechanisms.md#one-burst-and-the-limits).' },
+    'after Ready (before it is available)', failReadinessOnceAfterReadySeconds: 0, expect: 'aborted-at-first-weight',
+      because: 'a pod that passed readiness and left it is the flapping that later takes the fleet, also when it ' +
+        'left before it was first available and so before the run started: it returns, is counted available ' +
+        'minReadySeconds later, and the first departure count must still see it ' +
+        '(docs/mechanisms.md#one-burst-and-the-limits).' },
   { ...base, id: 'slow-start', title: 'slow start (90 % of the start-up budget)', startSeconds: 'budget', expect:
     'promoted', because: 'a start within the declared start-up budget is healthy and must promote.' },
   { ...base, id: 'no-traffic', title: 'no traffic at all', traffic: 'none', expect: 'paused-at-first-weight', because:

@@ -177,7 +177,8 @@ function podIdentity(model: RolloutModel, hash: string, index: number): { replic
 
 /** The envoy metrics the exporters' series carry, and kube-state-metrics' two. */
 const METRIC_NAMES = [
-  'envoy_cluster_membership_healthy', 'envoy_cluster_membership_total', 'envoy_cluster_lb_healthy_panic', 'envoy_cluster_upstream_rq_total',
+  'envoy_cluster_membership_healthy', 'envoy_cluster_membership_total', 'envoy_cluster_lb_healthy_panic',
+  'envoy_cluster_upstream_rq_total',
   'envoy_cluster_upstream_rq_xx', 'envoy_cluster_upstream_rq', 'kube_pod_status_ready', 'kube_pod_owner',
 ];
 
@@ -405,7 +406,8 @@ const USED_RQ_TOTAL = 4;
  * the same order as the plain per-second model it replaces, so the samples are the same numbers.
  */
 function exporterSeries(model: RolloutModel, release: Release, rps: number, scrape: number,
-  state: { weight: number[]; canaryReady: number[]; canaryReadyOf: (p: Pod, t: number) => boolean }, canary: Pod[], stable: Pod[], duration: number): Series[] {
+  state: { weight: number[]; canaryReady: number[]; canaryReadyOf: (p: Pod, t: number) => boolean }, canary: Pod[],
+  stable: Pod[], duration: number): Series[] {
   const shared = model.canaryCluster === model.stableCluster;
   // Per cluster and proxy: cumulative expected counts since the cluster was (re)created.
   const clusters = shared ? [model.canaryCluster] : [model.stableCluster, model.canaryCluster];
