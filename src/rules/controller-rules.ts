@@ -58,7 +58,9 @@ const SPECS: readonly Spec[] = [
             'Exists/DoesNotExist without).' },
   { check: 'selectorTemplateMismatch', id: 'RW703-rollout-selector-not-matching-template', kinds: ROLLOUT, title:
     'spec.selector does not match the pod template labels', mirrors:
-      `ValidateRolloutSpec -> ValidatePodTemplateSpecForReplicaSet (${V}; k8s.io/kubernetes pkg/apis/apps/validation)`, why: `${INVALID_SPEC} The ReplicaSets would not own the pods they create.`, fix: 'Put every selector label on spec.template.metadata.labels.' },
+      `ValidateRolloutSpec -> ValidatePodTemplateSpecForReplicaSet (${V}; k8s.io/kubernetes pkg/apis/apps/validation)`,
+        why: `${INVALID_SPEC} The ReplicaSets would not own the pods they create.`,
+        fix: 'Put every selector label on spec.template.metadata.labels.' },
   { check: 'templateNotForReplicaSet', id: 'RW704-rollout-template-not-for-replicaset', kinds: ROLLOUT, title:
     'The pod template has a restartPolicy other than Always or an activeDeadlineSeconds', mirrors:
       `ValidateRolloutSpec -> ValidatePodTemplateSpecForReplicaSet (${V})`, why:
@@ -70,7 +72,8 @@ const SPECS: readonly Spec[] = [
         'Keep spec.workloadRef or spec.template, not both.' },
   { check: 'workloadRefUnresolved', id: 'RW739-rollout-workload-ref-unresolved', kinds: ROLLOUT, title:
     'spec.workloadRef names a kind other than PodTemplate/Deployment/ReplicaSet, or a workload not among the checked ' +
-      'objects', mirrors: 'informerBasedTemplateResolver.Resolve (rollout/templateref.go, v1.9.1)', why: INVALID_SPEC, fix: 'Reference an apps/v1 Deployment that is in the manifests (or lint it with the Rollout).' },
+      'objects', mirrors: 'informerBasedTemplateResolver.Resolve (rollout/templateref.go, v1.9.1)', why: INVALID_SPEC,
+        fix: 'Reference an apps/v1 Deployment that is in the manifests (or lint it with the Rollout).' },
   { check: 'progressDeadline', id: 'RW706-progress-deadline-not-above-min-ready', kinds: ROLLOUT, title:
     'progressDeadlineSeconds is not greater than minReadySeconds', mirrors: `ValidateRolloutSpec (${V})`, why:
       `${INVALID_SPEC} No pod could become available before the deadline.`, fix:
@@ -85,7 +88,8 @@ const SPECS: readonly Spec[] = [
     'canary maxSurge and maxUnavailable are both zero', mirrors: `invalidMaxSurgeMaxUnavailable (${V})`, why:
       `${INVALID_SPEC} No pod could ever be replaced.`, fix: 'Set maxSurge to 1 or "25%".' },
   { check: 'sameService', id: 'RW710-canary-same-stable-and-canary-service', kinds: ROLLOUT, title:
-    'canaryService and stableService are the same Service', mirrors: `ValidateRolloutStrategyCanary (${V})`, why: INVALID_SPEC, fix: 'Use two Services.' },
+    'canaryService and stableService are the same Service', mirrors: `ValidateRolloutStrategyCanary (${V})`,
+      why: INVALID_SPEC, fix: 'Use two Services.' },
   { check: 'pingPong', id: 'RW711-canary-ping-pong-invalid', kinds: ROLLOUT, title:
     'pingPong without both distinct Services, with a router other than ALB/Istio, or ALB without rootService', mirrors:
       `ValidateRolloutStrategyCanary (${V})`, why: INVALID_SPEC, fix:
@@ -107,21 +111,25 @@ const SPECS: readonly Spec[] = [
     'trafficRouting.maxTrafficWeight with neither Nginx nor a plugin router', mirrors:
       `ValidateRolloutStrategyCanary (${V})`, why: INVALID_SPEC, fix: 'Remove maxTrafficWeight.' },
   { check: 'stepSeveralKinds', id: 'RW717-canary-step-several-kinds', kinds: ROLLOUT, title:
-    'A step has more than one of setWeight, pause, experiment, analysis', mirrors: `hasMultipleStepsType (${V})`, why: INVALID_SPEC, fix: 'One action per step.' },
+    'A step has more than one of setWeight, pause, experiment, analysis', mirrors: `hasMultipleStepsType (${V})`,
+      why: INVALID_SPEC, fix: 'One action per step.' },
   { check: 'stepNoKind', id: 'RW718-canary-step-without-kind', kinds: ROLLOUT, title:
-    'A step has no action (after the API server drops unknown fields)', mirrors: `ValidateRolloutStrategyCanary (${V})`, why: INVALID_SPEC, fix: 'Give the step one action or delete it.' },
+    'A step has no action (after the API server drops unknown fields)', mirrors: `ValidateRolloutStrategyCanary (${V})`,
+      why: INVALID_SPEC, fix: 'Give the step one action or delete it.' },
   { check: 'setWeightRange', id: 'RW719-canary-set-weight-out-of-range', kinds: ROLLOUT, title:
     'setWeight below 0 or above maxTrafficWeight (default 100)', mirrors:
       `ValidateRolloutStrategyCanary (weightutil.MaxTrafficWeight; ${V})`, why: INVALID_SPEC, fix:
         'Use a weight from 0 to maxTrafficWeight.' },
   { check: 'pauseDuration', id: 'RW720-canary-pause-duration-invalid', kinds: ROLLOUT, title:
     'pause.duration is negative or neither whole seconds nor a Go duration', mirrors:
-      `ValidateRolloutStrategyCanary (RolloutPause.DurationSeconds, pkg/apis/rollouts/v1alpha1/types.go; ${V})`, why: INVALID_SPEC, fix: 'Write seconds (600) or a Go duration ("10m", "1h30m", ".5h"); use "24h" for a day.' },
+      `ValidateRolloutStrategyCanary (RolloutPause.DurationSeconds, pkg/apis/rollouts/v1alpha1/types.go; ${V})`,
+        why: INVALID_SPEC, fix: 'Write seconds (600) or a Go duration ("10m", "1h30m", ".5h"); use "24h" for a day.' },
   { check: 'setCanaryScaleWithoutRouting', id: 'RW721-canary-set-canary-scale-without-traffic-routing', kinds: ROLLOUT,
     title: 'setCanaryScale without trafficRouting', mirrors: `ValidateRolloutStrategyCanary (${V})`, why: INVALID_SPEC,
     fix: 'Add trafficRouting or use setWeight.' },
   { check: 'headerRouteUnsupported', id: 'RW722-canary-header-route-unsupported', kinds: ROLLOUT, title:
-    'setHeaderRoute without an Istio, ALB, Apisix or plugin router', mirrors: `ValidateRolloutStrategyCanary (${V})`, why: INVALID_SPEC, fix: 'Add a router that supports header routes, or remove the step.' },
+    'setHeaderRoute without an Istio, ALB, Apisix or plugin router', mirrors: `ValidateRolloutStrategyCanary (${V})`,
+      why: INVALID_SPEC, fix: 'Add a router that supports header routes, or remove the step.' },
   { check: 'routeMatchInvalid', id: 'RW723-canary-route-match-invalid', kinds: ROLLOUT, title:
     'A setHeaderRoute/setMirrorRoute match without exactly one of exact, regex, prefix (ALB: exact only)', mirrors:
       `hasMultipleMatchValues, hasALBInvalidValues (${V})`, why: INVALID_SPEC, fix:
@@ -131,7 +139,8 @@ const SPECS: readonly Spec[] = [
       `${INVALID_SPEC} The Gateway API plugin cannot mirror.`, fix: 'Remove the setMirrorRoute step.' },
   { check: 'managedRoutesMissing', id: 'RW725-canary-managed-routes-missing', kinds: ROLLOUT, title:
     'setHeaderRoute/setMirrorRoute with trafficRouting but no managedRoutes', mirrors:
-      `ValidateRolloutStrategyCanary (${V})`, why: INVALID_SPEC, fix: 'List the routes in trafficRouting.managedRoutes.' },
+      `ValidateRolloutStrategyCanary (${V})`, why: INVALID_SPEC,
+        fix: 'List the routes in trafficRouting.managedRoutes.' },
   { check: 'routeNotManaged', id: 'RW726-canary-route-not-in-managed-routes', kinds: ROLLOUT, title:
     'A setHeaderRoute/setMirrorRoute name not listed in managedRoutes', mirrors:
       `ValidateStepRouteFoundInManagedRoute (${V})`, why: INVALID_SPEC, fix:
@@ -173,7 +182,8 @@ const SPECS: readonly Spec[] = [
           'ClusterAnalysisTemplate.' },
   { check: 'analysisArgsNotSupplied', id: 'RW734-rollout-analysis-args-not-supplied', kinds: ROLLOUT, title:
     'A template arg without a value that the Rollout does not supply', mirrors:
-      `NewAnalysisRunFromTemplates -> MergeArgs (${H}); ValidateAnalysisTemplateWithType (${R})`, why: INVALID_SPEC, fix: 'Supply the arg in the analysis args (value or valueFrom).' },
+      `NewAnalysisRunFromTemplates -> MergeArgs (${H}); ValidateAnalysisTemplateWithType (${R})`, why: INVALID_SPEC,
+        fix: 'Supply the arg in the analysis args (value or valueFrom).' },
   { check: 'inlineAnalysisIndefinite', id: 'RW735-rollout-inline-analysis-runs-indefinitely', kinds: ROLLOUT, title:
     'An analysis step uses a metric with an interval and no (literal) count', mirrors:
       `ValidateAnalysisTemplateWithType (Metric.EffectiveCount; ${R})`, why:
@@ -184,9 +194,12 @@ const SPECS: readonly Spec[] = [
         `${INVALID_SPEC} For analysis steps the controller resolves the metrics when it validates the Rollout.`, fix:
           "Declare the arg in the template's spec.args or fix the name." },
   { check: 'templatesMergeInvalid', id: 'RW736-rollout-analysis-templates-conflict', kinds: ROLLOUT, title:
-    'The templates of one analysis share a metric name, an arg with different values, or a dry-run/retention rule', mirrors: `FlattenTemplates, mergeDryRunMetrics, mergeMeasurementRetentionMetrics (${H})`, why: INVALID_SPEC, fix: 'Rename the metric, give the arg one value, or keep the rule in one place.' },
+    'The templates of one analysis share a metric name, an arg with different values, or a dry-run/retention rule',
+      mirrors: `FlattenTemplates, mergeDryRunMetrics, mergeMeasurementRetentionMetrics (${H})`, why: INVALID_SPEC,
+      fix: 'Rename the metric, give the arg one value, or keep the rule in one place.' },
   { check: 'argValueAndValueFrom', id: 'RW737-rollout-analysis-arg-value-and-value-from', kinds: ROLLOUT, title:
-    'A template arg used by an analysis step has both value and valueFrom', mirrors: `validateAnalysisMetrics (${R})`, why: INVALID_SPEC, fix: 'Keep value or valueFrom.' },
+    'A template arg used by an analysis step has both value and valueFrom', mirrors: `validateAnalysisMetrics (${R})`,
+      why: INVALID_SPEC, fix: 'Keep value or valueFrom.' },
   { check: 'noMetrics', id: 'RW740-analysis-no-metrics', kinds: TEMPLATES,
     title: 'An analysis template without metrics', mirrors: `ValidateMetrics (${H})`, why: RUN_ERROR,
     fix: 'Add a metric.' },
@@ -208,7 +221,8 @@ const SPECS: readonly Spec[] = [
   { check: 'intervalRequired', id: 'RW746-analysis-interval-required', kinds: TEMPLATES, title:
     'count > 1 without an interval', mirrors: `ValidateMetric (${H})`, why: RUN_ERROR, fix: 'Set interval.' },
   { check: 'durationInvalid', id: 'RW747-analysis-duration-invalid', kinds: TEMPLATES, title:
-    'interval or initialDelay is not a Go duration', mirrors: `ValidateMetric (DurationString.Duration; ${H})`, why: RUN_ERROR, fix: 'Write a Go duration ("30s", "1m"); there is no "d" unit.' },
+    'interval or initialDelay is not a Go duration', mirrors: `ValidateMetric (DurationString.Duration; ${H})`,
+      why: RUN_ERROR, fix: 'Write a Go duration ("30s", "1m"); there is no "d" unit.' },
   { check: 'providerCount', id: 'RW748-analysis-provider-count', kinds: TEMPLATES, title:
     'A metric with no provider or more than one', mirrors: `ValidateMetric (${H})`, why: RUN_ERROR, fix:
       'Give exactly one provider.' },
@@ -223,26 +237,37 @@ const SPECS: readonly Spec[] = [
   { check: 'rwPluginWithoutServices', upstream: PLUGIN_REFUSES, id: 'RW780-gateway-plugin-without-services',
     kinds: ROLLOUT,
     title: 'Gateway API plugin routing without canaryService or stableService (rollwise: the controller accepts it)',
-    mirrors: 'rollwise, not the controller: the plugin matches backendRefs by these names (pkg/plugin/httproute.go, gatewayapi plugin v0.15.0)',
-    why: 'The controller does not require the Services for plugin routers, but the Gateway API plugin fails every weight change ("backendRef was not found in httpRoute"), so the canary gets stuck at its first setWeight.',
+    mirrors: 'rollwise, not the controller: the plugin matches backendRefs by these names (pkg/plugin/httproute.go, ' +
+      'gatewayapi plugin v0.15.0)',
+    why: 'The controller does not require the Services for plugin routers, but the Gateway API plugin fails every ' +
+      'weight change ("backendRef was not found in httpRoute"), so the canary gets stuck at its first setWeight.',
     fix: 'Set canaryService and stableService.' },
   { check: 'rwPluginRouteNotFound', upstream: PLUGIN_REFUSES, id: 'RW781-gateway-plugin-route-not-found',
     kinds: ROLLOUT,
-    title: 'The Gateway API plugin names no HTTPRoute, or one not among the checked objects (rollwise: the controller accepts it)',
-    mirrors: 'rollwise, not the controller: the plugin Gets the named HTTPRoute at each weight change (pkg/plugin/httproute.go, v0.15.0)',
-    why: 'The controller does not look at plugin configuration; the plugin then fails at the first weight change and the rollout stalls.',
+    title: 'The Gateway API plugin names no HTTPRoute, or one not among the checked objects (rollwise: the ' +
+      'controller accepts it)',
+    mirrors: 'rollwise, not the controller: the plugin Gets the named HTTPRoute at each weight change ' +
+      '(pkg/plugin/httproute.go, v0.15.0)',
+    why: 'The controller does not look at plugin configuration; the plugin then fails at the first weight change and ' +
+      'the rollout stalls.',
     fix: 'Name the HTTPRoute (httpRoute: <name>) and include it in the manifests.' },
   { check: 'rwPluginBackendRefMissing', upstream: PLUGIN_REFUSES, id: 'RW782-gateway-plugin-backend-ref-missing',
     kinds: ROLLOUT,
-    title: 'No rule of the HTTPRoute has a backendRef to the canary (or the stable) Service (rollwise: the controller accepts it)',
-    mirrors: 'rollwise, not the controller: the plugin needs both names among the backendRefs (pkg/plugin/httproute.go, v0.15.0)',
-    why: 'The controller accepts the Rollout; the plugin then fails every weight change with "backendRef was not found in httpRoute".',
+    title: 'No rule of the HTTPRoute has a backendRef to the canary (or the stable) Service (rollwise: the ' +
+      'controller accepts it)',
+    mirrors: 'rollwise, not the controller: the plugin needs both names among the backendRefs ' +
+      '(pkg/plugin/httproute.go, v0.15.0)',
+    why: 'The controller accepts the Rollout; the plugin then fails every weight change with "backendRef was not ' +
+      'found in httpRoute".',
     fix: 'Add backendRefs to both Services (the canary at weight 0).' },
   { check: 'rwPluginRuleWithoutBoth', id: 'RW783-gateway-plugin-rule-without-both-backends', severity: 'warning',
     kinds: ROLLOUT,
     title: 'An HTTPRoute rule routes to only one of the canary and stable Services (rollwise: the plugin accepts it)',
-    mirrors: 'rollwise, not the controller: the plugin sets weights only on the backendRefs it finds (pkg/plugin/httproute.go, v0.15.0)',
-    why: 'The plugin succeeds as long as some rule has each name, so a rule with only the stable Service never sends traffic to the canary (its errors escape the analysis) and one with only the canary Service has no stable backend at all.',
+    mirrors: 'rollwise, not the controller: the plugin sets weights only on the backendRefs it finds ' +
+      '(pkg/plugin/httproute.go, v0.15.0)',
+    why: 'The plugin succeeds as long as some rule has each name, so a rule with only the stable Service never sends ' +
+      'traffic to the canary (its errors escape the analysis) and one with only the canary Service has no stable ' +
+      'backend at all.',
     fix: 'Give every rule backendRefs to both Services.' },
   { check: 'rwStepSeveralActions', id: 'RW784-canary-step-several-actions', severity: 'warning', kinds: ROLLOUT, title:
     'A step combines two actions that each wait (pause, setCanaryScale, setWeight, plugin); the controller waits for ' +
@@ -263,8 +288,10 @@ const SPECS: readonly Spec[] = [
   { check: 'rwStartingStepAfterSteps', severity: 'warning', id: 'RW786-background-analysis-starts-after-last-step',
     kinds: ROLLOUT,
     title: 'Background analysis startingStep at or past the last step (rollwise: the controller accepts it)',
-    mirrors: 'rollwise, not the controller: BeforeStartingStep (utils/replicaset/canary.go) and the fully-promoted skip in rollout/analysis.go (v1.9.1)',
-    why: 'The controller accepts any startingStep; at or past the number of steps the background analysis is created only after every step has completed, when the canary is promoted, so it gates nothing.',
+    mirrors: 'rollwise, not the controller: BeforeStartingStep (utils/replicaset/canary.go) and the fully-promoted ' +
+      'skip in rollout/analysis.go (v1.9.1)',
+    why: 'The controller accepts any startingStep; at or past the number of steps the background analysis is created ' +
+      'only after every step has completed, when the canary is promoted, so it gates nothing.',
     fix: 'Use a startingStep below the number of steps (1 starts it after the first setWeight).' },
 ];
 

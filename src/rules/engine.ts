@@ -139,9 +139,11 @@ export function lintParsed(objects: readonly LintObject[], problems: readonly Pa
     const scope = index.scopes.scopeOf(o);
     const rendered = scope.renderedBy;
     const f: Finding = {
-      ruleId: rule.id, severity, file: o.file, line: o.line(path), kind: o.kind, namespace: o.namespace, name: o.name, object: o.ref,
+      ruleId: rule.id, severity, file: o.file, line: o.line(path), kind: o.kind, namespace: o.namespace, name: o.name,
+      object: o.ref,
       path, ...(scope.render ? { render: scope.render.folder } : {}), message: rendered
-        ? `${message} (as rendered by ${rendered})` : message, mechanism: `${rule.mechanism} (${rule.fieldNotes})`, fix: rule.fix, values, status, ...(justification !== undefined ? { justification } : {}),
+        ? `${message} (as rendered by ${rendered})` : message, mechanism: `${rule.mechanism} (${rule.fieldNotes})`,
+          fix: rule.fix, values, status, ...(justification !== undefined ? { justification } : {}),
     };
     seq.set(f, seq.size);
     findings.push(f);
@@ -186,7 +188,8 @@ export function lintParsed(objects: readonly LintObject[], problems: readonly Pa
         : p.duplicateKey.sameValue ? '; kubectl keeps one of them, nothing changes' : '; kubectl applies the second and ' +
           'silently drops the first';
       const f: Finding = {
-        ruleId: rule.id, severity, file: p.file, line: p.line, kind: p.kind ?? '(document)', name: `line ${p.line}`, object: `(document at line ${p.line})`,
+        ruleId: rule.id, severity, file: p.file, line: p.line, kind: p.kind ?? '(document)', name: `line ${p.line}`,
+        object: `(document at line ${p.line})`,
         path: p.duplicateKey.key, message: `${p.message}${consequence}.`, mechanism:
           `${rule.mechanism} (${rule.fieldNotes})`, fix: rule.fix,
         values: { key: p.duplicateKey.key, firstLine: p.duplicateKey.firstLine,
@@ -202,9 +205,11 @@ export function lintParsed(objects: readonly LintObject[], problems: readonly Pa
     // that Argo Rollouts' e2e suite applies (test/e2e/crds/istio.yaml, v1.9.1).
     const unchecked = p.kind !== undefined && !RULES_BY_KIND.has(p.kind) && !CONTEXT_KINDS.has(p.kind);
     const f: Finding = {
-      ruleId: ENGINE_RULES.malformed.id, severity: unchecked ? 'info' : p.severity ?? 'error', file: p.file, line: p.line, kind: p.kind ?? '(document)', name: `line ${p.line}`, object: `(document at line ${p.line})`,
+      ruleId: ENGINE_RULES.malformed.id, severity: unchecked ? 'info' : p.severity ?? 'error', file: p.file,
+      line: p.line, kind: p.kind ?? '(document)', name: `line ${p.line}`, object: `(document at line ${p.line})`,
       path: '', message: unchecked ? `${p.message} (kind ${p.kind}, which no rule checks: nothing was missed)`
-        : p.message, mechanism: `${ENGINE_RULES.malformed.mechanism} (${ENGINE_RULES.malformed.fieldNotes})`, fix: ENGINE_RULES.malformed.fix, values: {}, status: 'open',
+        : p.message, mechanism: `${ENGINE_RULES.malformed.mechanism} (${ENGINE_RULES.malformed.fieldNotes})`,
+          fix: ENGINE_RULES.malformed.fix, values: {}, status: 'open',
     };
     seq.set(f, seq.size);
     findings.push(f);

@@ -2,7 +2,8 @@ import { ANNOTATIONS } from '../justify/annotations';
 import { LintObject } from './source';
 
 /** Facts a manifest cannot hold: measured numbers and declarations about the application. */
-export type FactName = 'readinessP99Seconds' | 'readinessCallsDependency' | 'peakRps' | 'saturationRpsPerReplica' | 'appKeepAliveSeconds';
+export type FactName = 'readinessP99Seconds' | 'readinessCallsDependency' | 'peakRps' | 'saturationRpsPerReplica'
+  | 'appKeepAliveSeconds';
 
 export interface FactDefinition {
   readonly name: FactName;

@@ -148,7 +148,8 @@ function readKustomization(dir: string, cache: Map<string, Kustomization | null>
     component: doc.kind === 'Component',
     unresolved: [],
   };
-  const entries = [...arr(doc.resources), ...arr(doc.bases), ...arr(doc.components)].map((x) => str(x)).filter((x): x is string => !!x);
+  const entries = [...arr(doc.resources), ...arr(doc.bases),
+    ...arr(doc.components)].map((x) => str(x)).filter((x): x is string => !!x);
   for (const e of entries) {
     if (REMOTE.test(e)) { k.remote.push(e); continue; }
     const abs = path.resolve(dir, e);
@@ -557,7 +558,8 @@ function renderError(out: string, rootDir: string): string {
  * scan (`memo`, by its text). Each use gets its own copy of the objects: the caller edits them.
  * The problems' lines are the output's lines.
  */
-function parseRendered(text: string, file: string, memo: Map<string, ParsedSource>): { objects: { obj: Record<string, unknown>;
+function parseRendered(text: string, file: string,
+  memo: Map<string, ParsedSource>): { objects: { obj: Record<string, unknown>;
   kind: string; name: string }[];
   problems: ParseProblem[] } {
   const objects: { obj: Record<string, unknown>; kind: string; name: string }[] = [];
@@ -589,7 +591,8 @@ function hasPointer(obj: unknown, pointer: string): boolean {
   for (const raw of pointer.split('/').slice(1)) {
     const seg = raw.replace(/~1/g, '/').replace(/~0/g, '~');
     if (Array.isArray(v) && /^\d+$/.test(seg)) v = v[Number(seg)];
-    else if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.prototype.hasOwnProperty.call(v, seg)) v = (v as Record<string, unknown>)[seg];
+    else if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.prototype.hasOwnProperty.call(v,
+      seg)) v = (v as Record<string, unknown>)[seg];
     else return false;
     if (v === undefined) return false;
   }
@@ -783,7 +786,8 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
     if (remote.length > 0 || helm) {
       notes.push(note(rootFile,
         'not rendered: ' +
-          `it ${remote.length ? `includes remote resources (${remote.slice(0, 2).join(', ')}), which need the network` : 'inflates Helm charts (helmCharts needs ' +
+          `it ${remote.length ? `includes remote resources (${remote.slice(0,
+            2).join(', ')}), which need the network` : 'inflates Helm charts (helmCharts needs ' +
             '--enable-helm)'}; ` +
           `its local files were linted one by one, ${without}.`,
         { kustomization: rootFile }));
@@ -895,7 +899,8 @@ function applyArgoCd(objects: readonly LintObject[], scopes: Map<LintObject, Obj
     if (app.kind !== 'Application' || !app.apiVersion.startsWith('argoproj.io/')) continue;
     const spec = rec(app.obj.spec);
     const ns = str(rec(spec?.destination)?.namespace);
-    const sources = [rec(spec?.source), ...arr(spec?.sources).map(rec)].filter((x): x is Record<string, unknown> => !!x);
+    const sources = [rec(spec?.source),
+      ...arr(spec?.sources).map(rec)].filter((x): x is Record<string, unknown> => !!x);
     for (const src of sources) {
       const p = str(src.path);
       if (p === undefined || src.chart !== undefined) continue;
@@ -1000,7 +1005,8 @@ function patchesTargeting(abs: string, objs: readonly LintObject[], repoRoot: st
         (arr(doc.resources).some((r) => str(r) === rel || str(r) === `./${rel}`) ||
           text.split('\n').some((l) => /^\s*#/.test(l) && l.includes(rel)));
       if (doc && names) {
-        const patches = [...arr(doc.patches), ...arr(doc.patchesJson6902)].map(rec).filter((x): x is Record<string, unknown> => !!x);
+        const patches = [...arr(doc.patches),
+          ...arr(doc.patchesJson6902)].map(rec).filter((x): x is Record<string, unknown> => !!x);
         for (const o of objs) {
           const labels = rec(rec(o.obj.metadata)?.labels) ?? {};
           const pointers: string[] = [];

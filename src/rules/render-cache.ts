@@ -144,7 +144,8 @@ export class ContentHasher {
 function strings(v: unknown, out: string[]): string[] {
   if (typeof v === 'string') out.push(v);
   else if (Array.isArray(v)) for (const x of v) strings(x, out);
-  else if (v !== null && typeof v === 'object') for (const x of Object.values(v as Record<string, unknown>)) strings(x, out);
+  else if (v !== null && typeof v === 'object') for (const x of Object.values(v as Record<string, unknown>)) strings(x,
+    out);
   return out;
 }
 

@@ -16,7 +16,8 @@ function maxUnavailable(o: LintObject): { value: number; shown: string; path: st
       const raw = rec(strategy?.rollingUpdate)?.maxUnavailable ?? '25%';
       const v = scaleIntOrPercent(raw, replicas, false);
       return v === undefined ? undefined : { value: v, shown:
-        `${String(raw)}${v !== raw ? ` of ${replicas} = ${v}` : ''}`, path: 'spec.strategy.rollingUpdate.maxUnavailable' };
+        `${String(raw)}${v !== raw ? ` of ${replicas} = ${v}` : ''}`,
+          path: 'spec.strategy.rollingUpdate.maxUnavailable' };
     }
     case 'Rollout': {
       const canary = rec(rec(spec.strategy)?.canary);

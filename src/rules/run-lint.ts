@@ -205,7 +205,8 @@ function unmatchedFacts(facts: LintFacts, objects: readonly LintObject[]): strin
   }
   const bad = Object.entries(facts).filter(([key]) => !names.has(key));
   if (bad.length === 0) return undefined;
-  const given = bad.map(([key, f]) => Object.keys(f).map((name) => `${factDefinition(name as FactName).option.split(' ')[0]} ${key}`).join(', ')).join('; ');
+  const given = bad.map(([key,
+    f]) => Object.keys(f).map((name) => `${factDefinition(name as FactName).option.split(' ')[0]} ${key}`).join(', ')).join('; ');
   const known = [...new Set(objects.map((o) => o.ref))].sort();
   const shown = known.length > 20 ? `${known.slice(0, 20).join(', ')} and ${known.length - 20} more` : known.join(', ');
   return `${given}: no object in the input has that name (a fact is matched by metadata.name, or namespace/name). ` +
@@ -240,6 +241,7 @@ export function runLintCli(paths: readonly string[], cli: LintCliOptions, write:
   }
   return runLint({
     paths, format: (cli.format ?? 'text') as OutputFormat, failOn: (cli.failOn ?? 'error') as FailOn,
-    explainSkips: cli.explainSkips ?? false, facts, write, writeError, exclude: cli.exclude, simulate: cli.simulate ?? true, kustomize: cli.kustomize ?? true,
+    explainSkips: cli.explainSkips ?? false, facts, write, writeError, exclude: cli.exclude,
+    simulate: cli.simulate ?? true, kustomize: cli.kustomize ?? true,
   });
 }

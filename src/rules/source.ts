@@ -137,7 +137,8 @@ export function parseManifestText(text: string, file: string): ParsedSource {
       // apimachinery v0.32.4 pkg/apis/meta/v1/unstructured/helpers.go). No apiVersion: its
       // client-side validation refuses it ("apiVersion not set", kubectl v0.32.4
       // pkg/validation/validation.go); whether the server-validated path does was not checked.
-      problems.push({ file, line: lineCounter.linePos(doc.contents.range[0]).line, ...(hasKind ? { kind: String(r!.kind),
+      problems.push({ file, line: lineCounter.linePos(doc.contents.range[0]).line,
+        ...(hasKind ? { kind: String(r!.kind),
         severity: 'warning' as const } : {}),
         message: hasKind ? `the document has kind ${String(r!.kind)} but no apiVersion; kubectl's client-side ` +
           'validation refuses it ("apiVersion not set")' : `the document has apiVersion ${String(r!.apiVersion)} but ` +
