@@ -493,7 +493,8 @@ function objectName(meta: Json, rules: KindRules, namespaced: boolean | undefine
   // apimachinery v0.33.0 pkg/api/validation/objectmeta.go ValidateObjectMetaAccessor: a namespaced
   // object's namespace is ValidateNamespaceName (a DNS-1123 label)
   if (namespaced === true && typeof meta.namespace === 'string' && meta.namespace !== '' &&
-    !isDns1123Label(meta.namespace)) add('/metadata/namespace', `${show(meta.namespace)} is not a DNS-1123 label`, meta.namespace);
+    !isDns1123Label(meta.namespace)) add('/metadata/namespace', `${show(meta.namespace)} is not a DNS-1123 label`,
+      meta.namespace);
 }
 
 /** apimachinery pkg/apis/meta/v1/validation ValidateLabels and pkg/api/validation/objectmeta.go ValidateAnnotations. */
@@ -566,9 +567,11 @@ function podSpec(spec: Json, path: string, add: Add, kubelet: Add, version: Kube
       `the node selector value ${show(v)} is not a label value`, v);
   }
   if (typeof spec.serviceAccountName === 'string' && spec.serviceAccountName !== '' &&
-    !isDns1123Subdomain(spec.serviceAccountName)) add(`${path}/serviceAccountName`, `${show(spec.serviceAccountName)} is not a DNS-1123 subdomain`, spec.serviceAccountName);
+    !isDns1123Subdomain(spec.serviceAccountName)) add(`${path}/serviceAccountName`,
+      `${show(spec.serviceAccountName)} is not a DNS-1123 subdomain`, spec.serviceAccountName);
   if (typeof spec.priorityClassName === 'string' && spec.priorityClassName !== '' &&
-    !isDns1123Subdomain(spec.priorityClassName)) add(`${path}/priorityClassName`, `${show(spec.priorityClassName)} is not a DNS-1123 subdomain`, spec.priorityClassName);
+    !isDns1123Subdomain(spec.priorityClassName)) add(`${path}/priorityClassName`,
+      `${show(spec.priorityClassName)} is not a DNS-1123 subdomain`, spec.priorityClassName);
 }
 
 function container(c: Json, cp: string, volumes: Set<string>, claimTemplates: boolean, add: Add,
@@ -873,7 +876,9 @@ function podAffinityTerms(a: Json | undefined, p: string, add: (p: string, m: st
   const weights: { w: unknown; at: string }[] = [
     ...arr(node?.preferredDuringSchedulingIgnoredDuringExecution).map((w, i) => ({ w: rec(w)?.weight, at:
       `${p}/nodeAffinity/preferredDuringSchedulingIgnoredDuringExecution/${i}/weight` })),
-    ...(['podAffinity', 'podAntiAffinity'] as const).flatMap((k) => arr(rec(a[k])?.preferredDuringSchedulingIgnoredDuringExecution).map((w, i) => ({ w: rec(w)?.weight, at: `${p}/${k}/preferredDuringSchedulingIgnoredDuringExecution/${i}/weight` }))),
+    ...(['podAffinity',
+      'podAntiAffinity'] as const).flatMap((k) => arr(rec(a[k])?.preferredDuringSchedulingIgnoredDuringExecution).map((w,
+        i) => ({ w: rec(w)?.weight, at: `${p}/${k}/preferredDuringSchedulingIgnoredDuringExecution/${i}/weight` }))),
   ];
   for (const { w, at } of weights) {
     if (typeof w === 'number' && !(w >= 1 && w <= 100)) add(at,

@@ -84,7 +84,8 @@ export class ClusterValidator {
 
   private load(): void {
     if (this.k8s || !this.hasSchemas) return;
-    const defs = JSON.parse(fs.readFileSync(path.join(this.dir, 'schemas', this.version.schemaFile), 'utf8')) as { definitions: Record<string, Json> };
+    const defs = JSON.parse(fs.readFileSync(path.join(this.dir, 'schemas', this.version.schemaFile),
+      'utf8')) as { definitions: Record<string, Json> };
     this.k8s = new SchemaCompiler(defs.definitions);
     // built-in kinds by the group, version and kind each definition declares (CustomResourceDefinition
     // is io.k8s.apiextensions-apiserver..., not io.k8s.api...)

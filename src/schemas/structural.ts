@@ -215,8 +215,12 @@ export class SchemaCompiler {
         } else if (typeof v === 'number') {
           if (intRange && (v < intRange[0] || v > intRange[1])) out.push({ path, message:
             `${v} is outside the ${format} range`, source: 'schema', value: v });
-          if (typeof s.maximum === 'number' && (s.exclusiveMaximum === true ? v >= s.maximum : v > s.maximum)) out.push({ path, message: `${v} is above the maximum ${s.maximum}`, source: 'schema', value: v });
-          if (typeof s.minimum === 'number' && (s.exclusiveMinimum === true ? v <= s.minimum : v < s.minimum)) out.push({ path, message: `${v} is below the minimum ${s.minimum}`, source: 'schema', value: v });
+          if (typeof s.maximum === 'number' &&
+            (s.exclusiveMaximum === true ? v >= s.maximum : v > s.maximum)) out.push({ path,
+            message: `${v} is above the maximum ${s.maximum}`, source: 'schema', value: v });
+          if (typeof s.minimum === 'number' &&
+            (s.exclusiveMinimum === true ? v <= s.minimum : v < s.minimum)) out.push({ path,
+            message: `${v} is below the minimum ${s.minimum}`, source: 'schema', value: v });
         } else if (Array.isArray(v)) {
           if (typeof s.maxItems === 'number' && v.length > s.maxItems) out.push({ path, message:
             `has ${v.length} items, more than ${s.maxItems}`, source: 'schema', value: v });
@@ -264,7 +268,8 @@ export class SchemaCompiler {
             else if (openMap || (embedded && ['apiVersion', 'kind', 'metadata'].includes(k))) child = ANY;
             if (!child) {
               out.push({ path: `${path}/${pointerKey(k)}`, message:
-                'is not a field of this kind (unknown field; the API server drops or refuses it)', source: 'schema', value: x });
+                'is not a field of this kind (unknown field; the API server drops or refuses it)', source: 'schema',
+                  value: x });
               continue;
             }
             const d = child.check(x, `${path}/${pointerKey(k)}`, out, pass);
@@ -303,7 +308,8 @@ export class SchemaCompiler {
             if (res === undefined) memo.set(key, (res = r.compiled.evaluate((self ??= node.toCel(value)))));
             if (res === true) continue;
             const at = r.fieldPath ? `${path}${r.fieldPath.replace(/\./g, '/')}` : path;
-            out.push({ path: at, message: res === false ? `${r.compiled.message} (CEL rule: ${r.compiled.rule})` : `the CEL rule ${r.compiled.rule} could ` +
+            out.push({ path: at,
+              message: res === false ? `${r.compiled.message} (CEL rule: ${r.compiled.rule})` : `the CEL rule ${r.compiled.rule} could ` +
               `not be evaluated: ${res}`, source: 'cel', value });
           }
         }

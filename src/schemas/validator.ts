@@ -39,7 +39,8 @@ export class SchemaValidator {
       { code: 'new RegExp' },
     );
     this.ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false, code: { regExp } });
-    const defs = JSON.parse(fs.readFileSync(path.join(dir, 'schemas', version.schemaFile), 'utf8')) as { definitions: Record<string, Json> };
+    const defs = JSON.parse(fs.readFileSync(path.join(dir, 'schemas', version.schemaFile),
+      'utf8')) as { definitions: Record<string, Json> };
     this.k8sDefs = strictify(defs.definitions) as Record<string, Json>;
     this.ajv.addSchema({ $id: 'k8s', definitions: this.k8sDefs });
     for (const f of fs.readdirSync(path.join(dir, 'crds')).filter((x) => x.endsWith('.yaml')).sort()) {
