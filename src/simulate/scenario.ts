@@ -68,7 +68,8 @@ export function loadScenarioFile(file: string): Scenario {
   try {
     text = readTextCapped(file);
   } catch (e) {
-    throw new ScenarioError([{ field: '(file)', value: file, why: e instanceof InputTooLargeError ? e.message : 'cannot read it ' +
+    throw new ScenarioError([{ field: '(file)', value: file,
+      why: e instanceof InputTooLargeError ? e.message : 'cannot read it ' +
       `(${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, fix: 'check the path' }], file);
   }
   return parseScenario(text, { source: file, baseDir: path.dirname(file) });
@@ -163,7 +164,8 @@ export function scenarioFromObject(raw: unknown, opts: ParseOptions = {}): Scena
   // Default floor: the fleet minus what the scenario takes away on purpose (the
   // largest drain, or the rollout's maxUnavailable): the PDB promises that much.
   const planned = events.reduce((acc, e) => Math.max(acc, e.kind === 'drain' ? e.count : e.maxUnavailable), 0);
-  const floor = r.num(top, 'floor', '', { min: 0, integer: true, why: 'a count of ready endpoints' }) ?? Math.max(0, (replicas ?? 1) - planned);
+  const floor = r.num(top, 'floor', '',
+    { min: 0, integer: true, why: 'a count of ready endpoints' }) ?? Math.max(0, (replicas ?? 1) - planned);
   if (replicas !== undefined && floor > replicas) r.problem('floor', floor, `is above replicas (${replicas})`,
     `use at most ${replicas}`);
   const errorBudget = r.num(top, 'errorBudget', '',
@@ -226,7 +228,8 @@ function readProbeSection(
   const out: ReadinessSettings = { periodSeconds, timeoutSeconds, failureThreshold, successThreshold };
   if (dependency) out.dependency = dependency;
   if (!isLiveness) return out;
-  const handler = (r.str(o, 'handler', field, ['http', 'tcp']) as 'http' | 'tcp' | undefined) ?? fromManifest?.handler ?? 'http';
+  const handler = (r.str(o, 'handler', field,
+    ['http', 'tcp']) as 'http' | 'tcp' | undefined) ?? fromManifest?.handler ?? 'http';
   return { ...out, handler };
 }
 
@@ -266,7 +269,8 @@ function readCapacity(r: Reader, v: unknown, m: ManifestSettings | undefined,
       r.problem('capacity.cpu.cpuSecondsPerRequest', undefined, 'is required: CPU cost of one request',
         'measure CPU seconds / requests at steady load, e.g. 0.0025 (400 req/s per core)');
     }
-    const burstCores = r.num(c, 'burstCores', 'capacity.cpu', { above: 0, unit: 'cores' }) ?? (requestCores ?? 1) * DEFAULTS.burstFactor;
+    const burstCores = r.num(c, 'burstCores', 'capacity.cpu',
+      { above: 0, unit: 'cores' }) ?? (requestCores ?? 1) * DEFAULTS.burstFactor;
     if (requestCores !== undefined && burstCores < requestCores) {
       r.problem('capacity.cpu.burstCores', burstCores,
         `is below requestCores (${requestCores}): cpu.shares guarantee at least the request`,
@@ -303,7 +307,8 @@ function readCapacity(r: Reader, v: unknown, m: ManifestSettings | undefined,
   // Default saturation: the last measured rate. Beyond the measurements we cannot
   // know, so we assume the last point is the knee where requests start to queue.
   const last = points[points.length - 1];
-  const saturationRps = r.num(o, 'saturationRps', 'capacity', { above: 0, unit: 'req/s per replica' }) ?? (last && last.rps > 0 ? last.rps : undefined);
+  const saturationRps = r.num(o, 'saturationRps', 'capacity',
+    { above: 0, unit: 'req/s per replica' }) ?? (last && last.rps > 0 ? last.rps : undefined);
   if (saturationRps === undefined && !r.problems.some((p) => p.field.startsWith('capacity'))) {
     r.problem('capacity.saturationRps', undefined, 'cannot be derived (the only point is at 0 req/s)',
       'give saturationRps, the per-replica rate where requests start to queue');
@@ -334,11 +339,13 @@ function readMeasuredCapacity(r: Reader, o: Obj, opts: ParseOptions): CapacityMo
     return r.problem('capacity.measurements', file, why,
       'give the path (relative to the scenario) of a file `rollwise measure` wrote');
   }
-  const points = m.document.capacity.points.filter((p, i, all) => i === 0 || p.rps > all[i - 1].rps).map((p) => ({ rps: p.rps, p99Seconds: p.p99Seconds }));
+  const points = m.document.capacity.points.filter((p, i,
+    all) => i === 0 || p.rps > all[i - 1].rps).map((p) => ({ rps: p.rps, p99Seconds: p.p99Seconds }));
   if (points.length === 0) return r.problem('capacity.measurements', file,
     `holds no capacity points (${m.document.capacity.saturation.sentence})`,
     'measure over a window with traffic, or give capacity.points');
-  const saturationRps = r.num(o, 'saturationRps', 'capacity', { above: 0, unit: 'req/s per replica' }) ?? m.document.capacity.saturation.estimateRps ?? undefined;
+  const saturationRps = r.num(o, 'saturationRps', 'capacity',
+    { above: 0, unit: 'req/s per replica' }) ?? m.document.capacity.saturation.estimateRps ?? undefined;
   if (saturationRps === undefined) {
     return r.problem('capacity.saturationRps', undefined,
       `the measurements show no knee (${m.document.capacity.saturation.sentence})`,

@@ -25,7 +25,8 @@ export interface WorkEstimate {
 }
 
 /** How much a scenario costs, from its numbers alone (replicas x steps, events, samples). */
-export function estimateWork(s: Pick<Scenario, 'durationSeconds' | 'stepSeconds' | 'sampleSeconds' | 'replicas' | 'events'>): WorkEstimate {
+export function estimateWork(s: Pick<Scenario, 'durationSeconds' | 'stepSeconds' | 'sampleSeconds' | 'replicas'
+  | 'events'>): WorkEstimate {
   const steps = Math.round(s.durationSeconds / s.stepSeconds);
   let pods = s.replicas;
   for (const e of s.events) pods += e.kind === 'drain' ? (e.replaceAfterSeconds !== undefined ? e.count : 0)
