@@ -32,7 +32,8 @@ const CAUSES: Record<string, [why: string, fix: string]> = {
 /** The error for `e` raised while `doing` (e.g. "writing") `file`; the previous output stays as it was. */
 export function fileSystemError(e: unknown, file: string, doing: string): FileSystemError {
   const code = (e as NodeJS.ErrnoException)?.code;
-  const [why, fix] = (code && CAUSES[code]) ?? [(e as Error)?.message ?? String(e), 'check the path and the disk, then synth ' +
+  const [why,
+    fix] = (code && CAUSES[code]) ?? [(e as Error)?.message ?? String(e), 'check the path and the disk, then synth ' +
     'again'];
   return new FileSystemError(
     `rollwise synth: ${doing} ${file} failed: ${why}${code ? ` (${code})` : ''}. The previous output is unchanged. ` +

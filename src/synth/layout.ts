@@ -35,7 +35,8 @@ export function checkRelPath(what: string, relPath: string, input = 'layout'): s
     throw new RollwiseInputError(input,
       relPath === undefined ? 'undefined' : typeof relPath === 'bigint' ? `${String(relPath)}n` : relPath,
       `gave ${what} as ${relPath === null ? 'null' : `a ${typeof relPath}`}, not a file path.`,
-      'return a relative file path inside the output folder (e.g. "prod/checkout-api.k8s.yaml"), or undefined for the default name.');
+      'return a relative file path inside the output folder (e.g. "prod/checkout-api.k8s.yaml"), or undefined for ' +
+        'the default name.');
   }
   const norm = path.posix.normalize(relPath.replace(/\\/g, '/'));
   if (relPath === '' || path.posix.isAbsolute(norm) || norm === '.' || norm.startsWith('../') || norm === '..') {

@@ -169,7 +169,8 @@ export function* planApp(app: App, opts: RenderOptions = {}): Generator<PlannedF
     const resources: Record<string, { path: string }> = {};
     for (const chart of charts) for (const obj of chartObjects(chart)) resources[obj.name] = { path: obj.node.path };
     yield { path: claim('construct-metadata.json', 'construct metadata', 'recordConstructMetadata',
-      'rename the output that writes construct-metadata.json, or leave recordConstructMetadata off.'), content: JSON.stringify({ version: '1.0.0', resources }) };
+      'rename the output that writes construct-metadata.json, or leave recordConstructMetadata off.'),
+        content: JSON.stringify({ version: '1.0.0', resources }) };
   }
 
   for (const f of outputFileEntriesOf(app)) {
@@ -250,7 +251,8 @@ function droppedPatch(o: ApiObject, json: Record<string, unknown>): string | und
   if (o.toJson === ApiObject.prototype.toJson) return undefined;
   const ops = ((o as unknown as { patches?: { operation?: { op?: string; path?: string;
     value?: unknown } }[] }).patches ?? [])
-    .map((p) => p?.operation).filter((op): op is { op: string; path: string; value?: unknown } => typeof op?.op === 'string' &&
+    .map((p) => p?.operation).filter((op): op is { op: string; path: string;
+      value?: unknown } => typeof op?.op === 'string' &&
       typeof op.path === 'string');
   const related = (a: string, b: string) => a === b || a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
   for (let i = 0; i < ops.length; i++) {

@@ -21,5 +21,6 @@ export function serializeObjects(objects: unknown[], comments: boolean): string 
 }
 
 function hasReasons(obj: unknown): boolean {
-  return (obj as { metadata?: { annotations?: Record<string, unknown> } } | null)?.metadata?.annotations?.[ANNOTATIONS.reasons] !== undefined;
+  return (obj as { metadata?: { annotations?: Record<string, unknown> } }
+    | null)?.metadata?.annotations?.[ANNOTATIONS.reasons] !== undefined;
 }
