@@ -74,7 +74,8 @@ export class Sizing {
         adjust === undefined ? 'undefined'
           : typeof adjust === 'object' ? JSON.stringify(adjust) ?? String(adjust) : String(adjust),
         'must be a function from a service\'s props (and its name) to the props it runs with in the environment.',
-        'pass e.g. Sizing.custom(\'half the memory in dev\', (props) => ({ ...props, resources: { ...props.resources, memory: \'256Mi\' } })).');
+        'pass e.g. Sizing.custom(\'half the memory in dev\', (props) => ({ ...props, resources: { ' +
+          '...props.resources, memory: \'256Mi\' } })).');
     }
     return new Sizing(description, adjust);
   }
