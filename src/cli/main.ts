@@ -129,7 +129,8 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
 
   const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
   program.command('lint')
-    .description('check manifests for the probe, rollout and proxy compositions that took services down (docs/rules.md)')
+    .description('check manifests for the probe, rollout and proxy compositions that took services down ' +
+      '(docs/rules.md)')
     .argument('[paths...]',
       'manifest files or folders (*.yaml, *.yml, *.json, searched recursively); - reads standard input')
     .option('-f, --format <format>', 'text, json or sarif', 'text')
@@ -280,7 +281,8 @@ export async function main(argv: string[], out: Write = (t) => process.stdout.wr
         `the folder holds a cdk8s app: rollwise joined it (its cdk8s.yaml, tsconfig.json and scripts are kept)\n`);
       out(`${list('created', r.created)}${list('updated', r.updated)}${list('unchanged', r.unchanged)}`);
       for (const n of r.notes) out(`note: ${n}\n`);
-      out(r.created.length + r.updated.length === 0 ? 'nothing to do: the folder already has the golden path.\n' : `next: ${path.resolve(dir) === process.cwd() ? '' : `cd ${dir} && `}npm ` +
+      out(r.created.length + r.updated.length === 0 ? 'nothing to do: the folder already has the golden path.\n'
+        : `next: ${path.resolve(dir) === process.cwd() ? '' : `cd ${dir} && `}npm ` +
         `install && npm run synth && npm test\n`);
     });
 

@@ -122,7 +122,10 @@ export class ClusterPrerequisites extends Construct {
     }
     const rc = new Reasons();
     rc.note('data.trafficRouterPlugins',
-      `Registers the Gateway API plugin (${PLUGIN_NAME}, ${version}, ${arch}) with the Argo Rollouts controller, which reads it from this ConfigMap at start: restart the controller after applying. Every rollwise Rollout routes its canary through it (docs/mechanisms.md#canary-analysis). This replaces an existing argo-rollouts-config: merge other plugins into it by hand. ${sha
+      `Registers the Gateway API plugin (${PLUGIN_NAME}, ${version}, ${arch}) with the Argo Rollouts ` +
+        'controller, which reads it from this ConfigMap at start: restart the controller after applying. Every ' +
+        'rollwise Rollout routes its canary through it (docs/mechanisms.md#canary-analysis). This replaces an ' +
+        `existing argo-rollouts-config: merge other plugins into it by hand. ${sha
       ? 'Pinned by sha256 (input, pluginSha256): the controller checks the downloaded file against it and does not ' +
         'load a different binary (argo-rollouts v1.9.1 utils/plugin/downloader.go).'
       : `Not pinned by checksum (pluginSha256 not given): the controller runs whatever ${location} serves when it ` +

@@ -64,7 +64,8 @@ export function renderHttpRoute(scope: Construct, id: string, props: ServiceRout
     `Every path under ${props.route.pathPrefix ?? '/'} ` +
       `(route.pathPrefix${props.route.pathPrefix ? '' : ', default "/": the whole host belongs to this service'}), ` +
       'in one rule, ' +
-      `so ${canary ? 'the canary split and the per-backend clusters the analysis reads cover' : 'the route\'s alerts and traffic policy ' +
+      `so ${canary ? 'the canary split and the per-backend clusters the analysis reads cover'
+        : 'the route\'s alerts and traffic policy ' +
         'cover'} ` +
       `all of the service's traffic.`);
   if (canary) {

@@ -40,7 +40,9 @@ export function serviceFromApp(app: App, service: string, namespace?: string): S
         `HttpService ${service}${namespace ? ` in namespace ${namespace}` : ''}${all.length
           ? ` (it has one in ${where})` : ''}.` : `the app has ${found.length} ` +
           `HttpServices named ${service}, in ${where}: one per environment.`,
-      found.length === 0 ? 'check the name, or pass --prometheus and --namespace instead of reading them from the app.' : 'pass --namespace to choose the ' +
+      found.length === 0
+        ? 'check the name, or pass --prometheus and --namespace instead of reading them from the app.'
+        : 'pass --namespace to choose the ' +
         'environment.');
   }
   const s = found[0];

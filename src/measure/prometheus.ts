@@ -98,7 +98,8 @@ export class PrometheusClient {
     if (res.status === 401 || res.status === 403) {
       throw new MeasureError(`Prometheus at ${this.url}`,
         'refused the request ' +
-          `(HTTP ${res.status} ${res.statusText}): ${this.headers.Authorization ? 'the credentials given were not accepted' : 'it requires credentials and none were ' +
+          `(HTTP ${res.status} ${res.statusText}): ${this.headers.Authorization ? 'the credentials given were not accepted'
+            : 'it requires credentials and none were ' +
             'given'}.`,
         'pass --user <name> with the password in $ROLLWISE_PROMETHEUS_PASSWORD, or a token in ' +
           '$ROLLWISE_PROMETHEUS_TOKEN, for an account allowed to query.');

@@ -71,7 +71,8 @@ export const RELEASES: readonly Release[] = [
   { ...base, id: 'healthy', title: 'healthy release (no 5xx at all)', expect: 'promoted', because:
     'a release that never answers 5xx and whose pods stay Ready must reach 100 % without a human.' },
   { ...base, id: 'canary-5xx-0.5', title: 'canary answers 0.5 % 5xx', canaryErrorRatio: 0.005, expect: 'promoted',
-    because: 'below a 1 % error ceiling: the ordinary background error rate of a service must not block its releases.' },
+    because: 'below a 1 % error ceiling: the ordinary background error rate of a service must not block its ' +
+      'releases.' },
   { ...base, id: 'canary-5xx-2', title: 'canary answers 2 % 5xx', canaryErrorRatio: 0.02, expect:
     'aborted-at-first-weight', because: 'twice a 1 % ceiling, sustained: the bad release must cost only the first ' +
       'weight\'s share of traffic.' },

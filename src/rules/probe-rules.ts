@@ -441,7 +441,8 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
         const fast = rt && rt.successThreshold * rt.periodSeconds < rt.failureThreshold * rt.periodSeconds
           ? `; readiness returns after ${rt.successThreshold * rt.periodSeconds} s but leaves ` +
             `after ${rt.failureThreshold * rt.periodSeconds} s, ` +
-            `so ${single ? 'the one pod, once taken out, comes back at full load at once' : 'a fleet the throttling emptied ' +
+            `so ${single ? 'the one pod, once taken out, comes back at full load at once'
+              : 'a fleet the throttling emptied ' +
               're-enters at once'}` : '';
         // A limit of a core or more with room above the request throttles only under sustained use
         // far above what the pod asked for: not reported.

@@ -91,7 +91,8 @@ export function* planApp(app: App, opts: RenderOptions = {}): Generator<PlannedF
   const layoutInput = opts.layout === undefined ? 'the declared output paths (declareOutputPath, Environment ' +
     'outputPath)' : 'layout';
   const claim = (file: string, by: string, input = layoutInput,
-    fix = 'give each chart its own file (SynthLayout.custom returns one path per chart; Environment charts take outputPath), or put the objects in one chart.') => {
+    fix = 'give each chart its own file (SynthLayout.custom returns one path per chart; Environment charts take ' +
+      'outputPath), or put the objects in one chart.') => {
     const prev = written.get(file);
     if (prev !== undefined) {
       throw new RollwiseInputError(input, file,

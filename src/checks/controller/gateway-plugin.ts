@@ -77,7 +77,8 @@ export function validatePluginRoute(ro: Json, canary: Json, lookup: ObjectLookup
         `HTTPRoute ${name} rule ${i} has a backendRef to "${missing === canarySvc ? stableSvc : canarySvc}" but none ` +
           `to "${missing}": the plugin accepts the route (another rule has it) and sets weights only on the ` +
           `backendRefs it finds, so this rule's ` +
-          `traffic ${missing === canarySvc ? 'never reaches the canary and escapes the analysis' : 'has no stable backend: it goes only to ' +
+          `traffic ${missing === canarySvc ? 'never reaches the canary and escapes the analysis'
+            : 'has no stable backend: it goes only to ' +
             'the canary'}. ` +
           'Give the rule backendRefs to both Services.',
         { route: name, rule: i, missing });

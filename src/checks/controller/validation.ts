@@ -286,7 +286,8 @@ function validateCanary(canary: Json, out: Findings): void {
         const d = rec(step.pause)?.duration;
         out.add('pauseDuration', `${sp}.pause.duration`,
           `${sp}.pause.duration ` +
-            `= ${show(d)}: ${typeof d === 'string' && 'error' in parseGoDuration(d) && goParseInt32(d) === undefined ? 'neither whole seconds nor a Go duration ' +
+            `= ${show(d)}: ${typeof d === 'string' && 'error' in parseGoDuration(d) && goParseInt32(d) === undefined
+              ? 'neither whole seconds nor a Go duration ' +
               '(time.ParseDuration refuses it), so the controller reads it as -1 s' : 'a negative duration'} ` +
             'and refuses it ("Duration needs to be greater than 0"). Write whole seconds (600) or a Go duration with ' +
             'units ns, us, ms, s, m, h ("10m", "1h30m"); there is no "d" unit: use "24h".',
@@ -394,7 +395,8 @@ function validateCanary(canary: Json, out: Findings): void {
     if (preferred === required) {
       out.add('antiAffinity', `${at}.antiAffinity`,
         `${at}.antiAffinity ` +
-          `has ${preferred ? 'both preferred and required' : 'neither preferred nor required'}DuringSchedulingIgnoredDuringExecution: ` +
+          `has ${preferred ? 'both preferred and required'
+            : 'neither preferred nor required'}DuringSchedulingIgnoredDuringExecution: ` +
           'the controller refuses it ("AntiAffinity must have exactly one strategy listed"). Keep exactly one.');
     }
     const w = rec(aa.preferredDuringSchedulingIgnoredDuringExecution)?.weight;
