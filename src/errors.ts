@@ -18,7 +18,8 @@ export class RollwiseInputError extends Error {
     const shown = value === '' ? '"" (empty)' : typeof value === 'string' ? value
       : typeof value === 'number' && !Number.isFinite(value) ? String(value)
         : typeof value === 'bigint' ? `${String(value)}n`
-          : value === undefined ? 'undefined' : JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? `${String(v)}n` : v)) ?? String(value);
+          : value === undefined ? 'undefined' : JSON.stringify(value,
+            (_k, v: unknown) => (typeof v === 'bigint' ? `${String(v)}n` : v)) ?? String(value);
     super(`${input} = ${shown}: ${why} Fix: ${fix}`);
     this.name = 'RollwiseInputError';
     this.input = input;
@@ -41,14 +42,19 @@ export function inService(error: unknown, service: string, path: string): unknow
   return e;
 }
 
-/** How the CLI and a RollwiseApp run as a program print an input error: no stack trace, the four parts on their own lines. */
+/**
+ * How the CLI and a RollwiseApp run as a program print an input error: no stack trace, the four parts on their own
+ * lines.
+ */
 export function formatInputError(e: RollwiseInputError): string {
-  return `rollwise: invalid input${e.service ? ` in service ${e.service} (${e.path})` : ''}\n  ${e.input} = ${e.value}\n  why: ${e.why}\n  fix: ${e.fix}\n`;
+  return `rollwise: invalid input${e.service ? ` in service ${e.service} (${e.path})` : ''}\n  ${e.input} ` +
+    `= ${e.value}\n  why: ${e.why}\n  fix: ${e.fix}\n`;
 }
 
 /** A RollwiseInputError, also one thrown by another copy of the rollwise package. */
 export function isInputError(e: unknown): e is RollwiseInputError {
   if (e instanceof RollwiseInputError) return true;
   const x = e as Partial<RollwiseInputError> | null;
-  return typeof x === 'object' && x !== null && x.name === 'RollwiseInputError' && typeof x.input === 'string' && typeof x.why === 'string' && typeof x.fix === 'string';
+  return typeof x === 'object' && x !== null && x.name === 'RollwiseInputError' && typeof x.input === 'string' &&
+    typeof x.why === 'string' && typeof x.fix === 'string';
 }

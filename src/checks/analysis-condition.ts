@@ -181,7 +181,8 @@ function evalNode(n: Node, env: Env): Value {
       const at = num(evalNode(n.at, env), 'index');
       if (!Array.isArray(of)) throw new ConditionRuntimeError(`cannot index ${of === null ? 'nil' : typeof of}`);
       // expr's checker: "array elements can only be selected using an integer" (checker/checker.go v1.15.5).
-      if (!Number.isInteger(at)) throw new ConditionRuntimeError(`array elements can only be selected using an integer (got ${at})`);
+      if (!Number.isInteger(at)) throw new ConditionRuntimeError(
+        `array elements can only be selected using an integer (got ${at})`);
       // vm/runtime Fetch v1.15.5: a negative index counts from the end; past the end, reflect panics.
       const idx = at < 0 ? of.length + at : at;
       if (idx < 0 || idx >= of.length) throw new ConditionRuntimeError('reflect: slice index out of range');
@@ -324,8 +325,12 @@ export function assessResult(
   }
 }
 
-/** The phase of one measurement, with the controller's rules for which conditions are set; any error (also unmodelled syntax) is an Error. */
-export function measurementPhase(result: number[], successCondition?: string, failureCondition?: string): MeasurementPhase {
+/**
+ * The phase of one measurement, with the controller's rules for which conditions are set; any error (also unmodelled
+ * syntax) is an Error.
+ */
+export function measurementPhase(result: number[], successCondition?: string,
+  failureCondition?: string): MeasurementPhase {
   try {
     return assessResult(result, successCondition, failureCondition).phase;
   } catch {

@@ -8,7 +8,10 @@
 const GO_UNITS: Readonly<Record<string, number>> = {
   ns: 1, us: 1e3, '\u00b5s': 1e3, '\u03bcs': 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9,
 };
-/** Go's int64 nanosecond limit (2^63 - 1, about 292 years); as a double it is 2^63, which the overflow check compares against. */
+/**
+ * Go's int64 nanosecond limit (2^63 - 1, about 292 years); as a double it is 2^63, which the overflow check compares
+ * against.
+ */
 const MAX_INT64_NS = 2 ** 63;
 
 /**
@@ -82,20 +85,23 @@ export function qualifiedNameError(key: string): string | undefined {
     const [prefix] = parts;
     name = parts[1];
     if (prefix.length === 0) return 'prefix part must be non-empty';
-    if (prefix.length > 253 || !DNS1123_SUBDOMAIN.test(prefix)) return `prefix part "${prefix}" must be a lowercase DNS subdomain`;
+    if (prefix.length > 253 || !DNS1123_SUBDOMAIN.test(prefix)) return `prefix part "${prefix}" must be a lowercase ` +
+      'DNS subdomain';
   } else if (parts.length > 2) {
     return 'a qualified name has at most one "/"';
   }
   if (name.length === 0) return 'name part must be non-empty';
   if (name.length > 63) return 'name part must be no more than 63 characters';
-  if (!QUALIFIED_NAME.test(name)) return 'name part must consist of alphanumeric characters, "-", "_" or ".", and must start and end with an alphanumeric character';
+  if (!QUALIFIED_NAME.test(name)) return 'name part must consist of alphanumeric characters, "-", "_" or ".", and ' +
+    'must start and end with an alphanumeric character';
   return undefined;
 }
 
 /** `validation.IsValidLabelValue`: empty, or up to 63 characters of the qualified-name alphabet. */
 export function labelValueError(v: string): string | undefined {
   if (v.length > 63) return 'must be no more than 63 characters';
-  if (v !== '' && !QUALIFIED_NAME.test(v)) return 'must be empty or consist of alphanumeric characters, "-", "_" or ".", starting and ending with an alphanumeric character';
+  if (v !== '' && !QUALIFIED_NAME.test(v)) return 'must be empty or consist of alphanumeric characters, "-", "_" or ' +
+    '".", starting and ending with an alphanumeric character';
   return undefined;
 }
 
@@ -126,11 +132,13 @@ export function labelSelectorErrors(sel: LabelSelector): { path: string; error: 
   sel.matchExpressions.forEach((r, i) => {
     const at = `matchExpressions[${i}]`;
     if (r.operator === 'In' || r.operator === 'NotIn') {
-      if (r.values.length === 0) out.push({ path: `${at}.values`, error: `operator ${r.operator} needs at least one value` });
+      if (r.values.length === 0) out.push({ path: `${at}.values`, error:
+        `operator ${r.operator} needs at least one value` });
     } else if (r.operator === 'Exists' || r.operator === 'DoesNotExist') {
       if (r.values.length > 0) out.push({ path: `${at}.values`, error: `operator ${r.operator} must have no values` });
     } else {
-      out.push({ path: `${at}.operator`, error: `${JSON.stringify(r.operator)} is not a valid selector operator (In, NotIn, Exists, DoesNotExist)` });
+      out.push({ path: `${at}.operator`, error: `${JSON.stringify(r.operator)} is not a valid selector operator (In, ` +
+        'NotIn, Exists, DoesNotExist)' });
     }
     const ke = qualifiedNameError(r.key);
     if (ke) out.push({ path: `${at}.key`, error: `key ${JSON.stringify(r.key)}: ${ke}` });
@@ -172,5 +180,7 @@ export function metadataFieldPathError(path: string): string | undefined {
       return `fieldPath "${path}" does not support subscript`;
     }
   }
-  return ['metadata.annotations', 'metadata.labels', 'metadata.name', 'metadata.namespace', 'metadata.uid'].includes(path) ? undefined : `unsupported fieldPath: ${path}`;
+  return ['metadata.annotations', 'metadata.labels', 'metadata.name', 'metadata.namespace',
+    'metadata.uid'].includes(path)
+    ? undefined : `unsupported fieldPath: ${path}`;
 }

@@ -28,7 +28,10 @@ export interface MigrationMatch {
   readonly reason: string;
 }
 
-/** A tool and the words after it that apply migrations (each list: consecutive words, the first after the tool anywhere). */
+/**
+ * A tool and the words after it that apply migrations (each list: consecutive words, the first after the tool
+ * anywhere).
+ */
 interface Tool {
   readonly tool: RegExp;
   readonly verbs: readonly (readonly RegExp[])[];
@@ -46,7 +49,8 @@ const TOOLS: readonly Tool[] = [
   { tool: /^(rails|rake)$/, verbs: [[/^db:(migrate(:up|:redo)?|prepare|setup|reset|schema:load)$/]], label: 'Rails' },
   { tool: /^goose$/, verbs: [[/^(up|up-by-one|up-to|redo)$/]], label: 'goose' },
   { tool: /^flyway$/, verbs: [[w('migrate')]], label: 'Flyway\'s migrate' },
-  { tool: /^liquibase$/, verbs: [[/^(update|update-count|update-to-tag|updateCount|updateToTag)$/]], label: 'Liquibase\'s update' },
+  { tool: /^liquibase$/, verbs: [[/^(update|update-count|update-to-tag|updateCount|updateToTag)$/]], label:
+    'Liquibase\'s update' },
   { tool: /^knex$/, verbs: [[/^migrate:(latest|up)$/]], label: 'Knex' },
   { tool: /^sequelize(-cli)?$/, verbs: [[w('db:migrate')]], label: 'Sequelize\'s db:migrate' },
   { tool: /^migrate$/, verbs: [[/^(up|goto)$/]], label: 'golang-migrate', first: true },
@@ -59,7 +63,8 @@ const TOOLS: readonly Tool[] = [
   { tool: /^mix$/, verbs: [[w('ecto.migrate')]], label: 'Ecto\'s migrate' },
   { tool: /^artisan$/, verbs: [[w('migrate')]], label: 'Laravel\'s migrate' },
   { tool: /^console$/, verbs: [[w('doctrine:migrations:migrate')]], label: 'Doctrine Migrations' },
-  { tool: /^(npm|yarn|pnpm|bun)$/, verbs: [[/^(db:)?migrat(e|ions?)(:(up|latest|deploy|run))?$/]], label: 'a package script', first: true },
+  { tool: /^(npm|yarn|pnpm|bun)$/, verbs: [[/^(db:)?migrat(e|ions?)(:(up|latest|deploy|run))?$/]], label:
+    'a package script', first: true },
 ];
 
 /** Words that make an invocation read-only (help, a plan, a check, offline SQL). */
@@ -70,11 +75,15 @@ const GENERIC_FLAG = /^--(auto-?migrate|migrate|run-migrations?)(=(true|1|yes))?
 /** Programs whose arguments are data, not commands. */
 const NOT_COMMANDS = /^(echo|printf|grep|egrep|cat|ls|test|\[|true|false|:)$/;
 const SHELLS = /^(sh|bash|ash|dash|zsh)$/;
-const NAME_WORDS = new Set(['migrate', 'migrates', 'migration', 'migrations', 'migrator', 'dbmigrate', 'flyway', 'liquibase', 'alembic']);
+const NAME_WORDS = new Set(['migrate', 'migrates', 'migration', 'migrations', 'migrator', 'dbmigrate', 'flyway',
+  'liquibase', 'alembic']);
 
 const basename = (s: string) => s.split('/').pop() ?? s;
 
-/** The simple commands of a shell script: split on operators and newlines, each split into words (quotes removed; no expansion). */
+/**
+ * The simple commands of a shell script: split on operators and newlines, each split into words (quotes removed; no
+ * expansion).
+ */
 export function shellCommands(script: string): string[][] {
   const out: string[][] = [];
   for (const part of script.split(/&&|\|\||[;|&\n()`{}]|\$\(/)) {
@@ -97,7 +106,8 @@ function invocations(argv: readonly string[]): { words: string[]; script?: numbe
 function migrationIn(words: readonly string[]): string | undefined {
   // leading VAR=value assignments and wrappers (exec, env, time, nice) are not the program
   let start = 0;
-  while (start < words.length && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[start]) || /^(exec|env|time|nice|nohup)$/.test(words[start]))) start++;
+  while (start < words.length &&
+    (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[start]) || /^(exec|env|time|nice|nohup)$/.test(words[start]))) start++;
   const ws = words.slice(start);
   if (ws.length === 0 || NOT_COMMANDS.test(basename(ws[0])) || ws.some((x) => READ_ONLY.test(x))) return undefined;
   let known = false;
@@ -112,7 +122,8 @@ function migrationIn(words: readonly string[]): string | undefined {
       }
     }
   }
-  // a known tool without its migrating verb (prisma migrate status) is read-only; else a program's own migrate subcommand
+  // a known tool without its migrating verb (prisma migrate status) is read-only; else a program's own migrate
+  // subcommand
   if (!known && ws.slice(1).some((x) => GENERIC_WORD.test(x) || GENERIC_FLAG.test(x))) return 'a migrate subcommand';
   return undefined;
 }
@@ -151,7 +162,8 @@ export function looksLikeMigration(c: MigrationCandidate, byName: boolean): Migr
   const commandLength = c.command?.length ?? 0;
   for (const inv of invocations(argv)) {
     const label = migrationIn(inv.words);
-    const where = inv.script === undefined ? (commandLength ? 'command' : 'args') : `shell script (${inv.script < commandLength ? 'command' : 'args'})`;
+    const where = inv.script === undefined ? (commandLength ? 'command' : 'args') : 'shell script ' +
+      `(${inv.script < commandLength ? 'command' : 'args'})`;
     if (label) return { reason: `"${inv.words.join(' ')}" (${label}) in its ${where}` };
   }
   if (byName && typeof c.name === 'string') {

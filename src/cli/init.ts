@@ -64,11 +64,14 @@ export function initProject(dir: string, opts: InitOptions = {}): InitResult {
   const root = path.resolve(dir);
   const service = opts.service ?? dnsLabel(path.basename(root));
   if (!/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/.test(service)) {
-    throw new RollwiseInputError('--service', service, 'the service name becomes object names and file names, which must be DNS labels.', 'pass --service <name> with lowercase letters, digits and "-", starting with a letter.');
+    throw new RollwiseInputError('--service', service,
+      'the service name becomes object names and file names, which must be DNS labels.',
+      'pass --service <name> with lowercase letters, digits and "-", starting with a letter.');
   }
   const dependency = opts.dependency ?? installedDependency(root) ?? `^${opts.version ?? '0.1.0'}`;
   const cdk8sYaml = path.join(root, 'cdk8s.yaml');
-  if (fs.existsSync(cdk8sYaml) && fs.readFileSync(cdk8sYaml, 'utf8') !== CDK8S_YAML && !opts.force) return adoptProject(root, service, dependency);
+  if (fs.existsSync(cdk8sYaml) && fs.readFileSync(cdk8sYaml,
+    'utf8') !== CDK8S_YAML && !opts.force) return adoptProject(root, service, dependency);
   const files = initFiles(service);
   const pkgFile = path.join(root, 'package.json');
   const existingPkg = fs.existsSync(pkgFile) ? fs.readFileSync(pkgFile, 'utf8') : undefined;
@@ -85,7 +88,8 @@ export function initProject(dir: string, opts: InitOptions = {}): InitResult {
     }
   }
   if (conflicts.length > 0) {
-    throw new RollwiseInputError('rollwise init', root, `it would overwrite what is there: ${conflicts.join('; ')}.`, 'move those files aside, or pass --force to overwrite them (package.json is merged, never replaced).');
+    throw new RollwiseInputError('rollwise init', root, `it would overwrite what is there: ${conflicts.join('; ')}.`,
+      'move those files aside, or pass --force to overwrite them (package.json is merged, never replaced).');
   }
   return writePlan(root, plan, [], 'scaffold');
 }
@@ -115,13 +119,16 @@ function writePlan(root: string, plan: Plan, notes: string[], mode: InitResult['
 function adoptProject(root: string, service: string, dependency: string): InitResult {
   const pkgFile = path.join(root, 'package.json');
   const existingPkg = fs.existsSync(pkgFile) ? fs.readFileSync(pkgFile, 'utf8') : undefined;
-  const pkgJson = existingPkg === undefined ? {} : (JSON.parse(existingPkg) as { scripts?: Record<string, string>; devDependencies?: Record<string, string>; dependencies?: Record<string, string> });
+  const pkgJson = existingPkg === undefined ? {} : (JSON.parse(existingPkg) as { scripts?: Record<string, string>;
+    devDependencies?: Record<string, string>; dependencies?: Record<string, string> });
   const scripts = pkgJson.scripts ?? {};
   const adoptScripts: Record<string, string> = {};
   if (scripts.synth === undefined) adoptScripts.synth = 'rollwise synth';
   if (scripts['synth:check'] === undefined) adoptScripts['synth:check'] = 'rollwise synth --check';
-  adoptScripts[scripts.lint === undefined || scripts.lint === 'rollwise lint dist' ? 'lint' : 'lint:rollwise'] = 'rollwise lint dist';
-  const jest = /\bjest\b/.test(scripts.test ?? '') || fs.existsSync(path.join(root, 'jest.config.js')) || fs.existsSync(path.join(root, 'jest.config.ts'));
+  adoptScripts[scripts.lint === undefined || scripts.lint === 'rollwise lint dist' ? 'lint'
+    : 'lint:rollwise'] = 'rollwise lint dist';
+  const jest = /\bjest\b/.test(scripts.test ?? '') || fs.existsSync(path.join(root, 'jest.config.js')) ||
+    fs.existsSync(path.join(root, 'jest.config.ts'));
   if (!jest && scripts.test === undefined) adoptScripts.test = 'node --test test/';
   else if (!jest) adoptScripts['test:rollwise'] = 'node --test test/';
   const merged = mergePackageJson(existingPkg, service, dependency, false, adoptScripts);
@@ -138,19 +145,29 @@ function adoptProject(root: string, service: string, dependency: string): InitRe
   if (main !== undefined && !/\baddRollwise\(/.test(main)) {
     const patched = adoptMain(main);
     if (patched !== undefined) files['main.ts'] = patched;
-    else notes.push('main.ts is not the cdk8s template\'s shape, so it was left as it is: build the app with `const app = new RollwiseApp();` (import { RollwiseApp } from \'rollwise\') and call `addRollwise(app);` (import { addRollwise } from \'./rollwise\') before `app.synth()`.');
+    else notes.push(
+      'main.ts is not the cdk8s template\'s shape, so it was left as it is: build the app with `const app = new ' +
+        'RollwiseApp();` (import { RollwiseApp } from \'rollwise\') and call `addRollwise(app);` (import { ' +
+        'addRollwise } from \'./rollwise\') before `app.synth()`.');
   } else if (main === undefined) {
-    notes.push('there is no main.ts: in the file your cdk8s.yaml runs, build the app with `new RollwiseApp()` from \'rollwise\' and call `addRollwise(app)` from \'./rollwise\' before `app.synth()`.');
+    notes.push(
+      'there is no main.ts: in the file your cdk8s.yaml runs, build the app with `new RollwiseApp()` from ' +
+        '\'rollwise\' and call `addRollwise(app)` from \'./rollwise\' before `app.synth()`.');
   }
   const ignore = path.join(root, '.gitignore');
   const lines = fs.existsSync(ignore) ? fs.readFileSync(ignore, 'utf8') : '';
   const output = outputFolder(fs.readFileSync(path.join(root, 'cdk8s.yaml'), 'utf8'));
   const committed = commitOutput(lines, output);
   if (committed.removed.length > 0) {
-    notes.push(`.gitignore ignored the output folder (${committed.removed.map((l) => `line "${l}"`).join(', ')}), so ${output}/ would never be committed: Argo CD applies the committed ${output}/ and a clean clone's \`rollwise synth --check\` would find every file missing. That line was removed; nothing else in .gitignore changed. Commit ${output}/ after \`npm run synth\`.`);
+    notes.push(
+      `.gitignore ignored the output folder (${committed.removed.map((l) => `line "${l}"`).join(', ')}), ` +
+        `so ${output}/ would never be committed: Argo CD applies the committed ${output}/ and a clean clone's ` +
+        `\`rollwise synth --check\` would find every file missing. That line was removed; nothing else in .gitignore ` +
+        `changed. Commit ${output}/ after \`npm run synth\`.`);
   }
   const kept = committed.text;
-  if (!kept.split('\n').includes('rollwise.sarif')) files['.gitignore'] = `${kept}${kept === '' || kept.endsWith('\n') ? '' : '\n'}rollwise.sarif\n`;
+  if (!kept.split('\n').includes('rollwise.sarif')) files['.gitignore'] = `${kept}${kept === '' || kept.endsWith('\n')
+    ? '' : '\n'}rollwise.sarif\n`;
   else if (kept !== lines) files['.gitignore'] = kept;
   const conflicts = [...merged.conflicts];
   const plan: Plan = [];
@@ -162,7 +179,9 @@ function adoptProject(root: string, service: string, dependency: string): InitRe
     else conflicts.push(`${rel} exists with other content`);
   }
   if (conflicts.length > 0) {
-    throw new RollwiseInputError('rollwise init', root, `it adds rollwise to the cdk8s app there and would overwrite: ${conflicts.join('; ')}.`, 'move those files aside and run rollwise init again.');
+    throw new RollwiseInputError('rollwise init', root,
+      `it adds rollwise to the cdk8s app there and would overwrite: ${conflicts.join('; ')}.`,
+      'move those files aside and run rollwise init again.');
   }
   return writePlan(root, plan, notes, 'adopt');
 }
@@ -178,7 +197,8 @@ function outputFolder(cdk8sYaml: string): string {
   } catch {
     output = undefined;
   }
-  return (typeof output === 'string' && output.trim() !== '' ? output.trim() : 'dist').replace(/^\.\//, '').replace(/\/+$/, '');
+  return (typeof output === 'string' && output.trim() !== '' ? output.trim() : 'dist').replace(/^\.\//,
+    '').replace(/\/+$/, '');
 }
 
 /**
@@ -216,7 +236,9 @@ function adoptMain(main: string): string | undefined {
   // App is unused now unless the app names it elsewhere (the template's tsconfig has noUnusedLocals).
   const rest = out.replace(imp, '');
   const kept = /\bApp\b/.test(rest) ? names : names.filter((n) => n !== 'App');
-  out = out.replace(imp, `${kept.length ? `import { ${kept.join(', ')} } from 'cdk8s';\n` : ''}import { RollwiseApp } from 'rollwise';\nimport { addRollwise } from './rollwise';`);
+  out = out.replace(imp,
+    `${kept.length ? `import { ${kept.join(', ')} } from 'cdk8s';\n` : ''}import { RollwiseApp } from ` +
+      `'rollwise';\nimport { addRollwise } from './rollwise';`);
   return out;
 }
 
@@ -231,7 +253,8 @@ export function installedDependency(target: string, from: string = __dirname): s
   let pkgRoot: string | undefined;
   for (let dir = from; path.dirname(dir) !== dir; dir = path.dirname(dir)) {
     const file = path.join(dir, 'package.json');
-    if (fs.existsSync(file) && (JSON.parse(fs.readFileSync(file, 'utf8')) as { name?: string }).name === 'rollwise') { pkgRoot = dir; break; }
+    if (fs.existsSync(file) &&
+      (JSON.parse(fs.readFileSync(file, 'utf8')) as { name?: string }).name === 'rollwise') { pkgRoot = dir; break; }
   }
   if (pkgRoot === undefined) return undefined;
   const relFile = (abs: string) => `file:${path.relative(target, abs).split(path.sep).join('/') || '.'}`;
@@ -239,7 +262,8 @@ export function installedDependency(target: string, from: string = __dirname): s
   const installer = path.dirname(path.dirname(pkgRoot));
   let spec: string | undefined;
   try {
-    const pkg = JSON.parse(fs.readFileSync(path.join(installer, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
+    const pkg = JSON.parse(fs.readFileSync(path.join(installer, 'package.json'),
+      'utf8')) as Record<string, Record<string, string> | undefined>;
     spec = pkg.dependencies?.rollwise ?? pkg.devDependencies?.rollwise ?? pkg.optionalDependencies?.rollwise;
   } catch {
     spec = undefined;
@@ -252,7 +276,8 @@ export function installedDependency(target: string, from: string = __dirname): s
 }
 
 function dnsLabel(name: string): string {
-  const s = name.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^[^a-z]+/, '').replace(/-+$/, '').slice(0, 63).replace(/-+$/, '');
+  const s = name.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^[^a-z]+/, '').replace(/-+$/, '').slice(0,
+    63).replace(/-+$/, '');
   return s || 'service';
 }
 
@@ -264,12 +289,15 @@ const SCRIPTS: Record<string, string> = {
   test: 'tsc -p . && node --test test/',
 };
 
-function mergePackageJson(existing: string | undefined, service: string, dependency: string, force: boolean, scriptsWanted: Record<string, string> = SCRIPTS): { content: string; conflicts: string[] } {
+function mergePackageJson(existing: string | undefined, service: string, dependency: string, force: boolean,
+  scriptsWanted: Record<string, string> = SCRIPTS): { content: string; conflicts: string[] } {
   let pkg: Record<string, unknown>;
   try {
-    pkg = existing === undefined ? { name: service, version: '0.0.0', private: true } : (JSON.parse(existing) as Record<string, unknown>);
+    pkg = existing === undefined ? { name: service, version: '0.0.0', private: true }
+      : (JSON.parse(existing) as Record<string, unknown>);
   } catch (e) {
-    throw new RollwiseInputError('package.json', '(unparsable)', `it is not valid JSON: ${(e as Error).message}.`, 'fix package.json, then run rollwise init again.');
+    throw new RollwiseInputError('package.json', '(unparsable)', `it is not valid JSON: ${(e as Error).message}.`,
+      'fix package.json, then run rollwise init again.');
   }
   const conflicts: string[] = [];
   const section = (key: string): Record<string, string> => {
@@ -278,7 +306,8 @@ function mergePackageJson(existing: string | undefined, service: string, depende
   };
   const scripts = section('scripts');
   for (const [k, v] of Object.entries(scriptsWanted)) {
-    if (scripts[k] !== undefined && scripts[k] !== v && !force) conflicts.push(`package.json script "${k}" is \`${scripts[k]}\`, not \`${v}\``);
+    if (scripts[k] !== undefined && scripts[k] !== v && !force) conflicts.push(
+      `package.json script "${k}" is \`${scripts[k]}\`, not \`${v}\``);
     else scripts[k] = v;
   }
   const deps = section('dependencies');
@@ -294,10 +323,13 @@ function mergePackageJson(existing: string | undefined, service: string, depende
     [devDeps, '@types/node', '^20.19.43'],
   ];
   const before = { deps: Object.keys(deps), devDeps: Object.keys(devDeps) };
-  for (const [where, name, range] of want) if (deps[name] === undefined && devDeps[name] === undefined) where[name] = range;
+  for (const [where, name, range] of want) if (deps[name] === undefined &&
+    devDeps[name] === undefined) where[name] = range;
   // a section the project already has keeps its order (new entries after it); a new one is sorted
-  const order = (o: Record<string, string>, had: string[]) => (had.length ? Object.fromEntries([...had, ...Object.keys(sortKeys(o)).filter((k) => !had.includes(k))].map((k) => [k, o[k]])) : sortKeys(o));
-  const out: Record<string, unknown> = { ...pkg, scripts, dependencies: order(deps, before.deps), devDependencies: order(devDeps, before.devDeps) };
+  const order = (o: Record<string, string>, had: string[]) => (had.length ? Object.fromEntries([...had,
+    ...Object.keys(sortKeys(o)).filter((k) => !had.includes(k))].map((k) => [k, o[k]])) : sortKeys(o));
+  const out: Record<string, unknown> = { ...pkg, scripts, dependencies: order(deps, before.deps),
+    devDependencies: order(devDeps, before.devDeps) };
   return { content: `${JSON.stringify(out, null, 2)}\n`, conflicts };
 }
 
@@ -369,7 +401,8 @@ export function platform(env: string, server: string): Platform {
  */
 function mainTs(service: string, adopt = false): string {
   return `import { ${adopt ? 'App, ' : ''}Duration } from 'cdk8s';
-import { addEstate, AppServer, ArgoCdApplication, Environment, HttpServiceProps, ${adopt ? '' : 'RollwiseApp, '}Sizing } from 'rollwise';
+import { addEstate, AppServer, ArgoCdApplication, Environment, HttpServiceProps, ${adopt ? ''
+  : 'RollwiseApp, '}Sizing } from 'rollwise';
 import { platform } from './platform';
 
 const server = 'https://kubernetes.default.svc';
@@ -454,7 +487,8 @@ const path = require('node:path');
 
 const root = path.join(__dirname, '..');
 const rollwise = (...args) => spawnSync(process.execPath, [require.resolve('rollwise/bin/rollwise.js'), ...args], { cwd: root, encoding: 'utf8' });
-${appModule ? `// the services and environments as the app declares them (${appModule.replace(/^\.\.\//, '')}.js, compiled from main.ts)
+${appModule ? `// the services and environments as the app declares them (${appModule.replace(/^\.\.\//,
+  '')}.js, compiled from main.ts)
 const app = () => {
   const { environments, services } = require('${appModule}');
   return { environments: environments().map((e) => e.name), services: Object.keys(services) };

@@ -2,7 +2,8 @@ import { AppServer } from '../decisions/keep-alive';
 import { Override } from '../decisions/decision';
 import type { AutoscalingProps } from '../decisions/autoscaling';
 import { Delivery } from '../decisions/canary';
-import { ContainerProps, InitContainerProps, PodProps, SidecarProps, WorkloadMetadataProps } from '../decisions/containers';
+import { ContainerProps, InitContainerProps, PodProps, SidecarProps,
+  WorkloadMetadataProps } from '../decisions/containers';
 import { Migration } from '../decisions/migrations';
 import { Platform } from '../decisions/platform';
 import type { RouteProps } from '../decisions/route';
@@ -95,7 +96,8 @@ export interface HttpServiceProps {
   /**
    * Namespace of every object, written on each, so that the objects, the plugin config, the
    * analysis, the alerts and the Argo CD Application's destination all name the same one.
-   * @default the chart's namespace; required for canary delivery (and alerts), else none (the Argo CD Application's destination namespace applies)
+   * @default the chart's namespace; required for canary delivery (and alerts), else none (the Argo CD Application's
+   * destination namespace applies)
    */
   readonly namespace?: string;
   /**

@@ -3,7 +3,10 @@ import { DiffFormat, formatDiffJson, formatDiffMarkdown, formatDiffText } from '
 import { defaultBaseRevision, DiffInputError, gitTopLevel, resolveSide, workingTreeSide } from './sources';
 
 export interface RunDiffOptions {
-  /** Zero, one or two sides: folders or Git revisions. None: the merge base with the target branch vs the working tree; one: it vs the working tree. */
+  /**
+   * Zero, one or two sides: folders or Git revisions. None: the merge base with the target branch vs the working tree;
+   * one: it vs the working tree.
+   */
   readonly sides: readonly string[];
   /** The output folder, for revisions and the working tree. @default dist */
   readonly dir?: string;
@@ -31,11 +34,13 @@ export function runDiff(opts: RunDiffOptions): number {
   const failOnList = (opts.failOn ?? 'error').split(',').map((s) => s.trim()).filter(Boolean);
   const bad = failOnList.filter((s) => !FAIL_ON.includes(s));
   if (bad.length || failOnList.length === 0) {
-    opts.writeError(`rollwise diff: --fail-on ${opts.failOn}: expected a comma-separated list of ${FAIL_ON.join(', ')}\n`);
+    opts.writeError(
+      `rollwise diff: --fail-on ${opts.failOn}: expected a comma-separated list of ${FAIL_ON.join(', ')}\n`);
     return 2;
   }
   if (opts.sides.length > 2) {
-    opts.writeError(`rollwise diff: at most two sides (old and new), got ${opts.sides.length}: ${opts.sides.join(' ')}\n`);
+    opts.writeError(
+      `rollwise diff: at most two sides (old and new), got ${opts.sides.length}: ${opts.sides.join(' ')}\n`);
     return 2;
   }
   const dir = opts.dir ?? 'dist';
@@ -60,13 +65,15 @@ export function runDiff(opts: RunDiffOptions): number {
   else if (format === 'markdown') opts.write(formatDiffMarkdown(report, failing));
   else {
     opts.write(formatDiffText(report));
-    if (failing.length) opts.write(`\nfails --fail-on ${opts.failOn ?? 'error'}:\n${failing.map((f) => `  ${f}`).join('\n')}\n`);
+    if (failing.length) opts.write(
+      `\nfails --fail-on ${opts.failOn ?? 'error'}:\n${failing.map((f) => `  ${f}`).join('\n')}\n`);
   }
   return code;
 }
 
 function defaultBase(cwd: string): string {
   const repo = gitTopLevel(cwd);
-  if (!repo) throw new DiffInputError(`${cwd} is not inside a Git repository: give the two output folders to compare (rollwise diff <old> <new>)`);
+  if (!repo) throw new DiffInputError(
+    `${cwd} is not inside a Git repository: give the two output folders to compare (rollwise diff <old> <new>)`);
   return defaultBaseRevision(repo);
 }

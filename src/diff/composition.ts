@@ -32,16 +32,21 @@ function workloadFigures(o: LintObject, out: Map<string, string>): void {
     const readiness = rec(c.readinessProbe);
     if (readiness) {
       const t = probeTiming(readiness);
-      out.set(`readiness leave window (${at})`, `${t.failureThreshold} x ${t.periodSeconds} s = ${seconds(t.failureThreshold * t.periodSeconds)}`);
-      out.set(`readiness return window (${at})`, `${t.successThreshold} x ${t.periodSeconds} s = ${seconds(t.successThreshold * t.periodSeconds)}`);
-      out.set(`readiness timeout vs declared p99 (${at})`, p99 === undefined ? `${seconds(t.timeoutSeconds)} (no p99 declared)` : `${seconds(t.timeoutSeconds)} vs p99 ${p99} s`);
+      out.set(`readiness leave window (${at})`,
+        `${t.failureThreshold} x ${t.periodSeconds} s = ${seconds(t.failureThreshold * t.periodSeconds)}`);
+      out.set(`readiness return window (${at})`,
+        `${t.successThreshold} x ${t.periodSeconds} s = ${seconds(t.successThreshold * t.periodSeconds)}`);
+      out.set(`readiness timeout vs declared p99 (${at})`, p99 === undefined ? `${seconds(t.timeoutSeconds)} (no p99 ` +
+        'declared)' : `${seconds(t.timeoutSeconds)} vs p99 ${p99} s`);
     }
     const liveness = rec(c.livenessProbe);
     if (liveness) {
       const t = probeTiming(liveness);
-      out.set(`liveness failure window (${at})`, `${t.failureThreshold} x ${t.periodSeconds} s = ${seconds(t.failureThreshold * t.periodSeconds)}`);
+      out.set(`liveness failure window (${at})`,
+        `${t.failureThreshold} x ${t.periodSeconds} s = ${seconds(t.failureThreshold * t.periodSeconds)}`);
     }
-    const cpuLimit = str(rec(rec(c.resources)?.limits)?.cpu) ?? (typeof rec(rec(c.resources)?.limits)?.cpu === 'number' ? String(rec(rec(c.resources)?.limits)?.cpu) : undefined);
+    const cpuLimit = str(rec(rec(c.resources)?.limits)?.cpu) ?? (typeof rec(rec(c.resources)?.limits)?.cpu === 'number'
+      ? String(rec(rec(c.resources)?.limits)?.cpu) : undefined);
     out.set(`CPU limit (${at})`, cpuLimit ?? 'none');
   }
   const strategy = rec(rec(spec.strategy)?.canary) ?? rec(rec(spec.strategy)?.rollingUpdate) ?? {};
@@ -54,7 +59,8 @@ function workloadFigures(o: LintObject, out: Map<string, string>): void {
     `progressDeadlineSeconds ${int(spec.progressDeadlineSeconds) ?? 600}`,
   ].join(', '));
   const canary = rec(rec(spec.strategy)?.canary);
-  if (canary && arr(canary.steps).length > 0) out.set(`canary steps (${o.kind}/${o.name})`, describeSteps(arr(canary.steps)));
+  if (canary && arr(canary.steps).length > 0) out.set(`canary steps (${o.kind}/${o.name})`,
+    describeSteps(arr(canary.steps)));
 }
 
 /** "5 % -> pause 10m -> 25 % -> pause 10m -> analysis -> 100 %". */
@@ -74,10 +80,12 @@ export function describeSteps(steps: unknown[]): string {
 
 function pdbFigures(o: LintObject, objects: readonly LintObject[], out: Map<string, string>): void {
   const spec = rec(o.obj.spec) ?? {};
-  const budget = spec.maxUnavailable !== undefined ? `maxUnavailable ${String(spec.maxUnavailable)}` : spec.minAvailable !== undefined ? `minAvailable ${String(spec.minAvailable)}` : 'no budget';
+  const budget = spec.maxUnavailable !== undefined ? `maxUnavailable ${String(spec.maxUnavailable)}`
+    : spec.minAvailable !== undefined ? `minAvailable ${String(spec.minAvailable)}` : 'no budget';
   const workload = objects.find((w) => (WORKLOAD_KINDS as readonly string[]).includes(w.kind) && w.name === o.name);
   const replicas = workload ? int(rec(workload.obj.spec)?.replicas) : undefined;
-  out.set(`disruption budget (${o.kind}/${o.name})`, replicas === undefined ? budget : `${budget} of ${replicas} replicas`);
+  out.set(`disruption budget (${o.kind}/${o.name})`,
+    replicas === undefined ? budget : `${budget} of ${replicas} replicas`);
 }
 
 function analysisFigures(o: LintObject, out: Map<string, string>): void {
@@ -85,7 +93,9 @@ function analysisFigures(o: LintObject, out: Map<string, string>): void {
     if (!m) continue;
     const limits = ['failureLimit', 'inconclusiveLimit', 'consecutiveErrorLimit', 'count', 'interval']
       .filter((k) => m[k] !== undefined).map((k) => `${k} ${String(m[k])}`);
-    out.set(`analysis ${str(m.name) ?? '?'} (${o.kind}/${o.name})`, [`success: ${String(m.successCondition ?? '-')}`, `failure: ${String(m.failureCondition ?? '-')}`, ...limits].join('; '));
+    out.set(`analysis ${str(m.name) ?? '?'} (${o.kind}/${o.name})`,
+      [`success: ${String(m.successCondition ?? '-')}`, `failure: ${String(m.failureCondition ?? '-')}`,
+        ...limits].join('; '));
   }
 }
 
@@ -99,7 +109,8 @@ function keepAliveOf(objects: readonly LintObject[]): string | undefined {
 
 function proxyFigures(o: LintObject, keepAlive: string | undefined, out: Map<string, string>): void {
   const idle = str(rec(rec(rec(o.obj.spec)?.timeout)?.http)?.connectionIdleTimeout) ?? 'absent (Envoy 1 h)';
-  const app = keepAlive === undefined ? 'keep-alive not declared' : keepAlive === 'none' || keepAlive === 'unlimited' ? `keep-alive ${keepAlive}` : `keep-alive ${keepAlive} s`;
+  const app = keepAlive === undefined ? 'keep-alive not declared'
+    : keepAlive === 'none' || keepAlive === 'unlimited' ? `keep-alive ${keepAlive}` : `keep-alive ${keepAlive} s`;
   out.set(`proxy idle timeout vs app keep-alive (${o.kind}/${o.name})`, `${idle} vs ${app}`);
 }
 
@@ -112,8 +123,10 @@ function alertFigures(o: LintObject, out: Map<string, string>): void {
       // The ready-endpoints floor is written as "desired * floor / replicas" (src/decisions/alerts.ts).
       const floor = /\*\s*(\d+)\s*\/\s*(\d+)/.exec(expr);
       const threshold = /\)\s*(>=|>|<=|<|==)\s*([0-9.]+)\)?\s*(and|$)/.exec(expr);
-      const what = floor ? `floor ${floor[1]}/${floor[2]} of desired` : threshold ? `${threshold[1]} ${threshold[2]}` : 'expression';
-      out.set(`alert ${alert} (${o.kind}/${o.name})`, `${what}, for ${String(r.for ?? '0s')}, ${String(rec(r.labels)?.severity ?? 'no severity')}`);
+      const what = floor ? `floor ${floor[1]}/${floor[2]} of desired`
+        : threshold ? `${threshold[1]} ${threshold[2]}` : 'expression';
+      out.set(`alert ${alert} (${o.kind}/${o.name})`,
+        `${what}, for ${String(r.for ?? '0s')}, ${String(rec(r.labels)?.severity ?? 'no severity')}`);
     }
   }
 }

@@ -29,29 +29,41 @@ export function keepAliveTable(): string {
       connect = `\`${envoyDuration(connectTimeoutFor(NEVER_CLOSING_APP_IDLE_SECONDS))}\``;
     }
     const note = server.source.includes('unconfirmed') ? ' (unconfirmed)' : '';
-    return `| ${server.name}${note} | \`AppServer.${factory}()\` | ${keepAlive} | ${server.knob ? `\`${server.knob}\`` : '-'} | ${idle} | ${connect} |`;
+    return `| ${server.name}${note} | \`AppServer.${factory}()\` | ${keepAlive} ` +
+      `| ${server.knob ? `\`${server.knob}\`` : '-'} | ${idle} | ${connect} |`;
   });
   return [
     '| server | preset | default idle keep-alive | knob | proxy `connectionIdleTimeout` | proxy `connectTimeout` |',
     '|---|---|---|---|---|---|',
     ...rows,
     '',
-    `Rule: ${MARGIN_RULE}; \`connectTimeout\` = 10 s, Envoy's default, whatever the idle timeout (Envoy before 1.38.0 cut a connect at the idle timeout, envoy#42753; Envoy Gateway v1.9.0 runs Envoy 1.39.0, which does not). A changed knob is declared on the preset, e.g. \`AppServer.uvicorn({ keepAlive: Duration.seconds(10) })\`; any other server with \`AppServer.custom(name, keepAlive, knob)\` or \`AppServer.noKeepAlive(name)\`. Go's \`IdleTimeout\` falls back to \`ReadTimeout\`; \`AppServer.goNetHttp({ idleTimeout, readTimeout })\` follows the same rule.`,
+    `Rule: ${MARGIN_RULE}; \`connectTimeout\` = 10 s, Envoy's default, whatever the idle timeout (Envoy before ` +
+      '1.38.0 cut a connect at the idle timeout, envoy#42753; Envoy Gateway v1.9.0 runs Envoy 1.39.0, which does ' +
+      `not). A changed knob is declared on the preset, e.g. \`AppServer.uvicorn({ keepAlive: Duration.seconds(10) ` +
+      `})\`; any other server with \`AppServer.custom(name, keepAlive, knob)\` or \`AppServer.noKeepAlive(name)\`. ` +
+      `Go's \`IdleTimeout\` falls back to \`ReadTimeout\`; \`AppServer.goNetHttp({ idleTimeout, readTimeout })\` ` +
+      'follows the same rule.',
     '',
     '### Confirming the fix in production',
     '',
-    'Two Envoy counters per route cluster (`httproute/<namespace>/<route>/rule/<n>`) show which end closes idle connections:',
+    'Two Envoy counters per route cluster (`httproute/<namespace>/<route>/rule/<n>`) show which end closes idle ' +
+      'connections:',
     '',
-    '- `envoy_cluster_upstream_cx_idle_timeout` **rises** after the policy is applied: the proxy now closes idle connections first, at a moment it chooses.',
-    '- `envoy_cluster_upstream_cx_destroy_remote_with_active_rq` **falls** toward zero: the app closing a connection with a request on it is the race\'s signature, each one a 503 `UC` (`upstream_reset_before_response_started`).',
+    '- `envoy_cluster_upstream_cx_idle_timeout` **rises** after the policy is applied: the proxy now closes idle ' +
+      'connections first, at a moment it chooses.',
+    '- `envoy_cluster_upstream_cx_destroy_remote_with_active_rq` **falls** toward zero: the app closing a connection ' +
+      'with a request on it is the race\'s signature, each one a 503 `UC` (`upstream_reset_before_response_started`).',
     '',
     '```promql',
     '# proxy-side idle closes per second (should rise after the fix)',
-    'sum by (envoy_cluster_name) (rate(envoy_cluster_upstream_cx_idle_timeout{envoy_cluster_name=~"httproute/<namespace>/<route>/rule/.*"}[5m]))',
+    'sum by (envoy_cluster_name) ' +
+      '(rate(envoy_cluster_upstream_cx_idle_timeout{envoy_cluster_name=~"httproute/<namespace>/<route>/rule/.*"}[5m]))',
     '# app-side closes with a request in flight per second (should fall to ~0)',
-    'sum by (envoy_cluster_name) (rate(envoy_cluster_upstream_cx_destroy_remote_with_active_rq{envoy_cluster_name=~"httproute/<namespace>/<route>/rule/.*"}[5m]))',
+    'sum by (envoy_cluster_name) ' +
+      '(rate(envoy_cluster_upstream_cx_destroy_remote_with_active_rq{envoy_cluster_name=~"httproute/<namespace>/<route>/rule/.*"}[5m]))',
     '```',
     '',
-    'Compare a week before and after, including a scale-out (the race clusters when the autoscaler redistributes the pool). If the second counter does not fall, the declared keep-alive is wrong: check the server\'s knob.',
+    'Compare a week before and after, including a scale-out (the race clusters when the autoscaler redistributes the ' +
+      'pool). If the second counter does not fall, the declared keep-alive is wrong: check the server\'s knob.',
   ].join('\n');
 }

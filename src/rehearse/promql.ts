@@ -18,7 +18,8 @@ export class PromqlUnsupported extends Error {}
 
 type Labels = Record<string, string>;
 interface Sample { labels: Labels; v: number }
-type Val = { k: 'vector'; s: Sample[] } | { k: 'scalar'; v: number } | { k: 'matrix'; s: Array<{ labels: Labels; pts: Array<[number, number]> }> };
+type Val = { k: 'vector'; s: Sample[] } | { k: 'scalar'; v: number } | { k: 'matrix';
+  s: Array<{ labels: Labels; pts: Array<[number, number]> }> };
 
 type Matcher = { name: string; op: '=' | '!=' | '=~' | '!~'; value: string };
 /** A parsed query (parsePromql). */
@@ -33,7 +34,8 @@ type Node =
 
 const LOOKBACK = 300;
 const AGGS = new Set(['sum', 'min', 'max', 'avg', 'count', 'group']);
-const PREC: Record<string, number> = { or: 1, and: 2, unless: 2, '==': 3, '!=': 3, '<': 3, '>': 3, '<=': 3, '>=': 3, '+': 4, '-': 4, '*': 5, '/': 5, '%': 5, '^': 6 };
+const PREC: Record<string, number> = { or: 1, and: 2, unless: 2, '==': 3, '!=': 3, '<': 3, '>': 3, '<=': 3, '>=': 3,
+  '+': 4, '-': 4, '*': 5, '/': 5, '%': 5, '^': 6 };
 const TOKEN = /\s*(\d+(?:\.\d+)?(?:[eE][+-]?\d+)?(?:ms|s|m|h|d|w|y)(?:\d+(?:ms|s|m|h|d|w|y))*|\d*\.?\d+(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|==|!=|=~|!~|<=|>=|[A-Za-z_:][A-Za-z0-9_:]*|[(){}[\],=<>+\-*/%^])/y;
 
 function duration(s: string): number {
@@ -274,11 +276,17 @@ function matches(labels: Labels, name: string, ms: Matcher[], selName?: string):
   return true;
 }
 
-/** An `on(...)` list as sig reads it: without __name__, each label once, sorted (the order Object.keys(l).sort() gives the same keys). */
+/**
+ * An `on(...)` list as sig reads it: without __name__, each label once, sorted (the order Object.keys(l).sort() gives
+ * the same keys).
+ */
 const ON_KEYS = new WeakMap<string[], string[]>();
 const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
 
-/** The matching signature of a sample's labels: its labels (those of `on`, or all but `ignoring`) without __name__, sorted, as JSON. */
+/**
+ * The matching signature of a sample's labels: its labels (those of `on`, or all but `ignoring`) without __name__,
+ * sorted, as JSON.
+ */
 const sig = (l: Labels, on?: string[], ignoring?: string[]): string => {
   if (on) {
     let keys = ON_KEYS.get(on);
@@ -296,7 +304,8 @@ const dropName = (l: Labels): Labels => {
 };
 
 /** extrapolatedRate (promql/functions.go, Prometheus 2.42). */
-function extrapolatedRate(pts: Array<[number, number]>, t: number, range: number, offset: number, isCounter: boolean, isRate: boolean): number | undefined {
+function extrapolatedRate(pts: Array<[number, number]>, t: number, range: number, offset: number, isCounter: boolean,
+  isRate: boolean): number | undefined {
   if (pts.length < 2) return undefined;
   const rangeStart = t - range - offset;
   const rangeEnd = t - offset;
@@ -361,7 +370,8 @@ function evalNode(n: Node, series: Series[], t: number): Val {
       for (const x of v.s) {
         const l = dropName(x.labels);
         const keep: Labels = {};
-        for (const k of Object.keys(l)) if (n.by ? n.by.includes(k) : n.without ? !n.without.includes(k) : false) keep[k] = l[k];
+        for (const k of Object.keys(l)) if (n.by ? n.by.includes(k)
+          : n.without ? !n.without.includes(k) : false) keep[k] = l[k];
         const key = sig(keep);
         const g = groups.get(key) ?? { labels: keep, vals: [] };
         g.vals.push(x.v);
@@ -410,7 +420,10 @@ function call(n: Extract<Node, { k: 'call' }>, series: Series[], t: number): Val
     case 'avg_over_time': return overTime((p) => p.reduce((a, [, v]) => a + v, 0) / p.length);
     case 'count_over_time': return overTime((p) => p.length);
     case 'last_over_time': return overTime((p) => p[p.length - 1][1]);
-    case 'changes': return overTime((p) => p.slice(1).reduce((a, [, v], i) => a + (v !== p[i][1] && !(Number.isNaN(v) && Number.isNaN(p[i][1])) ? 1 : 0), 0));
+    case 'changes': return overTime((p) => p.slice(1).reduce((a, [, v], i) => a + (v !== p[i][1] &&
+      !(Number.isNaN(v) && Number.isNaN(p[i][1]))
+      ? 1 : 0),
+      0));
     case 'resets': return overTime((p) => p.slice(1).reduce((a, [, v], i) => a + (v < p[i][1] ? 1 : 0), 0));
     case 'vector': {
       const s = arg(0);
@@ -427,7 +440,9 @@ function call(n: Extract<Node, { k: 'call' }>, series: Series[], t: number): Val
       const v = arg(0);
       const b = arg(1);
       if (v.k !== 'vector' || b.k !== 'scalar') throw new PromqlUnsupported(`${n.fn} arguments`);
-      return { k: 'vector', s: v.s.map((x) => ({ labels: dropName(x.labels), v: n.fn === 'clamp_min' ? Math.max(x.v, b.v) : Math.min(x.v, b.v) })) };
+      return { k: 'vector',
+        s: v.s.map((x) => ({ labels: dropName(x.labels),
+          v: n.fn === 'clamp_min' ? Math.max(x.v, b.v) : Math.min(x.v, b.v) })) };
     }
     case 'abs': {
       const v = arg(0);
@@ -494,7 +509,8 @@ function binary(n: Extract<Node, { k: 'bin' }>, l: Val, r: Val): Val {
     const out: Sample[] = [];
     for (const x of l.s) {
       const v = apply(x.v, r.v);
-      if (v !== undefined) out.push({ labels: isCmp(op) && !n.bool ? x.labels : dropName(x.labels), v: isCmp(op) && !n.bool ? x.v : v });
+      if (v !== undefined) out.push({ labels: isCmp(op) && !n.bool ? x.labels : dropName(x.labels),
+        v: isCmp(op) && !n.bool ? x.v : v });
     }
     return { k: 'vector', s: out };
   }
@@ -502,7 +518,8 @@ function binary(n: Extract<Node, { k: 'bin' }>, l: Val, r: Val): Val {
     const out: Sample[] = [];
     for (const x of r.s) {
       const v = apply(l.v, x.v);
-      if (v !== undefined) out.push({ labels: isCmp(op) && !n.bool ? x.labels : dropName(x.labels), v: isCmp(op) && !n.bool ? x.v : v });
+      if (v !== undefined) out.push({ labels: isCmp(op) && !n.bool ? x.labels : dropName(x.labels),
+        v: isCmp(op) && !n.bool ? x.v : v });
     }
     return { k: 'vector', s: out };
   }
@@ -531,7 +548,10 @@ function binary(n: Extract<Node, { k: 'bin' }>, l: Val, r: Val): Val {
   throw new PromqlUnsupported(`${op} on a range vector`);
 }
 
-/** Parsed queries by their text (a parse is pure; bounded; a query that does not parse throws again). Do not change the nodes. */
+/**
+ * Parsed queries by their text (a parse is pure; bounded; a query that does not parse throws again). Do not change the
+ * nodes.
+ */
 const PARSED = new Map<string, Node>();
 export function parsed(query: string): Node {
   let n = PARSED.get(query);

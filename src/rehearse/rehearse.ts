@@ -47,12 +47,16 @@ function lastValue(v: Verdict): string | undefined {
 
 /** The rehearsal's sentence for one verdict. */
 export function sentence(v: Verdict, manualPromotions = 0): string {
-  if (v.outcome === 'promoted') return `promoted after ${minutes(v.t)}${manualPromotions > 0 ? ` (${manualPromotions} pause(s) without duration promoted by a human)` : ''}`;
+  if (v.outcome === 'promoted') return 'promoted ' +
+    `after ${minutes(v.t)}${manualPromotions > 0 ? ` (${manualPromotions} pause(s) without duration promoted by a ` +
+      'human)' : ''}`;
   const value = lastValue(v);
   const shown = value === '[]' ? ' (last result [] : no series)' : value !== undefined ? ` (last result ${value})` : '';
   const why = v.metric ? `${v.reason}${shown}` : v.reason;
-  if (v.outcome === 'aborted') return `aborted at ${v.weight} % after ${minutes(v.t)}: ${v.metricPhase === 'Error' ? 'Error, ' : ''}${why}`;
-  if (v.outcome === 'paused') return `paused at ${v.weight} % after ${minutes(v.t)}: ${v.metric ? 'Inconclusive, ' : ''}${why}`;
+  if (v.outcome === 'aborted') return `aborted at ${v.weight} % ` +
+    `after ${minutes(v.t)}: ${v.metricPhase === 'Error' ? 'Error, ' : ''}${why}`;
+  if (v.outcome === 'paused') return `paused at ${v.weight} % ` +
+    `after ${minutes(v.t)}: ${v.metric ? 'Inconclusive, ' : ''}${why}`;
   return why;
 }
 
@@ -93,7 +97,8 @@ function pick(opts: RehearseOptions): Release[] {
 }
 
 function judge(model: RolloutModel, release: Release, world: World, verdict: Verdict): ReleaseResult {
-  return { release, world, verdict, met: meets(model, release, verdict), sentence: sentence(verdict, world.manualPromotions) };
+  return { release, world, verdict, met: meets(model, release, verdict),
+    sentence: sentence(verdict, world.manualPromotions) };
 }
 
 /** Hours between two releases' series in the shared TSDB: far beyond the 5 m lookback and any window. */
@@ -102,7 +107,8 @@ export const SLOT_SECONDS = 8 * 3600;
 /** Rehearse on the real Prometheus engine: one backfilled server for every rollout and release. */
 export async function rehearseOnPrometheus(models: RolloutModel[], opts: RehearseOptions = {}): Promise<Rehearsal[]> {
   const releases = pick(opts);
-  const plans = models.map((model) => releases.map((release) => ({ model, release, world: buildWorld(model, release, opts) })));
+  const plans = models.map((model) => releases.map((release) => ({ model, release,
+    world: buildWorld(model, release, opts) })));
   const flat = plans.flat();
   const harness = new PrometheusHarness(opts.binaries);
   await harness.start(toOpenMetrics(flat.map((p, k) => ({ offsetSeconds: k * SLOT_SECONDS, series: p.world.series }))));
@@ -114,7 +120,8 @@ export async function rehearseOnPrometheus(models: RolloutModel[], opts: Rehears
       const results: ReleaseResult[] = [];
       for (const p of group) {
         const offset = k++ * SLOT_SECONDS;
-        const ask = (q: QueryRequest): Promise<QueryAnswer> => harness.query(q.query, offset + q.t, p.release.prometheusUnreachable ? closedPort : undefined);
+        const ask = (q: QueryRequest): Promise<QueryAnswer> => harness.query(q.query, offset + q.t,
+          p.release.prometheusUnreachable ? closedPort : undefined);
         const verdict = await runLoop(p.world, p.model, ask);
         results.push(judge(p.model, p.release, p.world, verdict));
       }

@@ -35,7 +35,8 @@ export function rulesMarkdown(): string {
     '',
     '| id | severity | what | facts needed |',
     '|---|---|---|---|',
-    ...rules.map((r) => `| [${r.id}](#${r.id.toLowerCase()}) | ${r.severity} | ${cell(r.title)} | ${r.facts.length ? r.facts.map((f) => `\`${f}\``).join(', ') : '-'} |`),
+    ...rules.map((r) => `| [${r.id}](#${r.id.toLowerCase()}) | ${r.severity} | ${cell(r.title)} ` +
+      `| ${r.facts.length ? r.facts.map((f) => `\`${f}\``).join(', ') : '-'} |`),
     '',
   ];
   for (const r of rules) {
@@ -49,7 +50,9 @@ export function rulesMarkdown(): string {
       `- **See:** ${r.fieldNotes}`,
       `- **Fix:** ${r.fix}`,
       ...(r.upstream ? [`- **Upstream:** ${r.upstream}`] : []),
-      `- **Facts needed:** ${r.facts.length ? `${r.facts.map((f) => `\`${f}\``).join(', ')} (skipped without them; \`--explain-skips\` lists the skips)` : 'none'}`,
+      '- **Facts ' +
+        `needed:** ${r.facts.length ? `${r.facts.map((f) => `\`${f}\``).join(', ')} (skipped without them; ` +
+          `\`--explain-skips\` lists the skips)` : 'none'}`,
       '',
     );
   }
@@ -63,11 +66,13 @@ export function rulesMarkdown(): string {
     '',
     '| fact | annotation | option | on | format | example | meaning |',
     '|---|---|---|---|---|---|---|',
-    ...FACTS.map((f) => `| \`${f.name}\` | \`${f.annotation}\` | \`${f.option}\` | ${f.on} | ${cell(f.format)} | \`${f.example}\` | ${cell(f.meaning)} |`),
+    ...FACTS.map((f) => `| \`${f.name}\` | \`${f.annotation}\` | \`${f.option}\` | ${f.on} | ${cell(f.format)} | ` +
+      `\`${f.example}\` | ${cell(f.meaning)} |`),
     '',
     '## Suppressions and overrides',
     '',
-    `- \`${ANNOTATIONS.suppress}\` on an object: one \`<rule-id>: <reason>\` line per rule (the full id or its \`RWnnn\` prefix).`,
+    `- \`${ANNOTATIONS.suppress}\` on an object: one \`<rule-id>: <reason>\` line per rule (the full id or its ` +
+      `\`RWnnn\` prefix).`,
     '  The finding is still reported, as suppressed with the reason, and does not count for `--fail-on`.',
     '  A line without a reason is an `RW901-suppression-without-reason` error and suppresses nothing.',
     `- \`${ANNOTATIONS.overrides}\` (written by rollwise constructs for values overridden with \`because\`): one`,

@@ -33,7 +33,8 @@ export function describeSkippedFiles(scan: ScanSummary): string {
 
 /** "Job 3, CronJob 1" from the kinds no rule checks, most first. */
 function describeKinds(kinds: Readonly<Record<string, number>>): string {
-  return Object.entries(kinds).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([k, n]) => `${k} ${n}`).join(', ');
+  return Object.entries(kinds).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([k,
+    n]) => `${k} ${n}`).join(', ');
 }
 
 function where(f: Finding): string {
@@ -75,7 +76,9 @@ export function formatText(result: LintResult, skips?: readonly Skip[], scan?: S
     const kinds = describeKinds(result.skippedKinds);
     lines.push(`${scan.files} file(s) read${skipped ? ` (${skipped})` : ''}; kinds no rule checks: ${kinds || 'none'}`);
   }
-  lines.push(`${result.objects} object(s): ${c.error} error(s), ${c.warning} warning(s), ${c.info} info, ${c.suppressed} suppressed, ${c.accepted} accepted override(s)`);
+  lines.push(
+    `${result.objects} object(s): ${c.error} error(s), ${c.warning} warning(s), ${c.info} info, ${c.suppressed} ` +
+      `suppressed, ${c.accepted} accepted override(s)`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -92,11 +95,13 @@ export function counts(findings: readonly Finding[]): Record<Severity | 'suppres
 export function formatJson(result: LintResult, exitCode: number, skips?: readonly Skip[], scan?: ScanSummary): string {
   return `${JSON.stringify({
     tool: 'rollwise', version: toolVersion(), objects: result.objects, summary: counts(result.findings), exitCode,
-    ...(scan ? { scan } : {}), skippedKinds: result.skippedKinds, findings: result.findings, ...(skips ? { skips } : {}),
+    ...(scan ? { scan } : {}), skippedKinds: result.skippedKinds, findings: result.findings, ...(skips ? { skips }
+      : {}),
   }, null, 2)}\n`;
 }
 
-const SARIF_LEVEL: Record<Severity, 'error' | 'warning' | 'note'> = { error: 'error', warning: 'warning', info: 'note' };
+const SARIF_LEVEL: Record<Severity, 'error' | 'warning' | 'note'> = { error: 'error', warning: 'warning',
+  info: 'note' };
 
 /** The id under which artifact URIs are relative (SARIF 2.1.0 3.14.14, originalUriBaseIds). */
 const SRCROOT = 'SRCROOT';
@@ -113,7 +118,8 @@ function sarifRules(): unknown[] {
   }));
 }
 
-function sarifLog(baseDir: string, results: unknown[], invocation: Record<string, unknown>, properties?: Record<string, unknown>): string {
+function sarifLog(baseDir: string, results: unknown[], invocation: Record<string, unknown>,
+  properties?: Record<string, unknown>): string {
   const log = {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
     version: '2.1.0',
@@ -140,7 +146,8 @@ function sarifLog(baseDir: string, results: unknown[], invocation: Record<string
  * repository root of the linted paths, else the working directory) with `uriBaseId` SRCROOT; files
  * outside it get absolute file: URIs.
  */
-export function formatSarif(result: LintResult, skips?: readonly Skip[], baseDir = process.cwd(), scan?: ScanSummary): string {
+export function formatSarif(result: LintResult, skips?: readonly Skip[], baseDir = process.cwd(),
+  scan?: ScanSummary): string {
   const ruleIndex = new Map(allRules().map((r, i) => [r.id, i]));
   const results = result.findings.map((f) => ({
     ruleId: f.ruleId,
@@ -155,19 +162,24 @@ export function formatSarif(result: LintResult, skips?: readonly Skip[], baseDir
       logicalLocations: [{ fullyQualifiedName: `${objectLabel(f)}${f.path ? `#${f.path}` : ''}`, kind: 'object' }],
     }],
     partialFingerprints: { rollwiseObjectPath: `${f.ruleId}|${objectLabel(f)}|${f.path}` },
-    properties: { values: f.values, object: objectLabel(f), path: f.path, ...(f.render !== undefined ? { render: f.render } : {}) },
+    properties: { values: f.values, object: objectLabel(f), path: f.path,
+      ...(f.render !== undefined ? { render: f.render } : {}) },
     ...(f.status !== 'open' ? { suppressions: [{ kind: 'inSource', justification: f.justification ?? '' }] } : {}),
   }));
   const invocation = {
     executionSuccessful: true,
-    toolExecutionNotifications: (skips ?? []).map((s) => ({ level: 'note', message: { text: `${s.ruleId} skipped for ${s.object}: ${s.detail}` }, descriptor: { id: s.ruleId } })),
+    toolExecutionNotifications: (skips ?? []).map((s) => ({ level: 'note', message: { text:
+      `${s.ruleId} skipped for ${s.object}: ${s.detail}` }, descriptor: { id: s.ruleId } })),
   };
-  return sarifLog(baseDir, results, invocation, scan ? { scan, skippedKinds: result.skippedKinds, objects: result.objects } : undefined);
+  return sarifLog(baseDir, results, invocation,
+    scan ? { scan, skippedKinds: result.skippedKinds, objects: result.objects } : undefined);
 }
 
 /** A valid SARIF log for a run that could not lint (exit 2): no results, the problem as an error notification. */
 export function formatSarifFailure(message: string, baseDir = process.cwd()): string {
-  return sarifLog(baseDir, [], { executionSuccessful: false, exitCode: 2, toolExecutionNotifications: [{ level: 'error', message: { text: message } }] });
+  return sarifLog(baseDir, [],
+    { executionSuccessful: false, exitCode: 2,
+      toolExecutionNotifications: [{ level: 'error', message: { text: message } }] });
 }
 
 function artifactLocation(file: string, baseDir: string): { uri: string; uriBaseId?: string } {

@@ -1,7 +1,8 @@
 import { LintObject, Manifest } from './source';
 
 /** Kubernetes probe defaults (reference: "Kubernetes probe and rollout defaults"). */
-export const PROBE_DEFAULTS = { timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3, initialDelaySeconds: 0 } as const;
+export const PROBE_DEFAULTS = { timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3,
+  initialDelaySeconds: 0 } as const;
 
 export type Json = Record<string, unknown>;
 
@@ -71,7 +72,8 @@ export const PROBED_KINDS = [...WORKLOAD_KINDS, 'ReplicaSet', 'Pod'] as const;
  * Probe handlers that run inside the container and share its CPU quota (an HTTP or gRPC handler of
  * the application, or a command the kubelet execs in the container's cgroup). A tcpSocket probe is a
  * TCP connect the kernel completes on the listening socket's backlog: it does not run
- * application code, so it does not slow down with the handler (docs/mechanisms.md#readiness-control-loop, #liveness-vs-readiness).
+ * application code, so it does not slow down with the handler (docs/mechanisms.md#readiness-control-loop,
+ * #liveness-vs-readiness).
  */
 export const IN_PROCESS_HANDLERS = ['httpGet', 'grpc', 'exec'] as const;
 
@@ -143,7 +145,8 @@ export function containers(o: LintObject): ContainerRef[] {
   // whole life and their readiness counts toward the pod's, so every container rule applies to them.
   const sidecars = arr(spec.initContainers).flatMap((c, i) => {
     const r = rec(c);
-    return r && r.restartPolicy === 'Always' ? [{ c: r, name: str(r.name) ?? `#init${i}`, path: `spec.template.spec.initContainers[${i}]` }] : [];
+    return r && r.restartPolicy === 'Always' ? [{ c: r, name: str(r.name) ?? `#init${i}`, path:
+      `spec.template.spec.initContainers[${i}]` }] : [];
   });
   return [...regular, ...sidecars];
 }
@@ -208,20 +211,26 @@ export function replicaCount(o: LintObject, index: KindIndex): ReplicaCount | un
     if (!targets(spec?.scaleTargetRef, '')) continue;
     const min = int(spec?.minReplicas) ?? 1;
     const max = int(spec?.maxReplicas) ?? min;
-    return { min, max: Math.max(min, max), source: `${hpa.ref} minReplicas ${min}${spec?.minReplicas === undefined ? ' (default)' : ''}, maxReplicas ${max}`, scaler: hpa, path: 'spec.minReplicas' };
+    return { min, max: Math.max(min, max), source: `${hpa.ref} ` +
+      `minReplicas ${min}${spec?.minReplicas === undefined ? ' (default)' : ''}, maxReplicas ${max}`, scaler: hpa, path:
+        'spec.minReplicas' };
   }
   for (const so of index.scopes.inScope(o, 'ScaledObject')) {
     const spec = rec(so.obj.spec);
     if (!targets(spec?.scaleTargetRef, 'Deployment')) continue;
     const min = int(spec?.minReplicaCount) ?? 0;
     const max = int(spec?.maxReplicaCount) ?? 100;
-    return { min, max: Math.max(min, max), source: `${so.ref} minReplicaCount ${min}${spec?.minReplicaCount === undefined ? ' (default)' : ''}, maxReplicaCount ${max}${spec?.maxReplicaCount === undefined ? ' (default)' : ''}`, scaler: so, path: 'spec.minReplicaCount' };
+    return { min, max: Math.max(min, max), source: `${so.ref} ` +
+      `minReplicaCount ${min}${spec?.minReplicaCount === undefined ? ' (default)' : ''}, ` +
+      `maxReplicaCount ${max}${spec?.maxReplicaCount === undefined ? ' (default)' : ''}`, scaler: so, path:
+        'spec.minReplicaCount' };
   }
   const raw = rec(o.obj.spec)?.replicas;
   const n = int(raw);
   if (raw !== undefined && n === undefined) return undefined;
   const v = n ?? 1;
-  return { min: v, max: v, source: `spec.replicas ${v}${raw === undefined ? ' (default)' : ''}`, path: 'spec.replicas' };
+  return { min: v, max: v, source: `spec.replicas ${v}${raw === undefined ? ' (default)' : ''}`,
+    path: 'spec.replicas' };
 }
 
 /** A Kubernetes label selector (`matchLabels` + `matchExpressions`) against a label set. */

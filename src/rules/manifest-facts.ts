@@ -20,7 +20,10 @@ import { LintObject } from './source';
 /** A keep-alive read from a container, with where it was read. */
 export interface ManifestKeepAlive {
   readonly seconds: number;
-  /** e.g. `container "app" command of Deployment/shop/api: uvicorn without --timeout-keep-alive (default 5 s, uvicorn 0.35.0)`. */
+  /**
+   * e.g. `container "app" command of Deployment/shop/api: uvicorn without --timeout-keep-alive (default 5 s, uvicorn
+   * 0.35.0)`.
+   */
   readonly source: string;
 }
 
@@ -136,9 +139,11 @@ export function containerKeepAlive(w: LintObject, ref: ContainerRef): ManifestKe
     }
     if (env !== undefined) {
       const s = seconds(env);
-      return s === undefined ? undefined : { seconds: s, source: `${ref.name} env UVICORN_TIMEOUT_KEEP_ALIVE=${s} of ${w.ref} (uvicorn)` };
+      return s === undefined ? undefined : { seconds: s, source:
+        `${ref.name} env UVICORN_TIMEOUT_KEEP_ALIVE=${s} of ${w.ref} (uvicorn)` };
     }
-    return { seconds: 5, source: `${where}: uvicorn without --timeout-keep-alive keeps idle connections 5 s (its default, uvicorn 0.35.0 uvicorn/main.py)` };
+    return { seconds: 5, source: `${where}: uvicorn without --timeout-keep-alive keeps idle connections 5 s (its ` +
+      'default, uvicorn 0.35.0 uvicorn/main.py)' };
   }
   const hc = serverWords(words, 'hypercorn');
   if (hc) {
@@ -149,7 +154,8 @@ export function containerKeepAlive(w: LintObject, ref: ContainerRef): ManifestKe
       const s = seconds(flag);
       return s === undefined ? undefined : { seconds: s, source: `${where}: hypercorn --keep-alive ${s}` };
     }
-    return { seconds: 5, source: `${where}: hypercorn without --keep-alive keeps idle connections 5 s (keep_alive_timeout, hypercorn 0.18.0 src/hypercorn/config.py)` };
+    return { seconds: 5, source: `${where}: hypercorn without --keep-alive keeps idle connections 5 s ` +
+      '(keep_alive_timeout, hypercorn 0.18.0 src/hypercorn/config.py)' };
   }
   const gu = serverWords(words, 'gunicorn');
   if (gu) {

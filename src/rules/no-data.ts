@@ -14,7 +14,8 @@
  * is the one in src/checks/analysis-condition.ts.
  */
 
-import { assessResult, ConditionSyntaxError, parseCondition, type ConditionNode, type ConditionResult } from '../checks/analysis-condition';
+import { assessResult, ConditionSyntaxError, parseCondition, type ConditionNode,
+  type ConditionResult } from '../checks/analysis-condition';
 
 /** A condition value: a number (NaN included), a boolean, an array of numbers, or nil. */
 type V = ConditionResult;
@@ -52,7 +53,8 @@ export function phaseOf(result: V, successCondition?: string, failureCondition?:
  * analysis-rules.ts); their no-data cases are checked there by shape, not evaluated here.
  */
 export function noDataResults(provider: string): { result: V; what: string }[] {
-  if (provider === 'prometheus') return [{ result: [], what: 'an empty result (no series yet)' }, { result: [Number.NaN], what: 'NaN (0/0: no requests in the window)' }];
+  if (provider === 'prometheus') return [{ result: [], what: 'an empty result (no series yet)' },
+    { result: [Number.NaN], what: 'NaN (0/0: no requests in the window)' }];
   if (provider === 'datadog') return [{ result: null, what: 'no value (nil: Datadog returned no points)' }];
   return [];
 }
@@ -65,7 +67,8 @@ export function noDataResults(provider: string): { result: V; what: string }[] {
 const NO_DATA_MEMO = new Map<string, string | undefined>();
 
 /** A condition pair that passes on a no-data result: the first such result, or undefined. */
-export function passesOnNoData(provider: string, successCondition?: string, failureCondition?: string): string | undefined {
+export function passesOnNoData(provider: string, successCondition?: string,
+  failureCondition?: string): string | undefined {
   if (!successCondition && !failureCondition) return undefined;
   const key = JSON.stringify([provider, successCondition ?? null, failureCondition ?? null]);
   if (NO_DATA_MEMO.has(key)) return NO_DATA_MEMO.get(key);

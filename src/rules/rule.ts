@@ -14,7 +14,10 @@ export interface RuleMeta {
   readonly kinds: readonly string[];
   /** Why it is a hazard, in one or two sentences. */
   readonly mechanism: string;
-  /** The docs/mechanisms.md section(s) it rests on, e.g. "docs/mechanisms.md#readiness-calls-a-dependency, #leave-slowly-return-slower" before the citation codemod. */
+  /**
+   * The docs/mechanisms.md section(s) it rests on, e.g. "docs/mechanisms.md#readiness-calls-a-dependency,
+   * #leave-slowly-return-slower" before the citation codemod.
+   */
   readonly fieldNotes: string;
   /** How to fix it. */
   readonly fix: string;
@@ -65,7 +68,8 @@ export interface RuleContext {
  * A fact a rule needs: its value and source when it could be read; otherwise undefined, after
  * reporting an unreadable fact (RW903) or recording the skip for --explain-skips.
  */
-export function requireFact<T>(ctx: RuleContext, o: LintObject, name: FactName, f: FactValue<T>): { readonly value: T; readonly source: string } | undefined {
+export function requireFact<T>(ctx: RuleContext, o: LintObject, name: FactName, f: FactValue<T>): { readonly value: T;
+  readonly source: string } | undefined {
   if (f.ok) return f;
   if (f.invalid !== undefined) ctx.invalidFact(o, name, f.invalid, f.source!);
   else ctx.skip(o, name);

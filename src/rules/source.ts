@@ -109,7 +109,8 @@ export function parseManifestText(text: string, file: string): ParsedSource {
     if (collectionKey !== undefined) {
       if (hasActions) return template;
       problems.push({ file, line: lineCounter.linePos(collectionKey.pos).line,
-        message: `the mapping key ${collectionKey.text} is itself a mapping or a list (an unquoted {{...}}?); Kubernetes accepts only string keys, so kubectl would refuse this document. Quote it.` });
+        message: `the mapping key ${collectionKey.text} is itself a mapping or a list (an unquoted {{...}}?); ` +
+          'Kubernetes accepts only string keys, so kubectl would refuse this document. Quote it.' });
       continue;
     }
     let js: unknown;
@@ -136,8 +137,12 @@ export function parseManifestText(text: string, file: string): ParsedSource {
       // apimachinery v0.32.4 pkg/apis/meta/v1/unstructured/helpers.go). No apiVersion: its
       // client-side validation refuses it ("apiVersion not set", kubectl v0.32.4
       // pkg/validation/validation.go); whether the server-validated path does was not checked.
-      problems.push({ file, line: lineCounter.linePos(doc.contents.range[0]).line, ...(hasKind ? { kind: String(r!.kind), severity: 'warning' as const } : {}),
-        message: hasKind ? `the document has kind ${String(r!.kind)} but no apiVersion; kubectl's client-side validation refuses it ("apiVersion not set")` : `the document has apiVersion ${String(r!.apiVersion)} but no kind; kubectl cannot decode it ("Object 'Kind' is missing")` });
+      problems.push({ file, line: lineCounter.linePos(doc.contents.range[0]).line,
+        ...(hasKind ? { kind: String(r!.kind),
+        severity: 'warning' as const } : {}),
+        message: hasKind ? `the document has kind ${String(r!.kind)} but no apiVersion; kubectl's client-side ` +
+          'validation refuses it ("apiVersion not set")' : `the document has apiVersion ${String(r!.apiVersion)} but ` +
+            `no kind; kubectl cannot decode it ("Object 'Kind' is missing")` });
       continue;
     }
     const locate = (segs: (string | number)[]): number => lineOf(doc, segs, lineCounter);
@@ -168,8 +173,11 @@ function fromFastDocuments(docs: readonly FastDocument[], file: string): ParsedS
       continue;
     }
     if (!hasKind || !hasApi) {
-      problems.push({ file, line: doc.contentLine, ...(hasKind ? { kind: String(r!.kind), severity: 'warning' as const } : {}),
-        message: hasKind ? `the document has kind ${String(r!.kind)} but no apiVersion; kubectl's client-side validation refuses it ("apiVersion not set")` : `the document has apiVersion ${String(r!.apiVersion)} but no kind; kubectl cannot decode it ("Object 'Kind' is missing")` });
+      problems.push({ file, line: doc.contentLine, ...(hasKind ? { kind: String(r!.kind),
+        severity: 'warning' as const } : {}),
+        message: hasKind ? `the document has kind ${String(r!.kind)} but no apiVersion; kubectl's client-side ` +
+          'validation refuses it ("apiVersion not set")' : `the document has apiVersion ${String(r!.apiVersion)} but ` +
+            `no kind; kubectl cannot decode it ("Object 'Kind' is missing")` });
       continue;
     }
     expandLists(r!, file, [], (segs) => doc.lineOf(segs), objects);
@@ -194,7 +202,9 @@ function duplicateKeys(doc: YAML.Document, file: string, lc: YAML.LineCounter): 
         const sameValue = js(first.value) === js(pair.value);
         out.push({
           file, line: line(pair.key), ...(typeof kind === 'string' ? { kind } : {}),
-          message: `the key "${String(key)}" appears twice in one mapping (lines ${line(first.key)} and ${line(pair.key)})${sameValue ? ', with the same value' : `: ${js(first.value).slice(0, 60)}, then ${js(pair.value).slice(0, 60)}`}`,
+          message: `the key "${String(key)}" appears twice in one mapping (lines ${line(first.key)} ` +
+            `and ${line(pair.key)})${sameValue ? ', with the same value' : `: ${js(first.value).slice(0, 60)}, ` +
+              `then ${js(pair.value).slice(0, 60)}`}`,
           duplicateKey: { key: String(key), firstLine: line(first.key), sameValue },
         });
       }
@@ -204,7 +214,8 @@ function duplicateKeys(doc: YAML.Document, file: string, lc: YAML.LineCounter): 
 }
 
 /** Adds an object, or the items of a `kind: List` (nested Lists too), with line lookups into the items. */
-function expandLists(obj: Manifest, file: string, prefix: (string | number)[], locate: (segs: (string | number)[]) => number, out: LintObject[]): void {
+function expandLists(obj: Manifest, file: string, prefix: (string | number)[],
+  locate: (segs: (string | number)[]) => number, out: LintObject[]): void {
   if (obj.kind === 'List' && Array.isArray(obj.items)) {
     obj.items.forEach((item, i) => {
       if (isManifest(item)) expandLists(item, file, [...prefix, 'items', i], locate, out);

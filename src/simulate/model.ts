@@ -128,7 +128,8 @@ class Simulation {
   private firstCollapseAt = -1;
 
   // Current sample.
-  private readonly series: SimSeries = { t: [], readyEndpoints: [], readyPods: [], loadPerReady: [], offeredRps: [], probeFailures: [], errorRatio: [] };
+  private readonly series: SimSeries = { t: [], readyEndpoints: [], readyPods: [], loadPerReady: [], offeredRps: [],
+    probeFailures: [], errorRatio: [] };
   private sOffered = 0;
   private sErrors = 0;
   private sProbeFailures = 0;
@@ -170,7 +171,8 @@ class Simulation {
 
   private newPod(revision: number, now: number): Pod {
     const id = this.nextPodId++;
-    const p = new Pod(id, revision, mulberry32(streamSeed(this.s.seed, id)), this.rd.periodSeconds, this.lv?.periodSeconds ?? 1, now);
+    const p = new Pod(id, revision, mulberry32(streamSeed(this.s.seed, id)), this.rd.periodSeconds,
+      this.lv?.periodSeconds ?? 1, now);
     p.containerStartedAt = now;
     p.phaseEndsAt = now + this.s.pods.startSeconds;
     this.pods.push(p);
@@ -340,7 +342,8 @@ class Simulation {
       // The kubelet probes sequentially: a tick that finds the previous probe still running is skipped.
       if (t >= p.nextReadinessAt) {
         p.nextReadinessAt = nextTick(p.nextReadinessAt, this.rd.periodSeconds, t);
-        if (!p.pendingReadiness) p.pendingReadiness = probe(this.rd, handlerLatency(this.s, p.rps, p.backlog), this.readyDep, p.rng, t);
+        if (!p.pendingReadiness) p.pendingReadiness = probe(this.rd, handlerLatency(this.s, p.rps, p.backlog),
+          this.readyDep, p.rng, t);
       }
       if (this.lv && t >= p.nextLivenessAt) {
         p.nextLivenessAt = nextTick(p.nextLivenessAt, this.lv.periodSeconds, t);

@@ -39,29 +39,38 @@ function num(x: number): string {
 function describeFleet(s: Scenario): string[] {
   const r = s.readiness;
   const lines = [
-    `fleet     ${s.replicas} replicas; readiness period ${r.periodSeconds}s timeout ${r.timeoutSeconds}s failure ${r.failureThreshold} success ${r.successThreshold}` +
+    `fleet     ${s.replicas} replicas; readiness period ${r.periodSeconds}s timeout ${r.timeoutSeconds}s ` +
+      `failure ${r.failureThreshold} success ${r.successThreshold}` +
       (r.dependency ? `; calls a dependency (p50 ${r.dependency.p50Seconds}s, p99 ${r.dependency.p99Seconds}s)` : ''),
   ];
   if (s.liveness) {
     const l = s.liveness;
-    lines.push(`liveness  ${l.handler} period ${l.periodSeconds}s timeout ${l.timeoutSeconds}s failure ${l.failureThreshold}`);
+    lines.push(
+      `liveness  ${l.handler} period ${l.periodSeconds}s timeout ${l.timeoutSeconds}s failure ${l.failureThreshold}`);
   }
   const c = s.capacity;
   lines.push(
     c.kind === 'cpu'
-      ? `capacity  cpu request ${c.requestCores}, ${c.limitCores !== undefined ? `limit ${c.limitCores} (CFS throttled)` : `no limit (bursts to ${c.burstCores})`}, ${c.cpuSecondsPerRequest * 1000} ms CPU/request, idle health ${c.healthSeconds * 1000} ms`
+      ? 'capacity  cpu ' +
+        `request ${c.requestCores}, ${c.limitCores !== undefined ? `limit ${c.limitCores} (CFS throttled)`
+          : `no limit (bursts to ${c.burstCores})`}, ${c.cpuSecondsPerRequest * 1000} ` +
+        `ms CPU/request, idle health ${c.healthSeconds * 1000} ms`
       : `capacity  ${c.points.length} latency point(s), saturation ${num(c.saturationRps)} req/s per replica`,
   );
   const l = s.load;
   lines.push(
-    `load      ${l.kind === 'constant' ? `${num(l.rps)} req/s constant` : l.kind === 'steps' ? `steps ${l.steps.map((x) => `${num(x.rps)}@${x.atSeconds}s`).join(', ')}` : `daily ${num(l.troughRps)}..${num(l.peakRps)} req/s, peak at ${l.peakAtSeconds}s`}` +
+    `load      ${l.kind === 'constant' ? `${num(l.rps)} req/s constant` : l.kind === 'steps' ? `steps ${l.steps.map((x) => `${num(x.rps)}@${x.atSeconds}s`).join(', ')}` : `daily ${num(l.troughRps)}..${num(l.peakRps)} ` +
+      `req/s, peak at ${l.peakAtSeconds}s`}` +
       `; proxy propagation ${s.proxy.propagationSeconds}s, request timeout ${s.proxy.requestTimeoutSeconds}s`,
   );
   for (const e of s.events) {
     lines.push(
       e.kind === 'drain'
-        ? `event     drain ${e.count} pod(s) at ${e.atSeconds}s${e.replaceAfterSeconds !== undefined ? `, replaced after ${e.replaceAfterSeconds}s` : ', not replaced'}`
-        : `event     new ReplicaSet at ${e.atSeconds}s (maxSurge ${e.maxSurge}, maxUnavailable ${e.maxUnavailable}, minReadySeconds ${e.minReadySeconds})`,
+        ? `event     drain ${e.count} pod(s) ` +
+          `at ${e.atSeconds}s${e.replaceAfterSeconds !== undefined ? `, replaced after ${e.replaceAfterSeconds}s`
+            : ', not replaced'}`
+        : `event     new ReplicaSet at ${e.atSeconds}s (maxSurge ${e.maxSurge}, maxUnavailable ${e.maxUnavailable}, ` +
+          `minReadySeconds ${e.minReadySeconds})`,
     );
   }
   return lines;
@@ -71,17 +80,23 @@ function describeFleet(s: Scenario): string[] {
 export function formatReport(s: Scenario, r: SimResult, width = 72): string {
   const m = r.summary;
   const col = Math.max(m.durationSeconds / Math.min(width, r.series.t.length || 1), 0);
-  const peakLoad = r.series.offeredRps.reduce((a, b) => Math.max(a, b), loadAt(s, 0)); // no spread: series can hold 10^6 samples
+  // no spread: series can hold 10^6 samples
+  const peakLoad = r.series.offeredRps.reduce((a, b) => Math.max(a, b), loadAt(s, 0));
   const lines: string[] = [];
   lines.push(`scenario  ${s.name}`);
   lines.push(...describeFleet(s));
-  lines.push(`simulated ${m.durationSeconds}s in ${m.stepSeconds}s steps, seed ${m.seed}; capacity ${num(m.capacityRpsPerReplica)} req/s per replica`);
+  lines.push(
+    `simulated ${m.durationSeconds}s in ${m.stepSeconds}s steps, seed ${m.seed}; ` +
+      `capacity ${num(m.capacityRpsPerReplica)} req/s per replica`);
   lines.push('');
-  lines.push(`ready endpoints (proxy view), 0..${m.replicas}, one column = ${col.toFixed(col < 10 ? 1 : 0)}s, min per column`);
+  lines.push(
+    `ready endpoints (proxy view), 0..${m.replicas}, one column = ${col.toFixed(col < 10 ? 1 : 0)}s, min per column`);
   lines.push(`  ${sparkline(r.series.readyEndpoints, width, m.replicas, 'min')}`);
   lines.push(`error ratio, 0..100 %, max per column`);
   lines.push(`  ${sparkline(r.series.errorRatio, width, 1, 'max')}`);
-  lines.push(`  0s${' '.repeat(Math.max(1, Math.min(width, r.series.t.length) - 2 - `${m.durationSeconds}s`.length))}${m.durationSeconds}s`);
+  lines.push(
+    `  0s${' '.repeat(Math.max(1,
+      Math.min(width, r.series.t.length) - 2 - `${m.durationSeconds}s`.length))}${m.durationSeconds}s`);
   lines.push('');
   lines.push(`min ready            ${m.minReady}/${m.replicas} (at ${m.minReadyAtSeconds}s)`);
   lines.push(`ready at end         ${m.readyAtEnd}`);
@@ -91,7 +106,8 @@ export function formatReport(s: Scenario, r: SimResult, width = 72): string {
   lines.push(`probe failures       ${m.probeFailures}; departures ${m.departures}; restarts ${m.restarts}`);
   lines.push(
     `errors               ${pct(m.errorRatio)} of ${num(m.requests)} requests (peak ${num(peakLoad)} req/s): ` +
-      `no endpoint (UH) ${num(m.errors.noEndpoint)}, refused (UF) ${num(m.errors.refused)}, timed out (UT) ${num(m.errors.timeout)}, reset (UC) ${num(m.errors.reset)}`,
+      `no endpoint (UH) ${num(m.errors.noEndpoint)}, refused (UF) ${num(m.errors.refused)}, timed out ` +
+        `(UT) ${num(m.errors.timeout)}, reset (UC) ${num(m.errors.reset)}`,
   );
   lines.push('');
   lines.push(`verdict: ${m.verdict} - ${m.explanation}`);

@@ -16,7 +16,8 @@ const made = new Set<string>();
 
 function fail(e: unknown, file: string): void {
   // the code and the file, for the main thread's message (fs-errors.ts); no stack
-  const bytes = new TextEncoder().encode(JSON.stringify({ code: (e as NodeJS.ErrnoException)?.code, message: e instanceof Error ? e.message : String(e), file }));
+  const bytes = new TextEncoder().encode(JSON.stringify({ code: (e as NodeJS.ErrnoException)?.code,
+    message: e instanceof Error ? e.message : String(e), file }));
   new Uint8Array(errorText).set(bytes.subarray(0, errorText.byteLength - 1));
   Atomics.store(counters, 1, 1);
   Atomics.notify(counters, 0);

@@ -28,7 +28,8 @@ class Unsupported extends Error {}
 type Tag = { default?: boolean | string; tag: string; test?: RegExp };
 /** The YAML 1.1 schema's tags (and compat tags), as the package's plainString tests them. */
 const SCHEMA = new YAML.Document(null, OPTIONS).schema as unknown as { tags: Tag[]; compat?: Tag[] | null };
-const RESOLVES_TO_OTHER_TYPE = [...SCHEMA.tags, ...(SCHEMA.compat ?? [])].filter((t) => t.default && t.tag !== 'tag:yaml.org,2002:str' && t.test);
+const RESOLVES_TO_OTHER_TYPE = [...SCHEMA.tags, ...(SCHEMA.compat ?? [])].filter((t) => t.default &&
+  t.tag !== 'tag:yaml.org,2002:str' && t.test);
 
 const INDENT_STEP = '  ';
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u{D800}-\u{DFFF}]/u; // eslint-disable-line no-control-regex -- the package's own test
@@ -125,7 +126,8 @@ function block(original: string, ctx: Ctx): string {
   const endNlPos = end.indexOf('\n');
   let chomp: string;
   if (endNlPos === -1) chomp = '-';
-  else if (value === end || endNlPos !== end.length - 1) throw new Unsupported('kept trailing newlines'); // the package signals onChompKeep upwards
+  // the package signals onChompKeep upwards
+  else if (value === end || endNlPos !== end.length - 1) throw new Unsupported('kept trailing newlines');
   else chomp = '';
   if (end) {
     value = value.slice(0, -end.length);
@@ -181,7 +183,10 @@ function stringScalar(value: string, ctx: Ctx): string {
 const VALUES = new Map<string, string>();
 const KEYS = new Map<string, string>();
 const TOP_KEYS = new Map<string, string>();
-/** Small: an estate's strings that repeat are few and recur quickly, and holding the rest costs the garbage collector more than it saves. */
+/**
+ * Small: an estate's strings that repeat are few and recur quickly, and holding the rest costs the garbage collector
+ * more than it saves.
+ */
 const CACHE_MAX = 10_000;
 /** Comments as written, by indent and text (an estate repeats most reasons at the same depths). */
 const COMMENTS = new Map<string, string>();
@@ -197,11 +202,13 @@ function cached(cache: Map<string, string>, value: string, ctx: Ctx): string {
 }
 
 function valueString(value: string, indent: string): string {
-  return value.includes('\n') ? stringScalar(value, { implicitKey: false, indent }) : cached(VALUES, value, { implicitKey: false, indent });
+  return value.includes('\n') ? stringScalar(value, { implicitKey: false, indent }) : cached(VALUES, value,
+    { implicitKey: false, indent });
 }
 
 function keyString(key: string, indent: string): string {
-  const s = indent === INDENT_STEP ? cached(TOP_KEYS, key, { implicitKey: true, indent }) : cached(KEYS, key, { implicitKey: true, indent });
+  const s = indent === INDENT_STEP ? cached(TOP_KEYS, key, { implicitKey: true, indent }) : cached(KEYS, key,
+    { implicitKey: true, indent });
   if (s.length > 1024) throw new Unsupported('a key written over 1,024 characters (an explicit key)');
   return s;
 }
@@ -327,7 +334,8 @@ function asItemIndex(key: string | number): number | null {
  * string equal to the last segment) or the item `Number(last)` of a sequence; a path that does
  * not exist is skipped, and a later reason on the same place replaces an earlier one.
  */
-function placeComments(obj: Record<string, unknown>, reasons: Readonly<Record<string, string>>, segments: (path: string) => (string | number)[], wrap: (text: string) => string): Comments {
+function placeComments(obj: Record<string, unknown>, reasons: Readonly<Record<string, string>>,
+  segments: (path: string) => (string | number)[], wrap: (text: string) => string): Comments {
   const out: Comments = new Map();
   for (const [path, reason] of Object.entries(reasons)) {
     const segs = segments(path);
@@ -369,7 +377,10 @@ const enabled = process.env.ROLLWISE_BENCH_NO_OWN_YAML === undefined;
  * One manifest object as the package writes it (`new YAML.Document(obj, options)`, the comments
  * set, `toString(options)`), or undefined when this writer does not model it.
  */
-export function writeYaml(obj: unknown, comments?: { readonly reasons: Readonly<Record<string, string>>; readonly segments: (path: string) => (string | number)[]; readonly wrap: (text: string) => string }): string | undefined {
+export function writeYaml(obj: unknown,
+  comments?: { readonly reasons: Readonly<Record<string, string>>;
+    readonly segments: (path: string) => (string | number)[];
+    readonly wrap: (text: string) => string }): string | undefined {
   if (!enabled || !isPlainObject(obj)) return undefined;
   try {
     const placed = comments ? placeComments(obj, comments.reasons, comments.segments, comments.wrap) : undefined;
