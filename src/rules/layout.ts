@@ -579,24 +579,31 @@ function parseRendered(text: string, file: string,
   problems: ParseProblem[] } {
   const objects: { obj: Record<string, unknown>; kind: string; name: string }[] = [];
   const problems: ParseProblem[] = [];
-  const lines = text.split('\n');
+  // Documents are cut out of the text by offset (no split of megabytes into lines and join back):
+  // `start` is the offset of the current document, which ends before the newline that precedes a
+  // line that is exactly `---` (or at the end of the text).
   let start = 0;
   const flush = (end: number): void => {
-    const doc = lines.slice(start, end).join('\n');
+    const doc = text.slice(start, end);
     let p = memo.get(doc);
     if (p === undefined) {
       p = parseManifestText(doc, file);
       memo.set(doc, p);
     }
     for (const o of p.objects) objects.push({ obj: structuredClone(o.obj), kind: o.kind, name: o.name });
-    for (const x of p.problems) problems.push({ ...x, file, line: x.line > 0 ? x.line + start : x.line });
+    if (p.problems.length === 0) return;
+    // Lines before the document: counted only when a problem needs them.
+    let before = 0;
+    for (let i = text.indexOf('\n'); i >= 0 && i < start; i = text.indexOf('\n', i + 1)) before++;
+    for (const x of p.problems) problems.push({ ...x, file, line: x.line > 0 ? x.line + before : x.line });
   };
-  for (let i = 0; i < lines.length; i++) {
-    if (lines[i] !== '---') continue;
-    flush(i);
-    start = i + 1;
+  for (let at = text.indexOf('---'); at >= 0; at = text.indexOf('---', at + 1)) {
+    const end = at + 3;
+    if ((at !== 0 && text[at - 1] !== '\n') || (end !== text.length && text[end] !== '\n')) continue;
+    flush(at === start ? start : at - 1);
+    start = Math.min(end + 1, text.length);
   }
-  flush(lines.length);
+  flush(text.length);
   return { objects, problems };
 }
 

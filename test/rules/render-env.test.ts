@@ -78,3 +78,55 @@ describe('the environment of kustomize processes', () => {
     });
   });
 });
+
+describe("kustomize's output cut into documents", () => {
+  // kustomize writes `---` lines between objects only (kustomize v5.5.0 api/resmap/reswrangler.go
+  // AsYaml); a `---` inside a value is indented, and `----` is not a separator.
+  const OUTPUT = [
+    '---',
+    'apiVersion: v1',
+    'kind: ConfigMap',
+    'metadata:',
+    '  name: one',
+    'data:',
+    '  text: |',
+    '    ---',
+    '    ----',
+    '---',
+    'apiVersion: v1',
+    'kind: ConfigMap',
+    'metadata:',
+    '  name: two',
+    '  name: twice',
+    '---',
+    'apiVersion: v1',
+    'kind: ConfigMap',
+    'metadata:',
+    '  name: three',
+    'data: [unclosed',
+    '',
+  ].join('\n');
+
+  it('gives each object once and each problem at its line of the output', () => {
+    const dir = tempRepo('rw-render-docs-', {
+      'a/kustomization.yaml': 'namePrefix: a-\nresources:\n- cm.yaml\n',
+      'a/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: gc\n',
+      'output.yaml': OUTPUT,
+    });
+    const bin = path.join(dir, 'fake-kustomize');
+    fs.writeFileSync(bin, `#!/bin/sh\ncat '${path.join(dir, 'output.yaml')}'\n`, { mode: 0o755 });
+    const inputs = ['a/kustomization.yaml', 'a/cm.yaml']
+      .map((f) => ({ file: path.join(dir, f), text: fs.readFileSync(path.join(dir, f), 'utf8') }));
+    const kustomize = { command: bin, args: ['build'], label: 'kustomize build' };
+    const layout = layoutScan(inputs, { kustomize, repoRoot: dir, renderCache: null });
+    const names = layout.objects.filter((o) => layout.scopes.get(o)?.renderedBy !== undefined).map((o) => o.name);
+    expect(names).toEqual(['one', 'twice']);
+    const one = layout.objects.find((o) => o.name === 'one')!;
+    expect(one.obj.data).toEqual({ text: '---\n----\n' });
+    const lines = OUTPUT.split('\n');
+    const rendered = layout.problems.filter((p) => p.file.endsWith('(kustomize build)'));
+    // The unclosed flow sequence is reported where its document ends: the (empty) line after it.
+    const ends = lines.indexOf('data: [unclosed') + 2;
+    expect(rendered.map((p) => p.line)).toEqual([lines.indexOf('  name: twice') + 1, ends]);
+  });
+});
