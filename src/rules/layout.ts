@@ -82,6 +82,8 @@ interface Kustomization {
    * without a kustomization).
    */
   readonly unresolved: string[];
+  /** The file's text and YAML as read (patchesTargeting asks again: not parsed twice). */
+  readonly read: KustomizationText;
 }
 
 const TRANSFORMS = ['patches', 'patchesStrategicMerge', 'patchesJson6902', 'replicas', 'images', 'namePrefix',
@@ -90,12 +92,12 @@ const TRANSFORMS = ['patches', 'patchesStrategicMerge', 'patchesJson6902', 'repl
 
 /**
  * Per-scan memo of the folder questions asked once per scanned file (which folder above it holds a
- * kustomization, and that kustomization's text and YAML): a repository with hundreds of files
- * under one kustomization asked the file system, and parsed the same kustomization, once per file.
+ * kustomization; its text and YAML are read once, with the Kustomization): a repository with
+ * hundreds of files under one kustomization asked the file system, and parsed the same
+ * kustomization, once per file.
  */
 interface FolderMemo {
   readonly files: Map<string, string | undefined>;
-  readonly docs: Map<string, KustomizationText>;
 }
 
 function kustomizationFileIn(dir: string, memo: FolderMemo): string | undefined {
@@ -128,14 +130,15 @@ function readKustomization(dir: string, cache: Map<string, Kustomization | null>
   cache.set(dir, null); // a cycle reads as "none"
   const file = kustomizationFile(dir);
   if (!file) return undefined;
-  const { text, doc, failed } = readKustomizationText(file);
+  const read = readKustomizationText(file);
+  const { text, doc, failed } = read;
   if (failed) {
     // A kustomization that does not parse cannot be built, but the files it names as patches are
     // still fragments, not objects: read those names from its lines.
     const patchFiles = patchPathsFromText(text).map((p) => path.resolve(dir, p));
     if (patchFiles.length === 0) return undefined;
     const k: Kustomization = { dir, file, files: [], children: [], patchFiles, remote: [], transforms: ['patches'],
-      helm: false, component: false, unresolved: [] };
+      helm: false, component: false, unresolved: [], read };
     cache.set(dir, k);
     return k;
   }
@@ -147,6 +150,7 @@ function readKustomization(dir: string, cache: Map<string, Kustomization | null>
     helm: doc.helmCharts !== undefined || doc.helmChartInflationGenerator !== undefined,
     component: doc.kind === 'Component',
     unresolved: [],
+    read,
   };
   const entries = [...arr(doc.resources), ...arr(doc.bases),
     ...arr(doc.components)].map((x) => str(x)).filter((x): x is string => !!x);
@@ -648,8 +652,12 @@ function patchAdding(tree: readonly { k: Kustomization }[], pointer: string,
   return undefined;
 }
 
-/** Removes the origin annotation kustomize added for us (and an annotations map it alone made). */
-function takeOrigin(obj: Record<string, unknown>): string | undefined {
+/**
+ * Removes the origin annotation kustomize added for us (and an annotations map it alone made), and
+ * gives its path. `paths` holds the annotations read in this scan: the objects of one file (a
+ * bundle of CRDs) share one annotation, under every root that renders them.
+ */
+function takeOrigin(obj: Record<string, unknown>, paths: Map<string, string | undefined>): string | undefined {
   const meta = rec(obj.metadata);
   const ann = rec(meta?.annotations);
   const origin = str(ann?.[ORIGIN]);
@@ -658,7 +666,8 @@ function takeOrigin(obj: Record<string, unknown>): string | undefined {
     if (Object.keys(ann).length === 0) delete meta!.annotations;
   }
   if (!origin) return undefined;
-  return str(rec(YAML.parse(origin))?.path);
+  if (!paths.has(origin)) paths.set(origin, str(rec(YAML.parse(origin))?.path));
+  return paths.get(origin);
 }
 
 /**
@@ -675,7 +684,7 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
 
   // The kustomizations of the scan and their roots (those no other kustomization of the scan includes).
   const cache = new Map<string, Kustomization | null>();
-  const memo: FolderMemo = { files: new Map(), docs: new Map() };
+  const memo: FolderMemo = { files: new Map() };
   const dirs = new Set<string>();
   const looked = new Set<string>();
   for (const i of inputs) {
@@ -775,6 +784,7 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
     return !plain.has(root.dir) && !root.component && !tree.some((w) => w.k.remote.length > 0 || w.k.helm);
   };
   const renderedDocs = new Map<string, ParsedSource>();
+  const originPaths = new Map<string, string | undefined>();
   const renders = renderer ? renderAll(roots.filter(renderable), renderer, opts.renderTimeoutSeconds ?? 60,
     opts.renderCache === undefined ? renderCacheDir() : opts.renderCache ?? undefined,
     repoRoot) : new Map<string, Rendered>();
@@ -830,7 +840,7 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
     const docs = parseRendered(out.text, `${rootFile} (${renderer.label})`, renderedDocs);
     problems.push(...docs.problems);
     for (const o of docs.objects) {
-      const origin = takeOrigin(o.obj);
+      const origin = takeOrigin(o.obj, originPaths);
       const abs = origin ? path.resolve(out.base, origin) : undefined;
       // The origin file as parsed: a scanned file's parse, else the file read once per scan (source()
       // above), not once per rendered object: several roots render the same unscanned base files.
@@ -1015,13 +1025,9 @@ function patchesTargeting(abs: string, objs: readonly LintObject[], repoRoot: st
   if (objs.length === 0 || !abs.startsWith(`${repoRoot}${path.sep}`)) return out;
   for (let dir = path.dirname(abs); dir.startsWith(repoRoot); dir = path.dirname(dir)) {
     const file = kustomizationFileIn(dir, memo);
-    if (file && readKustomization(dir, cache)) {
-      let read = memo.docs.get(file);
-      if (read === undefined) {
-        read = readKustomizationText(file);
-        memo.docs.set(file, read);
-      }
-      const { text, doc } = read;
+    const k = file ? readKustomization(dir, cache) : undefined;
+    if (file && k) {
+      const { text, doc } = k.read;
       const rel = path.relative(dir, abs).split(path.sep).join('/');
       const names = doc &&
         (arr(doc.resources).some((r) => str(r) === rel || str(r) === `./${rel}`) ||
