@@ -82,6 +82,8 @@ interface Kustomization {
    * without a kustomization).
    */
   readonly unresolved: string[];
+  /** The file's text and YAML as read (patchesTargeting asks again: not parsed twice). */
+  readonly read: KustomizationText;
 }
 
 const TRANSFORMS = ['patches', 'patchesStrategicMerge', 'patchesJson6902', 'replicas', 'images', 'namePrefix',
@@ -90,12 +92,12 @@ const TRANSFORMS = ['patches', 'patchesStrategicMerge', 'patchesJson6902', 'repl
 
 /**
  * Per-scan memo of the folder questions asked once per scanned file (which folder above it holds a
- * kustomization, and that kustomization's text and YAML): a repository with hundreds of files
- * under one kustomization asked the file system, and parsed the same kustomization, once per file.
+ * kustomization; its text and YAML are read once, with the Kustomization): a repository with
+ * hundreds of files under one kustomization asked the file system, and parsed the same
+ * kustomization, once per file.
  */
 interface FolderMemo {
   readonly files: Map<string, string | undefined>;
-  readonly docs: Map<string, KustomizationText>;
 }
 
 function kustomizationFileIn(dir: string, memo: FolderMemo): string | undefined {
@@ -128,14 +130,15 @@ function readKustomization(dir: string, cache: Map<string, Kustomization | null>
   cache.set(dir, null); // a cycle reads as "none"
   const file = kustomizationFile(dir);
   if (!file) return undefined;
-  const { text, doc, failed } = readKustomizationText(file);
+  const read = readKustomizationText(file);
+  const { text, doc, failed } = read;
   if (failed) {
     // A kustomization that does not parse cannot be built, but the files it names as patches are
     // still fragments, not objects: read those names from its lines.
     const patchFiles = patchPathsFromText(text).map((p) => path.resolve(dir, p));
     if (patchFiles.length === 0) return undefined;
     const k: Kustomization = { dir, file, files: [], children: [], patchFiles, remote: [], transforms: ['patches'],
-      helm: false, component: false, unresolved: [] };
+      helm: false, component: false, unresolved: [], read };
     cache.set(dir, k);
     return k;
   }
@@ -147,6 +150,7 @@ function readKustomization(dir: string, cache: Map<string, Kustomization | null>
     helm: doc.helmCharts !== undefined || doc.helmChartInflationGenerator !== undefined,
     component: doc.kind === 'Component',
     unresolved: [],
+    read,
   };
   const entries = [...arr(doc.resources), ...arr(doc.bases),
     ...arr(doc.components)].map((x) => str(x)).filter((x): x is string => !!x);
@@ -451,6 +455,20 @@ function renderJobs(env: NodeJS.ProcessEnv = process.env): number {
 }
 
 /**
+ * The environment of a kustomize process: the scan's, with Go's collector set to run less often
+ * (GOGC=400, a soft cap of GOMEMLIMIT=1GiB) unless either is set already. kustomize (kubectl 1.32,
+ * go1.23) spends much of a render of megabytes of CRDs collecting garbage: `kubectl kustomize` of
+ * a 3 MB CRD tree took 2.3-2.5 s user CPU at the default GOGC=100 and 1.3-1.4 s at 400 (peak
+ * resident 190 MB then 400-470 MB); the output is the same. GOGC is the collection target
+ * percentage and GOMEMLIMIT a soft limit on the runtime's memory past which it collects anyway
+ * (golang/go go1.23 src/runtime/extern.go, package runtime's "Environment Variables").
+ */
+export function renderEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  if (env.GOGC !== undefined || env.GOMEMLIMIT !== undefined) return env;
+  return { ...env, GOGC: '400', GOMEMLIMIT: '1GiB' };
+}
+
+/**
  * Renders kustomization roots with origin annotations, each through a wrapper kustomization in a
  * temporary folder; independent roots render concurrently (renderJobs), each in its own kustomize
  * process as before, so a root's result does not depend on the others. A render whose inputs are
@@ -486,7 +504,7 @@ function renderAll(roots: readonly Kustomization[], r: KustomizeRenderer, timeou
     if (jobs > 1) {
       const res = spawnSync(process.execPath, ['-e', POOL], {
         input: JSON.stringify({ command: r.command, args: r.args, dirs: tmps, jobs, timeoutMs: timeoutSeconds * 1000 }),
-        encoding: 'utf8', maxBuffer: 2 * 1024 * 1024 * 1024,
+        encoding: 'utf8', maxBuffer: 2 * 1024 * 1024 * 1024, env: renderEnv(),
       });
       try {
         if (res.status === 0) results = JSON.parse(res.stdout) as ProcessResult[];
@@ -495,8 +513,9 @@ function renderAll(roots: readonly Kustomization[], r: KustomizeRenderer, timeou
       }
     }
     results ??= tmps.map((tmp) => {
-      const res = spawnSync(r.command, [...r.args, tmp],
-        { encoding: 'utf8', timeout: timeoutSeconds * 1000, maxBuffer: 256 * 1024 * 1024 });
+      const res = spawnSync(r.command, [...r.args, tmp], {
+        encoding: 'utf8', timeout: timeoutSeconds * 1000, maxBuffer: 256 * 1024 * 1024, env: renderEnv(),
+      });
       return res.error ? { error: res.error.message } : { status: res.status, stdout: res.stdout, stderr: res.stderr };
     });
     todo.forEach((root, i) => {
@@ -564,24 +583,31 @@ function parseRendered(text: string, file: string,
   problems: ParseProblem[] } {
   const objects: { obj: Record<string, unknown>; kind: string; name: string }[] = [];
   const problems: ParseProblem[] = [];
-  const lines = text.split('\n');
+  // Documents are cut out of the text by offset (no split of megabytes into lines and join back):
+  // `start` is the offset of the current document, which ends before the newline that precedes a
+  // line that is exactly `---` (or at the end of the text).
   let start = 0;
   const flush = (end: number): void => {
-    const doc = lines.slice(start, end).join('\n');
+    const doc = text.slice(start, end);
     let p = memo.get(doc);
     if (p === undefined) {
       p = parseManifestText(doc, file);
       memo.set(doc, p);
     }
     for (const o of p.objects) objects.push({ obj: structuredClone(o.obj), kind: o.kind, name: o.name });
-    for (const x of p.problems) problems.push({ ...x, file, line: x.line > 0 ? x.line + start : x.line });
+    if (p.problems.length === 0) return;
+    // Lines before the document: counted only when a problem needs them.
+    let before = 0;
+    for (let i = text.indexOf('\n'); i >= 0 && i < start; i = text.indexOf('\n', i + 1)) before++;
+    for (const x of p.problems) problems.push({ ...x, file, line: x.line > 0 ? x.line + before : x.line });
   };
-  for (let i = 0; i < lines.length; i++) {
-    if (lines[i] !== '---') continue;
-    flush(i);
-    start = i + 1;
+  for (let at = text.indexOf('---'); at >= 0; at = text.indexOf('---', at + 1)) {
+    const end = at + 3;
+    if ((at !== 0 && text[at - 1] !== '\n') || (end !== text.length && text[end] !== '\n')) continue;
+    flush(at === start ? start : at - 1);
+    start = Math.min(end + 1, text.length);
   }
-  flush(lines.length);
+  flush(text.length);
   return { objects, problems };
 }
 
@@ -626,8 +652,12 @@ function patchAdding(tree: readonly { k: Kustomization }[], pointer: string,
   return undefined;
 }
 
-/** Removes the origin annotation kustomize added for us (and an annotations map it alone made). */
-function takeOrigin(obj: Record<string, unknown>): string | undefined {
+/**
+ * Removes the origin annotation kustomize added for us (and an annotations map it alone made), and
+ * gives its path. `paths` holds the annotations read in this scan: the objects of one file (a
+ * bundle of CRDs) share one annotation, under every root that renders them.
+ */
+function takeOrigin(obj: Record<string, unknown>, paths: Map<string, string | undefined>): string | undefined {
   const meta = rec(obj.metadata);
   const ann = rec(meta?.annotations);
   const origin = str(ann?.[ORIGIN]);
@@ -636,7 +666,8 @@ function takeOrigin(obj: Record<string, unknown>): string | undefined {
     if (Object.keys(ann).length === 0) delete meta!.annotations;
   }
   if (!origin) return undefined;
-  return str(rec(YAML.parse(origin))?.path);
+  if (!paths.has(origin)) paths.set(origin, str(rec(YAML.parse(origin))?.path));
+  return paths.get(origin);
 }
 
 /**
@@ -653,7 +684,7 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
 
   // The kustomizations of the scan and their roots (those no other kustomization of the scan includes).
   const cache = new Map<string, Kustomization | null>();
-  const memo: FolderMemo = { files: new Map(), docs: new Map() };
+  const memo: FolderMemo = { files: new Map() };
   const dirs = new Set<string>();
   const looked = new Set<string>();
   for (const i of inputs) {
@@ -753,6 +784,7 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
     return !plain.has(root.dir) && !root.component && !tree.some((w) => w.k.remote.length > 0 || w.k.helm);
   };
   const renderedDocs = new Map<string, ParsedSource>();
+  const originPaths = new Map<string, string | undefined>();
   const renders = renderer ? renderAll(roots.filter(renderable), renderer, opts.renderTimeoutSeconds ?? 60,
     opts.renderCache === undefined ? renderCacheDir() : opts.renderCache ?? undefined,
     repoRoot) : new Map<string, Rendered>();
@@ -808,7 +840,7 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
     const docs = parseRendered(out.text, `${rootFile} (${renderer.label})`, renderedDocs);
     problems.push(...docs.problems);
     for (const o of docs.objects) {
-      const origin = takeOrigin(o.obj);
+      const origin = takeOrigin(o.obj, originPaths);
       const abs = origin ? path.resolve(out.base, origin) : undefined;
       // The origin file as parsed: a scanned file's parse, else the file read once per scan (source()
       // above), not once per rendered object: several roots render the same unscanned base files.
@@ -993,13 +1025,9 @@ function patchesTargeting(abs: string, objs: readonly LintObject[], repoRoot: st
   if (objs.length === 0 || !abs.startsWith(`${repoRoot}${path.sep}`)) return out;
   for (let dir = path.dirname(abs); dir.startsWith(repoRoot); dir = path.dirname(dir)) {
     const file = kustomizationFileIn(dir, memo);
-    if (file && readKustomization(dir, cache)) {
-      let read = memo.docs.get(file);
-      if (read === undefined) {
-        read = readKustomizationText(file);
-        memo.docs.set(file, read);
-      }
-      const { text, doc } = read;
+    const k = file ? readKustomization(dir, cache) : undefined;
+    if (file && k) {
+      const { text, doc } = k.read;
       const rel = path.relative(dir, abs).split(path.sep).join('/');
       const names = doc &&
         (arr(doc.resources).some((r) => str(r) === rel || str(r) === `./${rel}`) ||
