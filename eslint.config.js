@@ -3,7 +3,7 @@
 // recommended rules (recommendedTypeChecked, on the program of tsconfig.eslint.json). test/ and the
 // .js files get the syntax-only ones: on test/ the type-aware rules found only `any` flows out of
 // parsed YAML and JSON (about 1,000 no-unsafe-* findings), for about 10 s more CPU per run.
-// Formatting is not linted (no formatter is enforced: the tree keeps its style, see CONTRIBUTING.md).
+// Formatting is not linted: Prettier owns it (`npm run format`, checked by `npm test`; CONTRIBUTING.md).
 const js = require('@eslint/js');
 const tseslint = require('typescript-eslint');
 
