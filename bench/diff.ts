@@ -17,7 +17,10 @@ import { median } from './stats';
 export async function benchDiff(services = 3000, reps = Number(process.env.BENCH_REPS ?? 5)): Promise<string> {
   const template = fs.readFileSync(path.join(__dirname, '..', '..', 'dist', 'prod', 'checkout-api.k8s.yaml'), 'utf8');
   const repo = fs.mkdtempSync(path.join(os.tmpdir(), 'rollwise-bench-diff-'));
-  const git = (...args: string[]) => execFileSync('git', ['-C', repo, ...args], { stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 28 }).toString().trim();
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-C', repo, ...args], { stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 28 })
+      .toString()
+      .trim();
   try {
     const dir = path.join(repo, 'dist', 'prod');
     fs.mkdirSync(dir, { recursive: true });
@@ -34,7 +37,15 @@ export async function benchDiff(services = 3000, reps = Number(process.env.BENCH
     for (const changed of [1, 30, 300]) {
       git('checkout', '-q', base);
       for (let i = 0; i < changed; i++) {
-        fs.writeFileSync(file(i), text(i).replace('readinessProbe.timeoutSeconds: 2 x the health path', 'readinessProbe.timeoutSeconds: Changed: 2 x the health path').replace(/timeoutSeconds: 3\n/, 'timeoutSeconds: 4\n'));
+        fs.writeFileSync(
+          file(i),
+          text(i)
+            .replace(
+              'readinessProbe.timeoutSeconds: 2 x the health path',
+              'readinessProbe.timeoutSeconds: Changed: 2 x the health path',
+            )
+            .replace(/timeoutSeconds: 3\n/, 'timeoutSeconds: 4\n'),
+        );
       }
       git('commit', '-q', '-am', `${changed} changed`);
       commits.set(changed, git('rev-parse', 'HEAD'));

@@ -20,7 +20,8 @@ export const BENCHES: ReadonlyArray<readonly [name: string, run: () => Promise<s
 /** Runs the benches named on the command line (all when none is named) and prints their tables. */
 export async function runBenches(names: readonly string[] = []): Promise<string> {
   const unknown = names.filter((n) => !BENCHES.some(([b]) => b === n));
-  if (unknown.length) throw new Error(`unknown bench(es): ${unknown.join(', ')}; known: ${BENCHES.map(([b]) => b).join(', ')}`);
+  if (unknown.length)
+    throw new Error(`unknown bench(es): ${unknown.join(', ')}; known: ${BENCHES.map(([b]) => b).join(', ')}`);
   const out: string[] = [];
   for (const [name, run] of BENCHES) {
     if (names.length && !names.includes(name)) continue;
@@ -30,8 +31,11 @@ export async function runBenches(names: readonly string[] = []): Promise<string>
 }
 
 if (require.main === module) {
-  runBenches(process.argv.slice(2)).then((text) => process.stdout.write(text), (e) => {
-    process.stderr.write(`${e instanceof Error ? e.stack : String(e)}\n`);
-    process.exitCode = 1;
-  });
+  runBenches(process.argv.slice(2)).then(
+    (text) => process.stdout.write(text),
+    (e) => {
+      process.stderr.write(`${e instanceof Error ? e.stack : String(e)}\n`);
+      process.exitCode = 1;
+    },
+  );
 }

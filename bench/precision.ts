@@ -26,7 +26,10 @@ import { Finding } from '../src/rules/types';
 import { mulberry32 } from '../src/simulate/random';
 
 /** The package root, from bench/ (ts-node, jest) or lib/bench/ (compiled). */
-const ROOT = [path.join(__dirname, '..'), path.join(__dirname, '..', '..')].find((d) => fs.existsSync(path.join(d, 'test', 'precision', 'repos.json'))) ?? path.join(__dirname, '..', '..');
+const ROOT =
+  [path.join(__dirname, '..'), path.join(__dirname, '..', '..')].find((d) =>
+    fs.existsSync(path.join(d, 'test', 'precision', 'repos.json')),
+  ) ?? path.join(__dirname, '..', '..');
 const LIST = path.join(ROOT, 'test', 'precision', 'repos.json');
 
 export interface PinnedRepo {
@@ -51,7 +54,12 @@ export function readRepoList(file = LIST): RepoList {
 
 function setOf(list: RepoList, name: string): readonly PinnedRepo[] {
   const set = list[name];
-  if (!Array.isArray(set)) throw new Error(`no set "${name}" in ${LIST} (sets: ${Object.keys(list).filter((k) => Array.isArray(list[k])).join(', ')})`);
+  if (!Array.isArray(set))
+    throw new Error(
+      `no set "${name}" in ${LIST} (sets: ${Object.keys(list)
+        .filter((k) => Array.isArray(list[k]))
+        .join(', ')})`,
+    );
   return set as PinnedRepo[];
 }
 
@@ -63,28 +71,43 @@ export function checkoutDir(set: string, repo: string, base = path.join(ROOT, '.
 export function cloneSource(repo: string, mirror = process.env.ROLLWISE_CORPUS_MIRROR): string {
   if (!mirror) return `https://github.com/${repo}.git`;
   const [owner, name] = repo.split('/');
-  const candidates = [path.join(mirror, `${owner}+${name}`, 'repo'), path.join(mirror, `${owner}+${name}`), path.join(mirror, owner, `${name}.git`)];
+  const candidates = [
+    path.join(mirror, `${owner}+${name}`, 'repo'),
+    path.join(mirror, `${owner}+${name}`),
+    path.join(mirror, owner, `${name}.git`),
+  ];
   const found = candidates.find((c) => fs.existsSync(path.join(c, 'HEAD')) || fs.existsSync(path.join(c, '.git')));
-  if (!found) throw new Error(`ROLLWISE_CORPUS_MIRROR=${mirror} has no mirror of ${repo} (looked at ${candidates.join(', ')})`);
+  if (!found)
+    throw new Error(`ROLLWISE_CORPUS_MIRROR=${mirror} has no mirror of ${repo} (looked at ${candidates.join(', ')})`);
   return found;
 }
 
 /** Clones each repository of the set at its pinned commit (an existing checkout at that commit is kept). */
-export function fetchSet(set: string, list = readRepoList(), log: (s: string) => void = (s) => process.stderr.write(s), base?: string): string[] {
+export function fetchSet(
+  set: string,
+  list = readRepoList(),
+  log: (s: string) => void = (s) => process.stderr.write(s),
+  base?: string,
+): string[] {
   const dirs: string[] = [];
   for (const r of setOf(list, set)) {
     const dir = checkoutDir(set, r.repo, base);
     dirs.push(dir);
     if (fs.existsSync(path.join(dir, '.git'))) {
       const head = execFileSync('git', ['-C', dir, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
-      if (head === r.commit) { log(`${r.repo}: at ${r.commit.slice(0, 12)}\n`); continue; }
+      if (head === r.commit) {
+        log(`${r.repo}: at ${r.commit.slice(0, 12)}\n`);
+        continue;
+      }
       fs.rmSync(dir, { recursive: true, force: true });
     }
     fs.mkdirSync(path.dirname(dir), { recursive: true });
     const src = cloneSource(r.repo);
     log(`${r.repo}: cloning ${src} at ${r.commit.slice(0, 12)}\n`);
     execFileSync('git', ['clone', '--quiet', '--no-checkout', src, dir], { stdio: ['ignore', 'ignore', 'inherit'] });
-    execFileSync('git', ['-C', dir, '-c', 'advice.detachedHead=false', 'checkout', '--quiet', r.commit], { stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync('git', ['-C', dir, '-c', 'advice.detachedHead=false', 'checkout', '--quiet', r.commit], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
   }
   return dirs;
 }
@@ -120,21 +143,30 @@ function relatedObjects(f: Finding, objects: readonly LintObject[], self: LintOb
     const [, kind, a, b] = m;
     const ns = b ? a : undefined;
     const name = b ?? a;
-    const cands = objects.filter((o) => o.kind === kind && o.name === name && (ns === undefined || o.namespace === ns) && o !== self);
+    const cands = objects.filter(
+      (o) => o.kind === kind && o.name === name && (ns === undefined || o.namespace === ns) && o !== self,
+    );
     // A reference without a namespace is to the finding's own (an HPA's scaleTargetRef): another
     // namespace's object of that name is shown only when none is there (set 6 showed go-demo-3/db
     // for an HPA of go-demo-5).
-    const local = ns === undefined && f.namespace !== undefined
-      ? cands.filter((o) => o.namespace === f.namespace || o.namespace === undefined)
-      : cands;
+    const local =
+      ns === undefined && f.namespace !== undefined
+        ? cands.filter((o) => o.namespace === f.namespace || o.namespace === undefined)
+        : cands;
     const pick = local.find((o) => o.file === f.file) ?? local[0] ?? cands[0];
     if (pick && !out.includes(pick)) out.push(pick);
   }
   // Names a controller finding carries in its values (a Service, an AnalysisTemplate, an HTTPRoute).
-  for (const [key, kind] of [['service', 'Service'], ['template', 'AnalysisTemplate'], ['route', 'HTTPRoute']] as const) {
+  for (const [key, kind] of [
+    ['service', 'Service'],
+    ['template', 'AnalysisTemplate'],
+    ['route', 'HTTPRoute'],
+  ] as const) {
     const v = f.values[key];
     if (typeof v !== 'string') continue;
-    const pick = objects.find((o) => o.kind === kind && o.name === v && o.file === f.file) ?? objects.find((o) => o.kind === kind && o.name === v);
+    const pick =
+      objects.find((o) => o.kind === kind && o.name === v && o.file === f.file) ??
+      objects.find((o) => o.kind === kind && o.name === v);
     if (pick && !out.includes(pick)) out.push(pick);
   }
   return out.slice(0, 5);
@@ -187,7 +219,10 @@ export function lintCheckout(dir: string, r: PinnedRepo, opts: { kustomize?: boo
     // The root as the files now resolve (after the chdir, through any symlink in `dir`): a relative
     // `dir` (.precision/...) would point inside itself, and a symlinked one would not prefix the
     // files' real paths, so Argo CD source paths and kustomizations above a file were never found.
-    layout = layoutScan(inputs, { kustomize: opts.kustomize === false ? null : findKustomize(), repoRoot: process.cwd() });
+    layout = layoutScan(inputs, {
+      kustomize: opts.kustomize === false ? null : findKustomize(),
+      repoRoot: process.cwd(),
+    });
     result = lintLayout(layout, layout.problems);
   } finally {
     process.chdir(cwd);
@@ -195,15 +230,29 @@ export function lintCheckout(dir: string, r: PinnedRepo, opts: { kustomize?: boo
   const lintMs = performance.now() - t0;
   const c1 = process.cpuUsage(c0);
   const lintCpuMs = (c1.user + c1.system) / 1000;
-  const findings = result.findings.filter((f) => f.status === 'open').map((f, i): RunFinding => {
-    const self = findingObject(f, layout.objects);
-    return {
-      id: `${r.repo.replace('/', '+')}#${i + 1}`, repo: r.repo, finding: f,
-      ...(self ? { objectYaml: YAML.stringify(self.obj, { version: '1.1' }) } : {}),
-      related: relatedObjects(f, layout.objects, self).map((o) => ({ ref: o.ref, yaml: YAML.stringify(o.obj, { version: '1.1' }) })),
-    };
-  });
-  return { findings, files: inputs.length, objects: result.objects, texts: inputs.map((i) => i.text), lintMs, lintCpuMs };
+  const findings = result.findings
+    .filter((f) => f.status === 'open')
+    .map((f, i): RunFinding => {
+      const self = findingObject(f, layout.objects);
+      return {
+        id: `${r.repo.replace('/', '+')}#${i + 1}`,
+        repo: r.repo,
+        finding: f,
+        ...(self ? { objectYaml: YAML.stringify(self.obj, { version: '1.1' }) } : {}),
+        related: relatedObjects(f, layout.objects, self).map((o) => ({
+          ref: o.ref,
+          yaml: YAML.stringify(o.obj, { version: '1.1' }),
+        })),
+      };
+    });
+  return {
+    findings,
+    files: inputs.length,
+    objects: result.objects,
+    texts: inputs.map((i) => i.text),
+    lintMs,
+    lintCpuMs,
+  };
 }
 
 /** A small seeded generator (the simulator's mulberry32), so a packet can be drawn again. */
@@ -222,7 +271,7 @@ export function sample<T>(items: readonly T[], n: number, rand: () => number): T
 export const PROTOCOL = [
   'You judge findings of a Kubernetes manifest linter, one at a time. For each item you see the finding',
   '(rule id, severity, message), the YAML of the object it is about, the related objects the rule looked at,',
-  'and the rule\'s documented rationale. You do not see the rule\'s code or the repository it came from.',
+  "and the rule's documented rationale. You do not see the rule's code or the repository it came from.",
   '',
   'Give one verdict per item:',
   '- `real`: a real problem, worth failing a build (for an error) or flagging (for a warning or info) at',
@@ -238,7 +287,14 @@ export const PROTOCOL = [
 function rationale(ruleId: string): string {
   const r = allRules().find((x) => x.id === ruleId);
   if (!r) return '';
-  return [`**${r.id}** (${r.severity} by default): ${r.title}.`, '', `Why: ${r.mechanism} (${r.fieldNotes})`, '', `Fix: ${r.fix}`, ...(r.upstream ? ['', `Upstream: ${r.upstream}`] : [])].join('\n');
+  return [
+    `**${r.id}** (${r.severity} by default): ${r.title}.`,
+    '',
+    `Why: ${r.mechanism} (${r.fieldNotes})`,
+    '',
+    `Fix: ${r.fix}`,
+    ...(r.upstream ? ['', `Upstream: ${r.upstream}`] : []),
+  ].join('\n');
 }
 
 /** One packet item: what the judge sees (no repository, no file). */
@@ -256,7 +312,9 @@ export function packetItem(f: RunFinding, n: number): { id: string; markdown: st
     '',
     f.objectYaml ? fence(f.objectYaml) : '(not an object: the finding is about the document or file as a whole)',
     '',
-    ...(f.related.length ? ['**Related objects:**', '', ...f.related.flatMap((r) => [`${r.ref}:`, '', fence(r.yaml), ''])] : []),
+    ...(f.related.length
+      ? ['**Related objects:**', '', ...f.related.flatMap((r) => [`${r.ref}:`, '', fence(r.yaml), ''])]
+      : []),
     '**Rule rationale (docs/rules.md):**',
     '',
     rationale(f.finding.ruleId),
@@ -265,7 +323,17 @@ export function packetItem(f: RunFinding, n: number): { id: string; markdown: st
   return {
     id,
     markdown: md,
-    json: { id, ruleId: f.finding.ruleId, severity: f.finding.severity, object: f.finding.object, path: f.finding.path, message: f.finding.message, objectYaml: f.objectYaml ?? null, related: f.related, rationale: rationale(f.finding.ruleId) },
+    json: {
+      id,
+      ruleId: f.finding.ruleId,
+      severity: f.finding.severity,
+      object: f.finding.object,
+      path: f.finding.path,
+      message: f.finding.message,
+      objectYaml: f.objectYaml ?? null,
+      related: f.related,
+      rationale: rationale(f.finding.ruleId),
+    },
   };
 }
 
@@ -281,15 +349,22 @@ function countTable(findings: readonly RunFinding[]): string {
     const k = `${f.finding.ruleId}\u0000${f.finding.severity}`;
     counts.set(k, (counts.get(k) ?? 0) + 1);
   }
-  const rows = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([k, n]) => `| ${k.split('\u0000')[0]} | ${k.split('\u0000')[1]} | ${n} |`);
+  const rows = [...counts]
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .map(([k, n]) => `| ${k.split('\u0000')[0]} | ${k.split('\u0000')[1]} | ${n} |`);
   return ['| rule | severity | findings |', '|---|---|---:|', ...rows].join('\n');
 }
 
 /** `lint`: lints every repository of the set and writes the findings, the blind packet and its key. */
-export function lintSet(set: string, out: string, opts: { sample: number; errors: number; seed: number; list?: RepoList; base?: string }): string {
+export function lintSet(
+  set: string,
+  out: string,
+  opts: { sample: number; errors: number; seed: number; list?: RepoList; base?: string },
+): string {
   const list = opts.list ?? readRepoList();
   const repos = setOf(list, set);
-  if (repos.length === 0) throw new Error(`the set "${set}" in ${LIST} is empty: add repositories with pinned commits first`);
+  if (repos.length === 0)
+    throw new Error(`the set "${set}" in ${LIST} is empty: add repositories with pinned commits first`);
   fs.mkdirSync(out, { recursive: true });
   const all: RunFinding[] = [];
   const perRepo: string[] = [];
@@ -301,7 +376,8 @@ export function lintSet(set: string, out: string, opts: { sample: number; errors
   let parseCpuMs = 0;
   for (const r of repos) {
     const dir = checkoutDir(set, r.repo, opts.base);
-    if (!fs.existsSync(dir)) throw new Error(`${dir} is missing: run \`node lib/bench/precision.js fetch --set ${set}\` first`);
+    if (!fs.existsSync(dir))
+      throw new Error(`${dir} is missing: run \`node lib/bench/precision.js fetch --set ${set}\` first`);
     const res = lintCheckout(dir, r);
     const t0 = performance.now();
     const c0 = process.cpuUsage();
@@ -321,21 +397,44 @@ export function lintSet(set: string, out: string, opts: { sample: number; errors
     objects += res.objects;
     lintMs += res.lintMs;
     const c = (s: string) => res.findings.filter((f) => f.finding.severity === s).length;
-    perRepo.push(`| ${r.repo} | \`${r.commit.slice(0, 12)}\` | ${res.files} | ${res.objects} | ${c('error')} | ${c('warning')} | ${c('info')} |`);
+    perRepo.push(
+      `| ${r.repo} | \`${r.commit.slice(0, 12)}\` | ${res.files} | ${res.objects} | ${c('error')} | ${c('warning')} | ${c('info')} |`,
+    );
   }
   fs.writeFileSync(path.join(out, 'findings.jsonl'), all.map((f) => JSON.stringify(f)).join('\n') + '\n');
   const rand = seeded(opts.seed);
-  const errors = sample(all.filter((f) => f.finding.severity === 'error'), opts.errors, rand);
+  const errors = sample(
+    all.filter((f) => f.finding.severity === 'error'),
+    opts.errors,
+    rand,
+  );
   const any = sample(all, opts.sample, rand);
   const picked = [...new Set([...errors, ...any])];
   const order = sample(picked, picked.length, rand); // the judge sees no grouping by rule or repository
   const items = order.map((f, i) => ({ f, ...packetItem(f, i + 1) }));
-  fs.writeFileSync(path.join(out, 'packet.md'), [`# Judging packet (${items.length} findings)`, '', PROTOCOL, '', ...items.map((i) => i.markdown)].join('\n'));
+  fs.writeFileSync(
+    path.join(out, 'packet.md'),
+    [`# Judging packet (${items.length} findings)`, '', PROTOCOL, '', ...items.map((i) => i.markdown)].join('\n'),
+  );
   fs.writeFileSync(path.join(out, 'packet.jsonl'), items.map((i) => JSON.stringify(i.json)).join('\n') + '\n');
-  fs.writeFileSync(path.join(out, 'key.jsonl'), items.map((i) => JSON.stringify({
-    id: i.id, finding: i.f.id, repo: i.f.repo, file: i.f.finding.file, line: i.f.finding.line, ruleId: i.f.finding.ruleId, severity: i.f.finding.severity,
-    inErrorSample: errors.includes(i.f), inAllSample: any.includes(i.f),
-  })).join('\n') + '\n');
+  fs.writeFileSync(
+    path.join(out, 'key.jsonl'),
+    items
+      .map((i) =>
+        JSON.stringify({
+          id: i.id,
+          finding: i.f.id,
+          repo: i.f.repo,
+          file: i.f.finding.file,
+          line: i.f.finding.line,
+          ruleId: i.f.finding.ruleId,
+          severity: i.f.finding.severity,
+          inErrorSample: errors.includes(i.f),
+          inAllSample: any.includes(i.f),
+        }),
+      )
+      .join('\n') + '\n',
+  );
   const summary = [
     `# ${set}: ${repos.length} repositories, ${files} files, ${objects} objects, ${all.length} open findings`,
     '',
@@ -356,19 +455,40 @@ export function lintSet(set: string, out: string, opts: { sample: number; errors
 
 /** `score`: reads verdicts ({"id", "verdict"} lines) against the key and gives the figures per rule. */
 export function score(out: string, verdictsFile: string): string {
-  const key = fs.readFileSync(path.join(out, 'key.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; ruleId: string; severity: string; inErrorSample: boolean; inAllSample: boolean });
-  const verdicts = new Map(fs.readFileSync(verdictsFile, 'utf8').trim().split('\n').filter((l) => l.trim()).map((l) => {
-    const v = JSON.parse(l) as { id: string; verdict: string };
-    if (!['real', 'noise', 'wrong'].includes(v.verdict)) throw new Error(`${v.id}: verdict "${v.verdict}" is not real, noise or wrong`);
-    return [v.id, v.verdict] as const;
-  }));
+  const key = fs
+    .readFileSync(path.join(out, 'key.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map(
+      (l) =>
+        JSON.parse(l) as { id: string; ruleId: string; severity: string; inErrorSample: boolean; inAllSample: boolean },
+    );
+  const verdicts = new Map(
+    fs
+      .readFileSync(verdictsFile, 'utf8')
+      .trim()
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => {
+        const v = JSON.parse(l) as { id: string; verdict: string };
+        if (!['real', 'noise', 'wrong'].includes(v.verdict))
+          throw new Error(`${v.id}: verdict "${v.verdict}" is not real, noise or wrong`);
+        return [v.id, v.verdict] as const;
+      }),
+  );
   const missing = key.filter((k) => !verdicts.has(k.id)).map((k) => k.id);
   if (missing.length) throw new Error(`no verdict for ${missing.length} item(s): ${missing.slice(0, 10).join(', ')}`);
   const tally = (rows: typeof key) => {
     const n = rows.length;
     const c = (v: string) => rows.filter((r) => verdicts.get(r.id) === v).length;
     const pct = (x: number) => (n ? `${((100 * x) / n).toFixed(0)} %` : '-');
-    return { n, real: c('real'), noise: c('noise'), wrong: c('wrong'), line: `${n} judged: ${c('real')} real (${pct(c('real'))}), ${c('noise')} noise (${pct(c('noise'))}), ${c('wrong')} wrong (${pct(c('wrong'))})` };
+    return {
+      n,
+      real: c('real'),
+      noise: c('noise'),
+      wrong: c('wrong'),
+      line: `${n} judged: ${c('real')} real (${pct(c('real'))}), ${c('noise')} noise (${pct(c('noise'))}), ${c('wrong')} wrong (${pct(c('wrong'))})`,
+    };
   };
   const errors = tally(key.filter((k) => k.inErrorSample));
   const all = tally(key.filter((k) => k.inAllSample));
@@ -394,9 +514,20 @@ if (require.main === module) {
   const out = arg(argv, 'out', path.join(ROOT, '.precision', `${set}-run`))!;
   try {
     if (cmd === 'fetch') fetchSet(set);
-    else if (cmd === 'lint') process.stdout.write(lintSet(set, out, { sample: Number(arg(argv, 'sample', '60')), errors: Number(arg(argv, 'errors', '40')), seed: Number(arg(argv, 'seed', '21')) }));
-    else if (cmd === 'score') process.stdout.write(score(out, arg(argv, 'verdicts', path.join(out, 'verdicts.jsonl'))!));
-    else throw new Error('usage: precision.js fetch|lint|score [--set tuning|heldOut] [--out dir] [--sample 60] [--errors 40] [--seed 21] [--verdicts file]');
+    else if (cmd === 'lint')
+      process.stdout.write(
+        lintSet(set, out, {
+          sample: Number(arg(argv, 'sample', '60')),
+          errors: Number(arg(argv, 'errors', '40')),
+          seed: Number(arg(argv, 'seed', '21')),
+        }),
+      );
+    else if (cmd === 'score')
+      process.stdout.write(score(out, arg(argv, 'verdicts', path.join(out, 'verdicts.jsonl'))!));
+    else
+      throw new Error(
+        'usage: precision.js fetch|lint|score [--set tuning|heldOut] [--out dir] [--sample 60] [--errors 40] [--seed 21] [--verdicts file]',
+      );
   } catch (e) {
     process.stderr.write(`${(e as Error).message}\n`);
     process.exitCode = 2;

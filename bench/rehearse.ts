@@ -22,6 +22,14 @@ export async function benchRehearse(): Promise<string> {
   const t0 = process.hrtime.bigint();
   await rehearseOnPrometheus([model]);
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  rows.push(`| rollwise rehearse, 11 releases on Prometheus (backfill, start, queries, stop) | ${model.replicas} | ${ms.toFixed(0)} ms |`);
-  return ['### rollwise rehearse', '', '| what | replicas | time (median of 5; Prometheus: one run) |', '|---|---|---|', ...rows].join('\n');
+  rows.push(
+    `| rollwise rehearse, 11 releases on Prometheus (backfill, start, queries, stop) | ${model.replicas} | ${ms.toFixed(0)} ms |`,
+  );
+  return [
+    '### rollwise rehearse',
+    '',
+    '| what | replicas | time (median of 5; Prometheus: one run) |',
+    '|---|---|---|',
+    ...rows,
+  ].join('\n');
 }

@@ -19,7 +19,13 @@ function fleet(replicas: number, hours: number): Scenario {
     seed: 1,
     durationSeconds: hours * 3600,
     replicas,
-    readiness: { periodSeconds: 10, timeoutSeconds: 3, failureThreshold: 3, successThreshold: 3, dependency: { p50Seconds: 0.05, p99Seconds: 0.4 } },
+    readiness: {
+      periodSeconds: 10,
+      timeoutSeconds: 3,
+      failureThreshold: 3,
+      successThreshold: 3,
+      dependency: { p50Seconds: 0.05, p99Seconds: 0.4 },
+    },
     liveness: { periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 6, handler: 'tcp' },
     capacity: { cpu: { requestCores: 1, cpuSecondsPerRequest: 0.0025 } },
     load: { daily: { troughRps: 100 * replicas, peakRps: 350 * replicas, peakAtSeconds: 1800 } },
@@ -34,14 +40,22 @@ export async function benchSimulate(): Promise<string> {
     const ms = medianMs(() => simulate(s), repeat);
     const replicaSeconds = replicas * hours * 3600;
     const steps = Math.round(s.durationSeconds / s.stepSeconds);
-    rows.push(`| ${label} | ${replicas} | ${hours} h | ${(replicas * steps / 1e6).toFixed(2)} M | ${ms.toFixed(0)} ms | ${((ms * 1e6) / replicaSeconds).toFixed(0)} ns |`);
+    rows.push(
+      `| ${label} | ${replicas} | ${hours} h | ${((replicas * steps) / 1e6).toFixed(2)} M | ${ms.toFixed(0)} ms | ${((ms * 1e6) / replicaSeconds).toFixed(0)} ns |`,
+    );
   };
   row('**target: 100 replicas, 1 h (< 1 s)**', 100, 1, 5);
   for (const n of [50, 100, 200]) row('replicas scaling', n, 1, 3);
   for (const h of [0.5, 1, 2]) row('time scaling', 100, h, 3);
 
   // The golden-path check, cold (first call in this process was above, so also show warm).
-  const drainOpts = { replicas: 12, drain: 1, peakRps: 3700, saturationRpsPerReplica: 500, readiness: { periodSeconds: 10, timeoutSeconds: 3, failureThreshold: 3, successThreshold: 3 } };
+  const drainOpts = {
+    replicas: 12,
+    drain: 1,
+    peakRps: 3700,
+    saturationRpsPerReplica: 500,
+    readiness: { periodSeconds: 10, timeoutSeconds: 3, failureThreshold: 3, successThreshold: 3 },
+  };
   const drainMs = medianMs(() => simulateDrainAtPeak(drainOpts), 9);
 
   return [
@@ -59,7 +73,13 @@ export async function benchSimulate(): Promise<string> {
 if (require.main === module) {
   // Cold timing of the per-synth check first, before anything warms the JIT.
   const t0 = process.hrtime.bigint();
-  simulateDrainAtPeak({ replicas: 12, drain: 1, peakRps: 3700, saturationRpsPerReplica: 500, readiness: { periodSeconds: 10, timeoutSeconds: 3, failureThreshold: 3, successThreshold: 3 } });
+  simulateDrainAtPeak({
+    replicas: 12,
+    drain: 1,
+    peakRps: 3700,
+    saturationRpsPerReplica: 500,
+    readiness: { periodSeconds: 10, timeoutSeconds: 3, failureThreshold: 3, successThreshold: 3 },
+  });
   const coldMs = Number(process.hrtime.bigint() - t0) / 1e6;
   benchSimulate().then(
     (md) => {

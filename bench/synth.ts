@@ -75,10 +75,20 @@ export function serviceProps(i: number, estate: Estate = 'capacity'): HttpServic
     platform,
   };
   if (estate === 'no-capacity') {
-    return { ...base, replicas: 3, delivery: Delivery.canary({ manualPromotion: { because: 'bench estate without capacity figures: a person promotes each release' } }) };
+    return {
+      ...base,
+      replicas: 3,
+      delivery: Delivery.canary({
+        manualPromotion: { because: 'bench estate without capacity figures: a person promotes each release' },
+      }),
+    };
   }
   const peak = TRAFFIC_CLASSES[i % TRAFFIC_CLASSES.length] + (estate === 'distinct' ? i : 0);
-  return { ...base, replicas: Math.max(3, Math.ceil(peak / (0.8 * SATURATION_RPS)) + 2), capacity: { peakRequestsPerSecond: peak, saturationRequestsPerSecondPerReplica: SATURATION_RPS } };
+  return {
+    ...base,
+    replicas: Math.max(3, Math.ceil(peak / (0.8 * SATURATION_RPS)) + 2),
+    capacity: { peakRequestsPerSecond: peak, saturationRequestsPerSecondPerReplica: SATURATION_RPS },
+  };
 }
 
 /** An estate of `n` services, one chart each (chart id = service name = `svc-<i>`). */
@@ -91,15 +101,32 @@ export function buildEstate(n: number, outdir?: string, estate: Estate = 'capaci
   return app;
 }
 
-type Mode = 'rollwise' | 'rollwise-no-rehearsal' | 'rollwise-no-capacity' | 'rollwise-distinct' | 'rollwise-no-comments' | 'rollwise-package-yaml' | 'cdk8s' | 'floor' | 'floor-own-writer';
+type Mode =
+  | 'rollwise'
+  | 'rollwise-no-rehearsal'
+  | 'rollwise-no-capacity'
+  | 'rollwise-distinct'
+  | 'rollwise-no-comments'
+  | 'rollwise-package-yaml'
+  | 'cdk8s'
+  | 'floor'
+  | 'floor-own-writer';
 
 /** Modes whose child runs with ROLLWISE_BENCH_NO_OWN_YAML set: synth's own YAML writer off, every object written by the yaml package. */
 const PACKAGE_YAML: ReadonlySet<Mode> = new Set(['rollwise-package-yaml']);
-const childEnv = (mode: Mode): NodeJS.ProcessEnv => (PACKAGE_YAML.has(mode) ? { ...process.env, ROLLWISE_BENCH_NO_OWN_YAML: '1' } : process.env);
+const childEnv = (mode: Mode): NodeJS.ProcessEnv =>
+  PACKAGE_YAML.has(mode) ? { ...process.env, ROLLWISE_BENCH_NO_OWN_YAML: '1' } : process.env;
 
 const ESTATE: Record<Mode, Estate> = {
-  rollwise: 'capacity', 'rollwise-no-rehearsal': 'capacity', 'rollwise-no-capacity': 'no-capacity', 'rollwise-distinct': 'distinct',
-  'rollwise-no-comments': 'capacity', 'rollwise-package-yaml': 'capacity', cdk8s: 'capacity', floor: 'capacity', 'floor-own-writer': 'capacity',
+  rollwise: 'capacity',
+  'rollwise-no-rehearsal': 'capacity',
+  'rollwise-no-capacity': 'no-capacity',
+  'rollwise-distinct': 'distinct',
+  'rollwise-no-comments': 'capacity',
+  'rollwise-package-yaml': 'capacity',
+  cdk8s: 'capacity',
+  floor: 'capacity',
+  'floor-own-writer': 'capacity',
 };
 
 interface Sample {
@@ -148,8 +175,15 @@ function measure(mode: Mode, n: number, work: string): Sample {
   if (mode === 'floor' || mode === 'floor-own-writer') {
     // The same plain objects, computed outside the timing; the construct tree is then dropped so
     // the floor holds only the plain objects (the floor is serialize + write, nothing else).
-    const perChart = app.node.children.filter((c): c is Chart => c instanceof Chart)
-      .map((chart) => ({ name: chart.node.id, objects: chart.node.findAll().filter((c): c is ApiObject => c instanceof ApiObject).map((o) => o.toJson() as unknown) }));
+    const perChart = app.node.children
+      .filter((c): c is Chart => c instanceof Chart)
+      .map((chart) => ({
+        name: chart.node.id,
+        objects: chart.node
+          .findAll()
+          .filter((c): c is ApiObject => c instanceof ApiObject)
+          .map((o) => o.toJson() as unknown),
+      }));
     app = undefined;
     gc();
     cpu0 = process.cpuUsage();
@@ -159,7 +193,13 @@ function measure(mode: Mode, n: number, work: string): Sample {
     // writer (src/synth/yaml-writer.ts, the same bytes), the package where it does not model an object
     const own = mode === 'floor-own-writer';
     for (const c of perChart) {
-      const text = c.objects.map((o) => (own ? writeYaml(o) : undefined) ?? YAML.stringify(o, { keepUndefined: true, lineWidth: 0, version: '1.1' })).join('---\n');
+      const text = c.objects
+        .map(
+          (o) =>
+            (own ? writeYaml(o) : undefined) ??
+            YAML.stringify(o, { keepUndefined: true, lineWidth: 0, version: '1.1' }),
+        )
+        .join('---\n');
       fs.writeFileSync(path.join(outdir, `${c.name}.k8s.yaml`), text);
     }
     synthMs = Number(process.hrtime.bigint() - t1) / 1e6;
@@ -176,7 +216,17 @@ function measure(mode: Mode, n: number, work: string): Sample {
   const synthCpuMs = (cpu.user + cpu.system) / 1000;
   const size = dirSize(outdir);
   fs.rmSync(outdir, { recursive: true, force: true });
-  return { mode, services: n, buildMs, synthMs, synthCpuMs, objects, ...size, maxRssMb: process.resourceUsage().maxRSS / 1024, rehearsals: synthRehearsalCounts() };
+  return {
+    mode,
+    services: n,
+    buildMs,
+    synthMs,
+    synthCpuMs,
+    objects,
+    ...size,
+    maxRssMb: process.resourceUsage().maxRSS / 1024,
+    rehearsals: synthRehearsalCounts(),
+  };
 }
 
 const NODE_FLAGS = (process.env.ROLLWISE_BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
@@ -185,7 +235,11 @@ const NODE_FLAGS = (process.env.ROLLWISE_BENCH_NODE_FLAGS ?? '').split(' ').filt
 const CAP_FACTOR = 3;
 
 function runChild(mode: Mode, n: number, work: string): Sample {
-  const out = execFileSync(process.execPath, ['--expose-gc', ...NODE_FLAGS, __filename, '--child', mode, String(n), work], { encoding: 'utf8', maxBuffer: 1 << 20, stdio: ['ignore', 'pipe', 'inherit'], env: childEnv(mode) });
+  const out = execFileSync(
+    process.execPath,
+    ['--expose-gc', ...NODE_FLAGS, __filename, '--child', mode, String(n), work],
+    { encoding: 'utf8', maxBuffer: 1 << 20, stdio: ['ignore', 'pipe', 'inherit'], env: childEnv(mode) },
+  );
   return JSON.parse(out.trim().split('\n').pop()!) as Sample;
 }
 
@@ -207,7 +261,9 @@ function procCpuMs(pid: number): number | undefined {
  * stopped run is reported with the CPU it had used when stopped: a lower bound.
  */
 async function runCapped(mode: Mode, n: number, work: string, capMs: number): Promise<Sample & { stopped?: boolean }> {
-  const child = spawn(process.execPath, ['--expose-gc', ...NODE_FLAGS, __filename, '--child', mode, String(n), work], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--expose-gc', ...NODE_FLAGS, __filename, '--child', mode, String(n), work], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   let builtCpuMs: number | undefined;
   let stoppedAt: number | undefined;
@@ -228,7 +284,19 @@ async function runCapped(mode: Mode, n: number, work: string, capMs: number): Pr
   clearInterval(timer);
   fs.rmSync(path.join(work, `${mode}-${n}`), { recursive: true, force: true });
   if (stoppedAt !== undefined) {
-    return { mode, services: n, buildMs: NaN, synthMs: NaN, synthCpuMs: stoppedAt, files: NaN, bytes: NaN, objects: n * 9, maxRssMb: NaN, rehearsals: { run: NaN, shared: NaN }, stopped: true };
+    return {
+      mode,
+      services: n,
+      buildMs: NaN,
+      synthMs: NaN,
+      synthCpuMs: stoppedAt,
+      files: NaN,
+      bytes: NaN,
+      objects: n * 9,
+      maxRssMb: NaN,
+      rehearsals: { run: NaN, shared: NaN },
+      stopped: true,
+    };
   }
   if (code !== 0) throw new Error(`bench child ${mode} ${n} exited with ${code}`);
   return JSON.parse(out.trim().split('\n').pop()!) as Sample;
@@ -236,9 +304,15 @@ async function runCapped(mode: Mode, n: number, work: string, capMs: number): Pr
 
 const s = (ms: number) => (ms / 1000).toFixed(2);
 const NAME: Record<Mode, string> = {
-  rollwise: 'rollwise (capacity: rehearsed)', 'rollwise-no-rehearsal': 'rollwise, rehearsal off', 'rollwise-no-capacity': 'rollwise, no capacity (manual promotion)',
-  'rollwise-distinct': 'rollwise, every service its own traffic', 'rollwise-no-comments': 'rollwise, no comments',
-  'rollwise-package-yaml': 'rollwise, yaml package writer (own writer off)', cdk8s: 'App.synth()', floor: 'floor (yaml package)', 'floor-own-writer': 'floor (own writer)',
+  rollwise: 'rollwise (capacity: rehearsed)',
+  'rollwise-no-rehearsal': 'rollwise, rehearsal off',
+  'rollwise-no-capacity': 'rollwise, no capacity (manual promotion)',
+  'rollwise-distinct': 'rollwise, every service its own traffic',
+  'rollwise-no-comments': 'rollwise, no comments',
+  'rollwise-package-yaml': 'rollwise, yaml package writer (own writer off)',
+  cdk8s: 'App.synth()',
+  floor: 'floor (yaml package)',
+  'floor-own-writer': 'floor (own writer)',
 };
 
 /** The median sample of a mode at a size: the median of each figure across the rounds. */
@@ -246,7 +320,11 @@ function medianSample(xs: readonly Sample[]): Sample {
   if (xs.length === 1) return xs[0];
   const m = (f: (x: Sample) => number) => median(xs.map(f));
   return {
-    ...xs[0], buildMs: m((x) => x.buildMs), synthMs: m((x) => x.synthMs), synthCpuMs: m((x) => x.synthCpuMs), maxRssMb: m((x) => x.maxRssMb),
+    ...xs[0],
+    buildMs: m((x) => x.buildMs),
+    synthMs: m((x) => x.synthMs),
+    synthCpuMs: m((x) => x.synthCpuMs),
+    maxRssMb: m((x) => x.maxRssMb),
   };
 }
 
@@ -259,7 +337,9 @@ export function verdict(what: string, value: number | undefined, limit: number):
 /** Runs the benchmark and returns a markdown table, the ratios and the targets. */
 export async function benchSynth(log: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Promise<string> {
   const sizes = (process.env.ROLLWISE_BENCH_SIZES ?? '1000,3000').split(',').map(Number);
-  const cdk8sSizes = new Set((process.env.ROLLWISE_BENCH_CDK8S_SIZES ?? sizes.join(',')).split(',').filter(Boolean).map(Number));
+  const cdk8sSizes = new Set(
+    (process.env.ROLLWISE_BENCH_CDK8S_SIZES ?? sizes.join(',')).split(',').filter(Boolean).map(Number),
+  );
   const reps = Number(process.env.ROLLWISE_BENCH_REPS ?? 3);
   const largeReps = Number(process.env.ROLLWISE_BENCH_LARGE_REPS ?? 1);
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'rollwise-bench-'));
@@ -267,7 +347,15 @@ export async function benchSynth(log: (line: string) => void = (l) => process.st
   const loads: number[] = [];
   try {
     for (const [k, n] of sizes.entries()) {
-      const modes: Mode[] = ['floor', 'rollwise', 'rollwise-no-rehearsal', 'rollwise-no-capacity', ...(k === 0 ? ['rollwise-distinct', 'rollwise-no-comments', 'rollwise-package-yaml', 'floor-own-writer'] as Mode[] : [])];
+      const modes: Mode[] = [
+        'floor',
+        'rollwise',
+        'rollwise-no-rehearsal',
+        'rollwise-no-capacity',
+        ...(k === 0
+          ? (['rollwise-distinct', 'rollwise-no-comments', 'rollwise-package-yaml', 'floor-own-writer'] as Mode[])
+          : []),
+      ];
       const rounds = k === 0 ? reps : largeReps;
       for (let r = 0; r < rounds; r++) {
         // Alternate the order each round so that no mode always runs first (or last) on the machine.
@@ -275,7 +363,9 @@ export async function benchSynth(log: (line: string) => void = (l) => process.st
           log(`bench synth: ${NAME[mode]} at ${n} services (round ${r + 1}/${rounds}) ...`);
           const x = runChild(mode, n, work);
           loads.push(os.loadavg()[0]);
-          log(`  synth ${s(x.synthMs)} s (CPU ${s(x.synthCpuMs)} s), build ${s(x.buildMs)} s, peak RSS ${x.maxRssMb.toFixed(0)} MiB, rehearsals run ${x.rehearsals.run}, shared ${x.rehearsals.shared}`);
+          log(
+            `  synth ${s(x.synthMs)} s (CPU ${s(x.synthCpuMs)} s), build ${s(x.buildMs)} s, peak RSS ${x.maxRssMb.toFixed(0)} MiB, rehearsals run ${x.rehearsals.run}, shared ${x.rehearsals.shared}`,
+          );
           raw.push(x);
         }
       }
@@ -286,7 +376,11 @@ export async function benchSynth(log: (line: string) => void = (l) => process.st
         log(`bench synth: App.synth() at ${n} services (stopped after ${s(cap)} s of CPU) ...`);
         const x = await runCapped('cdk8s', n, work, cap);
         loads.push(os.loadavg()[0]);
-        log(x.stopped ? `  stopped after ${s(x.synthCpuMs)} s of CPU` : `  synth ${s(x.synthMs)} s (CPU ${s(x.synthCpuMs)} s), build ${s(x.buildMs)} s, peak RSS ${x.maxRssMb.toFixed(0)} MiB`);
+        log(
+          x.stopped
+            ? `  stopped after ${s(x.synthCpuMs)} s of CPU`
+            : `  synth ${s(x.synthMs)} s (CPU ${s(x.synthCpuMs)} s), build ${s(x.buildMs)} s, peak RSS ${x.maxRssMb.toFixed(0)} MiB`,
+        );
         raw.push(x);
       }
     }
@@ -303,14 +397,16 @@ export async function benchSynth(log: (line: string) => void = (l) => process.st
   const get = (mode: Mode, n: number) => samples.find((x) => x.mode === mode && x.services === n);
   const stopped = (x: Sample | undefined) => (x as { stopped?: boolean } | undefined)?.stopped === true;
   // against a stopped App.synth() a ratio is an upper bound ("< r")
-  const ratio = (a: number, b: Sample | undefined, f: (x: Sample) => number) => (!b ? 'n/a' : stopped(b) ? (f === cpuOf ? `< ${(a / f(b)).toFixed(2)}x` : 'n/a') : `${(a / f(b)).toFixed(2)}x`);
+  const ratio = (a: number, b: Sample | undefined, f: (x: Sample) => number) =>
+    !b ? 'n/a' : stopped(b) ? (f === cpuOf ? `< ${(a / f(b)).toFixed(2)}x` : 'n/a') : `${(a / f(b)).toFixed(2)}x`;
   const cpuOf = (x: Sample) => x.synthCpuMs;
   const wallOf = (x: Sample) => x.synthMs;
   const num = (v: number, f: (v: number) => string) => (Number.isFinite(v) ? f(v) : '-');
   const rows = samples.map((x) => {
     const floor = get('floor', x.services)!;
     const cdk8s = get('cdk8s', x.services);
-    if (stopped(x)) return `| ${x.services} | ${NAME[x.mode]} | 1 | ${x.objects} | - | - | - | - | - | stopped after ${s(x.synthCpuMs)} | > ${(x.synthCpuMs / floor.synthCpuMs).toFixed(2)}x | - | - | - | - |`;
+    if (stopped(x))
+      return `| ${x.services} | ${NAME[x.mode]} | 1 | ${x.objects} | - | - | - | - | - | stopped after ${s(x.synthCpuMs)} | > ${(x.synthCpuMs / floor.synthCpuMs).toFixed(2)}x | - | - | - | - |`;
     return `| ${x.services} | ${NAME[x.mode]} | ${(x as Sample & { rounds: number }).rounds} | ${x.objects} | ${x.files} | ${(x.bytes / 1e6).toFixed(1)} | ${x.rehearsals.run} / ${x.rehearsals.shared} | ${s(x.buildMs)} | ${s(x.synthMs)} | ${s(x.synthCpuMs)} | ${ratio(x.synthCpuMs, floor, cpuOf)} | ${ratio(x.synthCpuMs, cdk8s, cpuOf)} | ${ratio(x.synthMs, floor, wallOf)} | ${ratio(x.synthMs, cdk8s, wallOf)} | ${num(x.maxRssMb, (v) => v.toFixed(0))} |`;
   });
   const load = loads.length ? `${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}` : 'n/a';
@@ -322,38 +418,68 @@ export async function benchSynth(log: (line: string) => void = (l) => process.st
     ...rows,
   ];
   const cpu = (mode: Mode, n: number) => get(mode, n)?.synthCpuMs;
-  const div = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : a / b);
+  const div = (a: number | undefined, b: number | undefined) =>
+    a === undefined || b === undefined ? undefined : a / b;
   const [a, b] = [sizes[0], sizes[sizes.length - 1]];
   lines.push('');
-  lines.push(`rollwise, rehearsal's share at ${a}: CPU with / without rehearsal = ${div(cpu('rollwise', a), cpu('rollwise-no-rehearsal', a))?.toFixed(2) ?? 'n/a'}; every service its own traffic / rehearsal off = ${div(cpu('rollwise-distinct', a), cpu('rollwise-no-rehearsal', a))?.toFixed(2) ?? 'n/a'}.`);
+  lines.push(
+    `rollwise, rehearsal's share at ${a}: CPU with / without rehearsal = ${div(cpu('rollwise', a), cpu('rollwise-no-rehearsal', a))?.toFixed(2) ?? 'n/a'}; every service its own traffic / rehearsal off = ${div(cpu('rollwise-distinct', a), cpu('rollwise-no-rehearsal', a))?.toFixed(2) ?? 'n/a'}.`,
+  );
   if (sizes.length >= 2) {
     for (const mode of ['rollwise', 'floor'] as Mode[]) {
       const x = get(mode, a);
       const y = get(mode, b);
-      if (x && y) lines.push(`${NAME[mode]}: time(${b}) / time(${a}) = ${(y.synthCpuMs / x.synthCpuMs).toFixed(2)} (CPU), ${(y.synthMs / x.synthMs).toFixed(2)} (wall)`);
+      if (x && y)
+        lines.push(
+          `${NAME[mode]}: time(${b}) / time(${a}) = ${(y.synthCpuMs / x.synthCpuMs).toFixed(2)} (CPU), ${(y.synthMs / x.synthMs).toFixed(2)} (wall)`,
+        );
     }
   }
   lines.push('', 'Targets (CPU time):');
-  lines.push(verdict(`synth of ${a} canary services with capacity / the same estate without capacity`, div(cpu('rollwise', a), cpu('rollwise-no-capacity', a)), 1.2));
-  lines.push(verdict(`synth of ${a} canary services with capacity / the serialization floor (the yaml package, as the issue defines it)`, div(cpu('rollwise', a), cpu('floor', a)), 1.6));
+  lines.push(
+    verdict(
+      `synth of ${a} canary services with capacity / the same estate without capacity`,
+      div(cpu('rollwise', a), cpu('rollwise-no-capacity', a)),
+      1.2,
+    ),
+  );
+  lines.push(
+    verdict(
+      `synth of ${a} canary services with capacity / the serialization floor (the yaml package, as the issue defines it)`,
+      div(cpu('rollwise', a), cpu('floor', a)),
+      1.6,
+    ),
+  );
   const own = div(cpu('rollwise', a), cpu('floor-own-writer', a));
-  if (own !== undefined) lines.push(`  the same against the own-writer floor (the plain objects written by src/synth/yaml-writer.ts, not a target): ${own.toFixed(2)}`);
+  if (own !== undefined)
+    lines.push(
+      `  the same against the own-writer floor (the plain objects written by src/synth/yaml-writer.ts, not a target): ${own.toFixed(2)}`,
+    );
   const pkg = div(cpu('rollwise-package-yaml', a), cpu('floor', a));
   if (pkg !== undefined) {
-    lines.push(`  without the own writer (every object by the yaml package, comments included) / the yaml package floor: ${pkg.toFixed(2)} (${pkg <= 1.6 ? 'would be met' : 'would NOT be met'} without it)`);
-    lines.push(`  the own writer's share: rollwise with the yaml package writer / with the own writer = ${div(cpu('rollwise-package-yaml', a), cpu('rollwise', a))!.toFixed(2)}`);
+    lines.push(
+      `  without the own writer (every object by the yaml package, comments included) / the yaml package floor: ${pkg.toFixed(2)} (${pkg <= 1.6 ? 'would be met' : 'would NOT be met'} without it)`,
+    );
+    lines.push(
+      `  the own writer's share: rollwise with the yaml package writer / with the own writer = ${div(cpu('rollwise-package-yaml', a), cpu('rollwise', a))!.toFixed(2)}`,
+    );
   }
   if (sizes.length >= 2) {
     const c = get('cdk8s', b);
     const r = div(cpu('rollwise', b), cpu('cdk8s', b));
-    lines.push(stopped(c)
-      ? `${verdict(`synth at ${b} services / App.synth()`, r, 0.4)} (an upper bound: App.synth() was stopped after ${s(c!.synthCpuMs)} s of CPU, ${CAP_FACTOR}x rollwise's, unfinished)`
-      : verdict(`synth at ${b} services / App.synth()`, r, 0.4));
+    lines.push(
+      stopped(c)
+        ? `${verdict(`synth at ${b} services / App.synth()`, r, 0.4)} (an upper bound: App.synth() was stopped after ${s(c!.synthCpuMs)} s of CPU, ${CAP_FACTOR}x rollwise's, unfinished)`
+        : verdict(`synth at ${b} services / App.synth()`, r, 0.4),
+    );
     lines.push(verdict(`synth time(${b}) / time(${a})`, div(cpu('rollwise', b), cpu('rollwise', a)), 3.3));
   }
   for (const n of sizes) {
     const c = get('cdk8s', n);
-    if (stopped(c)) lines.push(`App.synth() at ${n} services did not finish: stopped after ${s(c!.synthCpuMs)} s of CPU (${CAP_FACTOR}x rollwise's). It validates the whole app once per chart, and each HttpService re-renders and re-checks its objects at every validation: its CPU time grows with the square of the estate.`);
+    if (stopped(c))
+      lines.push(
+        `App.synth() at ${n} services did not finish: stopped after ${s(c!.synthCpuMs)} s of CPU (${CAP_FACTOR}x rollwise's). It validates the whole app once per chart, and each HttpService re-renders and re-checks its objects at every validation: its CPU time grows with the square of the estate.`,
+      );
   }
   return lines.join('\n');
 }
@@ -363,9 +489,12 @@ if (require.main === module) {
   if (args[0] === '--child') {
     process.stdout.write(`${JSON.stringify(measure(args[1] as Mode, Number(args[2]), args[3]))}\n`);
   } else {
-    benchSynth().then((table) => process.stdout.write(`${table}\n`), (e) => {
-      process.stderr.write(`${e instanceof Error ? e.stack : String(e)}\n`);
-      process.exitCode = 1;
-    });
+    benchSynth().then(
+      (table) => process.stdout.write(`${table}\n`),
+      (e) => {
+        process.stderr.write(`${e instanceof Error ? e.stack : String(e)}\n`);
+        process.exitCode = 1;
+      },
+    );
   }
 }

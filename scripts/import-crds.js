@@ -14,5 +14,19 @@ const crds = {
   'prometheus-operator': 'prometheus-operator-prometheusrules.yaml',
 };
 for (const [prefix, file] of Object.entries(crds)) {
-  execFileSync('npx', ['cdk8s', 'import', `${prefix}:=${dir}/crds/${file}`, '--language', 'typescript', '--output', 'imports', '--no-check-upgrade', '--no-save'], { stdio: 'inherit' });
+  execFileSync(
+    'npx',
+    [
+      'cdk8s',
+      'import',
+      `${prefix}:=${dir}/crds/${file}`,
+      '--language',
+      'typescript',
+      '--output',
+      'imports',
+      '--no-check-upgrade',
+      '--no-save',
+    ],
+    { stdio: 'inherit' },
+  );
 }

@@ -17,12 +17,15 @@ const files = [];
 const known = new Set(files);
 
 const graph = new Map();
-const spec = /(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\sfrom\s+)?['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)|require\(\s*['"](\.[^'"]+)['"]\s*\)/g;
+const spec =
+  /(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\sfrom\s+)?['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)|require\(\s*['"](\.[^'"]+)['"]\s*\)/g;
 for (const f of files) {
   const deps = new Set();
   for (const m of fs.readFileSync(f, 'utf8').matchAll(spec)) {
     const target = path.normalize(path.join(path.dirname(f), m[1] || m[2] || m[3]));
-    const hit = [`${target}.ts`, path.join(target, 'index.ts'), target.replace(/\.js$/, '.ts')].find((c) => known.has(c));
+    const hit = [`${target}.ts`, path.join(target, 'index.ts'), target.replace(/\.js$/, '.ts')].find((c) =>
+      known.has(c),
+    );
     if (hit) deps.add(hit);
   }
   graph.set(f, [...deps]);
@@ -63,7 +66,9 @@ for (const f of files) if (!index.has(f)) visit(f);
 for (const c of components) {
   console.log(`cycle of ${c.length} files: ${c.join(' ')}`);
   const inCycle = new Set(c);
-  for (const a of c) for (const b of graph.get(a)) if (inCycle.has(b) && a < b && graph.get(b).includes(a)) console.log(`  ${a} <-> ${b}`);
+  for (const a of c)
+    for (const b of graph.get(a))
+      if (inCycle.has(b) && a < b && graph.get(b).includes(a)) console.log(`  ${a} <-> ${b}`);
 }
 console.log(`${components.length} import cycle(s) among ${files.length} files under ${root}`);
 process.exitCode = components.length > 0 ? 1 : 0;

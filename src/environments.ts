@@ -36,46 +36,74 @@ export class Sizing {
    * @default no traffic figures: a canary service is refused at synth with the ways out
    */
   public static fixed(replicas: number, traffic?: EnvironmentTraffic): Sizing {
-    checkInteger('Sizing.fixed(replicas)', replicas, 2, MAX_REPLICAS,
-      'it becomes every service\'s replicas in the environment: one replica cannot survive a node drain or a rollout ' +
+    checkInteger(
+      'Sizing.fixed(replicas)',
+      replicas,
+      2,
+      MAX_REPLICAS,
+      "it becomes every service's replicas in the environment: one replica cannot survive a node drain or a rollout " +
         'without an outage, and a PodDisruptionBudget either blocks the drain forever or lets it take the service.',
-      `use at least 2, e.g. Sizing.fixed(2) for a small environment (at most ${MAX_REPLICAS}).`);
-    if (traffic === undefined) return new Sizing(`${replicas} replicas, no capacity figures`,
-      (props) => ({ ...props, replicas, capacity: undefined }));
+      `use at least 2, e.g. Sizing.fixed(2) for a small environment (at most ${MAX_REPLICAS}).`,
+    );
+    if (traffic === undefined)
+      return new Sizing(`${replicas} replicas, no capacity figures`, (props) => ({
+        ...props,
+        replicas,
+        capacity: undefined,
+      }));
     const peak = traffic.peakRequestsPerSecond;
     if (typeof peak !== 'number' || !Number.isFinite(peak) || peak <= 0) {
-      throw new RollwiseInputError('Sizing.fixed(traffic).peakRequestsPerSecond', peak,
-        'must be a positive number of requests per second: the canary\'s volume gate is sized from it.',
-        'give the traffic this environment sees, e.g. { peakRequestsPerSecond: 40 }.');
+      throw new RollwiseInputError(
+        'Sizing.fixed(traffic).peakRequestsPerSecond',
+        peak,
+        "must be a positive number of requests per second: the canary's volume gate is sized from it.",
+        'give the traffic this environment sees, e.g. { peakRequestsPerSecond: 40 }.',
+      );
     }
     return new Sizing(`${replicas} replicas at ${peak} req/s`, (props, service) => {
       const saturation = props.capacity?.saturationRequestsPerSecondPerReplica;
       // Without a canary the traffic sizes nothing a rolling update uses without the saturation figure.
-      if (saturation === undefined && props.delivery?.kind === 'rollingUpdate') return { ...props, replicas,
-        capacity: undefined };
+      if (saturation === undefined && props.delivery?.kind === 'rollingUpdate')
+        return { ...props, replicas, capacity: undefined };
       if (saturation === undefined) {
-        throw new RollwiseInputError(`services.${service}.capacity.saturationRequestsPerSecondPerReplica`, 'missing',
+        throw new RollwiseInputError(
+          `services.${service}.capacity.saturationRequestsPerSecondPerReplica`,
+          'missing',
           `Sizing.fixed(${replicas}, { peakRequestsPerSecond: ${peak} }) keeps the service's per-replica saturation ` +
             '(the same pods, measured once) and replaces its traffic, and the service declares none.',
-          'declare the service\'s capacity (peakRequestsPerSecond and saturationRequestsPerSecondPerReplica from a ' +
-            'load test), or use Sizing.custom.');
+          "declare the service's capacity (peakRequestsPerSecond and saturationRequestsPerSecondPerReplica from a " +
+            'load test), or use Sizing.custom.',
+        );
       }
-      return { ...props, replicas,
-        capacity: { peakRequestsPerSecond: peak, saturationRequestsPerSecondPerReplica: saturation,
-          releaseRequestsPerSecond: traffic.releaseRequestsPerSecond } };
+      return {
+        ...props,
+        replicas,
+        capacity: {
+          peakRequestsPerSecond: peak,
+          saturationRequestsPerSecondPerReplica: saturation,
+          releaseRequestsPerSecond: traffic.releaseRequestsPerSecond,
+        },
+      };
     });
   }
 
   /** Your own adjustment of each service's props (e.g. a smaller memory request in dev). */
-  public static custom(description: string,
-    adjust: (props: HttpServiceProps, service: string) => HttpServiceProps): Sizing {
+  public static custom(
+    description: string,
+    adjust: (props: HttpServiceProps, service: string) => HttpServiceProps,
+  ): Sizing {
     if (typeof adjust !== 'function') {
-      throw new RollwiseInputError(`Sizing.custom(${JSON.stringify(description)}, adjust)`,
-        adjust === undefined ? 'undefined'
-          : typeof adjust === 'object' ? JSON.stringify(adjust) ?? String(adjust) : String(adjust),
-        'must be a function from a service\'s props (and its name) to the props it runs with in the environment.',
-        'pass e.g. Sizing.custom(\'half the memory in dev\', (props) => ({ ...props, resources: { ' +
-          '...props.resources, memory: \'256Mi\' } })).');
+      throw new RollwiseInputError(
+        `Sizing.custom(${JSON.stringify(description)}, adjust)`,
+        adjust === undefined
+          ? 'undefined'
+          : typeof adjust === 'object'
+            ? (JSON.stringify(adjust) ?? String(adjust))
+            : String(adjust),
+        "must be a function from a service's props (and its name) to the props it runs with in the environment.",
+        "pass e.g. Sizing.custom('half the memory in dev', (props) => ({ ...props, resources: { " +
+          "...props.resources, memory: '256Mi' } })).",
+      );
     }
     return new Sizing(description, adjust);
   }
@@ -88,8 +116,11 @@ export class Sizing {
 
   /** The props of `service` in an environment with this sizing. */
   public apply(service: string, props: HttpServiceProps): HttpServiceProps {
-    return checkAdjusted(`Sizing.custom(${JSON.stringify(this.description)}, adjust)`, service,
-      this.adjust(props, service));
+    return checkAdjusted(
+      `Sizing.custom(${JSON.stringify(this.description)}, adjust)`,
+      service,
+      this.adjust(props, service),
+    );
   }
 }
 
@@ -100,13 +131,23 @@ export class Sizing {
  */
 function checkAdjusted(input: string, service: string, props: unknown): HttpServiceProps {
   if (props === null || typeof props !== 'object' || Array.isArray(props)) {
-    throw new RollwiseInputError(input, props === undefined ? 'undefined' : Array.isArray(props) ? 'a list' : props,
-      `returned ${props === undefined ? 'nothing'
-        : props === null ? 'null' : Array.isArray(props) ? 'a list' : `a ${typeof props}`} ` +
+    throw new RollwiseInputError(
+      input,
+      props === undefined ? 'undefined' : Array.isArray(props) ? 'a list' : props,
+      `returned ${
+        props === undefined
+          ? 'nothing'
+          : props === null
+            ? 'null'
+            : Array.isArray(props)
+              ? 'a list'
+              : `a ${typeof props}`
+      } ` +
         `for service ${service}, not its props: the function must return the props the service runs with (the ones ` +
         'it was given, changed).',
       'return the props, e.g. (props) => ({ ...props, replicas: 2 }); a function with a block body needs its return ' +
-        'statement.');
+        'statement.',
+    );
   }
   return props as HttpServiceProps;
 }
@@ -173,11 +214,14 @@ export class Environment {
     this.name = checkName('environment.name', props.name);
     const server = props.destination?.server;
     if (typeof server !== 'string' || !/^https:\/\/[^\s/]+(\/\S*)?$/.test(server)) {
-      throw new RollwiseInputError(`environments.${props.name}.destination.server`, server,
-        'Argo CD needs the destination cluster\'s API server as an absolute https URL; with anything else the ' +
+      throw new RollwiseInputError(
+        `environments.${props.name}.destination.server`,
+        server,
+        "Argo CD needs the destination cluster's API server as an absolute https URL; with anything else the " +
           'Application never syncs.',
         'use "https://kubernetes.default.svc" for the cluster Argo CD runs in, or the server URL of a cluster ' +
-          'registered in Argo CD.');
+          'registered in Argo CD.',
+      );
     }
     checkName(`environments.${props.name}.destination.namespace`, props.destination.namespace);
     this.destination = { server, namespace: props.destination.namespace };
@@ -203,17 +247,27 @@ export class Environment {
    * this environment's platform (it replaces a platform given in the service's props).
    */
   public serviceProps(service: string, props: HttpServiceProps): HttpServiceProps {
-    return { ...checkAdjusted(`environments.${this.name}.adjust`, service,
-      this.adjust(this.sizing.apply(service, props), service)),
-      platform: this.platform };
+    return {
+      ...checkAdjusted(
+        `environments.${this.name}.adjust`,
+        service,
+        this.adjust(this.sizing.apply(service, props), service),
+      ),
+      platform: this.platform,
+    };
   }
 
   /** Adds `service` to this environment: its own chart (see addChart) with one HttpService. */
   public addService(app: App, service: string, props: HttpServiceProps): DeployedService {
     const chart = this.addChart(app, service);
     const construct = new HttpService(chart, service, this.serviceProps(service, props));
-    return { environment: this, name: service, chart, service: construct,
-      namespace: props.namespace ?? chart.namespace ?? this.destination.namespace };
+    return {
+      environment: this,
+      name: service,
+      chart,
+      service: construct,
+      namespace: props.namespace ?? chart.namespace ?? this.destination.namespace,
+    };
   }
 }
 
@@ -256,9 +310,13 @@ export interface EstateProps {
 export function addEstate(app: App, props: EstateProps): DeployedService[] {
   const seen = new Set<string>();
   for (const env of props.environments) {
-    if (seen.has(env.name)) throw new RollwiseInputError('environments', env.name,
-      'two environments with the same name would write the same output folder and the same chart ids.',
-      'give each environment its own name.');
+    if (seen.has(env.name))
+      throw new RollwiseInputError(
+        'environments',
+        env.name,
+        'two environments with the same name would write the same output folder and the same chart ids.',
+        'give each environment its own name.',
+      );
     seen.add(env.name);
   }
   const names = Object.keys(props.services).sort();
@@ -284,11 +342,14 @@ export function addEstate(app: App, props: EstateProps): DeployedService[] {
 function checkSharedDatabases(deployed: readonly DeployedService[], shared: Readonly<Record<string, string>>): void {
   for (const [instance, because] of Object.entries(shared)) {
     if (typeof because !== 'string' || because.trim().length < 10) {
-      throw new RollwiseInputError(`sharedCloudSqlInstances["${instance}"]`, because,
+      throw new RollwiseInputError(
+        `sharedCloudSqlInstances["${instance}"]`,
+        because,
         'an instance shared by environments must say why (at least 10 characters): it is the exception to each ' +
           'environment having its own database.',
         `write sharedCloudSqlInstances: { '${instance}': '<why these environments share it, e.g. separate databases ` +
-          `on one instance>' }, or remove it.`);
+          `on one instance>' }, or remove it.`,
+      );
     }
   }
   const seen = new Map<string, DeployedService>();
@@ -299,12 +360,20 @@ function checkSharedDatabases(deployed: readonly DeployedService[], shared: Read
         if (shared[instance] !== undefined) continue;
         const key = `${d.name}\0${instance}`;
         const first = seen.get(key);
-        if (first === undefined) { seen.set(key, d); continue; }
+        if (first === undefined) {
+          seen.set(key, d);
+          continue;
+        }
         if (first.environment === d.environment) continue;
-        const migration = d.service.migration || first.service.migration ? ' Its migration Job, an Argo CD PreSync ' +
-          'hook run at every sync of each environment, would change that one schema from whichever environment syncs ' +
-          'first (docs/mechanisms.md#migrations).' : '';
-        const e = new RollwiseInputError(`services.${d.name}.sidecars[${i}] (${c.name}) instance`, instance,
+        const migration =
+          d.service.migration || first.service.migration
+            ? ' Its migration Job, an Argo CD PreSync ' +
+              'hook run at every sync of each environment, would change that one schema from whichever environment syncs ' +
+              'first (docs/mechanisms.md#migrations).'
+            : '';
+        const e = new RollwiseInputError(
+          `services.${d.name}.sidecars[${i}] (${c.name}) instance`,
+          instance,
           `environments ${first.environment.name} and ${d.environment.name} both connect ${d.name}'s Cloud SQL Auth ` +
             `Proxy to ${instance}: every environment starts from the service's props, and neither environment's ` +
             `adjust gives it an instance of its own, so their pods read and write one database.${migration}`,
@@ -313,7 +382,8 @@ function checkSharedDatabases(deployed: readonly DeployedService[], shared: Read
             '(props) => ({ ...props, sidecars: props.sidecars?.map((s) => ({ ...s, args: s.args?.map((a) => ' +
             `a.replace(/^${instance.split(':')[0]}:/, '<its project>:')) })) }); or, if they share it on purpose ` +
             '(separate databases on one instance), declare it: addEstate(app, { ..., sharedCloudSqlInstances: { ' +
-            `'${instance}': '<why>' } }).`);
+            `'${instance}': '<why>' } }).`,
+        );
         throw inService(e, d.name, d.service.node.path);
       }
     });

@@ -15,11 +15,19 @@ export class RollwiseInputError extends Error {
   constructor(input: string, value: unknown, why: string, fix: string) {
     // JSON.stringify prints NaN and Infinity as null, and undefined as nothing: name them.
     // an empty string would print as nothing after "=": name it
-    const shown = value === '' ? '"" (empty)' : typeof value === 'string' ? value
-      : typeof value === 'number' && !Number.isFinite(value) ? String(value)
-        : typeof value === 'bigint' ? `${String(value)}n`
-          : value === undefined ? 'undefined' : JSON.stringify(value,
-            (_k, v: unknown) => (typeof v === 'bigint' ? `${String(v)}n` : v)) ?? String(value);
+    const shown =
+      value === ''
+        ? '"" (empty)'
+        : typeof value === 'string'
+          ? value
+          : typeof value === 'number' && !Number.isFinite(value)
+            ? String(value)
+            : typeof value === 'bigint'
+              ? `${String(value)}n`
+              : value === undefined
+                ? 'undefined'
+                : (JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? `${String(v)}n` : v)) ??
+                  String(value));
     super(`${input} = ${shown}: ${why} Fix: ${fix}`);
     this.name = 'RollwiseInputError';
     this.input = input;
@@ -47,14 +55,22 @@ export function inService(error: unknown, service: string, path: string): unknow
  * lines.
  */
 export function formatInputError(e: RollwiseInputError): string {
-  return `rollwise: invalid input${e.service ? ` in service ${e.service} (${e.path})` : ''}\n  ${e.input} ` +
-    `= ${e.value}\n  why: ${e.why}\n  fix: ${e.fix}\n`;
+  return (
+    `rollwise: invalid input${e.service ? ` in service ${e.service} (${e.path})` : ''}\n  ${e.input} ` +
+    `= ${e.value}\n  why: ${e.why}\n  fix: ${e.fix}\n`
+  );
 }
 
 /** A RollwiseInputError, also one thrown by another copy of the rollwise package. */
 export function isInputError(e: unknown): e is RollwiseInputError {
   if (e instanceof RollwiseInputError) return true;
   const x = e as Partial<RollwiseInputError> | null;
-  return typeof x === 'object' && x !== null && x.name === 'RollwiseInputError' && typeof x.input === 'string' &&
-    typeof x.why === 'string' && typeof x.fix === 'string';
+  return (
+    typeof x === 'object' &&
+    x !== null &&
+    x.name === 'RollwiseInputError' &&
+    typeof x.input === 'string' &&
+    typeof x.why === 'string' &&
+    typeof x.fix === 'string'
+  );
 }

@@ -19,9 +19,13 @@ export function exampleEnvironments(): Environment[] {
       // dev's own traffic (the integration tests and the team, measured at 40 req/s): without it a
       // canary is refused at synth, because the default gate would pause every dev release.
       sizing: Sizing.fixed(2, { peakRequestsPerSecond: 40 }),
-      adjust: (props) => ({ ...props,
-        route: props.route && { ...props.route,
-          hostnames: props.route.hostnames.map((h) => h.replace(/^([^.]+)\./, '$1.dev.')) } }),
+      adjust: (props) => ({
+        ...props,
+        route: props.route && {
+          ...props.route,
+          hostnames: props.route.hostnames.map((h) => h.replace(/^([^.]+)\./, '$1.dev.')),
+        },
+      }),
     }),
     new Environment({
       name: 'prod',
@@ -46,12 +50,18 @@ export function buildApp(outdir?: string): RollwiseApp {
     perService: ({ environment, name, service, chart: serviceChart }) => {
       const settings = environment.platform.argoCd;
       if (!settings) return;
-      const chart = environment.addChart(app, `${name}-application`, { outputPath:
-        `argocd/${environment.name}/${name}.k8s.yaml` });
+      const chart = environment.addChart(app, `${name}-application`, {
+        outputPath: `argocd/${environment.name}/${name}.k8s.yaml`,
+      });
       const application = new ArgoCdApplication(chart, `${name}-${environment.name}`, { service, settings });
       // Backstage's catalog entity, beside the prod manifest (not in argocd/, which Argo CD applies)
-      if (environment.name === 'prod') new CatalogInfo(serviceChart, 'catalog',
-        { service, owner: 'team-checkout', system: 'shop', applications: [application] });
+      if (environment.name === 'prod')
+        new CatalogInfo(serviceChart, 'catalog', {
+          service,
+          owner: 'team-checkout',
+          system: 'shop',
+          applications: [application],
+        });
     },
   });
   return app;

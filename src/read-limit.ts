@@ -15,8 +15,10 @@ export function maxInputBytes(): number {
   const raw = process.env.ROLLWISE_MAX_INPUT_BYTES;
   if (raw === undefined || raw === '') return DEFAULT_MAX_INPUT_BYTES;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n <= 0) throw new InputTooLargeError(
-    `ROLLWISE_MAX_INPUT_BYTES = ${raw}: must be a whole number of bytes above 0 (e.g. ${DEFAULT_MAX_INPUT_BYTES}).`);
+  if (!Number.isInteger(n) || n <= 0)
+    throw new InputTooLargeError(
+      `ROLLWISE_MAX_INPUT_BYTES = ${raw}: must be a whole number of bytes above 0 (e.g. ${DEFAULT_MAX_INPUT_BYTES}).`,
+    );
   return n;
 }
 
@@ -32,8 +34,11 @@ export class InputTooLargeError extends Error {
  * `max` bytes with a message naming the file, the cap and how to raise it. Reads in chunks, so a
  * device or pipe that never ends is stopped at the cap instead of filling memory.
  */
-export function readTextCapped(file: string | number, name: string = String(file),
-  max: number = maxInputBytes()): string {
+export function readTextCapped(
+  file: string | number,
+  name: string = String(file),
+  max: number = maxInputBytes(),
+): string {
   const fd = typeof file === 'number' ? file : fs.openSync(file, 'r');
   try {
     const st = fs.fstatSync(fd);
@@ -69,5 +74,6 @@ function tooLarge(name: string, size: string, max: number): InputTooLargeError {
   return new InputTooLargeError(
     `${name} is ${size}, above the input cap of ${max} bytes (${Math.round(max / 1024 / 1024)} MiB): no manifest or ` +
       'scenario is that large, so this is likely the wrong file (a device, a log, a binary). To read it anyway, set ' +
-      'ROLLWISE_MAX_INPUT_BYTES=<bytes>.');
+      'ROLLWISE_MAX_INPUT_BYTES=<bytes>.',
+  );
 }

@@ -27,14 +27,36 @@ function build(props: Partial<HttpServiceProps>): unknown {
 const cases: [string, () => unknown, RegExp][] = [
   ['null env', () => build({ container: { env: null as never } }), /container\.env/],
   ['a null env value', () => build({ container: { env: { A: null as never } } }), /container\.env\.A/],
-  ['a null toleration', () => build({ pod: { serviceAccount: { name: 'checkout-api' }, tolerations: [null as never] } }), /pod\.tolerations\[0\]/],
-  ['CanaryStep.fromJson(null)', () => { try { return CanaryStep.fromJson(null as never); } catch (e) { return e; } }, /CanaryStep\.fromJson\(step\) = null/],
+  [
+    'a null toleration',
+    () => build({ pod: { serviceAccount: { name: 'checkout-api' }, tolerations: [null as never] } }),
+    /pod\.tolerations\[0\]/,
+  ],
+  [
+    'CanaryStep.fromJson(null)',
+    () => {
+      try {
+        return CanaryStep.fromJson(null as never);
+      } catch (e) {
+        return e;
+      }
+    },
+    /CanaryStep\.fromJson\(step\) = null/,
+  ],
   // refused by the service that uses the delivery, so the error names it (issue 24)
-  ['plain-object steps', () => build({ delivery: Delivery.canary({ steps: [{ setWeight: 5 } as never] }) }), /^service checkout-api \(c\/checkout-api\): delivery\.steps\[0\] = \{"setWeight":5\}: must be made by a CanaryStep factory/],
+  [
+    'plain-object steps',
+    () => build({ delivery: Delivery.canary({ steps: [{ setWeight: 5 } as never] }) }),
+    /^service checkout-api \(c\/checkout-api\): delivery\.steps\[0\] = \{"setWeight":5\}: must be made by a CanaryStep factory/,
+  ],
   ['a BigInt replica count', () => build({ replicas: 3n as never }), /replicas = 3n/],
   ['a BigInt port', () => build({ port: 8080n as never }), /port = 8080n/],
   ['NaN replicas', () => build({ replicas: NaN }), /replicas = NaN/],
-  ['a string automountServiceAccountToken-like boolean prop', () => build({ passiveHealthCheck: 'yes' as never }), /passiveHealthCheck/],
+  [
+    'a string automountServiceAccountToken-like boolean prop',
+    () => build({ passiveHealthCheck: 'yes' as never }),
+    /passiveHealthCheck/,
+  ],
 ];
 
 test.each(cases)('%s', (_, run, message) => {
@@ -59,13 +81,19 @@ function webFront(): HttpServiceProps {
 }
 
 let root: string;
-beforeEach(() => { root = fs.mkdtempSync(path.join(os.tmpdir(), 'rollwise-crash-')); });
+beforeEach(() => {
+  root = fs.mkdtempSync(path.join(os.tmpdir(), 'rollwise-crash-'));
+});
 afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
 /** Builds a RollwiseApp (props as a JavaScript caller may pass them), lets `build` add to it, synthesizes; returns the error. */
 function synthApp(build: (app: RollwiseApp) => void, appProps: unknown = {}): unknown {
   try {
-    const app = new RollwiseApp({ outdir: path.join(root, 'dist'), onWarning: () => undefined, ...(appProps as object) });
+    const app = new RollwiseApp({
+      outdir: path.join(root, 'dist'),
+      onWarning: () => undefined,
+      ...(appProps as object),
+    });
     build(app);
     app.synthesize();
     return undefined;
@@ -83,23 +111,148 @@ const web = (app: RollwiseApp, change: (p: Writable<HttpServiceProps>) => unknow
 
 /** Issue 22, adversarial catalogue (c): each of these crashed with a TypeError or RangeError. */
 const jsCallers: [string, () => unknown, RegExp][] = [
-  ['container.envFrom not a list', () => synthApp((a) => web(a, (p) => { p.container = { envFrom: EnvFrom.configMap('cm') as never }; })), /container\.envFrom = an EnvFrom \(not a list\): must be a list/],
-  ['container.command an object', () => synthApp((a) => web(a, (p) => { p.container = { command: { 0: 'node' } as never }; })), /container\.command = \{"0":"node"\}: must be a list of strings/],
-  ['container.ports an object', () => synthApp((a) => web(a, (p) => { p.container = { ports: { name: 'metrics', port: 9090 } as never }; })), /container\.ports = .*\(an object, not a list\)/],
-  ['pod.volumes not a list', () => synthApp((a) => web(a, (p) => { p.pod = { volumes: Volume.emptyDir('a') as never }; })), /pod\.volumes = a Volume \(not a list\)/],
-  ['pod.imagePullSecrets a string', () => synthApp((a) => web(a, (p) => { p.pod = { imagePullSecrets: 'regcred' as never }; })), /pod\.imagePullSecrets = regcred: must be a list of Secret names/],
-  ['CanaryStep.fromJson with a BigInt', () => { try { return CanaryStep.fromJson({ setWeight: 10n }); } catch (e) { return e; } }, /CanaryStep\.fromJson\(step\)\.setWeight = 10n: is a BigInt/],
-  ['a platform override given as a bare Duration', () => { try { return new Platform({ readinessPeriod: Duration.seconds(5) as never }); } catch (e) { return e; } }, /platform\.readinessPeriod = Duration\.seconds\(5\): an override is an object \{ value, because \}/],
-  ['a platform override value that is not a Duration', () => { try { return new Platform({ readinessPeriod: { value: 5, because: 'probing faster on this cluster' } as never }); } catch (e) { return e; } }, /platform\.readinessPeriod\.value = 5: must be a Duration/],
-  ['new Platform(null)', () => { try { return new Platform(null as never); } catch (e) { return e; } }, /^platform = null: must be an object with the keys/],
-  ['HttpService props undefined', () => synthApp((a) => new HttpService(new Chart(a, 'c', { namespace: 'shop' }), 'web', undefined as never)), /props = undefined: is the third argument of new HttpService\(scope, 'web', props\)/],
-  ['HttpService props null', () => synthApp((a) => new HttpService(new Chart(a, 'c', { namespace: 'shop' }), 'web', null as never)), /props = null: is the third argument/],
-  ['HttpService props a list', () => synthApp((a) => new HttpService(new Chart(a, 'c', { namespace: 'shop' }), 'web', [] as never)), /props = a list: is the third argument/],
-  ['ArgoCdApplication settings null', () => synthApp((a) => { const s = web(a); new ArgoCdApplication(new Chart(a, 'argo'), 'web-app', { service: s, settings: null as never }); }), /^settings = null: must be an object/],
-  ['RollwiseApp layout a plain object', () => synthApp(() => undefined, { layout: {} }), /RollwiseApp\.layout = \{\}: must be made by a SynthLayout factory/],
-  ['SynthLayout.custom returning a number', () => synthApp((a) => web(a), { layout: SynthLayout.custom(() => 42 as never) }), /layout = 42: gave the file of chart c as a number, not a file path/],
-  ['RollwiseApp resolvers [{}]', () => synthApp(() => undefined, { resolvers: [{}] }), /RollwiseApp\.resolvers\[0\] = \{\}: is not a resolver/],
-  ['an ApiObject whose toJson() returns null', () => synthApp((a) => { const s = web(a); s.podDisruptionBudget.toJson = () => null; }), /c\/web-front\/pdb\.toJson\(\) = null: returned null instead of the object's manifest/],
+  [
+    'container.envFrom not a list',
+    () =>
+      synthApp((a) =>
+        web(a, (p) => {
+          p.container = { envFrom: EnvFrom.configMap('cm') as never };
+        }),
+      ),
+    /container\.envFrom = an EnvFrom \(not a list\): must be a list/,
+  ],
+  [
+    'container.command an object',
+    () =>
+      synthApp((a) =>
+        web(a, (p) => {
+          p.container = { command: { 0: 'node' } as never };
+        }),
+      ),
+    /container\.command = \{"0":"node"\}: must be a list of strings/,
+  ],
+  [
+    'container.ports an object',
+    () =>
+      synthApp((a) =>
+        web(a, (p) => {
+          p.container = { ports: { name: 'metrics', port: 9090 } as never };
+        }),
+      ),
+    /container\.ports = .*\(an object, not a list\)/,
+  ],
+  [
+    'pod.volumes not a list',
+    () =>
+      synthApp((a) =>
+        web(a, (p) => {
+          p.pod = { volumes: Volume.emptyDir('a') as never };
+        }),
+      ),
+    /pod\.volumes = a Volume \(not a list\)/,
+  ],
+  [
+    'pod.imagePullSecrets a string',
+    () =>
+      synthApp((a) =>
+        web(a, (p) => {
+          p.pod = { imagePullSecrets: 'regcred' as never };
+        }),
+      ),
+    /pod\.imagePullSecrets = regcred: must be a list of Secret names/,
+  ],
+  [
+    'CanaryStep.fromJson with a BigInt',
+    () => {
+      try {
+        return CanaryStep.fromJson({ setWeight: 10n });
+      } catch (e) {
+        return e;
+      }
+    },
+    /CanaryStep\.fromJson\(step\)\.setWeight = 10n: is a BigInt/,
+  ],
+  [
+    'a platform override given as a bare Duration',
+    () => {
+      try {
+        return new Platform({ readinessPeriod: Duration.seconds(5) as never });
+      } catch (e) {
+        return e;
+      }
+    },
+    /platform\.readinessPeriod = Duration\.seconds\(5\): an override is an object \{ value, because \}/,
+  ],
+  [
+    'a platform override value that is not a Duration',
+    () => {
+      try {
+        return new Platform({ readinessPeriod: { value: 5, because: 'probing faster on this cluster' } as never });
+      } catch (e) {
+        return e;
+      }
+    },
+    /platform\.readinessPeriod\.value = 5: must be a Duration/,
+  ],
+  [
+    'new Platform(null)',
+    () => {
+      try {
+        return new Platform(null as never);
+      } catch (e) {
+        return e;
+      }
+    },
+    /^platform = null: must be an object with the keys/,
+  ],
+  [
+    'HttpService props undefined',
+    () => synthApp((a) => new HttpService(new Chart(a, 'c', { namespace: 'shop' }), 'web', undefined as never)),
+    /props = undefined: is the third argument of new HttpService\(scope, 'web', props\)/,
+  ],
+  [
+    'HttpService props null',
+    () => synthApp((a) => new HttpService(new Chart(a, 'c', { namespace: 'shop' }), 'web', null as never)),
+    /props = null: is the third argument/,
+  ],
+  [
+    'HttpService props a list',
+    () => synthApp((a) => new HttpService(new Chart(a, 'c', { namespace: 'shop' }), 'web', [] as never)),
+    /props = a list: is the third argument/,
+  ],
+  [
+    'ArgoCdApplication settings null',
+    () =>
+      synthApp((a) => {
+        const s = web(a);
+        new ArgoCdApplication(new Chart(a, 'argo'), 'web-app', { service: s, settings: null as never });
+      }),
+    /^settings = null: must be an object/,
+  ],
+  [
+    'RollwiseApp layout a plain object',
+    () => synthApp(() => undefined, { layout: {} }),
+    /RollwiseApp\.layout = \{\}: must be made by a SynthLayout factory/,
+  ],
+  [
+    'SynthLayout.custom returning a number',
+    () => synthApp((a) => web(a), { layout: SynthLayout.custom(() => 42 as never) }),
+    /layout = 42: gave the file of chart c as a number, not a file path/,
+  ],
+  [
+    'RollwiseApp resolvers [{}]',
+    () => synthApp(() => undefined, { resolvers: [{}] }),
+    /RollwiseApp\.resolvers\[0\] = \{\}: is not a resolver/,
+  ],
+  [
+    'an ApiObject whose toJson() returns null',
+    () =>
+      synthApp((a) => {
+        const s = web(a);
+        s.podDisruptionBudget.toJson = () => null;
+      }),
+    /c\/web-front\/pdb\.toJson\(\) = null: returned null instead of the object's manifest/,
+  ],
 ];
 
 test.each(jsCallers)('%s', (_, run, message) => {
@@ -109,9 +262,14 @@ test.each(jsCallers)('%s', (_, run, message) => {
   expect((e as Error).message).toContain('Fix: ');
 });
 
-test('a peak far below one replica\'s saturation keeps one pod up (it crashed the drain simulation with a budget of every replica)', () => {
+test("a peak far below one replica's saturation keeps one pod up (it crashed the drain simulation with a budget of every replica)", () => {
   const app = Testing.app();
-  const s = new HttpService(new Chart(app, 'c', { namespace: 'shop' }), 'web-front', { ...webFront(), capacity: { peakRequestsPerSecond: 1e-9, saturationRequestsPerSecondPerReplica: 100 } });
+  const s = new HttpService(new Chart(app, 'c', { namespace: 'shop' }), 'web-front', {
+    ...webFront(),
+    capacity: { peakRequestsPerSecond: 1e-9, saturationRequestsPerSecondPerReplica: 100 },
+  });
   expect(s.decisions.pdbMaxUnavailable.value).toBe(2);
-  expect(s.decisions.pdbMaxUnavailable.reason).toContain('1 replicas must stay up (at least one: traffic needs a pod to serve it)');
+  expect(s.decisions.pdbMaxUnavailable.reason).toContain(
+    '1 replicas must stay up (at least one: traffic needs a pod to serve it)',
+  );
 });

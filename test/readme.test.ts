@@ -27,7 +27,10 @@ function runSnippet(snippet: string | undefined): string[] {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- manifests of any kind
 function runSnippetObjects(snippet: string | undefined): { kind: string; spec?: Record<string, any> }[] {
   expect(snippet).toContain("from 'rollwise'");
-  const { code } = transformSync(snippet ?? '', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } });
+  const { code } = transformSync(snippet ?? '', {
+    jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
+    module: { type: 'commonjs' },
+  });
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'rw-readme-'));
   const previous = process.env.CDK8S_OUTDIR;
   process.env.CDK8S_OUTDIR = out;
@@ -37,10 +40,15 @@ function runSnippetObjects(snippet: string | undefined): { kind: string; spec?: 
     const files = fs.readdirSync(out).filter((f) => f.endsWith('.yaml'));
     // RollwiseApp's synth writes the reasons as comments beside the values (issue 14).
     expect(fs.readFileSync(path.join(out, files[0]), 'utf8')).toMatch(/# .*\n\s+timeoutSeconds: \d+\n/);
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- manifests of any kind
-    return files.flatMap((f) => YAML.parseAllDocuments(fs.readFileSync(path.join(out, f), 'utf8')).map((d) => d.toJS() as { kind: string; spec?: Record<string, any> }));
+    return files.flatMap((f) =>
+      YAML.parseAllDocuments(fs.readFileSync(path.join(out, f), 'utf8')).map(
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any -- manifests of any kind
+        (d) => d.toJS() as { kind: string; spec?: Record<string, any> },
+      ),
+    );
   } finally {
-    if (previous === undefined) delete process.env.CDK8S_OUTDIR; else process.env.CDK8S_OUTDIR = previous;
+    if (previous === undefined) delete process.env.CDK8S_OUTDIR;
+    else process.env.CDK8S_OUTDIR = previous;
     fs.rmSync(out, { recursive: true, force: true });
   }
 }
@@ -54,17 +62,29 @@ test('the README example with env, a Secret and a sidecar runs as written', () =
   const text = fs.readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
   const snippet = [...text.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]).find((s) => s.includes('sidecars:'));
   expect(snippet).toContain("EnvValue.fromSecret('orders-db', 'password')");
-  expect(runSnippet(snippet)).toEqual(['Deployment', 'Service', 'HTTPRoute', 'PodDisruptionBudget', 'BackendTrafficPolicy']);
+  expect(runSnippet(snippet)).toEqual([
+    'Deployment',
+    'Service',
+    'HTTPRoute',
+    'PodDisruptionBudget',
+    'BackendTrafficPolicy',
+  ]);
 });
 
 test('the README example with an init container and an emptyDir volume runs as written', () => {
   const text = fs.readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
-  const snippet = [...text.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]).find((s) => s.includes('initContainers:'));
+  const snippet = [...text.matchAll(/```ts\n([\s\S]*?)```/g)]
+    .map((m) => m[1])
+    .find((s) => s.includes('initContainers:'));
   expect(snippet).toContain("Volume.emptyDir('config', { sizeLimit: '16Mi' })");
   const objs = runSnippetObjects(snippet);
   const pod = objs.find((o) => o.kind === 'Deployment')?.spec?.template.spec;
   expect(pod.initContainers.map((c: { name: string }) => c.name)).toEqual(['render-config']);
-  expect(pod.initContainers[0].volumeMounts).toEqual(expect.arrayContaining([{ name: 'config', mountPath: '/etc/confd/out' }]));
+  expect(pod.initContainers[0].volumeMounts).toEqual(
+    expect.arrayContaining([{ name: 'config', mountPath: '/etc/confd/out' }]),
+  );
   expect(pod.volumes).toEqual(expect.arrayContaining([{ name: 'config', emptyDir: { sizeLimit: '16Mi' } }]));
-  expect(pod.containers[0].volumeMounts).toEqual(expect.arrayContaining([{ name: 'config', mountPath: '/etc/web-front' }]));
+  expect(pod.containers[0].volumeMounts).toEqual(
+    expect.arrayContaining([{ name: 'config', mountPath: '/etc/web-front' }]),
+  );
 });

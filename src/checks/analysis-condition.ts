@@ -41,7 +41,8 @@ export type ConditionNode =
   | { k: 'bin'; op: string; l: ConditionNode; r: ConditionNode };
 type Node = ConditionNode;
 
-const TOKEN = /\s*(\d+\.\d*(?:[eE][+-]?\d+)?|\d*\.\d+(?:[eE][+-]?\d+)?|\d+(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|&&|\|\||==|!=|<=|>=|[A-Za-z_][A-Za-z0-9_]*|[()[\]{},!<>+\-*/%#])/y;
+const TOKEN =
+  /\s*(\d+\.\d*(?:[eE][+-]?\d+)?|\d*\.\d+(?:[eE][+-]?\d+)?|\d+(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|&&|\|\||==|!=|<=|>=|[A-Za-z_][A-Za-z0-9_]*|[()[\]{},!<>+\-*/%#])/y;
 
 function tokenize(src: string): string[] {
   const out: string[] = [];
@@ -59,12 +60,28 @@ function tokenize(src: string): string[] {
 
 /** Binary operators and their precedence, as in expr (parser/operator/operator.go v1.15.5); all left-associative. */
 const BINARY = new Map<string, number>([
-  ['||', 10], ['or', 10], ['&&', 15], ['and', 15],
-  ['==', 20], ['!=', 20], ['<', 20], ['<=', 20], ['>', 20], ['>=', 20],
-  ['+', 30], ['-', 30], ['*', 60], ['/', 60], ['%', 60],
+  ['||', 10],
+  ['or', 10],
+  ['&&', 15],
+  ['and', 15],
+  ['==', 20],
+  ['!=', 20],
+  ['<', 20],
+  ['<=', 20],
+  ['>', 20],
+  ['>=', 20],
+  ['+', 30],
+  ['-', 30],
+  ['*', 60],
+  ['/', 60],
+  ['%', 60],
 ]);
 /** Unary operators: the operand is parsed at this precedence (parser.go parsePrimary v1.15.5). */
-const UNARY = new Map<string, number>([['!', 50], ['not', 50], ['-', 90]]);
+const UNARY = new Map<string, number>([
+  ['!', 50],
+  ['not', 50],
+  ['-', 90],
+]);
 const PREDICATES = new Set(['all', 'any', 'none']);
 
 export function parseCondition(src: string): ConditionNode {
@@ -75,7 +92,8 @@ export function parseCondition(src: string): ConditionNode {
   const peek = () => toks[i];
   const take = (want?: string) => {
     const t = toks[i++];
-    if (want !== undefined && t !== want) throw new ConditionSyntaxError(`expected ${want}, got ${t ?? 'end'} in ${src}`);
+    if (want !== undefined && t !== want)
+      throw new ConditionSyntaxError(`expected ${want}, got ${t ?? 'end'} in ${src}`);
     return t;
   };
   const closure = (): Node => {
@@ -164,15 +182,23 @@ function equal(a: Value, b: Value): boolean {
   return a === b;
 }
 
-interface Env { readonly result: ConditionResult; readonly hash?: Value }
+interface Env {
+  readonly result: ConditionResult;
+  readonly hash?: Value;
+}
 
 function evalNode(n: Node, env: Env): Value {
   switch (n.k) {
-    case 'num': return n.v;
-    case 'str': return n.v;
-    case 'bool': return n.v;
-    case 'nil': return null;
-    case 'hash': return env.hash ?? null;
+    case 'num':
+      return n.v;
+    case 'str':
+      return n.v;
+    case 'bool':
+      return n.v;
+    case 'nil':
+      return null;
+    case 'hash':
+      return env.hash ?? null;
     case 'id':
       if (n.name === 'result') return env.result;
       throw new ConditionRuntimeError(`unknown name ${n.name}`);
@@ -181,8 +207,8 @@ function evalNode(n: Node, env: Env): Value {
       const at = num(evalNode(n.at, env), 'index');
       if (!Array.isArray(of)) throw new ConditionRuntimeError(`cannot index ${of === null ? 'nil' : typeof of}`);
       // expr's checker: "array elements can only be selected using an integer" (checker/checker.go v1.15.5).
-      if (!Number.isInteger(at)) throw new ConditionRuntimeError(
-        `array elements can only be selected using an integer (got ${at})`);
+      if (!Number.isInteger(at))
+        throw new ConditionRuntimeError(`array elements can only be selected using an integer (got ${at})`);
       // vm/runtime Fetch v1.15.5: a negative index counts from the end; past the end, reflect panics.
       const idx = at < 0 ? of.length + at : at;
       if (idx < 0 || idx >= of.length) throw new ConditionRuntimeError('reflect: slice index out of range');
@@ -193,8 +219,10 @@ function evalNode(n: Node, env: Env): Value {
       if (typeof v !== 'boolean') throw new ConditionRuntimeError(`invalid operation: ! ${typeof v}`);
       return !v;
     }
-    case 'neg': return -num(evalNode(n.of, env), 'negation');
-    case 'call': return call(n.fn, n.args, env);
+    case 'neg':
+      return -num(evalNode(n.of, env), 'negation');
+    case 'call':
+      return call(n.fn, n.args, env);
     case 'pred': {
       // all/any/none loop over the array (compiler/compiler.go v1.15.5): all() of nothing is true.
       const arr = evalNode(n.of, env);
@@ -227,15 +255,24 @@ function evalNode(n: Node, env: Env): Value {
       const a = num(l, n.op);
       const b = num(r, n.op);
       switch (n.op) {
-        case '<': return a < b;
-        case '<=': return a <= b;
-        case '>': return a > b;
-        case '>=': return a >= b;
-        case '+': return a + b;
-        case '-': return a - b;
-        case '*': return a * b;
-        case '/': return a / b;
-        case '%': return a % b;
+        case '<':
+          return a < b;
+        case '<=':
+          return a <= b;
+        case '>':
+          return a > b;
+        case '>=':
+          return a >= b;
+        case '+':
+          return a + b;
+        case '-':
+          return a - b;
+        case '*':
+          return a * b;
+        case '/':
+          return a / b;
+        case '%':
+          return a % b;
       }
       throw new ConditionSyntaxError(`operator ${n.op}`);
     }
@@ -251,7 +288,8 @@ function call(fn: string, args: Node[], env: Env): Value {
       if (Array.isArray(v) || typeof v === 'string') return v.length;
       throw new ConditionRuntimeError(`invalid argument for len (type ${v === null ? 'nil' : typeof v})`);
     }
-    case 'isNaN': return Number.isNaN(num(vals()[0], 'isNaN'));
+    case 'isNaN':
+      return Number.isNaN(num(vals()[0], 'isNaN'));
     case 'isInf': {
       const v = num(vals()[0], 'isInf');
       return v === Infinity || v === -Infinity;
@@ -266,8 +304,10 @@ function call(fn: string, args: Node[], env: Env): Value {
       const [, d] = vals();
       return env.result === null ? (d ?? null) : env.result;
     }
-    case 'asInt': return Math.trunc(num(vals()[0], 'asInt'));
-    case 'asFloat': return num(vals()[0], 'asFloat');
+    case 'asInt':
+      return Math.trunc(num(vals()[0], 'asInt'));
+    case 'asFloat':
+      return num(vals()[0], 'asFloat');
   }
   throw new ConditionSyntaxError(`unknown function ${fn}`);
 }
@@ -329,8 +369,11 @@ export function assessResult(
  * The phase of one measurement, with the controller's rules for which conditions are set; any error (also unmodelled
  * syntax) is an Error.
  */
-export function measurementPhase(result: number[], successCondition?: string,
-  failureCondition?: string): MeasurementPhase {
+export function measurementPhase(
+  result: number[],
+  successCondition?: string,
+  failureCondition?: string,
+): MeasurementPhase {
   try {
     return assessResult(result, successCondition, failureCondition).phase;
   } catch {

@@ -1,7 +1,12 @@
 import * as path from 'path';
 import { RollwiseInputError } from '../errors';
-import { isDns1123Label, isDns1123Subdomain, isLabelValue, isQualifiedName,
-  podSecurityLabelProblems } from '../schemas/builtin';
+import {
+  isDns1123Label,
+  isDns1123Subdomain,
+  isLabelValue,
+  isQualifiedName,
+  podSecurityLabelProblems,
+} from '../schemas/builtin';
 
 /**
  * What Argo CD v3.5.1 and the API server refuse in an Application's source, project and
@@ -16,11 +21,17 @@ import { isDns1123Label, isDns1123Subdomain, isLabelValue, isQualifiedName,
  */
 export function appPathProblem(p: unknown): string | undefined {
   if (typeof p !== 'string') return 'is not a string';
-  if (p.startsWith('/')) return `is absolute: Argo CD refuses it ("${p}: app path is absolute", argo-cd v3.5.1 ` +
-    'util/app/path/path.go Path), so no manifest is ever generated';
+  if (p.startsWith('/'))
+    return (
+      `is absolute: Argo CD refuses it ("${p}: app path is absolute", argo-cd v3.5.1 ` +
+      'util/app/path/path.go Path), so no manifest is ever generated'
+    );
   const joined = path.posix.normalize(path.posix.join('/repo', p));
-  if (joined !== '/repo' && !joined.startsWith('/repo/')) return `leaves the repository: Argo CD refuses it ("${p}: ` +
-    'app path outside root", argo-cd v3.5.1 util/app/path/path.go Path)';
+  if (joined !== '/repo' && !joined.startsWith('/repo/'))
+    return (
+      `leaves the repository: Argo CD refuses it ("${p}: ` +
+      'app path outside root", argo-cd v3.5.1 util/app/path/path.go Path)'
+    );
   return undefined;
 }
 
@@ -32,15 +43,21 @@ export function appPathProblem(p: unknown): string | undefined {
  * project"), so it never syncs.
  */
 export function projectProblem(p: unknown): string | undefined {
-  if (typeof p !== 'string' || !isDns1123Subdomain(p)) return 'is not a DNS-1123 subdomain, so no AppProject can ' +
-    'have this name (custom resource names are DNS subdomains) and Argo CD would find no project for the Application';
+  if (typeof p !== 'string' || !isDns1123Subdomain(p))
+    return (
+      'is not a DNS-1123 subdomain, so no AppProject can ' +
+      'have this name (custom resource names are DNS subdomains) and Argo CD would find no project for the Application'
+    );
   return undefined;
 }
 
 /** The destination cluster's API server: an absolute https URL (the rule Environment applies to its destination). */
 export function serverProblem(s: unknown): string | undefined {
-  if (typeof s !== 'string' || !/^https:\/\/[^\s/]+(\/\S*)?$/.test(s)) return 'is not an absolute https URL: Argo CD ' +
-    'needs the destination cluster\'s API server, and with anything else the Application never syncs';
+  if (typeof s !== 'string' || !/^https:\/\/[^\s/]+(\/\S*)?$/.test(s))
+    return (
+      'is not an absolute https URL: Argo CD ' +
+      "needs the destination cluster's API server, and with anything else the Application never syncs"
+    );
   return undefined;
 }
 
@@ -54,8 +71,8 @@ export function namespaceLabelProblems(labels: Record<string, unknown>): string[
   const out: string[] = [];
   for (const [k, v] of Object.entries(labels)) {
     if (!isQualifiedName(k)) out.push(`the label key "${k}" is not a qualified name`);
-    if (typeof v !== 'string' || !isLabelValue(v)) out.push(
-      `the value of "${k}" (${JSON.stringify(v)}) is not a label value`);
+    if (typeof v !== 'string' || !isLabelValue(v))
+      out.push(`the value of "${k}" (${JSON.stringify(v)}) is not a label value`);
   }
   for (const p of podSecurityLabelProblems(labels)) out.push(`${p.key}: ${p.message}`);
   return out;
@@ -75,23 +92,41 @@ interface Settings {
 export function checkWhatArgoCdAccepts(input: string, settings: Settings | null): void {
   const s: Settings = settings ?? {};
   const pathProblem = appPathProblem(s.path);
-  if (pathProblem) throw new RollwiseInputError(`${input}.path`, s.path as string, `${pathProblem}.`,
-    'give the output folder relative to the repository root, e.g. "dist" or "dist/prod".');
+  if (pathProblem)
+    throw new RollwiseInputError(
+      `${input}.path`,
+      s.path as string,
+      `${pathProblem}.`,
+      'give the output folder relative to the repository root, e.g. "dist" or "dist/prod".',
+    );
   if (s.project !== undefined) {
     const p = projectProblem(s.project);
-    if (p) throw new RollwiseInputError(`${input}.project`, s.project as string, `${p}.`,
-      'use the AppProject\'s name, e.g. "default" or "shop".');
+    if (p)
+      throw new RollwiseInputError(
+        `${input}.project`,
+        s.project as string,
+        `${p}.`,
+        'use the AppProject\'s name, e.g. "default" or "shop".',
+      );
   }
   if (s.server !== undefined) {
     const p = serverProblem(s.server);
-    if (p) throw new RollwiseInputError(`${input}.server`, s.server as string, `${p}.`,
-      'use "https://kubernetes.default.svc" for the cluster Argo CD runs in, or the server URL of a cluster ' +
-        'registered in Argo CD.');
+    if (p)
+      throw new RollwiseInputError(
+        `${input}.server`,
+        s.server as string,
+        `${p}.`,
+        'use "https://kubernetes.default.svc" for the cluster Argo CD runs in, or the server URL of a cluster ' +
+          'registered in Argo CD.',
+      );
   }
   if (s.namespace !== undefined && (typeof s.namespace !== 'string' || !isDns1123Label(s.namespace))) {
-    throw new RollwiseInputError(`${input}.namespace`, s.namespace as string,
-      'is not a namespace name (a DNS-1123 label): the Application is an object in Argo CD\'s namespace, and the API ' +
+    throw new RollwiseInputError(
+      `${input}.namespace`,
+      s.namespace as string,
+      "is not a namespace name (a DNS-1123 label): the Application is an object in Argo CD's namespace, and the API " +
         'server refuses it anywhere else.',
-      'use the namespace Argo CD watches, e.g. "argocd".');
+      'use the namespace Argo CD watches, e.g. "argocd".',
+    );
   }
 }

@@ -78,15 +78,47 @@ export interface ProxyConfig {
 
 const ENV_PREFIX = 'CSQL_PROXY_';
 /** The proxy's bool flags (cmd/root.go v2.14.1: every BoolVar/BoolVarP, with cobra's help and version). */
-const BOOL_FLAGS = new Set(['help', 'version', 'gcloud-auth', 'structured-logs', 'debug-logs', 'disable-traces',
-  'disable-metrics', 'exit-zero-on-sigterm', 'prometheus', 'debug', 'quitquitquit', 'health-check', 'quiet', 'auto-ip',
-  'lazy-refresh', 'run-connection-test', 'auto-iam-authn', 'private-ip', 'psc']);
+const BOOL_FLAGS = new Set([
+  'help',
+  'version',
+  'gcloud-auth',
+  'structured-logs',
+  'debug-logs',
+  'disable-traces',
+  'disable-metrics',
+  'exit-zero-on-sigterm',
+  'prometheus',
+  'debug',
+  'quitquitquit',
+  'health-check',
+  'quiet',
+  'auto-ip',
+  'lazy-refresh',
+  'run-connection-test',
+  'auto-iam-authn',
+  'private-ip',
+  'psc',
+]);
 /** Its shorthands (cmd/root.go v2.14.1 ...VarP, BoolP). */
-const SHORTHANDS: Readonly<Record<string, string>> = { h: 'help', v: 'version', t: 'token', c: 'credentials-file', j:
-  'json-credentials', g: 'gcloud-auth', l: 'structured-logs', a: 'address', p: 'port', u: 'unix-socket', i:
-    'auto-iam-authn' };
-const DEFAULTS: Readonly<Record<string, string>> = { 'health-check': 'false', 'http-address': 'localhost', 'http-port':
-  '9090', address: '127.0.0.1' };
+const SHORTHANDS: Readonly<Record<string, string>> = {
+  h: 'help',
+  v: 'version',
+  t: 'token',
+  c: 'credentials-file',
+  j: 'json-credentials',
+  g: 'gcloud-auth',
+  l: 'structured-logs',
+  a: 'address',
+  p: 'port',
+  u: 'unix-socket',
+  i: 'auto-iam-authn',
+};
+const DEFAULTS: Readonly<Record<string, string>> = {
+  'health-check': 'false',
+  'http-address': 'localhost',
+  'http-port': '9090',
+  address: '127.0.0.1',
+};
 /** strconv.ParseBool (Go 1.22): the only spellings a bool flag takes. */
 const TRUE = ['1', 't', 'T', 'TRUE', 'true', 'True'];
 const FALSE = ['0', 'f', 'F', 'FALSE', 'false', 'False'];
@@ -149,8 +181,9 @@ function envOf(c: ProxyContainer): { literal: Map<string, string>; referenced: S
  * unknown reference stays as written.
  */
 function expand(s: string, env: Map<string, string>): string {
-  return s.replace(/\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)/g,
-    (m, name: string | undefined) => (name === undefined ? '$' : env.get(name) ?? m));
+  return s.replace(/\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)/g, (m, name: string | undefined) =>
+    name === undefined ? '$' : (env.get(name) ?? m),
+  );
 }
 
 /** The proxy's configuration from its container's command, args and env. */
@@ -186,30 +219,46 @@ export function readProxyConfig(c: ProxyContainer): ProxyConfig {
   const positional: string[] = [];
   let i = 0;
   const set = (name: string, value: string, arg: string) => {
-    if (BOOL_FLAGS.has(name) && ![...TRUE, ...FALSE].includes(value)) refused.push(
-      `${arg}: "${value}" is not a bool (strconv.ParseBool), so the proxy exits at start`);
+    if (BOOL_FLAGS.has(name) && ![...TRUE, ...FALSE].includes(value))
+      refused.push(`${arg}: "${value}" is not a bool (strconv.ParseBool), so the proxy exits at start`);
     else flags.set(name, { value, arg, field: origin[i] });
   };
   for (; i < argv.length; i++) {
     const a = argv[i];
-    if (a === '--') { positional.push(...argv.slice(i + 1)); break; }
+    if (a === '--') {
+      positional.push(...argv.slice(i + 1));
+      break;
+    }
     if (a.startsWith('--') && a.length > 2) {
       const eq = a.indexOf('=');
       const name = eq >= 0 ? a.slice(2, eq) : a.slice(2);
       if (eq >= 0) set(name, a.slice(eq + 1), a);
       else if (BOOL_FLAGS.has(name)) set(name, 'true', a);
-      else if (i + 1 < argv.length) { set(name, argv[i + 1], `${a} ${argv[i + 1]}`); i++; } else refused.push(
-        `${a}: the flag needs a value and none follows, so the proxy exits at start`);
+      else if (i + 1 < argv.length) {
+        set(name, argv[i + 1], `${a} ${argv[i + 1]}`);
+        i++;
+      } else refused.push(`${a}: the flag needs a value and none follows, so the proxy exits at start`);
     } else if (a.startsWith('-') && a.length > 1) {
       // a cluster of shorthands (-gl, -a0.0.0.0, -a=0.0.0.0, -a 0.0.0.0), as pflag parses it
       for (let j = 1; j < a.length; j++) {
         const name = SHORTHANDS[a[j]];
         if (name === undefined) break; // pflag refuses it ("unknown shorthand flag"), nothing to read
-        if (a[j + 1] === '=') { set(name, a.slice(j + 2), a); break; }
-        if (BOOL_FLAGS.has(name)) { set(name, 'true', a); continue; }
-        if (j + 1 < a.length) { set(name, a.slice(j + 1), a); break; }
-        if (i + 1 < argv.length) { set(name, argv[i + 1], `${a} ${argv[i + 1]}`); i++; } else refused.push(
-          `${a}: the flag needs a value and none follows, so the proxy exits at start`);
+        if (a[j + 1] === '=') {
+          set(name, a.slice(j + 2), a);
+          break;
+        }
+        if (BOOL_FLAGS.has(name)) {
+          set(name, 'true', a);
+          continue;
+        }
+        if (j + 1 < a.length) {
+          set(name, a.slice(j + 1), a);
+          break;
+        }
+        if (i + 1 < argv.length) {
+          set(name, argv[i + 1], `${a} ${argv[i + 1]}`);
+          i++;
+        } else refused.push(`${a}: the flag needs a value and none follows, so the proxy exits at start`);
         break;
       }
     } else positional.push(a);
@@ -223,18 +272,32 @@ export function readProxyConfig(c: ProxyContainer): ProxyConfig {
     const fromEnv = env.literal.get(envName);
     if (fromEnv !== undefined && fromEnv !== '') {
       if (BOOL_FLAGS.has(name) && ![...TRUE, ...FALSE].includes(fromEnv)) {
-        return { value: DEFAULTS[name], source: `${envName}="${fromEnv}", which is no bool (strconv.ParseBool) and ` +
-          'so is dropped without a word (cmd/root.go loadConfig discards the error), leaving the ' +
-          `default ${DEFAULTS[name]}`, field: `env.${envName}`, given: fromEnv };
+        return {
+          value: DEFAULTS[name],
+          source:
+            `${envName}="${fromEnv}", which is no bool (strconv.ParseBool) and ` +
+            'so is dropped without a word (cmd/root.go loadConfig discards the error), leaving the ' +
+            `default ${DEFAULTS[name]}`,
+          field: `env.${envName}`,
+          given: fromEnv,
+        };
       }
       return { value: fromEnv, source: `${envName}="${fromEnv}"`, field: `env.${envName}`, given: fromEnv };
     }
-    if (env.referenced.has(envName)) return { value: undefined, source:
-      `${envName}, set from a Secret, ConfigMap or field that rollwise cannot read`, field: `env.${envName}` };
-    if (env.fromObjects) return { value: undefined, source: `not on the command line, and envFrom may set ${envName}`,
-      field: 'envFrom' };
-    if (configFile !== undefined) return { value: undefined, source:
-      `not on the command line or in the environment, and the config file ${configFile} may set it`, field: 'args' };
+    if (env.referenced.has(envName))
+      return {
+        value: undefined,
+        source: `${envName}, set from a Secret, ConfigMap or field that rollwise cannot read`,
+        field: `env.${envName}`,
+      };
+    if (env.fromObjects)
+      return { value: undefined, source: `not on the command line, and envFrom may set ${envName}`, field: 'envFrom' };
+    if (configFile !== undefined)
+      return {
+        value: undefined,
+        source: `not on the command line or in the environment, and the config file ${configFile} may set it`,
+        field: 'args',
+      };
     return { value: DEFAULTS[name], source: 'its default', field: '' };
   };
   const instanceAddresses: [string, string][] = [];
@@ -246,15 +309,26 @@ export function readProxyConfig(c: ProxyContainer): ProxyConfig {
   }
   const instances = positional.map((p) => p.split('?')[0]).filter((p) => p !== '');
   if (instances.length === 0 && unreadable === undefined) {
-    const first = env.literal.get(`${ENV_PREFIX}INSTANCE_CONNECTION_NAME`) || env.literal.get(
-      `${ENV_PREFIX}INSTANCE_CONNECTION_NAME_0`);
+    const first =
+      env.literal.get(`${ENV_PREFIX}INSTANCE_CONNECTION_NAME`) ||
+      env.literal.get(`${ENV_PREFIX}INSTANCE_CONNECTION_NAME_0`);
     if (first) {
       instances.push(first.split('?')[0]);
-      for (let n = 1; env.literal.get(`${ENV_PREFIX}INSTANCE_CONNECTION_NAME_${n}`); n++) instances.push((env.literal.get(`${ENV_PREFIX}INSTANCE_CONNECTION_NAME_${n}`) as string).split('?')[0]);
+      for (let n = 1; env.literal.get(`${ENV_PREFIX}INSTANCE_CONNECTION_NAME_${n}`); n++)
+        instances.push((env.literal.get(`${ENV_PREFIX}INSTANCE_CONNECTION_NAME_${n}`) as string).split('?')[0]);
     }
   }
-  return { unreadable, healthCheck: setting('health-check'), httpAddress: setting('http-address'), httpPort: setting(
-    'http-port'), address: setting('address'), instanceAddresses, instances, refused, argv };
+  return {
+    unreadable,
+    healthCheck: setting('health-check'),
+    httpAddress: setting('http-address'),
+    httpPort: setting('http-port'),
+    address: setting('address'),
+    instanceAddresses,
+    instances,
+    refused,
+    argv,
+  };
 }
 
 /** A problem of the proxy's configuration, for synth (error: refused; warning: said) and lint (the rule's severity). */
@@ -281,52 +355,89 @@ export function proxyHealthProblems(c: ProxyContainer, port: number): ProxyProbl
   const shownArgs = JSON.stringify(cfg.argv);
   const flagsFix = `"--health-check", "--http-address=0.0.0.0" and "--http-port=${port}"`;
   if (cfg.unreadable) {
-    return [{ severity: 'warning', field: 'command', shown: JSON.stringify(c.command), why:
-      `${cfg.unreadable}: whether the health server the probes ask on port ${port} is started, on the pod's IP and ` +
-        'on that port cannot be checked.', fix: 'run /cloud-sql-proxy as the command (or leave command out: the ' +
-          `image's entrypoint is /cloud-sql-proxy) with ${flagsFix}.` }];
+    return [
+      {
+        severity: 'warning',
+        field: 'command',
+        shown: JSON.stringify(c.command),
+        why:
+          `${cfg.unreadable}: whether the health server the probes ask on port ${port} is started, on the pod's IP and ` +
+          'on that port cannot be checked.',
+        fix:
+          'run /cloud-sql-proxy as the command (or leave command out: the ' +
+          `image's entrypoint is /cloud-sql-proxy) with ${flagsFix}.`,
+      },
+    ];
   }
-  for (const r of cfg.refused) out.push({ severity: 'error', field: 'args', shown: shownArgs, why:
-    `${r} (cloud-sql-proxy v2.14.1, pflag): the pod never becomes Ready.`, fix:
-      'give the flag its value (e.g. "--http-port=9801"), or "--health-check" alone for the bool.' });
+  for (const r of cfg.refused)
+    out.push({
+      severity: 'error',
+      field: 'args',
+      shown: shownArgs,
+      why: `${r} (cloud-sql-proxy v2.14.1, pflag): the pod never becomes Ready.`,
+      fix: 'give the flag its value (e.g. "--http-port=9801"), or "--health-check" alone for the bool.',
+    });
   const where = (s: ProxySetting) => (s.field === '' ? 'args' : s.field);
-  const shown = (s: ProxySetting) => (s.given !== undefined ? JSON.stringify(s.given)
-    : s.field.startsWith('env') ? s.source : shownArgs);
-  const unknown = (s: ProxySetting, what: string) => out.push({ severity: 'warning', field: where(s), shown: shown(s),
-    why: `${what} comes from ${s.source}, so whether the kubelet's probes on port ${port} reach the health server ` +
-      'cannot be checked.',
-    fix: `check that it ends up ${what === '--health-check' ? 'true'
-      : what === '--http-address' ? '0.0.0.0' : String(port)}, or give ${flagsFix} as args.` });
+  const shown = (s: ProxySetting) =>
+    s.given !== undefined ? JSON.stringify(s.given) : s.field.startsWith('env') ? s.source : shownArgs;
+  const unknown = (s: ProxySetting, what: string) =>
+    out.push({
+      severity: 'warning',
+      field: where(s),
+      shown: shown(s),
+      why:
+        `${what} comes from ${s.source}, so whether the kubelet's probes on port ${port} reach the health server ` +
+        'cannot be checked.',
+      fix: `check that it ends up ${
+        what === '--health-check' ? 'true' : what === '--http-address' ? '0.0.0.0' : String(port)
+      }, or give ${flagsFix} as args.`,
+    });
   const hc = cfg.healthCheck;
   if (hc.value === undefined) unknown(hc, '--health-check');
   else if (FALSE.includes(hc.value)) {
-    out.push({ severity: 'error', field: where(hc), shown: shown(hc), why:
-      'the Cloud SQL Auth Proxy serves /startup, /liveness and /readiness only with --health-check (cloud-sql-proxy ' +
+    out.push({
+      severity: 'error',
+      field: where(hc),
+      shown: shown(hc),
+      why:
+        'the Cloud SQL Auth Proxy serves /startup, /liveness and /readiness only with --health-check (cloud-sql-proxy ' +
         `v2.14.1 cmd/root.go, default false), and here it is off (${hc.source}): nothing listens on port ${port}, ` +
-        'every probe is refused and the pod never becomes Ready.', fix:
-          `add ${flagsFix} to the args (or set CSQL_PROXY_HEALTH_CHECK=true).` });
+        'every probe is refused and the pod never becomes Ready.',
+      fix: `add ${flagsFix} to the args (or set CSQL_PROXY_HEALTH_CHECK=true).`,
+    });
     return out;
   }
   const addr = cfg.httpAddress;
   if (addr.value === undefined) unknown(addr, '--http-address');
   else if (LOOPBACK.test(addr.value)) {
-    out.push({ severity: 'error', field: where(addr), shown: shown(addr), why:
-      `the proxy's health server listens on --http-address "${addr.value}" ` +
+    out.push({
+      severity: 'error',
+      field: where(addr),
+      shown: shown(addr),
+      why:
+        `the proxy's health server listens on --http-address "${addr.value}" ` +
         `(${addr.source}${addr.field === '' ? ', cloud-sql-proxy v2.14.1 cmd/root.go' : ''}), while the kubelet ` +
-        `probes the pod's IP: every probe is refused and the pod never becomes Ready.`, fix:
-          'add "--http-address=0.0.0.0" to the args (or CSQL_PROXY_HTTP_ADDRESS=0.0.0.0). The health server then ' +
-            'listens on the pod\'s IP, which every pod in the cluster can reach unless a NetworkPolicy restricts it; ' +
-            'it answers only /startup, /liveness and /readiness (and /metrics with --prometheus), never the ' +
-            'database, and the Service does not expose it.' });
+        `probes the pod's IP: every probe is refused and the pod never becomes Ready.`,
+      fix:
+        'add "--http-address=0.0.0.0" to the args (or CSQL_PROXY_HTTP_ADDRESS=0.0.0.0). The health server then ' +
+        "listens on the pod's IP, which every pod in the cluster can reach unless a NetworkPolicy restricts it; " +
+        'it answers only /startup, /liveness and /readiness (and /metrics with --prometheus), never the ' +
+        'database, and the Service does not expose it.',
+    });
   }
   const hp = cfg.httpPort;
   if (hp.value === undefined) unknown(hp, '--http-port');
   else if (hp.value !== String(port)) {
-    out.push({ severity: 'error', field: where(hp), shown: shown(hp), why:
-      `the proxy's health server listens on --http-port ${hp.value} ` +
+    out.push({
+      severity: 'error',
+      field: where(hp),
+      shown: shown(hp),
+      why:
+        `the proxy's health server listens on --http-port ${hp.value} ` +
         `(${hp.source}${hp.field === '' ? ', cloud-sql-proxy v2.14.1 cmd/root.go' : ''}), but the probes ask ` +
-        `port ${port}: nothing listens there.`, fix: `add "--http-port=${port}" to the args (or ` +
-          `CSQL_PROXY_HTTP_PORT=${port}), or probe port ${hp.value}.` });
+        `port ${port}: nothing listens there.`,
+      fix: `add "--http-port=${port}" to the args (or ` + `CSQL_PROXY_HTTP_PORT=${port}), or probe port ${hp.value}.`,
+    });
   }
   return out;
 }
@@ -341,20 +452,32 @@ export function proxyHealthProblems(c: ProxyContainer, port: number): ProxyProbl
 export function proxyListenerProblems(c: ProxyContainer): ProxyProblem[] {
   const cfg = readProxyConfig(c);
   const out: ProxyProblem[] = [];
-  const why = (what: string) => `${what}: the database listener is on the pod's IP, and every pod in the cluster can ` +
+  const why = (what: string) =>
+    `${what}: the database listener is on the pod's IP, and every pod in the cluster can ` +
     `connect to the database through it, as this pod's identity (with --auto-iam-authn, without a password), unless ` +
     'a NetworkPolicy restricts ingress to the pod. The app does not need it: containers of a pod share one network ' +
     'namespace, so it reaches the proxy on 127.0.0.1.';
-  const fix = 'remove --address (the proxy listens on 127.0.0.1 by default, cloud-sql-proxy v2.14.1 cmd/root.go), ' +
+  const fix =
+    'remove --address (the proxy listens on 127.0.0.1 by default, cloud-sql-proxy v2.14.1 cmd/root.go), ' +
     'or, if other pods must connect, restrict the port with a NetworkPolicy and run the proxy as its own service.';
   const a = cfg.address;
-  if (a.value !== undefined && !LOOPBACK.test(a.value) && a.field !== '') out.push({ severity: 'warning',
-    field: a.field, shown: a.given !== undefined ? JSON.stringify(a.given) : JSON.stringify(cfg.argv),
-    why: why(`--address is "${a.value}" (${a.source})`), fix });
+  if (a.value !== undefined && !LOOPBACK.test(a.value) && a.field !== '')
+    out.push({
+      severity: 'warning',
+      field: a.field,
+      shown: a.given !== undefined ? JSON.stringify(a.given) : JSON.stringify(cfg.argv),
+      why: why(`--address is "${a.value}" (${a.source})`),
+      fix,
+    });
   for (const [name, address] of cfg.instanceAddresses) {
-    if (!LOOPBACK.test(address)) out.push({ severity: 'warning', field: 'args', shown: JSON.stringify(cfg.argv),
-      why: why(`instance ${name} has ?address=${address}`),
-      fix: `remove ?address=${address} from ${name}: the proxy listens on 127.0.0.1 by default.` });
+    if (!LOOPBACK.test(address))
+      out.push({
+        severity: 'warning',
+        field: 'args',
+        shown: JSON.stringify(cfg.argv),
+        why: why(`instance ${name} has ?address=${address}`),
+        fix: `remove ?address=${address} from ${name}: the proxy listens on 127.0.0.1 by default.`,
+      });
   }
   return out;
 }
@@ -400,14 +523,27 @@ function goFlags(argv: readonly string[], bools: ReadonlySet<string>): Map<strin
     const name = eq >= 0 ? body.slice(0, eq) : body;
     if (eq >= 0) flags.set(name, { value: body.slice(eq + 1), arg: a });
     else if (bools.has(name)) flags.set(name, { value: 'true', arg: a });
-    else if (i + 1 < argv.length) { flags.set(name, { value: argv[i + 1], arg: `${a} ${argv[i + 1]}` }); i++; }
+    else if (i + 1 < argv.length) {
+      flags.set(name, { value: argv[i + 1], arg: `${a} ${argv[i + 1]}` });
+      i++;
+    }
   }
   return flags;
 }
 
 /** The v1 proxy's bool flags (cmd/cloud_sql_proxy/cloud_sql_proxy.go v1.38.3: every flag.Bool). */
-const V1_BOOL_FLAGS = new Set(['version', 'verbose', 'quiet', 'log_debug_stdout', 'structured_logs', 'check_region',
-  'fuse', 'enable_iam_login', 'skip_failed_instance_config', 'use_http_health_check']);
+const V1_BOOL_FLAGS = new Set([
+  'version',
+  'verbose',
+  'quiet',
+  'log_debug_stdout',
+  'structured_logs',
+  'check_region',
+  'fuse',
+  'enable_iam_login',
+  'skip_failed_instance_config',
+  'use_http_health_check',
+]);
 
 /**
  * Why the kubelet's probes on `port` cannot reach the v1 proxy's health server (it is off, or on
@@ -421,21 +557,36 @@ export function proxyV1HealthProblems(c: ProxyContainer, image: string, port: nu
   const flagsFix = `"-use_http_health_check" and "-health_check_port=${port}"`;
   const v = proxyVersion(image);
   if (v !== undefined && v[0] === 1 && v[1] < 25) {
-    return [{ severity: 'error', field: 'image', shown: image, why:
-      'the Cloud SQL Auth Proxy v1 has a health server only from v1.25.0 (-use_http_health_check, ' +
-        `cmd/cloud_sql_proxy/cloud_sql_proxy.go): nothing answers the probes on port ${port}.`, fix:
+    return [
+      {
+        severity: 'error',
+        field: 'image',
+        shown: image,
+        why:
+          'the Cloud SQL Auth Proxy v1 has a health server only from v1.25.0 (-use_http_health_check, ' +
+          `cmd/cloud_sql_proxy/cloud_sql_proxy.go): nothing answers the probes on port ${port}.`,
+        fix:
           'run gcr.io/cloud-sql-connectors/cloud-sql-proxy 2.11.1 or later (or gce-proxy 1.25.0 or later), or probe ' +
-            'with tcpSocket.' }];
+          'with tcpSocket.',
+      },
+    ];
   }
   if (at < 0) {
-    const why = command.length === 0
-      ? 'the v1 image declares no ENTRYPOINT and no CMD (Dockerfile, cloud-sql-proxy v1.38.3), and the container ' +
-        'gives no command'
-      : `command ${JSON.stringify(command)} does not run /cloud_sql_proxy itself, so rollwise cannot tell which ` +
-        'arguments reach it';
-    return [{ severity: 'warning', field: 'command', shown: JSON.stringify(c.command ?? []), why:
-      `${why}: whether the health server the probes ask on port ${port} is started on that port cannot be checked.`,
-        fix: `give command: ["/cloud_sql_proxy", ${flagsFix}, "-instances=..."].` }];
+    const why =
+      command.length === 0
+        ? 'the v1 image declares no ENTRYPOINT and no CMD (Dockerfile, cloud-sql-proxy v1.38.3), and the container ' +
+          'gives no command'
+        : `command ${JSON.stringify(command)} does not run /cloud_sql_proxy itself, so rollwise cannot tell which ` +
+          'arguments reach it';
+    return [
+      {
+        severity: 'warning',
+        field: 'command',
+        shown: JSON.stringify(c.command ?? []),
+        why: `${why}: whether the health server the probes ask on port ${port} is started on that port cannot be checked.`,
+        fix: `give command: ["/cloud_sql_proxy", ${flagsFix}, "-instances=..."].`,
+      },
+    ];
   }
   const argv = [...command.slice(at + 1), ...strings(c.args)];
   const field = command.length > at + 1 ? 'command' : 'args';
@@ -443,19 +594,37 @@ export function proxyV1HealthProblems(c: ProxyContainer, image: string, port: nu
   const shown = JSON.stringify(argv);
   const hc = flags.get('use_http_health_check');
   if (hc === undefined || !TRUE.includes(hc.value)) {
-    return [{ severity: 'error', field, shown, why: 'the Cloud SQL Auth Proxy v1 serves /startup, /liveness and ' +
-      '/readiness only with -use_http_health_check (default false, cmd/cloud_sql_proxy/cloud_sql_proxy.go v1.38.3), ' +
-      `and here it is ${hc ? `off ("${hc.arg}")` : 'not given'}: nothing listens on port ${port}, every probe is ` +
-      'refused.', fix: `add ${flagsFix} before the first argument that is not a flag.` }];
+    return [
+      {
+        severity: 'error',
+        field,
+        shown,
+        why:
+          'the Cloud SQL Auth Proxy v1 serves /startup, /liveness and ' +
+          '/readiness only with -use_http_health_check (default false, cmd/cloud_sql_proxy/cloud_sql_proxy.go v1.38.3), ' +
+          `and here it is ${hc ? `off ("${hc.arg}")` : 'not given'}: nothing listens on port ${port}, every probe is ` +
+          'refused.',
+        fix: `add ${flagsFix} before the first argument that is not a flag.`,
+      },
+    ];
   }
   const hp = flags.get('health_check_port');
   const listens = hp?.value ?? '8090';
   if (listens !== String(port)) {
-    return [{ severity: 'error', field, shown, why: `the v1 proxy's health server listens on port ${listens} ` +
-      `(${hp ? `"${hp.arg}"`
-        : '-health_check_port defaults to 8090, cmd/cloud_sql_proxy/cloud_sql_proxy.go v1.38.3'}), ` +
-      `but the probes ask port ${port}: nothing listens there.`, fix:
-        `add "-health_check_port=${port}", or probe port ${listens}.` }];
+    return [
+      {
+        severity: 'error',
+        field,
+        shown,
+        why:
+          `the v1 proxy's health server listens on port ${listens} ` +
+          `(${
+            hp ? `"${hp.arg}"` : '-health_check_port defaults to 8090, cmd/cloud_sql_proxy/cloud_sql_proxy.go v1.38.3'
+          }), ` +
+          `but the probes ask port ${port}: nothing listens there.`,
+        fix: `add "-health_check_port=${port}", or probe port ${listens}.`,
+      },
+    ];
   }
   return [];
 }

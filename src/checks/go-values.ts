@@ -6,7 +6,14 @@
 
 /** Go's time.ParseDuration units, in nanoseconds (Go src/time/format.go, `unitMap`). */
 const GO_UNITS: Readonly<Record<string, number>> = {
-  ns: 1, us: 1e3, '\u00b5s': 1e3, '\u03bcs': 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9,
+  ns: 1,
+  us: 1e3,
+  '\u00b5s': 1e3,
+  '\u03bcs': 1e3,
+  ms: 1e6,
+  s: 1e9,
+  m: 60e9,
+  h: 3600e9,
 };
 /**
  * Go's int64 nanosecond limit (2^63 - 1, about 292 years); as a double it is 2^63, which the overflow check compares
@@ -85,23 +92,29 @@ export function qualifiedNameError(key: string): string | undefined {
     const [prefix] = parts;
     name = parts[1];
     if (prefix.length === 0) return 'prefix part must be non-empty';
-    if (prefix.length > 253 || !DNS1123_SUBDOMAIN.test(prefix)) return `prefix part "${prefix}" must be a lowercase ` +
-      'DNS subdomain';
+    if (prefix.length > 253 || !DNS1123_SUBDOMAIN.test(prefix))
+      return `prefix part "${prefix}" must be a lowercase ` + 'DNS subdomain';
   } else if (parts.length > 2) {
     return 'a qualified name has at most one "/"';
   }
   if (name.length === 0) return 'name part must be non-empty';
   if (name.length > 63) return 'name part must be no more than 63 characters';
-  if (!QUALIFIED_NAME.test(name)) return 'name part must consist of alphanumeric characters, "-", "_" or ".", and ' +
-    'must start and end with an alphanumeric character';
+  if (!QUALIFIED_NAME.test(name))
+    return (
+      'name part must consist of alphanumeric characters, "-", "_" or ".", and ' +
+      'must start and end with an alphanumeric character'
+    );
   return undefined;
 }
 
 /** `validation.IsValidLabelValue`: empty, or up to 63 characters of the qualified-name alphabet. */
 export function labelValueError(v: string): string | undefined {
   if (v.length > 63) return 'must be no more than 63 characters';
-  if (v !== '' && !QUALIFIED_NAME.test(v)) return 'must be empty or consist of alphanumeric characters, "-", "_" or ' +
-    '".", starting and ending with an alphanumeric character';
+  if (v !== '' && !QUALIFIED_NAME.test(v))
+    return (
+      'must be empty or consist of alphanumeric characters, "-", "_" or ' +
+      '".", starting and ending with an alphanumeric character'
+    );
   return undefined;
 }
 
@@ -132,13 +145,15 @@ export function labelSelectorErrors(sel: LabelSelector): { path: string; error: 
   sel.matchExpressions.forEach((r, i) => {
     const at = `matchExpressions[${i}]`;
     if (r.operator === 'In' || r.operator === 'NotIn') {
-      if (r.values.length === 0) out.push({ path: `${at}.values`, error:
-        `operator ${r.operator} needs at least one value` });
+      if (r.values.length === 0)
+        out.push({ path: `${at}.values`, error: `operator ${r.operator} needs at least one value` });
     } else if (r.operator === 'Exists' || r.operator === 'DoesNotExist') {
       if (r.values.length > 0) out.push({ path: `${at}.values`, error: `operator ${r.operator} must have no values` });
     } else {
-      out.push({ path: `${at}.operator`, error: `${JSON.stringify(r.operator)} is not a valid selector operator (In, ` +
-        'NotIn, Exists, DoesNotExist)' });
+      out.push({
+        path: `${at}.operator`,
+        error: `${JSON.stringify(r.operator)} is not a valid selector operator (In, ` + 'NotIn, Exists, DoesNotExist)',
+      });
     }
     const ke = qualifiedNameError(r.key);
     if (ke) out.push({ path: `${at}.key`, error: `key ${JSON.stringify(r.key)}: ${ke}` });
@@ -152,11 +167,20 @@ export function selectorMatches(sel: LabelSelector, labels: Readonly<Record<stri
   for (const r of sel.matchExpressions) {
     const has = Object.prototype.hasOwnProperty.call(labels, r.key);
     switch (r.operator) {
-      case 'In': if (!has || !r.values.includes(labels[r.key])) return false; break;
-      case 'NotIn': if (has && r.values.includes(labels[r.key])) return false; break;
-      case 'Exists': if (!has) return false; break;
-      case 'DoesNotExist': if (has) return false; break;
-      default: return false;
+      case 'In':
+        if (!has || !r.values.includes(labels[r.key])) return false;
+        break;
+      case 'NotIn':
+        if (has && r.values.includes(labels[r.key])) return false;
+        break;
+      case 'Exists':
+        if (!has) return false;
+        break;
+      case 'DoesNotExist':
+        if (has) return false;
+        break;
+      default:
+        return false;
     }
   }
   return true;
@@ -180,7 +204,9 @@ export function metadataFieldPathError(path: string): string | undefined {
       return `fieldPath "${path}" does not support subscript`;
     }
   }
-  return ['metadata.annotations', 'metadata.labels', 'metadata.name', 'metadata.namespace',
-    'metadata.uid'].includes(path)
-    ? undefined : `unsupported fieldPath: ${path}`;
+  return ['metadata.annotations', 'metadata.labels', 'metadata.name', 'metadata.namespace', 'metadata.uid'].includes(
+    path,
+  )
+    ? undefined
+    : `unsupported fieldPath: ${path}`;
 }

@@ -42,29 +42,50 @@ interface Tool {
 
 const w = (s: string) => new RegExp(`^${s}$`);
 const TOOLS: readonly Tool[] = [
-  { tool: /^(manage\.py|django-admin)$/, verbs: [[w('migrate')]], label: 'Django\'s migrate' },
-  { tool: /^flask$/, verbs: [[w('db'), w('upgrade')]], label: 'Flask-Migrate\'s db upgrade' },
-  { tool: /^alembic$/, verbs: [[w('upgrade')]], label: 'Alembic\'s upgrade' },
-  { tool: /^prisma$/, verbs: [[w('migrate'), /^(deploy|dev|reset)$/], [w('db'), w('push')]], label: 'Prisma' },
+  { tool: /^(manage\.py|django-admin)$/, verbs: [[w('migrate')]], label: "Django's migrate" },
+  { tool: /^flask$/, verbs: [[w('db'), w('upgrade')]], label: "Flask-Migrate's db upgrade" },
+  { tool: /^alembic$/, verbs: [[w('upgrade')]], label: "Alembic's upgrade" },
+  {
+    tool: /^prisma$/,
+    verbs: [
+      [w('migrate'), /^(deploy|dev|reset)$/],
+      [w('db'), w('push')],
+    ],
+    label: 'Prisma',
+  },
   { tool: /^(rails|rake)$/, verbs: [[/^db:(migrate(:up|:redo)?|prepare|setup|reset|schema:load)$/]], label: 'Rails' },
   { tool: /^goose$/, verbs: [[/^(up|up-by-one|up-to|redo)$/]], label: 'goose' },
-  { tool: /^flyway$/, verbs: [[w('migrate')]], label: 'Flyway\'s migrate' },
-  { tool: /^liquibase$/, verbs: [[/^(update|update-count|update-to-tag|updateCount|updateToTag)$/]], label:
-    'Liquibase\'s update' },
+  { tool: /^flyway$/, verbs: [[w('migrate')]], label: "Flyway's migrate" },
+  {
+    tool: /^liquibase$/,
+    verbs: [[/^(update|update-count|update-to-tag|updateCount|updateToTag)$/]],
+    label: "Liquibase's update",
+  },
   { tool: /^knex$/, verbs: [[/^migrate:(latest|up)$/]], label: 'Knex' },
-  { tool: /^sequelize(-cli)?$/, verbs: [[w('db:migrate')]], label: 'Sequelize\'s db:migrate' },
+  { tool: /^sequelize(-cli)?$/, verbs: [[w('db:migrate')]], label: "Sequelize's db:migrate" },
   { tool: /^migrate$/, verbs: [[/^(up|goto)$/]], label: 'golang-migrate', first: true },
   { tool: /^dbmate$/, verbs: [[/^(up|migrate)$/]], label: 'dbmate' },
-  { tool: /^sqitch$/, verbs: [[w('deploy')]], label: 'Sqitch\'s deploy' },
-  { tool: /^typeorm(-ts-node-(commonjs|esm))?$/, verbs: [[w('migration:run')]], label: 'TypeORM\'s migration:run' },
-  { tool: /^diesel$/, verbs: [[w('migration'), w('run')], [w('database'), w('setup')]], label: 'Diesel' },
+  { tool: /^sqitch$/, verbs: [[w('deploy')]], label: "Sqitch's deploy" },
+  { tool: /^typeorm(-ts-node-(commonjs|esm))?$/, verbs: [[w('migration:run')]], label: "TypeORM's migration:run" },
+  {
+    tool: /^diesel$/,
+    verbs: [
+      [w('migration'), w('run')],
+      [w('database'), w('setup')],
+    ],
+    label: 'Diesel',
+  },
   { tool: /^sqlx$/, verbs: [[w('migrate'), w('run')]], label: 'sqlx' },
   { tool: /^atlas$/, verbs: [[/^(migrate|schema)$/, w('apply')]], label: 'Atlas' },
-  { tool: /^mix$/, verbs: [[w('ecto.migrate')]], label: 'Ecto\'s migrate' },
-  { tool: /^artisan$/, verbs: [[w('migrate')]], label: 'Laravel\'s migrate' },
+  { tool: /^mix$/, verbs: [[w('ecto.migrate')]], label: "Ecto's migrate" },
+  { tool: /^artisan$/, verbs: [[w('migrate')]], label: "Laravel's migrate" },
   { tool: /^console$/, verbs: [[w('doctrine:migrations:migrate')]], label: 'Doctrine Migrations' },
-  { tool: /^(npm|yarn|pnpm|bun)$/, verbs: [[/^(db:)?migrat(e|ions?)(:(up|latest|deploy|run))?$/]], label:
-    'a package script', first: true },
+  {
+    tool: /^(npm|yarn|pnpm|bun)$/,
+    verbs: [[/^(db:)?migrat(e|ions?)(:(up|latest|deploy|run))?$/]],
+    label: 'a package script',
+    first: true,
+  },
 ];
 
 /** Words that make an invocation read-only (help, a plan, a check, offline SQL). */
@@ -75,8 +96,17 @@ const GENERIC_FLAG = /^--(auto-?migrate|migrate|run-migrations?)(=(true|1|yes))?
 /** Programs whose arguments are data, not commands. */
 const NOT_COMMANDS = /^(echo|printf|grep|egrep|cat|ls|test|\[|true|false|:)$/;
 const SHELLS = /^(sh|bash|ash|dash|zsh)$/;
-const NAME_WORDS = new Set(['migrate', 'migrates', 'migration', 'migrations', 'migrator', 'dbmigrate', 'flyway',
-  'liquibase', 'alembic']);
+const NAME_WORDS = new Set([
+  'migrate',
+  'migrates',
+  'migration',
+  'migrations',
+  'migrator',
+  'dbmigrate',
+  'flyway',
+  'liquibase',
+  'alembic',
+]);
 
 const basename = (s: string) => s.split('/').pop() ?? s;
 
@@ -106,8 +136,11 @@ function invocations(argv: readonly string[]): { words: string[]; script?: numbe
 function migrationIn(words: readonly string[]): string | undefined {
   // leading VAR=value assignments and wrappers (exec, env, time, nice) are not the program
   let start = 0;
-  while (start < words.length &&
-    (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[start]) || /^(exec|env|time|nice|nohup)$/.test(words[start]))) start++;
+  while (
+    start < words.length &&
+    (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[start]) || /^(exec|env|time|nice|nohup)$/.test(words[start]))
+  )
+    start++;
   const ws = words.slice(start);
   if (ws.length === 0 || NOT_COMMANDS.test(basename(ws[0])) || ws.some((x) => READ_ONLY.test(x))) return undefined;
   let known = false;
@@ -144,11 +177,17 @@ const WAIT_FOR_MODE = /^(job|pod|service)(-we|-wr)?$/;
  */
 function waitsFor(c: MigrationCandidate, argv: readonly string[]): string | undefined {
   if (typeof c.image !== 'string') return undefined;
-  const repository = c.image.trim().split('@')[0].replace(/:[^/]*$/, '').split('/').pop();
+  const repository = c.image
+    .trim()
+    .split('@')[0]
+    .replace(/:[^/]*$/, '')
+    .split('/')
+    .pop();
   if (repository !== 'k8s-wait-for') return undefined;
   const full = (c.command?.length ?? 0) === 0 ? ['wait_for.sh', ...argv] : [...argv];
   for (const { words } of invocations(full)) {
-    if (words.length >= 3 && basename(words[0]) === 'wait_for.sh' && WAIT_FOR_MODE.test(words[1])) return `${words[1]} ${words[2]}`;
+    if (words.length >= 3 && basename(words[0]) === 'wait_for.sh' && WAIT_FOR_MODE.test(words[1]))
+      return `${words[1]} ${words[2]}`;
   }
   return undefined;
 }
@@ -162,12 +201,19 @@ export function looksLikeMigration(c: MigrationCandidate, byName: boolean): Migr
   const commandLength = c.command?.length ?? 0;
   for (const inv of invocations(argv)) {
     const label = migrationIn(inv.words);
-    const where = inv.script === undefined ? (commandLength ? 'command' : 'args') : 'shell script ' +
-      `(${inv.script < commandLength ? 'command' : 'args'})`;
+    const where =
+      inv.script === undefined
+        ? commandLength
+          ? 'command'
+          : 'args'
+        : 'shell script ' + `(${inv.script < commandLength ? 'command' : 'args'})`;
     if (label) return { reason: `"${inv.words.join(' ')}" (${label}) in its ${where}` };
   }
   if (byName && typeof c.name === 'string') {
-    const word = c.name.toLowerCase().split(/[-_.]/).find((x) => NAME_WORDS.has(x));
+    const word = c.name
+      .toLowerCase()
+      .split(/[-_.]/)
+      .find((x) => NAME_WORDS.has(x));
     const readOnly = argv.some((x) => READ_ONLY.test(x));
     // A name about a migration on a container that waits for one (a Job) is not the migration.
     if (word && !readOnly && waitsFor(c, argv) === undefined) return { reason: `"${word}" in its name (${c.name})` };

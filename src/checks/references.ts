@@ -4,8 +4,12 @@ import { lookupIn } from './rollout-spec';
 type Json = Record<string, unknown>;
 
 /** The controller checks that follow a reference to another object. */
-const NOT_FOUND: readonly ControllerCheck[] = ['serviceNotFound', 'templateNotFound', 'rwPluginRouteNotFound',
-  'workloadRefUnresolved'];
+const NOT_FOUND: readonly ControllerCheck[] = [
+  'serviceNotFound',
+  'templateNotFound',
+  'rwPluginRouteNotFound',
+  'workloadRefUnresolved',
+];
 
 function rec(x: unknown): Json | undefined {
   return typeof x === 'object' && x !== null && !Array.isArray(x) ? (x as Json) : undefined;
@@ -37,10 +41,12 @@ export function unresolvedReferences(objects: readonly Json[]): string[] {
   };
   for (const ro of objects.filter((o) => o.kind === 'Rollout')) {
     for (const f of checkController(ro, lookup)) {
-      if (NOT_FOUND.includes(f.check)) out.push(
-        `${ref(ro)} ${f.path}: ${f.message} Every object a rollwise Rollout refers to is written by the service ` +
-          'itself, so a patch broke the reference (renamed or removed the object, or changed the name). Fix: remove ' +
-          'the patch, or rename both sides.');
+      if (NOT_FOUND.includes(f.check))
+        out.push(
+          `${ref(ro)} ${f.path}: ${f.message} Every object a rollwise Rollout refers to is written by the service ` +
+            'itself, so a patch broke the reference (renamed or removed the object, or changed the name). Fix: remove ' +
+            'the patch, or rename both sides.',
+        );
     }
   }
   for (const route of objects.filter((o) => o.kind === 'HTTPRoute')) {
@@ -56,7 +62,8 @@ export function unresolvedReferences(objects: readonly Json[]): string[] {
               'which the service does not write: the Gateway answers 500 to the requests routed to it (Gateway API ' +
               `v1.6.1 HTTPRoute spec.rules.backendRefs: an invalid backendRef's share of requests MUST receive a ` +
               '500). A patch broke the reference (renamed or removed the Service, or changed the name). Fix: remove ' +
-              'the patch, or rename both sides.');
+              'the patch, or rename both sides.',
+          );
         }
       });
     });

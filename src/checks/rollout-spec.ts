@@ -12,13 +12,16 @@ export function lookupIn(objects: readonly Obj[]): ObjectLookup {
   return {
     get(kind, namespace, name) {
       const same = objects.filter((o) => o.kind === kind && o.metadata?.name === name);
-      const found = same.find((o) => (o.metadata?.namespace || undefined) === namespace) ?? same.find((o) => !o.metadata?.namespace || namespace === undefined);
+      const found =
+        same.find((o) => (o.metadata?.namespace || undefined) === namespace) ??
+        same.find((o) => !o.metadata?.namespace || namespace === undefined);
       return found as Record<string, unknown> | undefined;
     },
     list(kind, namespace) {
-      return objects.filter((o) => o.kind === kind &&
-        (!o.metadata?.namespace || namespace === undefined ||
-          o.metadata.namespace === namespace)) as Record<string, unknown>[];
+      return objects.filter(
+        (o) =>
+          o.kind === kind && (!o.metadata?.namespace || namespace === undefined || o.metadata.namespace === namespace),
+      ) as Record<string, unknown>[];
     },
   };
 }
@@ -30,15 +33,19 @@ export function lookupIn(objects: readonly Obj[]): ObjectLookup {
  */
 export function checkRolloutSpec(rollout: Obj, objects: readonly Obj[]): string[] {
   const lookup = lookupIn(objects);
-  const line = (what: string, f: { path: string; message: string }) => `${what}: ${f.message.startsWith(f.path) ? ''
-    : `${f.path}: `}${f.message}`;
-  const out = checkController(rollout as Record<string, unknown>, lookup).map((f) => line(
-    `Rollout ${rollout.metadata?.name}`, f));
+  const line = (what: string, f: { path: string; message: string }) =>
+    `${what}: ${f.message.startsWith(f.path) ? '' : `${f.path}: `}${f.message}`;
+  const out = checkController(rollout as Record<string, unknown>, lookup).map((f) =>
+    line(`Rollout ${rollout.metadata?.name}`, f),
+  );
   const seen = new Set<string>();
   for (const ref of templateRefs(rollout)) {
     const kind = ref.clusterScope ? 'ClusterAnalysisTemplate' : 'AnalysisTemplate';
-    const t = lookup.get(kind, ref.clusterScope ? undefined : rollout.metadata?.namespace || undefined,
-      ref.templateName);
+    const t = lookup.get(
+      kind,
+      ref.clusterScope ? undefined : rollout.metadata?.namespace || undefined,
+      ref.templateName,
+    );
     if (!t || seen.has(`${kind}/${ref.templateName}`)) continue;
     seen.add(`${kind}/${ref.templateName}`);
     out.push(...checkController(t, lookup).map((f) => line(`${kind} ${ref.templateName}`, f)));
@@ -47,10 +54,21 @@ export function checkRolloutSpec(rollout: Obj, objects: readonly Obj[]): string[
 }
 
 function templateRefs(rollout: Obj): { templateName: string; clusterScope?: boolean }[] {
-  const canary = (rollout.spec as { strategy?: { canary?: { analysis?: { templates?: unknown[] };
-    steps?: { analysis?: { templates?: unknown[] } }[] } } } | undefined)?.strategy?.canary;
-  const refs = [...(canary?.analysis?.templates ?? []),
-    ...(canary?.steps ?? []).flatMap((s) => s?.analysis?.templates ?? [])];
-  return refs.filter((r): r is { templateName: string;
-    clusterScope?: boolean } => typeof (r as { templateName?: unknown })?.templateName === 'string');
+  const canary = (
+    rollout.spec as
+      | {
+          strategy?: {
+            canary?: { analysis?: { templates?: unknown[] }; steps?: { analysis?: { templates?: unknown[] } }[] };
+          };
+        }
+      | undefined
+  )?.strategy?.canary;
+  const refs = [
+    ...(canary?.analysis?.templates ?? []),
+    ...(canary?.steps ?? []).flatMap((s) => s?.analysis?.templates ?? []),
+  ];
+  return refs.filter(
+    (r): r is { templateName: string; clusterScope?: boolean } =>
+      typeof (r as { templateName?: unknown })?.templateName === 'string',
+  );
 }

@@ -64,14 +64,17 @@ export function initProject(dir: string, opts: InitOptions = {}): InitResult {
   const root = path.resolve(dir);
   const service = opts.service ?? dnsLabel(path.basename(root));
   if (!/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/.test(service)) {
-    throw new RollwiseInputError('--service', service,
+    throw new RollwiseInputError(
+      '--service',
+      service,
       'the service name becomes object names and file names, which must be DNS labels.',
-      'pass --service <name> with lowercase letters, digits and "-", starting with a letter.');
+      'pass --service <name> with lowercase letters, digits and "-", starting with a letter.',
+    );
   }
   const dependency = opts.dependency ?? installedDependency(root) ?? `^${opts.version ?? '0.1.0'}`;
   const cdk8sYaml = path.join(root, 'cdk8s.yaml');
-  if (fs.existsSync(cdk8sYaml) && fs.readFileSync(cdk8sYaml,
-    'utf8') !== CDK8S_YAML && !opts.force) return adoptProject(root, service, dependency);
+  if (fs.existsSync(cdk8sYaml) && fs.readFileSync(cdk8sYaml, 'utf8') !== CDK8S_YAML && !opts.force)
+    return adoptProject(root, service, dependency);
   const files = initFiles(service);
   const pkgFile = path.join(root, 'package.json');
   const existingPkg = fs.existsSync(pkgFile) ? fs.readFileSync(pkgFile, 'utf8') : undefined;
@@ -88,8 +91,12 @@ export function initProject(dir: string, opts: InitOptions = {}): InitResult {
     }
   }
   if (conflicts.length > 0) {
-    throw new RollwiseInputError('rollwise init', root, `it would overwrite what is there: ${conflicts.join('; ')}.`,
-      'move those files aside, or pass --force to overwrite them (package.json is merged, never replaced).');
+    throw new RollwiseInputError(
+      'rollwise init',
+      root,
+      `it would overwrite what is there: ${conflicts.join('; ')}.`,
+      'move those files aside, or pass --force to overwrite them (package.json is merged, never replaced).',
+    );
   }
   return writePlan(root, plan, [], 'scaffold');
 }
@@ -103,7 +110,11 @@ function writePlan(root: string, plan: Plan, notes: string[], mode: InitResult['
     fs.mkdirSync(path.dirname(full), { recursive: true });
     fs.writeFileSync(full, f.content);
   }
-  const pick = (s: string) => plan.filter((f) => f.state === s).map((f) => f.rel).sort();
+  const pick = (s: string) =>
+    plan
+      .filter((f) => f.state === s)
+      .map((f) => f.rel)
+      .sort();
   return { created: pick('created'), updated: pick('updated'), unchanged: pick('unchanged'), notes, mode };
 }
 
@@ -119,15 +130,23 @@ function writePlan(root: string, plan: Plan, notes: string[], mode: InitResult['
 function adoptProject(root: string, service: string, dependency: string): InitResult {
   const pkgFile = path.join(root, 'package.json');
   const existingPkg = fs.existsSync(pkgFile) ? fs.readFileSync(pkgFile, 'utf8') : undefined;
-  const pkgJson = existingPkg === undefined ? {} : (JSON.parse(existingPkg) as { scripts?: Record<string, string>;
-    devDependencies?: Record<string, string>; dependencies?: Record<string, string> });
+  const pkgJson =
+    existingPkg === undefined
+      ? {}
+      : (JSON.parse(existingPkg) as {
+          scripts?: Record<string, string>;
+          devDependencies?: Record<string, string>;
+          dependencies?: Record<string, string>;
+        });
   const scripts = pkgJson.scripts ?? {};
   const adoptScripts: Record<string, string> = {};
   if (scripts.synth === undefined) adoptScripts.synth = 'rollwise synth';
   if (scripts['synth:check'] === undefined) adoptScripts['synth:check'] = 'rollwise synth --check';
-  adoptScripts[scripts.lint === undefined || scripts.lint === 'rollwise lint dist' ? 'lint'
-    : 'lint:rollwise'] = 'rollwise lint dist';
-  const jest = /\bjest\b/.test(scripts.test ?? '') || fs.existsSync(path.join(root, 'jest.config.js')) ||
+  adoptScripts[scripts.lint === undefined || scripts.lint === 'rollwise lint dist' ? 'lint' : 'lint:rollwise'] =
+    'rollwise lint dist';
+  const jest =
+    /\bjest\b/.test(scripts.test ?? '') ||
+    fs.existsSync(path.join(root, 'jest.config.js')) ||
     fs.existsSync(path.join(root, 'jest.config.ts'));
   if (!jest && scripts.test === undefined) adoptScripts.test = 'node --test test/';
   else if (!jest) adoptScripts['test:rollwise'] = 'node --test test/';
@@ -145,14 +164,17 @@ function adoptProject(root: string, service: string, dependency: string): InitRe
   if (main !== undefined && !/\baddRollwise\(/.test(main)) {
     const patched = adoptMain(main);
     if (patched !== undefined) files['main.ts'] = patched;
-    else notes.push(
-      'main.ts is not the cdk8s template\'s shape, so it was left as it is: build the app with `const app = new ' +
-        'RollwiseApp();` (import { RollwiseApp } from \'rollwise\') and call `addRollwise(app);` (import { ' +
-        'addRollwise } from \'./rollwise\') before `app.synth()`.');
+    else
+      notes.push(
+        "main.ts is not the cdk8s template's shape, so it was left as it is: build the app with `const app = new " +
+          "RollwiseApp();` (import { RollwiseApp } from 'rollwise') and call `addRollwise(app);` (import { " +
+          "addRollwise } from './rollwise') before `app.synth()`.",
+      );
   } else if (main === undefined) {
     notes.push(
       'there is no main.ts: in the file your cdk8s.yaml runs, build the app with `new RollwiseApp()` from ' +
-        '\'rollwise\' and call `addRollwise(app)` from \'./rollwise\' before `app.synth()`.');
+        "'rollwise' and call `addRollwise(app)` from './rollwise' before `app.synth()`.",
+    );
   }
   const ignore = path.join(root, '.gitignore');
   const lines = fs.existsSync(ignore) ? fs.readFileSync(ignore, 'utf8') : '';
@@ -163,11 +185,12 @@ function adoptProject(root: string, service: string, dependency: string): InitRe
       `.gitignore ignored the output folder (${committed.removed.map((l) => `line "${l}"`).join(', ')}), ` +
         `so ${output}/ would never be committed: Argo CD applies the committed ${output}/ and a clean clone's ` +
         `\`rollwise synth --check\` would find every file missing. That line was removed; nothing else in .gitignore ` +
-        `changed. Commit ${output}/ after \`npm run synth\`.`);
+        `changed. Commit ${output}/ after \`npm run synth\`.`,
+    );
   }
   const kept = committed.text;
-  if (!kept.split('\n').includes('rollwise.sarif')) files['.gitignore'] = `${kept}${kept === '' || kept.endsWith('\n')
-    ? '' : '\n'}rollwise.sarif\n`;
+  if (!kept.split('\n').includes('rollwise.sarif'))
+    files['.gitignore'] = `${kept}${kept === '' || kept.endsWith('\n') ? '' : '\n'}rollwise.sarif\n`;
   else if (kept !== lines) files['.gitignore'] = kept;
   const conflicts = [...merged.conflicts];
   const plan: Plan = [];
@@ -179,9 +202,12 @@ function adoptProject(root: string, service: string, dependency: string): InitRe
     else conflicts.push(`${rel} exists with other content`);
   }
   if (conflicts.length > 0) {
-    throw new RollwiseInputError('rollwise init', root,
+    throw new RollwiseInputError(
+      'rollwise init',
+      root,
       `it adds rollwise to the cdk8s app there and would overwrite: ${conflicts.join('; ')}.`,
-      'move those files aside and run rollwise init again.');
+      'move those files aside and run rollwise init again.',
+    );
   }
   return writePlan(root, plan, notes, 'adopt');
 }
@@ -197,8 +223,9 @@ function outputFolder(cdk8sYaml: string): string {
   } catch {
     output = undefined;
   }
-  return (typeof output === 'string' && output.trim() !== '' ? output.trim() : 'dist').replace(/^\.\//,
-    '').replace(/\/+$/, '');
+  return (typeof output === 'string' && output.trim() !== '' ? output.trim() : 'dist')
+    .replace(/^\.\//, '')
+    .replace(/\/+$/, '');
 }
 
 /**
@@ -212,11 +239,13 @@ export function commitOutput(gitignore: string, output: string): { text: string;
   const ignoresOutput = new RegExp(`^/?${folder}(/|/\\*|/\\*\\*)?$`);
   const removed: string[] = [];
   const parts = gitignore.split(/(?<=\n)/);
-  const text = parts.filter((line) => {
-    const hit = ignoresOutput.test(line.replace(/\r?\n$/, '').trim());
-    if (hit) removed.push(line.replace(/\r?\n$/, '').trim());
-    return !hit;
-  }).join('');
+  const text = parts
+    .filter((line) => {
+      const hit = ignoresOutput.test(line.replace(/\r?\n$/, '').trim());
+      if (hit) removed.push(line.replace(/\r?\n$/, '').trim());
+      return !hit;
+    })
+    .join('');
   return { text, removed };
 }
 
@@ -230,15 +259,21 @@ function adoptMain(main: string): string | undefined {
   const synth = /^app\.synth\(\);$/m;
   const imp = /^import \{([^}]*)\} from 'cdk8s';$/m;
   const count = (re: RegExp) => (main.match(new RegExp(re.source, 'gm')) ?? []).length;
-  const names = imp.exec(main)?.[1].split(',').map((x) => x.trim()).filter(Boolean);
+  const names = imp
+    .exec(main)?.[1]
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
   if (count(newApp) !== 1 || count(synth) !== 1 || !names?.includes('App')) return undefined;
   let out = main.replace(newApp, 'const app = new RollwiseApp();').replace(synth, 'addRollwise(app);\napp.synth();');
   // App is unused now unless the app names it elsewhere (the template's tsconfig has noUnusedLocals).
   const rest = out.replace(imp, '');
   const kept = /\bApp\b/.test(rest) ? names : names.filter((n) => n !== 'App');
-  out = out.replace(imp,
+  out = out.replace(
+    imp,
     `${kept.length ? `import { ${kept.join(', ')} } from 'cdk8s';\n` : ''}import { RollwiseApp } from ` +
-      `'rollwise';\nimport { addRollwise } from './rollwise';`);
+      `'rollwise';\nimport { addRollwise } from './rollwise';`,
+  );
   return out;
 }
 
@@ -253,8 +288,10 @@ export function installedDependency(target: string, from: string = __dirname): s
   let pkgRoot: string | undefined;
   for (let dir = from; path.dirname(dir) !== dir; dir = path.dirname(dir)) {
     const file = path.join(dir, 'package.json');
-    if (fs.existsSync(file) &&
-      (JSON.parse(fs.readFileSync(file, 'utf8')) as { name?: string }).name === 'rollwise') { pkgRoot = dir; break; }
+    if (fs.existsSync(file) && (JSON.parse(fs.readFileSync(file, 'utf8')) as { name?: string }).name === 'rollwise') {
+      pkgRoot = dir;
+      break;
+    }
   }
   if (pkgRoot === undefined) return undefined;
   const relFile = (abs: string) => `file:${path.relative(target, abs).split(path.sep).join('/') || '.'}`;
@@ -262,8 +299,10 @@ export function installedDependency(target: string, from: string = __dirname): s
   const installer = path.dirname(path.dirname(pkgRoot));
   let spec: string | undefined;
   try {
-    const pkg = JSON.parse(fs.readFileSync(path.join(installer, 'package.json'),
-      'utf8')) as Record<string, Record<string, string> | undefined>;
+    const pkg = JSON.parse(fs.readFileSync(path.join(installer, 'package.json'), 'utf8')) as Record<
+      string,
+      Record<string, string> | undefined
+    >;
     spec = pkg.dependencies?.rollwise ?? pkg.devDependencies?.rollwise ?? pkg.optionalDependencies?.rollwise;
   } catch {
     spec = undefined;
@@ -276,8 +315,13 @@ export function installedDependency(target: string, from: string = __dirname): s
 }
 
 function dnsLabel(name: string): string {
-  const s = name.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^[^a-z]+/, '').replace(/-+$/, '').slice(0,
-    63).replace(/-+$/, '');
+  const s = name
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/^[^a-z]+/, '')
+    .replace(/-+$/, '')
+    .slice(0, 63)
+    .replace(/-+$/, '');
   return s || 'service';
 }
 
@@ -289,15 +333,26 @@ const SCRIPTS: Record<string, string> = {
   test: 'tsc -p . && node --test test/',
 };
 
-function mergePackageJson(existing: string | undefined, service: string, dependency: string, force: boolean,
-  scriptsWanted: Record<string, string> = SCRIPTS): { content: string; conflicts: string[] } {
+function mergePackageJson(
+  existing: string | undefined,
+  service: string,
+  dependency: string,
+  force: boolean,
+  scriptsWanted: Record<string, string> = SCRIPTS,
+): { content: string; conflicts: string[] } {
   let pkg: Record<string, unknown>;
   try {
-    pkg = existing === undefined ? { name: service, version: '0.0.0', private: true }
-      : (JSON.parse(existing) as Record<string, unknown>);
+    pkg =
+      existing === undefined
+        ? { name: service, version: '0.0.0', private: true }
+        : (JSON.parse(existing) as Record<string, unknown>);
   } catch (e) {
-    throw new RollwiseInputError('package.json', '(unparsable)', `it is not valid JSON: ${(e as Error).message}.`,
-      'fix package.json, then run rollwise init again.');
+    throw new RollwiseInputError(
+      'package.json',
+      '(unparsable)',
+      `it is not valid JSON: ${(e as Error).message}.`,
+      'fix package.json, then run rollwise init again.',
+    );
   }
   const conflicts: string[] = [];
   const section = (key: string): Record<string, string> => {
@@ -306,8 +361,8 @@ function mergePackageJson(existing: string | undefined, service: string, depende
   };
   const scripts = section('scripts');
   for (const [k, v] of Object.entries(scriptsWanted)) {
-    if (scripts[k] !== undefined && scripts[k] !== v && !force) conflicts.push(
-      `package.json script "${k}" is \`${scripts[k]}\`, not \`${v}\``);
+    if (scripts[k] !== undefined && scripts[k] !== v && !force)
+      conflicts.push(`package.json script "${k}" is \`${scripts[k]}\`, not \`${v}\``);
     else scripts[k] = v;
   }
   const deps = section('dependencies');
@@ -323,13 +378,19 @@ function mergePackageJson(existing: string | undefined, service: string, depende
     [devDeps, '@types/node', '^20.19.43'],
   ];
   const before = { deps: Object.keys(deps), devDeps: Object.keys(devDeps) };
-  for (const [where, name, range] of want) if (deps[name] === undefined &&
-    devDeps[name] === undefined) where[name] = range;
+  for (const [where, name, range] of want)
+    if (deps[name] === undefined && devDeps[name] === undefined) where[name] = range;
   // a section the project already has keeps its order (new entries after it); a new one is sorted
-  const order = (o: Record<string, string>, had: string[]) => (had.length ? Object.fromEntries([...had,
-    ...Object.keys(sortKeys(o)).filter((k) => !had.includes(k))].map((k) => [k, o[k]])) : sortKeys(o));
-  const out: Record<string, unknown> = { ...pkg, scripts, dependencies: order(deps, before.deps),
-    devDependencies: order(devDeps, before.devDeps) };
+  const order = (o: Record<string, string>, had: string[]) =>
+    had.length
+      ? Object.fromEntries([...had, ...Object.keys(sortKeys(o)).filter((k) => !had.includes(k))].map((k) => [k, o[k]]))
+      : sortKeys(o);
+  const out: Record<string, unknown> = {
+    ...pkg,
+    scripts,
+    dependencies: order(deps, before.deps),
+    devDependencies: order(devDeps, before.devDeps),
+  };
   return { content: `${JSON.stringify(out, null, 2)}\n`, conflicts };
 }
 
@@ -344,23 +405,27 @@ app: npx tsc -p . && node lib/main.js
 output: dist
 `;
 
-const TSCONFIG = `${JSON.stringify({
-  compilerOptions: {
-    target: 'ES2020',
-    module: 'CommonJS',
-    lib: ['es2020'],
-    strict: true,
-    noImplicitAny: true,
-    noImplicitReturns: true,
-    noUnusedLocals: true,
-    noUnusedParameters: true,
-    noFallthroughCasesInSwitch: true,
-    declaration: false,
-    outDir: 'lib',
-    rootDir: '.',
+const TSCONFIG = `${JSON.stringify(
+  {
+    compilerOptions: {
+      target: 'ES2020',
+      module: 'CommonJS',
+      lib: ['es2020'],
+      strict: true,
+      noImplicitAny: true,
+      noImplicitReturns: true,
+      noUnusedLocals: true,
+      noUnusedParameters: true,
+      noFallthroughCasesInSwitch: true,
+      declaration: false,
+      outDir: 'lib',
+      rootDir: '.',
+    },
+    include: ['*.ts'],
   },
-  include: ['*.ts'],
-}, null, 2)}\n`;
+  null,
+  2,
+)}\n`;
 
 function platformTs(): string {
   return `import { Platform } from 'rollwise';
@@ -401,8 +466,9 @@ export function platform(env: string, server: string): Platform {
  */
 function mainTs(service: string, adopt = false): string {
   return `import { ${adopt ? 'App, ' : ''}Duration } from 'cdk8s';
-import { addEstate, AppServer, ArgoCdApplication, Environment, HttpServiceProps, ${adopt ? ''
-  : 'RollwiseApp, '}Sizing } from 'rollwise';
+import { addEstate, AppServer, ArgoCdApplication, Environment, HttpServiceProps, ${
+    adopt ? '' : 'RollwiseApp, '
+  }Sizing } from 'rollwise';
 import { platform } from './platform';
 
 const server = 'https://kubernetes.default.svc';
@@ -447,9 +513,13 @@ export const services: Record<string, HttpServiceProps> = {
 /**
  * Every service in every environment (\`dist/<env>/<service>.k8s.yaml\` and its runbook), and one
  * Argo CD Application per service and environment in \`dist/argocd/<env>/\`, outside the folder it
- * deploys so it never applies itself. Apply \`dist/argocd/<env>/\` once; Argo CD follows Git.${adopt ? `
+ * deploys so it never applies itself. Apply \`dist/argocd/<env>/\` once; Argo CD follows Git.${
+   adopt
+     ? `
  * \`app\` must be a RollwiseApp (\`new RollwiseApp()\` from 'rollwise'): its synth() writes the reasons,
- * runbooks and checks, and \`rollwise synth\` refuses a plain App.` : ''}
+ * runbooks and checks, and \`rollwise synth\` refuses a plain App.`
+     : ''
+ }
  */
 export function ${adopt ? 'addRollwise(app: App): void' : 'buildApp(outdir?: string): RollwiseApp'} {
 ${adopt ? '' : '  const app = new RollwiseApp({ outdir });\n'}  addEstate(app, {
@@ -462,11 +532,15 @@ ${adopt ? '' : '  const app = new RollwiseApp({ outdir });\n'}  addEstate(app, {
       new ArgoCdApplication(chart, \`\${name}-\${environment.name}\`, { service, settings });
     },
   });
-${adopt ? '' : `  return app;
+${
+  adopt
+    ? ''
+    : `  return app;
 }
 
 if (require.main === module) buildApp().synth();
-`}${adopt ? '}\n' : ''}`;
+`
+}${adopt ? '}\n' : ''}`;
 }
 
 /**
@@ -487,17 +561,23 @@ const path = require('node:path');
 
 const root = path.join(__dirname, '..');
 const rollwise = (...args) => spawnSync(process.execPath, [require.resolve('rollwise/bin/rollwise.js'), ...args], { cwd: root, encoding: 'utf8' });
-${appModule ? `// the services and environments as the app declares them (${appModule.replace(/^\.\.\//,
-  '')}.js, compiled from main.ts)
+${
+  appModule
+    ? `// the services and environments as the app declares them (${appModule.replace(
+        /^\.\.\//,
+        '',
+      )}.js, compiled from main.ts)
 const app = () => {
   const { environments, services } = require('${appModule}');
   return { environments: environments().map((e) => e.name), services: Object.keys(services) };
-};` : `// the services and environments as synth wrote them: dist/<env>/<service>.k8s.yaml, beside dist/argocd/
+};`
+    : `// the services and environments as synth wrote them: dist/<env>/<service>.k8s.yaml, beside dist/argocd/
 const app = (out) => {
   const environments = fs.readdirSync(out, { withFileTypes: true }).filter((d) => d.isDirectory() && d.name !== 'argocd').map((d) => d.name);
   const services = [...new Set(environments.flatMap((env) => fs.readdirSync(path.join(out, env)).filter((f) => f.endsWith('.k8s.yaml') && !f.endsWith('.catalog-info.yaml')).map((f) => f.slice(0, -'.k8s.yaml'.length))))];
   return { environments, services };
-};`}
+};`
+}
 
 test('the committed dist/ is what the code synthesizes (run \`npm run synth\` and commit)', () => {
   const r = rollwise('synth', '--check');

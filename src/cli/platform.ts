@@ -30,33 +30,57 @@ export function platformYaml(o: PlatformCliOptions): { yaml: string; warnings: s
     arm64: () => PluginBinary.linuxArm64(),
   };
   const binary = binaries[o.arch ?? 'amd64'];
-  if (!binary) throw new RollwiseInputError('--arch', o.arch,
-    'the plugin is released for linux amd64 and arm64 nodes only.', 'pass --arch amd64 or --arch arm64.');
+  if (!binary)
+    throw new RollwiseInputError(
+      '--arch',
+      o.arch,
+      'the plugin is released for linux amd64 and arm64 nodes only.',
+      'pass --arch amd64 or --arch arm64.',
+    );
   const podMonitorLabels: Record<string, string> = {};
   for (const l of o.monitorLabel ?? []) {
     const m = /^([A-Za-z0-9][-A-Za-z0-9_./]*)=([-A-Za-z0-9_.]*)$/.exec(l);
-    if (!m) throw new RollwiseInputError('--monitor-label', l, 'is not a label key=value.',
-      'pass e.g. --monitor-label release=kube-prometheus-stack.');
+    if (!m)
+      throw new RollwiseInputError(
+        '--monitor-label',
+        l,
+        'is not a label key=value.',
+        'pass e.g. --monitor-label release=kube-prometheus-stack.',
+      );
     podMonitorLabels[m[1]] = m[2];
   }
   const kubernetesVersion = o.kubernetesVersion === undefined ? undefined : KubernetesVersion.of(o.kubernetesVersion);
-  const kubernetesVersionSource = o.kubernetesVersion === undefined
-    ? 'the default of --kubernetes-version, which was not given: pass your cluster\'s version, e.g. ' +
-      '--kubernetes-version 1.33'
-    : `input (--kubernetes-version ${o.kubernetesVersion})`;
-  const namespaces = (o.namespace ?? []).map((name) => ({ name,
-    podSecurity: o.podSecurity as PodSecurityLevel | undefined, kubernetesVersion, kubernetesVersionSource }));
+  const kubernetesVersionSource =
+    o.kubernetesVersion === undefined
+      ? "the default of --kubernetes-version, which was not given: pass your cluster's version, e.g. " +
+        '--kubernetes-version 1.33'
+      : `input (--kubernetes-version ${o.kubernetesVersion})`;
+  const namespaces = (o.namespace ?? []).map((name) => ({
+    name,
+    podSecurity: o.podSecurity as PodSecurityLevel | undefined,
+    kubernetesVersion,
+    kubernetesVersionSource,
+  }));
   const app = new App({ outdir: '.' });
   new ClusterPrerequisites(new Chart(app, 'rollwise-platform'), 'prerequisites', {
-    rolloutsNamespace: o.rolloutsNamespace, envoyNamespace: o.envoyNamespace, pluginBinary: binary(), podMonitorLabels,
-      pluginSha256: o.pluginSha256, namespaces,
+    rolloutsNamespace: o.rolloutsNamespace,
+    envoyNamespace: o.envoyNamespace,
+    pluginBinary: binary(),
+    podMonitorLabels,
+    pluginSha256: o.pluginSha256,
+    namespaces,
   });
-  const versionWarning = namespaces.length > 0 && o.kubernetesVersion === undefined
-    ? ['--kubernetes-version not given: the namespaces enforce Pod Security as Kubernetes 1.28 defines it ' +
-      '(pod-security.kubernetes.io/enforce-version: v1.28). Pass the version your cluster and your services target ' +
-      '(platform.kubernetesVersion), e.g. --kubernetes-version 1.33, so the namespaces judge pods by the same ' +
-      'definition (docs/cluster.md#namespaces).']
-    : [];
-  return { yaml: [...renderApp(app)].map((f) => f.content).join(''),
-    warnings: [...warningsOf(app), ...versionWarning] };
+  const versionWarning =
+    namespaces.length > 0 && o.kubernetesVersion === undefined
+      ? [
+          '--kubernetes-version not given: the namespaces enforce Pod Security as Kubernetes 1.28 defines it ' +
+            '(pod-security.kubernetes.io/enforce-version: v1.28). Pass the version your cluster and your services target ' +
+            '(platform.kubernetesVersion), e.g. --kubernetes-version 1.33, so the namespaces judge pods by the same ' +
+            'definition (docs/cluster.md#namespaces).',
+        ]
+      : [];
+  return {
+    yaml: [...renderApp(app)].map((f) => f.content).join(''),
+    warnings: [...warningsOf(app), ...versionWarning],
+  };
 }

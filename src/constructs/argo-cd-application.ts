@@ -65,43 +65,89 @@ export class ArgoCdApplication extends Construct {
       const s = props.settings;
       const svc = props.service;
       const destNs = props.destinationNamespace ?? svc.namespace;
-      if (!destNs) throw new RollwiseInputError('destinationNamespace', 'unset',
-        'the service has no namespace and none was given: Argo CD would apply into its own namespace.',
-        'give the chart a namespace or set destinationNamespace.');
+      if (!destNs)
+        throw new RollwiseInputError(
+          'destinationNamespace',
+          'unset',
+          'the service has no namespace and none was given: Argo CD would apply into its own namespace.',
+          'give the chart a namespace or set destinationNamespace.',
+        );
       if (svc.namespace !== undefined && destNs !== svc.namespace) {
-        throw new RollwiseInputError('destinationNamespace', destNs,
+        throw new RollwiseInputError(
+          'destinationNamespace',
+          destNs,
           `the service's objects name namespace ${svc.namespace}, and Argo CD applies an object with a namespace ` +
             `there, not into the destination: the Application would report ${destNs} while the objects, the ` +
             `traffic-router plugin's config, the analysis queries and the alerts all use ${svc.namespace} (and ` +
             'CreateNamespace would create the wrong one).',
-          `remove destinationNamespace, or give the service's chart the namespace ${destNs}.`);
+          `remove destinationNamespace, or give the service's chart the namespace ${destNs}.`,
+        );
       }
       const include = props.include ?? serviceFile(svc);
       // The migration Job is the service's PreSync hook: what its pod needs must exist before the first sync.
-      const job = svc.migration?.job.toJson() as { metadata?: { name?: string };
-        spec?: { activeDeadlineSeconds?: number; template?: { spec?: unknown } } } | undefined;
-      const preSync = job ? { hook: `migration Job ${job.metadata?.name ?? ''}`,
-        needs: objectsThePodNeeds(job.spec?.template?.spec),
-        deadlineSeconds: job.spec?.activeDeadlineSeconds } : undefined;
-      const policyInput = props.namespacePolicy !== undefined ? 'namespacePolicy'
-        : s.namespaces !== undefined ? 'argoCd.namespaces' : 'namespacePolicy (default)';
-      const ns = decideNamespace(destNs, props.namespacePolicy ?? s.namespaces ?? NamespacePolicy.createdByArgoCd(),
-        svc.platform.kubernetesVersion, preSync, policyInput);
-      if (!/^(https?|ssh):\/\/|^git@/.test(s.repoURL)) throw new RollwiseInputError('argoCd.repoURL', s.repoURL,
-        'is not a Git URL Argo CD can clone.', 'use e.g. "https://github.com/acme/deploy.git".');
+      const job = svc.migration?.job.toJson() as
+        | { metadata?: { name?: string }; spec?: { activeDeadlineSeconds?: number; template?: { spec?: unknown } } }
+        | undefined;
+      const preSync = job
+        ? {
+            hook: `migration Job ${job.metadata?.name ?? ''}`,
+            needs: objectsThePodNeeds(job.spec?.template?.spec),
+            deadlineSeconds: job.spec?.activeDeadlineSeconds,
+          }
+        : undefined;
+      const policyInput =
+        props.namespacePolicy !== undefined
+          ? 'namespacePolicy'
+          : s.namespaces !== undefined
+            ? 'argoCd.namespaces'
+            : 'namespacePolicy (default)';
+      const ns = decideNamespace(
+        destNs,
+        props.namespacePolicy ?? s.namespaces ?? NamespacePolicy.createdByArgoCd(),
+        svc.platform.kubernetesVersion,
+        preSync,
+        policyInput,
+      );
+      if (!/^(https?|ssh):\/\/|^git@/.test(s.repoURL))
+        throw new RollwiseInputError(
+          'argoCd.repoURL',
+          s.repoURL,
+          'is not a Git URL Argo CD can clone.',
+          'use e.g. "https://github.com/acme/deploy.git".',
+        );
       const sync = decideApplicationSync({
-        include, includeGiven: props.include !== undefined, path: s.path, destinationNamespace: destNs, namespace: ns,
+        include,
+        includeGiven: props.include !== undefined,
+        path: s.path,
+        destinationNamespace: destNs,
+        namespace: ns,
       });
       const r = new Reasons();
-      const ignore: { group?: string; kind: string; name?: string; namespace?: string; jqPathExpressions?: string[];
-        jsonPointers?: string[] }[] = [];
+      const ignore: {
+        group?: string;
+        kind: string;
+        name?: string;
+        namespace?: string;
+        jqPathExpressions?: string[];
+        jsonPointers?: string[];
+      }[] = [];
       if (svc.canary) {
-        ignore.push({ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: svc.name, namespace: destNs,
-          jqPathExpressions: ['.spec.rules[].backendRefs[].weight'] });
+        ignore.push({
+          group: 'gateway.networking.k8s.io',
+          kind: 'HTTPRoute',
+          name: svc.name,
+          namespace: destNs,
+          jqPathExpressions: ['.spec.rules[].backendRefs[].weight'],
+        });
       }
       if (svc.replicasOwnedByAutoscaler) {
-        ignore.push({ group: svc.workload.apiVersion.includes('/') ? svc.workload.apiVersion.split('/')[0] : '',
-          kind: svc.workload.kind, name: svc.name, namespace: destNs, jsonPointers: ['/spec/replicas'] });
+        ignore.push({
+          group: svc.workload.apiVersion.includes('/') ? svc.workload.apiVersion.split('/')[0] : '',
+          kind: svc.workload.kind,
+          name: svc.name,
+          namespace: destNs,
+          jsonPointers: ['/spec/replicas'],
+        });
       }
       const spec = {
         project: s.project ?? 'default',
@@ -115,38 +161,61 @@ export class ArgoCdApplication extends Construct {
         syncPolicy: {
           automated: r.use('spec.syncPolicy.automated', sync.automated),
           syncOptions: r.use('spec.syncPolicy.syncOptions', sync.syncOptions),
-          ...(ns.labels ? { managedNamespaceMetadata: { labels: r.use('spec.syncPolicy.managedNamespaceMetadata.labels',
-            ns.labels) } } : {}),
+          ...(ns.labels
+            ? {
+                managedNamespaceMetadata: {
+                  labels: r.use('spec.syncPolicy.managedNamespaceMetadata.labels', ns.labels),
+                },
+              }
+            : {}),
         },
         ...(ignore.length ? { ignoreDifferences: ignore } : {}),
       };
       if (ignore.length) {
-        r.note('spec.ignoreDifferences',
+        r.note(
+          'spec.ignoreDifferences',
           'Fields controllers change at ' +
-            `runtime: ${[svc.canary ? 'the HTTPRoute backendRef weights (set by the Argo Rollouts Gateway API plugin ' +
-              'during a canary)' : '', svc.replicasOwnedByAutoscaler ? `${svc.workload.kind} /spec/replicas (owned ` +
-                'by the autoscaler, and absent from Git)' : ''].filter(Boolean).join('; ')}; ` +
+            `runtime: ${[
+              svc.canary
+                ? 'the HTTPRoute backendRef weights (set by the Argo Rollouts Gateway API plugin ' + 'during a canary)'
+                : '',
+              svc.replicasOwnedByAutoscaler
+                ? `${svc.workload.kind} /spec/replicas (owned ` + 'by the autoscaler, and absent from Git)'
+                : '',
+            ]
+              .filter(Boolean)
+              .join('; ')}; ` +
             'without this Argo CD reports drift and self-heal fights the controllers (reference: Argo CD and ' +
             `Rollouts). They only leave the diff: every other field of these objects, the route's rules included, is ` +
-            'still applied from Git.');
+            'still applied from Git.',
+        );
       }
       const frozen = arrayFreezingIgnores(spec);
       if (frozen.length) throw new Error(`ArgoCdApplication ${name}: ${frozen.join('; ')}`);
       this.application = new ApiObject(this, 'application', {
         ...Application.GVK,
-        metadata: { name, namespace: s.namespace ?? 'argocd',
+        metadata: {
+          name,
+          namespace: s.namespace ?? 'argocd',
           labels: { 'app.kubernetes.io/managed-by': 'rollwise', [SERVICE_LABEL]: svc.name },
-          annotations: r.annotations() },
+          annotations: r.annotations(),
+        },
         spec,
       });
       // Checked like the rest, on what is written (escape-hatch patches included).
       // Every Application into one namespace must keep the same labels on it (invariants/conflicts.ts),
       // compared as written.
-      if (ns.labels) registerNamespaceMetadata(this,
-        { service: svc.node.path, server: spec.destination.server, namespace: destNs, labels: ns.labels.value,
-          object: this.application });
-      registerRenderCheck(this, (rendered) => checkApplication(rendered, this.application, svc, include),
-        { validateObjects: true });
+      if (ns.labels)
+        registerNamespaceMetadata(this, {
+          service: svc.node.path,
+          server: spec.destination.server,
+          namespace: destNs,
+          labels: ns.labels.value,
+          object: this.application,
+        });
+      registerRenderCheck(this, (rendered) => checkApplication(rendered, this.application, svc, include), {
+        validateObjects: true,
+      });
     } catch (e) {
       throw inService(e, props.service?.name ?? String(props.service), this.node.path);
     }
@@ -154,8 +223,13 @@ export class ArgoCdApplication extends Construct {
   }
 }
 
-const APPLICATION_PROPS_KEYS = keysOf<ArgoCdApplicationProps>()({ service: true, settings: true, include: true,
-  destinationNamespace: true, namespacePolicy: true });
+const APPLICATION_PROPS_KEYS = keysOf<ArgoCdApplicationProps>()({
+  service: true,
+  settings: true,
+  include: true,
+  destinationNamespace: true,
+  namespacePolicy: true,
+});
 
 /**
  * The props as a JavaScript caller may pass them (known keys, the service an HttpService, the
@@ -164,30 +238,45 @@ const APPLICATION_PROPS_KEYS = keysOf<ArgoCdApplicationProps>()({ service: true,
  */
 function checkApplicationProps(scope: Construct, id: string, props: ArgoCdApplicationProps): void {
   checkKeys('props', props, APPLICATION_PROPS_KEYS, `new ArgoCdApplication(scope, '${id}', props)`);
-  if (props === undefined) throw new RollwiseInputError('props', 'undefined',
-    `is the third argument of new ArgoCdApplication(scope, '${id}', props): the service and its Argo CD settings.`,
-    'pass { service, settings: service.platform.argoCd }.');
+  if (props === undefined)
+    throw new RollwiseInputError(
+      'props',
+      'undefined',
+      `is the third argument of new ArgoCdApplication(scope, '${id}', props): the service and its Argo CD settings.`,
+      'pass { service, settings: service.platform.argoCd }.',
+    );
   if (!(props.service instanceof HttpService)) {
-    throw new RollwiseInputError('service',
-      props.service === undefined ? 'unset'
-        : props.service === null ? null : typeof props.service === 'object' ? 'a plain object' : props.service,
+    throw new RollwiseInputError(
+      'service',
+      props.service === undefined
+        ? 'unset'
+        : props.service === null
+          ? null
+          : typeof props.service === 'object'
+            ? 'a plain object'
+            : props.service,
       'must be the HttpService whose committed manifests the Application applies.',
-      'pass the construct: { service: myService, settings: myService.platform.argoCd }.');
+      'pass the construct: { service: myService, settings: myService.platform.argoCd }.',
+    );
   }
   // named as the user most likely wrote them: the platform's settings, or their own object
-  checkArgoCdSettings(props.settings === props.service.platform.argoCd && props.settings !== undefined
-    ? 'platform.argoCd' : 'settings',
-    props.settings);
+  checkArgoCdSettings(
+    props.settings === props.service.platform.argoCd && props.settings !== undefined ? 'platform.argoCd' : 'settings',
+    props.settings,
+  );
   const own = Chart.of(props.service);
   for (let c: IConstruct | undefined = scope; c; c = c.node.scope) {
     if (c !== own) continue;
-    throw new RollwiseInputError('scope', scope.node.path,
+    throw new RollwiseInputError(
+      'scope',
+      scope.node.path,
       `is (in) the chart ${own.node.path} of the service ${props.service.name}, so the Application would be written ` +
         `into the service's own file, which it applies: Argo CD would apply the Application from inside the folder ` +
         'it syncs and manage (and prune) itself. The Application is kept outside the folder it applies.',
       `create it in a chart of its own, whose file the Application's include does not select, e.g. new ` +
         `ArgoCdApplication(new Chart(app, '${id}-argocd'), '${id}', props) (the environments write theirs to ` +
-        'argocd/<env>/, outside the folders they apply).');
+        'argocd/<env>/, outside the folders they apply).',
+    );
   }
 }
 
@@ -205,8 +294,16 @@ export function globRegExp(glob: string): RegExp {
       const end = glob.indexOf('}', i);
       if (end < 0) re += '\\{';
       else {
-        re += `(?:${glob.slice(i + 1, end).split(',').map((a) => a.replace(/[.+^$()|[\]\\]/g, '\\$&').replace(/\*/g,
-          '[^/]*').replace(/\?/g, '[^/]')).join('|')})`;
+        re += `(?:${glob
+          .slice(i + 1, end)
+          .split(',')
+          .map((a) =>
+            a
+              .replace(/[.+^$()|[\]\\]/g, '\\$&')
+              .replace(/\*/g, '[^/]*')
+              .replace(/\?/g, '[^/]'),
+          )
+          .join('|')})`;
         i = end;
       }
     } else if (c === '[') {
@@ -223,8 +320,11 @@ export function globRegExp(glob: string): RegExp {
 
 function checkApplication(r: RenderedApp, application: ApiObject, svc: HttpService, include: string): string[] {
   const written = r.objectsOf(application).find((x) => x.apiObject === application)?.json;
-  if (!written) return [`Application ${application.name}: not in the output (a chart's own toJson() dropped it), so ` +
-    `the service is never deployed. Fix: keep the Application in the chart's output.`];
+  if (!written)
+    return [
+      `Application ${application.name}: not in the output (a chart's own toJson() dropped it), so ` +
+        `the service is never deployed. Fix: keep the Application in the chart's output.`,
+    ];
   const spec = rec(written.spec) ?? {};
   const out: string[] = [];
   const name = `Application ${application.name}`;
@@ -235,17 +335,23 @@ function checkApplication(r: RenderedApp, application: ApiObject, svc: HttpServi
   const source = rec(spec.source) ?? {};
   const dest = rec(spec.destination) ?? {};
   const pathProblem = appPathProblem(source.path);
-  if (pathProblem) out.push(
-    `${name} spec.source.path: "${String(source.path)}" ${pathProblem}. Fix: point it at the output folder, relative ` +
-      'to the repository root (e.g. "dist/prod").');
+  if (pathProblem)
+    out.push(
+      `${name} spec.source.path: "${String(source.path)}" ${pathProblem}. Fix: point it at the output folder, relative ` +
+        'to the repository root (e.g. "dist/prod").',
+    );
   const projProblem = projectProblem(spec.project ?? 'default');
-  if (projProblem) out.push(
-    `${name} spec.project: ${JSON.stringify(spec.project)} ${projProblem}. Fix: name an AppProject that exists (e.g. ` +
-      '"default").');
+  if (projProblem)
+    out.push(
+      `${name} spec.project: ${JSON.stringify(spec.project)} ${projProblem}. Fix: name an AppProject that exists (e.g. ` +
+        '"default").',
+    );
   const srvProblem = serverProblem(dest.server);
-  if (srvProblem) out.push(
-    `${name} spec.destination.server: ${JSON.stringify(dest.server)} ${srvProblem}. Fix: use ` +
-      `"https://kubernetes.default.svc" or a registered cluster's server URL.`);
+  if (srvProblem)
+    out.push(
+      `${name} spec.destination.server: ${JSON.stringify(dest.server)} ${srvProblem}. Fix: use ` +
+        `"https://kubernetes.default.svc" or a registered cluster's server URL.`,
+    );
   // The namespace consistency rule of the constructor (destinationNamespace), on what is written:
   // objects that name their namespace are applied there, whatever the destination says, and
   // CreateNamespace and the managed labels would go to the destination.
@@ -255,17 +361,19 @@ function checkApplication(r: RenderedApp, application: ApiObject, svc: HttpServi
         `namespace ${svc.namespace}: Argo CD applies the service's objects into ${svc.namespace} (they name it), ` +
         'while CreateNamespace and the Pod Security labels (managedNamespaceMetadata) go to the destination, ' +
         `so ${svc.namespace} would run without the labels rollwise decided. Fix: remove the patch of ` +
-        `spec.destination.namespace, or give the service's chart that namespace.`);
+        `spec.destination.namespace, or give the service's chart that namespace.`,
+    );
   }
   const labels = rec(rec(rec(spec.syncPolicy)?.managedNamespaceMetadata)?.labels);
   for (const p of labels ? namespaceLabelProblems(labels) : []) {
     out.push(
       `${name} spec.syncPolicy.managedNamespaceMetadata.labels: ${p}; Argo CD creates or updates the namespace with ` +
         'these labels and the API server refuses it, so the sync fails before any object is applied. Fix: keep valid ' +
-        'labels (enforce: privileged, baseline or restricted).');
+        'labels (enforce: privileged, baseline or restricted).',
+    );
   }
-  for (const msg of arrayFreezingIgnores(spec as Parameters<typeof arrayFreezingIgnores>[0])) out.push(
-    `${name}: ${msg}. Fix: remove RespectIgnoreDifferences=true.`);
+  for (const msg of arrayFreezingIgnores(spec as Parameters<typeof arrayFreezingIgnores>[0]))
+    out.push(`${name}: ${msg}. Fix: remove RespectIgnoreDifferences=true.`);
   // `include` must select exactly the service's own file, as it is written
   const file = r.fileOf(Chart.of(svc));
   const writtenInclude = str(rec(rec(spec.source)?.directory)?.include) ?? include;
@@ -273,18 +381,25 @@ function checkApplication(r: RenderedApp, application: ApiObject, svc: HttpServi
     const dir = path.posix.dirname(file);
     const re = globRegExp(writtenInclude);
     const own = path.posix.basename(file);
-    if (!re.test(own)) out.push(
-      `${name} spec.source.directory.include: "${writtenInclude}" does not match the service's own file ${file}, so ` +
-        `Argo CD would apply none of its objects. Fix: include "${own}".`);
-    const others = r.files.filter((f) => f !== file && path.posix.dirname(f) === dir &&
-      re.test(path.posix.basename(f)));
-    if (others.length > 0) out.push(
-      `${name} spec.source.directory.include: "${writtenInclude}" also matches ${others.join(', ')}, so this ` +
-        `Application would apply (and prune) other services' objects. Fix: include "${own}".`);
+    if (!re.test(own))
+      out.push(
+        `${name} spec.source.directory.include: "${writtenInclude}" does not match the service's own file ${file}, so ` +
+          `Argo CD would apply none of its objects. Fix: include "${own}".`,
+      );
+    const others = r.files.filter(
+      (f) => f !== file && path.posix.dirname(f) === dir && re.test(path.posix.basename(f)),
+    );
+    if (others.length > 0)
+      out.push(
+        `${name} spec.source.directory.include: "${writtenInclude}" also matches ${others.join(', ')}, so this ` +
+          `Application would apply (and prune) other services' objects. Fix: include "${own}".`,
+      );
     const srcPath = str(rec(spec.source)?.path) ?? '';
-    if (dir !== '.' && !(`/${srcPath.replace(/\/+$/, '')}`).endsWith(`/${dir}`)) out.push(
-      `${name} spec.source.path: "${srcPath}" is not the folder the service's file is written to (${dir}/ in the ` +
-        `output). Fix: point the path at the output's ${dir}/ folder (e.g. "dist/${dir}").`);
+    if (dir !== '.' && !`/${srcPath.replace(/\/+$/, '')}`.endsWith(`/${dir}`))
+      out.push(
+        `${name} spec.source.path: "${srcPath}" is not the folder the service's file is written to (${dir}/ in the ` +
+          `output). Fix: point the path at the output's ${dir}/ folder (e.g. "dist/${dir}").`,
+      );
   }
   return out;
 }
@@ -304,20 +419,23 @@ function registerApplicationNames(scope: Construct): void {
       const meta = rec(json.metadata) ?? {};
       const key = `${str(meta.namespace) ?? 'argocd'}/${str(meta.name) ?? ''}`;
       const prev = seen.get(key);
-      if (prev !== undefined) out.push(
-        `Application ${key}: written by both ${prev} and ${chart.node.path}; Argo CD keeps one Application per name ` +
-          'in its namespace, so one service would never deploy. Fix: give the Applications different construct ids ' +
-          '(e.g. <service>-<environment>).');
+      if (prev !== undefined)
+        out.push(
+          `Application ${key}: written by both ${prev} and ${chart.node.path}; Argo CD keeps one Application per name ` +
+            'in its namespace, so one service would never deploy. Fix: give the Applications different construct ids ' +
+            '(e.g. <service>-<environment>).',
+        );
       else seen.set(key, chart.node.path);
     }
     return out;
   });
 }
 
-
-
-interface IgnoreRule { readonly kind?: string; readonly jqPathExpressions?: readonly string[];
-  readonly jsonPointers?: readonly string[] }
+interface IgnoreRule {
+  readonly kind?: string;
+  readonly jqPathExpressions?: readonly string[];
+  readonly jsonPointers?: readonly string[];
+}
 
 /**
  * The ignore rules that would freeze a whole array in sync: with `RespectIgnoreDifferences=true`,
@@ -327,20 +445,26 @@ interface IgnoreRule { readonly kind?: string; readonly jqPathExpressions?: read
  * element (jq `[]` or `[n]`, a numeric JSON pointer segment) makes the whole live array win over
  * Git (argo-cd#17694, #25284). Empty when the Application is safe.
  */
-export function arrayFreezingIgnores(spec: { syncPolicy?: { syncOptions?: readonly string[] };
-  ignoreDifferences?: readonly IgnoreRule[] }): string[] {
+export function arrayFreezingIgnores(spec: {
+  syncPolicy?: { syncOptions?: readonly string[] };
+  ignoreDifferences?: readonly IgnoreRule[];
+}): string[] {
   if (!(spec.syncPolicy?.syncOptions ?? []).includes('RespectIgnoreDifferences=true')) return [];
   const out: string[] = [];
   for (const rule of spec.ignoreDifferences ?? []) {
     for (const jq of rule.jqPathExpressions ?? []) {
-      if (/\[/.test(jq)) out.push(
-        `${rule.kind ?? '?'} jqPathExpression ${jq} names an array element while RespectIgnoreDifferences=true: Argo ` +
-          `CD would apply the whole live array instead of Git's`);
+      if (/\[/.test(jq))
+        out.push(
+          `${rule.kind ?? '?'} jqPathExpression ${jq} names an array element while RespectIgnoreDifferences=true: Argo ` +
+            `CD would apply the whole live array instead of Git's`,
+        );
     }
     for (const ptr of rule.jsonPointers ?? []) {
-      if (/\/(\d+|-)(\/|$)/.test(ptr)) out.push(
-        `${rule.kind ?? '?'} jsonPointer ${ptr} names an array element while RespectIgnoreDifferences=true: Argo CD ` +
-          `would apply the whole live array instead of Git's`);
+      if (/\/(\d+|-)(\/|$)/.test(ptr))
+        out.push(
+          `${rule.kind ?? '?'} jsonPointer ${ptr} names an array element while RespectIgnoreDifferences=true: Argo CD ` +
+            `would apply the whole live array instead of Git's`,
+        );
     }
   }
   return out;
@@ -356,6 +480,8 @@ export function arrayFreezingIgnores(spec: { syncPolicy?: { syncOptions?: readon
 function serviceFile(svc: HttpService): string {
   const chart = Chart.of(svc);
   const declared = declaredOutputPath(chart);
-  const file = declared ?? `${Names.toDnsLabel(chart)}${(chart.node.root as { outputFileExtension?: string }).outputFileExtension ?? '.k8s.yaml'}`;
+  const file =
+    declared ??
+    `${Names.toDnsLabel(chart)}${(chart.node.root as { outputFileExtension?: string }).outputFileExtension ?? '.k8s.yaml'}`;
   return file.split('/').pop() as string;
 }

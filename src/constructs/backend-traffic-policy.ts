@@ -8,8 +8,12 @@ import {
   BackendTrafficPolicySpecTargetRefs,
 } from '../../imports/envoy-gateway-gateway.envoyproxy.io';
 import { envoyDuration, KeepAliveDecisions } from '../decisions/keep-alive';
-import { decideTrafficPolicy, PassiveHealthDecisions, TrafficPolicyDecisions,
-  TrafficPolicyInputs } from '../decisions/traffic-policy';
+import {
+  decideTrafficPolicy,
+  PassiveHealthDecisions,
+  TrafficPolicyDecisions,
+  TrafficPolicyInputs,
+} from '../decisions/traffic-policy';
 import { ANNOTATIONS } from '../justify/annotations';
 import { Reasons } from '../justify/reasons';
 import { addSynthWarning } from '../synth/output';
@@ -59,8 +63,10 @@ export class RouteTrafficPolicy extends Construct {
   constructor(scope: Construct, id: string, props: RouteTrafficPolicyProps | DecidedRouteTrafficPolicyProps) {
     super(scope, id);
     registerDecidedValuesCheck(this);
-    const p = 'decisions' in props && props.decisions !== undefined ? props.decisions
-      : decideTrafficPolicy(props as RouteTrafficPolicyProps);
+    const p =
+      'decisions' in props && props.decisions !== undefined
+        ? props.decisions
+        : decideTrafficPolicy(props as RouteTrafficPolicyProps);
     const d = p.keepAlive;
     this.decisions = d;
     for (const w of d.warnings) addSynthWarning(this, w);
@@ -72,9 +78,12 @@ export class RouteTrafficPolicy extends Construct {
     const idle = r.use('spec.timeout.http.connectionIdleTimeout', d.idleTimeoutSeconds);
     const connect = r.use('spec.timeout.tcp.connectTimeout', d.connectTimeoutSeconds);
     const retries = r.use(d.retryOnReset.value > 0 ? 'spec.retry.numRetries' : 'spec.retry', d.retryOnReset);
-    if (retries > 0) r.note('spec.retry.retryOn',
-      'Only the reset trigger: the override asked for retries on reset, nothing else (connect failures and 5xx stay ' +
-        'unretried).');
+    if (retries > 0)
+      r.note(
+        'spec.retry.retryOn',
+        'Only the reset trigger: the override asked for retries on reset, nothing else (connect failures and 5xx stay ' +
+          'unretried).',
+      );
 
     const spec: BackendTrafficPolicySpec = {
       targetRefs,
@@ -83,8 +92,11 @@ export class RouteTrafficPolicy extends Construct {
         ...(idle === undefined ? {} : { http: { connectionIdleTimeout: envoyDuration(idle) } }),
         tcp: { connectTimeout: envoyDuration(connect) },
       },
-      ...(retries > 0 ? { retry: { numRetries: retries,
-        retryOn: { triggers: [BackendTrafficPolicySpecRetryRetryOnTriggers.RESET] } } } : {}),
+      ...(retries > 0
+        ? {
+            retry: { numRetries: retries, retryOn: { triggers: [BackendTrafficPolicySpecRetryRetryOnTriggers.RESET] } },
+          }
+        : {}),
       ...(p.passiveHealthCheck ? { healthCheck: passiveHealthCheck(p.passiveHealthCheck, r) } : {}),
     };
 
@@ -93,8 +105,11 @@ export class RouteTrafficPolicy extends Construct {
       metadata: {
         name: id,
         namespace,
-        labels: { 'app.kubernetes.io/name': p.routeName, 'app.kubernetes.io/managed-by': 'rollwise',
-          ...(props.labels ?? {}) },
+        labels: {
+          'app.kubernetes.io/name': p.routeName,
+          'app.kubernetes.io/managed-by': 'rollwise',
+          ...(props.labels ?? {}),
+        },
         annotations: { [ANNOTATIONS.appKeepAliveSeconds]: d.appServer.keepAliveFact, ...r.annotations() },
       },
       spec,

@@ -60,8 +60,12 @@ export class CanaryDelivery extends Construct {
     const canaryName = plan.names.canaryService;
     const gateName = plan.names.gateTemplate;
     const backgroundName = plan.names.backgroundTemplate;
-    const meta = (name: string, reasons: Reasons, extra: Record<string, string> = {}) => ({ name, namespace: ns,
-      labels: props.labels, annotations: { ...extra, ...reasons.annotations() } });
+    const meta = (name: string, reasons: Reasons, extra: Record<string, string> = {}) => ({
+      name,
+      namespace: ns,
+      labels: props.labels,
+      annotations: { ...extra, ...reasons.annotations() },
+    });
     this.volume = plan.volume;
     this.strategy = plan.strategy;
 
@@ -74,8 +78,10 @@ export class CanaryDelivery extends Construct {
       maxSurge: ro.use('spec.strategy.canary.maxSurge', s.maxSurge),
       maxUnavailable: ro.use('spec.strategy.canary.maxUnavailable', s.maxUnavailable),
       scaleDownDelaySeconds: ro.use('spec.strategy.canary.scaleDownDelaySeconds', s.scaleDownDelaySeconds),
-      abortScaleDownDelaySeconds: ro.use('spec.strategy.canary.abortScaleDownDelaySeconds',
-        s.abortScaleDownDelaySeconds),
+      abortScaleDownDelaySeconds: ro.use(
+        'spec.strategy.canary.abortScaleDownDelaySeconds',
+        s.abortScaleDownDelaySeconds,
+      ),
       dynamicStableScale: ro.use('spec.strategy.canary.dynamicStableScale', s.dynamicStableScale),
       trafficRouting: { plugins: { 'argoproj-labs/gatewayAPI': { httpRoute: d.name, namespace: ns ?? 'default' } } },
       analysis: {
@@ -85,12 +91,16 @@ export class CanaryDelivery extends Construct {
       },
       steps: ro.use('spec.strategy.canary.steps', s.steps),
     };
-    ro.note('spec.strategy.canary.trafficRouting',
+    ro.note(
+      'spec.strategy.canary.trafficRouting',
       `Traffic is split on the HTTPRoute ${d.name} by the argoproj-labs/gatewayAPI plugin (registered in the ` +
-        'argo-rollouts-config ConfigMap, see README), which sets the stable/canary backendRef weights.');
-    ro.note('spec.strategy.canary.canaryService',
+        'argo-rollouts-config ConfigMap, see README), which sets the stable/canary backendRef weights.',
+    );
+    ro.note(
+      'spec.strategy.canary.canaryService',
       `Canary and stable Services (${canaryName}, ${d.name}) are required in practice: the plugin finds the route's ` +
-        'backendRefs by exactly these names.');
+        'backendRefs by exactly these names.',
+    );
     const podTemplate = renderPodTemplate(d, props.labels, ro, ROLLOUT_HASH_LABEL);
     const spec = {
       ...(props.replicasOwnedByAutoscaler ? {} : { replicas: ro.use('spec.replicas', d.replicaCount) }),
@@ -102,27 +112,40 @@ export class CanaryDelivery extends Construct {
       template: k8s.toJson_PodTemplateSpec(podTemplate),
       strategy: { canary },
     };
-    this.rollout = new ApiObject(this, 'rollout',
-      { ...Rollout.GVK,
-        metadata: { ...meta(d.name, ro, { ...props.workloadAnnotations, ...props.facts }),
-          labels: props.workloadLabels ?? props.labels },
-        spec });
+    this.rollout = new ApiObject(this, 'rollout', {
+      ...Rollout.GVK,
+      metadata: {
+        ...meta(d.name, ro, { ...props.workloadAnnotations, ...props.facts }),
+        labels: props.workloadLabels ?? props.labels,
+      },
+      spec,
+    });
     this.rollout.addJsonPatch(...podTemplatePatches(d));
 
     // Canary Service: same selector as stable; the controller adds the revision hash at runtime.
     const svc = new Reasons();
-    svc.note('spec.selector',
+    svc.note(
+      'spec.selector',
       `Same selector as the stable Service ${d.name}; Argo Rollouts adds the canary revision's ${ROLLOUT_HASH_LABEL} ` +
-        'at runtime, so this Service reaches canary pods only.');
+        'at runtime, so this Service reaches canary pods only.',
+    );
     this.canaryService = new k8s.KubeService(this, 'canary-service', {
       metadata: meta(canaryName, svc),
-      spec: { type: 'ClusterIP', selector: selectorLabels(d.name),
-        ports: [{ name: PORT_NAME, port: 80, targetPort: k8s.IntOrString.fromString(PORT_NAME), protocol: 'TCP' }] },
+      spec: {
+        type: 'ClusterIP',
+        selector: selectorLabels(d.name),
+        ports: [{ name: PORT_NAME, port: 80, targetPort: k8s.IntOrString.fromString(PORT_NAME), protocol: 'TCP' }],
+      },
     });
 
     // HTTPRoute with both backendRefs explicit.
-    this.route = renderHttpRoute(this, 'route',
-      { name: d.name, namespace: ns, labels: props.labels, route: props.route, canaryService: canaryName });
+    this.route = renderHttpRoute(this, 'route', {
+      name: d.name,
+      namespace: ns,
+      labels: props.labels,
+      route: props.route,
+      canaryService: canaryName,
+    });
 
     // Analysis templates.
     const { metrics, limits } = plan;
@@ -134,13 +157,18 @@ export class CanaryDelivery extends Construct {
         args: [{ name: 'canary-hash' }],
         metrics: metrics.map((m, i) => {
           r.note(`spec.metrics[${i}].provider.prometheus.query`, m.reason);
-          r.note(`spec.metrics[${i}].successCondition`,
+          r.note(
+            `spec.metrics[${i}].successCondition`,
             'Guarded: an empty result (no series) or NaN (0/0 without traffic) satisfies neither condition, so the ' +
               'measurement is Inconclusive and the rollout pauses; unguarded, `result[0]` on an empty result is an ' +
-              'Error and NaN fails the comparison (reference: AnalysisTemplate).');
+              'Error and NaN fails the comparison (reference: AnalysisTemplate).',
+          );
           if (i > 0 && m.failureLimit) r.use(`spec.metrics[${i}].failureLimit`, m.failureLimit);
-          else if (i > 0) r.note(`spec.metrics[${i}].failureLimit`,
-            `The same interval and limits as ${metrics[0].name}, for the same reasons.`);
+          else if (i > 0)
+            r.note(
+              `spec.metrics[${i}].failureLimit`,
+              `The same interval and limits as ${metrics[0].name}, for the same reasons.`,
+            );
           if (!inline && m.initialDelay) r.use(`spec.metrics[${i}].initialDelay`, m.initialDelay);
           if (i === 0) {
             r.use(`spec.metrics[${i}].interval`, plan.interval);
@@ -163,11 +191,13 @@ export class CanaryDelivery extends Construct {
           };
         }),
       };
-      return new ApiObject(this, inline ? 'gate-template' : 'background-template',
-        { ...AnalysisTemplate.GVK, metadata: meta(name, r), spec });
+      return new ApiObject(this, inline ? 'gate-template' : 'background-template', {
+        ...AnalysisTemplate.GVK,
+        metadata: meta(name, r),
+        spec,
+      });
     };
     this.backgroundTemplate = analysisTemplate(backgroundName, false);
     this.gateTemplate = analysisTemplate(gateName, true);
-
   }
 }

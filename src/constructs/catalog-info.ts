@@ -52,25 +52,35 @@ export class CatalogInfo extends Construct {
     super(scope, id);
     const c = checkCatalog(props);
     const svc = props.service;
-    if (!(svc instanceof HttpService)) throw new RollwiseInputError('service', String(svc),
-      'must be the HttpService the entity describes.',
-      'pass service: the HttpService (e.g. the one addEstate\'s perService receives).');
-    const apps = (props.applications ?? []).map((a) => a.application.toJson() as { metadata: { name: string;
-      namespace?: string } });
-    const selector = Object.entries(selectorLabels(svc.name)).map(([k, v]) => `${k}=${v}`).join(',');
+    if (!(svc instanceof HttpService))
+      throw new RollwiseInputError(
+        'service',
+        String(svc),
+        'must be the HttpService the entity describes.',
+        "pass service: the HttpService (e.g. the one addEstate's perService receives).",
+      );
+    const apps = (props.applications ?? []).map(
+      (a) => a.application.toJson() as { metadata: { name: string; namespace?: string } },
+    );
+    const selector = Object.entries(selectorLabels(svc.name))
+      .map(([k, v]) => `${k}=${v}`)
+      .join(',');
     const annotations: Record<string, string> = { 'backstage.io/kubernetes-label-selector': selector };
     if (svc.namespace) annotations['backstage.io/kubernetes-namespace'] = svc.namespace;
     if (apps.length === 1) annotations['argocd/app-name'] = apps[0].metadata.name;
     if (apps.length > 1) annotations['argocd/app-selector'] = `${SERVICE_LABEL}=${svc.name}`;
     const links: { url: string; title: string; icon?: string }[] = [];
-    const runbook = svc.alerts && svc.platform.runbookBaseUrl ? `${svc.platform.runbookBaseUrl}/${svc.name}.runbook.md`
-      : undefined;
-    if (runbook) links.push({ url: runbook, title: `Runbook${svc.namespace ? ` (${svc.namespace})` : ''}`,
-      icon: 'docs' });
+    const runbook =
+      svc.alerts && svc.platform.runbookBaseUrl ? `${svc.platform.runbookBaseUrl}/${svc.name}.runbook.md` : undefined;
+    if (runbook)
+      links.push({ url: runbook, title: `Runbook${svc.namespace ? ` (${svc.namespace})` : ''}`, icon: 'docs' });
     if (c.argoCdUrl) {
-      for (const a of apps) links.push({ url: `${c.argoCdUrl.replace(/\/+$/,
-        '')}/applications/${a.metadata.namespace ?? 'argocd'}/${a.metadata.name}`,
-        title: `Argo CD: ${a.metadata.name}`, icon: 'dashboard' });
+      for (const a of apps)
+        links.push({
+          url: `${c.argoCdUrl.replace(/\/+$/, '')}/applications/${a.metadata.namespace ?? 'argocd'}/${a.metadata.name}`,
+          title: `Argo CD: ${a.metadata.name}`,
+          icon: 'dashboard',
+        });
     }
     this.entity = {
       apiVersion: 'backstage.io/v1alpha1',
@@ -81,24 +91,38 @@ export class CatalogInfo extends Construct {
         annotations,
         ...(links.length ? { links } : {}),
       },
-      spec: { type: 'service', lifecycle: c.lifecycle ?? 'production', owner: c.owner,
-        ...(c.system ? { system: c.system } : {}) },
+      spec: {
+        type: 'service',
+        lifecycle: c.lifecycle ?? 'production',
+        owner: c.owner,
+        ...(c.system ? { system: c.system } : {}),
+      },
     };
     this.file = `${svc.name}.catalog-info.yaml`;
     // Not beside the Argo CD Applications: that folder is applied as it is (kubectl apply -f, or an
     // app of apps), and a Backstage entity is no Kubernetes object.
     registerRenderCheck(this, () => {
       const chart = Chart.of(this);
-      const apps = chart.node.findAll().filter((c) => c instanceof ArgoCdApplication).map((c) => c.node.path);
-      return apps.length === 0 ? [] : [`CatalogInfo ${svc.name}: it is in chart ${chart.node.path}, which holds the ` +
-        `Argo CD Application(s) ${apps.join(', ')}, so ${this.file} would be written beside them and applied with ` +
-        'them as a Kubernetes object (kubectl apply -f of that folder, or an app of apps), which fails: a Backstage ' +
-        `entity is no Kubernetes object. Fix: create it in the service's own chart, the \`chart\` addEstate's ` +
-        `perService receives (new CatalogInfo(chart, 'catalog', { service, ... })), where the service's Application ` +
-        `applies only ${svc.name}.k8s.yaml.`];
+      const apps = chart.node
+        .findAll()
+        .filter((c) => c instanceof ArgoCdApplication)
+        .map((c) => c.node.path);
+      return apps.length === 0
+        ? []
+        : [
+            `CatalogInfo ${svc.name}: it is in chart ${chart.node.path}, which holds the ` +
+              `Argo CD Application(s) ${apps.join(', ')}, so ${this.file} would be written beside them and applied with ` +
+              'them as a Kubernetes object (kubectl apply -f of that folder, or an app of apps), which fails: a Backstage ' +
+              `entity is no Kubernetes object. Fix: create it in the service's own chart, the \`chart\` addEstate's ` +
+              `perService receives (new CatalogInfo(chart, 'catalog', { service, ... })), where the service's Application ` +
+              `applies only ${svc.name}.k8s.yaml.`,
+          ];
     });
-    addOutputFile(this, this.file,
+    addOutputFile(
+      this,
+      this.file,
       `# Backstage catalog entity of ${svc.name}, written by rollwise synth: register this file's URL in\n# ` +
-        `Backstage (catalog.locations or "Register existing component").\n${YAML.stringify(this.entity)}`);
+        `Backstage (catalog.locations or "Register existing component").\n${YAML.stringify(this.entity)}`,
+    );
   }
 }

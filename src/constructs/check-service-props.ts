@@ -5,19 +5,53 @@ import { Migration } from '../decisions/migrations';
 import { Platform } from '../decisions/platform';
 import { checkKeys, keysOf } from '../decisions/props-keys';
 import type { RouteProps } from '../decisions/route';
-import { CAPACITY_KEYS, CONTAINER_KEYS, EXTRA_OVERRIDES_KEYS, EXTRA_RESOURCES_KEYS, HEALTH_KEYS, INIT_CONTAINER_KEYS,
-  METADATA_KEYS, MIGRATION_KEYS, MOUNT_KEYS, NAMED_PORT_KEYS, OVERRIDES_KEYS, POD_KEYS, RESOURCES_KEYS, RUN_AS_KEYS,
-  SERVICE_ACCOUNT_KEYS, SIDECAR_KEYS, SIDECAR_PORT_KEYS, TOLERATION_KEYS } from '../decisions/service-keys';
+import {
+  CAPACITY_KEYS,
+  CONTAINER_KEYS,
+  EXTRA_OVERRIDES_KEYS,
+  EXTRA_RESOURCES_KEYS,
+  HEALTH_KEYS,
+  INIT_CONTAINER_KEYS,
+  METADATA_KEYS,
+  MIGRATION_KEYS,
+  MOUNT_KEYS,
+  NAMED_PORT_KEYS,
+  OVERRIDES_KEYS,
+  POD_KEYS,
+  RESOURCES_KEYS,
+  RUN_AS_KEYS,
+  SERVICE_ACCOUNT_KEYS,
+  SIDECAR_KEYS,
+  SIDECAR_PORT_KEYS,
+  TOLERATION_KEYS,
+} from '../decisions/service-keys';
 import { RollwiseInputError } from '../errors';
 import { Measurements } from '../measure/measurements';
 import type { HttpServiceProps } from './http-service-props';
 
 const SERVICE_KEYS = keysOf<HttpServiceProps>()({
-  image: true, port: true, replicas: true, health: true, resources: true, appServer: true, container: true,
-  sidecars: true, initContainers: true,
-  pod: true, metadata: true, passiveHealthCheck: true, sloErrorRatio: true, capacity: true, platform: true,
-  overrides: true, namespace: true,
-  delivery: true, route: true, autoscaling: true, measurements: true, migrations: true,
+  image: true,
+  port: true,
+  replicas: true,
+  health: true,
+  resources: true,
+  appServer: true,
+  container: true,
+  sidecars: true,
+  initContainers: true,
+  pod: true,
+  metadata: true,
+  passiveHealthCheck: true,
+  sloErrorRatio: true,
+  capacity: true,
+  platform: true,
+  overrides: true,
+  namespace: true,
+  delivery: true,
+  route: true,
+  autoscaling: true,
+  measurements: true,
+  migrations: true,
 });
 const ROUTE_KEYS = keysOf<RouteProps>()({ hostnames: true, pathPrefix: true });
 const AUTOSCALING_KEYS = keysOf<AutoscalingProps>()({ maxReplicas: true, targetCpuUtilisationPercent: true });
@@ -30,8 +64,12 @@ export function checkServiceProps(props: HttpServiceProps): void {
   checkKeys('', props, SERVICE_KEYS);
   refuseNullAndBigInt('', props);
   if (props.passiveHealthCheck !== undefined && typeof props.passiveHealthCheck !== 'boolean') {
-    throw new RollwiseInputError('passiveHealthCheck', props.passiveHealthCheck, 'must be true or false.',
-      'use passiveHealthCheck: true, or leave it out.');
+    throw new RollwiseInputError(
+      'passiveHealthCheck',
+      props.passiveHealthCheck,
+      'must be true or false.',
+      'use passiveHealthCheck: true, or leave it out.',
+    );
   }
   checkKeys('health', props.health, HEALTH_KEYS);
   checkKeys('resources', props.resources, RESOURCES_KEYS);
@@ -59,29 +97,43 @@ export function checkServiceProps(props: HttpServiceProps): void {
   checkKeys('pod.serviceAccount', props.pod?.serviceAccount, SERVICE_ACCOUNT_KEYS);
   each('pod.tolerations', props.pod?.tolerations, TOLERATION_KEYS);
   // `port` on an init container is refused by its own check, which says why (it runs to completion)
-  for (const [group, known] of [['sidecars', SIDECAR_KEYS],
-    ['initContainers', [...INIT_CONTAINER_KEYS, 'port']]] as const) {
+  for (const [group, known] of [
+    ['sidecars', SIDECAR_KEYS],
+    ['initContainers', [...INIT_CONTAINER_KEYS, 'port']],
+  ] as const) {
     const list = props[group];
     if (list === undefined) continue;
-    if (!Array.isArray(list)) throw new RollwiseInputError(group, list, 'must be a list of containers.',
-      `pass ${group}: [{ name, image, resources, ... }], or leave it out.`);
+    if (!Array.isArray(list))
+      throw new RollwiseInputError(
+        group,
+        list,
+        'must be a list of containers.',
+        `pass ${group}: [{ name, image, resources, ... }], or leave it out.`,
+      );
     list.forEach((c, i) => checkKeys(`${group}[${i}]`, c, known));
     list.forEach((c, i) => inside(`${group}[${i}]`, c));
-    if (group === 'sidecars') list.forEach((c, i) => checkKeys(`sidecars[${i}].port`, (c as SidecarProps).port,
-      SIDECAR_PORT_KEYS));
+    if (group === 'sidecars')
+      list.forEach((c, i) => checkKeys(`sidecars[${i}].port`, (c as SidecarProps).port, SIDECAR_PORT_KEYS));
   }
   const factories: [string, unknown, boolean, string][] = [
     ['delivery', props.delivery, props.delivery instanceof Delivery, 'Delivery.canary() or Delivery.rollingUpdate()'],
     ['platform', props.platform, props.platform instanceof Platform, 'new Platform({ ... }) or Platform.defaults()'],
-    ['measurements', props.measurements, props.measurements instanceof Measurements,
-      "Measurements.fromFile('measurements/<service>.json')"],
+    [
+      'measurements',
+      props.measurements,
+      props.measurements instanceof Measurements,
+      "Measurements.fromFile('measurements/<service>.json')",
+    ],
   ];
   for (const [input, value, made, example] of factories) {
     if (value !== undefined && !made) {
-      throw new RollwiseInputError(input, value === null ? null : typeof value === 'object' ? 'a plain object' : value,
+      throw new RollwiseInputError(
+        input,
+        value === null ? null : typeof value === 'object' ? 'a plain object' : value,
         `must be made by its factory (${example}); a plain object carries none of the checks and defaults the ` +
           'factory applies.',
-        `use ${example}.`);
+        `use ${example}.`,
+      );
     }
   }
 }
@@ -94,16 +146,26 @@ export function checkServiceProps(props: HttpServiceProps): void {
  */
 function refuseNullAndBigInt(at: string, value: unknown, depth = 0): void {
   if (depth > 8) return;
-  const entries: [string, unknown][] = Array.isArray(value) ? value.map((v, i) => [`${at}[${i}]`, v])
+  const entries: [string, unknown][] = Array.isArray(value)
+    ? value.map((v, i) => [`${at}[${i}]`, v])
     : value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype
-      ? Object.entries(value).map(([k, v]) => [at ? `${at}.${k}` : k, v]) : [];
+      ? Object.entries(value).map(([k, v]) => [at ? `${at}.${k}` : k, v])
+      : [];
   for (const [p, v] of entries) {
-    if (v === null) throw new RollwiseInputError(p, null,
-      'is null; rollwise reads a missing prop as its default, and null as nothing it can use.',
-      `leave ${p} out to use the default, or give a value.`);
-    if (typeof v === 'bigint') throw new RollwiseInputError(p, v,
-      'is a BigInt; Kubernetes numbers are JSON numbers, which a BigInt cannot be written as.',
-      `use a plain number, e.g. ${Number(v)}.`);
+    if (v === null)
+      throw new RollwiseInputError(
+        p,
+        null,
+        'is null; rollwise reads a missing prop as its default, and null as nothing it can use.',
+        `leave ${p} out to use the default, or give a value.`,
+      );
+    if (typeof v === 'bigint')
+      throw new RollwiseInputError(
+        p,
+        v,
+        'is a BigInt; Kubernetes numbers are JSON numbers, which a BigInt cannot be written as.',
+        `use a plain number, e.g. ${Number(v)}.`,
+      );
     refuseNullAndBigInt(p, v, depth + 1);
   }
 }

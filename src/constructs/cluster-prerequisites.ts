@@ -92,14 +92,26 @@ export class ClusterPrerequisites extends Construct {
     const envoyNs = props.envoyNamespace ?? 'envoy-gateway-system';
     const version = props.pluginVersion ?? 'v0.15.0';
     const arch = (props.pluginBinary ?? PluginBinary.linuxAmd64()).arch;
-    for (const [input, value] of [['rolloutsNamespace', ns], ['rolloutsServiceAccount', sa],
-      ['envoyNamespace', envoyNs]] as const) {
-      if (!DNS_LABEL.test(value)) throw new RollwiseInputError(input, value, 'is not a Kubernetes name (a DNS label).',
-        'use lowercase letters, digits and "-".');
+    for (const [input, value] of [
+      ['rolloutsNamespace', ns],
+      ['rolloutsServiceAccount', sa],
+      ['envoyNamespace', envoyNs],
+    ] as const) {
+      if (!DNS_LABEL.test(value))
+        throw new RollwiseInputError(
+          input,
+          value,
+          'is not a Kubernetes name (a DNS label).',
+          'use lowercase letters, digits and "-".',
+        );
     }
-    if (!/^v\d+\.\d+\.\d+$/.test(version)) throw new RollwiseInputError('pluginVersion', version,
-      'is not a release tag of the plugin (vMAJOR.MINOR.PATCH): the download URL would not exist.',
-      'use e.g. "v0.15.0".');
+    if (!/^v\d+\.\d+\.\d+$/.test(version))
+      throw new RollwiseInputError(
+        'pluginVersion',
+        version,
+        'is not a release tag of the plugin (vMAJOR.MINOR.PATCH): the download URL would not exist.',
+        'use e.g. "v0.15.0".',
+      );
     const labels = { 'app.kubernetes.io/managed-by': 'rollwise', 'app.kubernetes.io/part-of': 'rollwise-platform' };
 
     // The controller reads plugins from the ConfigMap "argo-rollouts-config", key
@@ -115,58 +127,78 @@ export class ClusterPrerequisites extends Construct {
     // (rollouts-plugin-trafficrouter-gatewayapi v0.15.0 .github/workflows/release.yaml).
     const sha = props.pluginSha256;
     if (sha !== undefined && !/^[0-9a-fA-F]{64}$/.test(sha)) {
-      throw new RollwiseInputError('pluginSha256', sha,
-        'is not a SHA-256 in hex (64 digits): the controller compares the downloaded file\'s digest with it and ' +
+      throw new RollwiseInputError(
+        'pluginSha256',
+        sha,
+        "is not a SHA-256 in hex (64 digits): the controller compares the downloaded file's digest with it and " +
           'refuses the plugin on any mismatch, so Rollouts would never shift traffic.',
-        `compute it from the binary: curl -sL ${location} | sha256sum`);
+        `compute it from the binary: curl -sL ${location} | sha256sum`,
+      );
     }
     const rc = new Reasons();
-    rc.note('data.trafficRouterPlugins',
+    rc.note(
+      'data.trafficRouterPlugins',
       `Registers the Gateway API plugin (${PLUGIN_NAME}, ${version}, ${arch}) with the Argo Rollouts ` +
         'controller, which reads it from this ConfigMap at start: restart the controller after applying. Every ' +
         'rollwise Rollout routes its canary through it (docs/mechanisms.md#canary-analysis). This replaces an ' +
-        `existing argo-rollouts-config: merge other plugins into it by hand. ${sha
-      ? 'Pinned by sha256 (input, pluginSha256): the controller checks the downloaded file against it and does not ' +
-        'load a different binary (argo-rollouts v1.9.1 utils/plugin/downloader.go).'
-      : `Not pinned by checksum (pluginSha256 not given): the controller runs whatever ${location} serves when it ` +
-        `starts, so what is trusted is GitHub's TLS and the plugin project's release assets, which it could replace; ` +
-        'the project publishes no checksum file. Compute the SHA-256 once (curl -sL <location> | sha256sum) and pass ' +
-        'pluginSha256 (rollwise platform --plugin-sha256).'}`);
+        `existing argo-rollouts-config: merge other plugins into it by hand. ${
+          sha
+            ? 'Pinned by sha256 (input, pluginSha256): the controller checks the downloaded file against it and does not ' +
+              'load a different binary (argo-rollouts v1.9.1 utils/plugin/downloader.go).'
+            : `Not pinned by checksum (pluginSha256 not given): the controller runs whatever ${location} serves when it ` +
+              `starts, so what is trusted is GitHub's TLS and the plugin project's release assets, which it could replace; ` +
+              'the project publishes no checksum file. Compute the SHA-256 once (curl -sL <location> | sha256sum) and pass ' +
+              'pluginSha256 (rollwise platform --plugin-sha256).'
+        }`,
+    );
     this.pluginConfig = new ApiObject(this, 'plugin-config', {
       apiVersion: 'v1',
       kind: 'ConfigMap',
       metadata: { name: 'argo-rollouts-config', namespace: ns, labels, annotations: rc.annotations() },
-      data: { trafficRouterPlugins: `- name: "${PLUGIN_NAME}"\n  location: ` +
-        `"${location}"${sha ? `\n  sha256: "${sha.toLowerCase()}"` : ''}` },
+      data: {
+        trafficRouterPlugins:
+          `- name: "${PLUGIN_NAME}"\n  location: ` + `"${location}"${sha ? `\n  sha256: "${sha.toLowerCase()}"` : ''}`,
+      },
     });
     // What the controller does with this ConfigMap when it starts, checked on what is written.
     registerRenderCheck(this, (rendered) => {
       const written = rendered.objectsOf(this.pluginConfig).find((x) => x.apiObject === this.pluginConfig)?.json;
-      return written ? pluginConfigProblems(written).map((m) => `ConfigMap ${ns}/argo-rollouts-config ` +
-        `(${this.pluginConfig.node.path}) ${m}`) : [];
+      return written
+        ? pluginConfigProblems(written).map(
+            (m) => `ConfigMap ${ns}/argo-rollouts-config ` + `(${this.pluginConfig.node.path}) ${m}`,
+          )
+        : [];
     });
-    if (!sha) addSynthWarning(this,
-      'the Gateway API plugin is downloaded by the Argo Rollouts controller at every start without a checksum ' +
-        `(pluginSha256 not given): it runs whatever ${location} serves. Pass pluginSha256 (rollwise platform ` +
-        `--plugin-sha256 <hex>), computed once with: curl -sL ${location} | sha256sum`);
+    if (!sha)
+      addSynthWarning(
+        this,
+        'the Gateway API plugin is downloaded by the Argo Rollouts controller at every start without a checksum ' +
+          `(pluginSha256 not given): it runs whatever ${location} serves. Pass pluginSha256 (rollwise platform ` +
+          `--plugin-sha256 <hex>), computed once with: curl -sL ${location} | sha256sum`,
+      );
     (props.namespaces ?? []).forEach((n, i) => new ServiceNamespace(this, `namespace-${i}`, n));
 
     // The plugin's permissions, as far as rollwise's output needs them: it reads the Services and
     // rewrites the HTTPRoute's backend weights (plugin v0.15.0 docs/installation.md "Permissions";
     // gRPC, TCP and TLS routes are left out because rollwise emits none).
     const rr = new Reasons();
-    rr.note('rules',
+    rr.note(
+      'rules',
       'The Gateway API plugin runs as a process beside the Rollouts controller, with its service account, and ' +
         'changes the weights of the HTTPRoute backendRefs during a canary; it reads the stable and canary Services. ' +
-        'Nothing more: no delete, no Gateways, no ConfigMaps (the plugin keeps no state in ConfigMaps).');
+        'Nothing more: no delete, no Gateways, no ConfigMaps (the plugin keeps no state in ConfigMaps).',
+    );
     new ApiObject(this, 'plugin-role', {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRole',
       metadata: { name: 'argo-rollouts-gateway-api-plugin', labels, annotations: rr.annotations() },
       rules: [
         { apiGroups: [''], resources: ['services'], verbs: ['get'] },
-        { apiGroups: ['gateway.networking.k8s.io'], resources: ['httproutes'],
-          verbs: ['get', 'list', 'update', 'patch'] },
+        {
+          apiGroups: ['gateway.networking.k8s.io'],
+          resources: ['httproutes'],
+          verbs: ['get', 'list', 'update', 'patch'],
+        },
       ],
     });
     new ApiObject(this, 'plugin-binding', {
@@ -184,15 +216,17 @@ export class ClusterPrerequisites extends Construct {
     // templates/prometheus/prometheus.yaml: podMonitorSelector.matchLabels.release = .Release.Name),
     // the same default as its ruleSelector, for which HttpService warns about prometheusRuleLabels.
     if (Object.keys(props.podMonitorLabels ?? {}).length === 0) {
-      addSynthWarning(this,
+      addSynthWarning(
+        this,
         'podMonitorLabels is not set (rollwise platform --monitor-label), so the PodMonitors carry only the platform ' +
-          'labels: kube-prometheus-stack\'s Prometheus selects PodMonitors by the label release: <its Helm release ' +
+          "labels: kube-prometheus-stack's Prometheus selects PodMonitors by the label release: <its Helm release " +
           'name> (podMonitorSelectorNilUsesHelmValues: true by default, kube-prometheus-stack 88.0.0) and ignores ' +
-          'the others. Without the Envoy proxies\' counters every canary analysis is Inconclusive and every release ' +
-          'pauses; without the controller\'s metrics the rollout alerts see nothing. Pass the label your Prometheus ' +
+          "the others. Without the Envoy proxies' counters every canary analysis is Inconclusive and every release " +
+          "pauses; without the controller's metrics the rollout alerts see nothing. Pass the label your Prometheus " +
           'selects, e.g. --monitor-label release=kube-prometheus-stack (`kubectl get prometheus -A -o ' +
-          'jsonpath=\'{..podMonitorSelector}\'` shows it; an empty selector {} selects every PodMonitor, and then ' +
-          'this warning does not apply).');
+          "jsonpath='{..podMonitorSelector}'` shows it; an empty selector {} selects every PodMonitor, and then " +
+          'this warning does not apply).',
+      );
     }
     // Envoy Gateway labels every proxy pod app.kubernetes.io/{name: envoy, component: proxy,
     // managed-by: envoy-gateway} (envoy gateway v1.9.0 internal/infrastructure/kubernetes/proxy/
@@ -200,19 +234,26 @@ export class ClusterPrerequisites extends Construct {
     // "metrics", 19001, path /stats/prometheus (api/v1alpha1/envoygateway_types.go
     // GatewayMetricsPort; proxy testdata/deployments/default.yaml).
     const rp = new Reasons();
-    rp.note('spec.podMetricsEndpoints',
-      'The canary analysis and the alerts query the proxies\' per-cluster counters (envoy_cluster_upstream_rq_xx, ' +
+    rp.note(
+      'spec.podMetricsEndpoints',
+      "The canary analysis and the alerts query the proxies' per-cluster counters (envoy_cluster_upstream_rq_xx, " +
         'envoy_cluster_upstream_cx_*): without this scrape every analysis is Inconclusive and the alerts see nothing ' +
         '(docs/mechanisms.md#canary-analysis, #response-flags). Port 19001 (named "metrics") serves ' +
-        '/stats/prometheus on every Envoy Gateway proxy.');
+        '/stats/prometheus on every Envoy Gateway proxy.',
+    );
     rp.note('spec.selector', 'The labels Envoy Gateway puts on every proxy pod it runs, for every Gateway.');
     new ApiObject(this, 'envoy-monitor', {
       apiVersion: 'monitoring.coreos.com/v1',
       kind: 'PodMonitor',
       metadata: { name: 'envoy-proxies', namespace: envoyNs, labels: monitorLabels, annotations: rp.annotations() },
       spec: {
-        selector: { matchLabels: { 'app.kubernetes.io/name': 'envoy', 'app.kubernetes.io/component': 'proxy',
-          'app.kubernetes.io/managed-by': 'envoy-gateway' } },
+        selector: {
+          matchLabels: {
+            'app.kubernetes.io/name': 'envoy',
+            'app.kubernetes.io/component': 'proxy',
+            'app.kubernetes.io/managed-by': 'envoy-gateway',
+          },
+        },
         podMetricsEndpoints: [{ port: 'metrics', path: '/stats/prometheus' }],
       },
     });
@@ -232,22 +273,30 @@ export class ClusterPrerequisites extends Construct {
     // would be stored as namespace="argo-rollouts": with true the metric's label wins and the
     // target's labels fill in only what the metric lacks (job, pod, container, endpoint, instance).
     const rm = new Reasons();
-    rm.note('spec.podMetricsEndpoints',
+    rm.note(
+      'spec.podMetricsEndpoints',
       'The readiness alerts of a Rollout divide ready endpoints by rollout_info_replicas_desired, and ' +
         'CanaryAnalysisFailed and RolloutDegraded read rollout_info and analysis_run_info, metrics of the Rollouts ' +
-        'controller (docs/mechanisms.md#fixes-and-verification).');
-    rm.note('spec.podMetricsEndpoints[0].honorLabels',
+        'controller (docs/mechanisms.md#fixes-and-verification).',
+    );
+    rm.note(
+      'spec.podMetricsEndpoints[0].honorLabels',
       'The controller labels each series with the namespace of the Rollout or AnalysisRun it describes, and every ' +
-        'rule selects them by the service\'s namespace. Without honorLabels the Prometheus Operator\'s target label ' +
-        'namespace (the controller\'s own, argo-rollouts) wins and the controller\'s label is stored as ' +
-        'exported_namespace: ReadyEndpointsBelowFloor, CanaryAnalysisFailed, RolloutDegraded and verify\'s floor ' +
+        "rule selects them by the service's namespace. Without honorLabels the Prometheus Operator's target label " +
+        "namespace (the controller's own, argo-rollouts) wins and the controller's label is stored as " +
+        "exported_namespace: ReadyEndpointsBelowFloor, CanaryAnalysisFailed, RolloutDegraded and verify's floor " +
         'check would see nothing. A Prometheus with overrideHonorLabels or enforcedNamespaceLabel overrides this: ' +
-        'docs/cluster.md says what to set then (docs/mechanisms.md#an-exporters-own-namespace-label).');
+        'docs/cluster.md says what to set then (docs/mechanisms.md#an-exporters-own-namespace-label).',
+    );
     new ApiObject(this, 'rollouts-monitor', {
       apiVersion: 'monitoring.coreos.com/v1',
       kind: 'PodMonitor',
-      metadata: { name: 'argo-rollouts-controller', namespace: ns, labels: monitorLabels,
-        annotations: rm.annotations() },
+      metadata: {
+        name: 'argo-rollouts-controller',
+        namespace: ns,
+        labels: monitorLabels,
+        annotations: rm.annotations(),
+      },
       spec: {
         selector: { matchLabels: { 'app.kubernetes.io/name': 'argo-rollouts' } },
         podMetricsEndpoints: [{ port: 'metrics', path: '/metrics', honorLabels: true }],
@@ -287,7 +336,8 @@ export function pluginConfigProblems(configMap: Record<string, unknown>): string
       out.push(
         `${where}: is not YAML (${(e as Error).message.split('\n')[0]}): the Argo Rollouts controller fails to start ` +
           '("failed to unmarshal ... plugins while initializing", argo-rollouts v1.9.1 utils/config/config.go). Fix: ' +
-          'restore the list rollwise writes, or accept only a valid list of { name, location, sha256 }.');
+          'restore the list rollwise writes, or accept only a valid list of { name, location, sha256 }.',
+      );
       continue;
     }
     if (items === null || items === undefined) continue;
@@ -295,42 +345,57 @@ export function pluginConfigProblems(configMap: Record<string, unknown>): string
       out.push(
         `${where}: is ${typeof items === 'object' ? 'a map' : `the ${typeof items} ${JSON.stringify(items)}`}, not a ` +
           'list of plugins: the controller cannot unmarshal it into []PluginItem and fails to start (argo-rollouts ' +
-          'v1.9.1 utils/config/config.go). Fix: a YAML list of { name, location, sha256 }.');
+          'v1.9.1 utils/config/config.go). Fix: a YAML list of { name, location, sha256 }.',
+      );
       continue;
     }
     items.forEach((item, i) => {
       if (item === null || typeof item !== 'object' || Array.isArray(item)) {
         out.push(
           `${where}[${i}]: is not a map of name, location and sha256: the controller cannot unmarshal it and fails ` +
-            'to start.');
+            'to start.',
+        );
         return;
       }
       const p = item as Record<string, unknown>;
       for (const f of ['name', 'location', 'sha256']) {
-        if (p[f] !== undefined && p[f] !== null && typeof p[f] !== 'string') out.push(
-          `${where}[${i}].${f}: ${JSON.stringify(p[f])} is not a string: the controller cannot unmarshal it and ` +
-            'fails to start.');
+        if (p[f] !== undefined && p[f] !== null && typeof p[f] !== 'string')
+          out.push(
+            `${where}[${i}].${f}: ${JSON.stringify(p[f])} is not a string: the controller cannot unmarshal it and ` +
+              'fails to start.',
+          );
       }
-      if (p.args !== undefined && p.args !== null &&
-        !(Array.isArray(p.args) && p.args.every((a) => typeof a === 'string'))) out.push(
-          `${where}[${i}].args: is not a list of strings: the controller cannot unmarshal it and fails to start.`);
-      if (p.disabled !== undefined && p.disabled !== null && typeof p.disabled !== 'boolean') out.push(
-        `${where}[${i}].disabled: is not a boolean: the controller cannot unmarshal it and fails to start.`);
-      if (typeof p.name !== 'string' || !PLUGIN_NAME_RE.test(p.name)) out.push(
-        `${where}[${i}].name: ${JSON.stringify(p.name ?? '')} is not <namespace>/<name>: the controller's ` +
-          'ValidateConfig refuses it ("plugin repository ... must be in the format of <namespace>/<name>") and fails ' +
-          'to start.');
+      if (
+        p.args !== undefined &&
+        p.args !== null &&
+        !(Array.isArray(p.args) && p.args.every((a) => typeof a === 'string'))
+      )
+        out.push(
+          `${where}[${i}].args: is not a list of strings: the controller cannot unmarshal it and fails to start.`,
+        );
+      if (p.disabled !== undefined && p.disabled !== null && typeof p.disabled !== 'boolean')
+        out.push(`${where}[${i}].disabled: is not a boolean: the controller cannot unmarshal it and fails to start.`);
+      if (typeof p.name !== 'string' || !PLUGIN_NAME_RE.test(p.name))
+        out.push(
+          `${where}[${i}].name: ${JSON.stringify(p.name ?? '')} is not <namespace>/<name>: the controller's ` +
+            'ValidateConfig refuses it ("plugin repository ... must be in the format of <namespace>/<name>") and fails ' +
+            'to start.',
+        );
       if (key === 'trafficRouterPlugins' && p.name === PLUGIN_NAME) {
         gateway = true;
-        if (typeof p.location !== 'string' || !/^(https?:\/\/|file:\/\/)\S+$/.test(p.location)) out.push(
-          `${where}[${i}].location: ${JSON.stringify(p.location ?? '')} is not an http(s):// or file:// location ` +
-            '(utils/plugin/types PluginItem.Location): the controller cannot load the plugin.');
+        if (typeof p.location !== 'string' || !/^(https?:\/\/|file:\/\/)\S+$/.test(p.location))
+          out.push(
+            `${where}[${i}].location: ${JSON.stringify(p.location ?? '')} is not an http(s):// or file:// location ` +
+              '(utils/plugin/types PluginItem.Location): the controller cannot load the plugin.',
+          );
       }
     });
   }
-  if (!gateway) out.push(
-    `data.trafficRouterPlugins: has no ${PLUGIN_NAME} entry: every rollwise Rollout routes its canary through that ` +
-      `plugin, and the controller fails each with "plugin ${PLUGIN_NAME} not configured in configmap" (argo-rollouts ` +
-      'v1.9.1 utils/plugin/plugin.go). Fix: restore the entry rollwise writes.');
+  if (!gateway)
+    out.push(
+      `data.trafficRouterPlugins: has no ${PLUGIN_NAME} entry: every rollwise Rollout routes its canary through that ` +
+        `plugin, and the controller fails each with "plugin ${PLUGIN_NAME} not configured in configmap" (argo-rollouts ` +
+        'v1.9.1 utils/plugin/plugin.go). Fix: restore the entry rollwise writes.',
+    );
   return out;
 }

@@ -2,8 +2,13 @@ import { AppServer } from '../decisions/keep-alive';
 import { Override } from '../decisions/decision';
 import type { AutoscalingProps } from '../decisions/autoscaling';
 import { Delivery } from '../decisions/canary';
-import { ContainerProps, InitContainerProps, PodProps, SidecarProps,
-  WorkloadMetadataProps } from '../decisions/containers';
+import {
+  ContainerProps,
+  InitContainerProps,
+  PodProps,
+  SidecarProps,
+  WorkloadMetadataProps,
+} from '../decisions/containers';
 import { Migration } from '../decisions/migrations';
 import { Platform } from '../decisions/platform';
 import type { RouteProps } from '../decisions/route';

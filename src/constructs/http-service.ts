@@ -74,27 +74,35 @@ export class HttpService extends Construct {
     // With many services in an app, an error must say which one it is about (and where).
     try {
       if (props === null || typeof props !== 'object' || Array.isArray(props)) {
-        throw new RollwiseInputError('props',
+        throw new RollwiseInputError(
+          'props',
           props === undefined ? 'undefined' : Array.isArray(props) ? 'a list' : props,
           `is the third argument of new HttpService(scope, '${id}', props) and must be an object with the service's ` +
             'inputs (image, port, replicas, health, resources, appServer, ...).',
           `pass the props object, e.g. new HttpService(chart, '${id}', { image: 'ghcr.io/acme/${id || 'web'}:1.0.0', ` +
-            'port: 8080, ... }) (see HttpServiceProps).');
+            'port: 8080, ... }) (see HttpServiceProps).',
+        );
       }
       if (!chartOf(scope)) {
-        throw new RollwiseInputError('scope', scope.node.path === '' ? 'the app itself' : scope.node.path,
+        throw new RollwiseInputError(
+          'scope',
+          scope.node.path === '' ? 'the app itself' : scope.node.path,
           `is not inside a cdk8s Chart: every object is written to its chart's file and takes the chart's namespace, ` +
             'so an HttpService must be created in a Chart.',
-          `create it in a chart: new HttpService(new Chart(app, '${id}', { namespace: 'shop' }), '${id}', props).`);
+          `create it in a chart: new HttpService(new Chart(app, '${id}', { namespace: 'shop' }), '${id}', props).`,
+        );
       }
       checkServiceProps(props);
       // a step made with a bad value (CanaryStep.setWeight(150)) is refused here, naming the service
       if (props.delivery instanceof Delivery) checkDelivery(props.delivery);
-      if (!(props.appServer instanceof AppServer)) throw new RollwiseInputError('appServer',
-        props.appServer ?? 'missing',
-        'is required: the proxy\'s idle timeout is derived from the server\'s keep-alive, and a guessed one is the ' +
-          '503 UC race (docs/mechanisms.md#keep-alive-race).',
-        'pass e.g. appServer: AppServer.uvicorn() (see AppServer for the presets).');
+      if (!(props.appServer instanceof AppServer))
+        throw new RollwiseInputError(
+          'appServer',
+          props.appServer ?? 'missing',
+          "is required: the proxy's idle timeout is derived from the server's keep-alive, and a guessed one is the " +
+            '503 UC race (docs/mechanisms.md#keep-alive-race).',
+          'pass e.g. appServer: AppServer.uvicorn() (see AppServer for the presets).',
+        );
       this.platform = props.platform ?? Platform.defaults();
       // Every value is decided in one pass (src/decisions/service.ts); what follows renders it.
       const namespace = props.namespace ?? Chart.of(this).namespace;
@@ -105,7 +113,10 @@ export class HttpService extends Construct {
       const labels = { ...this.platform.labels, ...selectorLabels(d.name), 'app.kubernetes.io/managed-by': 'rollwise' };
       const workloadLabels = { ...d.pod.workloadLabels, ...labels };
       const meta = (reasons: Reasons, extra: Record<string, string> = {}) => ({
-        name: d.name, namespace, labels, annotations: { ...extra, ...reasons.annotations() },
+        name: d.name,
+        namespace,
+        labels,
+        annotations: { ...extra, ...reasons.annotations() },
       });
 
       this.namespace = namespace;
@@ -128,9 +139,11 @@ export class HttpService extends Construct {
       }
 
       const svc = new Reasons();
-      svc.note('spec.ports[0]',
+      svc.note(
+        'spec.ports[0]',
         `Port 80 forwards to the container's named port "${PORT_NAME}" (${d.port}); only Ready endpoints receive ` +
-          'traffic, which is why readiness timing matters (docs/mechanisms.md#readiness-control-loop).');
+          'traffic, which is why readiness timing matters (docs/mechanisms.md#readiness-control-loop).',
+      );
       this.service = new k8s.KubeService(this, 'service', {
         metadata: meta(svc, { [ANNOTATIONS.appKeepAliveSeconds]: appServerOf(d).keepAliveFact }),
         spec: {
@@ -141,8 +154,8 @@ export class HttpService extends Construct {
       });
 
       // A rolling update may still have a route (after the Service, which it points at).
-      if (!this.canary && d.route) this.route = renderHttpRoute(this, 'route',
-        { name: d.name, namespace, labels, route: d.route });
+      if (!this.canary && d.route)
+        this.route = renderHttpRoute(this, 'route', { name: d.name, namespace, labels, route: d.route });
 
       const pdb = new Reasons();
       const pdbSpec: k8s.PodDisruptionBudgetSpec = {
@@ -153,24 +166,34 @@ export class HttpService extends Construct {
       this.podDisruptionBudget = new k8s.KubePodDisruptionBudget(this, 'pdb', { metadata: meta(pdb), spec: pdbSpec });
 
       if (d.trafficPolicy) {
-        this.trafficPolicy = RouteTrafficPolicy.fromDecisions(new Construct(this, 'traffic'), d.name,
-          { decisions: d.trafficPolicy, namespace, labels });
+        this.trafficPolicy = RouteTrafficPolicy.fromDecisions(new Construct(this, 'traffic'), d.name, {
+          decisions: d.trafficPolicy,
+          namespace,
+          labels,
+        });
       }
       if (d.autoscaling) this.autoscaler = this.horizontalPodAutoscaler(d.autoscaling, labels, namespace);
-      if (d.migration) this.migration = new MigrationJob(this, 'migration',
-        { decisions: d, migration: d.migration, namespace, labels });
+      if (d.migration)
+        this.migration = new MigrationJob(this, 'migration', {
+          decisions: d,
+          migration: d.migration,
+          namespace,
+          labels,
+        });
       const runbookBase = this.platform.runbookBaseUrl;
       if (runbookBase && Object.keys(this.platform.prometheusRuleLabels).length === 0) {
         // kube-prometheus-stack-88.0.0 (Prometheus Operator v0.93.0): ruleSelectorNilUsesHelmValues
         // defaults to true (charts/kube-prometheus-stack/values.yaml), and then the Prometheus's
         // ruleSelector is matchLabels release: <Helm release name> (templates/prometheus/prometheus.yaml).
-        addSynthWarning(this,
+        addSynthWarning(
+          this,
           'platform.prometheusRuleLabels is not set, so the PrometheusRule carries only the platform labels: ' +
-            'kube-prometheus-stack\'s Prometheus selects rules by the label release: <its Helm release name> ' +
+            "kube-prometheus-stack's Prometheus selects rules by the label release: <its Helm release name> " +
             '(ruleSelectorNilUsesHelmValues: true by default, kube-prometheus-stack 88.0.0), ignores every other ' +
             'PrometheusRule, and none of these alerts would ever fire. Set prometheusRuleLabels to what your ' +
-            'Prometheus selects, e.g. { release: \'kube-prometheus-stack\' } (`kubectl get prometheus -A -o ' +
-            'jsonpath=\'{..ruleSelector}\'` shows it).');
+            "Prometheus selects, e.g. { release: 'kube-prometheus-stack' } (`kubectl get prometheus -A -o " +
+            "jsonpath='{..ruleSelector}'` shows it).",
+        );
       }
       if (d.alerts) {
         this.alerts = ServiceAlerts.fromDecisions(new Construct(this, 'alerts'), d.name, {
@@ -182,10 +205,12 @@ export class HttpService extends Construct {
           ruleLabels: this.platform.prometheusRuleLabels,
         });
       } else {
-        addSynthWarning(this,
+        addSynthWarning(
+          this,
           'no PrometheusRule: platform.runbookBaseUrl is not set, and every alert must link to its runbook section. ' +
             'Without alerts on ready endpoints / desired replicas, a readiness cascade is invisible (restarts and ' +
-            'error logs stay flat, docs/mechanisms.md#fixes-and-verification).');
+            'error logs stay flat, docs/mechanisms.md#fixes-and-verification).',
+        );
       }
     } catch (e) {
       throw inService(e, id, this.node.path);
@@ -196,9 +221,13 @@ export class HttpService extends Construct {
     declareKubernetesVersion(this, this.platform.kubernetesVersion);
     declareInputMapper(this, (o, pointer) => inputOfField(o, pointer, this.decisions));
     registerForConflicts(this, this.platform.argoCd?.server);
-    registerDecidedService(this,
-      { name: this.name, namespace: this.namespace, platform: this.platform, decisions: this.decisions,
-        workload: this.canary ? 'rollout' : 'deployment' });
+    registerDecidedService(this, {
+      name: this.name,
+      namespace: this.namespace,
+      platform: this.platform,
+      decisions: this.decisions,
+      workload: this.canary ? 'rollout' : 'deployment',
+    });
   }
 
   /** Whether an autoscaler owns the replica count (Argo CD must then ignore it). */
@@ -206,15 +235,21 @@ export class HttpService extends Construct {
     return this.autoscaler !== undefined;
   }
 
-  private deployment(d: ServiceDecisions, labels: Record<string, string>, workloadLabels: Record<string, string>,
-    namespace: string | undefined, autoscaled: boolean): ApiObject {
+  private deployment(
+    d: ServiceDecisions,
+    labels: Record<string, string>,
+    workloadLabels: Record<string, string>,
+    namespace: string | undefined,
+    autoscaled: boolean,
+  ): ApiObject {
     const dep = new Reasons();
     const template = renderPodTemplate(d, labels, dep);
     const strategy = {
       type: 'RollingUpdate',
       rollingUpdate: {
-        maxUnavailable: k8s.IntOrString.fromNumber(dep.use('spec.strategy.rollingUpdate.maxUnavailable',
-          d.rollout.maxUnavailable)),
+        maxUnavailable: k8s.IntOrString.fromNumber(
+          dep.use('spec.strategy.rollingUpdate.maxUnavailable', d.rollout.maxUnavailable),
+        ),
         maxSurge: k8s.IntOrString.fromString(dep.use('spec.strategy.rollingUpdate.maxSurge', d.rollout.maxSurge)),
       },
     };
@@ -230,29 +265,41 @@ export class HttpService extends Construct {
     // cdk8s-plus-28's 1.28 types survive: KubeDeployment re-serializes after JSON patches.
     const deployment = new ApiObject(this, 'deployment', {
       ...k8s.KubeDeployment.GVK,
-      metadata: { name: d.name, namespace, labels: workloadLabels,
-        annotations: { ...d.pod.workloadAnnotations, ...workloadFacts(d), ...dep.annotations() } },
+      metadata: {
+        name: d.name,
+        namespace,
+        labels: workloadLabels,
+        annotations: { ...d.pod.workloadAnnotations, ...workloadFacts(d), ...dep.annotations() },
+      },
       spec: k8s.toJson_DeploymentSpec(spec),
     });
     deployment.addJsonPatch(...podTemplatePatches(d));
     return deployment;
   }
 
-  private horizontalPodAutoscaler(a: AutoscalingDecisions, labels: Record<string, string>,
-    namespace: string | undefined): ApiObject {
+  private horizontalPodAutoscaler(
+    a: AutoscalingDecisions,
+    labels: Record<string, string>,
+    namespace: string | undefined,
+  ): ApiObject {
     const d = this.decisions;
     const r = new Reasons();
     const spec: k8s.HorizontalPodAutoscalerSpecV2 = {
       scaleTargetRef: { apiVersion: this.workload.apiVersion, kind: this.workload.kind, name: d.name },
       minReplicas: r.use('spec.minReplicas', a.minReplicas),
       maxReplicas: r.use('spec.maxReplicas', a.maxReplicas),
-      metrics: [{ type: 'Resource',
-        resource: { name: 'cpu',
-          target: { type: 'Utilization', averageUtilization: a.targetCpuUtilisationPercent } } }],
+      metrics: [
+        {
+          type: 'Resource',
+          resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: a.targetCpuUtilisationPercent } },
+        },
+      ],
     };
     r.note('spec.metrics[0]', a.metricReason);
-    return new k8s.KubeHorizontalPodAutoscalerV2(this, 'hpa',
-      { metadata: { name: d.name, namespace, labels, annotations: r.annotations() }, spec });
+    return new k8s.KubeHorizontalPodAutoscalerV2(this, 'hpa', {
+      metadata: { name: d.name, namespace, labels, annotations: r.annotations() },
+      spec,
+    });
   }
 
   /**
@@ -264,24 +311,36 @@ export class HttpService extends Construct {
   private check(r: RenderedApp): string[] {
     const rendered = finalObjects(this, r);
     const invariants = checkInvariants({
-      objects: rendered.objects, unpatched: rendered.unpatched,
+      objects: rendered.objects,
+      unpatched: rendered.unpatched,
       endpointPropagationSeconds: this.platform.endpointPropagationSeconds.value,
       shutdownInApplication: this.decisions.shutdown.delay.kind === 'app',
     }).map(formatInvariantFailure);
     const objects = rendered.objects as { kind?: string }[];
-    const composition = blockingFindings(lintObjects(objects)).map((f) => `${f.ruleId} ${f.object} ${f.path}: ${f.message} ` +
-      `Fix: ${f.fix}`);
+    const composition = blockingFindings(lintObjects(objects)).map(
+      (f) => `${f.ruleId} ${f.object} ${f.path}: ${f.message} ` + `Fix: ${f.fix}`,
+    );
     const workloads = rendered.objects.filter((o) => WORKLOAD_KINDS.includes(String(o.kind)));
-    const problems = [...invariants, ...composition, ...unresolvedReferences(rendered.objects),
-      ...workloads.flatMap((w) => undeclaredContainers(w, this.decisions)), ...this.unusedAcceptances(r, rendered)];
+    const problems = [
+      ...invariants,
+      ...composition,
+      ...unresolvedReferences(rendered.objects),
+      ...workloads.flatMap((w) => undeclaredContainers(w, this.decisions)),
+      ...this.unusedAcceptances(r, rendered),
+    ];
     // The canary replayed through its analysis (src/rehearse): a healthy release must promote, a
     // 10 % error release must abort at the first weight. Skipped when other checks already failed.
     if (!this.canary || problems.length > 0 || !synthRehearsalEnabled()) return problems;
     const rehearsal = rehearseForSynth(objects, { releaseRps: this.decisions.releaseRps });
     for (const w of rehearsal.warnings) addSynthWarning(this, w);
     const refused = rehearsal.refusals[0];
-    if (refused) throw new RollwiseInputError(refused.input, refused.value, rehearsal.refusals.map((r) => r.why).join(
-      ' Also, '), refused.fix);
+    if (refused)
+      throw new RollwiseInputError(
+        refused.input,
+        refused.value,
+        rehearsal.refusals.map((r) => r.why).join(' Also, '),
+        refused.fix,
+      );
     return [];
   }
 
@@ -295,9 +354,12 @@ export class HttpService extends Construct {
    */
   public acceptPatch(object: ApiObject, path: string, because: string): void {
     if (!this.node.findAll().includes(object)) {
-      throw new RollwiseInputError('acceptPatch(object)', object?.node?.path ?? String(object),
-        'is not one of this service\'s objects, so no invariant of this service reads it.',
-        'pass one of the service\'s objects, e.g. service.workload or service.podDisruptionBudget.');
+      throw new RollwiseInputError(
+        'acceptPatch(object)',
+        object?.node?.path ?? String(object),
+        "is not one of this service's objects, so no invariant of this service reads it.",
+        "pass one of the service's objects, e.g. service.workload or service.podDisruptionBudget.",
+      );
     }
     acceptPatchedValue(object, path, because);
     this.acceptedPatches.push({ object, path });
@@ -325,7 +387,8 @@ export class HttpService extends Construct {
           `is ${before === undefined ? 'absent' : stableJson(before)} with and without the patches), so there is ` +
           `nothing to accept, and the accepted reason would replace rollwise's own on a value rollwise decided. Fix: ` +
           'remove the acceptPatch call, or give the path of the field the patch changes, as the reasons and lint ' +
-          `findings print it (\`rollwise explain\` on the output).`);
+          `findings print it (\`rollwise explain\` on the output).`,
+      );
     }
     return out;
   }
@@ -344,8 +407,10 @@ function appServerOf(d: ServiceDecisions): AppServer {
 
 /** The measured facts the lint rules need and a manifest cannot otherwise hold. */
 function workloadFacts(d: ServiceDecisions): Record<string, string> {
-  const facts: Record<string, string> = { [ANNOTATIONS.readinessCallsDependency]: 'false',
-    [ANNOTATIONS.appKeepAliveSeconds]: appServerOf(d).keepAliveFact };
+  const facts: Record<string, string> = {
+    [ANNOTATIONS.readinessCallsDependency]: 'false',
+    [ANNOTATIONS.appKeepAliveSeconds]: appServerOf(d).keepAliveFact,
+  };
   if (d.readinessP99Seconds !== undefined) facts[ANNOTATIONS.readinessP99Seconds] = String(d.readinessP99Seconds);
   if (d.capacity) {
     facts[ANNOTATIONS.peakRps] = String(d.capacity.peakRps);
@@ -354,4 +419,3 @@ function workloadFacts(d: ServiceDecisions): Record<string, string> {
   if (d.releaseRps !== undefined) facts[ANNOTATIONS.releaseRps] = String(d.releaseRps);
   return facts;
 }
-

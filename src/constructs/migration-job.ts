@@ -31,8 +31,12 @@ export class MigrationJob extends Construct {
     const m = props.migration;
     const r = new Reasons();
     const { 'app.kubernetes.io/name': _selector, ...rest } = props.labels;
-    const labels = { ...rest, 'app.kubernetes.io/name': m.name, 'app.kubernetes.io/part-of': d.name,
-      'app.kubernetes.io/component': 'migration' };
+    const labels = {
+      ...rest,
+      'app.kubernetes.io/name': m.name,
+      'app.kubernetes.io/part-of': d.name,
+      'app.kubernetes.io/component': 'migration',
+    };
     const hook = r.use('metadata.annotations["argocd.argoproj.io/hook"]', m.hook);
     const deletePolicy = r.use('metadata.annotations["argocd.argoproj.io/hook-delete-policy"]', m.deletePolicy);
     const spec: k8s.JobSpec = {
@@ -47,8 +51,11 @@ export class MigrationJob extends Construct {
         name: m.name,
         namespace: props.namespace,
         labels,
-        annotations: { 'argocd.argoproj.io/hook': hook, 'argocd.argoproj.io/hook-delete-policy': deletePolicy,
-          ...r.annotations() },
+        annotations: {
+          'argocd.argoproj.io/hook': hook,
+          'argocd.argoproj.io/hook-delete-policy': deletePolicy,
+          ...r.annotations(),
+        },
       },
       spec: k8s.toJson_JobSpec(spec),
     });

@@ -22,19 +22,27 @@ export function selectorLabels(name: string): Record<string, string> {
  * the label the workload's controller puts on each revision's pods (`pod-template-hash` for
  * Deployments, `rollouts-pod-template-hash` for Rollouts), so spreading applies per revision.
  */
-export function renderPodTemplate(d: ServiceDecisions, labels: Record<string, string>, reasons: Reasons,
-  hashLabel = 'pod-template-hash', prefix = 'spec.template'): k8s.PodTemplateSpec {
+export function renderPodTemplate(
+  d: ServiceDecisions,
+  labels: Record<string, string>,
+  reasons: Reasons,
+  hashLabel = 'pod-template-hash',
+  prefix = 'spec.template',
+): k8s.PodTemplateSpec {
   const c = `${prefix}.spec.containers[0]`;
   const r = d.readiness;
   const l = d.liveness;
   const s = d.startup;
-  const processCheck = (check: ProcessCheck) => (check.kind === 'http'
-    ? { httpGet: { path: check.path, port: k8s.IntOrString.fromString(PORT_NAME) } }
-    : { tcpSocket: { port: k8s.IntOrString.fromString(PORT_NAME) } });
+  const processCheck = (check: ProcessCheck) =>
+    check.kind === 'http'
+      ? { httpGet: { path: check.path, port: k8s.IntOrString.fromString(PORT_NAME) } }
+      : { tcpSocket: { port: k8s.IntOrString.fromString(PORT_NAME) } };
 
-  reasons.note(`${c}.readinessProbe.httpGet`,
+  reasons.note(
+    `${c}.readinessProbe.httpGet`,
     `Readiness asks the local handler ${d.readinessPath} (declared not to call a dependency): it reports whether ` +
-      'this pod can serve, never whether a downstream is healthy (docs/mechanisms.md#readiness-calls-a-dependency).');
+      'this pod can serve, never whether a downstream is healthy (docs/mechanisms.md#readiness-calls-a-dependency).',
+  );
   const readinessProbe: k8s.Probe = {
     httpGet: { path: d.readinessPath, port: k8s.IntOrString.fromString(PORT_NAME) },
     periodSeconds: reasons.use(`${c}.readinessProbe.periodSeconds`, r.periodSeconds),
@@ -49,9 +57,11 @@ export function renderPodTemplate(d: ServiceDecisions, labels: Record<string, st
     timeoutSeconds: reasons.use(`${c}.livenessProbe.timeoutSeconds`, l.timeoutSeconds),
     failureThreshold: reasons.use(`${c}.livenessProbe.failureThreshold`, l.failureThreshold),
   };
-  reasons.note(`${c}.startupProbe.${l.check.value.kind === 'http' ? 'httpGet' : 'tcpSocket'}`,
+  reasons.note(
+    `${c}.startupProbe.${l.check.value.kind === 'http' ? 'httpGet' : 'tcpSocket'}`,
     'The same process-only check as liveness: start-up ends when the process answers, readiness then decides when it ' +
-      'takes traffic.');
+      'takes traffic.',
+  );
   const startupProbe: k8s.Probe = {
     ...processCheck(l.check.value),
     periodSeconds: reasons.use(`${c}.startupProbe.periodSeconds`, s.periodSeconds),
@@ -60,11 +70,14 @@ export function renderPodTemplate(d: ServiceDecisions, labels: Record<string, st
   };
 
   const res = d.resources;
-  const limits: Record<string, k8s.Quantity> = { memory: k8s.Quantity.fromString(reasons.use(
-    `${c}.resources.limits.memory`, res.memoryLimit)) };
+  const limits: Record<string, k8s.Quantity> = {
+    memory: k8s.Quantity.fromString(reasons.use(`${c}.resources.limits.memory`, res.memoryLimit)),
+  };
   const cpuLimit = res.cpuLimit.value;
-  if (cpuLimit !== undefined) limits.cpu = k8s.Quantity.fromString(reasons.use(`${c}.resources.limits.cpu`,
-    { ...res.cpuLimit, value: cpuLimit }));
+  if (cpuLimit !== undefined)
+    limits.cpu = k8s.Quantity.fromString(
+      reasons.use(`${c}.resources.limits.cpu`, { ...res.cpuLimit, value: cpuLimit }),
+    );
   else reasons.use(`${c}.resources.limits`, res.cpuLimit);
 
   const sd = d.shutdown;
@@ -72,8 +85,8 @@ export function renderPodTemplate(d: ServiceDecisions, labels: Record<string, st
   let lifecycle: k8s.Lifecycle | undefined;
   const preStopSeconds = sd.preStopSeconds.value;
   if (delay.kind === 'exec') lifecycle = { preStop: { exec: { command: [delay.target, String(preStopSeconds)] } } };
-  if (delay.kind === 'http') lifecycle = { preStop: { httpGet: { path: delay.target,
-    port: k8s.IntOrString.fromString(PORT_NAME) } } };
+  if (delay.kind === 'http')
+    lifecycle = { preStop: { httpGet: { path: delay.target, port: k8s.IntOrString.fromString(PORT_NAME) } } };
   // The sleep action is not in cdk8s-plus-28's 1.28 types (their serializer drops it):
   // podTemplatePatches() writes it into the workload; the 1.33 schema validates it.
   if (delay.kind === 'sleep') lifecycle = { preStop: {} };
@@ -82,29 +95,38 @@ export function renderPodTemplate(d: ServiceDecisions, labels: Record<string, st
   const x = d.pod;
   const runAs = x.runAs.value;
   reasons.use(`${prefix}.spec.securityContext.runAsUser`, { ...x.runAs, value: runAs.user });
-  reasons.note(`${prefix}.spec.securityContext.runAsGroup`,
-    `Group ${runAs.group}: ${runAs.group === runAs.user ? 'the user id (container.runAs.group not given)'
-      : 'input (container.runAs.group)'}; ` +
-      `the processes' primary group, which owns the files they create.`);
+  reasons.note(
+    `${prefix}.spec.securityContext.runAsGroup`,
+    `Group ${runAs.group}: ${
+      runAs.group === runAs.user ? 'the user id (container.runAs.group not given)' : 'input (container.runAs.group)'
+    }; ` + `the processes' primary group, which owns the files they create.`,
+  );
 
   reasons.use(`${prefix}.spec.securityContext`, securityReason('pod'));
   reasons.use(`${c}.securityContext`, securityReason('container'));
   const automountToken = reasons.use(`${prefix}.spec.automountServiceAccountToken`, x.automountToken);
-  if (x.serviceAccountName) reasons.note(`${prefix}.spec.serviceAccountName`,
-    `Input (pod.serviceAccount): the pods' ` +
-      `identity; ${automountToken ? 'its API token is mounted (override above)' : 'its API token is not mounted'}.`);
+  if (x.serviceAccountName)
+    reasons.note(
+      `${prefix}.spec.serviceAccountName`,
+      `Input (pod.serviceAccount): the pods' ` +
+        `identity; ${automountToken ? 'its API token is mounted (override above)' : 'its API token is not mounted'}.`,
+    );
   reasons.note(`${prefix}.spec.topologySpreadConstraints[0]`, SPREAD_REASON.hostname);
   reasons.note(`${prefix}.spec.topologySpreadConstraints[1]`, SPREAD_REASON.zone);
-  reasons.note(`${prefix}.spec.enableServiceLinks`,
+  reasons.note(
+    `${prefix}.spec.enableServiceLinks`,
     'No Docker-link environment variables for every Service in the namespace: the service finds its dependencies by ' +
-      'DNS, and thousands of injected variables slow container start and can collide with the app\'s own settings.');
-  reasons.note(`${prefix}.spec.volumes[0]`,
+      "DNS, and thousands of injected variables slow container start and can collide with the app's own settings.",
+  );
+  reasons.note(
+    `${prefix}.spec.volumes[0]`,
     'A writable /tmp because the root filesystem is read-only and many servers write temporary files there; capped ' +
-      'at 64Mi so a runaway writer is evicted before it fills the node\'s disk.');
+      "at 64Mi so a runaway writer is evicted before it fills the node's disk.",
+  );
 
   const native = x.sidecars.length > 0 && x.nativeSidecars.value;
-  const extra = (e: ExtraContainerDecisions, path: string, sidecar: boolean) => renderExtraContainer(e, path, sidecar,
-    r, reasons);
+  const extra = (e: ExtraContainerDecisions, path: string, sidecar: boolean) =>
+    renderExtraContainer(e, path, sidecar, r, reasons);
   // Native sidecars come first among the init containers, so the init containers can use them.
   const initContainers: k8s.Container[] = [];
   const sidecars: k8s.Container[] = [];
@@ -123,13 +145,20 @@ export function renderPodTemplate(d: ServiceDecisions, labels: Record<string, st
     const path = `${prefix}.spec.initContainers[${initContainers.length}]`;
     initContainers.push(extra(e, path, false));
   });
-  if (x.app.ports.length) reasons.note(`${c}.ports[1]`,
-    'Input (container.ports): extra named ports are not part of the Service; a PodMonitor or another consumer ' +
-      'reaches them on the pod.');
-  x.volumes.forEach((v, i) => { if (v.reason) reasons.note(`${prefix}.spec.volumes[${i + 1}].emptyDir.sizeLimit`,
-    v.reason); });
-  if (x.scheduling.affinity) reasons.note(`${prefix}.spec.affinity`,
-    'Input (pod.affinity): placement the team chose; the topology spread above still applies.');
+  if (x.app.ports.length)
+    reasons.note(
+      `${c}.ports[1]`,
+      'Input (container.ports): extra named ports are not part of the Service; a PodMonitor or another consumer ' +
+        'reaches them on the pod.',
+    );
+  x.volumes.forEach((v, i) => {
+    if (v.reason) reasons.note(`${prefix}.spec.volumes[${i + 1}].emptyDir.sizeLimit`, v.reason);
+  });
+  if (x.scheduling.affinity)
+    reasons.note(
+      `${prefix}.spec.affinity`,
+      'Input (pod.affinity): placement the team chose; the topology spread above still applies.',
+    );
   const podLabels = { ...x.podLabels, ...labels };
   const podAnnotations = Object.keys(x.podAnnotations).length ? x.podAnnotations : undefined;
 
@@ -144,46 +173,77 @@ export function renderPodTemplate(d: ServiceDecisions, labels: Record<string, st
       ...(x.scheduling.affinity ? { affinity: x.scheduling.affinity } : {}),
       ...(x.scheduling.priorityClassName ? { priorityClassName: x.scheduling.priorityClassName } : {}),
       enableServiceLinks: false,
-      terminationGracePeriodSeconds: reasons.use(`${prefix}.spec.terminationGracePeriodSeconds`,
-        sd.terminationGracePeriodSeconds),
+      terminationGracePeriodSeconds: reasons.use(
+        `${prefix}.spec.terminationGracePeriodSeconds`,
+        sd.terminationGracePeriodSeconds,
+      ),
       securityContext: {
-        runAsNonRoot: true, runAsUser: runAs.user, runAsGroup: runAs.group, seccompProfile: { type: 'RuntimeDefault' },
-        ...(x.unprivilegedPortStart ? { sysctls: [{ name: 'net.ipv4.ip_unprivileged_port_start',
-          value: String(reasons.use(`${prefix}.spec.securityContext.sysctls[0].value`,
-            x.unprivilegedPortStart)) }] } : {}),
+        runAsNonRoot: true,
+        runAsUser: runAs.user,
+        runAsGroup: runAs.group,
+        seccompProfile: { type: 'RuntimeDefault' },
+        ...(x.unprivilegedPortStart
+          ? {
+              sysctls: [
+                {
+                  name: 'net.ipv4.ip_unprivileged_port_start',
+                  value: String(
+                    reasons.use(`${prefix}.spec.securityContext.sysctls[0].value`, x.unprivilegedPortStart),
+                  ),
+                },
+              ],
+            }
+          : {}),
       },
       topologySpreadConstraints: [
-        { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'DoNotSchedule',
-          labelSelector: { matchLabels: selectorLabels(d.name) }, matchLabelKeys: [hashLabel] },
-        { maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway',
-          labelSelector: { matchLabels: selectorLabels(d.name) }, matchLabelKeys: [hashLabel] },
+        {
+          maxSkew: 1,
+          topologyKey: 'kubernetes.io/hostname',
+          whenUnsatisfiable: 'DoNotSchedule',
+          labelSelector: { matchLabels: selectorLabels(d.name) },
+          matchLabelKeys: [hashLabel],
+        },
+        {
+          maxSkew: 1,
+          topologyKey: 'topology.kubernetes.io/zone',
+          whenUnsatisfiable: 'ScheduleAnyway',
+          labelSelector: { matchLabels: selectorLabels(d.name) },
+          matchLabelKeys: [hashLabel],
+        },
       ],
       ...(initContainers.length ? { initContainers } : {}),
-      containers: [{
-        name: 'app',
-        image: d.image,
-        ...(x.app.command ? { command: x.app.command } : {}),
-        ...(x.app.args ? { args: x.app.args } : {}),
-        ...(x.app.env.length ? { env: x.app.env as k8s.EnvVar[] } : {}),
-        ...(x.app.envFrom.length ? { envFrom: x.app.envFrom as k8s.EnvFromSource[] } : {}),
-        ports: [{ name: PORT_NAME, containerPort: d.port, protocol: 'TCP' },
-          ...x.app.ports.map((p) => ({ name: p.name, containerPort: p.port, protocol: 'TCP' }))],
-        readinessProbe,
-        livenessProbe,
-        startupProbe,
-        resources: {
-          requests: {
-            cpu: k8s.Quantity.fromString(reasons.use(`${c}.resources.requests.cpu`, res.cpuRequest)),
-            memory: k8s.Quantity.fromString(reasons.use(`${c}.resources.requests.memory`, res.memoryRequest)),
+      containers: [
+        {
+          name: 'app',
+          image: d.image,
+          ...(x.app.command ? { command: x.app.command } : {}),
+          ...(x.app.args ? { args: x.app.args } : {}),
+          ...(x.app.env.length ? { env: x.app.env as k8s.EnvVar[] } : {}),
+          ...(x.app.envFrom.length ? { envFrom: x.app.envFrom as k8s.EnvFromSource[] } : {}),
+          ports: [
+            { name: PORT_NAME, containerPort: d.port, protocol: 'TCP' },
+            ...x.app.ports.map((p) => ({ name: p.name, containerPort: p.port, protocol: 'TCP' })),
+          ],
+          readinessProbe,
+          livenessProbe,
+          startupProbe,
+          resources: {
+            requests: {
+              cpu: k8s.Quantity.fromString(reasons.use(`${c}.resources.requests.cpu`, res.cpuRequest)),
+              memory: k8s.Quantity.fromString(reasons.use(`${c}.resources.requests.memory`, res.memoryRequest)),
+            },
+            limits,
           },
-          limits,
+          lifecycle,
+          securityContext: containerSecurity,
+          volumeMounts: [tmpMount, ...x.app.mounts],
         },
-        lifecycle,
-        securityContext: containerSecurity,
-        volumeMounts: [tmpMount, ...x.app.mounts],
-      }, ...sidecars],
-      volumes: [{ name: 'tmp', emptyDir: { sizeLimit: k8s.Quantity.fromString('64Mi') } },
-        ...x.volumes.map((v) => toVolume(v.spec))],
+        ...sidecars,
+      ],
+      volumes: [
+        { name: 'tmp', emptyDir: { sizeLimit: k8s.Quantity.fromString('64Mi') } },
+        ...x.volumes.map((v) => toVolume(v.spec)),
+      ],
     },
   };
 }
@@ -195,8 +255,13 @@ export function renderPodTemplate(d: ServiceDecisions, labels: Record<string, st
  * no shutdown delay (nothing routes to it), and not the app's selector label: the Service and the
  * PodDisruptionBudget must never count it.
  */
-export function renderMigrationPodTemplate(d: ServiceDecisions, m: MigrationDecisions, labels: Record<string, string>,
-  reasons: Reasons, prefix = 'spec.template'): k8s.PodTemplateSpec {
+export function renderMigrationPodTemplate(
+  d: ServiceDecisions,
+  m: MigrationDecisions,
+  labels: Record<string, string>,
+  reasons: Reasons,
+  prefix = 'spec.template',
+): k8s.PodTemplateSpec {
   const x = d.pod;
   const runAs = x.runAs.value;
   const c = `${prefix}.spec.containers[0]`;
@@ -205,27 +270,40 @@ export function renderMigrationPodTemplate(d: ServiceDecisions, m: MigrationDeci
   reasons.use(`${prefix}.spec.securityContext`, securityReason('pod'));
   reasons.use(`${c}.securityContext`, securityReason('container'));
   const automountToken = reasons.use(`${prefix}.spec.automountServiceAccountToken`, x.automountToken);
-  reasons.note(`${c}.image`, m.image === d.image ? `The app's image (${d.image}): the migration that ships with this ` +
-    'release is the one that runs.' : `Input (migrations.image): ${m.image}.`);
-  reasons.note(`${c}.env`,
-    'The app\'s environment, Secret references and mounts: the migration connects to the database the app uses, with ' +
-      'the same credentials.');
-  reasons.note(`${prefix}.metadata.labels`,
+  reasons.note(
+    `${c}.image`,
+    m.image === d.image
+      ? `The app's image (${d.image}): the migration that ships with this ` + 'release is the one that runs.'
+      : `Input (migrations.image): ${m.image}.`,
+  );
+  reasons.note(
+    `${c}.env`,
+    "The app's environment, Secret references and mounts: the migration connects to the database the app uses, with " +
+      'the same credentials.',
+  );
+  reasons.note(
+    `${prefix}.metadata.labels`,
     `Not the app's selector label (app.kubernetes.io/name: ${d.name}): the Service, the PodDisruptionBudget and the ` +
-      `canary analysis must never count the migration's pod.`);
+      `canary analysis must never count the migration's pod.`,
+  );
   const res = d.resources;
-  const limits: Record<string, k8s.Quantity> = { memory: k8s.Quantity.fromString(reasons.use(
-    `${c}.resources.limits.memory`, res.memoryLimit)) };
-  if (res.cpuLimit.value !== undefined) limits.cpu = k8s.Quantity.fromString(reasons.use(`${c}.resources.limits.cpu`,
-    { ...res.cpuLimit, value: res.cpuLimit.value }));
+  const limits: Record<string, k8s.Quantity> = {
+    memory: k8s.Quantity.fromString(reasons.use(`${c}.resources.limits.memory`, res.memoryLimit)),
+  };
+  if (res.cpuLimit.value !== undefined)
+    limits.cpu = k8s.Quantity.fromString(
+      reasons.use(`${c}.resources.limits.cpu`, { ...res.cpuLimit, value: res.cpuLimit.value }),
+    );
   else reasons.use(`${c}.resources.limits`, m.cpuLimit);
   const initContainers: k8s.Container[] = [];
   if (m.withSidecars.value) {
     x.sidecars.forEach((e) => {
       const path = `${prefix}.spec.initContainers[${initContainers.length}]`;
       reasons.use(`${path}.restartPolicy`, m.withSidecars);
-      initContainers.push({ ...renderExtraContainer(e, path, true, d.readiness, reasons, true),
-        restartPolicy: 'Always' } as k8s.Container);
+      initContainers.push({
+        ...renderExtraContainer(e, path, true, d.readiness, reasons, true),
+        restartPolicy: 'Always',
+      } as k8s.Container);
     });
   } else if (x.sidecars.length > 0) {
     reasons.note(`${prefix}.spec.containers`, m.withSidecars.reason);
@@ -242,34 +320,46 @@ export function renderMigrationPodTemplate(d: ServiceDecisions, m: MigrationDeci
       ...(x.scheduling.affinity ? { affinity: x.scheduling.affinity } : {}),
       ...(x.scheduling.priorityClassName ? { priorityClassName: x.scheduling.priorityClassName } : {}),
       enableServiceLinks: false,
-      securityContext: { runAsNonRoot: true, runAsUser: runAs.user, runAsGroup: runAs.group, seccompProfile: { type:
-        'RuntimeDefault' } },
+      securityContext: {
+        runAsNonRoot: true,
+        runAsUser: runAs.user,
+        runAsGroup: runAs.group,
+        seccompProfile: { type: 'RuntimeDefault' },
+      },
       ...(initContainers.length ? { initContainers } : {}),
-      containers: [{
-        name: MIGRATION_CONTAINER,
-        image: m.image,
-        command: m.command,
-        ...(m.args ? { args: m.args } : {}),
-        ...(x.app.env.length ? { env: x.app.env as k8s.EnvVar[] } : {}),
-        ...(x.app.envFrom.length ? { envFrom: x.app.envFrom as k8s.EnvFromSource[] } : {}),
-        resources: {
-          requests: {
-            cpu: k8s.Quantity.fromString(reasons.use(`${c}.resources.requests.cpu`, res.cpuRequest)),
-            memory: k8s.Quantity.fromString(reasons.use(`${c}.resources.requests.memory`, res.memoryRequest)),
+      containers: [
+        {
+          name: MIGRATION_CONTAINER,
+          image: m.image,
+          command: m.command,
+          ...(m.args ? { args: m.args } : {}),
+          ...(x.app.env.length ? { env: x.app.env as k8s.EnvVar[] } : {}),
+          ...(x.app.envFrom.length ? { envFrom: x.app.envFrom as k8s.EnvFromSource[] } : {}),
+          resources: {
+            requests: {
+              cpu: k8s.Quantity.fromString(reasons.use(`${c}.resources.requests.cpu`, res.cpuRequest)),
+              memory: k8s.Quantity.fromString(reasons.use(`${c}.resources.requests.memory`, res.memoryRequest)),
+            },
+            limits,
           },
-          limits,
+          securityContext: containerSecurity,
+          volumeMounts: [tmpMount, ...x.app.mounts],
         },
-        securityContext: containerSecurity,
-        volumeMounts: [tmpMount, ...x.app.mounts],
-      }],
-      volumes: [{ name: 'tmp', emptyDir: { sizeLimit: k8s.Quantity.fromString('64Mi') } },
-        ...x.volumes.map((v) => toVolume(v.spec))],
+      ],
+      volumes: [
+        { name: 'tmp', emptyDir: { sizeLimit: k8s.Quantity.fromString('64Mi') } },
+        ...x.volumes.map((v) => toVolume(v.spec)),
+      ],
     },
   };
 }
 
-const containerSecurity = { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true,
-  capabilities: { drop: ['ALL'] } };
+const containerSecurity = {
+  allowPrivilegeEscalation: false,
+  readOnlyRootFilesystem: true,
+  runAsNonRoot: true,
+  capabilities: { drop: ['ALL'] },
+};
 /** The migration Job's own container (beside the app's native sidecars, src/decisions/migrations.ts). */
 export const MIGRATION_CONTAINER = 'migrate';
 
@@ -279,13 +369,22 @@ const tmpMount = { name: 'tmp', mountPath: '/tmp' };
  * A sidecar or init container, checked like the app: its resources, security context and (serving
  * sidecars) probes. In the migration Job (`inJob`) a serving sidecar keeps only its startupProbe.
  */
-function renderExtraContainer(e: ExtraContainerDecisions, path: string, sidecar: boolean, r: ReadinessTiming,
-  reasons: Reasons, inJob = false): k8s.Container {
+function renderExtraContainer(
+  e: ExtraContainerDecisions,
+  path: string,
+  sidecar: boolean,
+  r: ReadinessTiming,
+  reasons: Reasons,
+  inJob = false,
+): k8s.Container {
   const er = e.resources;
-  const elimits: Record<string, k8s.Quantity> = { memory: k8s.Quantity.fromString(reasons.use(
-    `${path}.resources.limits.memory`, er.memoryLimit)) };
-  if (er.cpuLimit.value !== undefined) elimits.cpu = k8s.Quantity.fromString(reasons.use(`${path}.resources.limits.cpu`,
-    { ...er.cpuLimit, value: er.cpuLimit.value }));
+  const elimits: Record<string, k8s.Quantity> = {
+    memory: k8s.Quantity.fromString(reasons.use(`${path}.resources.limits.memory`, er.memoryLimit)),
+  };
+  if (er.cpuLimit.value !== undefined)
+    elimits.cpu = k8s.Quantity.fromString(
+      reasons.use(`${path}.resources.limits.cpu`, { ...er.cpuLimit, value: er.cpuLimit.value }),
+    );
   else reasons.use(`${path}.resources.limits`, er.cpuLimit);
   reasons.use(`${path}.securityContext`, securityReason('container'));
   let readinessProbe: k8s.Probe | undefined;
@@ -295,27 +394,36 @@ function renderExtraContainer(e: ExtraContainerDecisions, path: string, sidecar:
     // computeInitContainerActions): a running restartable init container with a startupProbe holds
     // the containers after it until the probe has succeeded (restarted when it fails); without one,
     // the next starts as soon as it runs. Its readinessProbe gates only the pod's Ready condition.
-    reasons.note(`${path}.startupProbe`,
+    reasons.note(
+      `${path}.startupProbe`,
       'In the migration Job the sidecar keeps its startupProbe and no readinessProbe: the kubelet starts the ' +
         'migration only after the startupProbe has passed (a native sidecar with a startupProbe holds the containers ' +
         `after it; kubelet computeInitContainerActions, Kubernetes 1.33), so the migration's first connection ` +
         `finds ${e.name} serving. Readiness would gate nothing here: no Service or PodDisruptionBudget selects the ` +
         `migration's pod (it lacks the app's selector label) and a Job completes on its containers' exit, not on ` +
-        'Ready (docs/mechanisms.md#migrations).');
+        'Ready (docs/mechanisms.md#migrations).',
+    );
   }
   if (sidecar && e.port && !inJob) {
     const port = k8s.IntOrString.fromString(e.port.name);
-    reasons.note(`${path}.readinessProbe`,
+    reasons.note(
+      `${path}.readinessProbe`,
       `The sidecar serves on port ${e.port.name} (${e.port.port}), so it is probed with the app's readiness timing ` +
         `(period ${r.periodSeconds.value} s, timeout ${r.timeoutSeconds.value} s, ` +
         `thresholds ${r.failureThreshold.value}/${r.successThreshold.value}): a pod is Ready only when every serving ` +
-        'container is, and one timing keeps the leave and return windows the rest of the output is derived from.');
-    if (e.readinessCallsDependency) reasons.use(
-      `${path}.readinessProbe.${e.port.readinessPath ? 'httpGet' : 'tcpSocket'}`, e.readinessCallsDependency);
+        'container is, and one timing keeps the leave and return windows the rest of the output is derived from.',
+    );
+    if (e.readinessCallsDependency)
+      reasons.use(
+        `${path}.readinessProbe.${e.port.readinessPath ? 'httpGet' : 'tcpSocket'}`,
+        e.readinessCallsDependency,
+      );
     readinessProbe = {
       ...(e.port.readinessPath ? { httpGet: { path: e.port.readinessPath, port } } : { tcpSocket: { port } }),
-      periodSeconds: r.periodSeconds.value, timeoutSeconds: r.timeoutSeconds.value,
-      failureThreshold: r.failureThreshold.value, successThreshold: r.successThreshold.value,
+      periodSeconds: r.periodSeconds.value,
+      timeoutSeconds: r.timeoutSeconds.value,
+      failureThreshold: r.failureThreshold.value,
+      successThreshold: r.successThreshold.value,
     };
   }
   if (sidecar && e.port) {
@@ -324,8 +432,9 @@ function renderExtraContainer(e: ExtraContainerDecisions, path: string, sidecar:
       const st = e.startup;
       reasons.use(`${path}.startupProbe.${st.check.value.kind === 'http' ? 'httpGet' : 'tcpSocket'}`, st.check);
       startupProbe = {
-        ...(st.check.value.kind === 'http' ? { httpGet: { path: st.check.value.path,
-          port } } : { tcpSocket: { port } }),
+        ...(st.check.value.kind === 'http'
+          ? { httpGet: { path: st.check.value.path, port } }
+          : { tcpSocket: { port } }),
         periodSeconds: reasons.use(`${path}.startupProbe.periodSeconds`, st.timing.periodSeconds),
         timeoutSeconds: reasons.use(`${path}.startupProbe.timeoutSeconds`, st.timing.timeoutSeconds),
         failureThreshold: reasons.use(`${path}.startupProbe.failureThreshold`, st.timing.failureThreshold),
@@ -358,8 +467,9 @@ function renderExtraContainer(e: ExtraContainerDecisions, path: string, sidecar:
 /** A decided volume in cdk8s-plus' types (quantities are objects there). */
 function toVolume(v: Record<string, unknown>): k8s.Volume {
   const empty = v.emptyDir as { sizeLimit: string } | undefined;
-  return (empty ? { ...v,
-    emptyDir: { sizeLimit: k8s.Quantity.fromString(empty.sizeLimit) } } : v) as unknown as k8s.Volume;
+  return (empty
+    ? { ...v, emptyDir: { sizeLimit: k8s.Quantity.fromString(empty.sizeLimit) } }
+    : v) as unknown as k8s.Volume;
 }
 
 /**
@@ -368,6 +478,9 @@ function toVolume(v: Record<string, unknown>): k8s.Volume {
  */
 export function podTemplatePatches(d: ServiceDecisions): JsonPatch[] {
   if (d.shutdown.delay.kind !== 'sleep') return [];
-  return renderingPatch(JsonPatch.add('/spec/template/spec/containers/0/lifecycle/preStop/sleep',
-    { seconds: d.shutdown.preStopSeconds.value }));
+  return renderingPatch(
+    JsonPatch.add('/spec/template/spec/containers/0/lifecycle/preStop/sleep', {
+      seconds: d.shutdown.preStopSeconds.value,
+    }),
+  );
 }

@@ -1,7 +1,9 @@
 import { Chart, Duration } from 'cdk8s';
 import { Construct } from 'constructs';
-import { PrometheusRule,
-  PrometheusRuleSpecGroupsRulesExpr } from '../../imports/prometheus-operator-monitoring.coreos.com';
+import {
+  PrometheusRule,
+  PrometheusRuleSpecGroupsRulesExpr,
+} from '../../imports/prometheus-operator-monitoring.coreos.com';
 import { AlertDecisions, decideAlerts, WorkloadKind } from '../decisions/alerts';
 import { Override } from '../decisions/decision';
 import { Platform } from '../decisions/platform';
@@ -112,15 +114,20 @@ export class ServiceAlerts extends Construct {
     registerDecidedValuesCheck(this);
     const d = props.decisions;
     if (id !== d.name) {
-      throw new RollwiseInputError('ServiceAlerts id', id,
+      throw new RollwiseInputError(
+        'ServiceAlerts id',
+        id,
         `must equal the service's name "${d.name}": the id is the PrometheusRule's name and the alerts select the ` +
           `service's objects by that name.`,
-        `use new ServiceAlerts(scope, '${d.name}', ...).`);
+        `use new ServiceAlerts(scope, '${d.name}', ...).`,
+      );
     }
     const platform = props.platform ?? Platform.defaults();
     // Decided by decideAlerts (src/decisions/alerts.ts): beforehand (HttpService), or here from the props.
-    this.alerts = 'alerts' in props && props.alerts !== undefined ? props.alerts : decidedFromProps(this,
-      props as ServiceAlertsProps, platform);
+    this.alerts =
+      'alerts' in props && props.alerts !== undefined
+        ? props.alerts
+        : decidedFromProps(this, props as ServiceAlertsProps, platform);
     const namespace = this.alerts.namespace;
     this.runbookPath = props.runbookPath ?? `${d.name}.runbook.md`;
 
@@ -141,8 +148,12 @@ export class ServiceAlerts extends Construct {
       metadata: {
         name: d.name,
         namespace,
-        labels: { ...platform.labels, ...(props.ruleLabels ?? {}), 'app.kubernetes.io/name': d.name,
-          'app.kubernetes.io/managed-by': 'rollwise' },
+        labels: {
+          ...platform.labels,
+          ...(props.ruleLabels ?? {}),
+          'app.kubernetes.io/name': d.name,
+          'app.kubernetes.io/managed-by': 'rollwise',
+        },
         annotations: reasons.annotations(),
       },
       spec,
@@ -156,9 +167,14 @@ export class ServiceAlerts extends Construct {
 /** A standalone ServiceAlerts' alerts, decided from its props (the namespace defaults to the chart's). */
 function decidedFromProps(scope: Construct, props: ServiceAlertsProps, platform: Platform): AlertDecisions {
   const namespace = requireAlertNamespace(props.namespace ?? Chart.of(scope).namespace);
-  return decideAlerts(props.decisions, { namespace, workload: props.workload ?? WorkloadKind.ROLLOUT,
-    runbookUrl: props.runbookUrl, route: props.route }, {
-    sloErrorRatio: props.sloErrorRatio, cpuThrottlingRatio: props.cpuThrottlingRatio,
-      scrapeInterval: props.scrapeInterval, platform,
-  });
+  return decideAlerts(
+    props.decisions,
+    { namespace, workload: props.workload ?? WorkloadKind.ROLLOUT, runbookUrl: props.runbookUrl, route: props.route },
+    {
+      sloErrorRatio: props.sloErrorRatio,
+      cpuThrottlingRatio: props.cpuThrottlingRatio,
+      scrapeInterval: props.scrapeInterval,
+      platform,
+    },
+  );
 }

@@ -6,9 +6,11 @@ import { WORKLOAD_KINDS } from './service-workloads';
  * the cluster problems found there (render-checks.ts); undefined for fields rollwise decided
  * itself (those are rollwise's bugs, reported as they are).
  */
-export function inputOfField(o: Record<string, unknown>, pointer: string,
-  d: ServiceDecisions): string | { input: string;
-  pointer: string } | undefined {
+export function inputOfField(
+  o: Record<string, unknown>,
+  pointer: string,
+  d: ServiceDecisions,
+): string | { input: string; pointer: string } | undefined {
   const seg = pointer.split('/').filter(Boolean);
   if (seg.length === 0) {
     // A problem of the whole object (its size above etcd's limit): the input whose value makes it
@@ -31,30 +33,53 @@ export function inputOfField(o: Record<string, unknown>, pointer: string,
   if (at('spec', 'template', 'metadata', 'annotations')) return 'pod.annotations';
   if (!at('spec', 'template', 'spec')) return undefined;
   const [field, index, sub, subIndex] = seg.slice(3);
-  const simple: Record<string, string> = { tolerations: 'pod.tolerations', affinity: 'pod.affinity', nodeSelector:
-    'pod.nodeSelector', volumes: 'pod.volumes', imagePullSecrets: 'pod.imagePullSecrets', serviceAccountName:
-      'pod.serviceAccount', priorityClassName: 'pod.priorityClassName' };
+  const simple: Record<string, string> = {
+    tolerations: 'pod.tolerations',
+    affinity: 'pod.affinity',
+    nodeSelector: 'pod.nodeSelector',
+    volumes: 'pod.volumes',
+    imagePullSecrets: 'pod.imagePullSecrets',
+    serviceAccountName: 'pod.serviceAccount',
+    priorityClassName: 'pod.priorityClassName',
+  };
   if (simple[field]) return index !== undefined && /^\d+$/.test(index) ? `${simple[field]}[${index}]` : simple[field];
   if (field !== 'containers' && field !== 'initContainers') return undefined;
-  const c = ((((o.spec as Record<string, unknown>).template as Record<string, unknown>).spec as Record<string, unknown>)[field] as { name?: string;
-    env?: { name?: string }[] }[]
-    | undefined)?.[Number(index)];
+  const c = (
+    (((o.spec as Record<string, unknown>).template as Record<string, unknown>).spec as Record<string, unknown>)[
+      field
+    ] as { name?: string; env?: { name?: string }[] }[] | undefined
+  )?.[Number(index)];
   const name = c?.name;
   const sidecar = d.pod.sidecars.findIndex((x) => x.name === name);
   const init = d.pod.initContainers.findIndex((x) => x.name === name);
-  const group = name === 'app' ? 'container'
-    : sidecar >= 0 ? `sidecars[${sidecar}]` : init >= 0 ? `initContainers[${init}]` : undefined;
+  const group =
+    name === 'app'
+      ? 'container'
+      : sidecar >= 0
+        ? `sidecars[${sidecar}]`
+        : init >= 0
+          ? `initContainers[${init}]`
+          : undefined;
   if (!group) return undefined;
   const top = name === 'app';
   switch (sub) {
-    case 'image': return top ? 'image' : `${group}.image`;
-    case 'resources': return top ? 'resources' : `${group}.resources`;
-    case 'env': return `${group}.env${c?.env?.[Number(subIndex)]?.name !== undefined
-      ? `.${c.env[Number(subIndex)].name}` : ''}`;
-    case 'volumeMounts': return subIndex !== undefined ? `${group}.mounts[${subIndex}]` : `${group}.mounts`;
-    case 'command': case 'args': case 'ports': case 'envFrom': return `${group}.${sub}`;
-    case 'name': return top ? undefined : `${group}.name`;
-    default: return undefined;
+    case 'image':
+      return top ? 'image' : `${group}.image`;
+    case 'resources':
+      return top ? 'resources' : `${group}.resources`;
+    case 'env':
+      return `${group}.env${c?.env?.[Number(subIndex)]?.name !== undefined ? `.${c.env[Number(subIndex)].name}` : ''}`;
+    case 'volumeMounts':
+      return subIndex !== undefined ? `${group}.mounts[${subIndex}]` : `${group}.mounts`;
+    case 'command':
+    case 'args':
+    case 'ports':
+    case 'envFrom':
+      return `${group}.${sub}`;
+    case 'name':
+      return top ? undefined : `${group}.name`;
+    default:
+      return undefined;
   }
 }
 

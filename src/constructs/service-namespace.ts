@@ -40,8 +40,11 @@ export class ServiceNamespace extends Construct {
     this.namespace = new ApiObject(this, 'namespace', {
       apiVersion: 'v1',
       kind: 'Namespace',
-      metadata: { name, labels: { ...labels, 'app.kubernetes.io/managed-by': 'rollwise' },
-        annotations: { 'argocd.argoproj.io/sync-options': options, ...r.annotations() } },
+      metadata: {
+        name,
+        labels: { ...labels, 'app.kubernetes.io/managed-by': 'rollwise' },
+        annotations: { 'argocd.argoproj.io/sync-options': options, ...r.annotations() },
+      },
     });
   }
 }

@@ -142,5 +142,9 @@ export function promDuration(totalSeconds: number): string {
 
 /** GitHub's heading anchor: lower case, punctuation other than "-" and "_" removed, spaces to "-". */
 export function githubSlug(heading: string): string {
-  return heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
 }

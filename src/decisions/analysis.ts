@@ -144,8 +144,12 @@ export interface MetricSpec {
  * (docs/mechanisms.md#generated-names).
  */
 export function departuresQuery(namespace: string, replicaSet: string, window: string = READINESS_WINDOW): string {
-  return `sum(${ownedBy(`resets(kube_pod_status_ready{namespace="${namespace}", condition="true"}[${window}])`,
-    namespace, `owner_name="${replicaSet}"`, window)})`;
+  return `sum(${ownedBy(
+    `resets(kube_pod_status_ready{namespace="${namespace}", condition="true"}[${window}])`,
+    namespace,
+    `owner_name="${replicaSet}"`,
+    window,
+  )})`;
 }
 
 /**
@@ -158,10 +162,15 @@ export function departuresQuery(namespace: string, replicaSet: string, window: s
  * before it; and one more scrape covers the controllers' reaction between availability and the
  * measurement (seconds). Never below READINESS_WINDOW_SECONDS.
  */
-export function departuresWindowSeconds(returnWindowSeconds: number, minReadySeconds: number,
-  scrapeSeconds: number = ASSUMED_SCRAPE_SECONDS): number {
-  return Math.max(READINESS_WINDOW_SECONDS,
-    INTERVAL_SECONDS + returnWindowSeconds + minReadySeconds + 2 * scrapeSeconds);
+export function departuresWindowSeconds(
+  returnWindowSeconds: number,
+  minReadySeconds: number,
+  scrapeSeconds: number = ASSUMED_SCRAPE_SECONDS,
+): number {
+  return Math.max(
+    READINESS_WINDOW_SECONDS,
+    INTERVAL_SECONDS + returnWindowSeconds + minReadySeconds + 2 * scrapeSeconds,
+  );
 }
 
 export function errorRatioQuery(selector: string, window: string): string {
@@ -183,11 +192,16 @@ export function analysisMetrics(t: AnalysisTargets): MetricSpec[] {
   const minReady = t.minReadySeconds ?? 30;
   const depSeconds = departuresWindowSeconds(ret, minReady);
   const dep = formatGoDuration(depSeconds);
-  const depWhy = `${dep} = the first measurement's delay ${INTERVAL} + readiness return window ${ret} s + ` +
+  const depWhy =
+    `${dep} = the first measurement's delay ${INTERVAL} + readiness return window ${ret} s + ` +
     `minReadySeconds ${minReady} s + 2 x the ${ASSUMED_SCRAPE_SECONDS} s ` +
-    `scrape${depSeconds === INTERVAL_SECONDS + ret + minReady + 2 * ASSUMED_SCRAPE_SECONDS ? ''
-      : ` (at least ${READINESS_WINDOW})`}`;
-  const absent = 'Envoy creates the class "5" counter at a cluster\'s first 5xx, so a healthy canary has no such ' +
+    `scrape${
+      depSeconds === INTERVAL_SECONDS + ret + minReady + 2 * ASSUMED_SCRAPE_SECONDS
+        ? ''
+        : ` (at least ${READINESS_WINDOW})`
+    }`;
+  const absent =
+    'Envoy creates the class "5" counter at a cluster\'s first 5xx, so a healthy canary has no such ' +
     'series: the numerator defaults to 0 (`or on() vector(0)`) only while the denominator has traffic. Without ' +
     'traffic the division has no sample and 0/0 is NaN; both are Inconclusive (pause), never a pass ' +
     '(docs/mechanisms.md#canary-analysis).';
@@ -205,7 +219,8 @@ export function analysisMetrics(t: AnalysisTargets): MetricSpec[] {
       name: 'canary-error-ratio',
       query: errorRatioQuery(`="${c.canary}"`, window),
       ...guardedConditions(thr),
-      reason: `Canary-only 5xx ratio over ${window} from Envoy Gateway's per-backend cluster ${c.canary} (the canary ` +
+      reason:
+        `Canary-only 5xx ratio over ${window} from Envoy Gateway's per-backend cluster ${c.canary} (the canary ` +
         'backendRef carries a header filter, which makes Envoy Gateway build it a cluster of its own; it exists only ' +
         `while the canary weight is above 0). The route ratio blends both: at ${t.firstWeightPercent} % weight it ` +
         `is ${w} x canary errors + ${Math.round((1 - w) * 100) / 100} x stable errors, so a ${pct(thr)} threshold on ` +
@@ -223,7 +238,8 @@ export function analysisMetrics(t: AnalysisTargets): MetricSpec[] {
       name: 'route-error-ratio',
       query: errorRatioQuery(`=~"${c.routeRegex}"`, window),
       ...guardedConditions(thr),
-      reason: `The route's blended 5xx ratio over ${window} (stable and canary clusters of ${c.route}), against the ` +
+      reason:
+        `The route's blended 5xx ratio over ${window} (stable and canary clusters of ${c.route}), against the ` +
         `same ${pct(thr)} threshold: guards the users as a whole; alone it would need the canary to ` +
         `fail ${pct(thr / w)} of its requests at ${t.firstWeightPercent} % weight. ${absent}`,
     },
@@ -232,7 +248,8 @@ export function analysisMetrics(t: AnalysisTargets): MetricSpec[] {
       query: `sum(increase(envoy_cluster_upstream_rq_total{envoy_cluster_name="${c.canary}"}[${window}]))`,
       successCondition: `len(result) > 0 && !isNaN(result[0]) && result[0] >= ${minRequests}`,
       failureCondition: 'false',
-      reason: `At least ${minRequests} canary requests per ${window} (10 / ${thr}): below that one stray error moves ` +
+      reason:
+        `At least ${minRequests} canary requests per ${window} (10 / ${thr}): below that one stray error moves ` +
         `the ratio by more than a tenth of the ${pct(thr)} threshold, so a ratio from too little traffic is ` +
         'Inconclusive (pause for a human), never a pass. No canary cluster (weight 0) is no sample: ' +
         `Inconclusive.${t.volumeReason ? ` ${t.volumeReason}` : ''}`,
@@ -242,19 +259,24 @@ export function analysisMetrics(t: AnalysisTargets): MetricSpec[] {
       query: departuresQuery(t.namespace, replicaSetName(t.name, '{{args.canary-hash}}'), dep),
       successCondition: 'len(result) > 0 && !isNaN(result[0]) && result[0] == 0',
       failureCondition: 'len(result) > 0 && !isNaN(result[0]) && result[0] > 0',
-      failureLimit: decided(0,
+      failureLimit: decided(
+        0,
         'One departure from Ready fails the run (failures > 0): a canary pod that passed readiness and then left it, ' +
           'under a few percent of the traffic, is the flapping that later takes the fleet ' +
           '(docs/mechanisms.md#readiness-control-loop); the overlapping windows may see one departure twice, and a ' +
-          'limit of 0 makes one departure abort either way.'),
-      initialDelay: decided(INTERVAL,
+          'limit of 0 makes one departure abort either way.',
+      ),
+      initialDelay: decided(
+        INTERVAL,
         `The first departure count comes one interval (${INTERVAL}) after the run starts and looks back ${dep}, to ` +
           `before the canary's first pod was available; every later one looks back ${dep} from a minute later. So no ` +
           `minute of the run is unmeasured, also when the ratios' window (${window}) is longer: a canary pod that ` +
           `leaves Ready in the run's first minute is counted within ${INTERVAL}, and one that left Ready before it ` +
           'was first available is counted at the first measurement (docs/mechanisms.md#one-burst-and-the-limits).',
-        { returnWindowSeconds: ret, minReadySeconds: minReady, windowSeconds: depSeconds }),
-      reason: `Canary pods that left Ready in the last ${dep}, selected by their owner, the canary ` +
+        { returnWindowSeconds: ret, minReadySeconds: minReady, windowSeconds: depSeconds },
+      ),
+      reason:
+        `Canary pods that left Ready in the last ${dep}, selected by their owner, the canary ` +
         `ReplicaSet ${replicaSetName(t.name, '<pod-template-hash>')}: kube-state-metrics' ` +
         'kube_pod_owner{owner_kind="ReplicaSet", owner_name} (collected by default; v2.19.1 internal/store/pod.go) ' +
         `joined on(namespace, pod). A name pattern would not do: the API server cuts a pod's generateName ` +
@@ -303,7 +325,8 @@ export function metricLimits(windowSeconds: number = RATE_WINDOW_SECONDS): Metri
   const abortAt = sustainedAbortSeconds(windowSeconds);
   const mins = (sec: number) => (sec % 60 === 0 ? `${sec / 60} min` : `${sec} s`);
   return {
-    failureLimit: decided(limit,
+    failureLimit: decided(
+      limit,
       `A burst of errors up to ${mins(BLIP_SECONDS)} long (a cold cache at a weight change, a dependency's hiccup) ` +
         `lies in the ${window} windows of at most ceil((${window} + ${mins(BLIP_SECONDS)}) / ${INTERVAL}) = ${limit} ` +
         `consecutive measurements, so failureLimit ${limit}: the run fails when failed measurements > ${limit} (Argo ` +
@@ -312,15 +335,20 @@ export function metricLimits(windowSeconds: number = RATE_WINDOW_SECONDS): Metri
         'starts (first measurement after one window, then one a minute). Failures add up over the run: two blips ' +
         'abort. A canary pod that leaves Ready, by a restart too, is not a blip for these limits: the ' +
         'readiness-departures metric (failureLimit 0) aborts on it (docs/mechanisms.md#one-burst-and-the-limits).',
-      { windowSeconds, intervalSeconds: INTERVAL_SECONDS, blipSeconds: BLIP_SECONDS }),
-    inconclusiveLimit: decided(1,
+      { windowSeconds, intervalSeconds: INTERVAL_SECONDS, blipSeconds: BLIP_SECONDS },
+    ),
+    inconclusiveLimit: decided(
+      1,
       'The run ends Inconclusive when inconclusive measurements > 1, i.e. on the second one with no data or too ' +
-        'little traffic: the rollout pauses for a human instead of promoting blind.'),
-    consecutiveErrorLimit: decided(2,
+        'little traffic: the rollout pauses for a human instead of promoting blind.',
+    ),
+    consecutiveErrorLimit: decided(
+      2,
       'The run ends in Error, which aborts, when consecutive errors > 2, i.e. on the third consecutive query error ' +
         '(Prometheus unreachable, a bad query); an errored measurement is retried after 10 s, not after the ' +
         'interval, so that is about 20 s after the first error when queries fail fast (a query that times out adds ' +
-        'the provider\'s timeout, 30 s by default, per attempt). Errors never count as failures, so the run must not ' +
-        'go on blind; the default 4 would end it on the fifth, about 40 s in.'),
+        "the provider's timeout, 30 s by default, per attempt). Errors never count as failures, so the run must not " +
+        'go on blind; the default 4 would end it on the fifth, about 40 s in.',
+    ),
   };
 }

@@ -68,8 +68,14 @@ export class AppServer {
   }
   /** gunicorn with the default sync worker: no keep-alive (Connection: close after each response). */
   public static gunicornSync(): AppServer {
-    return new AppServer('gunicorn (sync worker)', 'close-after-response', undefined, undefined,
-      'the sync worker does not support keep-alive', true);
+    return new AppServer(
+      'gunicorn (sync worker)',
+      'close-after-response',
+      undefined,
+      undefined,
+      'the sync worker does not support keep-alive',
+      true,
+    );
   }
   /** gunicorn with gthread workers: 2 s (`--keep-alive`). */
   public static gunicornGthread(opts: KeepAliveOptions = {}): AppServer {
@@ -106,18 +112,30 @@ export class AppServer {
   public static goNetHttp(opts: GoNetHttpOptions = {}): AppServer {
     const name = GO_NET_HTTP;
     checkKeys('appServer.goNetHttp', opts, GO_NET_HTTP_KEYS, 'AppServer.goNetHttp(options)');
-    const idle = opts.idleTimeout === undefined ? 0 : checkKeepAlive('appServer.goNetHttp.idleTimeout',
-      opts.idleTimeout, true);
-    const read = opts.readTimeout === undefined ? 0 : checkKeepAlive('appServer.goNetHttp.readTimeout',
-      opts.readTimeout, true);
-    if (idle > 0) return new AppServer(name, 'timeout', idle, 'http.Server.IdleTimeout', 'IdleTimeout as configured',
-      true);
+    const idle =
+      opts.idleTimeout === undefined ? 0 : checkKeepAlive('appServer.goNetHttp.idleTimeout', opts.idleTimeout, true);
+    const read =
+      opts.readTimeout === undefined ? 0 : checkKeepAlive('appServer.goNetHttp.readTimeout', opts.readTimeout, true);
+    if (idle > 0)
+      return new AppServer(name, 'timeout', idle, 'http.Server.IdleTimeout', 'IdleTimeout as configured', true);
     if (read > 0) {
-      return new AppServer(name, 'timeout', read, 'http.Server.IdleTimeout (unset, so ReadTimeout applies)',
-        'IdleTimeout is 0, so Go uses ReadTimeout as the idle timeout', true);
+      return new AppServer(
+        name,
+        'timeout',
+        read,
+        'http.Server.IdleTimeout (unset, so ReadTimeout applies)',
+        'IdleTimeout is 0, so Go uses ReadTimeout as the idle timeout',
+        true,
+      );
     }
-    return new AppServer(name, 'never', undefined, 'http.Server.IdleTimeout',
-      'IdleTimeout and ReadTimeout are both 0, so Go never closes an idle connection', true);
+    return new AppServer(
+      name,
+      'never',
+      undefined,
+      'http.Server.IdleTimeout',
+      'IdleTimeout and ReadTimeout are both 0, so Go never closes an idle connection',
+      true,
+    );
   }
   /** Puma up to 6.6: 20 s (`persistent_timeout`). */
   public static puma6(opts: KeepAliveOptions = {}): AppServer {
@@ -129,8 +147,14 @@ export class AppServer {
   }
   /** Unicorn: no keep-alive (Connection: close after each response). */
   public static unicorn(): AppServer {
-    return new AppServer('Unicorn', 'close-after-response', undefined, undefined,
-      'Unicorn answers with Connection: close', true);
+    return new AppServer(
+      'Unicorn',
+      'close-after-response',
+      undefined,
+      undefined,
+      'Unicorn answers with Connection: close',
+      true,
+    );
   }
   /**
    * Standalone Tomcat with its shipped server.xml: `connectionTimeout="20000"`, which the
@@ -149,19 +173,36 @@ export class AppServer {
   }
   /** Undertow: 60 s (unconfirmed; `server.undertow.no-request-timeout`). */
   public static undertow(opts: KeepAliveOptions = {}): AppServer {
-    return AppServer.preset('Undertow', 60, 'server.undertow.no-request-timeout', opts,
-      'the 60 s default is unconfirmed: measure it or set the knob explicitly');
+    return AppServer.preset(
+      'Undertow',
+      60,
+      'server.undertow.no-request-timeout',
+      opts,
+      'the 60 s default is unconfirmed: measure it or set the knob explicitly',
+    );
   }
   /** Reactor Netty / Spring WebFlux: no idle timeout unless `server.netty.idle-timeout` is set. */
   public static reactorNetty(opts: ReactorNettyOptions = {}): AppServer {
     const name = 'Reactor Netty (WebFlux)';
     checkKeys('appServer.reactorNetty', opts, ['idleTimeout'], 'AppServer.reactorNetty(options)');
     if (opts.idleTimeout !== undefined) {
-      return new AppServer(name, 'timeout', checkKeepAlive('appServer.reactorNetty.idleTimeout', opts.idleTimeout),
-        'server.netty.idle-timeout', 'as configured', true);
+      return new AppServer(
+        name,
+        'timeout',
+        checkKeepAlive('appServer.reactorNetty.idleTimeout', opts.idleTimeout),
+        'server.netty.idle-timeout',
+        'as configured',
+        true,
+      );
     }
-    return new AppServer(name, 'never', undefined, 'server.netty.idle-timeout',
-      'Reactor Netty has no idle timeout by default', true);
+    return new AppServer(
+      name,
+      'never',
+      undefined,
+      'server.netty.idle-timeout',
+      'Reactor Netty has no idle timeout by default',
+      true,
+    );
   }
   /** ASP.NET Core Kestrel: 130 s (`KestrelServerLimits.KeepAliveTimeout`). */
   public static kestrel(opts: KeepAliveOptions = {}): AppServer {
@@ -186,23 +227,46 @@ export class AppServer {
    * @param knob the setting that changes it
    */
   public static custom(name: string, keepAlive: Duration, knob?: string): AppServer {
-    return new AppServer(checkServerName(name), 'timeout', checkKeepAlive('appServer.custom.keepAlive', keepAlive),
-      knob, 'as declared', false);
+    return new AppServer(
+      checkServerName(name),
+      'timeout',
+      checkKeepAlive('appServer.custom.keepAlive', keepAlive),
+      knob,
+      'as declared',
+      false,
+    );
   }
   /** A server that closes the connection after each response (no keep-alive). */
   public static noKeepAlive(name: string): AppServer {
-    return new AppServer(checkServerName(name), 'close-after-response', undefined, undefined,
-      'declared without keep-alive', false);
+    return new AppServer(
+      checkServerName(name),
+      'close-after-response',
+      undefined,
+      undefined,
+      'declared without keep-alive',
+      false,
+    );
   }
 
-  private static preset(name: string, defaultSeconds: number, knob: string, opts: KeepAliveOptions,
-    note?: string): AppServer {
+  private static preset(
+    name: string,
+    defaultSeconds: number,
+    knob: string,
+    opts: KeepAliveOptions,
+    note?: string,
+  ): AppServer {
     checkKeys('appServer', opts, ['keepAlive'], `the options of the AppServer preset for ${name}`);
-    if (opts.keepAlive === undefined) return new AppServer(name, 'timeout', defaultSeconds, knob,
-      note ? `default; ${note}` : 'default', true);
+    if (opts.keepAlive === undefined)
+      return new AppServer(name, 'timeout', defaultSeconds, knob, note ? `default; ${note}` : 'default', true);
     const s = checkKeepAlive(`appServer.${name}.keepAlive`, opts.keepAlive);
-    return new AppServer(name, 'timeout', s, knob,
-      `${knob} set to ${showDuration(s)} (default ${showDuration(defaultSeconds)})`, true);
+    return new AppServer(
+      name,
+      'timeout',
+      s,
+      knob,
+      `${knob} set to ${showDuration(s)} (default ${showDuration(defaultSeconds)})`,
+      true,
+    );
   }
 
   private constructor(
@@ -227,10 +291,13 @@ export class AppServer {
 
   /** "uvicorn closes idle connections after 5 s" and the like, for reasons. */
   public describe(): string {
-    if (this.behaviour === 'timeout') return `${this.name} closes idle connections ` +
-      `after ${showDuration(this.keepAliveSeconds!)} (${this.source}${this.knob ? `; knob ${this.knob}` : ''})`;
-    if (this.behaviour === 'close-after-response') return `${this.name} closes the connection after each response ` +
-      `(${this.source})`;
+    if (this.behaviour === 'timeout')
+      return (
+        `${this.name} closes idle connections ` +
+        `after ${showDuration(this.keepAliveSeconds!)} (${this.source}${this.knob ? `; knob ${this.knob}` : ''})`
+      );
+    if (this.behaviour === 'close-after-response')
+      return `${this.name} closes the connection after each response ` + `(${this.source})`;
     return `${this.name} never closes an idle connection (${this.source})`;
   }
 }
@@ -272,24 +339,34 @@ export function appServerPresets(): AppServerPreset[] {
 
 function checkServerName(name: string): string {
   if (typeof name !== 'string' || name.trim().length === 0) {
-    throw new RollwiseInputError('appServer.name', name,
+    throw new RollwiseInputError(
+      'appServer.name',
+      name,
       'the server name appears in every keep-alive reason and error; an empty one says nothing.',
-      'name the server, e.g. "waitress".');
+      'name the server, e.g. "waitress".',
+    );
   }
   return name.trim();
 }
 
 function checkKeepAlive(input: string, d: Duration, zeroAllowed = false): number {
   if (!(d instanceof Duration)) {
-    throw new RollwiseInputError(input, d, 'must be a Duration (e.g. Duration.seconds(5)).',
-      `pass ${input} as a cdk8s Duration.`);
+    throw new RollwiseInputError(
+      input,
+      d,
+      'must be a Duration (e.g. Duration.seconds(5)).',
+      `pass ${input} as a cdk8s Duration.`,
+    );
   }
   const s = seconds(d);
   if (!Number.isFinite(s) || (zeroAllowed ? s < 0 : s <= 0) || s > MAX_KEEPALIVE_SECONDS) {
-    throw new RollwiseInputError(input, showDuration(s),
+    throw new RollwiseInputError(
+      input,
+      showDuration(s),
       `must be above 0 and at most a day: it is how long the server keeps an idle connection open, and the proxy's ` +
         'idle timeout is derived from it.',
-      'give the value the server is configured with (check its knob), e.g. Duration.seconds(5).');
+      'give the value the server is configured with (check its knob), e.g. Duration.seconds(5).',
+    );
   }
   return s;
 }

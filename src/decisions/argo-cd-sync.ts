@@ -28,23 +28,29 @@ export interface ApplicationSyncDecisions {
 /** The Application's sync values, each with its reason. */
 export function decideApplicationSync(inp: ApplicationSyncInputs): ApplicationSyncDecisions {
   return {
-    include: decided(inp.include,
+    include: decided(
+      inp.include,
       `Only the service's own file (${inp.include}${!inp.includeGiven ? ', the file its chart is written to' : ''}): ` +
         `the folder ${inp.path} is the whole environment's, where the other services' manifests and the Backstage ` +
-        `catalog-info.yaml files are written too, which must not be applied into ${inp.destinationNamespace}.`),
-    automated: decided({ prune: true, selfHeal: true },
+        `catalog-info.yaml files are written too, which must not be applied into ${inp.destinationNamespace}.`,
+    ),
+    automated: decided(
+      { prune: true, selfHeal: true },
       'Git is the only way in: self-heal reverts hand edits (including `kubectl argo rollouts undo`, which self-heal ' +
         're-applies from Git within seconds), prune removes what Git no longer holds. Roll back with `git revert` ' +
-        '(docs/mechanisms.md#gitops-rollback).'),
-    syncOptions: decided(['ApplyOutOfSyncOnly=true',
-      ...(inp.namespace.createNamespace.value ? ['CreateNamespace=true'] : [])],
-      `${inp.namespace.createNamespace.reason} ` + 'ApplyOutOfSyncOnly=true applies only objects that differ from ' +
+        '(docs/mechanisms.md#gitops-rollback).',
+    ),
+    syncOptions: decided(
+      ['ApplyOutOfSyncOnly=true', ...(inp.namespace.createNamespace.value ? ['CreateNamespace=true'] : [])],
+      `${inp.namespace.createNamespace.reason} ` +
+        'ApplyOutOfSyncOnly=true applies only objects that differ from ' +
         'Git after the ignore rules below, so a release (a Rollout change) never re-applies the HTTPRoute and the ' +
-        'plugin\'s canary weights stay as they are. No RespectIgnoreDifferences=true: for custom resources Argo CD ' +
+        "plugin's canary weights stay as they are. No RespectIgnoreDifferences=true: for custom resources Argo CD " +
         'copies ignored fields from live with a JSON merge patch, which replaces arrays whole (controller/sync.go ' +
         'normalizeTargetResources, v3.5.1; argo-cd#17694, #25284), so with the weight rule it would copy the live ' +
-        'spec.rules into every sync and a Git change to the route\'s rules would never apply. The price: a commit ' +
-        'that changes the route itself, applied during a canary, writes Git\'s 100/0 (all traffic to stable, the ' +
-        'safe side) until the controller sets the weight again.'),
+        "spec.rules into every sync and a Git change to the route's rules would never apply. The price: a commit " +
+        "that changes the route itself, applied during a canary, writes Git's 100/0 (all traffic to stable, the " +
+        'safe side) until the controller sets the weight again.',
+    ),
   };
 }

@@ -1,7 +1,13 @@
 import { Duration } from 'cdk8s';
 import { RollwiseInputError } from '../errors';
-import { failureLimitFor, GATE_COUNT, INTERVAL_SECONDS, minimumSample, RATE_WINDOW_SECONDS,
-  sustainedAbortSeconds } from './analysis';
+import {
+  failureLimitFor,
+  GATE_COUNT,
+  INTERVAL_SECONDS,
+  minimumSample,
+  RATE_WINDOW_SECONDS,
+  sustainedAbortSeconds,
+} from './analysis';
 import { CanaryStep } from './canary';
 
 /** Measurement windows the plan may choose, shortest first: longer ones detect a bad canary later. */
@@ -42,8 +48,12 @@ export interface VolumePlan {
 }
 
 const minutes = (s: number) => (s % 60 === 0 ? `${s / 60} min` : `${s} s`);
-const fmt = (n: number) => (Number.isInteger(n) ? n.toLocaleString('en-US')
-  : n < 10 ? String(Number(n.toPrecision(2))) : n.toLocaleString('en-US', { maximumFractionDigits: 1 }));
+const fmt = (n: number) =>
+  Number.isInteger(n)
+    ? n.toLocaleString('en-US')
+    : n < 10
+      ? String(Number(n.toPrecision(2)))
+      : n.toLocaleString('en-US', { maximumFractionDigits: 1 });
 
 /**
  * How long the first weight must hold for a canary that fails every measurement to be aborted at it:
@@ -57,11 +67,17 @@ export function holdForAbort(windowSeconds: number): number {
  * The default steps for a first weight and pause: first weight, its pause, 25 % for 10 min (unless the first is 25 %),
  * the gate.
  */
-export function plannedSteps(firstWeight: number, firstPauseSeconds: number, windowSeconds: number,
-  manual: boolean): CanaryStep[] {
+export function plannedSteps(
+  firstWeight: number,
+  firstPauseSeconds: number,
+  windowSeconds: number,
+  manual: boolean,
+): CanaryStep[] {
   const hold = manual ? CanaryStep.pauseUntilPromoted() : CanaryStep.pause(Duration.seconds(firstPauseSeconds));
-  const second = firstWeight < 25 ? [CanaryStep.setWeight(25),
-    CanaryStep.pause(Duration.seconds(Math.max(600, windowSeconds)))] : [];
+  const second =
+    firstWeight < 25
+      ? [CanaryStep.setWeight(25), CanaryStep.pause(Duration.seconds(Math.max(600, windowSeconds)))]
+      : [];
   return [CanaryStep.setWeight(firstWeight), hold, ...second, CanaryStep.analysisGate()];
 }
 
@@ -76,35 +92,48 @@ export function planCanaryVolume(inp: VolumePlanInputs): VolumePlan {
   const minRequests = minimumSample(thr);
   const needed = Math.ceil(minRequests * VOLUME_MARGIN);
   const rps = inp.releaseRps ?? inp.peakRps;
-  const source = inp.releaseRps !== undefined
-    ? `capacity.releaseRequestsPerSecond ${fmt(inp.releaseRps)} req/s (the traffic a release usually sees)`
-    : `capacity.peakRequestsPerSecond ${fmt(inp.peakRps ?? 0)} req/s (no release-time figure: the peak is assumed, ` +
-      'so a release at a quieter hour can pause; give capacity.releaseRequestsPerSecond)';
-  const rule = `The canary needs ${fmt(minRequests)} requests per window (10 / ${thr}) and rollwise ` +
+  const source =
+    inp.releaseRps !== undefined
+      ? `capacity.releaseRequestsPerSecond ${fmt(inp.releaseRps)} req/s (the traffic a release usually sees)`
+      : `capacity.peakRequestsPerSecond ${fmt(inp.peakRps ?? 0)} req/s (no release-time figure: the peak is assumed, ` +
+        'so a release at a quieter hour can pause; give capacity.releaseRequestsPerSecond)';
+  const rule =
+    `The canary needs ${fmt(minRequests)} requests per window (10 / ${thr}) and rollwise ` +
     `wants ${VOLUME_MARGIN} x that, ${fmt(needed)}, at the usual release traffic, so that a quieter release still ` +
     'measures';
   const perWindow = (weight: number, w: number) => (rps ?? 0) * (weight / 100) * w;
-  const show = (weight: number, w: number) => `${weight} % x ${fmt(rps ?? 0)} req/s x ${w} s ` +
-    `= ${fmt(Math.floor(perWindow(weight, w)))}`;
+  const show = (weight: number, w: number) =>
+    `${weight} % x ${fmt(rps ?? 0)} req/s x ${w} s ` + `= ${fmt(Math.floor(perWindow(weight, w)))}`;
 
   if (inp.manualPromotion !== undefined) {
-    const steps = inp.steps ?? plannedSteps(FIRST_WEIGHTS[0], 0,
-      VOLUME_WINDOWS_SECONDS[VOLUME_WINDOWS_SECONDS.length - 1], true);
+    const steps =
+      inp.steps ?? plannedSteps(FIRST_WEIGHTS[0], 0, VOLUME_WINDOWS_SECONDS[VOLUME_WINDOWS_SECONDS.length - 1], true);
     const windowSeconds = VOLUME_WINDOWS_SECONDS[VOLUME_WINDOWS_SECONDS.length - 1];
     const first = firstWeightOf(steps) ?? FIRST_WEIGHTS[0];
     return {
-      windowSeconds, minRequests, firstWeightPercent: first, steps, volumeMetric: false,
-      reason: `Manual promotion (${inp.manualPromotion.trim()}): a human promotes, so there is no request-volume ` +
+      windowSeconds,
+      minRequests,
+      firstWeightPercent: first,
+      steps,
+      volumeMetric: false,
+      reason:
+        `Manual promotion (${inp.manualPromotion.trim()}): a human promotes, so there is no request-volume ` +
         'metric (it would only pause the rollout again after each promotion) and the ratios use the longest ' +
-        `window, ${minutes(windowSeconds)}${rps !== undefined ? ', where the canary ' +
-          `sees ${show(first, windowSeconds)} requests against the ${fmt(minRequests)} a ratio needs: one error can ` +
-          'fail a measurement' : ''}.`,
+        `window, ${minutes(windowSeconds)}${
+          rps !== undefined
+            ? ', where the canary ' +
+              `sees ${show(first, windowSeconds)} requests against the ${fmt(minRequests)} a ratio needs: one error can ` +
+              'fail a measurement'
+            : ''
+        }.`,
     };
   }
 
   if (rps === undefined) {
     const passRps = Math.ceil(minRequests / ((FIRST_WEIGHTS[0] / 100) * RATE_WINDOW_SECONDS));
-    throw new RollwiseInputError('capacity', 'missing',
+    throw new RollwiseInputError(
+      'capacity',
+      'missing',
       `canary delivery promotes on a measured sample of canary traffic (${fmt(minRequests)} requests per window for ` +
         `a ${thr} ratio), and without capacity figures rollwise cannot size the gate from the traffic a release ` +
         `sees: the default gate (${FIRST_WEIGHTS[0]} % over ${minutes(RATE_WINDOW_SECONDS)}) needs ` +
@@ -114,28 +143,46 @@ export function planCanaryVolume(inp: VolumePlanInputs): VolumePlan {
         'releaseRequestsPerSecond }; for an environment with its own, smaller traffic: Sizing.fixed(replicas, { ' +
         'peakRequestsPerSecond })), so rollwise derives a gate that can pass; or promote by hand with a reason: ' +
         `Delivery.canary({ manualPromotion: { because: '...' } }); or deliver without a canary: ` +
-        'Delivery.rollingUpdate().');
+        'Delivery.rollingUpdate().',
+    );
   }
 
   if (inp.steps) {
     const first = firstStep(inp.steps);
     if (!first) {
-      return { windowSeconds: RATE_WINDOW_SECONDS, minRequests, firstWeightPercent: FIRST_WEIGHTS[0], steps: inp.steps,
-        volumeMetric: true, reason: 'The steps set no weight above 0, so the canary never takes traffic to measure.' };
+      return {
+        windowSeconds: RATE_WINDOW_SECONDS,
+        minRequests,
+        firstWeightPercent: FIRST_WEIGHTS[0],
+        steps: inp.steps,
+        volumeMetric: true,
+        reason: 'The steps set no weight above 0, so the canary never takes traffic to measure.',
+      };
     }
     if (first.holdSeconds === undefined) {
-      return { windowSeconds: RATE_WINDOW_SECONDS, minRequests, firstWeightPercent: first.weight, steps: inp.steps,
+      return {
+        windowSeconds: RATE_WINDOW_SECONDS,
+        minRequests,
+        firstWeightPercent: first.weight,
+        steps: inp.steps,
         volumeMetric: true,
-        reason: `The hold after the first weight (${first.weight} %) is not a duration rollwise can read, so the ` +
-          `volume at ${minutes(RATE_WINDOW_SECONDS)} is not checked (the Rollout check reports the step).` };
+        reason:
+          `The hold after the first weight (${first.weight} %) is not a duration rollwise can read, so the ` +
+          `volume at ${minutes(RATE_WINDOW_SECONDS)} is not checked (the Rollout check reports the step).`,
+      };
     }
     const hold = first.holdSeconds;
     const holdText = hold === Infinity ? 'manual pause' : minutes(hold);
     for (const w of VOLUME_WINDOWS_SECONDS) {
       if (perWindow(first.weight, w) >= needed && holdForAbort(w) <= hold) {
         return {
-          windowSeconds: w, minRequests, firstWeightPercent: first.weight, steps: inp.steps, volumeMetric: true,
-          reason: `${rule}: from ${source}, the given first weight gives ${show(first.weight, w)} requests ` +
+          windowSeconds: w,
+          minRequests,
+          firstWeightPercent: first.weight,
+          steps: inp.steps,
+          volumeMetric: true,
+          reason:
+            `${rule}: from ${source}, the given first weight gives ${show(first.weight, w)} requests ` +
             `per ${minutes(w)} ` +
             `window${w > RATE_WINDOW_SECONDS ? ` (shorter windows give fewer than ${fmt(needed)})` : ''}, and the ` +
             `hold (${holdText}) leaves room for the first full window and ${failureLimitFor(w) + 1} failed ` +
@@ -146,18 +193,23 @@ export function planCanaryVolume(inp: VolumePlanInputs): VolumePlan {
     }
     const best = VOLUME_WINDOWS_SECONDS.filter((w) => holdForAbort(w) <= hold);
     const longest = best.length ? best[best.length - 1] : undefined;
-    throw new RollwiseInputError('delivery.steps', JSON.stringify(inp.steps.map((s) => s.json)),
+    throw new RollwiseInputError(
+      'delivery.steps',
+      JSON.stringify(inp.steps.map((s) => s.json)),
       `at the first weight (${first.weight} %) the canary cannot collect the sample its error ratio needs within the ` +
         `step. ${rule}; ` +
-        `from ${source}: ${longest !== undefined
-          ? `${show(first.weight, longest)} in the longest window ` +
-            `(${minutes(longest)}) whose abort fits the hold at that weight (${holdText}), below ${fmt(needed)}`
-          : `the hold (${holdText}) is shorter than ` +
-            `the shortest window's abort (the first measurement after the ${minutes(RATE_WINDOW_SECONDS)} ` +
-            `window, ${failureLimitFor(RATE_WINDOW_SECONDS)} more a minute apart, and one to ` +
-            `spare: ${minutes(holdForAbort(RATE_WINDOW_SECONDS))})`}. ` +
+        `from ${source}: ${
+          longest !== undefined
+            ? `${show(first.weight, longest)} in the longest window ` +
+              `(${minutes(longest)}) whose abort fits the hold at that weight (${holdText}), below ${fmt(needed)}`
+            : `the hold (${holdText}) is shorter than ` +
+              `the shortest window's abort (the first measurement after the ${minutes(RATE_WINDOW_SECONDS)} ` +
+              `window, ${failureLimitFor(RATE_WINDOW_SECONDS)} more a minute apart, and one to ` +
+              `spare: ${minutes(holdForAbort(RATE_WINDOW_SECONDS))})`
+        }. ` +
         `Every release would pause at ${first.weight} % for a human.`,
-      fixForSteps(first.weight, rps, needed));
+      fixForSteps(first.weight, rps, needed),
+    );
   }
 
   const tried: string[] = [];
@@ -165,13 +217,18 @@ export function planCanaryVolume(inp: VolumePlanInputs): VolumePlan {
     for (const w of VOLUME_WINDOWS_SECONDS) {
       if (perWindow(weight, w) >= needed) {
         const pause = Math.max(600, holdForAbort(w));
-        const chosen = weight === FIRST_WEIGHTS[0] && w === RATE_WINDOW_SECONDS
-          ? 'the shortest window at the smallest first weight'
-          : `the smallest first weight, then the shortest window, that reaches it (${tried.join('; ')} do not)`;
+        const chosen =
+          weight === FIRST_WEIGHTS[0] && w === RATE_WINDOW_SECONDS
+            ? 'the shortest window at the smallest first weight'
+            : `the smallest first weight, then the shortest window, that reaches it (${tried.join('; ')} do not)`;
         return {
-          windowSeconds: w, minRequests, firstWeightPercent: weight, steps: plannedSteps(weight, pause, w,
-            false), volumeMetric: true,
-          reason: `${rule}: from ${source}, ${show(weight, w)} requests per ${minutes(w)} window, ${chosen}. The ` +
+          windowSeconds: w,
+          minRequests,
+          firstWeightPercent: weight,
+          steps: plannedSteps(weight, pause, w, false),
+          volumeMetric: true,
+          reason:
+            `${rule}: from ${source}, ${show(weight, w)} requests per ${minutes(w)} window, ${chosen}. The ` +
             `first weight is held ${minutes(pause)} (at least 10 min, and long enough for a canary that fails every ` +
             `measurement to be aborted at ${weight} %: the first measurement after the ${minutes(w)} ` +
             `window, ${failureLimitFor(w)} more a minute apart until failed > failureLimit ${failureLimitFor(w)}, ` +
@@ -185,21 +242,30 @@ export function planCanaryVolume(inp: VolumePlanInputs): VolumePlan {
   const lastWeight = FIRST_WEIGHTS[FIRST_WEIGHTS.length - 1];
   const input = inp.releaseRps !== undefined ? 'capacity.releaseRequestsPerSecond' : 'capacity.peakRequestsPerSecond';
   const pctNeeded = Math.ceil((needed / (rps * lastW)) * 100);
-  throw new RollwiseInputError(input, rps,
+  throw new RollwiseInputError(
+    input,
+    rps,
     `the canary cannot collect the sample its error ratio needs in any step rollwise would choose. ${rule}; ` +
       `from ${source} the most a default step gives is ${show(lastWeight, lastW)} (first weight up to ${lastWeight} ` +
       `%, window up to ${minutes(lastW)}: longer windows detect a bad canary later, higher weights expose more ` +
       `users), below ${fmt(needed)}. Every release would pause at its first weight for a human.`,
     'if releases happen at busier hours, give that traffic as ' +
-      `capacity.releaseRequestsPerSecond; ${pctNeeded <= 50 ? 'or choose a higher first weight and a longer hold ' +
-        `yourself (Delivery.canary({ steps: [CanaryStep.setWeight(${pctNeeded}), ` +
-        `CanaryStep.pause(Duration.minutes(${Math.ceil(holdForAbort(lastW) / 60)})), CanaryStep.analysisGate()] })); ` +
-        'or promote by hand' : 'otherwise, ' +
-          `as ${pctNeeded > 100
-            ? 'even all of the traffic for 10 min would not be enough'
-            : `it would take ${pctNeeded} % of the traffic for 10 min`}, ` +
-          'promote by hand'} ` +
-      `with a reason: Delivery.canary({ manualPromotion: { because: '...' } }).`);
+      `capacity.releaseRequestsPerSecond; ${
+        pctNeeded <= 50
+          ? 'or choose a higher first weight and a longer hold ' +
+            `yourself (Delivery.canary({ steps: [CanaryStep.setWeight(${pctNeeded}), ` +
+            `CanaryStep.pause(Duration.minutes(${Math.ceil(holdForAbort(lastW) / 60)})), CanaryStep.analysisGate()] })); ` +
+            'or promote by hand'
+          : 'otherwise, ' +
+            `as ${
+              pctNeeded > 100
+                ? 'even all of the traffic for 10 min would not be enough'
+                : `it would take ${pctNeeded} % of the traffic for 10 min`
+            }, ` +
+            'promote by hand'
+      } ` +
+      `with a reason: Delivery.canary({ manualPromotion: { because: '...' } }).`,
+  );
 }
 
 /**
@@ -209,22 +275,27 @@ export function planCanaryVolume(inp: VolumePlanInputs): VolumePlan {
  */
 function fixForSteps(weight: number, rps: number, needed: number): string {
   const enough = VOLUME_WINDOWS_SECONDS.find((w) => rps * (weight / 100) * w >= needed);
-  const rest = "or use the default steps (rollwise chooses); or promote by hand with Delivery.canary({ " +
+  const rest =
+    'or use the default steps (rollwise chooses); or promote by hand with Delivery.canary({ ' +
     "manualPromotion: { because: '...' } }).";
   if (enough !== undefined) {
     const hold = Math.ceil(holdForAbort(enough) / 60);
-    return `${weight} % already gives the sample over ${minutes(enough)}; hold it long enough for a bad canary to be ` +
+    return (
+      `${weight} % already gives the sample over ${minutes(enough)}; hold it long enough for a bad canary to be ` +
       `aborted there (the first measurement after the ${minutes(enough)} window, ` +
       `failureLimit ${failureLimitFor(enough)} more a minute apart, and one to spare: ${hold} min), e.g. ` +
-      `CanaryStep.setWeight(${weight}), CanaryStep.pause(Duration.minutes(${hold})) before the next step; ${rest}`;
+      `CanaryStep.setWeight(${weight}), CanaryStep.pause(Duration.minutes(${hold})) before the next step; ${rest}`
+    );
   }
   const longest = VOLUME_WINDOWS_SECONDS[VOLUME_WINDOWS_SECONDS.length - 1];
   const pct = Math.min(100, Math.ceil((needed / (rps * longest)) * 100));
   const hold = Math.ceil(holdForAbort(longest) / 60);
-  return `raise the first weight to ${pct} % (at ${fmt(rps)} req/s it gives the sample over ${minutes(longest)}) and ` +
+  return (
+    `raise the first weight to ${pct} % (at ${fmt(rps)} req/s it gives the sample over ${minutes(longest)}) and ` +
     `hold it long enough for a bad canary to be aborted there (the first measurement after the ${minutes(longest)} ` +
     `window, failureLimit ${failureLimitFor(longest)} more a minute apart, and one to spare: ${hold} min), e.g. ` +
-    `CanaryStep.setWeight(${pct}), CanaryStep.pause(Duration.minutes(${hold})); ${rest}`;
+    `CanaryStep.setWeight(${pct}), CanaryStep.pause(Duration.minutes(${hold})); ${rest}`
+  );
 }
 
 /**
@@ -251,8 +322,8 @@ function firstWeightOf(steps: CanaryStep[]): number | undefined {
 /** How long a step holds the weight: a pause's duration, a manual pause forever, the gate its count. */
 function holdOf(s: CanaryStep): number | undefined {
   const j = s.json;
-  if (j.analysis === 'gate' ||
-    (typeof j.analysis === 'object' && j.analysis !== null)) return GATE_COUNT * INTERVAL_SECONDS;
+  if (j.analysis === 'gate' || (typeof j.analysis === 'object' && j.analysis !== null))
+    return GATE_COUNT * INTERVAL_SECONDS;
   if (typeof j.pause === 'object' && j.pause !== null) {
     const d = (j.pause as { duration?: unknown }).duration;
     if (d === undefined) return Infinity;

@@ -36,24 +36,46 @@ export interface CatalogProps {
  * alphanumeric. Entity references may carry a "kind:" and "namespace/" prefix.
  */
 const NAME = /^[A-Za-z0-9]([-_.A-Za-z0-9]{0,61}[A-Za-z0-9])?$/;
-const REF = /^([A-Za-z]+:)?([A-Za-z0-9]([-_.A-Za-z0-9]{0,61}[A-Za-z0-9])?\/)?[A-Za-z0-9]([-_.A-Za-z0-9]{0,61}[A-Za-z0-9])?$/;
+const REF =
+  /^([A-Za-z]+:)?([A-Za-z0-9]([-_.A-Za-z0-9]{0,61}[A-Za-z0-9])?\/)?[A-Za-z0-9]([-_.A-Za-z0-9]{0,61}[A-Za-z0-9])?$/;
 
 export function checkCatalog(c: CatalogProps): CatalogProps {
-  if (typeof c !== 'object' || c === null) throw new RollwiseInputError('catalog', c,
-    'must be an object with at least the owner.', "pass catalog: { owner: 'team-shop' }.");
-  if (typeof c.owner !== 'string' || !REF.test(c.owner)) throw new RollwiseInputError('catalog.owner', c.owner ?? null,
-    'is not a Backstage entity reference (a name of letters, digits, "-", "_", ".", optionally "group:" or ' +
-      '"namespace/" in front): the catalog refuses the entity.',
-    "use the owning group's name, e.g. 'team-shop' or 'group:default/team-shop'.");
-  if (c.system !== undefined && (typeof c.system !== 'string' || !REF.test(c.system))) throw new RollwiseInputError(
-    'catalog.system', c.system, 'is not a Backstage entity reference.', "use the system's name, e.g. 'shop'.");
+  if (typeof c !== 'object' || c === null)
+    throw new RollwiseInputError(
+      'catalog',
+      c,
+      'must be an object with at least the owner.',
+      "pass catalog: { owner: 'team-shop' }.",
+    );
+  if (typeof c.owner !== 'string' || !REF.test(c.owner))
+    throw new RollwiseInputError(
+      'catalog.owner',
+      c.owner ?? null,
+      'is not a Backstage entity reference (a name of letters, digits, "-", "_", ".", optionally "group:" or ' +
+        '"namespace/" in front): the catalog refuses the entity.',
+      "use the owning group's name, e.g. 'team-shop' or 'group:default/team-shop'.",
+    );
+  if (c.system !== undefined && (typeof c.system !== 'string' || !REF.test(c.system)))
+    throw new RollwiseInputError(
+      'catalog.system',
+      c.system,
+      'is not a Backstage entity reference.',
+      "use the system's name, e.g. 'shop'.",
+    );
   if (c.lifecycle !== undefined && (typeof c.lifecycle !== 'string' || !NAME.test(c.lifecycle))) {
-    throw new RollwiseInputError('catalog.lifecycle', c.lifecycle, 'is not a lifecycle name Backstage accepts.',
-      "use e.g. 'production' or 'experimental'.");
+    throw new RollwiseInputError(
+      'catalog.lifecycle',
+      c.lifecycle,
+      'is not a lifecycle name Backstage accepts.',
+      "use e.g. 'production' or 'experimental'.",
+    );
   }
-  if (c.argoCdUrl !== undefined && !/^https?:\/\/[^\s#?]+$/.test(c.argoCdUrl)) throw new RollwiseInputError(
-    'catalog.argoCdUrl',
-    c.argoCdUrl, 'must be the http(s) base URL of the Argo CD web UI, without a query or fragment.',
-    "use e.g. 'https://argocd.example.com'.");
+  if (c.argoCdUrl !== undefined && !/^https?:\/\/[^\s#?]+$/.test(c.argoCdUrl))
+    throw new RollwiseInputError(
+      'catalog.argoCdUrl',
+      c.argoCdUrl,
+      'must be the http(s) base URL of the Argo CD web UI, without a query or fragment.',
+      "use e.g. 'https://argocd.example.com'.",
+    );
   return c;
 }

@@ -27,29 +27,44 @@ function shownNonList(v: unknown): unknown {
 export function checkList<T>(input: string, v: T[] | undefined, what: string, example: string): T[] {
   if (v === undefined) return [];
   if (!Array.isArray(v)) {
-    throw new RollwiseInputError(input, shownNonList(v), `must be a list of ${what}, even for one.`,
-      `write it as a list: ${input.split('.').pop()}: [${example}].`);
+    throw new RollwiseInputError(
+      input,
+      shownNonList(v),
+      `must be a list of ${what}, even for one.`,
+      `write it as a list: ${input.split('.').pop()}: [${example}].`,
+    );
   }
   return v;
 }
 
 export function checkImage(input: string, image: string): void {
   if (typeof image !== 'string' || image.trim() === '' || /\s/.test(image)) {
-    throw new RollwiseInputError(input, image, 'an image reference must be a non-empty string without spaces.',
-      'give the image as registry/repository:tag or @sha256 digest.');
+    throw new RollwiseInputError(
+      input,
+      image,
+      'an image reference must be a non-empty string without spaces.',
+      'give the image as registry/repository:tag or @sha256 digest.',
+    );
   }
   if (/:latest$/.test(image) || !/[:@]/.test(image.split('/').pop() ?? '')) {
-    throw new RollwiseInputError(input, image,
+    throw new RollwiseInputError(
+      input,
+      image,
       'has no tag or uses "latest": the manifest committed to Git would not say which code runs, and a restart could ' +
         'pull different code (docs/mechanisms.md#gitops-rollback).',
-      `pin a version tag or a digest, e.g. "${image.replace(/:latest$/, '')}:1.2.3".`);
+      `pin a version tag or a digest, e.g. "${image.replace(/:latest$/, '')}:1.2.3".`,
+    );
   }
 }
 
 export function checkSubdomain(input: string, v: string, why: string, fix: string): string {
   if (typeof v !== 'string' || v.length === 0 || v.length > 253 || !DNS_SUBDOMAIN.test(v)) {
-    throw new RollwiseInputError(input, v,
-      `is not a Kubernetes object name (lower-case DNS subdomain, at most 253 characters): ${why}`, fix);
+    throw new RollwiseInputError(
+      input,
+      v,
+      `is not a Kubernetes object name (lower-case DNS subdomain, at most 253 characters): ${why}`,
+      fix,
+    );
   }
   return v;
 }
@@ -57,20 +72,31 @@ export function checkSubdomain(input: string, v: string, why: string, fix: strin
 export function checkStrings(input: string, v: string[] | undefined): string[] | undefined {
   if (v === undefined) return undefined;
   if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) {
-    throw new RollwiseInputError(input, v,
+    throw new RollwiseInputError(
+      input,
+      v,
       'must be a list of strings: the kubelet runs it without a shell, one argument per item.',
-      `write it as a list, e.g. ${input}: ["gunicorn", "app:app"].`);
+      `write it as a list, e.g. ${input}: ["gunicorn", "app:app"].`,
+    );
   }
   return [...v];
 }
 
 export function checkNamedPort(input: string, p: NamedPort): NamedPort {
-  if (typeof p?.name !== 'string' || p.name.length > 15 || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(p.name) ||
-    !/[a-z]/.test(p.name) || p.name.includes('--')) {
-    throw new RollwiseInputError(`${input}.name`, p?.name,
+  if (
+    typeof p?.name !== 'string' ||
+    p.name.length > 15 ||
+    !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(p.name) ||
+    !/[a-z]/.test(p.name) ||
+    p.name.includes('--')
+  ) {
+    throw new RollwiseInputError(
+      `${input}.name`,
+      p?.name,
       'a port name must be an IANA service name: at most 15 lower-case letters, digits and "-", with a letter; the ' +
         'API server refuses anything else.',
-      'use a name like "metrics".');
+      'use a name like "metrics".',
+    );
   }
   checkPort(`${input}.port`, p.port);
   return { name: p.name, port: p.port };

@@ -33,7 +33,6 @@ export function decided<T>(value: T, reason: string, inputs: Record<string, Fact
   return { value, reason, inputs, overridden: false };
 }
 
-
 /**
  * Applies an override to a computed decision. An override without a real `because` is refused,
  * and the error names the computed value and its reason so the user sees what they are replacing,
@@ -61,8 +60,12 @@ export function withOverride<T>(
         `keep ${show(computed.value)}.`,
     );
   }
-  return { value: override.value, reason: `Overridden: ${because} (rollwise computed ${show(computed.value)}.)`,
-    inputs: { ...computed.inputs, computed: show(computed.value) }, overridden: true };
+  return {
+    value: override.value,
+    reason: `Overridden: ${because} (rollwise computed ${show(computed.value)}.)`,
+    inputs: { ...computed.inputs, computed: show(computed.value) },
+    overridden: true,
+  };
 }
 
 /**
@@ -70,16 +73,21 @@ export function withOverride<T>(
  * error shows what was given rather than its missing `value` ("undefined").
  */
 export function checkOverrideShape(input: string, override: unknown): void {
-  if (override !== undefined &&
-    (typeof override !== 'object' || override === null || Array.isArray(override) || !('value' in override))) {
+  if (
+    override !== undefined &&
+    (typeof override !== 'object' || override === null || Array.isArray(override) || !('value' in override))
+  ) {
     // a bare Duration is shown as the factory call that makes it, not as its private fields
-    const duration = override instanceof Duration ? `Duration.seconds(${override.toSeconds({ integral: false })})`
-      : undefined;
-    const shown = duration ?? (typeof override === 'string' ? `'${override}'`
-      : JSON.stringify(override) ?? String(override));
-    throw new RollwiseInputError(input, duration ?? override ?? null,
+    const duration =
+      override instanceof Duration ? `Duration.seconds(${override.toSeconds({ integral: false })})` : undefined;
+    const shown =
+      duration ?? (typeof override === 'string' ? `'${override}'` : (JSON.stringify(override) ?? String(override)));
+    throw new RollwiseInputError(
+      input,
+      duration ?? override ?? null,
       'an override is an object { value, because }: the value replaces the decided one, and the because says, in the ' +
         'output, why it is right for this service.',
-      `write ${input}: { value: ${shown}, because: '<why this value is right for this service>' }.`);
+      `write ${input}: { value: ${shown}, because: '<why this value is right for this service>' }.`,
+    );
   }
 }

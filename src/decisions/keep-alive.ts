@@ -11,8 +11,13 @@ import { representable, round3, showDuration } from './show-duration';
 // policy-targets.ts; durations as shown in show-duration.ts. Those are re-exported here, where the
 // public API (src/index.ts) and the tests have always found them.
 export { AppServer, appServerPresets, GO_NET_HTTP } from './app-server';
-export type { AppServerPreset, GoNetHttpOptions, KeepAliveBehaviour, KeepAliveOptions,
-  ReactorNettyOptions } from './app-server';
+export type {
+  AppServerPreset,
+  GoNetHttpOptions,
+  KeepAliveBehaviour,
+  KeepAliveOptions,
+  ReactorNettyOptions,
+} from './app-server';
 export { ENVOY_PANIC_THRESHOLD_PERCENT, maxEjectionPercent } from './outlier-ejection';
 export type { EjectionCapInputs } from './outlier-ejection';
 export { checkPolicyTargets } from './policy-targets';
@@ -41,7 +46,8 @@ export const ENVOY_DEFAULT_IDLE_TIMEOUT_SECONDS = 3600;
 export const NEVER_CLOSING_APP_IDLE_SECONDS = 60;
 
 /** The rule in one sentence, as the reasons and the README state it. */
-export const MARGIN_RULE = `idle = keep-alive - max(${MIN_MARGIN_SECONDS} s, ${MARGIN_FRACTION * 100} % of ` +
+export const MARGIN_RULE =
+  `idle = keep-alive - max(${MIN_MARGIN_SECONDS} s, ${MARGIN_FRACTION * 100} % of ` +
   `keep-alive), rounded down to whole seconds, at least ${MIN_IDLE_SECONDS} s`;
 
 /** The smallest app keep-alive for which the rule yields a safe idle timeout. */
@@ -89,8 +95,10 @@ export function lostSynsSurvivedOn(seconds: number, schedule: readonly number[])
  * the two schedules, which is always the one before 6.5 (it never retransmits earlier).
  */
 export function lostSynsSurvived(seconds: number): number {
-  return Math.min(lostSynsSurvivedOn(seconds, SYN_RETRANSMIT_SECONDS),
-    lostSynsSurvivedOn(seconds, SYN_RETRANSMIT_SECONDS_LINEAR));
+  return Math.min(
+    lostSynsSurvivedOn(seconds, SYN_RETRANSMIT_SECONDS),
+    lostSynsSurvivedOn(seconds, SYN_RETRANSMIT_SECONDS_LINEAR),
+  );
 }
 
 /** The kernel's schedules against a connect timeout, in one sentence. */
@@ -99,20 +107,23 @@ function synSentence(connectSeconds: number): string {
   const linear = lostSynsSurvivedOn(connectSeconds, SYN_RETRANSMIT_SECONDS_LINEAR);
   const n = Math.min(old, linear);
   const syns = (k: number) => `${k} lost SYN${k === 1 ? '' : 's'}`;
-  const at = (schedule: readonly number[], k: number) => (schedule[k] === undefined ? 'never'
-    : `${schedule[k]} s after the first`);
-  const survives = n === 0
-    ? 'no lost SYN on any kernel: each one is a 503 UF'
-    : old === linear
-      ? `${syns(n)} in a row on any kernel (the next retransmission comes ${at(SYN_RETRANSMIT_SECONDS, old)} before ` +
-        `6.5 and ${at(SYN_RETRANSMIT_SECONDS_LINEAR, linear)} from 6.5 on: too late)`
-      : `at least ${syns(n)} in a row: ${old} on kernels before 6.5 (the next ` +
-        `retransmission, ${at(SYN_RETRANSMIT_SECONDS, old)}, comes too late), ${linear} from 6.5 on`;
-  return 'An in-cluster connect takes milliseconds, but Linux re-sends a lost SYN only after 1 s (initial ' +
+  const at = (schedule: readonly number[], k: number) =>
+    schedule[k] === undefined ? 'never' : `${schedule[k]} s after the first`;
+  const survives =
+    n === 0
+      ? 'no lost SYN on any kernel: each one is a 503 UF'
+      : old === linear
+        ? `${syns(n)} in a row on any kernel (the next retransmission comes ${at(SYN_RETRANSMIT_SECONDS, old)} before ` +
+          `6.5 and ${at(SYN_RETRANSMIT_SECONDS_LINEAR, linear)} from 6.5 on: too late)`
+        : `at least ${syns(n)} in a row: ${old} on kernels before 6.5 (the next ` +
+          `retransmission, ${at(SYN_RETRANSMIT_SECONDS, old)}, comes too late), ${linear} from 6.5 on`;
+  return (
+    'An in-cluster connect takes milliseconds, but Linux re-sends a lost SYN only after 1 s (initial ' +
     'retransmission timeout, include/net/tcp.h TCP_TIMEOUT_INIT), then kernels before 6.5 double the wait ' +
     '(retransmissions 1, 3, 7, 15 s after the first SYN) while 6.5 and later keep 1 s for the first five ' +
     '(tcp_syn_linear_timeouts 4: 1, 2, 3, 4, 5, 7, 11 s; net/ipv4/tcp_timer.c), so a connect timeout ' +
-    `of ${showDuration(connectSeconds)} survives ${survives} (docs/mechanisms.md#a-lost-syn-and-the-connect-timeout).`;
+    `of ${showDuration(connectSeconds)} survives ${survives} (docs/mechanisms.md#a-lost-syn-and-the-connect-timeout).`
+  );
 }
 
 /**
@@ -133,7 +144,8 @@ export function connectTimeoutFor(_idleSeconds: number | undefined): number {
   return ENVOY_DEFAULT_CONNECT_TIMEOUT_SECONDS;
 }
 
-const MARGIN_WHY = 'The margin covers a request in flight: the proxy may hand a request to a connection just before ' +
+const MARGIN_WHY =
+  'The margin covers a request in flight: the proxy may hand a request to a connection just before ' +
   `its own timer fires, and that request must reach the app before the app's timer fires; the app's timer also ` +
   'started a little earlier (when it wrote the last response). In a cluster that is milliseconds, a lost segment is ' +
   `re-sent after 200 ms or more, so at least ${MIN_MARGIN_SECONDS} s; ${MARGIN_FRACTION * 100} % for longer ` +
@@ -189,112 +201,152 @@ export interface KeepAliveDecisions {
 /** The proxy idle timeout for an app server, with its reason (the margin rule applied). */
 export function proxyIdleTimeout(server: AppServer): Decision<number | undefined> {
   if (server.behaviour === 'close-after-response') {
-    return decided<number | undefined>(undefined,
+    return decided<number | undefined>(
+      undefined,
       `No connectionIdleTimeout: ${server.describe()}, so the proxy cannot reuse a connection and none is ever idle ` +
         'in its pool; there is no keep-alive race to prevent, and a value here would have no effect while capping ' +
         'the connect timeout every request (each on a new connection) pays. Each request costs a new in-cluster TCP ' +
         'connection; for a high request rate use a worker with keep-alive (docs/mechanisms.md#keep-alive-race).',
-      { appServer: server.name, appKeepAlive: 'none' });
+      { appServer: server.name, appKeepAlive: 'none' },
+    );
   }
   if (server.behaviour === 'never') {
     const idle = NEVER_CLOSING_APP_IDLE_SECONDS;
-    return decided<number | undefined>(idle,
+    return decided<number | undefined>(
+      idle,
       `${server.describe()}, so there is no race from the app side, but every idle connection lives until the proxy ` +
         `closes it: the proxy's idle timeout governs alone. ${showDuration(idle)} keeps connections reused as long ` +
         `as common servers allow (Tomcat 60 s, Node.js 26 65 s) instead of Envoy's 1 h default ` +
         '(docs/mechanisms.md#keep-alive-race).',
-      { appServer: server.name, appKeepAlive: 'unlimited', idleSeconds: idle });
+      { appServer: server.name, appKeepAlive: 'unlimited', idleSeconds: idle },
+    );
   }
   const ka = server.keepAliveSeconds!;
   const idle = idleTimeoutFor(ka);
   if (idle === undefined) {
-    throw new RollwiseInputError('appServer', `${server.name} keep-alive ${showDuration(ka)}`,
+    throw new RollwiseInputError(
+      'appServer',
+      `${server.name} keep-alive ${showDuration(ka)}`,
       `no safe proxy idle timeout fits under it: rollwise keeps at least ${MIN_MARGIN_SECONDS} s between the app's ` +
         `keep-alive and the proxy's idle timeout (a request in flight) and emits whole seconds of at ` +
         `least ${MIN_IDLE_SECONDS} s, so the app's keep-alive must be at least ${MIN_APP_KEEPALIVE_SECONDS} s. ` +
         'Closer than that, requests written onto a connection the app is closing fail with 503 UC ' +
         '(docs/mechanisms.md#keep-alive-race).',
       `raise ${server.name}'s ${server.knob ?? 'keep-alive'} to at least ${MIN_APP_KEEPALIVE_SECONDS} s (5 s gives ` +
-        'the proxy 3 s) and declare the new value.');
+        'the proxy 3 s) and declare the new value.',
+    );
   }
   const margin = Math.max(MIN_MARGIN_SECONDS, MARGIN_FRACTION * ka);
-  return decided<number | undefined>(idle,
+  return decided<number | undefined>(
+    idle,
     `${server.describe()}; the proxy closes at ${showDuration(idle)}, so it always closes first. ` +
       `Rule: ${MARGIN_RULE}: ${showDuration(ka)} - ${showDuration(margin)} = ${showDuration(ka - margin)} ` +
       `-> ${showDuration(idle)}. ${MARGIN_WHY}`,
-    { appServer: server.name, appKeepAliveSeconds: ka, marginSeconds: round3(margin), idleSeconds: idle });
+    { appServer: server.name, appKeepAliveSeconds: ka, marginSeconds: round3(margin), idleSeconds: idle },
+  );
 }
 
 /**
  * Refuses the keep-alive race: the proxy's idle timeout must be strictly below the app's
  * keep-alive, unless `accept` carries a reason. Returns the accepted decision (for the reasons).
  */
-export function checkProxyClosesFirst(server: AppServer, idleSeconds: number | undefined,
-  accept?: Override<boolean>): Decision<boolean> {
-  const computed = decided(false,
-    'The proxy must close idle upstream connections before the app does (docs/mechanisms.md#keep-alive-race).');
+export function checkProxyClosesFirst(
+  server: AppServer,
+  idleSeconds: number | undefined,
+  accept?: Override<boolean>,
+): Decision<boolean> {
+  const computed = decided(
+    false,
+    'The proxy must close idle upstream connections before the app does (docs/mechanisms.md#keep-alive-race).',
+  );
   const d = withOverride('acceptKeepAliveRace', computed, accept, (v) => (v ? 'race accepted' : 'race refused'));
   if (server.behaviour !== 'timeout') return d;
   const ka = server.keepAliveSeconds!;
   const idle = idleSeconds ?? ENVOY_DEFAULT_IDLE_TIMEOUT_SECONDS;
   if (idle < ka || d.value === true) return d;
   const safe = idleTimeoutFor(ka);
-  throw new RollwiseInputError('idleTimeout', showDuration(idle),
+  throw new RollwiseInputError(
+    'idleTimeout',
+    showDuration(idle),
     'the proxy would keep an idle upstream connection ' +
-      `for ${showDuration(idle)}${idleSeconds === undefined ? ' (Envoy\'s default)' : ''}, but ${server.name} closes ` +
+      `for ${showDuration(idle)}${idleSeconds === undefined ? " (Envoy's default)" : ''}, but ${server.name} closes ` +
       `it after ${showDuration(ka)}: now and then the proxy writes a request onto a connection ${server.name} is ` +
       'closing, no response byte comes, and the client gets a 503 with response flag UC ' +
       '(upstream_reset_before_response_started) that no application log shows (docs/mechanisms.md#keep-alive-race, ' +
       '#response-flags).',
     'set the proxy idle timeout ' +
       `below ${showDuration(ka)}${safe !== undefined ? ` (remove the override to get ${showDuration(safe)})` : ''}; ` +
-      `or, if this race is deliberate, add acceptKeepAliveRace: { value: true, because: '<why>' }.`);
+      `or, if this race is deliberate, add acceptKeepAliveRace: { value: true, because: '<why>' }.`,
+  );
 }
 
 /**
  * The connect timeout: Envoy's 10 s default, not lowered to the idle timeout (envoy#42753 is fixed in the Envoy that
  * Envoy Gateway v1.9.0 runs).
  */
-export function proxyConnectTimeout(idle: Decision<number | undefined>,
-  override?: Override<Duration>): Decision<number> {
+export function proxyConnectTimeout(
+  idle: Decision<number | undefined>,
+  override?: Override<Duration>,
+): Decision<number> {
   const idleS = idle.value;
   const value = connectTimeoutFor(idleS);
-  const computed = idleS === undefined
-    ? decided(value,
-      `Envoy's default ${showDuration(value)} (Envoy Gateway v1.9.0's too), written out because with no keep-alive ` +
-        `every request opens a new connection and waits on this timeout. ${synSentence(value)}`,
-      { connectSeconds: value, lostSynsSurvived: lostSynsSurvived(value) })
-    : decided(value,
-      `Envoy's default ${showDuration(value)} (Envoy Gateway v1.9.0's too), not lowered to the idle ` +
-        `timeout ${showDuration(idleS)}: Envoy before 1.38.0 ran the idle timer while the connection was still being ` +
-        'established and closed a connect that outlasted it (envoy#42753); Envoy 1.38.0 fixed that (envoy#42756, ' +
-        'runtime guard codec_client_enable_idle_timer_only_when_connected, on by default) and Envoy Gateway v1.9.0 ' +
-        'runs Envoy 1.39.0, so the idle timer starts once the connection is up and this value alone bounds the ' +
-        `connect. On an older Envoy image the idle timeout would still cut a connect at ${showDuration(idleS)}, the ` +
-        'same as a connect timeout lowered to it, so the default is never worse ' +
-        `(docs/mechanisms.md#a-lost-syn-and-the-connect-timeout). ${synSentence(value)}`,
-      { connectSeconds: value, idleSeconds: idleS, lostSynsSurvived: lostSynsSurvived(value) });
-  const d = withOverride('connectTimeout', computed,
-    override && { value: seconds(override.value), because: override.because }, showDuration);
+  const computed =
+    idleS === undefined
+      ? decided(
+          value,
+          `Envoy's default ${showDuration(value)} (Envoy Gateway v1.9.0's too), written out because with no keep-alive ` +
+            `every request opens a new connection and waits on this timeout. ${synSentence(value)}`,
+          { connectSeconds: value, lostSynsSurvived: lostSynsSurvived(value) },
+        )
+      : decided(
+          value,
+          `Envoy's default ${showDuration(value)} (Envoy Gateway v1.9.0's too), not lowered to the idle ` +
+            `timeout ${showDuration(idleS)}: Envoy before 1.38.0 ran the idle timer while the connection was still being ` +
+            'established and closed a connect that outlasted it (envoy#42753); Envoy 1.38.0 fixed that (envoy#42756, ' +
+            'runtime guard codec_client_enable_idle_timer_only_when_connected, on by default) and Envoy Gateway v1.9.0 ' +
+            'runs Envoy 1.39.0, so the idle timer starts once the connection is up and this value alone bounds the ' +
+            `connect. On an older Envoy image the idle timeout would still cut a connect at ${showDuration(idleS)}, the ` +
+            'same as a connect timeout lowered to it, so the default is never worse ' +
+            `(docs/mechanisms.md#a-lost-syn-and-the-connect-timeout). ${synSentence(value)}`,
+          { connectSeconds: value, idleSeconds: idleS, lostSynsSurvived: lostSynsSurvived(value) },
+        );
+  const d = withOverride(
+    'connectTimeout',
+    computed,
+    override && { value: seconds(override.value), because: override.because },
+    showDuration,
+  );
   if (d.overridden && (!(d.value > 0) || !representable(d.value))) {
-    throw new RollwiseInputError('connectTimeout', showDuration(d.value),
+    throw new RollwiseInputError(
+      'connectTimeout',
+      showDuration(d.value),
       'must be above 0 and a whole number of milliseconds: Envoy Gateway takes durations like "3s" or "500ms".',
-      `use ${showDuration(value)}.`);
+      `use ${showDuration(value)}.`,
+    );
   }
   return d;
 }
 
 /** Retry on reset: none unless overridden with a reason (1-3 retries). */
 export function retryOnResetDecision(override?: Override<number>): Decision<number> {
-  const computed = decided(0,
+  const computed = decided(
+    0,
     'No retry on reset: a reset can come after a non-idempotent request (a POST) reached the app, so retrying it can ' +
-      'run it twice, and retries hide the race instead of removing it; the idle timeout below the app\'s keep-alive ' +
-      'removes the cause (docs/mechanisms.md#keep-alive-race). Available per route with a reason.');
-  const d = withOverride('retryOnReset', computed, override,
-    (v) => (v === 0 ? 'no retry' : `${v} retr${v === 1 ? 'y' : 'ies'} on reset`));
-  if (d.overridden) checkInteger('retryOnReset', d.value, 0, 3,
-    'each retry multiplies the load a failing upstream sees; more than 3 turns a blip into a retry storm.',
-    'use 1 retry on reset, for routes whose requests are idempotent.');
+      "run it twice, and retries hide the race instead of removing it; the idle timeout below the app's keep-alive " +
+      'removes the cause (docs/mechanisms.md#keep-alive-race). Available per route with a reason.',
+  );
+  const d = withOverride('retryOnReset', computed, override, (v) =>
+    v === 0 ? 'no retry' : `${v} retr${v === 1 ? 'y' : 'ies'} on reset`,
+  );
+  if (d.overridden)
+    checkInteger(
+      'retryOnReset',
+      d.value,
+      0,
+      3,
+      'each retry multiplies the load a failing upstream sees; more than 3 turns a blip into a retry storm.',
+      'use 1 retry on reset, for routes whose requests are idempotent.',
+    );
   return d;
 }
 
@@ -302,33 +354,49 @@ export function retryOnResetDecision(override?: Override<number>): Decision<numb
 export function decideKeepAlive(inp: KeepAliveInputs): KeepAliveDecisions {
   const server = inp.appServer;
   if (!(server instanceof AppServer)) {
-    throw new RollwiseInputError('appServer', server,
+    throw new RollwiseInputError(
+      'appServer',
+      server,
       'must be an AppServer: the proxy idle timeout is derived from its keep-alive.',
-      'pass a preset such as AppServer.uvicorn(), or AppServer.custom(name, Duration.seconds(n)).');
+      'pass a preset such as AppServer.uvicorn(), or AppServer.custom(name, Duration.seconds(n)).',
+    );
   }
   const computed = proxyIdleTimeout(server);
   const overrideIdle = inp.idleTimeout && { value: seconds(inp.idleTimeout.value), because: inp.idleTimeout.because };
-  let idle = withOverride<number | undefined>('idleTimeout', computed, overrideIdle,
-    (v) => (v === undefined ? 'unset' : showDuration(v)));
+  let idle = withOverride<number | undefined>('idleTimeout', computed, overrideIdle, (v) =>
+    v === undefined ? 'unset' : showDuration(v),
+  );
   if (idle.overridden && (idle.value === undefined || !(idle.value > 0) || !representable(idle.value))) {
-    throw new RollwiseInputError('idleTimeout', idle.value === undefined ? 'unset' : showDuration(idle.value),
+    throw new RollwiseInputError(
+      'idleTimeout',
+      idle.value === undefined ? 'unset' : showDuration(idle.value),
       'must be above 0 and a whole number of milliseconds: Envoy Gateway takes durations like "3s" or "500ms".',
-      'give a Duration such as Duration.seconds(3).');
+      'give a Duration such as Duration.seconds(3).',
+    );
   }
   const race = checkProxyClosesFirst(server, idle.value, inp.acceptKeepAliveRace);
-  if (race.overridden && race.value && server.behaviour === 'timeout' &&
-    (idle.value ?? ENVOY_DEFAULT_IDLE_TIMEOUT_SECONDS) >= server.keepAliveSeconds!) {
-    idle = { ...idle, reason: `${idle.reason} Race accepted: the proxy keeps idle ` +
-      `connections ${showDuration(idle.value!)} and ${server.name} closes them ` +
-      `after ${showDuration(server.keepAliveSeconds!)}, so expect occasional 503 UC. ${race.reason}` };
+  if (
+    race.overridden &&
+    race.value &&
+    server.behaviour === 'timeout' &&
+    (idle.value ?? ENVOY_DEFAULT_IDLE_TIMEOUT_SECONDS) >= server.keepAliveSeconds!
+  ) {
+    idle = {
+      ...idle,
+      reason:
+        `${idle.reason} Race accepted: the proxy keeps idle ` +
+        `connections ${showDuration(idle.value!)} and ${server.name} closes them ` +
+        `after ${showDuration(server.keepAliveSeconds!)}, so expect occasional 503 UC. ${race.reason}`,
+    };
   }
   const warnings: string[] = [];
   if (server.behaviour === 'never' && server.name === 'Go net/http') {
     warnings.push(
       'Go net/http with IdleTimeout and ReadTimeout both 0 never closes idle connections: no keep-alive race from ' +
         'the app side, but every idle connection (a socket and a goroutine) lives until the proxy closes it, so the ' +
-        `proxy idle timeout (${idle.value === undefined ? 'Envoy\'s 1 h' : showDuration(idle.value)}) governs alone. ` +
-        'Set http.Server.IdleTimeout (e.g. 75 s) and declare it with AppServer.goNetHttp({ idleTimeout }).');
+        `proxy idle timeout (${idle.value === undefined ? "Envoy's 1 h" : showDuration(idle.value)}) governs alone. ` +
+        'Set http.Server.IdleTimeout (e.g. 75 s) and declare it with AppServer.goNetHttp({ idleTimeout }).',
+    );
   }
   return {
     appServer: server,

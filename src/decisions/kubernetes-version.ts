@@ -20,12 +20,17 @@ export class KubernetesVersion {
   public static of(version: string): KubernetesVersion {
     const hit = KubernetesVersion.supported().find((v) => v.name === version);
     if (!hit) {
-      throw new RollwiseInputError('platform.kubernetesVersion', version,
+      throw new RollwiseInputError(
+        'platform.kubernetesVersion',
+        version,
         'rollwise validates every object against the pinned OpenAPI schema of the target version and ' +
-          `holds ${KubernetesVersion.supported().map((v) => v.name).join(' and ')}; an output checked against ` +
+          `holds ${KubernetesVersion.supported()
+            .map((v) => v.name)
+            .join(' and ')}; an output checked against ` +
           `another version's schema could use a field your API server drops.`,
-        'pick the newest supported version not above your clusters\' oldest: KubernetesVersion.V1_28 for 1.28-1.32, ' +
-          'KubernetesVersion.V1_33 for 1.33 and later.');
+        "pick the newest supported version not above your clusters' oldest: KubernetesVersion.V1_28 for 1.28-1.32, " +
+          'KubernetesVersion.V1_33 for 1.33 and later.',
+      );
     }
     return hit;
   }

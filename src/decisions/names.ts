@@ -28,8 +28,13 @@ export function derivedNames(canary: boolean, route: boolean, migration = false)
   if (route) names.push({ suffix: '', object: 'HTTPRoute and BackendTrafficPolicy', limit: 253, rule: SUBDOMAIN });
   // the Job controller labels the Job's pods job-name: <name> (kubernetes pkg/controller/job), so the name is a label
   // value
-  if (migration) names.push({ suffix: '-migrate', object: 'migration Job (its pods carry its name as the job-name ' +
-    'label)', limit: 63, rule: LABEL });
+  if (migration)
+    names.push({
+      suffix: '-migrate',
+      object: 'migration Job (its pods carry its name as the job-name ' + 'label)',
+      limit: 63,
+      rule: LABEL,
+    });
   if (canary) {
     names.push(
       { suffix: '-canary', object: 'canary Service', limit: 63, rule: SERVICE },
@@ -45,8 +50,13 @@ export function derivedNames(canary: boolean, route: boolean, migration = false)
  * name that binds (the longest suffix under the tightest limit) at the input, before anything is
  * rendered: the API server would otherwise reject that object at apply time, after review.
  */
-export function checkDerivedNames(input: string, name: string, canary: boolean, route: boolean,
-  migration = false): void {
+export function checkDerivedNames(
+  input: string,
+  name: string,
+  canary: boolean,
+  route: boolean,
+  migration = false,
+): void {
   const names = derivedNames(canary, route, migration);
   const tooLong = names.filter((n) => name.length + n.suffix.length > n.limit);
   if (tooLong.length === 0) return;
@@ -54,11 +64,14 @@ export function checkDerivedNames(input: string, name: string, canary: boolean, 
   const max = binding.limit - binding.suffix.length;
   const longest = names.reduce((a, b) => (b.suffix.length > a.suffix.length ? b : a));
   const first = tooLong[0];
-  throw new RollwiseInputError(input, name,
+  throw new RollwiseInputError(
+    input,
+    name,
     `is ${name.length} characters, and rollwise derives the ${first.object} name "${name}${first.suffix}" ` +
       `(${name.length + first.suffix.length} characters) from it: ${first.rule}, so the API server would reject it ` +
       `at apply time, after review. The tightest derived name is the ${binding.object} "<name>${binding.suffix}" ` +
       `(limit ${binding.limit}); the longest derived suffix is "${longest.suffix}" (${longest.object} ` +
       `"<name>${longest.suffix}", limit ${longest.limit}).`,
-    `use a name of at most ${max} characters${canary ? ' (canary delivery adds "-canary")' : ''}.`);
+    `use a name of at most ${max} characters${canary ? ' (canary delivery adds "-canary")' : ''}.`,
+  );
 }

@@ -50,23 +50,38 @@ export class NamespacePolicy {
     return new NamespacePolicy('existing', {});
   }
 
-  private constructor(public readonly kind: 'argocd' | 'existing', public readonly props: NamespaceProps) {}
+  private constructor(
+    public readonly kind: 'argocd' | 'existing',
+    public readonly props: NamespaceProps,
+  ) {}
 }
 
 /** The labels of a namespace: the Pod Security admission labels, then the platform's own. */
-export function namespaceLabels(input: string, props: NamespaceProps, version: KubernetesVersion,
+export function namespaceLabels(
+  input: string,
+  props: NamespaceProps,
+  version: KubernetesVersion,
   /** Where the version came from, as the reason names it. */
-  versionSource = 'the platform\'s kubernetesVersion'): Decision<Record<string, string>> {
+  versionSource = "the platform's kubernetesVersion",
+): Decision<Record<string, string>> {
   const level = props.podSecurity ?? 'restricted';
-  if (!LEVELS.includes(level)) throw new RollwiseInputError(`${input}.podSecurity`, level,
-    'is not a Pod Security Standards level; the admission controller knows privileged, baseline and restricted.',
-    'use "restricted" (rollwise\'s pods meet it) or "baseline".');
+  if (!LEVELS.includes(level))
+    throw new RollwiseInputError(
+      `${input}.podSecurity`,
+      level,
+      'is not a Pod Security Standards level; the admission controller knows privileged, baseline and restricted.',
+      'use "restricted" (rollwise\'s pods meet it) or "baseline".',
+    );
   const own = checkLabels(`${input}.labels`, props.labels);
   for (const k of Object.keys(own)) {
-    if (k.startsWith('pod-security.kubernetes.io/')) throw new RollwiseInputError(`${input}.labels.${k}`, own[k],
-      'rollwise sets the Pod Security labels from podSecurity and the Kubernetes version; a second value would ' +
-        'contradict them.',
-      `use ${input}.podSecurity instead.`);
+    if (k.startsWith('pod-security.kubernetes.io/'))
+      throw new RollwiseInputError(
+        `${input}.labels.${k}`,
+        own[k],
+        'rollwise sets the Pod Security labels from podSecurity and the Kubernetes version; a second value would ' +
+          'contradict them.',
+        `use ${input}.podSecurity instead.`,
+      );
   }
   const pinned = `v${version.name}`;
   const labels = {
@@ -78,18 +93,23 @@ export function namespaceLabels(input: string, props: NamespaceProps, version: K
     'pod-security.kubernetes.io/audit': level,
     'pod-security.kubernetes.io/audit-version': 'latest',
   };
-  const why = level === 'restricted'
-    ? 'every pod rollwise emits (the app, its sidecars, the migration Job) runs non-root with all capabilities ' +
-      'dropped, RuntimeDefault seccomp and no privilege escalation, so it passes, and a hand-made privileged pod in ' +
-      'the namespace is refused'
-    : level === 'baseline' ? `input (${input}.podSecurity): rollwise's pods meet restricted, but others in the ` +
-      'namespace may need baseline' : `input (${input}.podSecurity): nothing is enforced`;
-  return decided(labels,
+  const why =
+    level === 'restricted'
+      ? 'every pod rollwise emits (the app, its sidecars, the migration Job) runs non-root with all capabilities ' +
+        'dropped, RuntimeDefault seccomp and no privilege escalation, so it passes, and a hand-made privileged pod in ' +
+        'the namespace is refused'
+      : level === 'baseline'
+        ? `input (${input}.podSecurity): rollwise's pods meet restricted, but others in the ` +
+          'namespace may need baseline'
+        : `input (${input}.podSecurity): nothing is enforced`;
+  return decided(
+    labels,
     `Pod Security admission enforces "${level}": ${why}. It judges by the ${version.name} definition of the level ` +
       `(enforce-version ${pinned}, ${versionSource}), so a cluster upgrade never starts refusing pods unreviewed; ` +
       'warn and audit judge by the latest definition, so what a later version would refuse shows up as a warning ' +
       'first.',
-    { podSecurity: level, enforceVersion: pinned });
+    { podSecurity: level, enforceVersion: pinned },
+  );
 }
 
 /** The namespace decisions of one Application. */
@@ -111,8 +131,8 @@ export interface HookNeeds {
 }
 
 type Obj = Record<string, unknown>;
-const asObj = (v: unknown): Obj | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj)
-  : undefined);
+const asObj = (v: unknown): Obj | undefined =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : undefined;
 const asArr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const named = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
@@ -174,11 +194,21 @@ export function objectsThePodNeeds(podSpec: unknown): string[] {
  * (docs/user-guide/sync-options.md "Namespace Metadata", v3.5.1, which says kubectl cannot manage
  * client-side-applied fields with server-side apply).
  */
-export function decideNamespace(namespace: string, policy: NamespacePolicy, version: KubernetesVersion,
-  preSync?: HookNeeds, policyInput = 'namespacePolicy'): NamespaceDecisions {
+export function decideNamespace(
+  namespace: string,
+  policy: NamespacePolicy,
+  version: KubernetesVersion,
+  preSync?: HookNeeds,
+  policyInput = 'namespacePolicy',
+): NamespaceDecisions {
   checkDnsLabel('destinationNamespace', namespace, 'shop');
-  if (!(policy instanceof NamespacePolicy)) throw new RollwiseInputError('namespacePolicy', policy,
-    'must be a NamespacePolicy.', 'use NamespacePolicy.createdByArgoCd() or NamespacePolicy.existing().');
+  if (!(policy instanceof NamespacePolicy))
+    throw new RollwiseInputError(
+      'namespacePolicy',
+      policy,
+      'must be a NamespacePolicy.',
+      'use NamespacePolicy.createdByArgoCd() or NamespacePolicy.existing().',
+    );
   if (policy.kind === 'argocd' && preSync !== undefined && preSync.needs.length > 0) {
     // Argo CD v3.5.1, gitops-engine/pkg/sync: every object without a hook annotation is a task of
     // the Sync phase (sync_phase.go syncPhases), the phases run in the order PreSync, Sync, PostSync
@@ -189,9 +219,11 @@ export function decideNamespace(namespace: string, policy: NamespacePolicy, vers
     // before the hooks in it (sync_tasks.go Sort/adjustDeps). So in a namespace created by this sync,
     // nothing of the Application exists while its PreSync hook runs.
     const list = preSync.needs.join(', ');
-    const deadline = preSync.deadlineSeconds === undefined ? '' : ` (${preSync.deadlineSeconds} s, its ` +
-      'activeDeadlineSeconds)';
-    throw new RollwiseInputError(policyInput, 'NamespacePolicy.createdByArgoCd() (CreateNamespace=true)',
+    const deadline =
+      preSync.deadlineSeconds === undefined ? '' : ` (${preSync.deadlineSeconds} s, its ` + 'activeDeadlineSeconds)';
+    throw new RollwiseInputError(
+      policyInput,
+      'NamespacePolicy.createdByArgoCd() (CreateNamespace=true)',
       `the ${preSync.hook} is an Argo CD PreSync hook and needs ${list} in namespace ${namespace}, which rollwise ` +
         `does not create. On the first sync Argo CD creates ${namespace} at the start of the PreSync phase and runs ` +
         'the hook right after it, and no object of the Application is applied before every PreSync hook has ' +
@@ -204,16 +236,22 @@ export function decideNamespace(namespace: string, policy: NamespacePolicy, vers
       `create ${namespace} and ${list} before the first sync, outside this Application, and say so: namespaces: ` +
         `NamespacePolicy.existing() in platform.argoCd (or this Application's namespacePolicy). \`rollwise platform ` +
         `--namespace ${namespace}\` prints the Namespace with its Pod Security labels; the ServiceAccount and ` +
-        'Secrets come from where they are made today (the platform repository, an external secret store).');
+        'Secrets come from where they are made today (the platform repository, an external secret store).',
+    );
   }
   if (policy.kind === 'existing') {
-    return { createNamespace: decided(false,
-      `Namespace ${namespace} exists and is managed elsewhere (NamespacePolicy.existing()): no CreateNamespace, so a ` +
-        `sync into a missing namespace fails instead of creating one without the platform's labels (\`rollwise ` +
-        `platform --namespace ${namespace}\` prints it with its Pod Security labels).`) };
+    return {
+      createNamespace: decided(
+        false,
+        `Namespace ${namespace} exists and is managed elsewhere (NamespacePolicy.existing()): no CreateNamespace, so a ` +
+          `sync into a missing namespace fails instead of creating one without the platform's labels (\`rollwise ` +
+          `platform --namespace ${namespace}\` prints it with its Pod Security labels).`,
+      ),
+    };
   }
   return {
-    createNamespace: decided(true,
+    createNamespace: decided(
+      true,
       `CreateNamespace=true: Argo CD creates ${namespace} when it is missing, in the PreSync phase before any hook ` +
         '(gitops-engine sync_context.go autoCreateNamespace, argo-cd v3.5.1), so the first sync of a new service ' +
         'does not fail on a missing namespace (a migration whose PreSync hook needs a ServiceAccount, Secret or ' +
@@ -227,7 +265,8 @@ export function decideNamespace(namespace: string, policy: NamespacePolicy, vers
         '(argo-cd v3.5.1 docs/user-guide/sync-options.md "Namespace Metadata"). Every Application deploying into the ' +
         `namespace must keep the same labels on it: Argo CD applies each one's at every sync under one field ` +
         'manager, so different ones would flip at each sync (refused at synth). For a namespace shared with ' +
-        'workloads that need more than its level, use NamespacePolicy.existing().'),
+        'workloads that need more than its level, use NamespacePolicy.existing().',
+    ),
     labels: namespaceLabels('namespacePolicy', policy.props, version),
   };
 }
@@ -249,16 +288,23 @@ export interface ServiceNamespaceDecisions {
 /** What ServiceNamespace (src/constructs/service-namespace.ts) renders. */
 export function decideServiceNamespace(props: ServiceNamespaceInputs): ServiceNamespaceDecisions {
   const name = checkDnsLabel('name', props.name, 'shop');
-  const labels = namespaceLabels(name, props, props.kubernetesVersion ?? KubernetesVersion.V1_28,
-    props.kubernetesVersionSource ?? (props.kubernetesVersion
-      ? `input (kubernetesVersion ${props.kubernetesVersion.name})`
-      : 'the default, as kubernetesVersion was not given: set it to your cluster\'s version'));
+  const labels = namespaceLabels(
+    name,
+    props,
+    props.kubernetesVersion ?? KubernetesVersion.V1_28,
+    props.kubernetesVersionSource ??
+      (props.kubernetesVersion
+        ? `input (kubernetesVersion ${props.kubernetesVersion.name})`
+        : "the default, as kubernetesVersion was not given: set it to your cluster's version"),
+  );
   // Several sync options in one annotation are joined with "," (argo-cd v3.5.1
   // docs/user-guide/sync-options.md); Prune=false and Delete=false keep the resource on prune and
   // on Application deletion ("No Prune Resources", "No Resource Deletion").
-  const syncOptions = decided('Prune=false,Delete=false',
-    'Deleting a namespace deletes everything in it, every service\'s objects and Secrets included: if Argo CD ' +
+  const syncOptions = decided(
+    'Prune=false,Delete=false',
+    "Deleting a namespace deletes everything in it, every service's objects and Secrets included: if Argo CD " +
       'applies this object, it never prunes it (removed from Git) or deletes it (with its Application); delete a ' +
-      'namespace by hand, deliberately.');
+      'namespace by hand, deliberately.',
+  );
   return { name, labels, syncOptions };
 }

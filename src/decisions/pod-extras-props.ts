@@ -21,16 +21,18 @@ export class EnvValue {
    * (@default false: the pod does not start without it)
    */
   public static fromSecret(secretName: string, key: string, options: { optional?: boolean } = {}): EnvValue {
-    return new EnvValue({ valueFrom: { secretKeyRef: { name: secretName, key,
-      ...(options.optional ? { optional: true } : {}) } } });
+    return new EnvValue({
+      valueFrom: { secretKeyRef: { name: secretName, key, ...(options.optional ? { optional: true } : {}) } },
+    });
   }
   /**
    * A key of a ConfigMap in the service's namespace. @param options.optional start even when it is missing (@default
    * false)
    */
   public static fromConfigMap(configMapName: string, key: string, options: { optional?: boolean } = {}): EnvValue {
-    return new EnvValue({ valueFrom: { configMapKeyRef: { name: configMapName, key,
-      ...(options.optional ? { optional: true } : {}) } } });
+    return new EnvValue({
+      valueFrom: { configMapKeyRef: { name: configMapName, key, ...(options.optional ? { optional: true } : {}) } },
+    });
   }
   /** A field of the pod (downward API), e.g. 'metadata.name' or 'status.podIP'. */
   public static fromField(fieldPath: EnvFieldPath): EnvValue {
@@ -40,8 +42,14 @@ export class EnvValue {
 }
 
 /** Pod fields the downward API exposes as environment variables. */
-export type EnvFieldPath = 'metadata.name' | 'metadata.namespace' | 'metadata.uid' | 'spec.nodeName'
-  | 'spec.serviceAccountName' | 'status.podIP' | 'status.hostIP';
+export type EnvFieldPath =
+  | 'metadata.name'
+  | 'metadata.namespace'
+  | 'metadata.uid'
+  | 'spec.nodeName'
+  | 'spec.serviceAccountName'
+  | 'status.podIP'
+  | 'status.hostIP';
 
 /** An environment variable's value as the API takes it. */
 export interface EnvVarSource {
@@ -63,8 +71,11 @@ export class EnvFrom {
   public static configMap(configMapName: string, prefix?: string): EnvFrom {
     return new EnvFrom('configMapRef', configMapName, prefix);
   }
-  private constructor(public readonly kind: 'secretRef' | 'configMapRef', public readonly source: string,
-    public readonly prefix?: string) {}
+  private constructor(
+    public readonly kind: 'secretRef' | 'configMapRef',
+    public readonly source: string,
+    public readonly prefix?: string,
+  ) {}
 }
 
 /** A pod volume; containers mount it by name (`mounts`). */
@@ -89,8 +100,12 @@ export class Volume {
   public static fromPersistentVolumeClaim(name: string, claimName: string): Volume {
     return new Volume(name, 'pvc', claimName);
   }
-  private constructor(public readonly name: string, public readonly kind: 'emptyDir' | 'secret' | 'configMap' | 'pvc',
-    public readonly source: string, public readonly defaulted = false) {}
+  private constructor(
+    public readonly name: string,
+    public readonly kind: 'emptyDir' | 'secret' | 'configMap' | 'pvc',
+    public readonly source: string,
+    public readonly defaulted = false,
+  ) {}
 }
 
 /** Where a container sees a volume. */

@@ -13,52 +13,72 @@ export interface ShutdownDecisions {
  * Termination: the pod keeps serving until every proxy has stopped sending it requests, then the
  * application drains. The grace period outlasts both, or the kubelet SIGKILLs mid-request.
  */
-export function shutdown(propagationSeconds: number, drainSeconds: number, delay: ShutdownDelay,
-  version: KubernetesVersion = KubernetesVersion.V1_28, source = 'platform shutdownDelay'): ShutdownDecisions {
+export function shutdown(
+  propagationSeconds: number,
+  drainSeconds: number,
+  delay: ShutdownDelay,
+  version: KubernetesVersion = KubernetesVersion.V1_28,
+  source = 'platform shutdownDelay',
+): ShutdownDecisions {
   const how = {
-    sleep: `the kubelet's preStop sleep action (no binary needed in the image; on by default from Kubernetes 1.30, ` +
+    sleep:
+      `the kubelet's preStop sleep action (no binary needed in the image; on by default from Kubernetes 1.30, ` +
       `and platform.kubernetesVersion is ${version.name}; ${source})`,
-    exec: `a preStop exec of \`${delay.target} ${propagationSeconds}\` (${source}; exec runs without a shell, but ` +
+    exec:
+      `a preStop exec of \`${delay.target} ${propagationSeconds}\` (${source}; exec runs without a shell, but ` +
       'the image needs that ' +
-      `binary; ${version.sleepAction
-        ? 'ShutdownDelay.sleepAction() needs none'
-        : `Kubernetes ${version.name} has no sleep ` +
-          'action (1.30+), so distroless images need ShutdownDelay.httpGet() or ShutdownDelay.inApplication()'})`,
-    http: `a preStop GET ${delay.target} whose handler waits ${propagationSeconds} s before answering (for images ` +
+      `binary; ${
+        version.sleepAction
+          ? 'ShutdownDelay.sleepAction() needs none'
+          : `Kubernetes ${version.name} has no sleep ` +
+            'action (1.30+), so distroless images need ShutdownDelay.httpGet() or ShutdownDelay.inApplication()'
+      })`,
+    http:
+      `a preStop GET ${delay.target} whose handler waits ${propagationSeconds} s before answering (for images ` +
       'without a sleep binary)',
-    app: `the application itself, which must keep serving ${propagationSeconds} s after SIGTERM (no hook: ` +
+    app:
+      `the application itself, which must keep serving ${propagationSeconds} s after SIGTERM (no hook: ` +
       'ShutdownDelay.inApplication())',
   }[delay.kind];
   const grace = propagationSeconds + drainSeconds;
   return {
     delay,
-    preStopSeconds: decided(propagationSeconds,
+    preStopSeconds: decided(
+      propagationSeconds,
       `Endpoint removal takes up to ${propagationSeconds} s to reach every proxy (platform endpointPropagation), so ` +
         `the pod keeps serving that long before the app sees SIGTERM, via ${how}; otherwise proxies still send ` +
         'requests to a closed listener (UF/UC 503s, docs/mechanisms.md#readiness-control-loop, #response-flags).',
-      { endpointPropagationSeconds: propagationSeconds }),
-    terminationGracePeriodSeconds: decided(grace,
+      { endpointPropagationSeconds: propagationSeconds },
+    ),
+    terminationGracePeriodSeconds: decided(
+      grace,
       `Propagation delay ${propagationSeconds} s + application drain ${drainSeconds} s = ${grace} s: the kubelet's ` +
         'SIGKILL comes only after in-flight requests had time to finish.',
-      { endpointPropagationSeconds: propagationSeconds, shutdownDrainSeconds: drainSeconds }),
+      { endpointPropagationSeconds: propagationSeconds, shutdownDrainSeconds: drainSeconds },
+    ),
   };
 }
 
 export const SPREAD_REASON = {
-  hostname: 'At most one pod more on any node than on another (maxSkew 1, DoNotSchedule): a node drain or failure ' +
+  hostname:
+    'At most one pod more on any node than on another (maxSkew 1, DoNotSchedule): a node drain or failure ' +
     'takes out as few pods as possible. matchLabelKeys on the revision pod-template hash spreads each ReplicaSet on ' +
     'its own, so surge and canary pods spread too.',
-  zone: 'Spread across zones (maxSkew 1, ScheduleAnyway): a zone outage costs a fraction of the fleet; a preference, ' +
+  zone:
+    'Spread across zones (maxSkew 1, ScheduleAnyway): a zone outage costs a fraction of the fleet; a preference, ' +
     'not a hard rule, so a cluster with an unavailable zone still schedules and a maxUnavailable-0 rollout does not ' +
     'stall.',
 };
 
 export const SECURITY_REASON = {
-  pod: 'Restricted Pod Security profile: non-root, RuntimeDefault seccomp; the pod cannot gain privileges the ' +
+  pod:
+    'Restricted Pod Security profile: non-root, RuntimeDefault seccomp; the pod cannot gain privileges the ' +
     'service does not need.',
-  container: 'Restricted profile: no privilege escalation, all capabilities dropped, read-only root filesystem (a ' +
+  container:
+    'Restricted profile: no privilege escalation, all capabilities dropped, read-only root filesystem (a ' +
     'writable /tmp is mounted as an emptyDir).',
-  token: 'No service-account token mounted: an HTTP service that does not call the Kubernetes API must not carry ' +
+  token:
+    'No service-account token mounted: an HTTP service that does not call the Kubernetes API must not carry ' +
     'credentials for it.',
 };
 

@@ -19,8 +19,12 @@ function distance(a: string, b: string): number {
   const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
   for (let j = 1; j <= b.length; j++) d[0][j] = j;
   for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1,
-      d[i - 1][j - 1] + (a[i - 1].toLowerCase() === b[j - 1].toLowerCase() ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      d[i][j] = Math.min(
+        d[i - 1][j] + 1,
+        d[i][j - 1] + 1,
+        d[i - 1][j - 1] + (a[i - 1].toLowerCase() === b[j - 1].toLowerCase() ? 0 : 1),
+      );
   }
   return d[a.length][b.length];
 }
@@ -44,22 +48,32 @@ export function didYouMean(key: string, known: readonly string[]): string | unde
 export function checkKeys<T>(input: string, value: T, known: readonly string[], owner?: string): T {
   if (value === undefined) return value;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new RollwiseInputError(input,
-      value === null ? null
-        : Array.isArray(value) ? 'a list'
-          : typeof value === 'bigint' ? `${String(value)}n (a BigInt)`
-            : typeof value === 'function' ? 'a function' : value,
+    throw new RollwiseInputError(
+      input,
+      value === null
+        ? null
+        : Array.isArray(value)
+          ? 'a list'
+          : typeof value === 'bigint'
+            ? `${String(value)}n (a BigInt)`
+            : typeof value === 'function'
+              ? 'a function'
+              : value,
       `must be an object with the keys ${known.join(', ')}.`,
-      `pass ${owner ?? input} as an object, e.g. { ${known[0]}: ... }, or leave it out.`);
+      `pass ${owner ?? input} as an object, e.g. { ${known[0]}: ... }, or leave it out.`,
+    );
   }
   for (const k of Object.keys(value as object)) {
     if (known.includes(k)) continue;
     const guess = didYouMean(k, known);
     const at = (key: string) => (input === '' ? key : `${input}.${key}`);
-    throw new RollwiseInputError(at(k), describeValue((value as Record<string, unknown>)[k]),
+    throw new RollwiseInputError(
+      at(k),
+      describeValue((value as Record<string, unknown>)[k]),
       `is not a setting of ${owner ?? (input === '' ? 'HttpService' : input)} (it would be silently ` +
         `ignored)${guess ? `; did you mean ${at(guess)}?` : ''} Known: ${known.join(', ')}.`,
-      guess ? `rename it to ${guess}.` : `remove it, or use one of ${known.join(', ')}.`);
+      guess ? `rename it to ${guess}.` : `remove it, or use one of ${known.join(', ')}.`,
+    );
   }
   return value;
 }

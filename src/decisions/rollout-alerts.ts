@@ -44,39 +44,51 @@ export function rolloutAlerts(v: AlertValues): Decision<AlertRule>[] {
     // pkg/options/resource.go). So a run claims only if the ReplicaSet its name starts with is this
     // Rollout's: checkout-api-bff is not checkout-api's. The hash class holds no "-", so the
     // ReplicaSet part of a name is read in one way only.
-    const runReplicaSet = `label_replace(analysis_run_info{namespace="${ns}", name=~"${runRegex}", ` +
+    const runReplicaSet =
+      `label_replace(analysis_run_info{namespace="${ns}", name=~"${runRegex}", ` +
       `phase=~"Failed|Error"}, "replicaset", "$1", "name", "(${rsRegex})-.*")`;
-    const ownRuns = `max by (namespace, name) (${runReplicaSet} and on(namespace, replicaset) ` +
+    const ownRuns =
+      `max by (namespace, name) (${runReplicaSet} and on(namespace, replicaset) ` +
       `kube_replicaset_owner{namespace="${ns}", owner_kind="Rollout", owner_name="${name}"})`;
-    const failedRuns = (offset = '') => `max by (namespace, name, phase) (analysis_run_info{namespace="${ns}", ` +
+    const failedRuns = (offset = '') =>
+      `max by (namespace, name, phase) (analysis_run_info{namespace="${ns}", ` +
       `name=~"${runRegex}", phase=~"Failed|Error"}${offset})`;
     const aborted = `max by (namespace) (rollout_info{namespace="${ns}", name="${name}", phase="Abort"})`;
     const notAborted = `max by (namespace) (rollout_info{namespace="${ns}", name="${name}", phase!="Abort"})`;
     const claimWindow = promDuration(CLAIM_WINDOW_SECONDS);
-    const movedOn = `count_over_time((${failedRuns()} and ` +
+    const movedOn =
+      `count_over_time((${failedRuns()} and ` +
       `on(namespace) ${notAborted})[${claimWindow}:${promDuration(scrape)}]) > ${CLAIM_SKEW_SCRAPES}`;
-    const claiming = `(${failedRuns()} unless ${failedRuns(` offset ${claimWindow}`)}) unless on(namespace, name, ` +
+    const claiming =
+      `(${failedRuns()} unless ${failedRuns(` offset ${claimWindow}`)}) unless on(namespace, name, ` +
       `phase) (${movedOn})`;
     const analysisFailed = `(${claiming} and on(namespace, name) ${ownRuns}) and on(namespace) ${aborted}`;
-    add({
-      alert: 'CanaryAnalysisFailed', mechanism: 'canary-analysis', severity: 'warning',
-      expr: analysisFailed, for: promDuration(2 * scrape),
-      summary: `${name}: canary analysis {{ $labels.name }} {{ $labels.phase }} and aborted the rollout (stable ` +
-        'still serves)',
-      description: `AnalysisRun ${ns}/{{ $labels.name }} ended {{ $labels.phase }} and Rollout ${ns}/${name} is ` +
-        'aborted: canary weight is back to 0 and the stable version serves. Argo CD shows the app Degraded until Git ' +
-        'changes; the rollback is a git revert (docs/mechanisms.md#canary-analysis, #gitops-rollback).',
-      meaning: 'The canary analysis measured the new version failing (Failed) or could not measure it (Error) and ' +
-        'aborted the rollout: the canary gets no traffic, stable serves (docs/mechanisms.md#canary-analysis). The ' +
-        'bad version is still what Git declares, so the app stays Degraded until Git changes.',
-      checkFirst: [
-        `\`kubectl argo rollouts get rollout ${name} -n ${ns}\` and \`kubectl -n ${ns} describe analysisrun ` +
-          `<name>\`: which metric, which measured value.`,
-        'Error (not Failed) means the query returned nothing or NaN: check the analysis query, not the app.',
-        'Roll back with `git revert` of the release commit; do not `kubectl argo rollouts undo` (self-heal ' +
-          're-applies Git, docs/mechanisms.md#gitops-rollback).',
-      ],
-    },
+    add(
+      {
+        alert: 'CanaryAnalysisFailed',
+        mechanism: 'canary-analysis',
+        severity: 'warning',
+        expr: analysisFailed,
+        for: promDuration(2 * scrape),
+        summary:
+          `${name}: canary analysis {{ $labels.name }} {{ $labels.phase }} and aborted the rollout (stable ` +
+          'still serves)',
+        description:
+          `AnalysisRun ${ns}/{{ $labels.name }} ended {{ $labels.phase }} and Rollout ${ns}/${name} is ` +
+          'aborted: canary weight is back to 0 and the stable version serves. Argo CD shows the app Degraded until Git ' +
+          'changes; the rollback is a git revert (docs/mechanisms.md#canary-analysis, #gitops-rollback).',
+        meaning:
+          'The canary analysis measured the new version failing (Failed) or could not measure it (Error) and ' +
+          'aborted the rollout: the canary gets no traffic, stable serves (docs/mechanisms.md#canary-analysis). The ' +
+          'bad version is still what Git declares, so the app stays Degraded until Git changes.',
+        checkFirst: [
+          `\`kubectl argo rollouts get rollout ${name} -n ${ns}\` and \`kubectl -n ${ns} describe analysisrun ` +
+            `<name>\`: which metric, which measured value.`,
+          'Error (not Failed) means the query returned nothing or NaN: check the analysis query, not the app.',
+          'Roll back with `git revert` of the release commit; do not `kubectl argo rollouts undo` (self-heal ' +
+            're-applies Git, docs/mechanisms.md#gitops-rollback).',
+        ],
+      },
       `${SOURCES.analysisRunInfo} in phase Failed or Error for a run of Rollout ${name}, ` +
         `while ${SOURCES.rolloutInfo} says phase Abort, and only a run that caused this abort: Argo Rollouts keeps ` +
         'the last 5 unsuccessful runs (utils/defaults/defaults.go, v1.9.1), so a run of an older release stays ' +
@@ -92,57 +104,72 @@ export function rolloutAlerts(v: AlertValues): Decision<AlertRule>[] {
         `already existed ${claimWindow} ago claims nothing, because the rule cannot see further back: a ` +
         `failed-analysis abort left for over ${claimWindow} is reported by RolloutDegraded from then on. ` +
         `for ${promDuration(2 * scrape)} (two scrapes).`,
-    { forSeconds: 2 * scrape, claimWindowSeconds: CLAIM_WINDOW_SECONDS, claimSkewScrapes: CLAIM_SKEW_SCRAPES });
+      { forSeconds: 2 * scrape, claimWindowSeconds: CLAIM_WINDOW_SECONDS, claimSkewScrapes: CLAIM_SKEW_SCRAPES },
+    );
 
-    add({
-      alert: 'RolloutDegraded', mechanism: 'rollout-degraded', severity: 'warning',
-      expr: `max by (namespace, name, phase) (rollout_info{namespace="${ns}", name="${name}", ` +
-        `phase=~"Abort|Timeout|Error|InvalidSpec"}) unless on(namespace) (${analysisFailed})`,
-      for: promDuration(2 * scrape),
-      summary: `${name}: rollout {{ $labels.phase }} (Argo CD shows Degraded)`,
-      description: `Rollout ${ns}/${name} is in phase {{ $labels.phase }}: Abort (aborted by hand, or by a failed ` +
-        `analysis over ${claimWindow} ago), Timeout (progress deadline exceeded: a new pod never became available), ` +
-        'Error (ReplicaSet or Service missing) or InvalidSpec (the controller rejected the spec; there is no ' +
-        'admission webhook).',
-      meaning: 'The rollout is stuck or stopped for a reason other than a fresh failed analysis: a new pod never ' +
-        'became available within progressDeadlineSeconds (Timeout), someone aborted it (a failed run of an earlier ' +
-        'release, still kept in the run history, does not claim this abort), a referenced Service is missing ' +
-        '(Error), or the spec is invalid (InvalidSpec, only visible at reconcile time). An abort by a failed ' +
-        `analysis that has lasted over ${claimWindow} is shown here too.`,
-      checkFirst: [
-        `\`kubectl argo rollouts get rollout ${name} -n ${ns}\`: the message names the condition.`,
-        'Timeout: the new pods\' readiness events (a broken image stalls here by design, maxUnavailable 0).',
-        'Fix forward or `git revert` in Git; an in-place undo is reverted by self-heal ' +
-          '(docs/mechanisms.md#gitops-rollback).',
-      ],
-    },
+    add(
+      {
+        alert: 'RolloutDegraded',
+        mechanism: 'rollout-degraded',
+        severity: 'warning',
+        expr:
+          `max by (namespace, name, phase) (rollout_info{namespace="${ns}", name="${name}", ` +
+          `phase=~"Abort|Timeout|Error|InvalidSpec"}) unless on(namespace) (${analysisFailed})`,
+        for: promDuration(2 * scrape),
+        summary: `${name}: rollout {{ $labels.phase }} (Argo CD shows Degraded)`,
+        description:
+          `Rollout ${ns}/${name} is in phase {{ $labels.phase }}: Abort (aborted by hand, or by a failed ` +
+          `analysis over ${claimWindow} ago), Timeout (progress deadline exceeded: a new pod never became available), ` +
+          'Error (ReplicaSet or Service missing) or InvalidSpec (the controller rejected the spec; there is no ' +
+          'admission webhook).',
+        meaning:
+          'The rollout is stuck or stopped for a reason other than a fresh failed analysis: a new pod never ' +
+          'became available within progressDeadlineSeconds (Timeout), someone aborted it (a failed run of an earlier ' +
+          'release, still kept in the run history, does not claim this abort), a referenced Service is missing ' +
+          '(Error), or the spec is invalid (InvalidSpec, only visible at reconcile time). An abort by a failed ' +
+          `analysis that has lasted over ${claimWindow} is shown here too.`,
+        checkFirst: [
+          `\`kubectl argo rollouts get rollout ${name} -n ${ns}\`: the message names the condition.`,
+          "Timeout: the new pods' readiness events (a broken image stalls here by design, maxUnavailable 0).",
+          'Fix forward or `git revert` in Git; an in-place undo is reverted by self-heal ' +
+            '(docs/mechanisms.md#gitops-rollback).',
+        ],
+      },
       `${SOURCES.rolloutInfo}: the phases Argo CD shows as Degraded (Abort, Timeout = ProgressDeadlineExceeded, ` +
         `InvalidSpec) plus Error; an abort a failed run claims (CanaryAnalysisFailed's expression, which leaves out ` +
         'runs of earlier releases) is left to CanaryAnalysisFailed so one incident pages once. ' +
         `for ${promDuration(2 * scrape)} (two scrapes) so a phase seen in one reconcile does not fire.`,
-    { forSeconds: 2 * scrape });
+      { forSeconds: 2 * scrape },
+    );
   } else {
-    add({
-      alert: 'RolloutDegraded', mechanism: 'rollout-degraded', severity: 'warning',
-      expr: `max by (namespace, deployment) (kube_deployment_status_condition{namespace="${ns}", ` +
-        `deployment="${name}", condition="Progressing", status="false"}) == 1`,
-      for: promDuration(2 * scrape),
-      summary: `${name}: rollout exceeded its progress deadline (Deployment Progressing=False)`,
-      description: `Deployment ${ns}/${name} has Progressing=False: a new pod did not become available within ` +
-        `progressDeadlineSeconds (${d.rollout.progressDeadlineSeconds.value} s). With maxUnavailable 0 the old pods ` +
-        'keep serving (docs/mechanisms.md#rollout-complete).',
-      meaning: 'A new pod did not become available within progressDeadlineSeconds ' +
-        `(${d.rollout.progressDeadlineSeconds.value} s): with maxUnavailable 0 the rollout stalls instead of ` +
-        'completing while pods flap (docs/mechanisms.md#rollout-complete). The old pods keep serving.',
-      checkFirst: [
-        `\`kubectl -n ${ns} rollout status deployment/${name}\` and the new pods' readiness events.`,
-        'Roll back with `git revert`; `kubectl rollout undo` is reverted by Argo CD self-heal ' +
-          '(docs/mechanisms.md#gitops-rollback).',
-      ],
-    },
+    add(
+      {
+        alert: 'RolloutDegraded',
+        mechanism: 'rollout-degraded',
+        severity: 'warning',
+        expr:
+          `max by (namespace, deployment) (kube_deployment_status_condition{namespace="${ns}", ` +
+          `deployment="${name}", condition="Progressing", status="false"}) == 1`,
+        for: promDuration(2 * scrape),
+        summary: `${name}: rollout exceeded its progress deadline (Deployment Progressing=False)`,
+        description:
+          `Deployment ${ns}/${name} has Progressing=False: a new pod did not become available within ` +
+          `progressDeadlineSeconds (${d.rollout.progressDeadlineSeconds.value} s). With maxUnavailable 0 the old pods ` +
+          'keep serving (docs/mechanisms.md#rollout-complete).',
+        meaning:
+          'A new pod did not become available within progressDeadlineSeconds ' +
+          `(${d.rollout.progressDeadlineSeconds.value} s): with maxUnavailable 0 the rollout stalls instead of ` +
+          'completing while pods flap (docs/mechanisms.md#rollout-complete). The old pods keep serving.',
+        checkFirst: [
+          `\`kubectl -n ${ns} rollout status deployment/${name}\` and the new pods' readiness events.`,
+          'Roll back with `git revert`; `kubectl rollout undo` is reverted by Argo CD self-heal ' +
+            '(docs/mechanisms.md#gitops-rollback).',
+        ],
+      },
       `${SOURCES.deploymentCondition}: the Deployment controller sets Progressing=False (ProgressDeadlineExceeded) ` +
         `when the deadline passes. for ${promDuration(2 * scrape)} (two scrapes).`,
-    { forSeconds: 2 * scrape });
+      { forSeconds: 2 * scrape },
+    );
   }
   return rules;
 }

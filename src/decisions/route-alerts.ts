@@ -6,32 +6,50 @@ import { AlertValues, ruleList } from './alert-values';
 
 /** Envoy counters, one alert per response flag (docs/mechanisms.md#response-flags). */
 const ENVOY_FLAGS = [
-  { flag: 'UF', alert: 'EnvoyUpstreamConnectFailure', metric: 'envoy_cluster_upstream_cx_connect_fail', what:
-    'could not connect to a pod (connect failure)',
-    meaning: 'Envoy could not open a TCP connection to an endpoint it believed healthy: nothing listens on the port, ' +
-      'a NetworkPolicy drops the gateway\'s traffic, or a pod was removed from the proxy\'s view later than it ' +
+  {
+    flag: 'UF',
+    alert: 'EnvoyUpstreamConnectFailure',
+    metric: 'envoy_cluster_upstream_cx_connect_fail',
+    what: 'could not connect to a pod (connect failure)',
+    meaning:
+      'Envoy could not open a TCP connection to an endpoint it believed healthy: nothing listens on the port, ' +
+      "a NetworkPolicy drops the gateway's traffic, or a pod was removed from the proxy's view later than it " +
       'stopped listening.',
     checkFirst: [
-      'A NetworkPolicy change in the namespace (does it still admit the gateway\'s namespace?).',
+      "A NetworkPolicy change in the namespace (does it still admit the gateway's namespace?).",
       'The Service\'s targetPort against the container port name "http".',
       'Whether pods stop listening before the preStop delay ended (shutdown order, ' +
-        'docs/mechanisms.md#readiness-control-loop delay).'] },
-  { flag: 'UO', alert: 'EnvoyUpstreamOverflow', metric: 'envoy_cluster_upstream_rq_pending_overflow', what:
-    'circuit breaker overflow',
-    meaning: 'Envoy refused requests because the cluster\'s circuit breaker (max pending requests / connections, ' +
+        'docs/mechanisms.md#readiness-control-loop delay).',
+    ],
+  },
+  {
+    flag: 'UO',
+    alert: 'EnvoyUpstreamOverflow',
+    metric: 'envoy_cluster_upstream_rq_pending_overflow',
+    what: 'circuit breaker overflow',
+    meaning:
+      "Envoy refused requests because the cluster's circuit breaker (max pending requests / connections, " +
       '1024 each by default) was full: the pods answer more slowly than requests arrive.',
     checkFirst: [
       'Latency of the pods (a slow dependency fills the pending queue).',
       'Whether ready endpoints dropped (fewer pods hold the same load).',
-      'The BackendTrafficPolicy circuitBreaker limits for this route.'] },
-  { flag: 'UT', alert: 'EnvoyUpstreamTimeout', metric: 'envoy_cluster_upstream_rq_timeout', what:
-    'upstream request timeout',
-    meaning: 'Requests exceeded the route\'s request timeout and Envoy answered 504 with flag UT: the application ' +
+      'The BackendTrafficPolicy circuitBreaker limits for this route.',
+    ],
+  },
+  {
+    flag: 'UT',
+    alert: 'EnvoyUpstreamTimeout',
+    metric: 'envoy_cluster_upstream_rq_timeout',
+    what: 'upstream request timeout',
+    meaning:
+      "Requests exceeded the route's request timeout and Envoy answered 504 with flag UT: the application " +
       '(or what it calls) is too slow.',
     checkFirst: [
-      'The application\'s latency percentiles and its database / downstream latency.',
+      "The application's latency percentiles and its database / downstream latency.",
       'CPU throttling of the pods if a CPU limit is set.',
-      'Whether the route\'s timeout (HTTPRoute timeouts.request) changed recently.'] },
+      "Whether the route's timeout (HTTPRoute timeouts.request) changed recently.",
+    ],
+  },
 ] as const;
 
 /** Mechanisms of the alerts on the HTTPRoute's Envoy clusters (emitted only when there is a route). */
@@ -47,31 +65,38 @@ export function routeAlerts(v: AlertValues): Decision<AlertRule>[] {
   const [rules, add] = ruleList(v);
   const total = `sum(rate(envoy_cluster_upstream_rq_xx{${routeSel}}[5m]))`;
   if (hasRoute) {
-    add({
-      alert: 'Route5xxOverSlo', mechanism: '5xx-slo', severity: 'critical',
-      expr: `(sum(rate(envoy_cluster_upstream_rq_xx{${routeSel}, envoy_response_code_class="5"}[5m])) / ${total} ` +
-        `> ${slo.value}) and on() (${total} > 0)`,
-      for: '5m',
-      summary: `${name}: route 5xx ratio above the ${slo.value * 100} % SLO (read the response flags to find the ` +
-        'mechanism)',
-      description: `HTTPRoute ${ns}/${name} answered {{ $value | humanizePercentage }} 5xx over 5 minutes ` +
-        `(SLO ${slo.value * 100} %). The status code alone does not say why: the response flags in the gateway's ` +
-        'access log do (docs/mechanisms.md#response-flags).',
-      meaning: `More than ${slo.value * 100} % of the route's responses were 5xx for 5 minutes, counted over every ` +
-        'response class, so 503s Envoy answers itself (UH, charged to class 5 but never to upstream_rq_total) count ' +
-        'in the numerator and the denominator alike and a total outage reads 100 %, not "no data". The ratio blends ' +
-        'every cluster of the route. A Service with no endpoints at all is not in it: Envoy Gateway answers that ' +
-        `backend's share with a direct 503 (no response flag) or sends it to a cluster that does not exist (503 NC), ` +
-        'and neither is counted on any cluster, so in that outage this alert stays silent and ' +
-        'ReadyEndpointsBelowFloor pages (docs/mechanisms.md#counters-created-at-first-use, #panic-routing).',
-      checkFirst: [
-        'The response flags of the 503s in Loki (query below): "-" = the pod answered 5xx (with ' +
-          'response_code_details "direct_response" the gateway answered itself: the Service has no endpoints), UC = ' +
-          'keep-alive race, UF = connect failure, UO = overflow, UT = timeout, NC = a backend with no endpoints.',
-        'Whether a canary is in progress (a canary failing at 20 % shows as 1 % at 5 % weight).',
-        'The application\'s own error logs when the flag is "-".',
-      ],
-    },
+    add(
+      {
+        alert: 'Route5xxOverSlo',
+        mechanism: '5xx-slo',
+        severity: 'critical',
+        expr:
+          `(sum(rate(envoy_cluster_upstream_rq_xx{${routeSel}, envoy_response_code_class="5"}[5m])) / ${total} ` +
+          `> ${slo.value}) and on() (${total} > 0)`,
+        for: '5m',
+        summary:
+          `${name}: route 5xx ratio above the ${slo.value * 100} % SLO (read the response flags to find the ` +
+          'mechanism)',
+        description:
+          `HTTPRoute ${ns}/${name} answered {{ $value | humanizePercentage }} 5xx over 5 minutes ` +
+          `(SLO ${slo.value * 100} %). The status code alone does not say why: the response flags in the gateway's ` +
+          'access log do (docs/mechanisms.md#response-flags).',
+        meaning:
+          `More than ${slo.value * 100} % of the route's responses were 5xx for 5 minutes, counted over every ` +
+          'response class, so 503s Envoy answers itself (UH, charged to class 5 but never to upstream_rq_total) count ' +
+          'in the numerator and the denominator alike and a total outage reads 100 %, not "no data". The ratio blends ' +
+          'every cluster of the route. A Service with no endpoints at all is not in it: Envoy Gateway answers that ' +
+          `backend's share with a direct 503 (no response flag) or sends it to a cluster that does not exist (503 NC), ` +
+          'and neither is counted on any cluster, so in that outage this alert stays silent and ' +
+          'ReadyEndpointsBelowFloor pages (docs/mechanisms.md#counters-created-at-first-use, #panic-routing).',
+        checkFirst: [
+          'The response flags of the 503s in Loki (query below): "-" = the pod answered 5xx (with ' +
+            'response_code_details "direct_response" the gateway answered itself: the Service has no endpoints), UC = ' +
+            'keep-alive race, UF = connect failure, UO = overflow, UT = timeout, NC = a backend with no endpoints.',
+          'Whether a canary is in progress (a canary failing at 20 % shows as 1 % at 5 % weight).',
+          'The application\'s own error logs when the flag is "-".',
+        ],
+      },
       'Ratio of envoy_cluster_upstream_rq_xx{envoy_response_code_class="5"} to all envoy_cluster_upstream_rq_xx ' +
         `classes (Envoy cluster stats on Envoy Gateway's /stats/prometheus, port 19001; each class counter is ` +
         `created at its first response, source/common/http/codes.cc) over the route's clusters ` +
@@ -82,7 +107,8 @@ export function routeAlerts(v: AlertValues): Decision<AlertRule>[] {
         'a total outage would divide by 0 and vanish. A route that never failed has no class-5 series, so no sample: ' +
         'silent; 0/0 with no traffic is NaN, and the "and ... > 0" guard says so explicitly. for 5m: a single burst ' +
         '(one pod restarting) does not page; an SLO breach lasting 5 minutes does.',
-    { sloErrorRatio: slo.value });
+      { sloErrorRatio: slo.value },
+    );
 
     // Envoy's router answers a cluster with no healthy host itself and still charges the 503 to the
     // cluster (source/common/router/router.cc, Filter::sendNoHealthyUpstreamResponse ->
@@ -110,37 +136,44 @@ export function routeAlerts(v: AlertValues): Decision<AlertRule>[] {
     // v1.9.0) shared by every route on it, and they count deliberate direct responses too: no sound
     // per-service signal. ReadyEndpointsBelowFloor is the alert for this case (ready endpoints 0
     // against desired replicas, from kube-state-metrics).
-    add({
-      alert: 'EnvoyNoHealthyUpstream', mechanism: 'UH', severity: 'critical',
-      expr: `(max by (envoy_cluster_name) (envoy_cluster_membership_healthy{${routeSel}}) == 0) and ` +
-        'on(envoy_cluster_name) ((sum by (envoy_cluster_name) ' +
-        `(rate(envoy_cluster_upstream_cx_none_healthy{${routeSel}}[${promDuration(rateWindow)}])) > 0) or (sum by ` +
-        `(envoy_cluster_name) (rate(envoy_cluster_lb_healthy_panic{${routeSel}}[${promDuration(rateWindow)}])) > 0))`,
-      for: promDuration(2 * scrape),
-      summary: `${name}: no Ready endpoint behind {{ $labels.envoy_cluster_name }} while requests arrive (Envoy UH, ` +
-        'or panic routing to not-Ready pods)',
-      description: `Envoy cluster {{ $labels.envoy_cluster_name }} of route ${ns}/${name} has no healthy endpoint ` +
-        'while requests arrive. With endpoints that are all not Ready, Envoy is in panic mode (Envoy Gateway keeps ' +
-        'the 50 % threshold) and sends every request to those pods; a cluster that is routed to with no endpoint at ' +
-        'all answers 503 with flag UH. A Service with no endpoints is not routed to its cluster at all (a direct ' +
-        '503, or 503 NC), which no Envoy alert sees: ReadyEndpointsBelowFloor does ' +
-        '(docs/mechanisms.md#panic-routing, #response-flags).',
-      meaning: 'No endpoint Envoy has for this route (or for one backend of it, e.g. the canary) is Ready while ' +
-        'requests arrive. If the cluster still lists the not-Ready pods, Envoy is in panic mode and routes every ' +
-        'request to them, answered slowly or with 5xx by pods readiness took out; if a cluster that is still routed ' +
-        'to lists none, Envoy answers 503 UH itself. This is the bottom of the readiness cascade, or a canary whose ' +
-        'pods never became ready. Once the Service has no endpoint at all, Envoy Gateway stops routing to the ' +
-        'cluster: users get a direct 503 (response flag "-", response_code_details direct_response) or a 503 NC, no ' +
-        'cluster counts them, and this alert and Route5xxOverSlo go quiet while the outage goes on; ' +
-        'ReadyEndpointsBelowFloor is the alert for that (docs/mechanisms.md#readiness-control-loop, #panic-routing, ' +
-        '#response-flags).',
-      checkFirst: [
-        `Ready endpoints: \`kubectl -n ${ns} get endpointslices -l kubernetes.io/service-name=${name}\` ` +
-          `(and ${name}-canary).`,
-        'Which cluster: a name ending in /backend/<i> is one backendRef (the canary when it is the second one).',
-        'Probe failure events, as for ReadyEndpointsBelowFloor.',
-      ],
-    },
+    add(
+      {
+        alert: 'EnvoyNoHealthyUpstream',
+        mechanism: 'UH',
+        severity: 'critical',
+        expr:
+          `(max by (envoy_cluster_name) (envoy_cluster_membership_healthy{${routeSel}}) == 0) and ` +
+          'on(envoy_cluster_name) ((sum by (envoy_cluster_name) ' +
+          `(rate(envoy_cluster_upstream_cx_none_healthy{${routeSel}}[${promDuration(rateWindow)}])) > 0) or (sum by ` +
+          `(envoy_cluster_name) (rate(envoy_cluster_lb_healthy_panic{${routeSel}}[${promDuration(rateWindow)}])) > 0))`,
+        for: promDuration(2 * scrape),
+        summary:
+          `${name}: no Ready endpoint behind {{ $labels.envoy_cluster_name }} while requests arrive (Envoy UH, ` +
+          'or panic routing to not-Ready pods)',
+        description:
+          `Envoy cluster {{ $labels.envoy_cluster_name }} of route ${ns}/${name} has no healthy endpoint ` +
+          'while requests arrive. With endpoints that are all not Ready, Envoy is in panic mode (Envoy Gateway keeps ' +
+          'the 50 % threshold) and sends every request to those pods; a cluster that is routed to with no endpoint at ' +
+          'all answers 503 with flag UH. A Service with no endpoints is not routed to its cluster at all (a direct ' +
+          '503, or 503 NC), which no Envoy alert sees: ReadyEndpointsBelowFloor does ' +
+          '(docs/mechanisms.md#panic-routing, #response-flags).',
+        meaning:
+          'No endpoint Envoy has for this route (or for one backend of it, e.g. the canary) is Ready while ' +
+          'requests arrive. If the cluster still lists the not-Ready pods, Envoy is in panic mode and routes every ' +
+          'request to them, answered slowly or with 5xx by pods readiness took out; if a cluster that is still routed ' +
+          'to lists none, Envoy answers 503 UH itself. This is the bottom of the readiness cascade, or a canary whose ' +
+          'pods never became ready. Once the Service has no endpoint at all, Envoy Gateway stops routing to the ' +
+          'cluster: users get a direct 503 (response flag "-", response_code_details direct_response) or a 503 NC, no ' +
+          'cluster counts them, and this alert and Route5xxOverSlo go quiet while the outage goes on; ' +
+          'ReadyEndpointsBelowFloor is the alert for that (docs/mechanisms.md#readiness-control-loop, #panic-routing, ' +
+          '#response-flags).',
+        checkFirst: [
+          `Ready endpoints: \`kubectl -n ${ns} get endpointslices -l kubernetes.io/service-name=${name}\` ` +
+            `(and ${name}-canary).`,
+          'Which cluster: a name ending in /backend/<i> is one backendRef (the canary when it is the second one).',
+          'Probe failure events, as for ReadyEndpointsBelowFloor.',
+        ],
+      },
       `${SOURCES.membership}, per cluster of the route: the healthy-member gauge is 0 on every Envoy replica (max) ` +
         'while requests arrive, seen as UH (the no-healthy-host counter grows) or as panic routing (the panic ' +
         'counter grows: Envoy excludes not-Ready endpoints, which Envoy Gateway sends as DRAINING, from the healthy ' +
@@ -151,32 +184,39 @@ export function routeAlerts(v: AlertValues): Decision<AlertRule>[] {
         '503 or routes it to a cluster that does not exist (503 NC), and Envoy charges neither to any cluster ' +
         '(router.cc decodeHeaders); ReadyEndpointsBelowFloor is the alert for it (docs/mechanisms.md#panic-routing). ' +
         `for ${promDuration(2 * scrape)} (two scrapes): one stale gauge sample during an xDS update does not page.`,
-    { forSeconds: 2 * scrape });
+      { forSeconds: 2 * scrape },
+    );
 
-    add({
-      alert: 'EnvoyUpstreamResetKeepAliveRace', mechanism: 'UC', severity: 'warning',
-      expr: '(sum by (envoy_cluster_name) ' +
-        `(increase(envoy_cluster_upstream_cx_destroy_remote_with_active_rq{${routeSel}}[15m])) > 0) or (max by ` +
-        `(envoy_cluster_name) (envoy_cluster_upstream_cx_destroy_remote_with_active_rq{${routeSel}} unless ` +
-        `envoy_cluster_upstream_cx_destroy_remote_with_active_rq{${routeSel}} offset 15m) > 0)`,
-      for: '0s',
-      summary: `${name}: upstream closed a connection with a request on it (Envoy UC, the keep-alive race)`,
-      description: 'Envoy cluster {{ $labels.envoy_cluster_name }} saw connections closed by the pod with a request ' +
-        `in flight in the last 15 minutes: each is a 503 UC the client sees. The proxy's idle timeout must be ` +
-        `shorter than the application's keep-alive (docs/mechanisms.md#keep-alive-race).`,
-      meaning: 'A pod closed a pooled connection exactly as Envoy wrote a request onto it: no byte of response, 503 ' +
-        'UC (upstream_reset_before_response_started). Rare under steady load, clustered when pools are redistributed ' +
-        '(scale-out, rollout). Ratios never show it; any occurrence means the two idle timeouts are in the wrong ' +
-        'order or a pod closes connections before it left the endpoints (docs/mechanisms.md#keep-alive-race).',
-      checkFirst: [
-        `The BackendTrafficPolicy attached to HTTPRoute ${name}: connectionIdleTimeout must be below the app's ` +
-          'keep-alive (uvicorn 5 s, Node <= 25 5 s, ...).',
-        'Whether envoy_cluster_upstream_cx_idle_timeout grows (the proxy closing first: it should, after the fix).',
-        'Pod terminations at the same moments (preStop delay shorter than endpoint propagation).',
-        'Do not add retry-on-reset to hide it: unsafe for non-idempotent requests ' +
-          '(docs/mechanisms.md#keep-alive-race).',
-      ],
-    },
+    add(
+      {
+        alert: 'EnvoyUpstreamResetKeepAliveRace',
+        mechanism: 'UC',
+        severity: 'warning',
+        expr:
+          '(sum by (envoy_cluster_name) ' +
+          `(increase(envoy_cluster_upstream_cx_destroy_remote_with_active_rq{${routeSel}}[15m])) > 0) or (max by ` +
+          `(envoy_cluster_name) (envoy_cluster_upstream_cx_destroy_remote_with_active_rq{${routeSel}} unless ` +
+          `envoy_cluster_upstream_cx_destroy_remote_with_active_rq{${routeSel}} offset 15m) > 0)`,
+        for: '0s',
+        summary: `${name}: upstream closed a connection with a request on it (Envoy UC, the keep-alive race)`,
+        description:
+          'Envoy cluster {{ $labels.envoy_cluster_name }} saw connections closed by the pod with a request ' +
+          `in flight in the last 15 minutes: each is a 503 UC the client sees. The proxy's idle timeout must be ` +
+          `shorter than the application's keep-alive (docs/mechanisms.md#keep-alive-race).`,
+        meaning:
+          'A pod closed a pooled connection exactly as Envoy wrote a request onto it: no byte of response, 503 ' +
+          'UC (upstream_reset_before_response_started). Rare under steady load, clustered when pools are redistributed ' +
+          '(scale-out, rollout). Ratios never show it; any occurrence means the two idle timeouts are in the wrong ' +
+          'order or a pod closes connections before it left the endpoints (docs/mechanisms.md#keep-alive-race).',
+        checkFirst: [
+          `The BackendTrafficPolicy attached to HTTPRoute ${name}: connectionIdleTimeout must be below the app's ` +
+            'keep-alive (uvicorn 5 s, Node <= 25 5 s, ...).',
+          'Whether envoy_cluster_upstream_cx_idle_timeout grows (the proxy closing first: it should, after the fix).',
+          'Pod terminations at the same moments (preStop delay shorter than endpoint propagation).',
+          'Do not add retry-on-reset to hide it: unsafe for non-idempotent requests ' +
+            '(docs/mechanisms.md#keep-alive-race).',
+        ],
+      },
       'envoy_cluster_upstream_cx_destroy_remote_with_active_rq (Envoy cluster stat via Envoy Gateway; the keep-alive ' +
         'race signature in the reference) over 15 minutes per cluster of the route, above 0. The counter is one of ' +
         `the cluster's traffic stats, which Envoy Gateway's deferred stats create as one block at the cluster's ` +
@@ -189,19 +229,24 @@ export function routeAlerts(v: AlertValues): Decision<AlertRule>[] {
         `under steady load), so a ratio or a short rate window would never see it; with the proxy's idle timeout ` +
         `below the app's and a preStop delay, the counter stays flat, so any increase is a misconfiguration. No for: ` +
         'each event is already a user-visible 503.',
-    { windowSeconds: 900 });
+      { windowSeconds: 900 },
+    );
 
     for (const f of ENVOY_FLAGS) {
-      add({
-        alert: f.alert, mechanism: f.flag, severity: 'warning',
-        expr: `sum by (envoy_cluster_name) (rate(${f.metric}{${routeSel}}[${promDuration(rateWindow)}])) > 0`,
-        for: promDuration(rateWindow),
-        summary: `${name}: ${f.what} (Envoy ${f.flag}) on {{ $labels.envoy_cluster_name }}`,
-        description: `Envoy cluster {{ $labels.envoy_cluster_name }} of route ${ns}/${name} counts ${f.metric} for ` +
-          `over ${promDuration(rateWindow)}: 5xx with response flag ${f.flag} (docs/mechanisms.md#response-flags).`,
-        meaning: f.meaning,
-        checkFirst: [...f.checkFirst],
-      },
+      add(
+        {
+          alert: f.alert,
+          mechanism: f.flag,
+          severity: 'warning',
+          expr: `sum by (envoy_cluster_name) (rate(${f.metric}{${routeSel}}[${promDuration(rateWindow)}])) > 0`,
+          for: promDuration(rateWindow),
+          summary: `${name}: ${f.what} (Envoy ${f.flag}) on {{ $labels.envoy_cluster_name }}`,
+          description:
+            `Envoy cluster {{ $labels.envoy_cluster_name }} of route ${ns}/${name} counts ${f.metric} for ` +
+            `over ${promDuration(rateWindow)}: 5xx with response flag ${f.flag} (docs/mechanisms.md#response-flags).`,
+          meaning: f.meaning,
+          checkFirst: [...f.checkFirst],
+        },
         `${f.metric} (Envoy cluster stat via Envoy Gateway) per cluster of the route, rate ` +
           `over ${promDuration(rateWindow)} (4 scrapes) above 0, for another ${promDuration(rateWindow)}: one ` +
           'mechanism per alert so the responder starts at the right place (docs/mechanisms.md#response-flags); a ' +
@@ -212,7 +257,8 @@ export function routeAlerts(v: AlertValues): Decision<AlertRule>[] {
           `and no alert; a failure that is a new cluster's very first traffic (UF at its first connect) starts the ` +
           'series already counting, and the rate sees the events from its second scrape, which a sustained failure ' +
           'has.',
-      { windowSeconds: rateWindow });
+        { windowSeconds: rateWindow },
+      );
     }
   }
   return rules;

@@ -75,79 +75,125 @@ export function decideService(inp: ServiceInputs, platform: Platform, where?: Se
   // selects Envoy's clusters (httproute/<namespace>/<name>/...) and the pods by it, so it must be
   // the namespace the objects are applied to, known now rather than left to Argo CD or kubectl -n.
   if (namespace === undefined && delivery.kind === 'canary') {
-    throw new RollwiseInputError('namespace', 'unset',
-      'neither the props nor the chart give one, and canary delivery needs it at synth: the Rollout\'s ' +
-        'traffic-router plugin config names the HTTPRoute\'s namespace and the analysis selects the Envoy clusters ' +
+    throw new RollwiseInputError(
+      'namespace',
+      'unset',
+      "neither the props nor the chart give one, and canary delivery needs it at synth: the Rollout's " +
+        "traffic-router plugin config names the HTTPRoute's namespace and the analysis selects the Envoy clusters " +
         'httproute/<namespace>/<name>/... and the canary pods by namespace. Applied with `kubectl -n` or by an Argo ' +
         'CD Application into another namespace, they would look in "default": the canary would never shift traffic ' +
         'and every analysis would be Inconclusive.',
       'give the chart a namespace (new Chart(app, id, { namespace: "shop" })) or set namespace; Environment.addChart ' +
-        'uses the environment\'s destination namespace.');
+        "uses the environment's destination namespace.",
+    );
   }
   const measuredNs = inp.measurements?.document.service.namespace;
   if (inp.measurements && namespace !== undefined && measuredNs !== namespace) {
-    throw new RollwiseInputError(`measurements ${inp.measurements.origin} service.namespace`, measuredNs,
+    throw new RollwiseInputError(
+      `measurements ${inp.measurements.origin} service.namespace`,
+      measuredNs,
       `measures ${inp.measurements.document.service.name} in namespace ${measuredNs}, but this service is deployed ` +
         `to ${namespace}: another deployment's p99 would size this one's probes.`,
-      `measure the service where it runs: rollwise measure ${name} --namespace ${namespace}.`);
+      `measure the service where it runs: rollwise measure ${name} --namespace ${namespace}.`,
+    );
   }
   let canary: CanaryPlan | undefined;
   let route: RouteDecisions | undefined;
   if (delivery.kind === 'canary') {
     const routeProps = requireRoute(inp.route);
-    const gateway = requirePlatform('gateway', platform.gateway,
-      '{ name: "public", namespace: "envoy-gateway-system" }');
-    const prometheusAddress = requirePlatform('prometheusAddress', platform.prometheusAddress,
-      '"http://prometheus-operated.monitoring.svc:9090"');
-    canary = decideCanary(core,
-      { namespace, prometheusAddress, maxErrorRatio: platform.canaryMaxErrorRatio.value, steps: delivery.steps,
-        manualPromotion: delivery.manualPromotion });
+    const gateway = requirePlatform(
+      'gateway',
+      platform.gateway,
+      '{ name: "public", namespace: "envoy-gateway-system" }',
+    );
+    const prometheusAddress = requirePlatform(
+      'prometheusAddress',
+      platform.prometheusAddress,
+      '"http://prometheus-operated.monitoring.svc:9090"',
+    );
+    canary = decideCanary(core, {
+      namespace,
+      prometheusAddress,
+      maxErrorRatio: platform.canaryMaxErrorRatio.value,
+      steps: delivery.steps,
+      manualPromotion: delivery.manualPromotion,
+    });
     route = decideRoute(routeProps, gateway);
   } else if (inp.route !== undefined) {
     // A rolling update may still have a route.
-    const routeProps = checkRoute(inp.route,
-      'add route: { hostnames: ["checkout.example.com"] }, or remove route to expose the Service another way.');
-    route = decideRoute(routeProps, requirePlatform('gateway', platform.gateway,
-      '{ name: "public", namespace: "envoy-gateway-system" }', false));
+    const routeProps = checkRoute(
+      inp.route,
+      'add route: { hostnames: ["checkout.example.com"] }, or remove route to expose the Service another way.',
+    );
+    route = decideRoute(
+      routeProps,
+      requirePlatform('gateway', platform.gateway, '{ name: "public", namespace: "envoy-gateway-system" }', false),
+    );
   }
-  const unhealthyPodEvictionPolicy = decided('AlwaysAllow',
+  const unhealthyPodEvictionPolicy = decided(
+    'AlwaysAllow',
     'A pod that is not Ready serves nothing, so evicting it never costs capacity; without this a single ' +
-      'crash-looping pod blocks every node drain.');
+      'crash-looping pod blocks every node drain.',
+  );
   const o = inp.overrides ?? {};
-  const trafficPolicy = route === undefined ? undefined : decideServiceTrafficPolicy({
-    routeName: name,
-    appServer: inp.appServer as AppServer,
-    idleTimeout: o.proxyIdleTimeout,
-    connectTimeout: o.proxyConnectTimeout,
-    acceptKeepAliveRace: o.acceptKeepAliveRace,
-    retryOnReset: o.retryOnReset,
-    passiveHealthCheck: inp.passiveHealthCheck ? { replicas: core.replicas,
-      maxUnavailable: core.pdbMaxUnavailable.value } : undefined,
-  });
+  const trafficPolicy =
+    route === undefined
+      ? undefined
+      : decideServiceTrafficPolicy({
+          routeName: name,
+          appServer: inp.appServer as AppServer,
+          idleTimeout: o.proxyIdleTimeout,
+          connectTimeout: o.proxyConnectTimeout,
+          acceptKeepAliveRace: o.acceptKeepAliveRace,
+          retryOnReset: o.retryOnReset,
+          passiveHealthCheck: inp.passiveHealthCheck
+            ? { replicas: core.replicas, maxUnavailable: core.pdbMaxUnavailable.value }
+            : undefined,
+        });
   const autoscaling = inp.autoscaling ? decideAutoscaling(inp.autoscaling, core.replicas) : undefined;
   const runbookBase = platform.runbookBaseUrl;
-  const alerts = runbookBase === undefined ? undefined : decideAlerts(core, {
-    namespace: requireAlertNamespace(namespace),
-    workload: canary ? WorkloadKind.ROLLOUT : WorkloadKind.DEPLOYMENT,
-    runbookUrl: `${runbookBase}/${name}.runbook.md`,
-    route: route !== undefined,
-  }, { sloErrorRatio: inp.sloErrorRatio, platform });
+  const alerts =
+    runbookBase === undefined
+      ? undefined
+      : decideAlerts(
+          core,
+          {
+            namespace: requireAlertNamespace(namespace),
+            workload: canary ? WorkloadKind.ROLLOUT : WorkloadKind.DEPLOYMENT,
+            runbookUrl: `${runbookBase}/${name}.runbook.md`,
+            route: route !== undefined,
+          },
+          { sloErrorRatio: inp.sloErrorRatio, platform },
+        );
   const warnings = [...(inp.measurements ? measurementWarnings(inp.measurements, platform) : []), ...core.warnings];
-  return { ...core, warnings, namespace, appServer: inp.appServer, canary, route, unhealthyPodEvictionPolicy,
-    trafficPolicy, autoscaling, alerts };
+  return {
+    ...core,
+    warnings,
+    namespace,
+    appServer: inp.appServer,
+    canary,
+    route,
+    unhealthyPodEvictionPolicy,
+    trafficPolicy,
+    autoscaling,
+    alerts,
+  };
 }
 
 /** The alerts' namespace: required, as every expression selects the service's series by it. */
 export function requireAlertNamespace(namespace: string | undefined): string {
   if (!namespace) {
     // 'unset', as the canary's refusal names it (decideService), not "undefined"
-    throw new RollwiseInputError('namespace', 'unset',
+    throw new RollwiseInputError(
+      'namespace',
+      'unset',
       'neither the props nor the chart give one, and the alerts need it at synth: every PrometheusRule expression ' +
-        'selects the service\'s series by namespace (kube-state-metrics\' pods and EndpointSlices, the Envoy ' +
+        "selects the service's series by namespace (kube-state-metrics' pods and EndpointSlices, the Envoy " +
         'clusters httproute/<namespace>/<name>/...). Applied with `kubectl -n` or by an Argo CD Application into a ' +
         'namespace, the objects would land there while the alerts look in none of them, and would never fire.',
       'give the chart a namespace (new Chart(app, id, { namespace: "shop" })) or set namespace; Environment.addChart ' +
-        'uses the environment\'s destination namespace.');
+        "uses the environment's destination namespace.",
+    );
   }
   return namespace;
 }
@@ -165,7 +211,8 @@ export function measurementWarnings(m: Measurements, platform: Platform): string
         'histogram leaves failed probes out, so rollwise measure counted each as slower than every success ' +
         `(docs/mechanisms.md#probe-durations-leave-out-failures); still, probes failing at peak mean the handler's ` +
         `tail reaches the timeout. Find out why they failed (timeouts or status codes: the pods' Unhealthy events, ` +
-        'docs/mechanisms.md#probe-failure-texts) before trusting the timeout derived from it.');
+        'docs/mechanisms.md#probe-failure-texts) before trusting the timeout derived from it.',
+    );
   }
   const age = m.ageSeconds();
   const max = platform.measurementMaxAgeSeconds.value;
@@ -174,7 +221,8 @@ export function measurementWarnings(m: Measurements, platform: Platform): string
       `measurements ${m.origin} are ${Math.floor(age / 86400)} days old (measured ${m.document.measuredAt}), older ` +
         `than platform.measurementMaxAge (${Math.round(max / 86400)} days): the p99 that sized the readiness timeout ` +
         `may no longer hold at peak. Run \`rollwise measure ${m.document.service.name} ` +
-        `--namespace ${m.document.service.namespace}\` again and commit the file.`);
+        `--namespace ${m.document.service.namespace}\` again and commit the file.`,
+    );
   }
   return out;
 }

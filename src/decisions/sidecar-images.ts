@@ -1,6 +1,13 @@
 import {
-  isCloudSqlProxyImage, isCloudSqlProxyV1Image, ProxyContainer, proxyHealthProblems, proxyListenerProblems,
-  ProxyProblem, proxyV1HealthProblems, proxyVersion, readinessDialsDatabase,
+  isCloudSqlProxyImage,
+  isCloudSqlProxyV1Image,
+  ProxyContainer,
+  proxyHealthProblems,
+  proxyListenerProblems,
+  ProxyProblem,
+  proxyV1HealthProblems,
+  proxyVersion,
+  readinessDialsDatabase,
 } from '../checks/cloud-sql-proxy';
 import { RollwiseInputError } from '../errors';
 
@@ -77,28 +84,46 @@ const CLOUD_SQL_PROXY: (image: string) => KnownSidecarImage | undefined = (image
     product: 'Cloud SQL Auth Proxy',
     paths: PROXY_HEALTH_PATHS,
     startupPath: PROXY_STARTUP_PATH,
-    startupReason: 'The Cloud SQL Auth Proxy\'s /startup answers 200 once its listeners are up (cloud-sql-proxy ' +
+    startupReason:
+      "The Cloud SQL Auth Proxy's /startup answers 200 once its listeners are up (cloud-sql-proxy " +
       'v2.14.1 internal/healthcheck/healthcheck.go HandleStartup), so the app starts only when it can connect to ' +
       '127.0.0.1.',
     dependencyOf(path) {
-      if (!isProxyReadiness(path)) return { calls: false, why:
-        `${path} does not contact the database (cloud-sql-proxy internal/healthcheck/healthcheck.go)` };
+      if (!isProxyReadiness(path))
+        return {
+          calls: false,
+          why: `${path} does not contact the database (cloud-sql-proxy internal/healthcheck/healthcheck.go)`,
+        };
       if (version === undefined) {
-        return { calls: undefined, why: `the image ${image} names no version (${shown}), and the proxy's /readiness ` +
-          'dials every instance up to v2.11.0 (internal/proxy/proxy.go CheckConnections), so rollwise cannot tell ' +
-          'whether this one does' };
+        return {
+          calls: undefined,
+          why:
+            `the image ${image} names no version (${shown}), and the proxy's /readiness ` +
+            'dials every instance up to v2.11.0 (internal/proxy/proxy.go CheckConnections), so rollwise cannot tell ' +
+            'whether this one does',
+        };
       }
       return !readinessDialsDatabase(image)
-        ? { calls: false, why: `the proxy ${shown} answers /readiness from its own state (started, not stopping, ` +
-          'connections below --max-connections) without dialling the database: since v2.11.1 (#2207, ' +
-          'internal/healthcheck/healthcheck.go)' }
-        : { calls: true, why: `the proxy ${shown}'s /readiness dials every registered Cloud SQL instance ` +
-          '(internal/healthcheck/healthcheck.go HandleReadiness -> internal/proxy/proxy.go CheckConnections, up to ' +
-          'v2.11.0): a database blip makes every pod NotReady at once' };
+        ? {
+            calls: false,
+            why:
+              `the proxy ${shown} answers /readiness from its own state (started, not stopping, ` +
+              'connections below --max-connections) without dialling the database: since v2.11.1 (#2207, ' +
+              'internal/healthcheck/healthcheck.go)',
+          }
+        : {
+            calls: true,
+            why:
+              `the proxy ${shown}'s /readiness dials every registered Cloud SQL instance ` +
+              '(internal/healthcheck/healthcheck.go HandleReadiness -> internal/proxy/proxy.go CheckConnections, up to ' +
+              'v2.11.0): a database blip makes every pod NotReady at once',
+          };
     },
     checkConfig(input, container, port) {
-      return refuseOrWarn(input, 'Cloud SQL Auth Proxy',
-        [...proxyHealthProblems(container, port), ...proxyListenerProblems(container)]);
+      return refuseOrWarn(input, 'Cloud SQL Auth Proxy', [
+        ...proxyHealthProblems(container, port),
+        ...proxyListenerProblems(container),
+      ]);
     },
   };
 };
@@ -115,21 +140,29 @@ const CLOUD_SQL_PROXY_V1: (image: string) => KnownSidecarImage | undefined = (im
     product: 'Cloud SQL Auth Proxy v1',
     paths: PROXY_HEALTH_PATHS,
     startupPath: PROXY_STARTUP_PATH,
-    startupReason: 'The Cloud SQL Auth Proxy v1\'s /startup answers 200 once it has logged "Ready for new ' +
+    startupReason:
+      'The Cloud SQL Auth Proxy v1\'s /startup answers 200 once it has logged "Ready for new ' +
       'connections" (cloud-sql-proxy v1.38.3 cmd/cloud_sql_proxy/cloud_sql_proxy.go NotifyStarted, ' +
       'internal/healthcheck/healthcheck.go), so the app starts only when it can connect to 127.0.0.1.',
     dependencyOf(path) {
-      if (!isProxyReadiness(path)) return { calls: false, why:
-        `${path} does not contact the database (cloud-sql-proxy v1.38.3 ` +
-          'cmd/cloud_sql_proxy/internal/healthcheck/healthcheck.go)' };
+      if (!isProxyReadiness(path))
+        return {
+          calls: false,
+          why:
+            `${path} does not contact the database (cloud-sql-proxy v1.38.3 ` +
+            'cmd/cloud_sql_proxy/internal/healthcheck/healthcheck.go)',
+        };
       return {
         calls: true,
-        why: `the v1 proxy (${image})'s /readiness dials every Cloud SQL instance it was given, in every v1 release ` +
+        why:
+          `the v1 proxy (${image})'s /readiness dials every Cloud SQL instance it was given, in every v1 release ` +
           '(cmd/cloud_sql_proxy/internal/healthcheck/healthcheck.go isReady -> proxy.Client.DialContext, v1.38.3): a ' +
           'database blip makes every pod NotReady at once',
-        liveness: 'the v1 proxy dials nothing there: 200 unless an instance\'s certificate refresh failed and no ' +
+        liveness:
+          "the v1 proxy dials nothing there: 200 unless an instance's certificate refresh failed and no " +
           'unexpired certificate is left, isLive, v1.38.3',
-        upgrade: 'or move to v2 (gcr.io/cloud-sql-connectors/cloud-sql-proxy) 2.11.1 or later, whose /readiness does ' +
+        upgrade:
+          'or move to v2 (gcr.io/cloud-sql-connectors/cloud-sql-proxy) 2.11.1 or later, whose /readiness does ' +
           'not dial',
       };
     },

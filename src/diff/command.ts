@@ -31,16 +31,21 @@ export function runDiff(opts: RunDiffOptions): number {
     opts.writeError(`rollwise diff: --format ${format}: expected text, json or markdown\n`);
     return 2;
   }
-  const failOnList = (opts.failOn ?? 'error').split(',').map((s) => s.trim()).filter(Boolean);
+  const failOnList = (opts.failOn ?? 'error')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const bad = failOnList.filter((s) => !FAIL_ON.includes(s));
   if (bad.length || failOnList.length === 0) {
     opts.writeError(
-      `rollwise diff: --fail-on ${opts.failOn}: expected a comma-separated list of ${FAIL_ON.join(', ')}\n`);
+      `rollwise diff: --fail-on ${opts.failOn}: expected a comma-separated list of ${FAIL_ON.join(', ')}\n`,
+    );
     return 2;
   }
   if (opts.sides.length > 2) {
     opts.writeError(
-      `rollwise diff: at most two sides (old and new), got ${opts.sides.length}: ${opts.sides.join(' ')}\n`);
+      `rollwise diff: at most two sides (old and new), got ${opts.sides.length}: ${opts.sides.join(' ')}\n`,
+    );
     return 2;
   }
   const dir = opts.dir ?? 'dist';
@@ -65,15 +70,17 @@ export function runDiff(opts: RunDiffOptions): number {
   else if (format === 'markdown') opts.write(formatDiffMarkdown(report, failing));
   else {
     opts.write(formatDiffText(report));
-    if (failing.length) opts.write(
-      `\nfails --fail-on ${opts.failOn ?? 'error'}:\n${failing.map((f) => `  ${f}`).join('\n')}\n`);
+    if (failing.length)
+      opts.write(`\nfails --fail-on ${opts.failOn ?? 'error'}:\n${failing.map((f) => `  ${f}`).join('\n')}\n`);
   }
   return code;
 }
 
 function defaultBase(cwd: string): string {
   const repo = gitTopLevel(cwd);
-  if (!repo) throw new DiffInputError(
-    `${cwd} is not inside a Git repository: give the two output folders to compare (rollwise diff <old> <new>)`);
+  if (!repo)
+    throw new DiffInputError(
+      `${cwd} is not inside a Git repository: give the two output folders to compare (rollwise diff <old> <new>)`,
+    );
   return defaultBaseRevision(repo);
 }

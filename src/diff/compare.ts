@@ -94,7 +94,10 @@ const MANIFEST = /\.k8s\.ya?ml$|\.ya?ml$|\.json$/;
  * `prod/checkout-api`.
  */
 export function unitOf(file: string): string {
-  return file.replace(/\.runbook\.md$/, '').replace(/\.k8s\.ya?ml$/, '').replace(/\.(ya?ml|json|md)$/, '');
+  return file
+    .replace(/\.runbook\.md$/, '')
+    .replace(/\.k8s\.ya?ml$/, '')
+    .replace(/\.(ya?ml|json|md)$/, '');
 }
 
 /** Compares two sides of an output folder: reads only the files that differ. */
@@ -103,11 +106,22 @@ export function diffOutputs(oldSide: DiffSide, newSide: DiffSide, opts: DiffOpti
   const allUnits = new Set([...listSide(oldSide), ...listSide(newSide)].map(unitOf));
   const byUnit = new Map<string, ChangedFile[]>();
   for (const c of changes) (byUnit.get(unitOf(c.path)) ?? byUnit.set(unitOf(c.path), []).get(unitOf(c.path))!).push(c);
-  const oldTexts = readFiles(oldSide, changes.filter((c) => c.change !== 'added').map((c) => c.path));
-  const newTexts = readFiles(newSide, changes.filter((c) => c.change !== 'removed').map((c) => c.path));
+  const oldTexts = readFiles(
+    oldSide,
+    changes.filter((c) => c.change !== 'added').map((c) => c.path),
+  );
+  const newTexts = readFiles(
+    newSide,
+    changes.filter((c) => c.change !== 'removed').map((c) => c.path),
+  );
   const units = [...byUnit.keys()].sort().map((unit) => diffUnit(unit, byUnit.get(unit)!, oldTexts, newTexts, opts));
-  return { old: oldSide.label, new: newSide.label, units, unchanged: allUnits.size - byUnit.size,
-    filesRead: oldTexts.size + newTexts.size };
+  return {
+    old: oldSide.label,
+    new: newSide.label,
+    units,
+    unchanged: allUnits.size - byUnit.size,
+    filesRead: oldTexts.size + newTexts.size,
+  };
 }
 
 function parse(texts: Map<string, string>, files: readonly ChangedFile[]): LintObject[] {
@@ -119,8 +133,13 @@ function parse(texts: Map<string, string>, files: readonly ChangedFile[]): LintO
   return out;
 }
 
-function diffUnit(unit: string, files: ChangedFile[], oldTexts: Map<string, string>, newTexts: Map<string, string>,
-  opts: DiffOptions): UnitDiff {
+function diffUnit(
+  unit: string,
+  files: ChangedFile[],
+  oldTexts: Map<string, string>,
+  newTexts: Map<string, string>,
+  opts: DiffOptions,
+): UnitDiff {
   const before = parse(oldTexts, files);
   const after = parse(newTexts, files);
   const key = (o: LintObject) => `${o.apiVersion.split('/')[0]}|${o.ref}`;
@@ -156,8 +175,9 @@ function diffUnit(unit: string, files: ChangedFile[], oldTexts: Map<string, stri
   const findingsNew = lintParsed(after).findings;
   const oldKeys = new Set(findingsOld.map(findingKey));
   const newKeys = new Set(findingsNew.map(findingKey));
-  const documents = files.filter((f) => !MANIFEST.test(f.path)).map((f) => describeDocument(f, oldTexts.get(f.path),
-    newTexts.get(f.path)));
+  const documents = files
+    .filter((f) => !MANIFEST.test(f.path))
+    .map((f) => describeDocument(f, oldTexts.get(f.path), newTexts.get(f.path)));
   return {
     unit,
     files,
@@ -311,8 +331,9 @@ function valueChanges(o: LintObject, n: LintObject): ValueChange[] {
     byId.set(id, { ...byId.get(id), newPath: p });
   }
   const out: ValueChange[] = [];
-  for (const { oldPath,
-    newPath } of [...byId.values()].sort((a, b) => (a.newPath ?? a.oldPath!).localeCompare(b.newPath ?? b.oldPath!))) {
+  for (const { oldPath, newPath } of [...byId.values()].sort((a, b) =>
+    (a.newPath ?? a.oldPath!).localeCompare(b.newPath ?? b.oldPath!),
+  )) {
     // A field decided on one side only still has its value on the other (a CPU limit added by
     // override moves the decided path from resources.limits to resources.limits.cpu, while
     // limits.memory stays): read it at the same path, so nothing looks removed that is there.
@@ -328,10 +349,18 @@ function valueChanges(o: LintObject, n: LintObject): ValueChange[] {
     else if (!same(old, now)) change = 'changed';
     else if (oldReason !== newReason) change = 'reason';
     if (!change) continue;
-    const details = change === 'changed' || (old !== undefined && now !== undefined && !same(old,
-      now)) ? innerChanges(old, now) : [];
-    out.push({ object: n.ref, path: newPath ?? oldPath!, change, old, new: now, oldReason, newReason,
-      ...(details.length ? { details } : {}) });
+    const details =
+      change === 'changed' || (old !== undefined && now !== undefined && !same(old, now)) ? innerChanges(old, now) : [];
+    out.push({
+      object: n.ref,
+      path: newPath ?? oldPath!,
+      change,
+      old,
+      new: now,
+      oldReason,
+      newReason,
+      ...(details.length ? { details } : {}),
+    });
   }
   return out;
 }
@@ -373,10 +402,15 @@ function fieldChanges(o: LintObject, n: LintObject): FieldChange[] {
     const b = lb.get(id);
     if (same(a?.value, b?.value) || covered(id)) continue;
     const annotation = /^metadata\.annotations\["(.+)"\]$|^metadata\.annotations\.(.+)$/.exec(id);
-    const key = annotation ? annotation[1] ?? annotation[2] : undefined;
+    const key = annotation ? (annotation[1] ?? annotation[2]) : undefined;
     if (key !== undefined && REASON_ANNOTATIONS.has(key)) continue;
-    out.push({ object: n.ref, path: (b ?? a)!.real, old: a?.value, new: b?.value,
-      ...(key !== undefined && FACT_ANNOTATIONS.has(key) ? { fact: true } : {}) });
+    out.push({
+      object: n.ref,
+      path: (b ?? a)!.real,
+      old: a?.value,
+      new: b?.value,
+      ...(key !== undefined && FACT_ANNOTATIONS.has(key) ? { fact: true } : {}),
+    });
   }
   return out;
 }
@@ -390,13 +424,15 @@ export function failures(report: DiffReport, failOn: readonly DiffFailOn[]): str
   for (const u of report.units) {
     for (const f of u.findingsIntroduced) {
       if (f.status !== 'open') continue;
-      const hit = failOn.filter((s): s is 'error' | 'warning'
-        | 'info' => s !== 'override').some((s) => SEVERITY_RANK[f.severity] >= SEVERITY_RANK[s]);
+      const hit = failOn
+        .filter((s): s is 'error' | 'warning' | 'info' => s !== 'override')
+        .some((s) => SEVERITY_RANK[f.severity] >= SEVERITY_RANK[s]);
       if (hit) out.push(`${u.unit}: new ${f.severity} ${f.ruleId} on ${f.object} ${f.path}`);
     }
     if (failOn.includes('override')) {
-      for (const o of u.overrides) if (o.change !== 'removed') out.push(
-        `${u.unit}: override ${o.change} on ${o.object} ${o.path} (because: ${o.newBecause})`);
+      for (const o of u.overrides)
+        if (o.change !== 'removed')
+          out.push(`${u.unit}: override ${o.change} on ${o.object} ${o.path} (because: ${o.newBecause})`);
     }
   }
   return out;

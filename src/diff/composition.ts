@@ -32,35 +32,49 @@ function workloadFigures(o: LintObject, out: Map<string, string>): void {
     const readiness = rec(c.readinessProbe);
     if (readiness) {
       const t = probeTiming(readiness);
-      out.set(`readiness leave window (${at})`,
-        `${t.failureThreshold} x ${t.periodSeconds} s = ${seconds(t.failureThreshold * t.periodSeconds)}`);
-      out.set(`readiness return window (${at})`,
-        `${t.successThreshold} x ${t.periodSeconds} s = ${seconds(t.successThreshold * t.periodSeconds)}`);
-      out.set(`readiness timeout vs declared p99 (${at})`, p99 === undefined ? `${seconds(t.timeoutSeconds)} (no p99 ` +
-        'declared)' : `${seconds(t.timeoutSeconds)} vs p99 ${p99} s`);
+      out.set(
+        `readiness leave window (${at})`,
+        `${t.failureThreshold} x ${t.periodSeconds} s = ${seconds(t.failureThreshold * t.periodSeconds)}`,
+      );
+      out.set(
+        `readiness return window (${at})`,
+        `${t.successThreshold} x ${t.periodSeconds} s = ${seconds(t.successThreshold * t.periodSeconds)}`,
+      );
+      out.set(
+        `readiness timeout vs declared p99 (${at})`,
+        p99 === undefined
+          ? `${seconds(t.timeoutSeconds)} (no p99 ` + 'declared)'
+          : `${seconds(t.timeoutSeconds)} vs p99 ${p99} s`,
+      );
     }
     const liveness = rec(c.livenessProbe);
     if (liveness) {
       const t = probeTiming(liveness);
-      out.set(`liveness failure window (${at})`,
-        `${t.failureThreshold} x ${t.periodSeconds} s = ${seconds(t.failureThreshold * t.periodSeconds)}`);
+      out.set(
+        `liveness failure window (${at})`,
+        `${t.failureThreshold} x ${t.periodSeconds} s = ${seconds(t.failureThreshold * t.periodSeconds)}`,
+      );
     }
-    const cpuLimit = str(rec(rec(c.resources)?.limits)?.cpu) ?? (typeof rec(rec(c.resources)?.limits)?.cpu === 'number'
-      ? String(rec(rec(c.resources)?.limits)?.cpu) : undefined);
+    const cpuLimit =
+      str(rec(rec(c.resources)?.limits)?.cpu) ??
+      (typeof rec(rec(c.resources)?.limits)?.cpu === 'number' ? String(rec(rec(c.resources)?.limits)?.cpu) : undefined);
     out.set(`CPU limit (${at})`, cpuLimit ?? 'none');
   }
   const strategy = rec(rec(spec.strategy)?.canary) ?? rec(rec(spec.strategy)?.rollingUpdate) ?? {};
   const replicas = int(spec.replicas);
-  out.set(`rollout (${o.kind}/${o.name})`, [
-    `replicas ${replicas ?? 'from an autoscaler'}`,
-    `maxUnavailable ${String(strategy.maxUnavailable ?? 'default')}`,
-    `maxSurge ${String(strategy.maxSurge ?? 'default')}`,
-    `minReadySeconds ${int(spec.minReadySeconds) ?? 0}`,
-    `progressDeadlineSeconds ${int(spec.progressDeadlineSeconds) ?? 600}`,
-  ].join(', '));
+  out.set(
+    `rollout (${o.kind}/${o.name})`,
+    [
+      `replicas ${replicas ?? 'from an autoscaler'}`,
+      `maxUnavailable ${String(strategy.maxUnavailable ?? 'default')}`,
+      `maxSurge ${String(strategy.maxSurge ?? 'default')}`,
+      `minReadySeconds ${int(spec.minReadySeconds) ?? 0}`,
+      `progressDeadlineSeconds ${int(spec.progressDeadlineSeconds) ?? 600}`,
+    ].join(', '),
+  );
   const canary = rec(rec(spec.strategy)?.canary);
-  if (canary && arr(canary.steps).length > 0) out.set(`canary steps (${o.kind}/${o.name})`,
-    describeSteps(arr(canary.steps)));
+  if (canary && arr(canary.steps).length > 0)
+    out.set(`canary steps (${o.kind}/${o.name})`, describeSteps(arr(canary.steps)));
 }
 
 /** "5 % -> pause 10m -> 25 % -> pause 10m -> analysis -> 100 %". */
@@ -72,7 +86,10 @@ export function describeSteps(steps: unknown[]): string {
       const d = rec(step.pause)?.duration;
       return d === undefined ? 'pause until promoted' : `pause ${String(d)}`;
     }
-    if (step.analysis !== undefined) return `analysis ${arr(rec(step.analysis)?.templates).map((t) => str(rec(t)?.templateName) ?? str(rec(t)?.clusterScope) ?? '?').join('+')}`;
+    if (step.analysis !== undefined)
+      return `analysis ${arr(rec(step.analysis)?.templates)
+        .map((t) => str(rec(t)?.templateName) ?? str(rec(t)?.clusterScope) ?? '?')
+        .join('+')}`;
     return Object.keys(step)[0] ?? '?';
   });
   return [...parts, '100 %'].join(' -> ');
@@ -80,22 +97,34 @@ export function describeSteps(steps: unknown[]): string {
 
 function pdbFigures(o: LintObject, objects: readonly LintObject[], out: Map<string, string>): void {
   const spec = rec(o.obj.spec) ?? {};
-  const budget = spec.maxUnavailable !== undefined ? `maxUnavailable ${String(spec.maxUnavailable)}`
-    : spec.minAvailable !== undefined ? `minAvailable ${String(spec.minAvailable)}` : 'no budget';
+  const budget =
+    spec.maxUnavailable !== undefined
+      ? `maxUnavailable ${String(spec.maxUnavailable)}`
+      : spec.minAvailable !== undefined
+        ? `minAvailable ${String(spec.minAvailable)}`
+        : 'no budget';
   const workload = objects.find((w) => (WORKLOAD_KINDS as readonly string[]).includes(w.kind) && w.name === o.name);
   const replicas = workload ? int(rec(workload.obj.spec)?.replicas) : undefined;
-  out.set(`disruption budget (${o.kind}/${o.name})`,
-    replicas === undefined ? budget : `${budget} of ${replicas} replicas`);
+  out.set(
+    `disruption budget (${o.kind}/${o.name})`,
+    replicas === undefined ? budget : `${budget} of ${replicas} replicas`,
+  );
 }
 
 function analysisFigures(o: LintObject, out: Map<string, string>): void {
   for (const m of arr(rec(o.obj.spec)?.metrics).map(rec)) {
     if (!m) continue;
     const limits = ['failureLimit', 'inconclusiveLimit', 'consecutiveErrorLimit', 'count', 'interval']
-      .filter((k) => m[k] !== undefined).map((k) => `${k} ${String(m[k])}`);
-    out.set(`analysis ${str(m.name) ?? '?'} (${o.kind}/${o.name})`,
-      [`success: ${String(m.successCondition ?? '-')}`, `failure: ${String(m.failureCondition ?? '-')}`,
-        ...limits].join('; '));
+      .filter((k) => m[k] !== undefined)
+      .map((k) => `${k} ${String(m[k])}`);
+    out.set(
+      `analysis ${str(m.name) ?? '?'} (${o.kind}/${o.name})`,
+      [
+        `success: ${String(m.successCondition ?? '-')}`,
+        `failure: ${String(m.failureCondition ?? '-')}`,
+        ...limits,
+      ].join('; '),
+    );
   }
 }
 
@@ -109,8 +138,12 @@ function keepAliveOf(objects: readonly LintObject[]): string | undefined {
 
 function proxyFigures(o: LintObject, keepAlive: string | undefined, out: Map<string, string>): void {
   const idle = str(rec(rec(rec(o.obj.spec)?.timeout)?.http)?.connectionIdleTimeout) ?? 'absent (Envoy 1 h)';
-  const app = keepAlive === undefined ? 'keep-alive not declared'
-    : keepAlive === 'none' || keepAlive === 'unlimited' ? `keep-alive ${keepAlive}` : `keep-alive ${keepAlive} s`;
+  const app =
+    keepAlive === undefined
+      ? 'keep-alive not declared'
+      : keepAlive === 'none' || keepAlive === 'unlimited'
+        ? `keep-alive ${keepAlive}`
+        : `keep-alive ${keepAlive} s`;
   out.set(`proxy idle timeout vs app keep-alive (${o.kind}/${o.name})`, `${idle} vs ${app}`);
 }
 
@@ -123,10 +156,15 @@ function alertFigures(o: LintObject, out: Map<string, string>): void {
       // The ready-endpoints floor is written as "desired * floor / replicas" (src/decisions/alerts.ts).
       const floor = /\*\s*(\d+)\s*\/\s*(\d+)/.exec(expr);
       const threshold = /\)\s*(>=|>|<=|<|==)\s*([0-9.]+)\)?\s*(and|$)/.exec(expr);
-      const what = floor ? `floor ${floor[1]}/${floor[2]} of desired`
-        : threshold ? `${threshold[1]} ${threshold[2]}` : 'expression';
-      out.set(`alert ${alert} (${o.kind}/${o.name})`,
-        `${what}, for ${String(r.for ?? '0s')}, ${String(rec(r.labels)?.severity ?? 'no severity')}`);
+      const what = floor
+        ? `floor ${floor[1]}/${floor[2]} of desired`
+        : threshold
+          ? `${threshold[1]} ${threshold[2]}`
+          : 'expression';
+      out.set(
+        `alert ${alert} (${o.kind}/${o.name})`,
+        `${what}, for ${String(r.for ?? '0s')}, ${String(rec(r.labels)?.severity ?? 'no severity')}`,
+      );
     }
   }
 }

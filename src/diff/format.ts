@@ -15,29 +15,49 @@ function headline(r: DiffReport): string {
   const introduced = r.units.reduce((n, u) => n + u.findingsIntroduced.length, 0);
   const resolved = r.units.reduce((n, u) => n + u.findingsResolved.length, 0);
   const overrides = r.units.reduce((n, u) => n + u.overrides.length, 0);
-  return [`${changed} service file(s) changed, ${r.unchanged} unchanged`, `${values} decided value(s) changed`,
-    `${overrides} override change(s)`, `lint: ${introduced} finding(s) introduced, ${resolved} resolved`].join('; ');
+  return [
+    `${changed} service file(s) changed, ${r.unchanged} unchanged`,
+    `${values} decided value(s) changed`,
+    `${overrides} override change(s)`,
+    `lint: ${introduced} finding(s) introduced, ${resolved} resolved`,
+  ].join('; ');
 }
 
 function valueLine(v: ValueChange): string {
   switch (v.change) {
-    case 'changed': return `${v.path}: ${show(v.old)} -> ${show(v.new)}`;
-    case 'reason': return `${v.path}: ${show(v.new)} (value unchanged, reason changed)`;
-    case 'added': return `${v.path}: now decided ` +
-      `= ${show(v.new)}${v.old !== undefined ? ` (was ${show(v.old)}, undecided)` : ''}`;
-    case 'removed': return `${v.path}: no longer decided ` +
-      `(was ${show(v.old)}${v.new !== undefined ? `, now ${show(v.new)}` : ''})`;
+    case 'changed':
+      return `${v.path}: ${show(v.old)} -> ${show(v.new)}`;
+    case 'reason':
+      return `${v.path}: ${show(v.new)} (value unchanged, reason changed)`;
+    case 'added':
+      return (
+        `${v.path}: now decided ` + `= ${show(v.new)}${v.old !== undefined ? ` (was ${show(v.old)}, undecided)` : ''}`
+      );
+    case 'removed':
+      return (
+        `${v.path}: no longer decided ` + `(was ${show(v.old)}${v.new !== undefined ? `, now ${show(v.new)}` : ''})`
+      );
   }
 }
 
 function findingLine(f: Finding): string {
-  return `${f.severity} ${f.ruleId} ${f.object} ${f.path}: ${f.message}${f.status !== 'open'
-    ? ` [${f.status}: ${f.justification ?? ''}]` : ''}`;
+  return `${f.severity} ${f.ruleId} ${f.object} ${f.path}: ${f.message}${
+    f.status !== 'open' ? ` [${f.status}: ${f.justification ?? ''}]` : ''
+  }`;
 }
 
 function unitIsEmpty(u: UnitDiff): boolean {
-  return !u.values.length && !u.overrides.length && !u.fields.length && !u.facts.length && !u.composition.length && !u.objectsAdded.length
-    && !u.objectsRemoved.length && !u.findingsIntroduced.length && !u.findingsResolved.length;
+  return (
+    !u.values.length &&
+    !u.overrides.length &&
+    !u.fields.length &&
+    !u.facts.length &&
+    !u.composition.length &&
+    !u.objectsAdded.length &&
+    !u.objectsRemoved.length &&
+    !u.findingsIntroduced.length &&
+    !u.findingsResolved.length
+  );
 }
 
 /** Plain text for a terminal. */
@@ -45,8 +65,8 @@ export function formatDiffText(r: DiffReport): string {
   const out = [`rollwise diff: ${r.old} -> ${r.new}`, headline(r)];
   for (const u of r.units) {
     out.push('', u.unit);
-    if (unitIsEmpty(u) && u.documents.length === 0) out.push(
-      '  files changed, but no object did (formatting or comments only)');
+    if (unitIsEmpty(u) && u.documents.length === 0)
+      out.push('  files changed, but no object did (formatting or comments only)');
     for (const a of u.objectsAdded) out.push(`  + ${a} (new object)`);
     for (const a of u.objectsRemoved) out.push(`  - ${a} (object removed)`);
     const byObject = new Map<string, ValueChange[]>();
@@ -120,56 +140,68 @@ export interface MarkdownOptions {
 function unitMarkdown(u: UnitDiff): string[] {
   const out: string[] = [];
   if (u.objectsAdded.length || u.objectsRemoved.length) {
-    out.push(...u.objectsAdded.map((a) => `- added \`${a}\``), ...u.objectsRemoved.map((a) => `- **removed** \`${a}\``),
-      '');
+    out.push(
+      ...u.objectsAdded.map((a) => `- added \`${a}\``),
+      ...u.objectsRemoved.map((a) => `- **removed** \`${a}\``),
+      '',
+    );
   }
   const values = u.values.filter((v) => v.change !== 'reason');
   if (values.length) {
     out.push('| object | field | before → after | why (after) | why (before) |', '|---|---|---|---|---|');
     for (const v of values) {
-      const what = v.details?.length ? v.details.map((d) => code(d)).join('<br>') : `${code(show(v.old))} ` +
-        `→ ${code(show(v.new))}`;
+      const what = v.details?.length
+        ? v.details.map((d) => code(d)).join('<br>')
+        : `${code(show(v.old))} ` + `→ ${code(show(v.new))}`;
       out.push(
         `| ${code(v.object)} | ${code(v.path)} | ${what} | ${cell(v.newReason ?? '(no longer decided)')} ` +
-          `| ${cell(v.oldReason ?? '(newly decided)')} |`);
+          `| ${cell(v.oldReason ?? '(newly decided)')} |`,
+      );
     }
     out.push('');
   }
   const reasons = u.values.filter((v) => v.change === 'reason');
-  if (reasons.length) out.push(
-    `${reasons.length} reason text(s) changed with the value ` +
-      `unchanged: ${reasons.map((v) => code(v.path)).join(', ')}`,
-    '');
+  if (reasons.length)
+    out.push(
+      `${reasons.length} reason text(s) changed with the value ` +
+        `unchanged: ${reasons.map((v) => code(v.path)).join(', ')}`,
+      '',
+    );
   for (const o of u.overrides) {
     out.push(
       `- **override ${o.change}** ` +
-        `on ${code(o.object)} ${code(o.path)}${o.newBecause !== undefined ? `, because: ${cell(o.newBecause)}` : ''}${o.oldBecause !== undefined && o.change !== 'added' ? ` (was: ${cell(o.oldBecause)})` : ''}`);
+        `on ${code(o.object)} ${code(o.path)}${o.newBecause !== undefined ? `, because: ${cell(o.newBecause)}` : ''}${o.oldBecause !== undefined && o.change !== 'added' ? ` (was: ${cell(o.oldBecause)})` : ''}`,
+    );
   }
   if (u.overrides.length) out.push('');
   if (u.composition.length) {
     out.push('| composition | before | after |', '|---|---|---|');
-    for (const c of u.composition) out.push(
-      `| ${cell(c.figure)} | ${cell(c.old ?? '(none)')} | ${cell(c.new ?? '(none)')} |`);
+    for (const c of u.composition)
+      out.push(`| ${cell(c.figure)} | ${cell(c.old ?? '(none)')} | ${cell(c.new ?? '(none)')} |`);
     out.push('');
   }
   if (u.facts.length) {
     out.push('Declared inputs:', '');
-    for (const f of u.facts) out.push(`- ${code(f.object)} ${code(f.path)}: ${code(show(f.old))} → ${code(show(f.new))}`);
+    for (const f of u.facts)
+      out.push(`- ${code(f.object)} ${code(f.path)}: ${code(show(f.old))} → ${code(show(f.new))}`);
     out.push('');
   }
   if (u.fields.length) {
     out.push('Other fields (no rollwise reason):', '');
-    for (const f of u.fields) out.push(
-      `- ${code(f.object)} ${code(f.path)}: ${code(show(f.old))} → ${code(show(f.new))}`);
+    for (const f of u.fields)
+      out.push(`- ${code(f.object)} ${code(f.path)}: ${code(show(f.old))} → ${code(show(f.new))}`);
     if (u.fieldsNotShown) out.push(`- … ${u.fieldsNotShown} more`);
     out.push('');
   }
   if (u.findingsIntroduced.length || u.findingsResolved.length) {
     out.push('Lint:', '');
-    for (const f of u.findingsIntroduced) out.push(
-      '- 🆕 ' +
-        `**${f.severity}** ${code(f.ruleId)} ${code(f.object)}: ${cell(f.message)}${f.status !== 'open' ? ' ' +
-          `(${f.status}: ${cell(f.justification ?? '')})` : ''}`);
+    for (const f of u.findingsIntroduced)
+      out.push(
+        '- 🆕 ' +
+          `**${f.severity}** ${code(f.ruleId)} ${code(f.object)}: ${cell(f.message)}${
+            f.status !== 'open' ? ' ' + `(${f.status}: ${cell(f.justification ?? '')})` : ''
+          }`,
+      );
     for (const f of u.findingsResolved) out.push(`- ✅ resolved ${f.severity} ${code(f.ruleId)} ${code(f.object)}`);
     out.push('');
   }
@@ -184,16 +216,17 @@ export function formatDiffMarkdown(r: DiffReport, failing: readonly string[], op
   const expanded = opts.expanded ?? 3;
   const maxChars = opts.maxChars ?? 60000;
   const head = ['### rollwise diff', '', `\`${r.old}\` → \`${r.new}\`: ${headline(r)}.`, ''];
-  if (failing.length) head.push('**This change fails the review gate:**', '', ...failing.map((f) => `- ${cell(f)}`),
-    '');
+  if (failing.length)
+    head.push('**This change fails the review gate:**', '', ...failing.map((f) => `- ${cell(f)}`), '');
   let text = head.join('\n');
   const left: string[] = [];
   r.units.forEach((u, i) => {
     const body = unitMarkdown(u).join('\n');
-    const section = i < expanded
-      ? `\n#### ${u.unit}\n\n${body}\n`
-      : `\n<details><summary><b>${u.unit}</b>: ${u.values.filter((v) => v.change !== 'reason').length} ` +
-        `value(s), ${u.findingsIntroduced.length} new finding(s)</summary>\n\n${body}\n</details>\n`;
+    const section =
+      i < expanded
+        ? `\n#### ${u.unit}\n\n${body}\n`
+        : `\n<details><summary><b>${u.unit}</b>: ${u.values.filter((v) => v.change !== 'reason').length} ` +
+          `value(s), ${u.findingsIntroduced.length} new finding(s)</summary>\n\n${body}\n</details>\n`;
     if (left.length || text.length + section.length > maxChars - 400) left.push(u.unit);
     else text += section;
   });
@@ -209,7 +242,8 @@ export function formatDiffMarkdown(r: DiffReport, failing: readonly string[], op
       shown++;
     }
     const rest = left.length - shown;
-    text += `\n${left.length} more changed service file(s) not shown (comment ` +
+    text +=
+      `\n${left.length} more changed service file(s) not shown (comment ` +
       `size): ${names}${rest ? `${shown ? ' and ' : ''}${rest} more` : ''}.${tail}`;
   }
   return text;

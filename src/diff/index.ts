@@ -1,6 +1,14 @@
 export { diffOutputs, failures, unitOf } from './compare';
-export type { CompositionChange, DiffFailOn, DiffOptions, DiffReport, FieldChange, OverrideChange, UnitDiff,
-  ValueChange } from './compare';
+export type {
+  CompositionChange,
+  DiffFailOn,
+  DiffOptions,
+  DiffReport,
+  FieldChange,
+  OverrideChange,
+  UnitDiff,
+  ValueChange,
+} from './compare';
 export { compositionFigures, describeSteps } from './composition';
 export { formatDiffJson, formatDiffMarkdown, formatDiffText } from './format';
 export type { DiffFormat, MarkdownOptions } from './format';

@@ -10,8 +10,14 @@ import { InputTooLargeError, maxInputBytes, readTextCapped } from '../read-limit
  */
 export type DiffSide =
   | { readonly type: 'folder'; readonly dir: string; readonly label: string }
-  | { readonly type: 'git'; readonly repo: string; readonly rev: string; readonly commit: string; readonly dir: string;
-    readonly label: string };
+  | {
+      readonly type: 'git';
+      readonly repo: string;
+      readonly rev: string;
+      readonly commit: string;
+      readonly dir: string;
+      readonly label: string;
+    };
 
 /** A file that differs between the two sides. */
 export interface ChangedFile {
@@ -37,7 +43,11 @@ export function gitTopLevel(dir: string): string | undefined {
 
 function resolveCommit(repo: string, rev: string): string | undefined {
   try {
-    return git(repo, ['rev-parse', '--verify', '--quiet', `${rev}^{commit}`]).toString().trim() || undefined;
+    return (
+      git(repo, ['rev-parse', '--verify', '--quiet', `${rev}^{commit}`])
+        .toString()
+        .trim() || undefined
+    );
   } catch {
     return undefined;
   }
@@ -58,7 +68,8 @@ export function defaultBaseRevision(repo: string): string {
   }
   throw new DiffInputError(
     'no base revision to compare with: none of origin/HEAD, origin/main, main, origin/master, master exists. Name ' +
-      'one: rollwise diff <revision>');
+      'one: rollwise diff <revision>',
+  );
 }
 
 /**
@@ -69,13 +80,17 @@ export function resolveSide(arg: string, outDir: string, cwd = process.cwd()): D
   const asPath = path.resolve(cwd, arg);
   if (fs.existsSync(asPath) && fs.statSync(asPath).isDirectory()) return { type: 'folder', dir: asPath, label: arg };
   const repo = gitTopLevel(cwd);
-  if (!repo) throw new DiffInputError(
-    `"${arg}" is not a folder, and ${cwd} is not inside a Git repository, so it cannot be a revision either: give ` +
-      'two output folders, or run inside the repository');
+  if (!repo)
+    throw new DiffInputError(
+      `"${arg}" is not a folder, and ${cwd} is not inside a Git repository, so it cannot be a revision either: give ` +
+        'two output folders, or run inside the repository',
+    );
   const commit = resolveCommit(repo, arg);
-  if (!commit) throw new DiffInputError(
-    `"${arg}" is neither a folder nor a Git revision (git rev-parse found no commit): give an output folder, a ` +
-      'branch, a tag or a commit');
+  if (!commit)
+    throw new DiffInputError(
+      `"${arg}" is neither a folder nor a Git revision (git rev-parse found no commit): give an output folder, a ` +
+        'branch, a tag or a commit',
+    );
   const dir = path.relative(repo, path.resolve(cwd, outDir)).split(path.sep).join('/');
   return { type: 'git', repo, rev: arg, commit, dir, label: `${dir}@${arg}` };
 }
@@ -83,8 +98,10 @@ export function resolveSide(arg: string, outDir: string, cwd = process.cwd()): D
 /** The working tree's output folder as a side (the default new side). */
 export function workingTreeSide(outDir: string, cwd = process.cwd()): DiffSide {
   const dir = path.resolve(cwd, outDir);
-  if (!fs.existsSync(dir)) throw new DiffInputError(
-    `${outDir}/ does not exist in ${cwd}: run the synth first, or name the output folder with --dir`);
+  if (!fs.existsSync(dir))
+    throw new DiffInputError(
+      `${outDir}/ does not exist in ${cwd}: run the synth first, or name the output folder with --dir`,
+    );
   return { type: 'folder', dir, label: `${outDir} (working tree)` };
 }
 
@@ -92,9 +109,21 @@ export function workingTreeSide(outDir: string, cwd = process.cwd()): DiffSide {
 export function listSide(side: DiffSide): string[] {
   if (side.type === 'folder') return listFiles(side.dir);
   const prefix = side.dir ? `${side.dir}/` : '';
-  const out = git(side.repo,
-    ['ls-tree', '-r', '-z', '--name-only', '--full-tree', side.commit, '--', side.dir || '.']).toString();
-  return out.split('\0').filter(Boolean).map((p) => p.slice(prefix.length)).sort();
+  const out = git(side.repo, [
+    'ls-tree',
+    '-r',
+    '-z',
+    '--name-only',
+    '--full-tree',
+    side.commit,
+    '--',
+    side.dir || '.',
+  ]).toString();
+  return out
+    .split('\0')
+    .filter(Boolean)
+    .map((p) => p.slice(prefix.length))
+    .sort();
 }
 
 /** The Git work-tree folder a folder side stands for, when it is `dir` of the same repository. */
@@ -108,20 +137,44 @@ function sameWorkTreeDir(side: DiffSide, other: DiffSide & { type: 'git' }): boo
  * not the estate. Two plain folders are compared byte by byte (read, not parsed).
  */
 export function changedFiles(oldSide: DiffSide, newSide: DiffSide): ChangedFile[] {
-  if (oldSide.type === 'git' && newSide.type === 'git' && oldSide.repo === newSide.repo &&
-    oldSide.dir === newSide.dir) {
-    return parseNameStatus(git(oldSide.repo,
-      ['diff', '--no-renames', '--name-status', '-z', oldSide.commit, newSide.commit, '--',
-        oldSide.dir || '.']).toString(),
-      oldSide.dir);
+  if (
+    oldSide.type === 'git' &&
+    newSide.type === 'git' &&
+    oldSide.repo === newSide.repo &&
+    oldSide.dir === newSide.dir
+  ) {
+    return parseNameStatus(
+      git(oldSide.repo, [
+        'diff',
+        '--no-renames',
+        '--name-status',
+        '-z',
+        oldSide.commit,
+        newSide.commit,
+        '--',
+        oldSide.dir || '.',
+      ]).toString(),
+      oldSide.dir,
+    );
   }
   if (oldSide.type === 'git' && sameWorkTreeDir(newSide, oldSide)) {
-    const tracked = parseNameStatus(git(oldSide.repo,
-      ['diff', '--no-renames', '--name-status', '-z', oldSide.commit, '--', oldSide.dir || '.']).toString(),
-      oldSide.dir);
-    const untracked = git(oldSide.repo,
-      ['ls-files', '--others', '--exclude-standard', '-z', '--', oldSide.dir || '.']).toString()
-      .split('\0').filter(Boolean).map((p) => ({ path: stripDir(p, oldSide.dir), change: 'added' as const }));
+    const tracked = parseNameStatus(
+      git(oldSide.repo, [
+        'diff',
+        '--no-renames',
+        '--name-status',
+        '-z',
+        oldSide.commit,
+        '--',
+        oldSide.dir || '.',
+      ]).toString(),
+      oldSide.dir,
+    );
+    const untracked = git(oldSide.repo, ['ls-files', '--others', '--exclude-standard', '-z', '--', oldSide.dir || '.'])
+      .toString()
+      .split('\0')
+      .filter(Boolean)
+      .map((p) => ({ path: stripDir(p, oldSide.dir), change: 'added' as const }));
     return [...tracked, ...untracked].sort((a, b) => a.path.localeCompare(b.path));
   }
   const a = new Set(listSide(oldSide));
@@ -175,10 +228,12 @@ export function readFiles(side: DiffSide, files: readonly string[]): Map<string,
     if (!m) continue;
     const size = Number(m[1]);
     const max = maxInputBytes();
-    if (size > max) throw new InputTooLargeError(
-      `${side.commit}:${prefix}${f} is ${size} bytes, above the input cap of ${max} bytes: no committed manifest is ` +
-        `that large, so this is likely not rollwise's output. To read it anyway, set ` +
-        'ROLLWISE_MAX_INPUT_BYTES=<bytes>.');
+    if (size > max)
+      throw new InputTooLargeError(
+        `${side.commit}:${prefix}${f} is ${size} bytes, above the input cap of ${max} bytes: no committed manifest is ` +
+          `that large, so this is likely not rollwise's output. To read it anyway, set ` +
+          'ROLLWISE_MAX_INPUT_BYTES=<bytes>.',
+      );
     out.set(f, buf.subarray(pos, pos + size).toString('utf8'));
     pos += size + 1;
   }

@@ -1,6 +1,12 @@
 import {
-  appServerPresets, connectTimeoutFor, envoyDuration, idleTimeoutFor, MARGIN_RULE, MIN_APP_KEEPALIVE_SECONDS,
-  NEVER_CLOSING_APP_IDLE_SECONDS, showDuration,
+  appServerPresets,
+  connectTimeoutFor,
+  envoyDuration,
+  idleTimeoutFor,
+  MARGIN_RULE,
+  MIN_APP_KEEPALIVE_SECONDS,
+  NEVER_CLOSING_APP_IDLE_SECONDS,
+  showDuration,
 } from '../decisions/keep-alive';
 
 /**
@@ -29,8 +35,10 @@ export function keepAliveTable(): string {
       connect = `\`${envoyDuration(connectTimeoutFor(NEVER_CLOSING_APP_IDLE_SECONDS))}\``;
     }
     const note = server.source.includes('unconfirmed') ? ' (unconfirmed)' : '';
-    return `| ${server.name}${note} | \`AppServer.${factory}()\` | ${keepAlive} ` +
-      `| ${server.knob ? `\`${server.knob}\`` : '-'} | ${idle} | ${connect} |`;
+    return (
+      `| ${server.name}${note} | \`AppServer.${factory}()\` | ${keepAlive} ` +
+      `| ${server.knob ? `\`${server.knob}\`` : '-'} | ${idle} | ${connect} |`
+    );
   });
   return [
     '| server | preset | default idle keep-alive | knob | proxy `connectionIdleTimeout` | proxy `connectTimeout` |',
@@ -52,7 +60,7 @@ export function keepAliveTable(): string {
     '- `envoy_cluster_upstream_cx_idle_timeout` **rises** after the policy is applied: the proxy now closes idle ' +
       'connections first, at a moment it chooses.',
     '- `envoy_cluster_upstream_cx_destroy_remote_with_active_rq` **falls** toward zero: the app closing a connection ' +
-      'with a request on it is the race\'s signature, each one a 503 `UC` (`upstream_reset_before_response_started`).',
+      "with a request on it is the race's signature, each one a 503 `UC` (`upstream_reset_before_response_started`).",
     '',
     '```promql',
     '# proxy-side idle closes per second (should rise after the fix)',
@@ -64,6 +72,6 @@ export function keepAliveTable(): string {
     '```',
     '',
     'Compare a week before and after, including a scale-out (the race clusters when the autoscaler redistributes the ' +
-      'pool). If the second counter does not fall, the declared keep-alive is wrong: check the server\'s knob.',
+      "pool). If the second counter does not fall, the declared keep-alive is wrong: check the server's knob.",
   ].join('\n');
 }

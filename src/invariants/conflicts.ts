@@ -56,8 +56,12 @@ function declaredCluster(scope: Construct): string | undefined {
  * is its environment's destination, else `platformCluster` (the platform's Argo CD server).
  */
 export function registerForConflicts(service: Construct, platformCluster: string | undefined): void {
-  registry(service).services.push({ service,
-    get cluster() { return normalizeClusterUrl(declaredCluster(service) ?? platformCluster ?? ''); } });
+  registry(service).services.push({
+    service,
+    get cluster() {
+      return normalizeClusterUrl(declaredCluster(service) ?? platformCluster ?? '');
+    },
+  });
 }
 
 /** The app's registry, with its one check on the rendered objects (added once per app). */
@@ -69,10 +73,12 @@ function registry(scope: Construct): Registry {
     r = created;
     registries.set(root, created);
     registerDuplicateObjectsCheck(root as Construct);
-    registerRenderCheck(root as Construct,
-      (rendered) => [...conflicts(created.services, rendered),
-        ...namespaceConflicts(created.namespaces.map((c) => asWritten(c, rendered))
-          .filter((c): c is NamespaceClaim => c !== undefined))]);
+    registerRenderCheck(root as Construct, (rendered) => [
+      ...conflicts(created.services, rendered),
+      ...namespaceConflicts(
+        created.namespaces.map((c) => asWritten(c, rendered)).filter((c): c is NamespaceClaim => c !== undefined),
+      ),
+    ]);
   }
   return r;
 }
@@ -101,8 +107,11 @@ export function normalizeClusterUrl(server: string): string {
  * different labels on one namespace of one cluster.
  */
 export function registerNamespaceMetadata(application: Construct, claim: Omit<NamespaceClaim, 'application'>): void {
-  registry(application).namespaces.push({ ...claim, server: normalizeClusterUrl(claim.server),
-    application: application.node.path });
+  registry(application).namespaces.push({
+    ...claim,
+    server: normalizeClusterUrl(claim.server),
+    application: application.node.path,
+  });
 }
 
 /**
@@ -117,8 +126,12 @@ function asWritten(c: NamespaceClaim, rendered: RenderedApp): NamespaceClaim | u
   const dest = rec(spec.destination) ?? {};
   const labels = rec(rec(rec(spec.syncPolicy)?.managedNamespaceMetadata)?.labels);
   if (!labels) return undefined;
-  return { ...c, server: normalizeClusterUrl(str(dest.server) ?? c.server),
-    namespace: str(dest.namespace) ?? c.namespace, labels: labels as Record<string, string> };
+  return {
+    ...c,
+    server: normalizeClusterUrl(str(dest.server) ?? c.server),
+    namespace: str(dest.namespace) ?? c.namespace,
+    labels: labels as Record<string, string>,
+  };
 }
 
 /**
@@ -145,19 +158,25 @@ function namespaceConflicts(list: readonly NamespaceClaim[]): string[] {
     const other = claims.find((c) => shown(c.labels) !== shown(first.labels));
     if (!other) continue;
     const differ = [...new Set([...Object.keys(first.labels), ...Object.keys(other.labels)])]
-      .filter((k) => first.labels[k] !== other.labels[k]).sort();
-    out.push(`[${first.application}, ${other.application}] Namespace ${first.namespace} on cluster ${first.server}: ` +
-      `services ${first.service} (Application ${first.application}) and ${other.service} ` +
-      `(Application ${other.application}) keep different labels on it ` +
-      `(managedNamespaceMetadata; ${differ.map((k) => `${k}: ${first.labels[k] ?? '(absent)'} ` +
-        `vs ${other.labels[k] ?? '(absent)'}`).join(', ')}). `
-      + 'Argo CD sets the namespace\'s labels to each Application\'s own at every sync, with one server-side apply ' +
+      .filter((k) => first.labels[k] !== other.labels[k])
+      .sort();
+    out.push(
+      `[${first.application}, ${other.application}] Namespace ${first.namespace} on cluster ${first.server}: ` +
+        `services ${first.service} (Application ${first.application}) and ${other.service} ` +
+        `(Application ${other.application}) keep different labels on it ` +
+        `(managedNamespaceMetadata; ${differ
+          .map((k) => `${k}: ${first.labels[k] ?? '(absent)'} ` + `vs ${other.labels[k] ?? '(absent)'}`)
+          .join(', ')}). ` +
+        "Argo CD sets the namespace's labels to each Application's own at every sync, with one server-side apply " +
         'field manager for all of them (argo-cd v3.5.1 controller/sync_namespace.go, controller/sync.go), so each ' +
-        'sync undoes the other\'s: the Pod Security level flips with every sync and pods are admitted or refused by ' +
-        'whichever service synced last. '
-      + 'Fix: give every service in the namespace one NamespacePolicy (set it once as the platform\'s ' +
+        "sync undoes the other's: the Pod Security level flips with every sync and pods are admitted or refused by " +
+        'whichever service synced last. ' +
+        "Fix: give every service in the namespace one NamespacePolicy (set it once as the platform's " +
         'argoCd.namespaces), or use NamespacePolicy.existing() for all of them and own the namespace in the platform ' +
-        'repository (`rollwise platform --namespace ' + first.namespace + '`).');
+        'repository (`rollwise platform --namespace ' +
+        first.namespace +
+        '`).',
+    );
   }
   return out;
 }
@@ -178,16 +197,17 @@ export function registerDuplicateObjectsCheck(scope: Construct): void {
   const root = scope.node.root;
   if (duplicateRoots.has(root)) return;
   duplicateRoots.add(root);
-  registerRenderCheck(root as Construct,
-    (rendered) => duplicateObjects(rendered, registries.get(root)?.services ?? []));
+  registerRenderCheck(root as Construct, (rendered) =>
+    duplicateObjects(rendered, registries.get(root)?.services ?? []),
+  );
 }
 
 function duplicateObjects(rendered: RenderedApp, services: readonly Registered[]): string[] {
   const owner = new Map<Json, Registered>();
   for (const r of services) for (const { json } of rendered.objectsOf(r.service)) owner.set(json, r);
   const chartCluster = new Map<IConstruct, string>();
-  for (const r of services) if (!chartCluster.has(Chart.of(r.service))) chartCluster.set(Chart.of(r.service),
-    r.cluster);
+  for (const r of services)
+    if (!chartCluster.has(Chart.of(r.service))) chartCluster.set(Chart.of(r.service), r.cluster);
   const seen = new Map<string, { chart: string; owner?: Registered }>();
   const out: string[] = [];
   for (const { chart, json } of rendered.objects) {
@@ -214,7 +234,8 @@ function duplicateObjects(rendered: RenderedApp, services: readonly Registered[]
         `replaces the other: Argo CD keeps only the last of an Application's duplicates (RepeatedResourceWarning, ` +
         'argo-cd v3.5.1 controller/state.go NormalizeTargetObjects), kubectl apply applies both in order. Fix: give ' +
         'the added object another name, or change the object rollwise writes with a patch instead of adding a second ' +
-        'one.');
+        'one.',
+    );
   }
   return out;
 }
@@ -241,16 +262,22 @@ function conflicts(list: readonly Registered[], rendered: RenderedApp): string[]
       const meta = rec(o.metadata) ?? {};
       const ns = str(meta.namespace) ?? '';
       const name = str(meta.name) ?? '';
-      claim(`obj\u0000${r.cluster}\u0000${kind}\u0000${ns}\u0000${name}`, owner,
+      claim(
+        `obj\u0000${r.cluster}\u0000${kind}\u0000${ns}\u0000${name}`,
+        owner,
         `${kind} ${ns ? `${ns}/` : ''}${name} on ${clusterLabel(r.cluster)}`,
-        'give the services different names or namespaces; otherwise the second apply replaces the first service\'s ' +
-          'object.');
+        "give the services different names or namespaces; otherwise the second apply replaces the first service's " +
+          'object.',
+      );
       if (kind === 'HTTPRoute') {
         for (const [gateway, host, match] of routeClaims(o, ns)) {
-          claim(`route\u0000${r.cluster}\u0000${gateway}\u0000${host}\u0000${match}`, owner,
+          claim(
+            `route\u0000${r.cluster}\u0000${gateway}\u0000${host}\u0000${match}`,
+            owner,
             `hostname ${host} ${match} on Gateway ${gateway} (${clusterLabel(r.cluster)})`,
             'give each service its own hostname (or distinct path prefixes); two routes matching the same requests ' +
-              'split them by the Gateway\'s precedence rules, not by intent.');
+              "split them by the Gateway's precedence rules, not by intent.",
+          );
         }
       }
     }
@@ -261,17 +288,21 @@ function conflicts(list: readonly Registered[], rendered: RenderedApp): string[]
 /** (gateway, hostname, path match) for every combination an HTTPRoute claims. */
 function routeClaims(route: Json, routeNamespace: string): [string, string, string][] {
   const spec = rec(route.spec) ?? {};
-  const gateways = arr(spec.parentRefs)
-    .map((p) => `${str(rec(p)?.namespace) ?? routeNamespace}/${str(rec(p)?.name) ?? ''}`);
+  const gateways = arr(spec.parentRefs).map(
+    (p) => `${str(rec(p)?.namespace) ?? routeNamespace}/${str(rec(p)?.name) ?? ''}`,
+  );
   const hosts = arr(spec.hostnames).map((h) => String(h));
   const matches = arr(spec.rules).flatMap((rule) => {
     const ms = arr(rec(rule)?.matches);
     if (ms.length === 0) return ['path PathPrefix /'];
     return ms.map((m) => {
       const path = rec(rec(m)?.path);
-      const extra = Object.keys(rec(m) ?? {}).filter((k) => k !== 'path').sort();
-      return `path ${str(path?.type) ?? 'PathPrefix'} ${str(path?.value) ?? '/'}${extra.length
-        ? ` (+ ${extra.join(', ')})` : ''}`;
+      const extra = Object.keys(rec(m) ?? {})
+        .filter((k) => k !== 'path')
+        .sort();
+      return `path ${str(path?.type) ?? 'PathPrefix'} ${str(path?.value) ?? '/'}${
+        extra.length ? ` (+ ${extra.join(', ')})` : ''
+      }`;
     });
   });
   const out: [string, string, string][] = [];

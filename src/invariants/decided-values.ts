@@ -45,21 +45,26 @@ export function registerDecidedValuesCheck(scope: Construct): void {
       // reasons in its unpatched render, the only reasons INV01 reads) gets no finding from checkDecidedValues, so a
       // mutant that skips less is equivalent (those that skip more, which the tests kill, are disabled with them).
       // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: a shortcut only (above)
-      if (!patched ||
+      if (
+        !patched ||
         (typeof reasons !== 'string' &&
-          typeof rec(rec(unpatched?.metadata)?.annotations)?.[ANNOTATIONS.reasons] !== 'string')) continue;
+          typeof rec(rec(unpatched?.metadata)?.annotations)?.[ANNOTATIONS.reasons] !== 'string')
+      )
+        continue;
       for (const f of checkDecidedValues({ objects: [json], unpatched: [unpatched] })) {
         // A finding exists only when INV01 read a reasons string in `unpatched` (metadata.annotations), so none
         // of these is nullish here.
         // Stryker disable next-line OptionalChaining: never nullish here (above)
         const why = parseReasonLines(String(rec(rec(unpatched?.metadata)?.annotations)?.[ANNOTATIONS.reasons] ?? ''));
-        const decidedAt = Object.keys(why).filter((p) => f.path === p || f.path.startsWith(`${p}.`) ||
-          f.path.startsWith(`${p}[`)).sort((a, b) => b.length - a.length)[0];
+        const decidedAt = Object.keys(why)
+          .filter((p) => f.path === p || f.path.startsWith(`${p}.`) || f.path.startsWith(`${p}[`))
+          .sort((a, b) => b.length - a.length)[0];
         const reason = decidedAt ? ` The reason it would keep claiming: "${short(why[decidedAt])}".` : '';
         out.push(
           `${f.invariant.id} ${f.object} (${apiObject.node.path}) ${f.path}: ${f.message}.${reason} Fix: remove the ` +
             `patch, or accept the patched value with acceptPatch(object, '${f.path}', '<why it is right here>'), ` +
-            'which records the reason in rollwise.dev/overrides and rollwise.dev/reasons.');
+            'which records the reason in rollwise.dev/overrides and rollwise.dev/reasons.',
+        );
       }
     }
     return out;
@@ -87,9 +92,12 @@ function short(s: string): string {
  */
 export function acceptPatch(object: ApiObject, path: string, because: string): void {
   if (!ApiObject.isApiObject(object)) {
-    throw new RollwiseInputError('acceptPatch(object)', String(object),
+    throw new RollwiseInputError(
+      'acceptPatch(object)',
+      String(object),
       'is not an ApiObject, so it carries no patch to accept.',
-      'pass the ApiObject the patch was added to, e.g. application.application or namespace.namespace.');
+      'pass the ApiObject the patch was added to, e.g. application.application or namespace.namespace.',
+    );
   }
   acceptPatchedValue(object, path, because);
 }

@@ -100,9 +100,11 @@ export function patchFailure(o: ApiObject, e: unknown): string | undefined {
     ? 'a path in it runs through a field or list item that does not exist in the rendered object, or it sets a value ' +
       'of the wrong type (e.g. a number where the schema has a list)'
     : detail;
-  return `${o.kind}/${o.name} (${o.node.path}): an escape-hatch patch cannot be applied ` +
+  return (
+    `${o.kind}/${o.name} (${o.node.path}): an escape-hatch patch cannot be applied ` +
     `(${describePatches(o)}): ${why}. Fix: patch only paths that exist in the rendered object (see dist/ or ` +
-    `\`rollwise explain\`), or use "add" for a new field.`;
+    `\`rollwise explain\`), or use "add" for a new field.`
+  );
 }
 
 function describePatches(o: ApiObject): string {
@@ -123,15 +125,21 @@ export function acceptPatchedValue(object: ApiObject, path: string, because: str
   try {
     parseFieldPath(path);
   } catch {
-    throw new RollwiseInputError('acceptPatch(path)', path,
+    throw new RollwiseInputError(
+      'acceptPatch(path)',
+      path,
       'is not a field path like "spec.template.spec.containers[0].resources.limits.cpu".',
-      'give the path as the reasons and lint findings print it.');
+      'give the path as the reasons and lint findings print it.',
+    );
   }
   const problem = reasonProblem(because);
   if (problem !== undefined) {
-    throw new RollwiseInputError(`acceptPatch(${path}).because`, because,
+    throw new RollwiseInputError(
+      `acceptPatch(${path}).because`,
+      because,
       `an accepted patch must carry its reason, and ${problem}.`,
-      `say why the patched ${path} is right for this service.`);
+      `say why the patched ${path} is right for this service.`,
+    );
   }
   const annotations = (object.metadata.toJson() as { annotations?: Record<string, string> }).annotations ?? {};
   const reason = `Patched: ${because.trim()}`;

@@ -2,8 +2,18 @@ import { measurementPhase } from '../checks/analysis-condition';
 import { reasonProblem } from '../decisions/reason';
 import { ANNOTATIONS, valueAtPath } from '../justify/annotations';
 import { parseReasonLines } from '../justify/reasons';
-import { arr, cpuCores, int, Json, probeHandler, rec, scaleIntOrPercent, selectorMatches, stableJson,
-  str } from '../rules/k8s';
+import {
+  arr,
+  cpuCores,
+  int,
+  Json,
+  probeHandler,
+  rec,
+  scaleIntOrPercent,
+  selectorMatches,
+  stableJson,
+  str,
+} from '../rules/k8s';
 
 /**
  * The safety invariants: ONE list of what every service rollwise emits must satisfy, checked on
@@ -74,8 +84,16 @@ const POD_KINDS = [...SERVING, 'Job', 'CronJob'];
  * The volume types the restricted profile allows (pod-security-admission policy/check_restrictedVolumes.go
  * restrictedVolumes_1_0).
  */
-const RESTRICTED_VOLUME_TYPES = ['configMap', 'csi', 'downwardAPI', 'emptyDir', 'ephemeral', 'persistentVolumeClaim',
-  'projected', 'secret'];
+const RESTRICTED_VOLUME_TYPES = [
+  'configMap',
+  'csi',
+  'downwardAPI',
+  'emptyDir',
+  'ephemeral',
+  'persistentVolumeClaim',
+  'projected',
+  'secret',
+];
 
 function ref(o: Json): string {
   return `${str(o.kind) ?? '?'}/${str(rec(o.metadata)?.name) ?? '?'}`;
@@ -96,8 +114,11 @@ function workloadOf(set: ServiceObjects, kinds: readonly string[] = WORKLOADS): 
  * `spec.template.spec`.
  */
 function podPath(w: Json): string {
-  return w.kind === 'Pod' ? 'spec'
-    : w.kind === 'CronJob' ? 'spec.jobTemplate.spec.template.spec' : 'spec.template.spec';
+  return w.kind === 'Pod'
+    ? 'spec'
+    : w.kind === 'CronJob'
+      ? 'spec.jobTemplate.spec.template.spec'
+      : 'spec.template.spec';
 }
 
 function podSpecOf(w: Json): Json | undefined {
@@ -137,7 +158,10 @@ function onPod(kinds: readonly string[], check: (set: ServiceObjects, p: PodOf) 
 /** The app container: the one named "app" (pod-template.ts), else the first. */
 function appContainer(pod: Json, base = 'spec.template.spec'): { c: Json | undefined; path: string } {
   const cs = arr(pod.containers);
-  const i = Math.max(0, cs.findIndex((c) => rec(c)?.name === 'app'));
+  const i = Math.max(
+    0,
+    cs.findIndex((c) => rec(c)?.name === 'app'),
+  );
   return { c: rec(cs[i]), path: `${base}.containers[${i}]` };
 }
 
@@ -180,7 +204,8 @@ export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'INV01-decided-values-unpatched',
     title: 'A value rollwise decided (one with a reason) is not changed by a patch',
-    why: 'The reason in the comment, the rollwise.dev/reasons annotation and `rollwise explain` describes the ' +
+    why:
+      'The reason in the comment, the rollwise.dev/reasons annotation and `rollwise explain` describes the ' +
       'decided value; a patched value would be explained by a reason that no longer holds ' +
       '(docs/mechanisms.md#readiness-control-loop).',
     overridable: true,
@@ -201,9 +226,15 @@ export const INVARIANTS: readonly Invariant[] = [
             continue;
           }
           for (const [leaf, x, y] of differences(a, b, path)) {
-            out.push(v(set, o, leaf,
-              `a patch changed ${leaf} from ${short(x)} to ${short(y)}; rollwise decided ${path} with a reason that ` +
-                'would then describe a value that is not there'));
+            out.push(
+              v(
+                set,
+                o,
+                leaf,
+                `a patch changed ${leaf} from ${short(x)} to ${short(y)}; rollwise decided ${path} with a reason that ` +
+                  'would then describe a value that is not there',
+              ),
+            );
           }
         }
       });
@@ -213,25 +244,37 @@ export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'INV02-image-pinned',
     title: 'Every container image is pinned by a tag (not latest) or a digest',
-    why: 'An unpinned image means the manifest in Git does not say which code runs; a restart can pull other code ' +
+    why:
+      'An unpinned image means the manifest in Git does not say which code runs; a restart can pull other code ' +
       'and `git revert` rolls nothing back (docs/mechanisms.md#gitops-rollback).',
     overridable: false,
-    check: onPod(POD_KINDS, (set, { w, pod, base }) => allContainers(pod, base)
-      .filter(({ c }) => !pinned(str(c.image) ?? ''))
-      .map(({ c, path }) => v(set, w, `${path}.image`,
-        `image ${short(c.image)} is not pinned by a version tag or a digest`))),
+    check: onPod(POD_KINDS, (set, { w, pod, base }) =>
+      allContainers(pod, base)
+        .filter(({ c }) => !pinned(str(c.image) ?? ''))
+        .map(({ c, path }) =>
+          v(set, w, `${path}.image`, `image ${short(c.image)} is not pinned by a version tag or a digest`),
+        ),
+    ),
   },
   {
     id: 'INV03-replicas',
     title: 'The workload exists and runs at least 2 replicas (or an autoscaler with minReplicas >= 2 owns the count)',
-    why: 'One replica cannot survive a node drain or a rollout; its disruption budget either blocks drains forever ' +
+    why:
+      'One replica cannot survive a node drain or a rollout; its disruption budget either blocks drains forever ' +
       'or lets them take the service (docs/mechanisms.md#rollout-complete).',
     overridable: false,
     check(set) {
       const any = workloadOf(set, POD_KINDS);
-      if (any?.kind === 'Pod') return [v(set, any, 'kind',
-        'a bare Pod under the service is one replica that no controller recreates: a node drain or an eviction takes ' +
-          'it away for good')];
+      if (any?.kind === 'Pod')
+        return [
+          v(
+            set,
+            any,
+            'kind',
+            'a bare Pod under the service is one replica that no controller recreates: a node drain or an eviction takes ' +
+              'it away for good',
+          ),
+        ];
       if (any?.kind === 'Job' || any?.kind === 'CronJob') return [];
       const w = workloadOf(set);
       if (!w) return [{ object: '(service)', path: 'kind', message: 'no Rollout or Deployment is emitted' }];
@@ -240,28 +283,39 @@ export const INVARIANTS: readonly Invariant[] = [
       const target = rec(rec(hpa?.spec)?.scaleTargetRef);
       // The HPA controller scales what scaleTargetRef names (kind and name, through the scale
       // subresource of apiVersion's group): any other target leaves this workload's count unowned.
-      const aimed = hpa &&
+      const aimed =
+        hpa &&
         (target?.kind !== w.kind || target?.name !== rec(w.metadata)?.name || target?.apiVersion !== w.apiVersion)
-        ? [v(set, hpa, 'spec.scaleTargetRef',
-          `scaleTargetRef ${short(target)} is not the service's ${String(w.kind)} ${short(rec(w.metadata)?.name)} ` +
-            `(${short(w.apiVersion)}): the autoscaler scales another object and this one keeps its own replicas`)]
-        : [];
+          ? [
+              v(
+                set,
+                hpa,
+                'spec.scaleTargetRef',
+                `scaleTargetRef ${short(target)} is not the service's ${String(w.kind)} ${short(rec(w.metadata)?.name)} ` +
+                  `(${short(w.apiVersion)}): the autoscaler scales another object and this one keeps its own replicas`,
+              ),
+            ]
+          : [];
       if (spec.replicas === undefined && hpa) {
         const min = int(rec(hpa.spec)?.minReplicas);
-        return min !== undefined && Number.isInteger(min) && min >= 2 ? aimed : [...aimed, v(set, hpa,
-          'spec.minReplicas', `minReplicas ${short(rec(hpa.spec)?.minReplicas)} is below 2`)];
+        return min !== undefined && Number.isInteger(min) && min >= 2
+          ? aimed
+          : [...aimed, v(set, hpa, 'spec.minReplicas', `minReplicas ${short(rec(hpa.spec)?.minReplicas)} is below 2`)];
       }
       if (aimed.length > 0) return aimed;
       const n = int(spec.replicas);
-      return n !== undefined && Number.isInteger(n) && n >= 2 ? [] : [v(set, w, 'spec.replicas',
-        `replicas ${short(spec.replicas)} is below 2 (absent means 1)`)];
+      return n !== undefined && Number.isInteger(n) && n >= 2
+        ? []
+        : [v(set, w, 'spec.replicas', `replicas ${short(spec.replicas)} is below 2 (absent means 1)`)];
     },
   },
   {
     id: 'INV04-readiness-probe',
-    title: 'The app container has a readiness probe with a handler, a timeout below its period, failureThreshold >= ' +
+    title:
+      'The app container has a readiness probe with a handler, a timeout below its period, failureThreshold >= ' +
       '2 and a return window no shorter than the leave window',
-    why: 'Without readiness a pod takes traffic before it can serve; failureThreshold 1 removes pods on one slow ' +
+    why:
+      'Without readiness a pod takes traffic before it can serve; failureThreshold 1 removes pods on one slow ' +
       'probe and a return faster than the leave lets an emptied fleet re-enter cold and collapse again ' +
       '(docs/mechanisms.md#readiness-control-loop, #readiness-calls-a-dependency, #leave-slowly-return-slower).',
     overridable: true,
@@ -269,26 +323,43 @@ export const INVARIANTS: readonly Invariant[] = [
       const p = rec(c?.readinessProbe);
       const base = `${path}.readinessProbe`;
       if (!p) return [{ ...v(set, w, base, 'the app container has no readiness probe'), hard: true }];
-      if (probeHandler(p) === 'none') return [{ ...v(set, w, base,
-        'the readiness probe has no handler (httpGet, tcpSocket, exec or grpc)'), hard: true }];
+      if (probeHandler(p) === 'none')
+        return [
+          { ...v(set, w, base, 'the readiness probe has no handler (httpGet, tcpSocket, exec or grpc)'), hard: true },
+        ];
       const out: Violation[] = [];
       const t = timing(p);
-      if (!(t.timeout < t.period)) out.push({ ...v(set, w, `${base}.timeoutSeconds`,
-        `timeout ${t.timeout} s is not below the period ${t.period} s`), hard: true });
-      if (t.failure < 2) out.push(v(set, w, `${base}.failureThreshold`,
-        `failureThreshold ${t.failure}: one slow probe removes the pod`));
+      if (!(t.timeout < t.period))
+        out.push({
+          ...v(set, w, `${base}.timeoutSeconds`, `timeout ${t.timeout} s is not below the period ${t.period} s`),
+          hard: true,
+        });
+      if (t.failure < 2)
+        out.push(
+          v(set, w, `${base}.failureThreshold`, `failureThreshold ${t.failure}: one slow probe removes the pod`),
+        );
       // As overrides.readinessSuccessThreshold (decisions/probes.ts): refused even with a reason.
-      if (!(t.success >= t.failure)) out.push({ ...v(set, w, `${base}.successThreshold`,
-        `successThreshold ${t.success} returns a pod after ${t.success * t.period} s, faster than it leaves ` +
-          `(${t.failure * t.period} s)`), hard: true });
+      if (!(t.success >= t.failure))
+        out.push({
+          ...v(
+            set,
+            w,
+            `${base}.successThreshold`,
+            `successThreshold ${t.success} returns a pod after ${t.success * t.period} s, faster than it leaves ` +
+              `(${t.failure * t.period} s)`,
+          ),
+          hard: true,
+        });
       return out;
     }),
   },
   {
     id: 'INV05-liveness-and-startup',
-    title: 'The app container has a liveness probe that is not the readiness check and fails later than readiness, ' +
+    title:
+      'The app container has a liveness probe that is not the readiness check and fails later than readiness, ' +
       'and a startup probe',
-    why: 'Liveness on the readiness path, or with a shorter window, restarts loaded pods instead of removing them ' +
+    why:
+      'Liveness on the readiness path, or with a shorter window, restarts loaded pods instead of removing them ' +
       'from the Service; without a startup probe a slow start counts against liveness ' +
       '(docs/mechanisms.md#liveness-vs-readiness).',
     overridable: false,
@@ -296,39 +367,53 @@ export const INVARIANTS: readonly Invariant[] = [
       const live = rec(c?.livenessProbe);
       const ready = rec(c?.readinessProbe);
       const out: Violation[] = [];
-      if (!live || probeHandler(live) === 'none') out.push(v(set, w, `${path}.livenessProbe`,
-        'the app container has no liveness probe with a handler'));
+      if (!live || probeHandler(live) === 'none')
+        out.push(v(set, w, `${path}.livenessProbe`, 'the app container has no liveness probe with a handler'));
       else if (ready) {
-        if (probeHandler(live) === probeHandler(ready)) out.push(v(set, w, `${path}.livenessProbe`,
-          'liveness checks exactly what readiness checks, so load restarts pods'));
+        if (probeHandler(live) === probeHandler(ready))
+          out.push(
+            v(set, w, `${path}.livenessProbe`, 'liveness checks exactly what readiness checks, so load restarts pods'),
+          );
         const l = timing(live);
         const r = timing(ready);
-        if (l.failure * l.period <= r.failure * r.period) out.push(v(set, w, `${path}.livenessProbe.failureThreshold`,
-          `the liveness failure window ${l.failure * l.period} s is not longer than the readiness leave ` +
-            `window ${r.failure * r.period} s`));
+        if (l.failure * l.period <= r.failure * r.period)
+          out.push(
+            v(
+              set,
+              w,
+              `${path}.livenessProbe.failureThreshold`,
+              `the liveness failure window ${l.failure * l.period} s is not longer than the readiness leave ` +
+                `window ${r.failure * r.period} s`,
+            ),
+          );
       }
       const start = rec(c?.startupProbe);
-      if (!start || probeHandler(start) === 'none') out.push(v(set, w, `${path}.startupProbe`,
-        'the app container has no startup probe with a handler'));
+      if (!start || probeHandler(start) === 'none')
+        out.push(v(set, w, `${path}.startupProbe`, 'the app container has no startup probe with a handler'));
       return out;
     }),
   },
   {
     id: 'INV06-no-cpu-limit',
     title: 'No CPU limit unless overridden with a reason',
-    why: 'With limits.cpu the CFS quota deschedules the process each period once its slice is used, so the probe ' +
+    why:
+      'With limits.cpu the CFS quota deschedules the process each period once its slice is used, so the probe ' +
       'handler answers slowly exactly at peak and readiness measures load ' +
       '(docs/mechanisms.md#cpu-limits-and-cfs-throttling).',
     overridable: true,
-    check: onPod(POD_KINDS, (set, { w, pod, base }) => allContainers(pod, base)
-      .filter(({ c }) => rec(rec(c.resources)?.limits)?.cpu !== undefined)
-      .map(({ c, path }) => v(set, w, `${path}.resources.limits.cpu`,
-        `CPU limit ${short(rec(rec(c.resources)?.limits)?.cpu)} is set`))),
+    check: onPod(POD_KINDS, (set, { w, pod, base }) =>
+      allContainers(pod, base)
+        .filter(({ c }) => rec(rec(c.resources)?.limits)?.cpu !== undefined)
+        .map(({ c, path }) =>
+          v(set, w, `${path}.resources.limits.cpu`, `CPU limit ${short(rec(rec(c.resources)?.limits)?.cpu)} is set`),
+        ),
+    ),
   },
   {
     id: 'INV07-memory-and-cpu-request',
     title: 'The app container requests CPU and memory and its memory limit equals the request',
-    why: 'Without requests the scheduler reserves nothing and the pod is first to be throttled and evicted; memory ' +
+    why:
+      'Without requests the scheduler reserves nothing and the pod is first to be throttled and evicted; memory ' +
       'above the request is reclaimed by OOM kill.',
     overridable: false,
     check: onPod(POD_KINDS, (set, { w, app: { c, path } }) => {
@@ -336,46 +421,67 @@ export const INVARIANTS: readonly Invariant[] = [
       const req = rec(res?.requests);
       const lim = rec(res?.limits);
       const out: Violation[] = [];
-      if (cpuCores(req?.cpu) === undefined) out.push(v(set, w, `${path}.resources.requests.cpu`,
-        `CPU request ${short(req?.cpu)} is missing or not a quantity`));
-      if (req?.memory === undefined) out.push(v(set, w, `${path}.resources.requests.memory`,
-        'the memory request is missing'));
-      else if (lim?.memory !== req.memory) out.push(v(set, w, `${path}.resources.limits.memory`,
-        `memory limit ${short(lim?.memory)} is not the request ${short(req.memory)}`));
+      if (cpuCores(req?.cpu) === undefined)
+        out.push(
+          v(set, w, `${path}.resources.requests.cpu`, `CPU request ${short(req?.cpu)} is missing or not a quantity`),
+        );
+      if (req?.memory === undefined)
+        out.push(v(set, w, `${path}.resources.requests.memory`, 'the memory request is missing'));
+      else if (lim?.memory !== req.memory)
+        out.push(
+          v(
+            set,
+            w,
+            `${path}.resources.limits.memory`,
+            `memory limit ${short(lim?.memory)} is not the request ${short(req.memory)}`,
+          ),
+        );
       return out;
     }),
   },
   {
     id: 'INV08-disruption-budget',
     title: 'A PodDisruptionBudget with a budget that selects the pods and lets at least one and not every pod go',
-    why: 'A PDB without a budget, or selecting no pod, protects nothing during node drains; one that allows no ' +
+    why:
+      'A PDB without a budget, or selecting no pod, protects nothing during node drains; one that allows no ' +
       'disruption blocks every drain (docs/mechanisms.md#rollout-complete).',
     overridable: false,
     check(set) {
       const w = workloadOf(set);
       if (!w) return [];
       const pdbs = ofKind(set, 'PodDisruptionBudget');
-      if (pdbs.length === 0) return [{ object: ref(w), path: 'kind', message:
-        'no PodDisruptionBudget is emitted for the workload' }];
+      if (pdbs.length === 0)
+        return [{ object: ref(w), path: 'kind', message: 'no PodDisruptionBudget is emitted for the workload' }];
       const out: Violation[] = [];
       const replicas = int(rec(w.spec)?.replicas) ?? 2;
       for (const pdb of pdbs) {
         const spec = rec(pdb.spec) ?? {};
-        if (!selectorMatches(spec.selector, podLabelsOf(w))) out.push(v(set, pdb, 'spec.selector',
-          `the selector ${short(spec.selector)} does not select the pods (labels ${short(podLabelsOf(w))})`));
+        if (!selectorMatches(spec.selector, podLabelsOf(w)))
+          out.push(
+            v(
+              set,
+              pdb,
+              'spec.selector',
+              `the selector ${short(spec.selector)} does not select the pods (labels ${short(podLabelsOf(w))})`,
+            ),
+          );
         if (spec.maxUnavailable === undefined && spec.minAvailable === undefined) {
           out.push(v(set, pdb, 'spec.maxUnavailable', 'the budget has neither maxUnavailable nor minAvailable'));
           continue;
         }
-        const down = spec.maxUnavailable !== undefined ? scaleIntOrPercent(spec.maxUnavailable, replicas, true)
-          : ((m) => (m === undefined ? undefined : replicas - m))(scaleIntOrPercent(spec.minAvailable, replicas, true));
+        const down =
+          spec.maxUnavailable !== undefined
+            ? scaleIntOrPercent(spec.maxUnavailable, replicas, true)
+            : ((m) => (m === undefined ? undefined : replicas - m))(
+                scaleIntOrPercent(spec.minAvailable, replicas, true),
+              );
         const field = spec.maxUnavailable !== undefined ? 'spec.maxUnavailable' : 'spec.minAvailable';
-        if (down === undefined) out.push(v(set, pdb, field,
-          `${short(spec[field.split('.')[1]])} is not a count or a percentage`));
-        else if (down < 1) out.push(v(set, pdb, field,
-          `the budget lets no pod go (${down} of ${replicas}): every node drain blocks`));
-        else if (down >= replicas) out.push(v(set, pdb, field,
-          `the budget lets every pod go (${down} of ${replicas})`));
+        if (down === undefined)
+          out.push(v(set, pdb, field, `${short(spec[field.split('.')[1]])} is not a count or a percentage`));
+        else if (down < 1)
+          out.push(v(set, pdb, field, `the budget lets no pod go (${down} of ${replicas}): every node drain blocks`));
+        else if (down >= replicas)
+          out.push(v(set, pdb, field, `the budget lets every pod go (${down} of ${replicas})`));
       }
       return out;
     },
@@ -383,22 +489,29 @@ export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'INV09-route-hostnames',
     title: 'Every HTTPRoute names its hostnames (valid DNS names) and a parent Gateway',
-    why: 'A route without hostnames captures every host on the shared Gateway, taking other teams\' traffic.',
+    why: "A route without hostnames captures every host on the shared Gateway, taking other teams' traffic.",
     overridable: false,
     check(set) {
       const out: Violation[] = [];
       for (const r of ofKind(set, 'HTTPRoute')) {
         const spec = rec(r.spec) ?? {};
         const hosts = arr(spec.hostnames);
-        if (hosts.length === 0) out.push(v(set, r, 'spec.hostnames',
-          'the route has no hostnames, so it captures every host on the Gateway'));
+        if (hosts.length === 0)
+          out.push(v(set, r, 'spec.hostnames', 'the route has no hostnames, so it captures every host on the Gateway'));
         hosts.forEach((h, i) => {
-          if (!isGatewayHostname(h)) out.push(v(set, r, `spec.hostnames[${i}]`,
-            `${short(h)} is not a DNS hostname (lower case, optionally "*." first, labels of at most 63 and at most ` +
-              '253 characters in all)'));
+          if (!isGatewayHostname(h))
+            out.push(
+              v(
+                set,
+                r,
+                `spec.hostnames[${i}]`,
+                `${short(h)} is not a DNS hostname (lower case, optionally "*." first, labels of at most 63 and at most ` +
+                  '253 characters in all)',
+              ),
+            );
         });
-        if (arr(spec.parentRefs).length === 0) out.push(v(set, r, 'spec.parentRefs',
-          'the route attaches to no Gateway'));
+        if (arr(spec.parentRefs).length === 0)
+          out.push(v(set, r, 'spec.parentRefs', 'the route attaches to no Gateway'));
       }
       return out;
     },
@@ -406,7 +519,8 @@ export const INVARIANTS: readonly Invariant[] = [
   {
     id: 'INV10-analysis-guarded-and-can-fail',
     title: 'Every analysis metric is Inconclusive on no data and on NaN, and every template has a metric that can fail',
-    why: 'A condition that passes on an empty result or NaN promotes a release nobody measured; a template that ' +
+    why:
+      'A condition that passes on an empty result or NaN promotes a release nobody measured; a template that ' +
       'cannot fail never aborts (docs/mechanisms.md#canary-analysis).',
     overridable: false,
     check(set) {
@@ -420,25 +534,44 @@ export const INVARIANTS: readonly Invariant[] = [
           const s = str(mr.successCondition);
           const f = str(mr.failureCondition);
           const phases = conditionPhases(s, f);
-          for (const [label, phase] of [['no data ([])', phases.empty], ['NaN', phases.nan]] as const) {
-            if (phase === 'Successful' || phase === 'Failed') out.push(v(set, t, `spec.metrics[${i}].successCondition`,
-              `metric ${short(mr.name)} is ${phase} on ${label}, not Inconclusive`));
+          for (const [label, phase] of [
+            ['no data ([])', phases.empty],
+            ['NaN', phases.nan],
+          ] as const) {
+            if (phase === 'Successful' || phase === 'Failed')
+              out.push(
+                v(
+                  set,
+                  t,
+                  `spec.metrics[${i}].successCondition`,
+                  `metric ${short(mr.name)} is ${phase} on ${label}, not Inconclusive`,
+                ),
+              );
           }
           if (phases.canFail) canFail = true;
-          if (!rec(mr.provider)) out.push(v(set, t, `spec.metrics[${i}].provider`,
-            `metric ${short(mr.name)} has no provider`));
+          if (!rec(mr.provider))
+            out.push(v(set, t, `spec.metrics[${i}].provider`, `metric ${short(mr.name)} has no provider`));
         });
-        if (metrics.length > 0 && !canFail) out.push(v(set, t, 'spec.metrics',
-          'no metric can fail for any measured value, so the analysis never aborts a release'));
+        if (metrics.length > 0 && !canFail)
+          out.push(
+            v(
+              set,
+              t,
+              'spec.metrics',
+              'no metric can fail for any measured value, so the analysis never aborts a release',
+            ),
+          );
       }
       return out;
     },
   },
   {
     id: 'INV11-rollout-analysis-wired',
-    title: 'A canary Rollout runs its background analysis and an analysis gate step, uses traffic routing and has a ' +
+    title:
+      'A canary Rollout runs its background analysis and an analysis gate step, uses traffic routing and has a ' +
       'stable and a canary Service',
-    why: 'Without the analysis a canary is promoted by the clock alone; without traffic routing the weights are ' +
+    why:
+      'Without the analysis a canary is promoted by the clock alone; without traffic routing the weights are ' +
       'replica ratios the analysis does not measure (docs/mechanisms.md#canary-analysis).',
     overridable: false,
     check(set) {
@@ -449,21 +582,24 @@ export const INVARIANTS: readonly Invariant[] = [
           out.push(v(set, r, 'spec.strategy.canary', 'the Rollout has no canary strategy'));
           continue;
         }
-        if (arr(rec(canary.analysis)?.templates).length === 0) out.push(v(set, r, 'spec.strategy.canary.analysis',
-          'no background analysis runs during the canary'));
-        if (!arr(canary.steps).some((s) => rec(s)?.analysis !== undefined)) out.push(v(set, r,
-          'spec.strategy.canary.steps', 'no analysis gate step: the canary is promoted by the clock alone'));
-        if (!rec(canary.trafficRouting)) out.push(v(set, r, 'spec.strategy.canary.trafficRouting',
-          'no traffic routing: weights are replica ratios'));
-        if (!str(canary.stableService) || !str(canary.canaryService)) out.push(v(set, r,
-          'spec.strategy.canary.stableService', 'the stable or canary Service is not named'));
+        if (arr(rec(canary.analysis)?.templates).length === 0)
+          out.push(v(set, r, 'spec.strategy.canary.analysis', 'no background analysis runs during the canary'));
+        if (!arr(canary.steps).some((s) => rec(s)?.analysis !== undefined))
+          out.push(
+            v(set, r, 'spec.strategy.canary.steps', 'no analysis gate step: the canary is promoted by the clock alone'),
+          );
+        if (!rec(canary.trafficRouting))
+          out.push(v(set, r, 'spec.strategy.canary.trafficRouting', 'no traffic routing: weights are replica ratios'));
+        if (!str(canary.stableService) || !str(canary.canaryService))
+          out.push(v(set, r, 'spec.strategy.canary.stableService', 'the stable or canary Service is not named'));
       }
       return out;
     },
   },
   {
     id: 'INV12-restricted-security',
-    title: 'The restricted Pod Security profile: non-root, RuntimeDefault seccomp, no privilege escalation, all ' +
+    title:
+      'The restricted Pod Security profile: non-root, RuntimeDefault seccomp, no privilege escalation, all ' +
       'capabilities dropped, no host namespaces, ports or paths',
     // The fields of the Pod Security Standards' "restricted" profile (kubernetes.io/docs/concepts/
     // security/pod-security-standards, plus "baseline" for host namespaces, ports and hostPath), as
@@ -472,7 +608,8 @@ export const INVARIANTS: readonly Invariant[] = [
     // check_allowPrivilegeEscalation, check_capabilities_restricted, check_seccompProfile_restricted,
     // check_restrictedVolumes, check_hostNamespaces, check_hostPorts, check_privileged). rollwise
     // enforces "restricted" on the namespace, so a pod of any kind that breaks one is refused there.
-    why: 'A privileged or root container, host namespaces or hostPath volumes turn one compromised HTTP handler into ' +
+    why:
+      'A privileged or root container, host namespaces or hostPath volumes turn one compromised HTTP handler into ' +
       'a compromised node (the restricted Pod Security profile).',
     overridable: false,
     check: onPod(POD_KINDS, (set, { w, pod, base }) => {
@@ -481,42 +618,67 @@ export const INVARIANTS: readonly Invariant[] = [
       for (const k of ['hostNetwork', 'hostPID', 'hostIPC']) {
         if (pod[k] === true) out.push(v(set, w, `${base}.${k}`, `${k} is true`));
       }
-      if (psc.runAsUser === 0) out.push(v(set, w, `${base}.securityContext.runAsUser`,
-        'the pod runs as root (runAsUser 0)'));
+      if (psc.runAsUser === 0)
+        out.push(v(set, w, `${base}.securityContext.runAsUser`, 'the pod runs as root (runAsUser 0)'));
       arr(pod.volumes).forEach((vol, i) => {
-        if (rec(vol)?.hostPath !== undefined) out.push(v(set, w, `${base}.volumes[${i}].hostPath`,
-          'a hostPath volume mounts the node\'s filesystem'));
-        else if (!Object.keys(rec(vol) ?? {}).some((k) => RESTRICTED_VOLUME_TYPES.includes(k))) out.push(v(set, w,
-          `${base}.volumes[${i}]`,
-          `volume ${short(rec(vol)?.name)} is not of a type the restricted profile allows ` +
-            `(${RESTRICTED_VOLUME_TYPES.join(', ')})`));
+        if (rec(vol)?.hostPath !== undefined)
+          out.push(v(set, w, `${base}.volumes[${i}].hostPath`, "a hostPath volume mounts the node's filesystem"));
+        else if (!Object.keys(rec(vol) ?? {}).some((k) => RESTRICTED_VOLUME_TYPES.includes(k)))
+          out.push(
+            v(
+              set,
+              w,
+              `${base}.volumes[${i}]`,
+              `volume ${short(rec(vol)?.name)} is not of a type the restricted profile allows ` +
+                `(${RESTRICTED_VOLUME_TYPES.join(', ')})`,
+            ),
+          );
       });
       const podSeccomp = str(rec(psc.seccompProfile)?.type);
       for (const { c, path } of allContainers(pod, base)) {
         const sc = rec(c.securityContext) ?? {};
         const nonRoot = sc.runAsNonRoot ?? psc.runAsNonRoot;
-        if (nonRoot !== true) out.push(v(set, w, `${path}.securityContext.runAsNonRoot`,
-          `runAsNonRoot is ${short(nonRoot)} (pod and container), not true`));
-        if ((sc.runAsUser ?? psc.runAsUser) === 0) out.push(v(set, w, `${path}.securityContext.runAsUser`,
-          'the container runs as root (runAsUser 0)'));
-        if (sc.privileged === true) out.push(v(set, w, `${path}.securityContext.privileged`,
-          'the container is privileged'));
-        if (sc.allowPrivilegeEscalation !== false) out.push(v(set, w,
-          `${path}.securityContext.allowPrivilegeEscalation`,
-          `allowPrivilegeEscalation is ${short(sc.allowPrivilegeEscalation)}, not false`));
+        if (nonRoot !== true)
+          out.push(
+            v(
+              set,
+              w,
+              `${path}.securityContext.runAsNonRoot`,
+              `runAsNonRoot is ${short(nonRoot)} (pod and container), not true`,
+            ),
+          );
+        if ((sc.runAsUser ?? psc.runAsUser) === 0)
+          out.push(v(set, w, `${path}.securityContext.runAsUser`, 'the container runs as root (runAsUser 0)'));
+        if (sc.privileged === true)
+          out.push(v(set, w, `${path}.securityContext.privileged`, 'the container is privileged'));
+        if (sc.allowPrivilegeEscalation !== false)
+          out.push(
+            v(
+              set,
+              w,
+              `${path}.securityContext.allowPrivilegeEscalation`,
+              `allowPrivilegeEscalation is ${short(sc.allowPrivilegeEscalation)}, not false`,
+            ),
+          );
         const caps = rec(sc.capabilities) ?? {};
-        if (!arr(caps.drop).includes('ALL')) out.push(v(set, w, `${path}.securityContext.capabilities.drop`,
-          'capabilities.drop does not include ALL'));
+        if (!arr(caps.drop).includes('ALL'))
+          out.push(v(set, w, `${path}.securityContext.capabilities.drop`, 'capabilities.drop does not include ALL'));
         const added = arr(caps.add).filter((x) => x !== 'NET_BIND_SERVICE');
-        if (added.length > 0) out.push(v(set, w, `${path}.securityContext.capabilities.add`,
-          `adds capabilities ${short(added)}`));
+        if (added.length > 0)
+          out.push(v(set, w, `${path}.securityContext.capabilities.add`, `adds capabilities ${short(added)}`));
         const seccomp = str(rec(sc.seccompProfile)?.type) ?? podSeccomp;
-        if (seccomp !== 'RuntimeDefault' && seccomp !== 'Localhost') out.push(v(set, w,
-          `${path}.securityContext.seccompProfile`,
-          `seccomp profile ${short(seccomp)} is not RuntimeDefault or Localhost`));
+        if (seccomp !== 'RuntimeDefault' && seccomp !== 'Localhost')
+          out.push(
+            v(
+              set,
+              w,
+              `${path}.securityContext.seccompProfile`,
+              `seccomp profile ${short(seccomp)} is not RuntimeDefault or Localhost`,
+            ),
+          );
         arr(c.ports).forEach((p, i) => {
-          if (rec(p)?.hostPort !== undefined) out.push(v(set, w, `${path}.ports[${i}].hostPort`,
-            'a hostPort binds the node\'s port'));
+          if (rec(p)?.hostPort !== undefined)
+            out.push(v(set, w, `${path}.ports[${i}].hostPort`, "a hostPort binds the node's port"));
         });
       }
       return out;
@@ -527,34 +689,53 @@ export const INVARIANTS: readonly Invariant[] = [
     title: 'No service-account token is mounted unless overridden with a reason',
     why: 'An HTTP service that does not call the Kubernetes API must not carry credentials for it.',
     overridable: true,
-    check: onPod(POD_KINDS, (set, { w, pod, base }) => pod.automountServiceAccountToken === false ? [] : [
-      v(set, w, `${base}.automountServiceAccountToken`,
-        `automountServiceAccountToken is ${short(pod.automountServiceAccountToken)} (absent means true)`)]),
+    check: onPod(POD_KINDS, (set, { w, pod, base }) =>
+      pod.automountServiceAccountToken === false
+        ? []
+        : [
+            v(
+              set,
+              w,
+              `${base}.automountServiceAccountToken`,
+              `automountServiceAccountToken is ${short(pod.automountServiceAccountToken)} (absent means true)`,
+            ),
+          ],
+    ),
   },
   {
     id: 'INV14-shutdown-delay',
     title: 'The pod keeps serving while endpoint removal propagates (a preStop delay) and its grace period outlasts it',
-    why: 'Proxies keep sending requests for the propagation time after a pod starts terminating; a pod that closes ' +
+    why:
+      'Proxies keep sending requests for the propagation time after a pod starts terminating; a pod that closes ' +
       'its listener at once answers them with connection errors (docs/mechanisms.md#readiness-control-loop, ' +
       '#response-flags).',
     overridable: false,
     check: onPod(SERVING, (set, { w, pod, base, app: { c, path } }) => {
       const out: Violation[] = [];
       const prop = set.endpointPropagationSeconds ?? 1;
-      if (!set.shutdownInApplication && !rec(rec(c?.lifecycle)?.preStop)) out.push(v(set, w,
-        `${path}.lifecycle.preStop`, 'the app container has no preStop delay'));
+      if (!set.shutdownInApplication && !rec(rec(c?.lifecycle)?.preStop))
+        out.push(v(set, w, `${path}.lifecycle.preStop`, 'the app container has no preStop delay'));
       const grace = pod.terminationGracePeriodSeconds === undefined ? 30 : int(pod.terminationGracePeriodSeconds);
-      if (grace === undefined || grace <= prop) out.push(v(set, w, `${base}.terminationGracePeriodSeconds`,
-        `grace period ${short(pod.terminationGracePeriodSeconds)} s does not outlast the ${prop} s endpoint ` +
-          'propagation'));
+      if (grace === undefined || grace <= prop)
+        out.push(
+          v(
+            set,
+            w,
+            `${base}.terminationGracePeriodSeconds`,
+            `grace period ${short(pod.terminationGracePeriodSeconds)} s does not outlast the ${prop} s endpoint ` +
+              'propagation',
+          ),
+        );
       return out;
     }),
   },
   {
     id: 'INV15-rollout-safety',
-    title: 'Rollouts remove no old pod before its replacement is available (maxUnavailable 0), wait minReadySeconds ' +
+    title:
+      'Rollouts remove no old pod before its replacement is available (maxUnavailable 0), wait minReadySeconds ' +
       '>= the readiness leave window, and have a progress deadline above it',
-    why: 'With maxUnavailable above 0 or a short minReadySeconds a rollout completes while new pods flap ' +
+    why:
+      'With maxUnavailable above 0 or a short minReadySeconds a rollout completes while new pods flap ' +
       '(docs/mechanisms.md#rollout-complete).',
     overridable: false,
     check(set) {
@@ -563,33 +744,50 @@ export const INVARIANTS: readonly Invariant[] = [
       const out: Violation[] = [];
       const spec = rec(w.spec) ?? {};
       const strategy = rec(spec.strategy) ?? {};
-      const [base, block] = w.kind === 'Rollout' ? ['spec.strategy.canary',
-        rec(strategy.canary)] : ['spec.strategy.rollingUpdate',
-        rec(strategy.rollingUpdate)];
+      const [base, block] =
+        w.kind === 'Rollout'
+          ? ['spec.strategy.canary', rec(strategy.canary)]
+          : ['spec.strategy.rollingUpdate', rec(strategy.rollingUpdate)];
       if (w.kind === 'Deployment' && strategy.type !== undefined && strategy.type !== 'RollingUpdate') {
         out.push(v(set, w, 'spec.strategy.type', `strategy ${short(strategy.type)} takes every pod down at once`));
       }
       const replicas = int(spec.replicas) ?? 2;
       const mu = block?.maxUnavailable;
-      if (mu === undefined || scaleIntOrPercent(mu, replicas, false) !== 0) out.push(v(set, w, `${base}.maxUnavailable`,
-        `maxUnavailable ${short(mu)} is not 0 (absent means 25 %)`));
+      if (mu === undefined || scaleIntOrPercent(mu, replicas, false) !== 0)
+        out.push(v(set, w, `${base}.maxUnavailable`, `maxUnavailable ${short(mu)} is not 0 (absent means 25 %)`));
       const pod = podSpecOf(w);
       const ready = pod && rec(appContainer(pod).c?.readinessProbe);
       const leave = ready ? timing(ready).failure * timing(ready).period : 30;
       const mrs = int(spec.minReadySeconds) ?? 0;
-      if (mrs < leave) out.push(v(set, w, 'spec.minReadySeconds',
-        `minReadySeconds ${short(spec.minReadySeconds)} is below the readiness leave window ${leave} s`));
+      if (mrs < leave)
+        out.push(
+          v(
+            set,
+            w,
+            'spec.minReadySeconds',
+            `minReadySeconds ${short(spec.minReadySeconds)} is below the readiness leave window ${leave} s`,
+          ),
+        );
       const pds = int(spec.progressDeadlineSeconds) ?? 600;
-      if (pds <= mrs) out.push(v(set, w, 'spec.progressDeadlineSeconds',
-        `progressDeadlineSeconds ${pds} is not above minReadySeconds ${mrs}`));
+      if (pds <= mrs)
+        out.push(
+          v(
+            set,
+            w,
+            'spec.progressDeadlineSeconds',
+            `progressDeadlineSeconds ${pds} is not above minReadySeconds ${mrs}`,
+          ),
+        );
       return out;
     },
   },
   {
     id: 'INV16-services-select-pods',
-    title: 'Every Service and the workload selector select the pod template\'s labels, and every Service targets a ' +
+    title:
+      "Every Service and the workload selector select the pod template's labels, and every Service targets a " +
       'container port',
-    why: 'A Service that selects nothing has no endpoints; the proxy answers 503 without any pod failing ' +
+    why:
+      'A Service that selects nothing has no endpoints; the proxy answers 503 without any pod failing ' +
       '(docs/mechanisms.md#readiness-control-loop, #response-flags).',
     overridable: false,
     check(set) {
@@ -597,21 +795,29 @@ export const INVARIANTS: readonly Invariant[] = [
       if (!w) return [];
       const labels = podLabelsOf(w);
       const out: Violation[] = [];
-      if (!selectorMatches(rec(w.spec)?.selector, labels)) out.push(v(set, w, 'spec.selector',
-        'the workload selector does not select its own pod template'));
+      if (!selectorMatches(rec(w.spec)?.selector, labels))
+        out.push(v(set, w, 'spec.selector', 'the workload selector does not select its own pod template'));
       const pod = podSpecOf(w);
       const portNames = new Set(pod ? arr(appContainer(pod).c?.ports).map((p) => rec(p)?.name) : []);
       const portNumbers = new Set(pod ? arr(appContainer(pod).c?.ports).map((p) => rec(p)?.containerPort) : []);
       for (const s of ofKind(set, 'Service')) {
         const sel = rec(rec(s.spec)?.selector);
         if (!sel || Object.keys(sel).length === 0 || !Object.entries(sel).every(([k, val]) => labels[k] === val)) {
-          out.push(v(set, s, 'spec.selector',
-            `the selector ${short(sel)} does not select the pods (labels ${short(labels)})`));
+          out.push(
+            v(set, s, 'spec.selector', `the selector ${short(sel)} does not select the pods (labels ${short(labels)})`),
+          );
         }
         arr(rec(s.spec)?.ports).forEach((p, i) => {
           const target = rec(p)?.targetPort;
-          if (!portNames.has(target) && !portNumbers.has(target)) out.push(v(set, s, `spec.ports[${i}].targetPort`,
-            `targetPort ${short(target)} is not a port of the app container`));
+          if (!portNames.has(target) && !portNumbers.has(target))
+            out.push(
+              v(
+                set,
+                s,
+                `spec.ports[${i}].targetPort`,
+                `targetPort ${short(target)} is not a port of the app container`,
+              ),
+            );
         });
       }
       return out;
@@ -619,9 +825,11 @@ export const INVARIANTS: readonly Invariant[] = [
   },
   {
     id: 'INV17-metadata-well-formed',
-    title: 'Every object has a DNS-subdomain name, and labels and annotations that are maps of strings with valid ' +
+    title:
+      'Every object has a DNS-subdomain name, and labels and annotations that are maps of strings with valid ' +
       'label syntax',
-    why: 'The API server rejects an object whose name, labels or annotations are malformed, at apply time, after the ' +
+    why:
+      'The API server rejects an object whose name, labels or annotations are malformed, at apply time, after the ' +
       'pipeline has passed; Argo CD then shows the whole application as failed to sync.',
     overridable: false,
     check(set) {
@@ -636,13 +844,20 @@ export const INVARIANTS: readonly Invariant[] = [
         // Object names are DNS-1123 subdomains as apimachinery checks them (pkg/util/validation,
         // IsDNS1123Subdomain): at most 253 characters matching the label pattern separated by dots,
         // with no 63-character limit per label (that limit is IsDNS1123Label's, for namespaces).
-        if (typeof name !== 'string' || name.length === 0 || name.length > 253 ||
-          !name.split('.').every((l) => /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(l))) {
+        if (
+          typeof name !== 'string' ||
+          name.length === 0 ||
+          name.length > 253 ||
+          !name.split('.').every((l) => /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(l))
+        ) {
           out.push(v(set, o, 'metadata.name', `name ${short(name)} is not a DNS subdomain`));
         }
-        if (meta.namespace !== undefined &&
-          (typeof meta.namespace !== 'string' || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(meta.namespace) ||
-            meta.namespace.length > 63)) {
+        if (
+          meta.namespace !== undefined &&
+          (typeof meta.namespace !== 'string' ||
+            !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(meta.namespace) ||
+            meta.namespace.length > 63)
+        ) {
           out.push(v(set, o, 'metadata.namespace', `namespace ${short(meta.namespace)} is not a DNS label`));
         }
         for (const key of ['labels', 'annotations'] as const) {
@@ -654,12 +869,21 @@ export const INVARIANTS: readonly Invariant[] = [
             continue;
           }
           for (const [k, val] of Object.entries(r)) {
-            if (!labelKeyOk(k)) out.push(v(set, o, `metadata.${key}["${k}"]`,
-              `${short(k)} is not a valid ${key === 'labels' ? 'label' : 'annotation'} key`));
-            if (typeof val !== 'string') out.push(v(set, o, `metadata.${key}["${k}"]`,
-              `the value ${short(val)} is not a string`));
-            else if (key === 'labels' &&
-              !(val.length <= 63 && (val === '' || /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(val)))) {
+            if (!labelKeyOk(k))
+              out.push(
+                v(
+                  set,
+                  o,
+                  `metadata.${key}["${k}"]`,
+                  `${short(k)} is not a valid ${key === 'labels' ? 'label' : 'annotation'} key`,
+                ),
+              );
+            if (typeof val !== 'string')
+              out.push(v(set, o, `metadata.${key}["${k}"]`, `the value ${short(val)} is not a string`));
+            else if (
+              key === 'labels' &&
+              !(val.length <= 63 && (val === '' || /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(val)))
+            ) {
               out.push(v(set, o, `metadata.labels["${k}"]`, `the value ${short(val)} is not a valid label value`));
             }
           }
@@ -678,8 +902,10 @@ function labelKeyOk(k: string): boolean {
   const i = k.lastIndexOf('/');
   const prefix = i < 0 ? undefined : k.slice(0, i);
   const name = i < 0 ? k : k.slice(i + 1);
-  const prefixOk = prefix === undefined ||
-    (prefix.length > 0 && prefix.length <= 253 &&
+  const prefixOk =
+    prefix === undefined ||
+    (prefix.length > 0 &&
+      prefix.length <= 253 &&
       prefix.split('.').every((l) => l.length <= 63 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(l)));
   return prefixOk && name.length > 0 && name.length <= 63 && /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(name);
 }
@@ -693,8 +919,10 @@ const PROBE_RESULTS = [0, 0.001, 0.01, 0.02, 0.1, 0.5, 1, 10, 1000, 1e6, 1e9];
  * cost: about 2 ms per service unmemoised, measured); the memo is cleared past 1,000 pairs.
  */
 const phaseMemo = new Map<string, { empty: string; nan: string; canFail: boolean }>();
-function conditionPhases(success: string | undefined, failure: string | undefined): { empty: string; nan: string;
-  canFail: boolean } {
+function conditionPhases(
+  success: string | undefined,
+  failure: string | undefined,
+): { empty: string; nan: string; canFail: boolean } {
   const key = `${success ?? '\u0000'}\u0001${failure ?? '\u0000'}`;
   let r = phaseMemo.get(key);
   if (!r) {
@@ -712,22 +940,27 @@ function conditionPhases(success: string | undefined, failure: string | undefine
 /** The leaf paths where two JSON values differ (arrays of different length differ as a whole). */
 function differences(a: unknown, b: unknown, path: string): [string, unknown, unknown][] {
   if (stableJson(a) === stableJson(b)) return [];
-  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) return a.flatMap((x, i) => differences(x, b[i],
-    `${path}[${i}]`));
+  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length)
+    return a.flatMap((x, i) => differences(x, b[i], `${path}[${i}]`));
   const ra = rec(a);
   const rb = rec(b);
   if (ra && rb) {
     const keys = [...new Set([...Object.keys(ra), ...Object.keys(rb)])].sort();
-    return keys.flatMap((k) => differences(ra[k], rb[k],
-      /^[A-Za-z0-9_-]+$/.test(k) ? `${path}.${k}` : `${path}["${k}"]`));
+    return keys.flatMap((k) =>
+      differences(ra[k], rb[k], /^[A-Za-z0-9_-]+$/.test(k) ? `${path}.${k}` : `${path}["${k}"]`),
+    );
   }
   return [[path, a, b]];
 }
 
 function timing(p: Json): { timeout: number; period: number; failure: number; success: number } {
   // Kubernetes probe defaults: timeout 1, period 10, failure 3, success 1 (rules/k8s.ts PROBE_DEFAULTS).
-  return { timeout: num(p.timeoutSeconds, 1), period: num(p.periodSeconds, 10), failure: num(p.failureThreshold, 3),
-    success: num(p.successThreshold, 1) };
+  return {
+    timeout: num(p.timeoutSeconds, 1),
+    period: num(p.periodSeconds, 10),
+    failure: num(p.failureThreshold, 3),
+    success: num(p.successThreshold, 1),
+  };
 }
 
 function num(x: unknown, dflt: number): number {
@@ -776,12 +1009,17 @@ function acceptedBy(objects: readonly Json[]): (x: Violation) => boolean {
   const overrides = new Map<string, [string, string][]>();
   for (const o of objects) {
     const a = rec(rec(o.metadata)?.annotations)?.[ANNOTATIONS.overrides];
-    overrides.set(ref(o),
-      typeof a === 'string' ? Object.entries(parseReasonLines(a)).filter(([, r]) => reasonProblem(r) === undefined)
-        : []);
+    overrides.set(
+      ref(o),
+      typeof a === 'string'
+        ? Object.entries(parseReasonLines(a)).filter(([, r]) => reasonProblem(r) === undefined)
+        : [],
+    );
   }
-  return (x: Violation) => (overrides.get(x.object) ?? []).some(([p]) => x.path === p || x.path.startsWith(`${p}.`) ||
-    x.path.startsWith(`${p}[`));
+  return (x: Violation) =>
+    (overrides.get(x.object) ?? []).some(
+      ([p]) => x.path === p || x.path.startsWith(`${p}.`) || x.path.startsWith(`${p}[`),
+    );
 }
 
 /**
@@ -792,14 +1030,18 @@ function acceptedBy(objects: readonly Json[]): (x: Violation) => boolean {
 export function checkDecidedValues(set: Pick<ServiceObjects, 'objects' | 'unpatched'>): InvariantFailure[] {
   const inv = INVARIANTS[0];
   const accepted = acceptedBy(set.objects);
-  return inv.check(set).filter((x) => x.hard === true || !accepted(x)).map((x) => ({ ...x, invariant: inv }));
+  return inv
+    .check(set)
+    .filter((x) => x.hard === true || !accepted(x))
+    .map((x) => ({ ...x, invariant: inv }));
 }
 
 /** One line per failure, as synth prints it: invariant, object, path, what, why and how to fix. */
 export function formatInvariantFailure(f: InvariantFailure): string {
-  const fix = f.invariant.overridable && !f.hard
-    ? 'restore the value rollwise decided, or change it with the override prop, or accept the patched value with ' +
-      `HttpService.acceptPatch(object, '${f.path}', '<why it is right for this service>')`
-    : 'restore the value rollwise decided; no override can make this safe';
+  const fix =
+    f.invariant.overridable && !f.hard
+      ? 'restore the value rollwise decided, or change it with the override prop, or accept the patched value with ' +
+        `HttpService.acceptPatch(object, '${f.path}', '<why it is right for this service>')`
+      : 'restore the value rollwise decided; no override can make this safe';
   return `${f.invariant.id} ${f.object} ${f.path}: ${f.message}. Why: ${f.invariant.why} Fix: ${fix}.`;
 }

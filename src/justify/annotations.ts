@@ -39,8 +39,8 @@ export function parseFieldPath(path: string): (string | number)[] {
   while (at < path.length) {
     token.lastIndex = at;
     const m = token.exec(path);
-    if (!m || (m[1] !== undefined && at > 0 && path[at] !== '.')) throw new Error(
-      `bad field path "${path}" at "${path.slice(at)}"`);
+    if (!m || (m[1] !== undefined && at > 0 && path[at] !== '.'))
+      throw new Error(`bad field path "${path}" at "${path.slice(at)}"`);
     out.push(m[1] ?? (m[2] !== undefined ? Number(m[2]) : m[3].replace(/\\(.)/g, '$1')));
     at = token.lastIndex;
   }
@@ -56,8 +56,11 @@ export function valueAtPath(obj: unknown, path: string): unknown {
   let cur: unknown = obj;
   for (const seg of parseFieldPath(path)) {
     if (typeof seg === 'number') cur = Array.isArray(cur) ? cur[seg] : undefined;
-    else cur = cur !== null && typeof cur === 'object' && !Array.isArray(cur) ? (cur as Record<string, unknown>)[seg]
-      : undefined;
+    else
+      cur =
+        cur !== null && typeof cur === 'object' && !Array.isArray(cur)
+          ? (cur as Record<string, unknown>)[seg]
+          : undefined;
     if (cur === undefined) return undefined;
   }
   return cur;

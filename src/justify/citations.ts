@@ -13,9 +13,13 @@ const CITATION = /(?<![\w./-])docs\/mechanisms\.md((?:#[a-z0-9-]+)(?:, #[a-z0-9-
  */
 export function checkDocsBaseUrl(url: string): string {
   if (!/^https?:\/\/[^\s/]+(\/\S*)?$/.test(url) || /[#?]/.test(url)) {
-    throw new RollwiseInputError('docsBaseUrl', url, 'is not an http(s) URL of a folder: citations would not resolve.',
+    throw new RollwiseInputError(
+      'docsBaseUrl',
+      url,
+      'is not an http(s) URL of a folder: citations would not resolve.',
       'use the published docs folder of this rollwise version, e.g. ' +
-        '"https://github.com/acme/rollwise/blob/v0.1.0/docs/".');
+        '"https://github.com/acme/rollwise/blob/v0.1.0/docs/".',
+    );
   }
   return url.endsWith('/') ? url : `${url}/`;
 }
@@ -27,6 +31,10 @@ export function checkDocsBaseUrl(url: string): string {
  */
 export function absoluteCitations(text: string, docsBaseUrl: string): string {
   const base = checkDocsBaseUrl(docsBaseUrl);
-  return text.replace(CITATION,
-    (_whole, anchors: string) => anchors.split(', ').map((a) => `${base}mechanisms.md${a}`).join(', '));
+  return text.replace(CITATION, (_whole, anchors: string) =>
+    anchors
+      .split(', ')
+      .map((a) => `${base}mechanisms.md${a}`)
+      .join(', '),
+  );
 }

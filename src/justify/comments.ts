@@ -8,8 +8,9 @@ const COMMENT_WIDTH = 100;
 
 /** Reads the reasons annotation of a plain manifest object (empty when absent or malformed). */
 export function reasonsOf(obj: unknown): Record<string, string> {
-  const raw = (obj as { metadata?: { annotations?: Record<string, unknown> } } | undefined)
-    ?.metadata?.annotations?.[ANNOTATIONS.reasons];
+  const raw = (obj as { metadata?: { annotations?: Record<string, unknown> } } | undefined)?.metadata?.annotations?.[
+    ANNOTATIONS.reasons
+  ];
   return typeof raw === 'string' ? parseReasonLines(raw) : {};
 }
 

@@ -34,15 +34,23 @@ function containerAt(root: unknown, segs: readonly (string | number)[]): string 
 export function explainManifest(text: string): Explained[] {
   const out: Explained[] = [];
   for (const doc of YAML.parseAllDocuments(text, { version: '1.1' })) {
-    const obj = doc.toJS() as { kind?: string;
-      metadata?: { name?: string; annotations?: Record<string, string> } } | null;
+    const obj = doc.toJS() as {
+      kind?: string;
+      metadata?: { name?: string; annotations?: Record<string, string> };
+    } | null;
     if (!obj || typeof obj !== 'object') continue;
     const overrides = obj.metadata?.annotations?.[ANNOTATIONS.overrides];
     const overridden = new Set(overrides ? Object.keys(parseReasonLines(overrides)) : []);
     for (const [path, reason] of Object.entries(reasonsOf(obj))) {
       const container = containerAt(obj, parseFieldPath(path));
-      out.push({ object: `${obj.kind}/${obj.metadata?.name}`, path, value: valueAtPath(obj, path), reason,
-        overridden: overridden.has(path), ...(container ? { container } : {}) });
+      out.push({
+        object: `${obj.kind}/${obj.metadata?.name}`,
+        path,
+        value: valueAtPath(obj, path),
+        reason,
+        overridden: overridden.has(path),
+        ...(container ? { container } : {}),
+      });
     }
   }
   return out;
@@ -50,13 +58,18 @@ export function explainManifest(text: string): Explained[] {
 
 /** Human-readable `explain` output: one block per value. */
 export function formatExplained(items: readonly Explained[]): string {
-  return items.map((e) => {
-    const shown = e.value === undefined ? '(absent)'
-      : typeof e.value === 'object' ? JSON.stringify(e.value) : String(e.value);
-    return `${e.object} ${e.path}${e.container ? ` [container ${e.container}]` : ''} ` +
-      `= ${shown}${e.overridden ? '  [overridden]' : ''}${e.via ? `  (no reason of its own: the reason of ${e.via}, ` +
-        'which holds it)' : ''}\n    ${e.reason}`;
-  }).join('\n');
+  return items
+    .map((e) => {
+      const shown =
+        e.value === undefined ? '(absent)' : typeof e.value === 'object' ? JSON.stringify(e.value) : String(e.value);
+      return (
+        `${e.object} ${e.path}${e.container ? ` [container ${e.container}]` : ''} ` +
+        `= ${shown}${e.overridden ? '  [overridden]' : ''}${
+          e.via ? `  (no reason of its own: the reason of ${e.via}, ` + 'which holds it)' : ''
+        }\n    ${e.reason}`
+      );
+    })
+    .join('\n');
 }
 
 /** Whether `arg` reads as a field path ("readinessProbe.timeoutSeconds", "spec.replicas") rather than a file. */
@@ -102,13 +115,15 @@ export function explainedAt(items: readonly Explained[], field: string): Explain
       const leaf = `${e.object}\0${k}${key(rest)}`;
       if (answered.has(leaf)) return;
       let v: unknown = e.value;
-      for (const seg of rest) v = v !== null && typeof v === 'object' ? (v as Record<string | number, unknown>)[seg]
-        : undefined;
+      for (const seg of rest)
+        v = v !== null && typeof v === 'object' ? (v as Record<string | number, unknown>)[seg] : undefined;
       if (v === undefined) return;
       answered.add(leaf);
       const container = containerAt(e.value, rest) ?? e.container;
-      out.push({ at: i,
-        e: { ...e, path: `${e.path}${key(rest)}`, value: v, via: e.path, ...(container ? { container } : {}) } });
+      out.push({
+        at: i,
+        e: { ...e, path: `${e.path}${key(rest)}`, value: v, via: e.path, ...(container ? { container } : {}) },
+      });
     });
   }
   // in the order of the manifest: object by object, as explain prints them without a field path

@@ -31,7 +31,10 @@ export class Reasons {
  * annotation reads well in YAML (a literal block) and in `kubectl get -o yaml`.
  */
 export function formatReasonLines(reasons: Record<string, string>): string {
-  return Object.keys(reasons).sort().map((p) => `${p}: ${oneLine(reasons[p])}`).join('\n');
+  return Object.keys(reasons)
+    .sort()
+    .map((p) => `${p}: ${oneLine(reasons[p])}`)
+    .join('\n');
 }
 
 /** A reason on one line (the format is line-based); most reasons already are, so skip the regex then. */

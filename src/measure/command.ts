@@ -35,32 +35,42 @@ export function serviceFromApp(app: App, service: string, namespace?: string): S
   const found = all.filter((s) => namespace === undefined || s.namespace === namespace);
   if (found.length !== 1) {
     const where = all.map((s) => s.namespace ?? '(no namespace)').join(', ');
-    throw new RollwiseInputError(namespace ? '--namespace' : 'service', namespace ?? service,
-      found.length === 0 ? 'the app has no ' +
-        `HttpService ${service}${namespace ? ` in namespace ${namespace}` : ''}${all.length
-          ? ` (it has one in ${where})` : ''}.` : `the app has ${found.length} ` +
-          `HttpServices named ${service}, in ${where}: one per environment.`,
+    throw new RollwiseInputError(
+      namespace ? '--namespace' : 'service',
+      namespace ?? service,
+      found.length === 0
+        ? 'the app has no ' +
+            `HttpService ${service}${namespace ? ` in namespace ${namespace}` : ''}${
+              all.length ? ` (it has one in ${where})` : ''
+            }.`
+        : `the app has ${found.length} ` + `HttpServices named ${service}, in ${where}: one per environment.`,
       found.length === 0
         ? 'check the name, or pass --prometheus and --namespace instead of reading them from the app.'
-        : 'pass --namespace to choose the ' +
-        'environment.');
+        : 'pass --namespace to choose the ' + 'environment.',
+    );
   }
   const s = found[0];
   const r = s.decisions.readiness;
   const ft = r.failureThreshold.value;
   const period = r.periodSeconds.value;
   return {
-    namespace: s.namespace, prometheus: s.platform.prometheusAddress, workload: s.workload,
+    namespace: s.namespace,
+    prometheus: s.platform.prometheusAddress,
+    workload: s.workload,
     maxUnavailable: s.decisions.pdbMaxUnavailable.value,
     leaveWithinSeconds: (ft + 1) * period,
-    leaveWithinSource: `the app's readiness: (failureThreshold ${ft} + 1) x period ${period} s, the first failing ` +
+    leaveWithinSource:
+      `the app's readiness: (failureThreshold ${ft} + 1) x period ${period} s, the first failing ` +
       'probe coming up to a period after the stop',
   };
 }
 
 /** Flags first; what they leave out comes from the app (when one can be loaded). */
-function resolve(service: string, o: PrometheusCliOptions, loadApp?: AppLoader): { options: PrometheusCliOptions;
-  fromApp?: ServiceSettings } {
+function resolve(
+  service: string,
+  o: PrometheusCliOptions,
+  loadApp?: AppLoader,
+): { options: PrometheusCliOptions; fromApp?: ServiceSettings } {
   const needApp = o.app !== undefined || o.prometheus === undefined || o.namespace === undefined;
   if (!needApp || !loadApp) return { options: o };
   let app: App;
@@ -71,9 +81,15 @@ function resolve(service: string, o: PrometheusCliOptions, loadApp?: AppLoader):
     return { options: o }; // no app here: the flags must do
   }
   const fromApp = serviceFromApp(app, service, o.namespace);
-  return { options: { ...o, namespace: o.namespace ?? fromApp.namespace, prometheus: o.prometheus ?? fromApp.prometheus,
-    workload: o.workload ?? fromApp.workload },
-    fromApp };
+  return {
+    options: {
+      ...o,
+      namespace: o.namespace ?? fromApp.namespace,
+      prometheus: o.prometheus ?? fromApp.prometheus,
+      workload: o.workload ?? fromApp.workload,
+    },
+    fromApp,
+  };
 }
 
 /** Options shared by `measure` and `verify` (flags; credentials come from the environment). */
@@ -93,60 +109,94 @@ export function parseTime(input: string, value: string): number {
   if (value === 'now') return Math.floor(Date.now() / 1000);
   if (/^\d+(\.\d+)?$/.test(value)) return Math.floor(Number(value));
   const rel = /^(\d+)([mhd])$/.exec(value);
-  if (rel) return Math.floor(Date.now() / 1000) - Number(rel[1]) * { m: 60, h: 3600,
-    d: 86400 }[rel[2] as 'm' | 'h' | 'd'];
+  if (rel)
+    return Math.floor(Date.now() / 1000) - Number(rel[1]) * { m: 60, h: 3600, d: 86400 }[rel[2] as 'm' | 'h' | 'd'];
   const t = Date.parse(value);
-  if (!Number.isFinite(t)) throw new RollwiseInputError(input, value, 'is not a time.',
-    'give an ISO 8601 time with its zone (2026-11-24T12:00:00Z), a unix time, a duration back from now (24h, 7d) or ' +
-      '"now".');
+  if (!Number.isFinite(t))
+    throw new RollwiseInputError(
+      input,
+      value,
+      'is not a time.',
+      'give an ISO 8601 time with its zone (2026-11-24T12:00:00Z), a unix time, a duration back from now (24h, 7d) or ' +
+        '"now".',
+    );
   return Math.floor(t / 1000);
 }
 
 /** "7d", "36h", "90m" to seconds. */
 export function parseWindow(input: string, value: string): number {
   const m = /^(\d+)([mhd])$/.exec(value);
-  if (!m || Number(m[1]) <= 0) throw new RollwiseInputError(input, value,
-    'is not a duration in minutes, hours or days.', 'write e.g. 7d, 36h or 90m.');
+  if (!m || Number(m[1]) <= 0)
+    throw new RollwiseInputError(
+      input,
+      value,
+      'is not a duration in minutes, hours or days.',
+      'write e.g. 7d, 36h or 90m.',
+    );
   return Number(m[1]) * { m: 60, h: 3600, d: 86400 }[m[2] as 'm' | 'h' | 'd'];
 }
 
 export function clientFrom(o: PrometheusCliOptions, env: NodeJS.ProcessEnv = process.env): PrometheusClient {
   const url = o.prometheus ?? env.ROLLWISE_PROMETHEUS_URL;
-  if (!url) throw new RollwiseInputError('--prometheus', 'missing',
-    'measure and verify read the cluster\'s Prometheus and need its address, and neither the flags nor the app\'s ' +
-      'platform (prometheusAddress) give one.',
-    'pass --prometheus http://<host>:9090 or set ROLLWISE_PROMETHEUS_URL (from outside the cluster: kubectl -n ' +
-      'monitoring port-forward svc/prometheus-operated 9090).');
+  if (!url)
+    throw new RollwiseInputError(
+      '--prometheus',
+      'missing',
+      "measure and verify read the cluster's Prometheus and need its address, and neither the flags nor the app's " +
+        'platform (prometheusAddress) give one.',
+      'pass --prometheus http://<host>:9090 or set ROLLWISE_PROMETHEUS_URL (from outside the cluster: kubectl -n ' +
+        'monitoring port-forward svc/prometheus-operated 9090).',
+    );
   const opts: PrometheusClientOptions = { url };
   if (o.user !== undefined) {
     const password = env.ROLLWISE_PROMETHEUS_PASSWORD;
-    if (password === undefined) throw new RollwiseInputError('--user', o.user,
-      'basic auth needs a password, and rollwise reads it from the environment only (a command-line password is ' +
-        'visible to every process on the machine).',
-      'set ROLLWISE_PROMETHEUS_PASSWORD.');
+    if (password === undefined)
+      throw new RollwiseInputError(
+        '--user',
+        o.user,
+        'basic auth needs a password, and rollwise reads it from the environment only (a command-line password is ' +
+          'visible to every process on the machine).',
+        'set ROLLWISE_PROMETHEUS_PASSWORD.',
+      );
     return new PrometheusClient({ ...opts, basicAuth: { username: o.user, password } });
   }
-  if (env.ROLLWISE_PROMETHEUS_TOKEN) return new PrometheusClient({ ...opts,
-    bearerToken: env.ROLLWISE_PROMETHEUS_TOKEN });
+  if (env.ROLLWISE_PROMETHEUS_TOKEN)
+    return new PrometheusClient({ ...opts, bearerToken: env.ROLLWISE_PROMETHEUS_TOKEN });
   return new PrometheusClient(opts);
 }
 
 export function targetFrom(service: string, o: PrometheusCliOptions): ServiceTarget {
-  if (!o.namespace) throw new RollwiseInputError('--namespace', 'missing',
-    `the series of ${service} are selected by namespace.`, 'pass --namespace <the namespace the service runs in>.');
+  if (!o.namespace)
+    throw new RollwiseInputError(
+      '--namespace',
+      'missing',
+      `the series of ${service} are selected by namespace.`,
+      'pass --namespace <the namespace the service runs in>.',
+    );
   if (o.workload !== undefined && o.workload !== 'rollout' && o.workload !== 'deployment') {
-    throw new RollwiseInputError('--workload', o.workload,
+    throw new RollwiseInputError(
+      '--workload',
+      o.workload,
       'desired replicas come from the Argo Rollouts controller (rollout) or kube-state-metrics (deployment).',
-      'use rollout (canary delivery, the default) or deployment (Delivery.rollingUpdate()).');
+      'use rollout (canary delivery, the default) or deployment (Delivery.rollingUpdate()).',
+    );
   }
   if (o.endpoints !== undefined && o.endpoints !== 'endpointslices' && o.endpoints !== 'endpoints') {
-    throw new RollwiseInputError('--endpoints', o.endpoints,
-      'ready endpoints come from kube-state-metrics\' EndpointSlice metrics (collected by default) or its Endpoints ' +
+    throw new RollwiseInputError(
+      '--endpoints',
+      o.endpoints,
+      "ready endpoints come from kube-state-metrics' EndpointSlice metrics (collected by default) or its Endpoints " +
         'metrics (only with "endpoints" in its --resources).',
-      'use endpointslices (the default) or endpoints.');
+      'use endpointslices (the default) or endpoints.',
+    );
   }
-  return { name: service, namespace: o.namespace, container: o.container,
-    workload: o.workload as ServiceTarget['workload'], endpoints: o.endpoints as ServiceTarget['endpoints'] };
+  return {
+    name: service,
+    namespace: o.namespace,
+    container: o.container,
+    workload: o.workload as ServiceTarget['workload'],
+    endpoints: o.endpoints as ServiceTarget['endpoints'],
+  };
 }
 
 export interface MeasureCliOptions extends PrometheusCliOptions {
@@ -161,8 +211,13 @@ export interface MeasureCliOptions extends PrometheusCliOptions {
  * `rollwise measure <service>`: writes the measurements file (atomically) and prints the summary. Returns the exit
  * code.
  */
-export async function runMeasureCli(service: string, flags: MeasureCliOptions, out: Write, err: Write,
-  loadApp?: AppLoader): Promise<number> {
+export async function runMeasureCli(
+  service: string,
+  flags: MeasureCliOptions,
+  out: Write,
+  err: Write,
+  loadApp?: AppLoader,
+): Promise<number> {
   try {
     const o = { ...flags, ...resolve(service, flags, loadApp).options };
     const doc = await measureService({
@@ -197,16 +252,21 @@ export interface VerifyCliOptions extends PrometheusCliOptions {
 }
 
 /** `rollwise verify <service> --since <time>`: 0 all checks pass, 1 a check failed, 2 refused or could not run. */
-export async function runVerifyCli(service: string, flags: VerifyCliOptions, out: Write, err: Write,
-  loadApp?: AppLoader): Promise<number> {
+export async function runVerifyCli(
+  service: string,
+  flags: VerifyCliOptions,
+  out: Write,
+  err: Write,
+  loadApp?: AppLoader,
+): Promise<number> {
   try {
     const resolved = resolve(service, flags, loadApp);
     const o = { ...flags, ...resolved.options };
     const num = (input: string, v: string | undefined) => {
       if (v === undefined) return undefined;
       const n = Number(v);
-      if (!Number.isFinite(n) || n < 0) throw new RollwiseInputError(input, v, 'is not a non-negative number.',
-        `give ${input} as a number.`);
+      if (!Number.isFinite(n) || n < 0)
+        throw new RollwiseInputError(input, v, 'is not a non-negative number.', `give ${input} as a number.`);
       return n;
     };
     const report = await verifyService({
@@ -215,8 +275,12 @@ export async function runVerifyCli(service: string, flags: VerifyCliOptions, out
       since: parseTime('--since', o.since),
       until: o.until ? parseTime('--until', o.until) : undefined,
       maxUnavailable: num('--max-unavailable', o.maxUnavailable) ?? resolved.fromApp?.maxUnavailable,
-      maxUnavailableSource: o.maxUnavailable !== undefined ? '--max-unavailable' : resolved.fromApp ? 'the app\'s PodDisruptionBudget ' +
-        'maxUnavailable' : undefined,
+      maxUnavailableSource:
+        o.maxUnavailable !== undefined
+          ? '--max-unavailable'
+          : resolved.fromApp
+            ? "the app's PodDisruptionBudget " + 'maxUnavailable'
+            : undefined,
       throttleThreshold: num('--throttle-threshold', o.throttleThreshold),
       sloErrorRatio: num('--slo', o.slo),
       probeCanFail: experiment(o, resolved.fromApp),
@@ -231,20 +295,33 @@ export async function runVerifyCli(service: string, flags: VerifyCliOptions, out
 function experiment(o: VerifyCliOptions, app: ServiceSettings | undefined): VerifyOptions['probeCanFail'] {
   if (o.listenerStopped === undefined) return undefined;
   const m = /^([a-z0-9][-a-z0-9.]*)@(.+)$/.exec(o.listenerStopped);
-  if (!m) throw new RollwiseInputError('--listener-stopped', o.listenerStopped,
-    'must name the pod and the time its listener was stopped.',
-    'write <pod>@<time>, e.g. checkout-api-6f7c9d8b5-x2k9q@2026-11-26T10:00:00Z.');
+  if (!m)
+    throw new RollwiseInputError(
+      '--listener-stopped',
+      o.listenerStopped,
+      'must name the pod and the time its listener was stopped.',
+      'write <pod>@<time>, e.g. checkout-api-6f7c9d8b5-x2k9q@2026-11-26T10:00:00Z.',
+    );
   const at = parseTime('--listener-stopped', m[2]);
   if (o.leaveWithin !== undefined) {
     const s = Number(o.leaveWithin);
-    if (!(s > 0)) throw new RollwiseInputError('--leave-within', o.leaveWithin, 'is not a positive number of seconds.',
-      'give (failureThreshold + 1) x period of the readiness probe, e.g. 40.');
+    if (!(s > 0))
+      throw new RollwiseInputError(
+        '--leave-within',
+        o.leaveWithin,
+        'is not a positive number of seconds.',
+        'give (failureThreshold + 1) x period of the readiness probe, e.g. 40.',
+      );
     return { pod: m[1], at, leaveWithinSeconds: s, leaveWithinSource: '--leave-within' };
   }
-  if (!app) throw new RollwiseInputError('--leave-within', 'missing',
-    'the check needs the window the probe timing implies, and without the app rollwise cannot read the readiness ' +
-      'probe.',
-    'pass --leave-within <(failureThreshold + 1) x period seconds>, or --app.');
+  if (!app)
+    throw new RollwiseInputError(
+      '--leave-within',
+      'missing',
+      'the check needs the window the probe timing implies, and without the app rollwise cannot read the readiness ' +
+        'probe.',
+      'pass --leave-within <(failureThreshold + 1) x period seconds>, or --app.',
+    );
   return { pod: m[1], at, leaveWithinSeconds: app.leaveWithinSeconds, leaveWithinSource: app.leaveWithinSource };
 }
 
@@ -268,8 +345,9 @@ export function formatMeasurements(d: MeasurementsDocument): string {
   const rows: Array<[string, Measured]> = [
     ['readiness p99 at peak', p],
     ['readiness p50 at peak', d.readiness.p50],
-    ...(d.readiness.appP99 ? [['readiness p99 at peak, the app\'s own histogram',
-      d.readiness.appP99] as [string, Measured]] : []),
+    ...(d.readiness.appP99
+      ? [["readiness p99 at peak, the app's own histogram", d.readiness.appP99] as [string, Measured]]
+      : []),
     ['readiness failures at peak', d.readiness.failedAtPeak],
     ['peak request rate', d.traffic.peakRequestsPerSecond],
     ['per ready replica at peak', d.traffic.perReadyReplicaAtPeak],
@@ -287,9 +365,11 @@ export function formatMeasurements(d: MeasurementsDocument): string {
     '',
   ];
   for (const [label, m] of rows) lines.push(`${label}: ${fig(m)}`, `  query: ${m.query}`);
-  lines.push('',
+  lines.push(
+    '',
     'capacity points (per-replica req/s -> ' +
       `p99): ${d.capacity.points.map((c) => `${c.rps} -> ${Math.round(c.p99Seconds * 1000)} ms`).join(', ') || 'none'}`,
-    `saturation: ${d.capacity.saturation.sentence}`);
+    `saturation: ${d.capacity.saturation.sentence}`,
+  );
   return `${lines.join('\n')}\n`;
 }

@@ -1,8 +1,17 @@
 import { CapacityPoint, Measured, MEASUREMENTS_API_VERSION, MeasurementsDocument } from './measurements';
 import { MeasureError, PrometheusClient } from './prometheus';
 import { MetricSource, ServiceQueries, ServiceTarget, SOURCES } from './queries';
-import { counterIncrease, iso, ownedPodNames, promRange, rawCounter, requireSeries, scalar, showRange,
-  showTime } from './series';
+import {
+  counterIncrease,
+  iso,
+  ownedPodNames,
+  promRange,
+  rawCounter,
+  requireSeries,
+  scalar,
+  showRange,
+  showTime,
+} from './series';
 
 export interface MeasureOptions {
   readonly client: PrometheusClient;
@@ -50,9 +59,11 @@ export async function measureService(o: MeasureOptions): Promise<MeasurementsDoc
   const end = Math.floor(o.end ?? Date.now() / 1000);
   const windowSeconds = o.windowSeconds ?? DEFAULT_WINDOW_SECONDS;
   if (!(windowSeconds >= 2 * PEAK_SECONDS)) {
-    throw new MeasureError(`window ${windowSeconds} s`,
+    throw new MeasureError(
+      `window ${windowSeconds} s`,
       'is shorter than two hours, so it cannot tell a peak from the hours around it.',
-      'measure over a week (the default) or at least a day with --window 1d.');
+      'measure over a week (the default) or at least a day with --window 1d.',
+    );
   }
   const start = end - windowSeconds;
   const window = { start: iso(start), end: iso(end) };
@@ -66,13 +77,17 @@ export async function measureService(o: MeasureOptions): Promise<MeasurementsDoc
   const hourly = q.requests('1h');
   const first = Math.ceil((start + PEAK_SECONDS) / PEAK_STEP) * PEAK_STEP;
   const counts = (await c.range(hourly, first, end, PEAK_STEP))[0]?.samples.filter((s) => Number.isFinite(s.v)) ?? [];
-  const best = counts.reduce<{ t: number; v: number } | undefined>((b, s) => (b === undefined || s.v > b.v ? s : b),
-    undefined);
+  const best = counts.reduce<{ t: number; v: number } | undefined>(
+    (b, s) => (b === undefined || s.v > b.v ? s : b),
+    undefined,
+  );
   if (!best || best.v <= 0) {
-    throw new MeasureError(`requests of ${service} between ${showTime(start)} and ${showTime(end)}`,
+    throw new MeasureError(
+      `requests of ${service} between ${showTime(start)} and ${showTime(end)}`,
       'none were recorded: the window holds no traffic on the route, so it has no peak to measure.',
       'measure a window in which the service served its usual traffic (--end, --window), or check that Envoy Gateway ' +
-        'routes it (HTTPRoute attached, backends resolved).');
+        'routes it (HTTPRoute attached, backends resolved).',
+    );
   }
   const peakEnd = best.t;
   const peakStart = peakEnd - PEAK_SECONDS;
@@ -93,40 +108,62 @@ export async function measureService(o: MeasureOptions): Promise<MeasurementsDoc
     .sort((a, b) => a.le - b.le);
   const probes = buckets.find((b) => b.le === Infinity)?.n ?? 0;
   if (!(probes > 0)) {
-    throw new MeasureError(`readiness probe durations of ${service} in the ${peakText}`,
+    throw new MeasureError(
+      `readiness probe durations of ${service} in the ${peakText}`,
       'there are none: the kubelet recorded no successful readiness probe of these pods in the busiest hour (every ' +
         'probe failed, or the pods have no readiness probe).',
-      'check the pods\' readiness probe and events (kubectl describe pod); a fleet whose probes all fail at peak has ' +
-        'no p99 to measure, only an outage to fix.');
+      "check the pods' readiness probe and events (kubectl describe pod); a fleet whose probes all fail at peak has " +
+        'no p99 to measure, only an outage to fix.',
+    );
   }
   const owned = await ownedPodNames(c, q, peakStart, peakEnd);
   const failedQuery = q.probeResultsRaw('failed', promRange(PEAK_SECONDS + 600));
-  const failed = counterIncrease((await rawCounter(c, (w) => q.probeResultsRaw('failed', w), peakStart,
-    peakEnd)).filter((x) => owned.has(x.labels.pod)),
-    peakStart);
-  const failedAtPeak = measured(failed.total, 'probes', failedQuery, peakWindow, SOURCES.probeTotal.source,
+  const failed = counterIncrease(
+    (await rawCounter(c, (w) => q.probeResultsRaw('failed', w), peakStart, peakEnd)).filter((x) =>
+      owned.has(x.labels.pod),
+    ),
+    peakStart,
+  );
+  const failedAtPeak = measured(
+    failed.total,
+    'probes',
+    failedQuery,
+    peakWindow,
+    SOURCES.probeTotal.source,
     'timeouts and error status codes are both result="failed" in the kubelet\'s counter; it cannot split them (the ' +
       'Unhealthy events\' messages can: "context deadline exceeded" vs "statuscode: 503", ' +
-      'docs/mechanisms.md#probe-failure-texts). A missing "failed" series means none failed.');
+      'docs/mechanisms.md#probe-failure-texts). A missing "failed" series means none failed.',
+  );
   const counted = probes + failed.total;
   const rankShare = quantileShareWithFailures(0.99, probes, failed.total) ?? Infinity;
   const successOnly = quantileBucket(buckets, 0.99);
   const pods = (await scalar(c, q.probedPods('1h'), peakEnd)) ?? 0;
   const pct = (x: number) => `${Math.round(x * 10000) / 100} %`;
-  const failedText = `${Math.round(failed.total)} of ${Math.round(counted)} readiness probes ` +
+  const failedText =
+    `${Math.round(failed.total)} of ${Math.round(counted)} readiness probes ` +
     `(${pct(failed.total / counted)}) failed`;
-  const probeSource = `${SOURCES.probeDuration.source}, ${Math.round(probes)} successful ` +
+  const probeSource =
+    `${SOURCES.probeDuration.source}, ${Math.round(probes)} successful ` +
     `and ${Math.round(failed.total)} failed probes (${SOURCES.probeTotal.source})`;
   let p99: MeasurementsDocument['readiness']['p99'];
-  const base = { unit: 'seconds', window: peakWindow, source: probeSource, probesCounted: Math.round(counted),
+  const base = {
+    unit: 'seconds',
+    window: peakWindow,
+    source: probeSource,
+    probesCounted: Math.round(counted),
     failedProbes: Math.round(failed.total),
-    successfulOnlySeconds: Number.isFinite(successOnly.upper) ? successOnly.upper : null };
+    successfulOnlySeconds: Number.isFinite(successOnly.upper) ? successOnly.upper : null,
+  };
   if (rankShare > 1) {
     const p99Query = q.probeQuantile(0.99, '1h');
     p99 = {
-      ...base, value: null, query: `${p99Query} (successful probes only); failures: ${failedQuery}`,
-      interpolatedSeconds: null, bucketLowerSeconds: null,
-      note: `${failedText} in the busiest hour, more than 1 %: the p99 is a failed probe, at least the probe's ` +
+      ...base,
+      value: null,
+      query: `${p99Query} (successful probes only); failures: ${failedQuery}`,
+      interpolatedSeconds: null,
+      bucketLowerSeconds: null,
+      note:
+        `${failedText} in the busiest hour, more than 1 %: the p99 is a failed probe, at least the probe's ` +
         `timeout (the kubelet never observes a failed probe's duration), so no bucket holds it; the successful ` +
         'probes alone put it ' +
         `at ${Number.isFinite(successOnly.upper) ? `${successOnly.upper} s` : 'above the largest bucket'}, which is ` +
@@ -145,20 +182,33 @@ export async function measureService(o: MeasureOptions): Promise<MeasurementsDoc
       bucketLowerSeconds: b.lower,
       note: Number.isFinite(b.upper)
         ? `p99 of successful and failed probes together lies in the bucket (${b.lower}, ${b.upper}] ` +
-          `s: ${failedText}${failed.total > 0 ? ', each counted as slower than every success (the kubelet leaves ' +
-            'failures out of the histogram), so the p99 is the successes\' ' + `${Math.round(share * 10000) / 100}th ` +
-              'percentile' : ''} ` +
+          `s: ${failedText}${
+            failed.total > 0
+              ? ', each counted as slower than every success (the kubelet leaves ' +
+                "failures out of the histogram), so the p99 is the successes' " +
+                `${Math.round(share * 10000) / 100}th ` +
+                'percentile'
+              : ''
+          } ` +
           '(docs/mechanisms.md#probe-durations-leave-out-failures).'
         : `p99 is above the largest bucket (${b.lower} s): the handler is far too slow to measure with the kubelet's ` +
           'buckets.',
     };
   }
   const p50Query = q.probeQuantile(0.5, '1h');
-  const p50 = measured(await scalar(c, p50Query, peakEnd), 'seconds', p50Query, peakWindow, probeSource,
-    'interpolated by histogram_quantile within the kubelet\'s buckets, over successful probes');
+  const p50 = measured(
+    await scalar(c, p50Query, peakEnd),
+    'seconds',
+    p50Query,
+    peakWindow,
+    probeSource,
+    "interpolated by histogram_quantile within the kubelet's buckets, over successful probes",
+  );
 
-  const appP99 = o.appHistogram === undefined ? undefined : await appHistogramP99(c, o.appHistogram, target, peakStart,
-    peakEnd, peakWindow, service);
+  const appP99 =
+    o.appHistogram === undefined
+      ? undefined
+      : await appHistogramP99(c, o.appHistogram, target, peakStart, peakEnd, peakWindow, service);
 
   // --- traffic and CPU at the peak ------------------------------------------------------------------
   const rpsQuery = `${hourly} / ${PEAK_SECONDS}`;
@@ -166,35 +216,72 @@ export async function measureService(o: MeasureOptions): Promise<MeasurementsDoc
   const readyAvgQuery = q.readyAvg('1h', '1m');
   const readyAtPeak = await scalar(c, readyAvgQuery, peakEnd);
   const perReplicaQuery = `${rpsQuery} / ${readyAvgQuery}`;
-  const perReplica = measured(readyAtPeak ? peakRps / readyAtPeak : undefined, 'req/s', perReplicaQuery, peakWindow,
+  const perReplica = measured(
+    readyAtPeak ? peakRps / readyAtPeak : undefined,
+    'req/s',
+    perReplicaQuery,
+    peakWindow,
     `${SOURCES.requests.source} / ${q.readySource.source}`,
-    readyAtPeak ? `${Math.round(readyAtPeak * 10) / 10} ready endpoints on average` : 'no ready endpoints ' +
-      `recorded: ${q.readySource.enable}`);
+    readyAtPeak
+      ? `${Math.round(readyAtPeak * 10) / 10} ready endpoints on average`
+      : 'no ready endpoints ' + `recorded: ${q.readySource.enable}`,
+  );
   const cpuQuery = `${q.cpuSeconds('1h')} / ${hourly}`;
-  const cpuPerRequest = await optional(c, SOURCES.cpu, q.pods, peakStart, peakEnd, cpuQuery, 'cpu-seconds', peakWindow,
-    service);
+  const cpuPerRequest = await optional(
+    c,
+    SOURCES.cpu,
+    q.pods,
+    peakStart,
+    peakEnd,
+    cpuQuery,
+    'cpu-seconds',
+    peakWindow,
+    service,
+  );
   const throttleQuery = q.throttledRatio('1h');
   const throttled = await scalar(c, throttleQuery, peakEnd);
-  const throttledM = measured(throttled, 'ratio', throttleQuery, peakWindow, SOURCES.cfs.source,
-    throttled === undefined ? 'no CFS series: the container has no CPU limit (cAdvisor exports CFS counters only ' +
-      'under a quota), so it is never throttled.' : undefined);
+  const throttledM = measured(
+    throttled,
+    'ratio',
+    throttleQuery,
+    peakWindow,
+    SOURCES.cfs.source,
+    throttled === undefined
+      ? 'no CFS series: the container has no CPU limit (cAdvisor exports CFS counters only ' +
+          'under a quota), so it is never throttled.'
+      : undefined,
+  );
 
   // --- endpoints over the window ----------------------------------------------------------------
   const ratioQuery = `${q.ready} / ${q.desired}`;
   const ratio = (await c.range(ratioQuery, start, end, 60))[0]?.samples.filter((s) => Number.isFinite(s.v)) ?? [];
-  const lowest = ratio.reduce<{ t: number; v: number } | undefined>((b, s) => (b === undefined || s.v < b.v ? s : b),
-    undefined);
-  const lowestM = measured(lowest?.v, 'ratio', ratioQuery, window,
+  const lowest = ratio.reduce<{ t: number; v: number } | undefined>(
+    (b, s) => (b === undefined || s.v < b.v ? s : b),
+    undefined,
+  );
+  const lowestM = measured(
+    lowest?.v,
+    'ratio',
+    ratioQuery,
+    window,
     `${q.readySource.source} / ${q.desiredSource.source}`,
-    lowest ? `lowest at ${showTime(lowest.t)} (sampled every minute)` : 'no ready endpoints or desired replicas ' +
-      `recorded: ${q.readySource.enable} ${q.desiredSource.enable}`);
+    lowest
+      ? `lowest at ${showTime(lowest.t)} (sampled every minute)`
+      : 'no ready endpoints or desired replicas ' + `recorded: ${q.readySource.enable} ${q.desiredSource.enable}`,
+  );
 
   // --- the proxy's connection counters over the window ---------------------------------------
   const proxyCounter = async (src: MetricSource) => {
     const query = q.counterRaw(src.metric, promRange(end - start + 600));
     const ev = counterIncrease(await rawCounter(c, (w) => q.counterRaw(src.metric, w), start, end), start);
-    return measured(ev.total, 'connections', query, window, src.source, ev.events.length ? 'last ' +
-      `at ${showTime(ev.events[ev.events.length - 1].t)}` : undefined);
+    return measured(
+      ev.total,
+      'connections',
+      query,
+      window,
+      src.source,
+      ev.events.length ? 'last ' + `at ${showTime(ev.events[ev.events.length - 1].t)}` : undefined,
+    );
   };
 
   // --- capacity points: per-replica load -> handler p99, hour by hour -----------------------------
@@ -203,16 +290,20 @@ export async function measureService(o: MeasureOptions): Promise<MeasurementsDoc
   const p99ByHour = (await c.range(q.probeQuantile(0.99, '1h'), hourStart, end, PEAK_SECONDS))[0]?.samples ?? [];
   const loadByHour = (await c.range(perReplicaQuery, hourStart, end, PEAK_SECONDS))[0]?.samples ?? [];
   const loadAt = new Map(loadByHour.map((s) => [s.t, s.v]));
-  const hours = p99ByHour.filter((s) => Number.isFinite(s.v) &&
-    Number.isFinite(loadAt.get(s.t) ?? NaN)).map((s) => ({ rps: loadAt.get(s.t)!,
-    p99: s.v }));
+  const hours = p99ByHour
+    .filter((s) => Number.isFinite(s.v) && Number.isFinite(loadAt.get(s.t) ?? NaN))
+    .map((s) => ({ rps: loadAt.get(s.t)!, p99: s.v }));
   const capacity = capacityPoints(hours);
 
   return {
     apiVersion: MEASUREMENTS_API_VERSION,
     kind: 'Measurements',
-    service: { name: target.name, namespace: target.namespace, container: q.container,
-      workload: target.workload ?? 'rollout' },
+    service: {
+      name: target.name,
+      namespace: target.namespace,
+      container: q.container,
+      workload: target.workload ?? 'rollout',
+    },
     prometheus: c.url,
     measuredAt: iso((o.now ?? Date.now)() / 1000),
     window,
@@ -221,8 +312,10 @@ export async function measureService(o: MeasureOptions): Promise<MeasurementsDoc
     traffic: { peakRequestsPerSecond: peakRpsM, perReadyReplicaAtPeak: perReplica },
     cpu: { secondsPerRequestAtPeak: cpuPerRequest, throttledRatioAtPeak: throttledM },
     endpoints: { lowestReadyRatio: lowestM },
-    proxy: { remoteResetsWithActiveRequest: await proxyCounter(SOURCES.remoteResets),
-      idleTimeouts: await proxyCounter(SOURCES.idleTimeouts) },
+    proxy: {
+      remoteResetsWithActiveRequest: await proxyCounter(SOURCES.remoteResets),
+      idleTimeouts: await proxyCounter(SOURCES.idleTimeouts),
+    },
     capacity,
   };
 }
@@ -232,46 +325,95 @@ export async function measureService(o: MeasureOptions): Promise<MeasurementsDoc
  * only namespace and pod are added to the user's matchers (a PodMonitor or ServiceMonitor adds
  * both). The value is the upper bound of the bucket holding the p99, as for the kubelet's.
  */
-async function appHistogramP99(c: PrometheusClient, spec: string, target: ServiceTarget, peakStart: number,
-  peakEnd: number, window: Measured['window'], service: string): Promise<Measured> {
+async function appHistogramP99(
+  c: PrometheusClient,
+  spec: string,
+  target: ServiceTarget,
+  peakStart: number,
+  peakEnd: number,
+  window: Measured['window'],
+  service: string,
+): Promise<Measured> {
   const m = /^\s*([a-zA-Z_:][a-zA-Z0-9_:]*)\s*(?:\{(.*)\})?\s*$/.exec(spec);
-  if (!m) throw new MeasureError(`--app-histogram ${spec}`, 'is not a metric name with optional matchers.',
-    'write e.g. http_request_duration_seconds{handler="/healthz"}.');
+  if (!m)
+    throw new MeasureError(
+      `--app-histogram ${spec}`,
+      'is not a metric name with optional matchers.',
+      'write e.g. http_request_duration_seconds{handler="/healthz"}.',
+    );
   const name = m[1].endsWith('_bucket') ? m[1] : `${m[1]}_bucket`;
   const sel = [m[2]?.trim(), `namespace="${target.namespace}"`].filter((x) => x).join(', ');
   const q = new ServiceQueries(target);
-  const src: MetricSource = { metric: name, source: `the app's own request histogram (${name}{${m[2] ?? ''}}, as the ` +
-    'app exports it)', enable: 'check the metric name and its labels in the app\'s /metrics, and that a ' +
-      'ServiceMonitor or PodMonitor scrapes the pods.' };
+  const src: MetricSource = {
+    metric: name,
+    source: `the app's own request histogram (${name}{${m[2] ?? ''}}, as the ` + 'app exports it)',
+    enable:
+      "check the metric name and its labels in the app's /metrics, and that a " +
+      'ServiceMonitor or PodMonitor scrapes the pods.',
+  };
   await requireSeries(c, src, sel, peakStart, peakEnd, service);
   const bucketsQuery = `sum by (le) (${q.owned(`increase(${name}{${sel}}[1h])`, '1h')})`;
   const query = `histogram_quantile(0.99, ${bucketsQuery})`;
   const buckets = (await c.instant(bucketsQuery, peakEnd))
     .map((s) => ({ le: s.labels.le === '+Inf' ? Infinity : Number(s.labels.le), n: s.samples[0].v }))
     .sort((a, b) => a.le - b.le);
-  if (!buckets.length || !(buckets[buckets.length - 1].n > 0)) return measured(undefined, 'seconds', query, window,
-    src.source, 'no requests to the readiness path in the busiest hour');
+  if (!buckets.length || !(buckets[buckets.length - 1].n > 0))
+    return measured(
+      undefined,
+      'seconds',
+      query,
+      window,
+      src.source,
+      'no requests to the readiness path in the busiest hour',
+    );
   const b = quantileBucket(buckets, 0.99);
   const interpolated = await scalar(c, query, peakEnd);
-  return measured(Number.isFinite(b.upper) ? b.upper : undefined, 'seconds', query, window, src.source,
+  return measured(
+    Number.isFinite(b.upper) ? b.upper : undefined,
+    'seconds',
+    query,
+    window,
+    src.source,
     `in the app's bucket (${b.lower}, ${b.upper}] ` +
       `s${interpolated === undefined ? '' : `, interpolated ${Math.round(interpolated * 1000)} ms`}; measured inside ` +
-      'the app, so it leaves out the network, the kubelet and any queueing before the handler that the probe sees');
+      'the app, so it leaves out the network, the kubelet and any queueing before the handler that the probe sees',
+  );
 }
 
-function measured(v: number | undefined, unit: string, query: string, window: Measured['window'], source: string,
-  note?: string): Measured {
-  return { value: v === undefined || !Number.isFinite(v) ? null : v, unit, query, window, source,
-    ...(note ? { note } : {}) };
+function measured(
+  v: number | undefined,
+  unit: string,
+  query: string,
+  window: Measured['window'],
+  source: string,
+  note?: string,
+): Measured {
+  return {
+    value: v === undefined || !Number.isFinite(v) ? null : v,
+    unit,
+    query,
+    window,
+    source,
+    ...(note ? { note } : {}),
+  };
 }
 
-async function optional(c: PrometheusClient, src: MetricSource, selector: string, start: number, end: number,
-  query: string, unit: string, window: Measured['window'], service: string): Promise<Measured> {
+async function optional(
+  c: PrometheusClient,
+  src: MetricSource,
+  selector: string,
+  start: number,
+  end: number,
+  query: string,
+  unit: string,
+  window: Measured['window'],
+  service: string,
+): Promise<Measured> {
   try {
     await requireSeries(c, src, selector, start, end, service);
   } catch (e) {
-    if (e instanceof MeasureError) return measured(undefined, unit, query, window, src.source,
-      `not measured: ${e.why} ${e.fix}`);
+    if (e instanceof MeasureError)
+      return measured(undefined, unit, query, window, src.source, `not measured: ${e.why} ${e.fix}`);
     throw e;
   }
   return measured(await scalar(c, query, end), unit, query, window, src.source);
@@ -288,8 +430,10 @@ export function quantileShareWithFailures(q: number, successful: number, failed:
 }
 
 /** The bucket (lower, upper] holding the q-quantile of cumulative bucket counts sorted by le. */
-export function quantileBucket(buckets: ReadonlyArray<{ le: number; n: number }>,
-  q: number): { lower: number; upper: number } {
+export function quantileBucket(
+  buckets: ReadonlyArray<{ le: number; n: number }>,
+  q: number,
+): { lower: number; upper: number } {
   const total = buckets[buckets.length - 1].n;
   const rank = q * total;
   let lower = 0;
@@ -305,8 +449,14 @@ export function quantileBucket(buckets: ReadonlyArray<{ le: number; n: number }>
  * looks for a knee: the first range whose p99 is at least 3x the lightest range's.
  */
 export function capacityPoints(hours: ReadonlyArray<{ rps: number; p99: number }>): MeasurementsDocument['capacity'] {
-  if (hours.length === 0) return { points: [], saturation: { estimateRps: null, sentence:
-    'no hour had both probe durations and ready endpoints, so there are no capacity points.' } };
+  if (hours.length === 0)
+    return {
+      points: [],
+      saturation: {
+        estimateRps: null,
+        sentence: 'no hour had both probe durations and ready endpoints, so there are no capacity points.',
+      },
+    };
   const lo = Math.min(...hours.map((h) => h.rps));
   const hi = Math.max(...hours.map((h) => h.rps));
   const width = (hi - lo) / CAPACITY_BINS || 1;
@@ -315,25 +465,39 @@ export function capacityPoints(hours: ReadonlyArray<{ rps: number; p99: number }
     const b = Math.min(CAPACITY_BINS - 1, Math.floor((h.rps - lo) / width));
     bins.set(b, [...(bins.get(b) ?? []), h]);
   }
-  const points: CapacityPoint[] = [...bins.entries()].sort((a, b) => a[0] - b[0]).map(([, hs]) => ({
-    rps: round(hs.reduce((s, h) => s + h.rps, 0) / hs.length),
-    p99Seconds: round(Math.max(...hs.map((h) => h.p99)), 4),
-    hours: hs.length,
-  }));
+  const points: CapacityPoint[] = [...bins.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([, hs]) => ({
+      rps: round(hs.reduce((s, h) => s + h.rps, 0) / hs.length),
+      p99Seconds: round(Math.max(...hs.map((h) => h.p99)), 4),
+      hours: hs.length,
+    }));
   const base = points[0].p99Seconds;
   const knee = points.findIndex((p) => p.p99Seconds >= KNEE_FACTOR * base);
   if (knee <= 0) {
-    return { points, saturation: { estimateRps: null, sentence:
-      `no knee in the data: the p99 stays below ${KNEE_FACTOR}x the lightest load's (${ms(base)} at ${points[0].rps} ` +
-        `req/s per replica) up to the highest load measured, ${points[points.length - 1].rps} req/s per replica; ` +
-        'saturation is above that and unknown (load-test one replica to find it).' } };
+    return {
+      points,
+      saturation: {
+        estimateRps: null,
+        sentence:
+          `no knee in the data: the p99 stays below ${KNEE_FACTOR}x the lightest load's (${ms(base)} at ${points[0].rps} ` +
+          `req/s per replica) up to the highest load measured, ${points[points.length - 1].rps} req/s per replica; ` +
+          'saturation is above that and unknown (load-test one replica to find it).',
+      },
+    };
   }
   const below = points[knee - 1];
   const at = points[knee];
-  return { points, saturation: { estimateRps: below.rps, sentence:
-    `a knee between ${below.rps} and ${at.rps} req/s per replica: the p99 rises from ${ms(below.p99Seconds)} ` +
-      `to ${ms(at.p99Seconds)} (${KNEE_FACTOR}x or more the lightest load's ${ms(base)}); saturation is estimated ` +
-      `at ${below.rps} req/s per replica, the highest load below the knee.` } };
+  return {
+    points,
+    saturation: {
+      estimateRps: below.rps,
+      sentence:
+        `a knee between ${below.rps} and ${at.rps} req/s per replica: the p99 rises from ${ms(below.p99Seconds)} ` +
+        `to ${ms(at.p99Seconds)} (${KNEE_FACTOR}x or more the lightest load's ${ms(base)}); saturation is estimated ` +
+        `at ${below.rps} req/s per replica, the highest load below the knee.`,
+    },
+  };
 }
 
 function round(v: number, digits = 1): number {

@@ -30,15 +30,24 @@ export interface CapacityPoint {
 export interface MeasurementsDocument {
   readonly apiVersion: typeof MEASUREMENTS_API_VERSION;
   readonly kind: 'Measurements';
-  readonly service: { readonly name: string; readonly namespace: string; readonly container: string;
-    readonly workload: 'rollout' | 'deployment' };
+  readonly service: {
+    readonly name: string;
+    readonly namespace: string;
+    readonly container: string;
+    readonly workload: 'rollout' | 'deployment';
+  };
   readonly prometheus: string;
   /** When `measure` ran (ISO 8601). */
   readonly measuredAt: string;
   readonly window: { readonly start: string; readonly end: string };
   /** The busiest hour of the window, found by request count on the route. */
-  readonly peak: { readonly start: string; readonly end: string; readonly requestsPerSecond: number;
-    readonly pods: number; readonly query: string };
+  readonly peak: {
+    readonly start: string;
+    readonly end: string;
+    readonly requestsPerSecond: number;
+    readonly pods: number;
+    readonly query: string;
+  };
   readonly readiness: {
     /**
      * The p99 of successful and failed probes together (every failure counted as slower than every
@@ -81,16 +90,23 @@ export class Measurements {
     try {
       text = readTextCapped(file);
     } catch (e) {
-      throw new RollwiseInputError('measurements', file,
+      throw new RollwiseInputError(
+        'measurements',
+        file,
         `the file cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}).`,
-        'run `rollwise measure <service> --namespace <ns> --out <file>` first, or fix the path.');
+        'run `rollwise measure <service> --namespace <ns> --out <file>` first, or fix the path.',
+      );
     }
     let doc: unknown;
     try {
       doc = JSON.parse(text);
     } catch (e) {
-      throw new RollwiseInputError('measurements', file, `is not JSON (${(e as Error).message}).`,
-        'use the file `rollwise measure` wrote, unedited.');
+      throw new RollwiseInputError(
+        'measurements',
+        file,
+        `is not JSON (${(e as Error).message}).`,
+        'use the file `rollwise measure` wrote, unedited.',
+      );
     }
     return Measurements.fromJson(doc, path.basename(file));
   }
@@ -99,43 +115,63 @@ export class Measurements {
   public static fromJson(doc: unknown, origin = 'measurements'): Measurements {
     const d = doc as Partial<MeasurementsDocument> | null;
     if (!d || typeof d !== 'object' || d.kind !== 'Measurements') {
-      throw new RollwiseInputError('measurements', origin, 'is not a rollwise measurements file (kind: Measurements).',
-        'pass the file `rollwise measure` wrote.');
+      throw new RollwiseInputError(
+        'measurements',
+        origin,
+        'is not a rollwise measurements file (kind: Measurements).',
+        'pass the file `rollwise measure` wrote.',
+      );
     }
     if (d.apiVersion !== MEASUREMENTS_API_VERSION) {
-      throw new RollwiseInputError('measurements', `${origin} apiVersion ${String(d.apiVersion)}`,
+      throw new RollwiseInputError(
+        'measurements',
+        `${origin} apiVersion ${String(d.apiVersion)}`,
         `this rollwise reads ${MEASUREMENTS_API_VERSION} only; another version may mean different fields.`,
-        'measure again with this rollwise version.');
+        'measure again with this rollwise version.',
+      );
     }
     checkFields(d, origin);
     const measuredAt = Date.parse(String(d.measuredAt));
     if (!Number.isFinite(measuredAt)) {
-      throw new RollwiseInputError(`measurements ${origin} measuredAt`, d.measuredAt ?? null,
-        'is not an ISO 8601 time.', 'measure again; do not edit the file by hand.');
+      throw new RollwiseInputError(
+        `measurements ${origin} measuredAt`,
+        d.measuredAt ?? null,
+        'is not an ISO 8601 time.',
+        'measure again; do not edit the file by hand.',
+      );
     }
     // A time after now (beyond a clock skew between the machine that measured and this one) is a
     // wrong clock or a hand edit, and it would make the file look fresh forever (the age check).
     if (measuredAt > Date.now() + MAX_CLOCK_SKEW_MS) {
-      throw new RollwiseInputError(`measurements ${origin} measuredAt`, d.measuredAt ?? null,
+      throw new RollwiseInputError(
+        `measurements ${origin} measuredAt`,
+        d.measuredAt ?? null,
         `is in the future (now is ${new Date().toISOString().slice(0, 19)}Z; up to ${MAX_CLOCK_SKEW_MS / 60000} min ` +
           'of clock skew is allowed): a clock that was wrong or a hand edit, and an age never grows past ' +
           'platform.measurementMaxAge, so the file would never be called stale.',
-        'measure again on a machine with a correct clock, and commit the file as written.');
+        'measure again on a machine with a correct clock, and commit the file as written.',
+      );
     }
     // A p99 rollwise measure would never write: a negative or zero duration (null with a note is how
     // it says "not measured")
     const p99 = d.readiness?.p99?.value;
     if (typeof p99 === 'number' && !(p99 > 0)) {
-      throw new RollwiseInputError(`measurements ${origin} readiness.p99.value`, p99,
+      throw new RollwiseInputError(
+        `measurements ${origin} readiness.p99.value`,
+        p99,
         'is not a duration a probe can take (a p99 is above 0 s); rollwise measure writes null with a note when it ' +
           'cannot measure one.',
-        'measure again and commit the file as written; do not edit it by hand.');
+        'measure again and commit the file as written; do not edit it by hand.',
+      );
     }
     return new Measurements(d as MeasurementsDocument, origin, measuredAt / 1000);
   }
 
-  private constructor(public readonly document: MeasurementsDocument, public readonly origin: string,
-    public readonly measuredAtSeconds: number) {}
+  private constructor(
+    public readonly document: MeasurementsDocument,
+    public readonly origin: string,
+    public readonly measuredAtSeconds: number,
+  ) {}
 
   /** The readiness handler's p99 at peak in seconds, or undefined when the file has none. */
   public get readinessP99Seconds(): number | undefined {
@@ -155,13 +191,19 @@ export class Measurements {
   public readinessP99Provenance(): string {
     const d = this.document;
     const p = d.readiness.p99;
-    const interp = p.interpolatedSeconds === null ? '' : `, Prometheus interpolates ${ms(p.interpolatedSeconds)}; ` +
-      `the bucket's upper bound is used so the timeout never rests on interpolation`;
-    return `measured by rollwise measure (${this.origin}, ${d.measuredAt.slice(0, 10)}): ${p.source}, busiest ` +
+    const interp =
+      p.interpolatedSeconds === null
+        ? ''
+        : `, Prometheus interpolates ${ms(p.interpolatedSeconds)}; ` +
+          `the bucket's upper bound is used so the timeout never rests on interpolation`;
+    return (
+      `measured by rollwise measure (${this.origin}, ${d.measuredAt.slice(0, 10)}): ${p.source}, busiest ` +
       `hour ${rangeText(d.peak.start, d.peak.end)} at ${Math.round(d.peak.requestsPerSecond)} req/s, ${d.peak.pods} ` +
-      `pods${p.bucketLowerSeconds === null ? ''
-        : `, in the bucket ${ms(p.bucketLowerSeconds)}-${ms(p.value ?? 0)}`}${interp}; ` +
-      `query ${p.query}`;
+      `pods${
+        p.bucketLowerSeconds === null ? '' : `, in the bucket ${ms(p.bucketLowerSeconds)}-${ms(p.value ?? 0)}`
+      }${interp}; ` +
+      `query ${p.query}`
+    );
   }
 }
 
@@ -169,23 +211,46 @@ export class Measurements {
 const MAX_CLOCK_SKEW_MS = 10 * 60 * 1000;
 
 type FieldType = 'string' | 'number' | 'number|null' | 'string|null' | 'object' | 'array';
-const MEASURED: Record<string, FieldType> = { value: 'number|null', unit: 'string', query: 'string', window: 'object',
-  source: 'string' };
+const MEASURED: Record<string, FieldType> = {
+  value: 'number|null',
+  unit: 'string',
+  query: 'string',
+  window: 'object',
+  source: 'string',
+};
 
 /** Every field rollwise reads from the file, by path, with the type it must have. */
 const FIELDS: Record<string, FieldType> = {
-  service: 'object', 'service.name': 'string', 'service.namespace': 'string', 'service.container': 'string',
+  service: 'object',
+  'service.name': 'string',
+  'service.namespace': 'string',
+  'service.container': 'string',
   'service.workload': 'string',
-  prometheus: 'string', measuredAt: 'string', window: 'object', 'window.start': 'string', 'window.end': 'string',
-  peak: 'object', 'peak.start': 'string', 'peak.end': 'string', 'peak.requestsPerSecond': 'number', 'peak.pods':
-    'number', 'peak.query': 'string',
-  readiness: 'object', 'readiness.p99.interpolatedSeconds': 'number|null', 'readiness.p99.bucketLowerSeconds':
-    'number|null',
-  ...Object.fromEntries(['readiness.p99', 'readiness.p50',
-    'readiness.failedAtPeak'].flatMap((m): [string, FieldType][] => [[m, 'object'],
-      ...Object.entries(MEASURED).map(([k, t]): [string, FieldType] => [`${m}.${k}`, t])])),
-  capacity: 'object', 'capacity.points': 'array', 'capacity.saturation': 'object', 'capacity.saturation.sentence':
-    'string', 'capacity.saturation.estimateRps': 'number|null',
+  prometheus: 'string',
+  measuredAt: 'string',
+  window: 'object',
+  'window.start': 'string',
+  'window.end': 'string',
+  peak: 'object',
+  'peak.start': 'string',
+  'peak.end': 'string',
+  'peak.requestsPerSecond': 'number',
+  'peak.pods': 'number',
+  'peak.query': 'string',
+  readiness: 'object',
+  'readiness.p99.interpolatedSeconds': 'number|null',
+  'readiness.p99.bucketLowerSeconds': 'number|null',
+  ...Object.fromEntries(
+    ['readiness.p99', 'readiness.p50', 'readiness.failedAtPeak'].flatMap((m): [string, FieldType][] => [
+      [m, 'object'],
+      ...Object.entries(MEASURED).map(([k, t]): [string, FieldType] => [`${m}.${k}`, t]),
+    ]),
+  ),
+  capacity: 'object',
+  'capacity.points': 'array',
+  'capacity.saturation': 'object',
+  'capacity.saturation.sentence': 'string',
+  'capacity.saturation.estimateRps': 'number|null',
 };
 
 /**
@@ -194,19 +259,37 @@ const FIELDS: Record<string, FieldType> = {
 function checkFields(d: unknown, origin: string): void {
   for (const [field, type] of Object.entries(FIELDS)) {
     let v: unknown = d;
-    for (const k of field.split('.')) v = v !== null && typeof v === 'object' && !Array.isArray(v)
-      ? (v as Record<string, unknown>)[k] : undefined;
-    const ok = type === 'object' ? v !== null && typeof v === 'object' && !Array.isArray(v)
-      : type === 'array' ? Array.isArray(v)
-        : type.split('|').some((t) => (t === 'null' ? v === null
-          : t === 'number' ? typeof v === 'number' && Number.isFinite(v) : typeof v === t));
+    for (const k of field.split('.'))
+      v = v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>)[k] : undefined;
+    const ok =
+      type === 'object'
+        ? v !== null && typeof v === 'object' && !Array.isArray(v)
+        : type === 'array'
+          ? Array.isArray(v)
+          : type
+              .split('|')
+              .some((t) =>
+                t === 'null'
+                  ? v === null
+                  : t === 'number'
+                    ? typeof v === 'number' && Number.isFinite(v)
+                    : typeof v === t,
+              );
     if (!ok) {
-      throw new RollwiseInputError(`measurements ${origin} ${field}`, v === undefined ? 'missing' : v,
+      throw new RollwiseInputError(
+        `measurements ${origin} ${field}`,
+        v === undefined ? 'missing' : v,
         'must ' +
-          `be ${type === 'number|null' ? 'a finite number or null'
-            : type === 'string|null' ? 'a string or null' : `a${/^[ao]/.test(type) ? 'n' : ''} ${type}`}; ` +
+          `be ${
+            type === 'number|null'
+              ? 'a finite number or null'
+              : type === 'string|null'
+                ? 'a string or null'
+                : `a${/^[ao]/.test(type) ? 'n' : ''} ${type}`
+          }; ` +
           `the file is not what \`rollwise measure\` writes.`,
-        'measure again and commit the file as written; do not edit it by hand.');
+        'measure again and commit the file as written; do not edit it by hand.',
+      );
     }
   }
 }

@@ -70,101 +70,120 @@ export interface MetricSource {
 export const SOURCES = {
   probeDuration: {
     metric: 'prober_probe_duration_seconds_bucket',
-    source: 'the kubelet\'s readiness probe durations (prober_probe_duration_seconds, kubelet /metrics/probes; ' +
+    source:
+      "the kubelet's readiness probe durations (prober_probe_duration_seconds, kubelet /metrics/probes; " +
       'kubernetes pkg/kubelet/prober/prober_manager.go; observed for successful probes only, worker.go doProbe)',
-    enable: 'scrape the kubelet\'s /metrics/probes endpoint (port 10250, HTTPS, bearer token): kube-prometheus-stack ' +
+    enable:
+      "scrape the kubelet's /metrics/probes endpoint (port 10250, HTTPS, bearer token): kube-prometheus-stack " +
       'does with kubelet.serviceMonitor.probes: true; otherwise add a scrape job with metrics_path: /metrics/probes ' +
       'next to your /metrics/cadvisor job.',
   },
   probeTotal: {
     metric: 'prober_probe_total',
-    source: 'the kubelet\'s probe results (prober_probe_total{probe_type="Readiness", result}, kubelet ' +
-      '/metrics/probes; kubernetes pkg/kubelet/prober/prober_manager.go; a result\'s series appears at its first ' +
+    source:
+      'the kubelet\'s probe results (prober_probe_total{probe_type="Readiness", result}, kubelet ' +
+      "/metrics/probes; kubernetes pkg/kubelet/prober/prober_manager.go; a result's series appears at its first " +
       'probe, and timeouts and error status codes are both result="failed")',
-    enable: 'scrape the kubelet\'s /metrics/probes endpoint (kube-prometheus-stack: kubelet.serviceMonitor.probes: ' +
+    enable:
+      "scrape the kubelet's /metrics/probes endpoint (kube-prometheus-stack: kubelet.serviceMonitor.probes: " +
       'true).',
   },
   requests: {
     metric: 'envoy_cluster_upstream_rq_total',
-    source: 'Envoy\'s per-route cluster counters via Envoy Gateway ' +
+    source:
+      "Envoy's per-route cluster counters via Envoy Gateway " +
       '(envoy_cluster_upstream_rq_total{envoy_cluster_name="httproute/<ns>/<route>/rule/<n>"}, /stats/prometheus on ' +
-      'port 19001; the names Envoy Gateway v1.9.0\'s own dashboards query, ' +
+      "port 19001; the names Envoy Gateway v1.9.0's own dashboards query, " +
       'charts/gateway-addons-helm/dashboards/envoy-clusters.json)',
-    enable: 'scrape the Envoy proxies\' /stats/prometheus (port 19001) with a PodMonitor on the Envoy Gateway proxy ' +
-      'pods (Envoy Gateway\'s observability docs), and keep the default cluster stat names (no EnvoyProxy ' +
+    enable:
+      "scrape the Envoy proxies' /stats/prometheus (port 19001) with a PodMonitor on the Envoy Gateway proxy " +
+      "pods (Envoy Gateway's observability docs), and keep the default cluster stat names (no EnvoyProxy " +
       'telemetry.metrics.clusterStatName).',
   },
   responseClasses: {
     metric: 'envoy_cluster_upstream_rq_xx',
-    source: 'Envoy\'s response-class counters (envoy_cluster_upstream_rq_xx{envoy_response_code_class}; a class\'s ' +
+    source:
+      "Envoy's response-class counters (envoy_cluster_upstream_rq_xx{envoy_response_code_class}; a class's " +
       'series exists only after its first response, source/common/http/codes.cc)',
-    enable: 'scrape the Envoy proxies\' /stats/prometheus (port 19001).',
+    enable: "scrape the Envoy proxies' /stats/prometheus (port 19001).",
   },
   remoteResets: {
     metric: 'envoy_cluster_upstream_cx_destroy_remote_with_active_rq',
-    source: 'Envoy\'s count of upstream connections the pod closed with a request in flight ' +
+    source:
+      "Envoy's count of upstream connections the pod closed with a request in flight " +
       '(envoy_cluster_upstream_cx_destroy_remote_with_active_rq, the keep-alive race signature, ' +
       'docs/mechanisms.md#keep-alive-race)',
-    enable: 'scrape the Envoy proxies\' /stats/prometheus (port 19001).',
+    enable: "scrape the Envoy proxies' /stats/prometheus (port 19001).",
   },
   idleTimeouts: {
     metric: 'envoy_cluster_upstream_cx_idle_timeout',
-    source: 'Envoy\'s count of upstream connections it closed as idle (envoy_cluster_upstream_cx_idle_timeout: the ' +
+    source:
+      "Envoy's count of upstream connections it closed as idle (envoy_cluster_upstream_cx_idle_timeout: the " +
       'proxy closing first)',
-    enable: 'scrape the Envoy proxies\' /stats/prometheus (port 19001).',
+    enable: "scrape the Envoy proxies' /stats/prometheus (port 19001).",
   },
   cpu: {
     metric: 'container_cpu_usage_seconds_total',
-    source: 'cAdvisor\'s CPU usage (container_cpu_usage_seconds_total, kubelet /metrics/cadvisor)',
-    enable: 'scrape the kubelet\'s /metrics/cadvisor (kube-prometheus-stack: kubelet.serviceMonitor.cAdvisor: true).',
+    source: "cAdvisor's CPU usage (container_cpu_usage_seconds_total, kubelet /metrics/cadvisor)",
+    enable: "scrape the kubelet's /metrics/cadvisor (kube-prometheus-stack: kubelet.serviceMonitor.cAdvisor: true).",
   },
   cfs: {
     metric: 'container_cpu_cfs_periods_total',
-    source: 'cAdvisor\'s CFS counters (container_cpu_cfs_throttled_periods_total / container_cpu_cfs_periods_total, ' +
+    source:
+      "cAdvisor's CFS counters (container_cpu_cfs_throttled_periods_total / container_cpu_cfs_periods_total, " +
       'kubelet /metrics/cadvisor; exported only for containers with a CFS quota, i.e. a CPU limit: google/cadvisor ' +
       'metrics/prometheus.go, condition Cpu.Quota != 0)',
     enable: 'nothing to enable: without a CPU limit there is no CFS quota and no throttling.',
   },
   readyEndpointSlices: {
     metric: 'kube_endpointslice_endpoints',
-    source: 'kube-state-metrics\' EndpointSlice endpoints (kube_endpointslice_endpoints{endpointslice, ready, ' +
+    source:
+      "kube-state-metrics' EndpointSlice endpoints (kube_endpointslice_endpoints{endpointslice, ready, " +
       'address}, one series per address; kube-state-metrics v2.19.1 internal/store/endpointslice.go, collected by ' +
       'default)',
-    enable: 'run kube-state-metrics with the endpointslices resource (in its defaults; check its --resources flag) ' +
+    enable:
+      'run kube-state-metrics with the endpointslices resource (in its defaults; check its --resources flag) ' +
       'and scrape it.',
   },
   readyEndpoints: {
     metric: 'kube_endpoint_address',
-    source: 'kube-state-metrics\' endpoint addresses (kube_endpoint_address{ready}, one series per address; ' +
+    source:
+      "kube-state-metrics' endpoint addresses (kube_endpoint_address{ready}, one series per address; " +
       'kube-state-metrics v2.19.1 internal/store/endpoint.go; not collected by default)',
-    enable: 'kube-state-metrics collects Endpoints only with "endpoints" in --resources (its defaults list ' +
+    enable:
+      'kube-state-metrics collects Endpoints only with "endpoints" in --resources (its defaults list ' +
       'endpointslices instead: pkg/options/resource.go, v2.19.1); add it, or read EndpointSlices (the default, ' +
       '--endpoints endpointslices).',
   },
   podOwner: {
     metric: 'kube_pod_owner',
-    source: 'kube-state-metrics\' pod owners (kube_pod_owner{owner_kind="ReplicaSet", owner_name}, collected by ' +
-      'default; v2.19.1 internal/store/pod.go): the service\'s pods are those of its ReplicaSets ' +
+    source:
+      'kube-state-metrics\' pod owners (kube_pod_owner{owner_kind="ReplicaSet", owner_name}, collected by ' +
+      "default; v2.19.1 internal/store/pod.go): the service's pods are those of its ReplicaSets " +
       '<name>-<pod-template-hash>',
     enable: 'run kube-state-metrics (pods are on by default) and scrape it.',
   },
   podReady: {
     metric: 'kube_pod_status_ready',
-    source: 'kube-state-metrics\' pod Ready condition (kube_pod_status_ready{namespace, pod, condition}, 0/1 per ' +
+    source:
+      "kube-state-metrics' pod Ready condition (kube_pod_status_ready{namespace, pod, condition}, 0/1 per " +
       'condition; kube-state-metrics v2.19.1 internal/store/pod.go)',
     enable: 'run kube-state-metrics (pods are on by default) and scrape it.',
   },
   rolloutDesired: {
     metric: 'rollout_info_replicas_desired',
-    source: 'the Argo Rollouts controller\'s desired replicas (rollout_info_replicas_desired{namespace, name}, ' +
-      'namespace the Rollout\'s; argo-rollouts v1.9.1 controller/metrics/prommetrics.go)',
-    enable: 'scrape the Argo Rollouts controller\'s metrics port (8090) with honorLabels: true, which keeps the ' +
-      'controller\'s namespace label: rollwise platform\'s PodMonitor argo-rollouts-controller does ' +
+    source:
+      "the Argo Rollouts controller's desired replicas (rollout_info_replicas_desired{namespace, name}, " +
+      "namespace the Rollout's; argo-rollouts v1.9.1 controller/metrics/prommetrics.go)",
+    enable:
+      "scrape the Argo Rollouts controller's metrics port (8090) with honorLabels: true, which keeps the " +
+      "controller's namespace label: rollwise platform's PodMonitor argo-rollouts-controller does " +
       '(docs/cluster.md).',
   },
   deploymentDesired: {
     metric: 'kube_deployment_spec_replicas',
-    source: 'kube-state-metrics\' desired replicas (kube_deployment_spec_replicas; kube-state-metrics v2.19.1 ' +
+    source:
+      "kube-state-metrics' desired replicas (kube_deployment_spec_replicas; kube-state-metrics v2.19.1 " +
       'internal/store/deployment.go)',
     enable: 'run kube-state-metrics (deployments are on by default) and scrape it.',
   },
@@ -199,18 +218,20 @@ export class ServiceQueries {
     if ((target.endpoints ?? 'endpointslices') === 'endpointslices') {
       // A Service's slices are named <service>- cut to 58 characters plus 5 generated ones.
       this.readySelector = `namespace="${ns}", endpointslice=~"${generatedNameRegex(`${target.name}-`)}"`;
-      this.ready = `(count(group by (address) (kube_endpointslice_endpoints{${this.readySelector}, ready="true"})) ` +
+      this.ready =
+        `(count(group by (address) (kube_endpointslice_endpoints{${this.readySelector}, ready="true"})) ` +
         'or on() vector(0))';
       this.readySource = SOURCES.readyEndpointSlices;
     } else {
       this.readySelector = `namespace="${ns}", endpoint="${target.name}"`;
-      this.ready = `(count(group by (ip) (kube_endpoint_address{${this.readySelector}, ready="true"})) or on() ` +
-        'vector(0))';
+      this.ready =
+        `(count(group by (ip) (kube_endpoint_address{${this.readySelector}, ready="true"})) or on() ` + 'vector(0))';
       this.readySource = SOURCES.readyEndpoints;
     }
     const rollout = (target.workload ?? 'rollout') === 'rollout';
-    this.desiredSelector = rollout ? `namespace="${ns}", name="${target.name}"` : `namespace="${ns}", ` +
-      `deployment="${target.name}"`;
+    this.desiredSelector = rollout
+      ? `namespace="${ns}", name="${target.name}"`
+      : `namespace="${ns}", ` + `deployment="${target.name}"`;
     this.desired = rollout
       ? `max(rollout_info_replicas_desired{${this.desiredSelector}})`
       : `max(kube_deployment_spec_replicas{${this.desiredSelector}})`;
@@ -241,9 +262,10 @@ export class ServiceQueries {
 
   /** Cumulative readiness-probe bucket counts over the window, per le (to read the bucket bounds). */
   probeBuckets(w: string): string {
-    return 'sum by (le) ' +
-      `(${this.owned(`increase(prober_probe_duration_seconds_bucket{probe_type="Readiness", ${this.pods}}[${w}])`,
-        w)})`;
+    return (
+      'sum by (le) ' +
+      `(${this.owned(`increase(prober_probe_duration_seconds_bucket{probe_type="Readiness", ${this.pods}}[${w}])`, w)})`
+    );
   }
 
   /**
@@ -256,8 +278,10 @@ export class ServiceQueries {
 
   /** Pods reporting readiness probes over the window (the fleet measured). */
   probedPods(w: string): string {
-    return 'count(count by (pod) ' +
-      `(${this.owned(`increase(prober_probe_total{probe_type="Readiness", ${this.pods}}[${w}])`, w)}))`;
+    return (
+      'count(count by (pod) ' +
+      `(${this.owned(`increase(prober_probe_total{probe_type="Readiness", ${this.pods}}[${w}])`, w)}))`
+    );
   }
 
   cpuSeconds(w: string): string {
@@ -265,14 +289,18 @@ export class ServiceQueries {
   }
 
   throttledRatio(w: string): string {
-    return `sum(${this.owned(`increase(container_cpu_cfs_throttled_periods_total{${this.pods}}[${w}])`, w)}) / ` +
-      `sum(${this.owned(`increase(container_cpu_cfs_periods_total{${this.pods}}[${w}])`, w)})`;
+    return (
+      `sum(${this.owned(`increase(container_cpu_cfs_throttled_periods_total{${this.pods}}[${w}])`, w)}) / ` +
+      `sum(${this.owned(`increase(container_cpu_cfs_periods_total{${this.pods}}[${w}])`, w)})`
+    );
   }
 
   /** The route's 5xx ratio: an absent 5xx series (no 5xx yet) is 0 while requests exist; no requests is no sample. */
   errorRatio(w: string): string {
-    return `(sum(increase(envoy_cluster_upstream_rq_xx{${this.route}, envoy_response_code_class="5"}[${w}])) or on() ` +
-      `vector(0)) / sum(increase(envoy_cluster_upstream_rq_xx{${this.route}}[${w}]))`;
+    return (
+      `(sum(increase(envoy_cluster_upstream_rq_xx{${this.route}, envoy_response_code_class="5"}[${w}])) or on() ` +
+      `vector(0)) / sum(increase(envoy_cluster_upstream_rq_xx{${this.route}}[${w}]))`
+    );
   }
 
   counterRaw(metric: string, w: string): string {

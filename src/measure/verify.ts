@@ -3,8 +3,17 @@ import { RollwiseInputError } from '../errors';
 import { PEAK_SECONDS } from './measure';
 import { PrometheusClient, Sample } from './prometheus';
 import { ServiceQueries, ServiceTarget, SOURCES } from './queries';
-import { counterIncrease, iso, ownedPodNames, promRange, rawCounter, requireSeries, scalar, showRange,
-  showTime } from './series';
+import {
+  counterIncrease,
+  iso,
+  ownedPodNames,
+  promRange,
+  rawCounter,
+  requireSeries,
+  scalar,
+  showRange,
+  showTime,
+} from './series';
 
 export interface VerifyOptions {
   readonly client: PrometheusClient;
@@ -78,8 +87,12 @@ export interface VerifyReport {
   /** pass: every check passed; fail: at least one failed; refused: the window cannot verify anything. */
   readonly verdict: 'pass' | 'fail' | 'refused';
   readonly refusal?: string;
-  readonly peak?: { readonly start: string; readonly end: string; readonly requestsPerSecond: number;
-    readonly referenceRequestsPerSecond: number };
+  readonly peak?: {
+    readonly start: string;
+    readonly end: string;
+    readonly requestsPerSecond: number;
+    readonly referenceRequestsPerSecond: number;
+  };
   readonly checks: readonly VerifyCheck[];
 }
 
@@ -95,9 +108,11 @@ export async function verifyService(o: VerifyOptions): Promise<VerifyReport> {
   const service = `${o.target.namespace}/${o.target.name}`;
   const window = { start: iso(since), end: iso(until) };
   const refuse = (why: string): VerifyReport => ({ service, window, verdict: 'refused', refusal: why, checks: [] });
-  if (until - since < PEAK_SECONDS) return refuse(
-    `the window ${showRange(since, until)} is shorter than an hour, so it cannot hold a peak hour; verify over at ` +
-      'least a day that includes the daily peak.');
+  if (until - since < PEAK_SECONDS)
+    return refuse(
+      `the window ${showRange(since, until)} is shorter than an hour, so it cannot hold a peak hour; verify over at ` +
+        'least a day that includes the daily peak.',
+    );
 
   await requireSeries(c, SOURCES.requests, q.route, since, until, service);
   await requireSeries(c, SOURCES.probeTotal, `probe_type="Readiness", ${q.pods}`, since, until, service);
@@ -121,9 +136,11 @@ export async function verifyService(o: VerifyOptions): Promise<VerifyReport> {
   };
   const best = await busiest(since);
   const reference = await busiest(Math.min(since, until - WEEK));
-  if (!best || best.v <= 0 || !reference) return refuse(
-    `no requests on the route between ${showTime(since)} and ${showTime(until)}: nothing was served, so nothing can ` +
-      'be verified.');
+  if (!best || best.v <= 0 || !reference)
+    return refuse(
+      `no requests on the route between ${showTime(since)} and ${showTime(until)}: nothing was served, so nothing can ` +
+        'be verified.',
+    );
   const rps = best.v / PEAK_SECONDS;
   const refRps = reference.v / PEAK_SECONDS;
   if (rps < PEAK_SHARE * refRps) {
@@ -133,7 +150,8 @@ export async function verifyService(o: VerifyOptions): Promise<VerifyReport> {
         `(${showRange(reference.t - PEAK_SECONDS, reference.t)}, ${Math.round(refRps)} req/s). Readiness timeouts, ` +
         'throttling and emptied endpoints happen at peak load; a quiet window passes every check and proves nothing ' +
         '(docs/mechanisms.md#fixes-and-verification). Verify over a window that includes the daily peak (--since ' +
-        'before it, --until after it).');
+        'before it, --until after it).',
+    );
   }
   const peakEnd = best.t;
   const peakStart = peakEnd - PEAK_SECONDS;
@@ -145,25 +163,29 @@ export async function verifyService(o: VerifyOptions): Promise<VerifyReport> {
   // The kubelet's series name the pod; the service's pods are those its ReplicaSets own (kube_pod_owner).
   const owned = await ownedPodNames(c, q, since, until);
   const ownedOnly = (xs: Awaited<ReturnType<typeof rawCounter>>) => xs.filter((x) => owned.has(x.labels.pod));
-  const failed = counterIncrease(ownedOnly(await rawCounter(c, (w) => q.probeResultsRaw('failed', w), peakStart,
-    peakEnd)),
-    peakStart);
-  const windowFailed = counterIncrease(ownedOnly(await rawCounter(c, (w) => q.probeResultsRaw('failed', w), since,
-    until)),
-    since);
-  const worst = failed.events.reduce<{ t: number; n: number } | undefined>((b, e) => (b === undefined || e.n > b.n ? e
-    : b),
-    undefined);
+  const failed = counterIncrease(
+    ownedOnly(await rawCounter(c, (w) => q.probeResultsRaw('failed', w), peakStart, peakEnd)),
+    peakStart,
+  );
+  const windowFailed = counterIncrease(
+    ownedOnly(await rawCounter(c, (w) => q.probeResultsRaw('failed', w), since, until)),
+    since,
+  );
+  const worst = failed.events.reduce<{ t: number; n: number } | undefined>(
+    (b, e) => (b === undefined || e.n > b.n ? e : b),
+    undefined,
+  );
   checks.push({
     name: 'readiness timeouts at peak',
     verdict: failed.total === 0 ? 'pass' : 'fail',
-    figure: failed.total === 0
-      ? `0 failed readiness probes in the busiest hour ${peakText} (${windowFailed.total} over the whole window)`
-      : `${failed.total} failed readiness probes in the busiest hour ${peakText}, ` +
-        `from ${showTime(failed.events[0].t)} to ${showTime(failed.events[failed.events.length - 1].t)}, most ` +
-        `(${worst!.n}) in the minute to ${showTime(worst!.t)}; the kubelet counts timeouts and error status codes ` +
-        `together, so read the pods' Unhealthy events ("context deadline exceeded" is a timeout, ` +
-        'docs/mechanisms.md#probe-failure-texts)',
+    figure:
+      failed.total === 0
+        ? `0 failed readiness probes in the busiest hour ${peakText} (${windowFailed.total} over the whole window)`
+        : `${failed.total} failed readiness probes in the busiest hour ${peakText}, ` +
+          `from ${showTime(failed.events[0].t)} to ${showTime(failed.events[failed.events.length - 1].t)}, most ` +
+          `(${worst!.n}) in the minute to ${showTime(worst!.t)}; the kubelet counts timeouts and error status codes ` +
+          `together, so read the pods' Unhealthy events ("context deadline exceeded" is a timeout, ` +
+          'docs/mechanisms.md#probe-failure-texts)',
     threshold: '0',
     query: failedQuery,
     source: SOURCES.probeTotal.source,
@@ -172,27 +194,39 @@ export async function verifyService(o: VerifyOptions): Promise<VerifyReport> {
   // --- 2. ready endpoints never below the floor ------------------------------------------------
   const maxUnavailable = o.maxUnavailable ?? 1;
   const readySamples = (await c.range(q.ready, since, until, 60))[0]?.samples ?? [];
-  const desiredSamples = new Map(((await c.range(q.desired, since, until, 60))[0]?.samples ?? []).map((s) => [s.t,
-    s.v]));
-  if (desiredSamples.size === 0) return refuse(
-    `no desired replicas sampled between ${showTime(since)} and ${showTime(until)} (${q.desired}), so the ` +
-      `ready-endpoints floor cannot be checked: ${q.desiredSource.enable}`);
+  const desiredSamples = new Map(
+    ((await c.range(q.desired, since, until, 60))[0]?.samples ?? []).map((s) => [s.t, s.v]),
+  );
+  if (desiredSamples.size === 0)
+    return refuse(
+      `no desired replicas sampled between ${showTime(since)} and ${showTime(until)} (${q.desired}), so the ` +
+        `ready-endpoints floor cannot be checked: ${q.desiredSource.enable}`,
+    );
   const below = readySamples.filter((s) => desiredSamples.has(s.t) && s.v < desiredSamples.get(s.t)! - maxUnavailable);
-  const lowest = readySamples.filter((s) => desiredSamples.has(s.t)).reduce<Sample
-    | undefined>((b, s) => (b === undefined || s.v / desiredSamples.get(s.t)! < b.v / desiredSamples.get(b.t)! ? s : b),
-    undefined);
+  const lowest = readySamples
+    .filter((s) => desiredSamples.has(s.t))
+    .reduce<Sample | undefined>(
+      (b, s) => (b === undefined || s.v / desiredSamples.get(s.t)! < b.v / desiredSamples.get(b.t)! ? s : b),
+      undefined,
+    );
   checks.push({
     name: 'ready endpoints / desired replicas',
     verdict: below.length === 0 ? 'pass' : 'fail',
-    figure: below.length === 0
+    figure:
+      below.length === 0
         ? 'never below the floor; ' +
           `lowest ${lowest ? `${lowest.v} of ${desiredSamples.get(lowest.t)} at ${showTime(lowest.t)}` : 'n/a'}`
         : `below the floor in ${below.length} minute(s), first at ${showTime(below[0].t)} (${below[0].v} ` +
           `of ${desiredSamples.get(below[0].t)} ready), lowest ${lowest!.v} of ${desiredSamples.get(lowest!.t)} ` +
           `at ${showTime(lowest!.t)}`,
-    threshold: `ready >= desired - ${maxUnavailable} ` +
-      `(${o.maxUnavailableSource ?? (o.maxUnavailable === undefined ? 'rollwise\'s disruption budget without ' +
-        'capacity figures' : 'maxUnavailable given')}; ` +
+    threshold:
+      `ready >= desired - ${maxUnavailable} ` +
+      `(${
+        o.maxUnavailableSource ??
+        (o.maxUnavailable === undefined
+          ? "rollwise's disruption budget without " + 'capacity figures'
+          : 'maxUnavailable given')
+      }; ` +
       'sampled every minute)',
     query: `${q.ready} / ${q.desired}`,
     source: `${q.readySource.source} / ${q.desiredSource.source}`,
@@ -205,23 +239,31 @@ export async function verifyService(o: VerifyOptions): Promise<VerifyReport> {
   checks.push({
     name: 'CPU throttling at peak',
     verdict: throttled === undefined ? 'skip' : throttled < throttleMax ? 'pass' : 'fail',
-    figure: throttled === undefined ? 'no CFS series while cAdvisor is scraped (container_cpu_usage_seconds_total ' +
-      'exists): no CPU limit, so never throttled' : `${pct(throttled)} of CFS periods throttled in ${peakText}`,
+    figure:
+      throttled === undefined
+        ? 'no CFS series while cAdvisor is scraped (container_cpu_usage_seconds_total ' +
+          'exists): no CPU limit, so never throttled'
+        : `${pct(throttled)} of CFS periods throttled in ${peakText}`,
     threshold: `< ${pct(throttleMax)}`,
     query: throttleQuery,
     source: SOURCES.cfs.source,
   });
 
   // --- 4. no upstream resets with a request in flight ------------------------------------------
-  const resets = counterIncrease(await rawCounter(c, (w) => q.counterRaw(SOURCES.remoteResets.metric, w), since, until),
-    since);
+  const resets = counterIncrease(
+    await rawCounter(c, (w) => q.counterRaw(SOURCES.remoteResets.metric, w), since, until),
+    since,
+  );
   checks.push({
     name: 'resets with a request in flight',
     verdict: resets.total === 0 ? 'pass' : 'fail',
-    figure: resets.total === 0 ? '0 connections closed by the pods with a request in flight' : `${resets.total} connections closed by ` +
-      `the pods with a request in flight (each a 503 UC), first at ${showTime(resets.events[0].t)}: the proxy's idle ` +
-      `timeout is not below the app's keep-alive, or pods exit without a shutdown delay ` +
-      '(docs/mechanisms.md#keep-alive-race)',
+    figure:
+      resets.total === 0
+        ? '0 connections closed by the pods with a request in flight'
+        : `${resets.total} connections closed by ` +
+          `the pods with a request in flight (each a 503 UC), first at ${showTime(resets.events[0].t)}: the proxy's idle ` +
+          `timeout is not below the app's keep-alive, or pods exit without a shutdown delay ` +
+          '(docs/mechanisms.md#keep-alive-race)',
     threshold: '0',
     query: q.counterRaw(SOURCES.remoteResets.metric, promRange(until - since + 600)),
     source: SOURCES.remoteResets.source,
@@ -231,14 +273,17 @@ export async function verifyService(o: VerifyOptions): Promise<VerifyReport> {
   const slo = o.sloErrorRatio ?? DEFAULT_SLO_ERROR_RATIO;
   const atPeak = await scalar(c, q.errorRatio('1h'), peakEnd);
   const overall = await scalar(c, q.errorRatio(promRange(until - since)), until);
-  if (atPeak === undefined && overall === undefined) return refuse(
-    `the route's 5xx ratio has no value in the busiest hour ${peakText} or over the window (${q.errorRatio('1h')}): ` +
-      'the response-class counters were scraped, but not over the requests the peak counted.');
+  if (atPeak === undefined && overall === undefined)
+    return refuse(
+      `the route's 5xx ratio has no value in the busiest hour ${peakText} or over the window (${q.errorRatio('1h')}): ` +
+        'the response-class counters were scraped, but not over the requests the peak counted.',
+    );
   const worstRatio = Math.max(atPeak ?? 0, overall ?? 0);
   checks.push({
     name: 'route 5xx ratio',
     verdict: worstRatio < slo ? 'pass' : 'fail',
-    figure: `${atPeak === undefined ? 'n/a' : pct(atPeak)} in the busiest ` +
+    figure:
+      `${atPeak === undefined ? 'n/a' : pct(atPeak)} in the busiest ` +
       `hour ${peakText}, ${overall === undefined ? 'n/a' : pct(overall)} over the window`,
     threshold: `< ${pct(slo)}`,
     query: q.errorRatio('1h'),
@@ -261,12 +306,20 @@ export async function verifyService(o: VerifyOptions): Promise<VerifyReport> {
  * after the stop that reads not Ready must come within the implied window plus one sample interval
  * (the scrape can only see the change at its next sample).
  */
-async function probeCanFailCheck(c: PrometheusClient, target: ServiceTarget, x: ProbeFailureExperiment, since: number,
-  until: number): Promise<VerifyCheck> {
+async function probeCanFailCheck(
+  c: PrometheusClient,
+  target: ServiceTarget,
+  x: ProbeFailureExperiment,
+  since: number,
+  until: number,
+): Promise<VerifyCheck> {
   if (x.at < since || x.at > until) {
-    throw new RollwiseInputError('--listener-stopped', `${x.pod}@${iso(x.at)}`,
+    throw new RollwiseInputError(
+      '--listener-stopped',
+      `${x.pod}@${iso(x.at)}`,
       `the experiment lies outside the verified window ${showRange(since, until)}.`,
-      'give the time the listener was stopped, inside --since .. --until.');
+      'give the time the listener was stopped, inside --since .. --until.',
+    );
   }
   const selector = `namespace="${target.namespace}", pod="${x.pod}", condition="true"`;
   const from = x.at - 600;
@@ -274,23 +327,39 @@ async function probeCanFailCheck(c: PrometheusClient, target: ServiceTarget, x: 
   await requireSeries(c, SOURCES.podReady, selector, from, to, `${target.namespace}/${x.pod}`);
   const query = `kube_pod_status_ready{${selector}}[${promRange(to - from)}]`;
   const samples = ((await c.instant(query, to))[0]?.samples ?? []).slice().sort((a, b) => a.t - b.t);
-  const gaps = samples.slice(1).map((s, i) => s.t - samples[i].t).sort((a, b) => a - b);
+  const gaps = samples
+    .slice(1)
+    .map((s, i) => s.t - samples[i].t)
+    .sort((a, b) => a - b);
   const interval = gaps.length ? gaps[Math.floor(gaps.length / 2)] : 0;
   const left = samples.find((s) => s.t >= x.at && s.v === 0);
   const limit = x.leaveWithinSeconds + interval;
-  const base = { name: 'probe can still fail', threshold: `not Ready within ${x.leaveWithinSeconds} s ` +
-    `(${x.leaveWithinSource}) + one ${interval} s sample`, query, source: SOURCES.podReady.source };
+  const base = {
+    name: 'probe can still fail',
+    threshold: `not Ready within ${x.leaveWithinSeconds} s ` + `(${x.leaveWithinSource}) + one ${interval} s sample`,
+    query,
+    source: SOURCES.podReady.source,
+  };
   if (!left) {
     const last = samples[samples.length - 1];
-    return { ...base, verdict: 'fail', figure: `${x.pod} was still Ready ` +
-      `at ${last ? showTime(last.t) : 'the end of the data'}, ${last ? last.t - x.at : '?'} s after its listener was ` +
-      `stopped at ${showTime(x.at)}: a probe that cannot fail protects nothing (readiness on another port, a handler ` +
-      'that answers without the listener, or no readiness probe)' };
+    return {
+      ...base,
+      verdict: 'fail',
+      figure:
+        `${x.pod} was still Ready ` +
+        `at ${last ? showTime(last.t) : 'the end of the data'}, ${last ? last.t - x.at : '?'} s after its listener was ` +
+        `stopped at ${showTime(x.at)}: a probe that cannot fail protects nothing (readiness on another port, a handler ` +
+        'that answers without the listener, or no readiness probe)',
+    };
   }
   const after = left.t - x.at;
-  return { ...base, verdict: after <= limit ? 'pass' : 'fail', figure:
-    `${x.pod} was first seen not Ready ${after} s after its listener was stopped at ${showTime(x.at)} (sample ` +
-      `at ${showTime(left.t)}, every ${interval} s)` };
+  return {
+    ...base,
+    verdict: after <= limit ? 'pass' : 'fail',
+    figure:
+      `${x.pod} was first seen not Ready ${after} s after its listener was stopped at ${showTime(x.at)} (sample ` +
+      `at ${showTime(left.t)}, every ${interval} s)`,
+  };
 }
 
 function pct(r: number): string {
@@ -299,15 +368,19 @@ function pct(r: number): string {
 
 /** Text form: one line per check with its figure, then the verdict. */
 export function formatVerify(r: VerifyReport): string {
-  const lines = [`verify ${r.service} ` +
-    `over ${showRange(Date.parse(r.window.start) / 1000, Date.parse(r.window.end) / 1000)}`];
+  const lines = [
+    `verify ${r.service} ` + `over ${showRange(Date.parse(r.window.start) / 1000, Date.parse(r.window.end) / 1000)}`,
+  ];
   if (r.verdict === 'refused') return `${lines[0]}\nREFUSED: ${r.refusal}\n`;
   lines.push(
-    `peak: ${showRange(Date.parse(r.peak!.start) / 1000,
-      Date.parse(r.peak!.end) / 1000)}, ${Math.round(r.peak!.requestsPerSecond)} ` +
-      `req/s (busiest hour of the week: ${Math.round(r.peak!.referenceRequestsPerSecond)} req/s)`);
-  for (const ch of r.checks) lines.push(
-    `${ch.verdict.toUpperCase().padEnd(4)} ${ch.name}: ${ch.figure} (threshold ${ch.threshold})`);
+    `peak: ${showRange(
+      Date.parse(r.peak!.start) / 1000,
+      Date.parse(r.peak!.end) / 1000,
+    )}, ${Math.round(r.peak!.requestsPerSecond)} ` +
+      `req/s (busiest hour of the week: ${Math.round(r.peak!.referenceRequestsPerSecond)} req/s)`,
+  );
+  for (const ch of r.checks)
+    lines.push(`${ch.verdict.toUpperCase().padEnd(4)} ${ch.name}: ${ch.figure} (threshold ${ch.threshold})`);
   lines.push(`verdict: ${r.verdict.toUpperCase()}`);
   return `${lines.join('\n')}\n`;
 }

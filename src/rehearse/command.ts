@@ -29,17 +29,24 @@ export async function runRehearse(o: RunRehearseOptions): Promise<number> {
   let models;
   try {
     const texts = o.files.map((file) => {
-      if (!fs.existsSync(file)) throw new RehearseInputError('manifest', file, 'does not exist.',
-        'pass rendered manifest files (e.g. dist/prod/<service>.k8s.yaml).');
+      if (!fs.existsSync(file))
+        throw new RehearseInputError(
+          'manifest',
+          file,
+          'does not exist.',
+          'pass rendered manifest files (e.g. dist/prod/<service>.k8s.yaml).',
+        );
       return { file, text: readTextCapped(file) };
     });
     models = readRollouts(texts, { peakRps: o.peakRps, releaseRps: o.releaseRps });
     for (const m of models) {
       if (m.peakRps === undefined && o.releaseRps === undefined) {
-        throw new RehearseInputError(`Rollout ${m.namespace}/${m.name} metadata.annotations["rollwise.dev/peak-rps"]`,
+        throw new RehearseInputError(
+          `Rollout ${m.namespace}/${m.name} metadata.annotations["rollwise.dev/peak-rps"]`,
           'missing',
-          'the rehearsal needs the service\'s traffic to replay it.',
-          'pass --peak-rps <req/s> (and --release-rps for the traffic at release time).');
+          "the rehearsal needs the service's traffic to replay it.",
+          'pass --peak-rps <req/s> (and --release-rps for the traffic at release time).',
+        );
       }
     }
   } catch (e) {
@@ -51,8 +58,12 @@ export async function runRehearse(o: RunRehearseOptions): Promise<number> {
   }
   let result;
   try {
-    result = await rehearseOnPrometheus(models,
-      { releases: o.releases, releaseRps: o.releaseRps, lowRps: o.lowRps, scrapeSeconds: o.scrapeSeconds });
+    result = await rehearseOnPrometheus(models, {
+      releases: o.releases,
+      releaseRps: o.releaseRps,
+      lowRps: o.lowRps,
+      scrapeSeconds: o.scrapeSeconds,
+    });
   } catch (e) {
     if (e instanceof PrometheusUnavailable || (e instanceof Error && /^unknown release/.test(e.message))) {
       o.writeErr(`rollwise rehearse: ${e.message}\n`);

@@ -30,8 +30,7 @@ export interface QueryRequest {
 }
 
 export type QueryAnswer =
-  | { readonly ok: true; readonly result: Result }
-  | { readonly ok: false; readonly error: string };
+  { readonly ok: true; readonly result: Result } | { readonly ok: false; readonly error: string };
 
 export interface Measurement {
   readonly run: string;
@@ -123,14 +122,17 @@ function assessMetric(m: MetricState): void {
 const ORDER: Phase[] = ['Successful', 'Inconclusive', 'Error', 'Failed'];
 
 function formatValue(r: Result): string {
-  const f = (v: number) => (Number.isNaN(v) ? 'NaN'
-    : v === Infinity ? '+Inf' : v === -Infinity ? '-Inf' : String(Number(v.toPrecision(6))));
+  const f = (v: number) =>
+    Number.isNaN(v) ? 'NaN' : v === Infinity ? '+Inf' : v === -Infinity ? '-Inf' : String(Number(v.toPrecision(6)));
   return Array.isArray(r) ? `[${r.map(f).join(',')}]` : f(r);
 }
 
 /** The weight a rollout is "at" in step terms: the last setWeight at or before the step index. */
-export function stepWeight(world: World, model: { steps: ReadonlyArray<{ kind: string; weight?: number }> },
-  t: number): number {
+export function stepWeight(
+  world: World,
+  model: { steps: ReadonlyArray<{ kind: string; weight?: number }> },
+  t: number,
+): number {
   const i = world.stepIndex[Math.max(0, Math.min(Math.floor(t), world.stepIndex.length - 1))];
   for (let k = Math.min(i, model.steps.length - 1); k >= 0; k--) {
     const s = model.steps[k];
@@ -140,18 +142,29 @@ export function stepWeight(world: World, model: { steps: ReadonlyArray<{ kind: s
 }
 
 /** Replay every analysis run of the world; yields queries, returns the rollout's verdict. */
-export function* analysisLoop(world: World,
-  model: { steps: ReadonlyArray<{ kind: string; weight?: number }>;
-    background?: RunSpec }): Generator<QueryRequest, Verdict, QueryAnswer> {
+export function* analysisLoop(
+  world: World,
+  model: { steps: ReadonlyArray<{ kind: string; weight?: number }>; background?: RunSpec },
+): Generator<QueryRequest, Verdict, QueryAnswer> {
   const end = world.promotedAt ?? world.stuck?.t ?? world.durationSeconds;
   const mk = (spec: RunSpec, label: string, start: number, stop: number): RunState => ({
-    label, kind: spec.kind, start, end: stop, done: false,
-    metrics: spec.metrics.map((m) => ({ spec: m, count: 0, failed: 0, inconclusive: 0, consecutiveError: 0,
-      consecutiveSuccess: 0 })),
+    label,
+    kind: spec.kind,
+    start,
+    end: stop,
+    done: false,
+    metrics: spec.metrics.map((m) => ({
+      spec: m,
+      count: 0,
+      failed: 0,
+      inconclusive: 0,
+      consecutiveError: 0,
+      consecutiveSuccess: 0,
+    })),
   });
   const runs: RunState[] = [];
-  if (model.background && world.backgroundStart !== undefined) runs.push(mk(model.background, 'background',
-    world.backgroundStart, end));
+  if (model.background && world.backgroundStart !== undefined)
+    runs.push(mk(model.background, 'background', world.backgroundStart, end));
   for (const g of world.gates) runs.push(mk(g.run, `gate (step ${g.stepIndex})`, g.start, end));
   const measurements: Measurement[] = [];
 
@@ -199,17 +212,28 @@ export function* analysisLoop(world: World,
       const live = r.metrics.filter((m) => !m.spec.dryRun);
       const stopping = live.filter((m) => m.phase && m.phase !== 'Successful');
       if (stopping.length > 0) {
-        const worst = stopping.reduce((a, b) => (ORDER.indexOf(b.phase as Phase) > ORDER.indexOf(a.phase as Phase) ? b
-          : a));
+        const worst = stopping.reduce((a, b) =>
+          ORDER.indexOf(b.phase as Phase) > ORDER.indexOf(a.phase as Phase) ? b : a,
+        );
         const phase = worst.phase as Phase;
         const outcome: Outcome = phase === 'Inconclusive' ? 'paused' : 'aborted';
         const of = worst.spec;
-        const tally = phase === 'Failed' ? `failed ${worst.failed} of ${worst.count}` : phase === 'Inconclusive' ? `inconclusive ${worst.inconclusive} ` +
-          `of ${worst.count}` : `${worst.consecutiveError} errors in a row`;
+        const tally =
+          phase === 'Failed'
+            ? `failed ${worst.failed} of ${worst.count}`
+            : phase === 'Inconclusive'
+              ? `inconclusive ${worst.inconclusive} ` + `of ${worst.count}`
+              : `${worst.consecutiveError} errors in a row`;
         const lastMsg = [...measurements].reverse().find((x) => x.metric === of.name && x.message)?.message;
         return {
-          outcome, t, weight: stepWeight(world, model, t), run: r.label, metric: of.name, metricPhase: phase,
-          reason: `${of.name} ${phase === 'Error' ? 'errored' : phase.toLowerCase()} ` +
+          outcome,
+          t,
+          weight: stepWeight(world, model, t),
+          run: r.label,
+          metric: of.name,
+          metricPhase: phase,
+          reason:
+            `${of.name} ${phase === 'Error' ? 'errored' : phase.toLowerCase()} ` +
             `(${tally}; ${worst.message})${phase === 'Error' && lastMsg ? `: ${lastMsg}` : ''}`,
           measurements,
         };
@@ -221,16 +245,29 @@ export function* analysisLoop(world: World,
     return { outcome: 'promoted', t: world.promotedAt, weight: 100, reason: 'every analysis passed', measurements };
   }
   if (world.stuck) {
-    return { outcome: world.stuck.outcome, t: world.stuck.t, weight: stepWeight(world, model, world.stuck.t),
-      reason: world.stuck.why, measurements };
+    return {
+      outcome: world.stuck.outcome,
+      t: world.stuck.t,
+      weight: stepWeight(world, model, world.stuck.t),
+      reason: world.stuck.why,
+      measurements,
+    };
   }
-  return { outcome: 'running', t: world.durationSeconds, weight: stepWeight(world, model, world.durationSeconds),
-    reason: `still running after ${Math.round(world.durationSeconds / 60)} min`, measurements };
+  return {
+    outcome: 'running',
+    t: world.durationSeconds,
+    weight: stepWeight(world, model, world.durationSeconds),
+    reason: `still running after ${Math.round(world.durationSeconds / 60)} min`,
+    measurements,
+  };
 }
 
 /** Drive the loop with a synchronous evaluator. */
-export function runLoopSync(world: World, model: Parameters<typeof analysisLoop>[1],
-  answer: (q: QueryRequest) => QueryAnswer): Verdict {
+export function runLoopSync(
+  world: World,
+  model: Parameters<typeof analysisLoop>[1],
+  answer: (q: QueryRequest) => QueryAnswer,
+): Verdict {
   const gen = analysisLoop(world, model);
   let step = gen.next(undefined as unknown as QueryAnswer);
   while (!step.done) step = gen.next(answer(step.value));
@@ -238,8 +275,11 @@ export function runLoopSync(world: World, model: Parameters<typeof analysisLoop>
 }
 
 /** Drive the loop with an asynchronous evaluator (the real Prometheus). */
-export async function runLoop(world: World, model: Parameters<typeof analysisLoop>[1],
-  answer: (q: QueryRequest) => Promise<QueryAnswer>): Promise<Verdict> {
+export async function runLoop(
+  world: World,
+  model: Parameters<typeof analysisLoop>[1],
+  answer: (q: QueryRequest) => Promise<QueryAnswer>,
+): Promise<Verdict> {
   const gen = analysisLoop(world, model);
   let step = gen.next(undefined as unknown as QueryAnswer);
   while (!step.done) step = gen.next(await answer(step.value));

@@ -7,8 +7,12 @@ import { parseAllDocuments } from 'yaml';
 
 /** Unusable input for `rollwise rehearse` (exit code 2). */
 export class RehearseInputError extends Error {
-  constructor(public readonly where: string, public readonly value: unknown, public readonly why: string,
-    public readonly fix: string) {
+  constructor(
+    public readonly where: string,
+    public readonly value: unknown,
+    public readonly why: string,
+    public readonly fix: string,
+  ) {
     super(`${where} = ${typeof value === 'string' ? value : JSON.stringify(value)}: ${why} Fix: ${fix}`);
     this.name = 'RehearseInputError';
   }
@@ -108,8 +112,12 @@ export function parseDuration(v: unknown, where: string): number {
     }
     if (consumed === v && v.length > 0) return total;
   }
-  throw new RehearseInputError(where, v, 'is not a duration Argo Rollouts can parse.',
-    'write a Go duration such as "30s", "2m" or "1h30m".');
+  throw new RehearseInputError(
+    where,
+    v,
+    'is not a duration Argo Rollouts can parse.',
+    'write a Go duration such as "30s", "2m" or "1h30m".',
+  );
 }
 
 function intField(v: unknown, def: number, where: string): number {
@@ -126,8 +134,12 @@ function loadDocs(texts: Array<{ file: string; text: string }>): Obj[] {
   for (const { file, text } of texts) {
     for (const doc of parseAllDocuments(text)) {
       if ('errors' in doc && doc.errors.length > 0) {
-        throw new RehearseInputError(file, doc.errors[0].message, 'is not valid YAML.',
-          'pass the rendered manifests (e.g. dist/prod/<service>.k8s.yaml).');
+        throw new RehearseInputError(
+          file,
+          doc.errors[0].message,
+          'is not valid YAML.',
+          'pass the rendered manifests (e.g. dist/prod/<service>.k8s.yaml).',
+        );
       }
       const js: unknown = doc.toJS();
       if (isObj(js)) out.push(js);
@@ -141,16 +153,23 @@ function resolveArgs(text: string, values: Map<string, string>, where: string): 
     const v = values.get(name);
     if (v === undefined) {
       // analysis/analysis.go v1.9.1 getResolvedMetricsWithoutSecrets: an unresolved arg puts the run in Error.
-      throw new RehearseInputError(where, `{{args.${name}}}`,
+      throw new RehearseInputError(
+        where,
+        `{{args.${name}}}`,
         'names an argument that neither the template nor the Rollout gives a value.',
-        `add args: [{name: ${name}, value or valueFrom}] to the Rollout's analysis.`);
+        `add args: [{name: ${name}, value or valueFrom}] to the Rollout's analysis.`,
+      );
     }
     return v;
   });
 }
 
-function argValues(templateArgs: unknown, rolloutArgs: unknown, hashes: { canary: string; stable: string },
-  where: string): Map<string, string> {
+function argValues(
+  templateArgs: unknown,
+  rolloutArgs: unknown,
+  hashes: { canary: string; stable: string },
+  where: string,
+): Map<string, string> {
   const m = new Map<string, string>();
   for (const a of Array.isArray(templateArgs) ? templateArgs : []) {
     if (isObj(a) && typeof a.name === 'string' && typeof a.value === 'string') m.set(a.name, a.value);
@@ -162,9 +181,12 @@ function argValues(templateArgs: unknown, rolloutArgs: unknown, hashes: { canary
     if (hash === 'Latest') m.set(a.name, hashes.canary);
     else if (hash === 'Stable') m.set(a.name, hashes.stable);
     else if (get(a, 'valueFrom', 'fieldRef', 'fieldPath') !== undefined) {
-      throw new RehearseInputError(`${where}.args[${a.name}].valueFrom.fieldRef`, get(a, 'valueFrom', 'fieldRef',
-        'fieldPath'), 'is resolved from the live Rollout, which a rehearsal does not have.',
-        'use value or podTemplateHashValue for the rehearsal.');
+      throw new RehearseInputError(
+        `${where}.args[${a.name}].valueFrom.fieldRef`,
+        get(a, 'valueFrom', 'fieldRef', 'fieldPath'),
+        'is resolved from the live Rollout, which a rehearsal does not have.',
+        'use value or podTemplateHashValue for the rehearsal.',
+      );
     }
   }
   return m;
@@ -177,18 +199,28 @@ function readMetric(t: Obj, i: number, args: Map<string, string>, inline: boolea
   const prom = get(m, 'provider', 'prometheus');
   if (!isObj(prom)) {
     const kinds = Object.keys(isObj(m.provider) ? m.provider : {}).join(', ') || 'none';
-    throw new RehearseInputError(`${where}.provider`, kinds,
+    throw new RehearseInputError(
+      `${where}.provider`,
+      kinds,
       'is not the Prometheus provider; the rehearsal replays Prometheus queries only.',
-      'rehearse a template whose metrics use provider.prometheus.');
+      'rehearse a template whose metrics use provider.prometheus.',
+    );
   }
   if (prom.rangeQuery !== undefined) {
-    throw new RehearseInputError(`${where}.provider.prometheus.rangeQuery`, prom.rangeQuery,
-      'is a range query; the rehearsal replays instant queries (the provider\'s default).',
-      'drop rangeQuery or rehearse another template.');
+    throw new RehearseInputError(
+      `${where}.provider.prometheus.rangeQuery`,
+      prom.rangeQuery,
+      "is a range query; the rehearsal replays instant queries (the provider's default).",
+      'drop rangeQuery or rehearse another template.',
+    );
   }
   if (typeof prom.query !== 'string' || prom.query.trim() === '') {
-    throw new RehearseInputError(`${where}.provider.prometheus.query`, prom.query, 'is missing.',
-      'give the metric a PromQL query.');
+    throw new RehearseInputError(
+      `${where}.provider.prometheus.query`,
+      prom.query,
+      'is missing.',
+      'give the metric a PromQL query.',
+    );
   }
   const interval = m.interval === undefined ? undefined : parseDuration(m.interval, `${where}.interval`);
   const countRaw = m.count;
@@ -197,62 +229,91 @@ function readMetric(t: Obj, i: number, args: Map<string, string>, inline: boolea
   // interval means one measurement.
   if (count === undefined && interval === undefined) count = 1;
   if (inline && count === undefined) {
-    throw new RehearseInputError(`${where}.count`, 'unset',
-      'an inline analysis step needs a finite count, or it never completes.', 'set count.');
+    throw new RehearseInputError(
+      `${where}.count`,
+      'unset',
+      'an inline analysis step needs a finite count, or it never completes.',
+      'set count.',
+    );
   }
   return {
     name: String(m.name ?? `metric-${i}`),
     query: resolveArgs(prom.query, args, `${where}.provider.prometheus.query`),
-    successCondition: typeof m.successCondition === 'string' && m.successCondition !== '' ? m.successCondition
-      : undefined,
-    failureCondition: typeof m.failureCondition === 'string' && m.failureCondition !== '' ? m.failureCondition
-      : undefined,
+    successCondition:
+      typeof m.successCondition === 'string' && m.successCondition !== '' ? m.successCondition : undefined,
+    failureCondition:
+      typeof m.failureCondition === 'string' && m.failureCondition !== '' ? m.failureCondition : undefined,
     initialDelaySeconds: m.initialDelay === undefined ? 0 : parseDuration(m.initialDelay, `${where}.initialDelay`),
     intervalSeconds: interval,
     count,
     failureLimit: intField(m.failureLimit, 0, `${where}.failureLimit`),
     inconclusiveLimit: intField(m.inconclusiveLimit, 0, `${where}.inconclusiveLimit`),
     consecutiveErrorLimit: intField(m.consecutiveErrorLimit, 4, `${where}.consecutiveErrorLimit`),
-    consecutiveSuccessLimit: m.consecutiveSuccessLimit === undefined ? undefined : intField(m.consecutiveSuccessLimit,
-      0, `${where}.consecutiveSuccessLimit`),
+    consecutiveSuccessLimit:
+      m.consecutiveSuccessLimit === undefined
+        ? undefined
+        : intField(m.consecutiveSuccessLimit, 0, `${where}.consecutiveSuccessLimit`),
     dryRun: false,
   };
 }
 
-function readRun(kind: 'background' | 'gate', spec: unknown, templates: Map<string, Obj>,
-  hashes: { canary: string; stable: string }, where: string): RunSpec {
+function readRun(
+  kind: 'background' | 'gate',
+  spec: unknown,
+  templates: Map<string, Obj>,
+  hashes: { canary: string; stable: string },
+  where: string,
+): RunSpec {
   const refs = get(spec, 'templates');
   if (!Array.isArray(refs) || refs.length === 0) {
-    throw new RehearseInputError(`${where}.templates`, refs ?? 'missing', 'names no AnalysisTemplate.',
-      'list the templates the analysis runs.');
+    throw new RehearseInputError(
+      `${where}.templates`,
+      refs ?? 'missing',
+      'names no AnalysisTemplate.',
+      'list the templates the analysis runs.',
+    );
   }
   const names: string[] = [];
   const metrics: MetricSpec[] = [];
   for (const [k, ref] of refs.entries()) {
     const name = get(ref, 'templateName');
     if (typeof name !== 'string') {
-      throw new RehearseInputError(`${where}.templates[${k}]`, ref,
+      throw new RehearseInputError(
+        `${where}.templates[${k}]`,
+        ref,
         'has no templateName (ClusterAnalysisTemplates are not read).',
-        'pass the AnalysisTemplate manifests and reference them by templateName.');
+        'pass the AnalysisTemplate manifests and reference them by templateName.',
+      );
     }
     const t = templates.get(name);
     if (!t) {
-      throw new RehearseInputError(`${where}.templates[${k}].templateName`, name, 'is not among the manifests given.',
-        'pass the file that holds this AnalysisTemplate too.');
+      throw new RehearseInputError(
+        `${where}.templates[${k}].templateName`,
+        name,
+        'is not among the manifests given.',
+        'pass the file that holds this AnalysisTemplate too.',
+      );
     }
     names.push(name);
     const args = argValues(get(t, 'spec', 'args'), get(spec, 'args'), hashes, where);
     const ms = get(t, 'spec', 'metrics');
-    const dry = new Set((Array.isArray(get(t, 'spec', 'dryRun')) ? (get(t, 'spec', 'dryRun') as Obj[])
-      : []).map((d) => String(d.metricName)));
+    const dry = new Set(
+      (Array.isArray(get(t, 'spec', 'dryRun')) ? (get(t, 'spec', 'dryRun') as Obj[]) : []).map((d) =>
+        String(d.metricName),
+      ),
+    );
     for (let i = 0; i < (Array.isArray(ms) ? ms.length : 0); i++) {
       const metric = readMetric(t, i, args, kind === 'gate');
       metrics.push({ ...metric, dryRun: dry.has(metric.name) || dry.has('.*') });
     }
   }
   if (metrics.length === 0) {
-    throw new RehearseInputError(`${where}.templates`, names, 'hold no metrics.',
-      'give the templates at least one metric.');
+    throw new RehearseInputError(
+      `${where}.templates`,
+      names,
+      'hold no metrics.',
+      'give the templates at least one metric.',
+    );
   }
   return { kind, templates: names, metrics };
 }
@@ -285,10 +346,13 @@ function clusterOf(route: Obj, serviceName: string, where: string): string {
       return Array.isArray(filters) && filters.length > 0 ? `${base}/backend/${i}` : base;
     }
   }
-  throw new RehearseInputError(`${where}`, serviceName,
+  throw new RehearseInputError(
+    `${where}`,
+    serviceName,
     'is not a backendRef of the HTTPRoute the plugin drives (the plugin would fail with "backendRef was not found in ' +
       'httpRoute").',
-    'name the Service in the route\'s backendRefs.');
+    "name the Service in the route's backendRefs.",
+  );
 }
 
 export interface ReadOptions {
@@ -304,8 +368,11 @@ export function readRollouts(texts: Array<{ file: string; text: string }>, opts:
 }
 
 /** The same from objects already in memory (what a chart synthesizes). */
-export function readRolloutObjects(objects: readonly unknown[], opts: ReadOptions = {},
-  source = 'the manifests'): RolloutModel[] {
+export function readRolloutObjects(
+  objects: readonly unknown[],
+  opts: ReadOptions = {},
+  source = 'the manifests',
+): RolloutModel[] {
   const docs = objects.filter(isObj);
   const templates = new Map<string, Obj>();
   const routes = new Map<string, Obj>();
@@ -316,21 +383,28 @@ export function readRolloutObjects(objects: readonly unknown[], opts: ReadOption
   }
   const rollouts = docs.filter((d) => d.kind === 'Rollout' && isObj(get(d, 'spec', 'strategy', 'canary')));
   if (rollouts.length === 0) {
-    throw new RehearseInputError(source, 'no canary Rollout', 'holds no argoproj.io Rollout with a canary strategy.',
-      'pass the manifest file of a service with a canary (e.g. dist/prod/<service>.k8s.yaml).');
+    throw new RehearseInputError(
+      source,
+      'no canary Rollout',
+      'holds no argoproj.io Rollout with a canary strategy.',
+      'pass the manifest file of a service with a canary (e.g. dist/prod/<service>.k8s.yaml).',
+    );
   }
   return rollouts.map((r) => readRollout(r, templates, routes, opts));
 }
 
-function readRollout(r: Obj, allTemplates: Map<string, Obj>, routes: Map<string, Obj>,
-  opts: ReadOptions): RolloutModel {
+function readRollout(
+  r: Obj,
+  allTemplates: Map<string, Obj>,
+  routes: Map<string, Obj>,
+  opts: ReadOptions,
+): RolloutModel {
   const name = String(get(r, 'metadata', 'name'));
   const namespace = String(get(r, 'metadata', 'namespace') ?? 'default');
   // An AnalysisTemplate is looked up in the Rollout's namespace.
   const templates = new Map<string, Obj>();
-  for (const [key,
-    t] of allTemplates) if (key.startsWith(`${namespace}/`)) templates.set(key.slice(namespace.length + 1),
-    t);
+  for (const [key, t] of allTemplates)
+    if (key.startsWith(`${namespace}/`)) templates.set(key.slice(namespace.length + 1), t);
   const where = `Rollout ${namespace}/${name}`;
   const canary = get(r, 'spec', 'strategy', 'canary') as Obj;
   // The rehearsal's pod-template hashes, shaped like real ones: 10 characters of "4"-"9", "b", "c",
@@ -338,25 +412,34 @@ function readRollout(r: Obj, allTemplates: Map<string, Obj>, routes: Map<string,
   const hashes = { canary: '7f9d8c6b54', stable: '5c8b9d6f47' };
   const plugin = get(canary, 'trafficRouting', 'plugins', 'argoproj-labs/gatewayAPI');
   if (!isObj(plugin)) {
-    throw new RehearseInputError(`${where} spec.strategy.canary.trafficRouting.plugins`,
+    throw new RehearseInputError(
+      `${where} spec.strategy.canary.trafficRouting.plugins`,
       get(canary, 'trafficRouting') ?? 'missing',
-      'does not route traffic with the argoproj-labs/gatewayAPI plugin; the rehearsal models Envoy Gateway\'s ' +
+      "does not route traffic with the argoproj-labs/gatewayAPI plugin; the rehearsal models Envoy Gateway's " +
         'per-backend clusters.',
-      'rehearse a Rollout that splits traffic on an HTTPRoute.');
+      'rehearse a Rollout that splits traffic on an HTTPRoute.',
+    );
   }
   const routeName = typeof plugin.httpRoute === 'string' ? plugin.httpRoute : get(plugin, 'httpRoutes', 0, 'name');
   const routeNs = typeof plugin.namespace === 'string' ? plugin.namespace : namespace;
   const route = routes.get(`${routeNs}/${String(routeName)}`);
   if (!route) {
-    throw new RehearseInputError(`${where} trafficRouting.plugins["argoproj-labs/gatewayAPI"].httpRoute`,
+    throw new RehearseInputError(
+      `${where} trafficRouting.plugins["argoproj-labs/gatewayAPI"].httpRoute`,
       `${routeNs}/${String(routeName)}`,
-      'is not among the manifests given.', 'pass the file that holds the HTTPRoute too.');
+      'is not among the manifests given.',
+      'pass the file that holds the HTTPRoute too.',
+    );
   }
   const canaryService = String(canary.canaryService ?? '');
   const stableService = String(canary.stableService ?? '');
   const container = get(r, 'spec', 'template', 'spec', 'containers', 0);
-  const readiness = probe(container, 'readinessProbe') ?? { periodSeconds: 10, successThreshold: 1, failureThreshold: 3,
-    initialDelaySeconds: 0 };
+  const readiness = probe(container, 'readinessProbe') ?? {
+    periodSeconds: 10,
+    successThreshold: 1,
+    failureThreshold: 3,
+    initialDelaySeconds: 0,
+  };
   const startup = probe(container, 'startupProbe');
   const steps: StepSpec[] = [];
   const rawSteps = get(canary, 'steps');
@@ -365,32 +448,41 @@ function readRollout(r: Obj, allTemplates: Map<string, Obj>, routes: Map<string,
     if (sw !== undefined) steps.push({ kind: 'setWeight', weight: intField(sw, 0, `${where} steps[${i}].setWeight`) });
     else if (get(s, 'pause') !== undefined) {
       const d = get(s, 'pause', 'duration');
-      steps.push({ kind: 'pause', seconds: d === undefined ? null : parseDuration(d,
-        `${where} steps[${i}].pause.duration`) });
+      steps.push({
+        kind: 'pause',
+        seconds: d === undefined ? null : parseDuration(d, `${where} steps[${i}].pause.duration`),
+      });
     } else if (get(s, 'analysis') !== undefined) {
-      steps.push({ kind: 'analysis', run: readRun('gate', get(s, 'analysis'), templates, hashes,
-        `${where} steps[${i}].analysis`) });
+      steps.push({
+        kind: 'analysis',
+        run: readRun('gate', get(s, 'analysis'), templates, hashes, `${where} steps[${i}].analysis`),
+      });
     } else steps.push({ kind: 'other', what: Object.keys(isObj(s) ? s : {}).join(',') });
   }
   const bg = get(canary, 'analysis');
   const annotations = (get(r, 'metadata', 'annotations') ?? {}) as Obj;
-  const num = (v: unknown): number | undefined => (v === undefined || v === null || v === '' ||
-    !Number.isFinite(Number(v))
-    ? undefined : Number(v));
+  const num = (v: unknown): number | undefined =>
+    v === undefined || v === null || v === '' || !Number.isFinite(Number(v)) ? undefined : Number(v);
   return {
     name,
     namespace,
     replicas: intField(get(r, 'spec', 'replicas'), 1, `${where} spec.replicas`),
     minReadySeconds: intField(get(r, 'spec', 'minReadySeconds'), 0, `${where} spec.minReadySeconds`),
-    progressDeadlineSeconds: intField(get(r, 'spec', 'progressDeadlineSeconds'), 600,
-      `${where} spec.progressDeadlineSeconds`),
+    progressDeadlineSeconds: intField(
+      get(r, 'spec', 'progressDeadlineSeconds'),
+      600,
+      `${where} spec.progressDeadlineSeconds`,
+    ),
     steps,
     background: isObj(bg)
-      ? { ...readRun('background', bg, templates, hashes, `${where} spec.strategy.canary.analysis`),
-        startingStep: intField(bg.startingStep, 0, `${where} analysis.startingStep`) }
+      ? {
+          ...readRun('background', bg, templates, hashes, `${where} spec.strategy.canary.analysis`),
+          startingStep: intField(bg.startingStep, 0, `${where} analysis.startingStep`),
+        }
       : undefined,
     readiness,
-    startupBudgetSeconds: startup ? startup.periodSeconds * startup.failureThreshold + startup.initialDelaySeconds
+    startupBudgetSeconds: startup
+      ? startup.periodSeconds * startup.failureThreshold + startup.initialDelaySeconds
       : undefined,
     startupPeriodSeconds: startup ? startup.periodSeconds : 0,
     canaryCluster: clusterOf(route, canaryService, `${where} spec.strategy.canary.canaryService`),

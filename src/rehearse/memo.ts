@@ -76,18 +76,32 @@ function matcherSignature(universe: Universe, m: { name: string; op: string; val
 /** A parsed query with each matcher's value replaced by its signature (kept as text under absent()). */
 function queryShape(n: PromqlNode, universe: Universe, literal: boolean): string {
   switch (n.k) {
-    case 'num': return `["num",${q(String(n.v))}]`;
-    case 'neg': return `["neg",${queryShape(n.of, universe, literal)}]`;
-    case 'sel': return `["sel",${q(n.name)},${n.range === undefined ? 'null'
-      : q(String(n.range))},${q(String(n.offset))},[${
-      n.matchers.map((m) => `[${q(m.name)},${q(m.op)},"${matcherSignature(universe, m)}",${literal ? q(m.value)
-        : 'null'}]`).join(',')}]]`;
-    case 'call': return `["call",${q(n.fn)},[${n.args.map((a) => queryShape(a, universe,
-      literal || n.fn === 'absent')).join(',')}]]`;
-    case 'agg': return `["agg",${q(n.op)},${list(n.by)},${list(n.without)},${queryShape(n.arg, universe,
-      literal)},${n.param ? queryShape(n.param, universe, literal) : 'null'}]`;
-    case 'bin': return `["bin",${q(n.op)},${String(n.bool)},${list(n.on)},${list(n.ignoring)},${queryShape(n.l,
-      universe, literal)},${queryShape(n.r, universe, literal)}]`;
+    case 'num':
+      return `["num",${q(String(n.v))}]`;
+    case 'neg':
+      return `["neg",${queryShape(n.of, universe, literal)}]`;
+    case 'sel':
+      return `["sel",${q(n.name)},${
+        n.range === undefined ? 'null' : q(String(n.range))
+      },${q(String(n.offset))},[${n.matchers
+        .map((m) => `[${q(m.name)},${q(m.op)},"${matcherSignature(universe, m)}",${literal ? q(m.value) : 'null'}]`)
+        .join(',')}]]`;
+    case 'call':
+      return `["call",${q(n.fn)},[${n.args
+        .map((a) => queryShape(a, universe, literal || n.fn === 'absent'))
+        .join(',')}]]`;
+    case 'agg':
+      return `["agg",${q(n.op)},${list(n.by)},${list(n.without)},${queryShape(
+        n.arg,
+        universe,
+        literal,
+      )},${n.param ? queryShape(n.param, universe, literal) : 'null'}]`;
+    case 'bin':
+      return `["bin",${q(n.op)},${String(n.bool)},${list(n.on)},${list(n.ignoring)},${queryShape(
+        n.l,
+        universe,
+        literal,
+      )},${queryShape(n.r, universe, literal)}]`;
   }
 }
 
@@ -98,9 +112,17 @@ function queryShape(n: PromqlNode, universe: Universe, literal: boolean): string
 function metricShape(m: MetricSpec, universe: Universe, queries: Map<string, string>): string {
   let query = queries.get(m.query);
   if (query === undefined) queries.set(m.query, (query = queryShape(parsed(m.query), universe, false)));
-  return `[${q(m.name)},${query},${q(m.successCondition)},${q(m.failureCondition)},${[m.initialDelaySeconds,
-    m.intervalSeconds, m.count, m.failureLimit,
-    m.inconclusiveLimit, m.consecutiveErrorLimit, m.consecutiveSuccessLimit].map(num).join(',')},${String(m.dryRun)}]`;
+  return `[${q(m.name)},${query},${q(m.successCondition)},${q(m.failureCondition)},${[
+    m.initialDelaySeconds,
+    m.intervalSeconds,
+    m.count,
+    m.failureLimit,
+    m.inconclusiveLimit,
+    m.consecutiveErrorLimit,
+    m.consecutiveSuccessLimit,
+  ]
+    .map(num)
+    .join(',')},${String(m.dryRun)}]`;
 }
 
 function runShape(r: RunSpec, universe: Universe, queries: Map<string, string>): string {
@@ -109,10 +131,14 @@ function runShape(r: RunSpec, universe: Universe, queries: Map<string, string>):
 
 function stepShape(s: StepSpec, universe: Universe, queries: Map<string, string>): string {
   switch (s.kind) {
-    case 'setWeight': return `["setWeight",${num(s.weight)}]`;
-    case 'pause': return `["pause",${num(s.seconds)}]`;
-    case 'analysis': return `["analysis",${runShape(s.run, universe, queries)}]`;
-    case 'other': return `["other",${q(s.what)}]`;
+    case 'setWeight':
+      return `["setWeight",${num(s.weight)}]`;
+    case 'pause':
+      return `["pause",${num(s.seconds)}]`;
+    case 'analysis':
+      return `["analysis",${runShape(s.run, universe, queries)}]`;
+    case 'other':
+      return `["other",${q(s.what)}]`;
   }
 }
 
@@ -128,19 +154,23 @@ function partition(universe: Universe): string {
       continue;
     }
     const first = new Map<string, number>();
-    parts.push(`${q(label)}:[${values.map((v, i) => {
-      const f = first.get(v);
-      if (f !== undefined) return f;
-      first.set(v, i);
-      return i;
-    }).join(',')}]`);
+    parts.push(
+      `${q(label)}:[${values
+        .map((v, i) => {
+          const f = first.get(v);
+          if (f !== undefined) return f;
+          first.set(v, i);
+          return i;
+        })
+        .join(',')}]`,
+    );
   }
   return `{${parts.join(',')}}`;
 }
 
 /** A number as the key writes it: JSON has no NaN or Infinity (both would be null). */
-const num = (x: number | null | undefined): string => (x === undefined || x === null ? 'null'
-  : Number.isFinite(x) ? String(x) : `"number:${String(x)}"`);
+const num = (x: number | null | undefined): string =>
+  x === undefined || x === null ? 'null' : Number.isFinite(x) ? String(x) : `"number:${String(x)}"`;
 
 /**
  * The memo key of a synth rehearsal of `model` replaying `releases`, or undefined when the model
@@ -151,15 +181,27 @@ export function rehearsalKey(model: RolloutModel, releases: readonly string[]): 
   const queries = new Map<string, string>();
   try {
     const r = model.readiness;
-    return `{"releases":${list(releases)},"replicas":${num(model.replicas)},"minReadySeconds":${num(model.minReadySeconds)},`
-      + `"progressDeadlineSeconds":${num(model.progressDeadlineSeconds)},"readiness":[${[r.periodSeconds,
-        r.successThreshold, r.failureThreshold, r.initialDelaySeconds].map(num).join(',')}],`
-      + `"startup":[${num(model.startupBudgetSeconds)},${num(model.startupPeriodSeconds)}],"traffic":[${num(model.peakRps)},${num(model.releaseRps)}],`
-      + `"hashes":${list([model.canaryHash, model.stableHash])},"steps":[${model.steps.map((s) => stepShape(s, universe,
-        queries)).join(',')}],`
-      + `"background":${model.background ? `[${num(model.background.startingStep)},${runShape(model.background,
-        universe, queries)}]` : 'null'},`
-      + `"sameValues":${partition(universe)}}`;
+    return (
+      `{"releases":${list(releases)},"replicas":${num(model.replicas)},"minReadySeconds":${num(model.minReadySeconds)},` +
+      `"progressDeadlineSeconds":${num(model.progressDeadlineSeconds)},"readiness":[${[
+        r.periodSeconds,
+        r.successThreshold,
+        r.failureThreshold,
+        r.initialDelaySeconds,
+      ]
+        .map(num)
+        .join(',')}],` +
+      `"startup":[${num(model.startupBudgetSeconds)},${num(model.startupPeriodSeconds)}],"traffic":[${num(model.peakRps)},${num(model.releaseRps)}],` +
+      `"hashes":${list([model.canaryHash, model.stableHash])},"steps":[${model.steps
+        .map((s) => stepShape(s, universe, queries))
+        .join(',')}],` +
+      `"background":${
+        model.background
+          ? `[${num(model.background.startingStep)},${runShape(model.background, universe, queries)}]`
+          : 'null'
+      },` +
+      `"sameValues":${partition(universe)}}`
+    );
   } catch (e) {
     if (e instanceof PromqlUnsupported || e instanceof SyntaxError) return undefined;
     throw e;

@@ -42,8 +42,9 @@ export function toOpenMetrics(blocks: Array<{ offsetSeconds: number; series: Ser
   for (const [name, list] of byName) {
     lines.push(`# TYPE ${name} gauge`);
     for (const { offset, s } of list) {
-      const labels = Object.entries(s.labels).map(([k, v]) => `${k}="${v.replace(/\\/g, '\\\\').replace(/"/g,
-        '\\"')}"`).join(',');
+      const labels = Object.entries(s.labels)
+        .map(([k, v]) => `${k}="${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`)
+        .join(',');
       for (const [t, v] of s.samples) lines.push(`${name}{${labels}} ${v} ${EPOCH_SECONDS + offset + t}`);
     }
   }
@@ -69,15 +70,18 @@ export class PrometheusUnavailable extends Error {}
 /** Parse one /api/v1/query answer the way the provider turns it into `result`. */
 export function resultFromApi(body: unknown): QueryAnswer {
   const b = body as { status?: string; error?: string; data?: { resultType?: string; result?: unknown } };
-  if (b.status !== 'success' || !b.data) return { ok: false, error: b.error ?? 'Prometheus ' +
-    `answered ${JSON.stringify(body).slice(0, 200)}` };
+  if (b.status !== 'success' || !b.data)
+    return { ok: false, error: b.error ?? 'Prometheus ' + `answered ${JSON.stringify(body).slice(0, 200)}` };
   const f = (s: string) => (s === 'NaN' ? NaN : s === '+Inf' ? Infinity : s === '-Inf' ? -Infinity : Number(s));
   const { resultType, result } = b.data;
   if (resultType === 'scalar') return { ok: true, result: f((result as [number, string])[1]) };
-  if (resultType === 'vector') return { ok: true,
-    result: (result as Array<{ value: [number, string] }>).map((x) => f(x.value[1])) };
-  if (resultType === 'matrix') return { ok: true,
-    result: (result as Array<{ values: Array<[number, string]> }>).flatMap((x) => x.values.map((v) => f(v[1]))) };
+  if (resultType === 'vector')
+    return { ok: true, result: (result as Array<{ value: [number, string] }>).map((x) => f(x.value[1])) };
+  if (resultType === 'matrix')
+    return {
+      ok: true,
+      result: (result as Array<{ values: Array<[number, string]> }>).flatMap((x) => x.values.map((v) => f(v[1]))),
+    };
   // processResponse: "Prometheus metric type not supported" (a string result).
   return { ok: false, error: 'Prometheus metric type not supported' };
 }
@@ -93,15 +97,19 @@ export class PrometheusHarness {
   public port = 0;
 
   /** @param tmpRoot where the backfill and data directory go (default: the OS temporary folder) */
-  constructor(private readonly bins: PrometheusBinaries = DEFAULT_BINARIES,
-    private readonly tmpRoot: string = os.tmpdir()) {}
+  constructor(
+    private readonly bins: PrometheusBinaries = DEFAULT_BINARIES,
+    private readonly tmpRoot: string = os.tmpdir(),
+  ) {}
 
   /** Backfill the OpenMetrics text and start the server; resolves once /-/ready answers. */
   async start(openMetrics: string): Promise<void> {
     for (const b of [this.bins.promtool, this.bins.prometheus]) {
-      if (!fs.existsSync(b)) throw new PrometheusUnavailable(
-        `${b} not found: install the prometheus package (Debian: apt-get install prometheus) or set ` +
-          'ROLLWISE_PROMTOOL / ROLLWISE_PROMETHEUS');
+      if (!fs.existsSync(b))
+        throw new PrometheusUnavailable(
+          `${b} not found: install the prometheus package (Debian: apt-get install prometheus) or set ` +
+            'ROLLWISE_PROMTOOL / ROLLWISE_PROMETHEUS',
+        );
     }
     process.once('SIGINT', this.onSignal);
     process.once('SIGTERM', this.onSignal);
@@ -113,20 +121,27 @@ export class PrometheusHarness {
       const cfg = path.join(this.dir, 'prometheus.yml');
       fs.writeFileSync(om, openMetrics);
       fs.writeFileSync(cfg, 'global: {}\n');
-      const bf = spawnSync(this.bins.promtool, ['tsdb', 'create-blocks-from', 'openmetrics', om, data], { encoding:
-        'utf8' });
+      const bf = spawnSync(this.bins.promtool, ['tsdb', 'create-blocks-from', 'openmetrics', om, data], {
+        encoding: 'utf8',
+      });
       if (bf.status !== 0) throw new Error(`promtool backfill failed: ${bf.stderr || bf.stdout}`);
       this.port = await freePort();
-      this.proc = spawn(this.bins.prometheus, [
-        `--storage.tsdb.path=${data}`,
-        `--web.listen-address=127.0.0.1:${this.port}`,
-        `--config.file=${cfg}`,
-        // Blocks are old: keep them whatever the wall clock says.
-        '--storage.tsdb.retention.time=100y',
-        '--log.level=error',
-      ], { stdio: ['ignore', 'ignore', 'pipe'] });
+      this.proc = spawn(
+        this.bins.prometheus,
+        [
+          `--storage.tsdb.path=${data}`,
+          `--web.listen-address=127.0.0.1:${this.port}`,
+          `--config.file=${cfg}`,
+          // Blocks are old: keep them whatever the wall clock says.
+          '--storage.tsdb.retention.time=100y',
+          '--log.level=error',
+        ],
+        { stdio: ['ignore', 'ignore', 'pipe'] },
+      );
       let stderr = '';
-      this.proc.stderr?.on('data', (d: Buffer) => { stderr += d.toString(); });
+      this.proc.stderr?.on('data', (d: Buffer) => {
+        stderr += d.toString();
+      });
       const deadline = Date.now() + 30000;
       for (;;) {
         if (this.proc.exitCode !== null) throw new Error(`prometheus exited (${this.proc.exitCode}): ${stderr}`);
@@ -170,8 +185,13 @@ export class PrometheusHarness {
     const p = this.proc;
     if (p && p.exitCode === null) {
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => { p.kill('SIGKILL'); }, 5000);
-        p.once('exit', () => { clearTimeout(timer); resolve(); });
+        const timer = setTimeout(() => {
+          p.kill('SIGKILL');
+        }, 5000);
+        p.once('exit', () => {
+          clearTimeout(timer);
+          resolve();
+        });
         p.kill('SIGTERM');
       });
     }

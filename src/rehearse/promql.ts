@@ -17,9 +17,14 @@ import type { Series } from './world';
 export class PromqlUnsupported extends Error {}
 
 type Labels = Record<string, string>;
-interface Sample { labels: Labels; v: number }
-type Val = { k: 'vector'; s: Sample[] } | { k: 'scalar'; v: number } | { k: 'matrix';
-  s: Array<{ labels: Labels; pts: Array<[number, number]> }> };
+interface Sample {
+  labels: Labels;
+  v: number;
+}
+type Val =
+  | { k: 'vector'; s: Sample[] }
+  | { k: 'scalar'; v: number }
+  | { k: 'matrix'; s: Array<{ labels: Labels; pts: Array<[number, number]> }> };
 
 type Matcher = { name: string; op: '=' | '!=' | '=~' | '!~'; value: string };
 /** A parsed query (parsePromql). */
@@ -34,9 +39,25 @@ type Node =
 
 const LOOKBACK = 300;
 const AGGS = new Set(['sum', 'min', 'max', 'avg', 'count', 'group']);
-const PREC: Record<string, number> = { or: 1, and: 2, unless: 2, '==': 3, '!=': 3, '<': 3, '>': 3, '<=': 3, '>=': 3,
-  '+': 4, '-': 4, '*': 5, '/': 5, '%': 5, '^': 6 };
-const TOKEN = /\s*(\d+(?:\.\d+)?(?:[eE][+-]?\d+)?(?:ms|s|m|h|d|w|y)(?:\d+(?:ms|s|m|h|d|w|y))*|\d*\.?\d+(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|==|!=|=~|!~|<=|>=|[A-Za-z_:][A-Za-z0-9_:]*|[(){}[\],=<>+\-*/%^])/y;
+const PREC: Record<string, number> = {
+  or: 1,
+  and: 2,
+  unless: 2,
+  '==': 3,
+  '!=': 3,
+  '<': 3,
+  '>': 3,
+  '<=': 3,
+  '>=': 3,
+  '+': 4,
+  '-': 4,
+  '*': 5,
+  '/': 5,
+  '%': 5,
+  '^': 6,
+};
+const TOKEN =
+  /\s*(\d+(?:\.\d+)?(?:[eE][+-]?\d+)?(?:ms|s|m|h|d|w|y)(?:\d+(?:ms|s|m|h|d|w|y))*|\d*\.?\d+(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|==|!=|=~|!~|<=|>=|[A-Za-z_:][A-Za-z0-9_:]*|[(){}[\],=<>+\-*/%^])/y;
 
 function duration(s: string): number {
   let total = 0;
@@ -123,14 +144,26 @@ export function parsePromql(src: string): Node {
     if (AGGS.has(t)) {
       let by: string[] | undefined;
       let without: string[] | undefined;
-      if (peek() === 'by') { take(); by = labelList(); } else if (peek() === 'without') { take(); without = labelList(); }
+      if (peek() === 'by') {
+        take();
+        by = labelList();
+      } else if (peek() === 'without') {
+        take();
+        without = labelList();
+      }
       take('(');
       const arg = expr(0);
       take(')');
-      if (peek() === 'by') { take(); by = labelList(); } else if (peek() === 'without') { take(); without = labelList(); }
+      if (peek() === 'by') {
+        take();
+        by = labelList();
+      } else if (peek() === 'without') {
+        take();
+        without = labelList();
+      }
       return { k: 'agg', op: t, by, without, arg };
     }
-    if (peek() === '(' ) {
+    if (peek() === '(') {
       take('(');
       const args: Node[] = [];
       while (peek() !== ')') {
@@ -154,8 +187,17 @@ export function parsePromql(src: string): Node {
       let bool = false;
       let on: string[] | undefined;
       let ignoring: string[] | undefined;
-      if (peek() === 'bool') { take(); bool = true; }
-      if (peek() === 'on') { take(); on = labelList(); } else if (peek() === 'ignoring') { take(); ignoring = labelList(); }
+      if (peek() === 'bool') {
+        take();
+        bool = true;
+      }
+      if (peek() === 'on') {
+        take();
+        on = labelList();
+      } else if (peek() === 'ignoring') {
+        take();
+        ignoring = labelList();
+      }
       if (peek() === 'group_left' || peek() === 'group_right') throw new PromqlUnsupported('group_left / group_right');
       const r = expr(op === '^' ? p : p + 1);
       l = { k: 'bin', op, l, r, bool, on, ignoring };
@@ -295,7 +337,9 @@ const sig = (l: Labels, on?: string[], ignoring?: string[]): string => {
     for (const k of keys) if (hasOwn(l, k)) pairs.push([k, l[k]]);
     return JSON.stringify(pairs);
   }
-  const keys = Object.keys(l).filter((k) => k !== '__name__' && !(ignoring ?? []).includes(k)).sort();
+  const keys = Object.keys(l)
+    .filter((k) => k !== '__name__' && !(ignoring ?? []).includes(k))
+    .sort();
   return JSON.stringify(keys.map((k) => [k, l[k]]));
 };
 const dropName = (l: Labels): Labels => {
@@ -304,8 +348,14 @@ const dropName = (l: Labels): Labels => {
 };
 
 /** extrapolatedRate (promql/functions.go, Prometheus 2.42). */
-function extrapolatedRate(pts: Array<[number, number]>, t: number, range: number, offset: number, isCounter: boolean,
-  isRate: boolean): number | undefined {
+function extrapolatedRate(
+  pts: Array<[number, number]>,
+  t: number,
+  range: number,
+  offset: number,
+  isCounter: boolean,
+  isRate: boolean,
+): number | undefined {
   if (pts.length < 2) return undefined;
   const rangeStart = t - range - offset;
   const rangeEnd = t - offset;
@@ -336,7 +386,8 @@ function extrapolatedRate(pts: Array<[number, number]>, t: number, range: number
 
 function evalNode(n: Node, series: Series[], t: number): Val {
   switch (n.k) {
-    case 'num': return { k: 'scalar', v: n.v };
+    case 'num':
+      return { k: 'scalar', v: n.v };
     case 'neg': {
       const v = evalNode(n.of, series, t);
       if (v.k === 'scalar') return { k: 'scalar', v: -v.v };
@@ -362,7 +413,8 @@ function evalNode(n: Node, series: Series[], t: number): Val {
       }
       return { k: 'vector', s: out };
     }
-    case 'call': return call(n, series, t);
+    case 'call':
+      return call(n, series, t);
     case 'agg': {
       const v = evalNode(n.arg, series, t);
       if (v.k !== 'vector') throw new PromqlUnsupported(`${n.op} over a ${v.k}`);
@@ -370,8 +422,8 @@ function evalNode(n: Node, series: Series[], t: number): Val {
       for (const x of v.s) {
         const l = dropName(x.labels);
         const keep: Labels = {};
-        for (const k of Object.keys(l)) if (n.by ? n.by.includes(k)
-          : n.without ? !n.without.includes(k) : false) keep[k] = l[k];
+        for (const k of Object.keys(l))
+          if (n.by ? n.by.includes(k) : n.without ? !n.without.includes(k) : false) keep[k] = l[k];
         const key = sig(keep);
         const g = groups.get(key) ?? { labels: keep, vals: [] };
         g.vals.push(x.v);
@@ -381,18 +433,30 @@ function evalNode(n: Node, series: Series[], t: number): Val {
       for (const g of groups.values()) {
         let r: number;
         switch (n.op) {
-          case 'sum': r = g.vals.reduce((a, b) => a + b, 0); break;
-          case 'min': r = g.vals.reduce((a, b) => (Number.isNaN(a) || b < a ? b : a)); break;
-          case 'max': r = g.vals.reduce((a, b) => (Number.isNaN(a) || b > a ? b : a)); break;
-          case 'avg': r = g.vals.reduce((a, b) => a + b, 0) / g.vals.length; break;
-          case 'count': r = g.vals.length; break;
-          default: r = 1;
+          case 'sum':
+            r = g.vals.reduce((a, b) => a + b, 0);
+            break;
+          case 'min':
+            r = g.vals.reduce((a, b) => (Number.isNaN(a) || b < a ? b : a));
+            break;
+          case 'max':
+            r = g.vals.reduce((a, b) => (Number.isNaN(a) || b > a ? b : a));
+            break;
+          case 'avg':
+            r = g.vals.reduce((a, b) => a + b, 0) / g.vals.length;
+            break;
+          case 'count':
+            r = g.vals.length;
+            break;
+          default:
+            r = 1;
         }
         out.push({ labels: g.labels, v: r });
       }
       return { k: 'vector', s: out };
     }
-    case 'bin': return binary(n, evalNode(n.l, series, t), evalNode(n.r, series, t));
+    case 'bin':
+      return binary(n, evalNode(n.l, series, t), evalNode(n.r, series, t));
   }
 }
 
@@ -411,20 +475,32 @@ function call(n: Extract<Node, { k: 'call' }>, series: Series[], t: number): Val
   const sel = n.args[0];
   const rng = sel && sel.k === 'sel' ? { range: sel.range ?? 0, offset: sel.offset } : { range: 0, offset: 0 };
   switch (n.fn) {
-    case 'rate': return overTime((p) => extrapolatedRate(p, t, rng.range, rng.offset, true, true));
-    case 'increase': return overTime((p) => extrapolatedRate(p, t, rng.range, rng.offset, true, false));
-    case 'delta': return overTime((p) => extrapolatedRate(p, t, rng.range, rng.offset, false, false));
-    case 'max_over_time': return overTime((p) => p.reduce((a, [, v]) => (Number.isNaN(a) || v > a ? v : a), p[0][1]));
-    case 'min_over_time': return overTime((p) => p.reduce((a, [, v]) => (Number.isNaN(a) || v < a ? v : a), p[0][1]));
-    case 'sum_over_time': return overTime((p) => p.reduce((a, [, v]) => a + v, 0));
-    case 'avg_over_time': return overTime((p) => p.reduce((a, [, v]) => a + v, 0) / p.length);
-    case 'count_over_time': return overTime((p) => p.length);
-    case 'last_over_time': return overTime((p) => p[p.length - 1][1]);
-    case 'changes': return overTime((p) => p.slice(1).reduce((a, [, v], i) => a + (v !== p[i][1] &&
-      !(Number.isNaN(v) && Number.isNaN(p[i][1]))
-      ? 1 : 0),
-      0));
-    case 'resets': return overTime((p) => p.slice(1).reduce((a, [, v], i) => a + (v < p[i][1] ? 1 : 0), 0));
+    case 'rate':
+      return overTime((p) => extrapolatedRate(p, t, rng.range, rng.offset, true, true));
+    case 'increase':
+      return overTime((p) => extrapolatedRate(p, t, rng.range, rng.offset, true, false));
+    case 'delta':
+      return overTime((p) => extrapolatedRate(p, t, rng.range, rng.offset, false, false));
+    case 'max_over_time':
+      return overTime((p) => p.reduce((a, [, v]) => (Number.isNaN(a) || v > a ? v : a), p[0][1]));
+    case 'min_over_time':
+      return overTime((p) => p.reduce((a, [, v]) => (Number.isNaN(a) || v < a ? v : a), p[0][1]));
+    case 'sum_over_time':
+      return overTime((p) => p.reduce((a, [, v]) => a + v, 0));
+    case 'avg_over_time':
+      return overTime((p) => p.reduce((a, [, v]) => a + v, 0) / p.length);
+    case 'count_over_time':
+      return overTime((p) => p.length);
+    case 'last_over_time':
+      return overTime((p) => p[p.length - 1][1]);
+    case 'changes':
+      return overTime((p) =>
+        p
+          .slice(1)
+          .reduce((a, [, v], i) => a + (v !== p[i][1] && !(Number.isNaN(v) && Number.isNaN(p[i][1])) ? 1 : 0), 0),
+      );
+    case 'resets':
+      return overTime((p) => p.slice(1).reduce((a, [, v], i) => a + (v < p[i][1] ? 1 : 0), 0));
     case 'vector': {
       const s = arg(0);
       if (s.k !== 'scalar') throw new PromqlUnsupported('vector() of a non-scalar');
@@ -440,9 +516,13 @@ function call(n: Extract<Node, { k: 'call' }>, series: Series[], t: number): Val
       const v = arg(0);
       const b = arg(1);
       if (v.k !== 'vector' || b.k !== 'scalar') throw new PromqlUnsupported(`${n.fn} arguments`);
-      return { k: 'vector',
-        s: v.s.map((x) => ({ labels: dropName(x.labels),
-          v: n.fn === 'clamp_min' ? Math.max(x.v, b.v) : Math.min(x.v, b.v) })) };
+      return {
+        k: 'vector',
+        s: v.s.map((x) => ({
+          labels: dropName(x.labels),
+          v: n.fn === 'clamp_min' ? Math.max(x.v, b.v) : Math.min(x.v, b.v),
+        })),
+      };
     }
     case 'abs': {
       const v = arg(0);
@@ -463,23 +543,35 @@ function call(n: Extract<Node, { k: 'call' }>, series: Series[], t: number): Val
 
 function arith(op: string, a: number, b: number): number {
   switch (op) {
-    case '+': return a + b;
-    case '-': return a - b;
-    case '*': return a * b;
-    case '/': return a / b;
-    case '%': return a % b;
-    case '^': return a ** b;
+    case '+':
+      return a + b;
+    case '-':
+      return a - b;
+    case '*':
+      return a * b;
+    case '/':
+      return a / b;
+    case '%':
+      return a % b;
+    case '^':
+      return a ** b;
   }
   throw new PromqlUnsupported(op);
 }
 function compare(op: string, a: number, b: number): boolean {
   switch (op) {
-    case '==': return a === b;
-    case '!=': return a !== b;
-    case '<': return a < b;
-    case '>': return a > b;
-    case '<=': return a <= b;
-    case '>=': return a >= b;
+    case '==':
+      return a === b;
+    case '!=':
+      return a !== b;
+    case '<':
+      return a < b;
+    case '>':
+      return a > b;
+    case '<=':
+      return a <= b;
+    case '>=':
+      return a >= b;
   }
   throw new PromqlUnsupported(op);
 }
@@ -509,8 +601,8 @@ function binary(n: Extract<Node, { k: 'bin' }>, l: Val, r: Val): Val {
     const out: Sample[] = [];
     for (const x of l.s) {
       const v = apply(x.v, r.v);
-      if (v !== undefined) out.push({ labels: isCmp(op) && !n.bool ? x.labels : dropName(x.labels),
-        v: isCmp(op) && !n.bool ? x.v : v });
+      if (v !== undefined)
+        out.push({ labels: isCmp(op) && !n.bool ? x.labels : dropName(x.labels), v: isCmp(op) && !n.bool ? x.v : v });
     }
     return { k: 'vector', s: out };
   }
@@ -518,8 +610,8 @@ function binary(n: Extract<Node, { k: 'bin' }>, l: Val, r: Val): Val {
     const out: Sample[] = [];
     for (const x of r.s) {
       const v = apply(l.v, x.v);
-      if (v !== undefined) out.push({ labels: isCmp(op) && !n.bool ? x.labels : dropName(x.labels),
-        v: isCmp(op) && !n.bool ? x.v : v });
+      if (v !== undefined)
+        out.push({ labels: isCmp(op) && !n.bool ? x.labels : dropName(x.labels), v: isCmp(op) && !n.bool ? x.v : v });
     }
     return { k: 'vector', s: out };
   }

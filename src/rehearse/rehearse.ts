@@ -47,16 +47,20 @@ function lastValue(v: Verdict): string | undefined {
 
 /** The rehearsal's sentence for one verdict. */
 export function sentence(v: Verdict, manualPromotions = 0): string {
-  if (v.outcome === 'promoted') return 'promoted ' +
-    `after ${minutes(v.t)}${manualPromotions > 0 ? ` (${manualPromotions} pause(s) without duration promoted by a ` +
-      'human)' : ''}`;
+  if (v.outcome === 'promoted')
+    return (
+      'promoted ' +
+      `after ${minutes(v.t)}${
+        manualPromotions > 0 ? ` (${manualPromotions} pause(s) without duration promoted by a ` + 'human)' : ''
+      }`
+    );
   const value = lastValue(v);
   const shown = value === '[]' ? ' (last result [] : no series)' : value !== undefined ? ` (last result ${value})` : '';
   const why = v.metric ? `${v.reason}${shown}` : v.reason;
-  if (v.outcome === 'aborted') return `aborted at ${v.weight} % ` +
-    `after ${minutes(v.t)}: ${v.metricPhase === 'Error' ? 'Error, ' : ''}${why}`;
-  if (v.outcome === 'paused') return `paused at ${v.weight} % ` +
-    `after ${minutes(v.t)}: ${v.metric ? 'Inconclusive, ' : ''}${why}`;
+  if (v.outcome === 'aborted')
+    return `aborted at ${v.weight} % ` + `after ${minutes(v.t)}: ${v.metricPhase === 'Error' ? 'Error, ' : ''}${why}`;
+  if (v.outcome === 'paused')
+    return `paused at ${v.weight} % ` + `after ${minutes(v.t)}: ${v.metric ? 'Inconclusive, ' : ''}${why}`;
   return why;
 }
 
@@ -78,12 +82,18 @@ export function humanAtFirstWeight(model: RolloutModel): boolean {
 export function meets(model: RolloutModel, release: Release, v: Verdict): boolean {
   const first = firstWeight(model);
   switch (release.expect) {
-    case 'promoted': return v.outcome === 'promoted';
-    case 'aborted': return v.outcome === 'aborted';
-    case 'aborted-at-first-weight': return v.outcome === 'aborted' && (v.weight === first || humanAtFirstWeight(model));
-    case 'paused-at-first-weight': return v.outcome === 'paused' && v.weight === first;
-    case 'not-promoted': return v.outcome === 'aborted' || v.outcome === 'paused';
-    case 'not-aborted': return v.outcome === 'promoted' || v.outcome === 'paused';
+    case 'promoted':
+      return v.outcome === 'promoted';
+    case 'aborted':
+      return v.outcome === 'aborted';
+    case 'aborted-at-first-weight':
+      return v.outcome === 'aborted' && (v.weight === first || humanAtFirstWeight(model));
+    case 'paused-at-first-weight':
+      return v.outcome === 'paused' && v.weight === first;
+    case 'not-promoted':
+      return v.outcome === 'aborted' || v.outcome === 'paused';
+    case 'not-aborted':
+      return v.outcome === 'promoted' || v.outcome === 'paused';
   }
 }
 
@@ -97,8 +107,13 @@ function pick(opts: RehearseOptions): Release[] {
 }
 
 function judge(model: RolloutModel, release: Release, world: World, verdict: Verdict): ReleaseResult {
-  return { release, world, verdict, met: meets(model, release, verdict),
-    sentence: sentence(verdict, world.manualPromotions) };
+  return {
+    release,
+    world,
+    verdict,
+    met: meets(model, release, verdict),
+    sentence: sentence(verdict, world.manualPromotions),
+  };
 }
 
 /** Hours between two releases' series in the shared TSDB: far beyond the 5 m lookback and any window. */
@@ -107,8 +122,9 @@ export const SLOT_SECONDS = 8 * 3600;
 /** Rehearse on the real Prometheus engine: one backfilled server for every rollout and release. */
 export async function rehearseOnPrometheus(models: RolloutModel[], opts: RehearseOptions = {}): Promise<Rehearsal[]> {
   const releases = pick(opts);
-  const plans = models.map((model) => releases.map((release) => ({ model, release,
-    world: buildWorld(model, release, opts) })));
+  const plans = models.map((model) =>
+    releases.map((release) => ({ model, release, world: buildWorld(model, release, opts) })),
+  );
   const flat = plans.flat();
   const harness = new PrometheusHarness(opts.binaries);
   await harness.start(toOpenMetrics(flat.map((p, k) => ({ offsetSeconds: k * SLOT_SECONDS, series: p.world.series }))));
@@ -120,8 +136,8 @@ export async function rehearseOnPrometheus(models: RolloutModel[], opts: Rehears
       const results: ReleaseResult[] = [];
       for (const p of group) {
         const offset = k++ * SLOT_SECONDS;
-        const ask = (q: QueryRequest): Promise<QueryAnswer> => harness.query(q.query, offset + q.t,
-          p.release.prometheusUnreachable ? closedPort : undefined);
+        const ask = (q: QueryRequest): Promise<QueryAnswer> =>
+          harness.query(q.query, offset + q.t, p.release.prometheusUnreachable ? closedPort : undefined);
         const verdict = await runLoop(p.world, p.model, ask);
         results.push(judge(p.model, p.release, p.world, verdict));
       }
@@ -137,9 +153,11 @@ export async function rehearseOnPrometheus(models: RolloutModel[], opts: Rehears
 export function rehearseInProcess(model: RolloutModel, opts: RehearseOptions = {}): Rehearsal {
   const results = pick(opts).map((release) => {
     const world = buildWorld(model, release, opts);
-    const verdict = runLoopSync(world, model, (q) => (release.prometheusUnreachable
-      ? { ok: false, error: 'connection refused' }
-      : evaluateInstant(q.query, world.series, q.t)));
+    const verdict = runLoopSync(world, model, (q) =>
+      release.prometheusUnreachable
+        ? { ok: false, error: 'connection refused' }
+        : evaluateInstant(q.query, world.series, q.t),
+    );
     return judge(model, release, world, verdict);
   });
   return { rollout: model, results, ok: results.every((r) => r.met) };

@@ -64,48 +64,127 @@ export const HEALTHY_START_SECONDS = 8;
 /** Quiet-hours traffic as a fraction of the peak when no --low-rps is given. */
 export const LOW_TRAFFIC_FRACTION = 0.05;
 
-const base = { canaryErrorRatio: 0, stableErrorRatio: 0, traffic: 'release' as TrafficLevel,
-  startSeconds: HEALTHY_START_SECONDS as number | 'budget' };
+const base = {
+  canaryErrorRatio: 0,
+  stableErrorRatio: 0,
+  traffic: 'release' as TrafficLevel,
+  startSeconds: HEALTHY_START_SECONDS as number | 'budget',
+};
 
 export const RELEASES: readonly Release[] = [
-  { ...base, id: 'healthy', title: 'healthy release (no 5xx at all)', expect: 'promoted', because:
-    'a release that never answers 5xx and whose pods stay Ready must reach 100 % without a human.' },
-  { ...base, id: 'canary-5xx-0.5', title: 'canary answers 0.5 % 5xx', canaryErrorRatio: 0.005, expect: 'promoted',
-    because: 'below a 1 % error ceiling: the ordinary background error rate of a service must not block its ' +
-      'releases.' },
-  { ...base, id: 'canary-5xx-2', title: 'canary answers 2 % 5xx', canaryErrorRatio: 0.02, expect:
-    'aborted-at-first-weight', because: 'twice a 1 % ceiling, sustained: the bad release must cost only the first ' +
-      'weight\'s share of traffic.' },
-  { ...base, id: 'canary-blip', title: 'canary answers only 5xx for one minute, then none',
-    burst: { afterFirstTrafficSeconds: 150, seconds: 60, errorRatio: 1 }, expect: 'promoted',
-    because: 'one minute of errors with every canary pod staying Ready is a blip (a cold cache at a weight change): ' +
-      'the limits count the measurements one burst can fail and must not abort on them; a pod that leaves Ready, by ' +
-      'a restart too, is the departures metric\'s and aborts (docs/mechanisms.md#one-burst-and-the-limits).' },
-  { ...base, id: 'canary-5xx-10', title: 'canary answers 10 % 5xx', canaryErrorRatio: 0.1, expect:
-    'aborted-at-first-weight', because: 'a clearly bad release must be stopped at the first weight.' },
-  { ...base, id: 'canary-5xx-100', title: 'canary answers only 5xx', canaryErrorRatio: 1, expect:
-    'aborted-at-first-weight', because: 'a release that fails every request must be stopped at the first weight.' },
-  { ...base, id: 'stable-5xx', title: 'stable answers 2 % 5xx, canary healthy', stableErrorRatio: 0.02, expect:
-    'not-promoted', because: 'while users see errors the rollout must not progress on its own (a pause or an abort ' +
-      'both put a human in charge).' },
-  { ...base, id: 'canary-flaps', title: 'canary pods flap readiness (Ready 60 s, then out)', flapAfterReadySeconds: 60,
+  {
+    ...base,
+    id: 'healthy',
+    title: 'healthy release (no 5xx at all)',
+    expect: 'promoted',
+    because: 'a release that never answers 5xx and whose pods stay Ready must reach 100 % without a human.',
+  },
+  {
+    ...base,
+    id: 'canary-5xx-0.5',
+    title: 'canary answers 0.5 % 5xx',
+    canaryErrorRatio: 0.005,
+    expect: 'promoted',
+    because:
+      'below a 1 % error ceiling: the ordinary background error rate of a service must not block its ' + 'releases.',
+  },
+  {
+    ...base,
+    id: 'canary-5xx-2',
+    title: 'canary answers 2 % 5xx',
+    canaryErrorRatio: 0.02,
     expect: 'aborted-at-first-weight',
-    because: 'a canary whose pods leave the endpoints again and again is broken even when its answers are fine.' },
-  { ...base, id: 'canary-leaves-ready-once', title: 'each canary pod leaves Ready once, failing from its first probe ' +
-    'after Ready (before it is available)', failReadinessOnceAfterReadySeconds: 0, expect: 'aborted-at-first-weight',
-      because: 'a pod that passed readiness and left it is the flapping that later takes the fleet, also when it ' +
-        'left before it was first available and so before the run started: it returns, is counted available ' +
-        'minReadySeconds later, and the first departure count must still see it ' +
-        '(docs/mechanisms.md#one-burst-and-the-limits).' },
-  { ...base, id: 'slow-start', title: 'slow start (90 % of the start-up budget)', startSeconds: 'budget', expect:
-    'promoted', because: 'a start within the declared start-up budget is healthy and must promote.' },
-  { ...base, id: 'no-traffic', title: 'no traffic at all', traffic: 'none', expect: 'paused-at-first-weight', because:
-    'without requests nothing is known about the release: pause for a human, never promote blind.' },
-  { ...base, id: 'low-traffic', title: 'healthy release at the service\'s quiet-hours traffic', traffic: 'low', expect:
-    'not-aborted', because: 'too little traffic may pause for a human, but must never abort a healthy release.' },
-  { ...base, id: 'prometheus-unreachable', title: 'Prometheus unreachable (connection refused)',
-    prometheusUnreachable: true, expect: 'not-promoted',
-    because: 'an analysis that cannot measure must never promote.' },
+    because: 'twice a 1 % ceiling, sustained: the bad release must cost only the first ' + "weight's share of traffic.",
+  },
+  {
+    ...base,
+    id: 'canary-blip',
+    title: 'canary answers only 5xx for one minute, then none',
+    burst: { afterFirstTrafficSeconds: 150, seconds: 60, errorRatio: 1 },
+    expect: 'promoted',
+    because:
+      'one minute of errors with every canary pod staying Ready is a blip (a cold cache at a weight change): ' +
+      'the limits count the measurements one burst can fail and must not abort on them; a pod that leaves Ready, by ' +
+      "a restart too, is the departures metric's and aborts (docs/mechanisms.md#one-burst-and-the-limits).",
+  },
+  {
+    ...base,
+    id: 'canary-5xx-10',
+    title: 'canary answers 10 % 5xx',
+    canaryErrorRatio: 0.1,
+    expect: 'aborted-at-first-weight',
+    because: 'a clearly bad release must be stopped at the first weight.',
+  },
+  {
+    ...base,
+    id: 'canary-5xx-100',
+    title: 'canary answers only 5xx',
+    canaryErrorRatio: 1,
+    expect: 'aborted-at-first-weight',
+    because: 'a release that fails every request must be stopped at the first weight.',
+  },
+  {
+    ...base,
+    id: 'stable-5xx',
+    title: 'stable answers 2 % 5xx, canary healthy',
+    stableErrorRatio: 0.02,
+    expect: 'not-promoted',
+    because:
+      'while users see errors the rollout must not progress on its own (a pause or an abort ' +
+      'both put a human in charge).',
+  },
+  {
+    ...base,
+    id: 'canary-flaps',
+    title: 'canary pods flap readiness (Ready 60 s, then out)',
+    flapAfterReadySeconds: 60,
+    expect: 'aborted-at-first-weight',
+    because: 'a canary whose pods leave the endpoints again and again is broken even when its answers are fine.',
+  },
+  {
+    ...base,
+    id: 'canary-leaves-ready-once',
+    title: 'each canary pod leaves Ready once, failing from its first probe ' + 'after Ready (before it is available)',
+    failReadinessOnceAfterReadySeconds: 0,
+    expect: 'aborted-at-first-weight',
+    because:
+      'a pod that passed readiness and left it is the flapping that later takes the fleet, also when it ' +
+      'left before it was first available and so before the run started: it returns, is counted available ' +
+      'minReadySeconds later, and the first departure count must still see it ' +
+      '(docs/mechanisms.md#one-burst-and-the-limits).',
+  },
+  {
+    ...base,
+    id: 'slow-start',
+    title: 'slow start (90 % of the start-up budget)',
+    startSeconds: 'budget',
+    expect: 'promoted',
+    because: 'a start within the declared start-up budget is healthy and must promote.',
+  },
+  {
+    ...base,
+    id: 'no-traffic',
+    title: 'no traffic at all',
+    traffic: 'none',
+    expect: 'paused-at-first-weight',
+    because: 'without requests nothing is known about the release: pause for a human, never promote blind.',
+  },
+  {
+    ...base,
+    id: 'low-traffic',
+    title: "healthy release at the service's quiet-hours traffic",
+    traffic: 'low',
+    expect: 'not-aborted',
+    because: 'too little traffic may pause for a human, but must never abort a healthy release.',
+  },
+  {
+    ...base,
+    id: 'prometheus-unreachable',
+    title: 'Prometheus unreachable (connection refused)',
+    prometheusUnreachable: true,
+    expect: 'not-promoted',
+    because: 'an analysis that cannot measure must never promote.',
+  },
 ];
 
 /**

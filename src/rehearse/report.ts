@@ -57,12 +57,16 @@ export function formatRehearsal(rs: Rehearsal[], timeline = true): string {
   for (const r of rs) {
     const met = r.results.filter((x) => x.met).length;
     const m = r.rollout;
-    out.push(`${m.namespace}/${m.name}: ${met} of ${r.results.length} releases behaved as expected` +
-      ` (${m.replicas} replicas, ${m.peakRps ?? '?'} req/s peak; canary cluster ${m.canaryCluster})`);
+    out.push(
+      `${m.namespace}/${m.name}: ${met} of ${r.results.length} releases behaved as expected` +
+        ` (${m.replicas} replicas, ${m.peakRps ?? '?'} req/s peak; canary cluster ${m.canaryCluster})`,
+    );
     for (const x of r.results) out.push(formatRelease(x, timeline));
-    if (timeline) out.push(
-      '  timeline: one column per minute; route weight ▁ low .. █ 100 %, _ 0 %; measurements + passed, x failed, ? ' +
-        'inconclusive, ! error');
+    if (timeline)
+      out.push(
+        '  timeline: one column per minute; route weight ▁ low .. █ 100 %, _ 0 %; measurements + passed, x failed, ? ' +
+          'inconclusive, ! error',
+      );
   }
   return `${out.join('\n')}\n`;
 }
@@ -101,30 +105,42 @@ export function renderRehearsalSvg(r: Rehearsal): string {
   const top = 40;
   const tMax = Math.max(60, ...r.results.map((x) => x.verdict.t));
   const x = (t: number) => LEFT + ((W - LEFT - 20) * t) / tMax;
-  const color: Record<Phase, string> = { Successful: '#2a9d4b', Failed: '#d62728', Inconclusive: '#e6a700', Error:
-    '#7b3fa0' };
+  const color: Record<Phase, string> = {
+    Successful: '#2a9d4b',
+    Failed: '#d62728',
+    Inconclusive: '#e6a700',
+    Error: '#7b3fa0',
+  };
   const parts: string[] = [];
   parts.push(
     '<text x="10" y="22" font-size="15" ' +
-      `font-weight="bold">${esc(`${r.rollout.namespace}/${r.rollout.name}: rehearsal`)}</text>`);
+      `font-weight="bold">${esc(`${r.rollout.namespace}/${r.rollout.name}: rehearsal`)}</text>`,
+  );
   r.results.forEach((res, i) => {
     const y0 = top + i * LANE;
     const h = LANE - 14;
     parts.push(
       `<text x="10" y="${y0 + 14}" font-size="12" ` +
-        `fill="${res.met ? '#222' : '#d62728'}">${esc(res.release.id)}</text>`);
+        `fill="${res.met ? '#222' : '#d62728'}">${esc(res.release.id)}</text>`,
+    );
     parts.push(`<text x="10" y="${y0 + 28}" font-size="10" fill="#555">${esc(res.sentence.slice(0, 38))}</text>`);
     let d = '';
-    for (let t = 0; t <= res.verdict.t && t < res.world.weight.length; t += 5) d += `${d ? 'L' : 'M'}${x(t).toFixed(1)},${(y0 + h - (h * res.world.weight[t]) / 100).toFixed(1)}`;
+    for (let t = 0; t <= res.verdict.t && t < res.world.weight.length; t += 5)
+      d += `${d ? 'L' : 'M'}${x(t).toFixed(1)},${(y0 + h - (h * res.world.weight[t]) / 100).toFixed(1)}`;
     parts.push(`<path d="${d}" fill="none" stroke="#1f77b4" stroke-width="1.5"/>`);
-    for (const m of res.verdict.measurements) parts.push(
-      `<circle cx="${x(m.t).toFixed(1)}" cy="${y0 + h + 4}" r="2.5" ` +
-        `fill="${color[m.phase]}"><title>${esc(`${m.metric} at ${m.t} s: ${m.phase} ${m.value ?? m.message ?? ''}`)}</title></circle>`);
+    for (const m of res.verdict.measurements)
+      parts.push(
+        `<circle cx="${x(m.t).toFixed(1)}" cy="${y0 + h + 4}" r="2.5" ` +
+          `fill="${color[m.phase]}"><title>${esc(`${m.metric} at ${m.t} s: ${m.phase} ${m.value ?? m.message ?? ''}`)}</title></circle>`,
+      );
   });
   const H = top + r.results.length * LANE + 30;
   parts.push(
     `<text x="${LEFT}" y="${H - 10}" font-size="11" fill="#555">0 .. ${Math.round(tMax / 60)} min; blue: canary ` +
-      'route weight; dots: measurements (green passed, red failed, amber inconclusive, purple error)</text>');
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" ` +
-    `font-family="sans-serif">\n${parts.join('\n')}\n</svg>\n`;
+      'route weight; dots: measurements (green passed, red failed, amber inconclusive, purple error)</text>',
+  );
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" ` +
+    `font-family="sans-serif">\n${parts.join('\n')}\n</svg>\n`
+  );
 }

@@ -28,12 +28,15 @@ export interface SynthRehearsal {
 }
 
 const FIX: Record<string, string> = {
-  healthy: 'the analysis must pass a canary that answers no 5xx at all (Envoy then has no class "5" series) and ' +
+  healthy:
+    'the analysis must pass a canary that answers no 5xx at all (Envoy then has no class "5" series) and ' +
     'whose new pods are not Ready while they start; see the timeline with `rollwise rehearse <manifest>`.',
-  'canary-5xx-10': 'the analysis must fail a canary answering 10 % 5xx before the rollout leaves its first weight; ' +
+  'canary-5xx-10':
+    'the analysis must fail a canary answering 10 % 5xx before the rollout leaves its first weight; ' +
     'see the timeline with `rollwise rehearse <manifest>`.',
 };
-const LOW_TRAFFIC_FIX = 'declare the traffic the canary really gets, or give the canary more of it: a higher first ' +
+const LOW_TRAFFIC_FIX =
+  'declare the traffic the canary really gets, or give the canary more of it: a higher first ' +
   'weight, a longer measurement window and pause, or a first step that waits for a human ' +
   '(CanaryStep.pauseUntilPromoted()) with a reason; `rollwise rehearse <manifest>` shows the timeline.';
 
@@ -68,8 +71,10 @@ const MEMO = new Map<string, SynthRehearsal>();
 const MEMO_MAX = 4096;
 
 /** Rehearse the synthesized objects of one service (its Rollout, AnalysisTemplates and HTTPRoute). */
-export function rehearseForSynth(objects: readonly unknown[],
-  opts: { readonly releaseRps?: number } = {}): SynthRehearsal {
+export function rehearseForSynth(
+  objects: readonly unknown[],
+  opts: { readonly releaseRps?: number } = {},
+): SynthRehearsal {
   const refusals: Refusal[] = [];
   const warnings: string[] = [];
   let models;
@@ -84,7 +89,8 @@ export function rehearseForSynth(objects: readonly unknown[],
       warnings.push(
         'canary not rehearsed: no capacity figures (capacity.peakRequestsPerSecond), so the traffic a release sees ' +
           'is unknown. Declare capacity to have synth check that the analysis promotes a healthy release and stops a ' +
-          'bad one.');
+          'bad one.',
+      );
       continue;
     }
     const key = rehearsalKey(m, SYNTH_RELEASES);
@@ -112,23 +118,32 @@ function rehearseModel(m: RolloutModel): SynthRehearsal {
     r = rehearseInProcess(m, { releases: SYNTH_RELEASES });
   } catch (e) {
     if (e instanceof PromqlUnsupported) {
-      return { refusals, warnings: [`canary not rehearsed at synth: a query is outside the in-process evaluator's ` +
-        `PromQL (${e.message}); run \`rollwise rehearse\` on the output, which uses a real Prometheus.`] };
+      return {
+        refusals,
+        warnings: [
+          `canary not rehearsed at synth: a query is outside the in-process evaluator's ` +
+            `PromQL (${e.message}); run \`rollwise rehearse\` on the output, which uses a real Prometheus.`,
+        ],
+      };
     }
     throw e;
   }
   for (const x of r.results) {
     if (x.met) continue;
-    const expected = x.release.expect !== 'aborted-at-first-weight' ? x.release.expect
-      : humanAtFirstWeight(m) ? 'aborted before full promotion (a human decides at the first weight)'
-        : `aborted at ${firstWeight(m)} %`;
+    const expected =
+      x.release.expect !== 'aborted-at-first-weight'
+        ? x.release.expect
+        : humanAtFirstWeight(m)
+          ? 'aborted before full promotion (a human decides at the first weight)'
+          : `aborted at ${firstWeight(m)} %`;
     const rps = Math.round(x.world.rps * 100) / 100;
     // The traffic is the input at fault when the same release would behave at 100 x the traffic.
     const starved = rehearseInProcess(m, { releases: [x.release.id], releaseRps: x.world.rps * 100 }).ok;
     refusals.push({
       input: starved ? 'capacity.peakRequestsPerSecond' : 'delivery',
       value: starved ? String(rps) : 'Delivery.canary()',
-      why: `the rehearsal of release "${x.release.id}" (${x.release.title}, ${rps} req/s, ${firstWeight(m)} % to the ` +
+      why:
+        `the rehearsal of release "${x.release.id}" (${x.release.title}, ${rps} req/s, ${firstWeight(m)} % to the ` +
         `canary) says: ${x.sentence}; expected ${expected}: ${x.release.because}`,
       fix: starved ? LOW_TRAFFIC_FIX : (FIX[x.release.id] ?? 'see `rollwise rehearse <manifest>`.'),
     });

@@ -158,8 +158,10 @@ export function firstReady(model: RolloutModel, created: number, startSeconds: n
   // Readiness probes tick every period from the pod's start; the first success is the first tick at
   // or after both the process answering and the start-up probe passing.
   const ready = Math.max(probesFrom, created + startSeconds);
-  const firstTick = created + r.initialDelaySeconds + Math.ceil(Math.max(0,
-    ready - created - r.initialDelaySeconds) / r.periodSeconds) * r.periodSeconds;
+  const firstTick =
+    created +
+    r.initialDelaySeconds +
+    Math.ceil(Math.max(0, ready - created - r.initialDelaySeconds) / r.periodSeconds) * r.periodSeconds;
   return firstTick + (r.successThreshold - 1) * r.periodSeconds;
 }
 
@@ -167,8 +169,11 @@ export function firstReady(model: RolloutModel, created: number, startSeconds: n
  * The names a pod of ReplicaSet `hash` gets, by its index: its ReplicaSet, its name as the API server makes it, its
  * uid.
  */
-function podIdentity(model: RolloutModel, hash: string, index: number): { replicaSet: string; name: string;
-  uid: string } {
+function podIdentity(
+  model: RolloutModel,
+  hash: string,
+  index: number,
+): { replicaSet: string; name: string; uid: string } {
   const replicaSet = replicaSetName(model.name, hash);
   const name = podName(replicaSet, podSuffix(index + (hash === model.canaryHash ? 100 : 0)));
   const uid = `00000000-0000-4000-8000-${String(index + (hash === model.canaryHash ? 100 : 0)).padStart(12, '0')}`;
@@ -177,9 +182,14 @@ function podIdentity(model: RolloutModel, hash: string, index: number): { replic
 
 /** The envoy metrics the exporters' series carry, and kube-state-metrics' two. */
 const METRIC_NAMES = [
-  'envoy_cluster_membership_healthy', 'envoy_cluster_membership_total', 'envoy_cluster_lb_healthy_panic',
+  'envoy_cluster_membership_healthy',
+  'envoy_cluster_membership_total',
+  'envoy_cluster_lb_healthy_panic',
   'envoy_cluster_upstream_rq_total',
-  'envoy_cluster_upstream_rq_xx', 'envoy_cluster_upstream_rq', 'kube_pod_status_ready', 'kube_pod_owner',
+  'envoy_cluster_upstream_rq_xx',
+  'envoy_cluster_upstream_rq',
+  'kube_pod_status_ready',
+  'kube_pod_owner',
 ];
 
 /**
@@ -193,8 +203,8 @@ export function seriesLabelValues(model: RolloutModel): Record<string, string[]>
   const N = model.replicas;
   // The canary is scaled to ceil(weight x replicas / 100) at a setWeight step and to every replica at the end.
   let canaryPods = N;
-  for (const s of model.steps) if (s.kind === 'setWeight') canaryPods = Math.max(canaryPods,
-    Math.ceil((s.weight * N) / 100));
+  for (const s of model.steps)
+    if (s.kind === 'setWeight') canaryPods = Math.max(canaryPods, Math.ceil((s.weight * N) / 100));
   const stable = Array.from({ length: Math.max(0, N) }, (_, i) => podIdentity(model, model.stableHash, i));
   const canary = Array.from({ length: Math.max(0, canaryPods) }, (_, i) => podIdentity(model, model.canaryHash, i));
   return {
@@ -245,8 +255,12 @@ export function buildWorld(model: RolloutModel, release: Release, opts: WorldOpt
   const scrape = opts.scrapeSeconds ?? DEFAULT_SCRAPE_SECONDS;
   const peak = model.peakRps ?? 0;
   const releaseRps = opts.releaseRps ?? model.releaseRps ?? peak;
-  const rps = release.traffic === 'none' ? 0
-    : release.traffic === 'low' ? (opts.lowRps ?? peak * LOW_TRAFFIC_FRACTION) : releaseRps;
+  const rps =
+    release.traffic === 'none'
+      ? 0
+      : release.traffic === 'low'
+        ? (opts.lowRps ?? peak * LOW_TRAFFIC_FRACTION)
+        : releaseRps;
   const N = model.replicas;
   const events: WorldEvent[] = [];
   const stable: Pod[] = Array.from({ length: N }, (_, i) => makePod(model, undefined, model.stableHash, i, -3600));
@@ -295,8 +309,12 @@ export function buildWorld(model: RolloutModel, release: Release, opts: WorldOpt
   const enterStep = (t: number) => {
     stepStarted = t;
     lastProgress = t;
-    if (model.background && backgroundStart === undefined && index >= model.background.startingStep &&
-      index < steps.length) {
+    if (
+      model.background &&
+      backgroundStart === undefined &&
+      index >= model.background.startingStep &&
+      index < steps.length
+    ) {
       backgroundStart = t;
       events.push({ t, text: `background analysis starts (${model.background.templates.join(', ')})` });
     }
@@ -336,8 +354,8 @@ export function buildWorld(model: RolloutModel, release: Release, opts: WorldOpt
     else if (index >= steps.length) w = atDesired ? 100 : prevSetWeight(steps.length);
     else if (!atDesired) w = prevSetWeight(index);
     else w = setWeightAt(index);
-    if (w !== currentWeight) events.push({ t, text: `route weight ${currentWeight} -> ${w} % (${available} canary ` +
-      'pod(s) available)' });
+    if (w !== currentWeight)
+      events.push({ t, text: `route weight ${currentWeight} -> ${w} % (${available} canary ` + 'pod(s) available)' });
     currentWeight = w;
     weight.push(w);
     canaryPods.push(canary.length);
@@ -354,8 +372,11 @@ export function buildWorld(model: RolloutModel, release: Release, opts: WorldOpt
     const s = steps[index];
     const waitingForPods = index >= steps.length || s.kind === 'setWeight';
     if (waitingForPods && t - lastProgress > model.progressDeadlineSeconds) {
-      stuck = { t, why: `no canary pod became available for ${model.progressDeadlineSeconds} s (progress deadline)`,
-        outcome: 'aborted' };
+      stuck = {
+        t,
+        why: `no canary pod became available for ${model.progressDeadlineSeconds} s (progress deadline)`,
+        outcome: 'aborted',
+      };
       break;
     }
     if (index >= steps.length) continue;
@@ -369,8 +390,12 @@ export function buildWorld(model: RolloutModel, release: Release, opts: WorldOpt
       done = t - stepStarted >= wait;
       if (done && s.seconds === null) {
         manualPromotions++;
-        events.push({ t, text: `step ${index}: pause without duration, promoted by a human (the rehearsal assumes ` +
-          `after ${HUMAN_PROMOTE_SECONDS / 60} min)` });
+        events.push({
+          t,
+          text:
+            `step ${index}: pause without duration, promoted by a human (the rehearsal assumes ` +
+            `after ${HUMAN_PROMOTE_SECONDS / 60} min)`,
+        });
       }
     } else if (s.kind === 'analysis') done = t - stepStarted >= gateDuration(s.run);
     else done = true;
@@ -382,10 +407,34 @@ export function buildWorld(model: RolloutModel, release: Release, opts: WorldOpt
   }
   const duration = Math.min(t, HORIZON_SECONDS);
 
-  const series = exporterSeries(model, release, rps, scrape,
-    { weight, canaryReady, canaryReadyOf: (p, at) => p.readyAt(at) }, canary, stable, duration);
-  return { release, rps, durationSeconds: duration, scrapeSeconds: scrape, weight, canaryPods, canaryReady,
-    canaryAvailable, stepIndex, series, events, backgroundStart, gates, promotedAt, stuck, manualPromotions };
+  const series = exporterSeries(
+    model,
+    release,
+    rps,
+    scrape,
+    { weight, canaryReady, canaryReadyOf: (p, at) => p.readyAt(at) },
+    canary,
+    stable,
+    duration,
+  );
+  return {
+    release,
+    rps,
+    durationSeconds: duration,
+    scrapeSeconds: scrape,
+    weight,
+    canaryPods,
+    canaryReady,
+    canaryAvailable,
+    stepIndex,
+    series,
+    events,
+    backgroundStart,
+    gates,
+    promotedAt,
+    stuck,
+    manualPromotions,
+  };
 }
 
 interface Counters {
@@ -405,9 +454,16 @@ const USED_RQ_TOTAL = 4;
  * created at its first sample and listed in that order. The arithmetic is the same expressions in
  * the same order as the plain per-second model it replaces, so the samples are the same numbers.
  */
-function exporterSeries(model: RolloutModel, release: Release, rps: number, scrape: number,
-  state: { weight: number[]; canaryReady: number[]; canaryReadyOf: (p: Pod, t: number) => boolean }, canary: Pod[],
-  stable: Pod[], duration: number): Series[] {
+function exporterSeries(
+  model: RolloutModel,
+  release: Release,
+  rps: number,
+  scrape: number,
+  state: { weight: number[]; canaryReady: number[]; canaryReadyOf: (p: Pod, t: number) => boolean },
+  canary: Pod[],
+  stable: Pod[],
+  duration: number,
+): Series[] {
   const shared = model.canaryCluster === model.stableCluster;
   // Per cluster and proxy: cumulative expected counts since the cluster was (re)created.
   const clusters = shared ? [model.canaryCluster] : [model.stableCluster, model.canaryCluster];
@@ -420,10 +476,13 @@ function exporterSeries(model: RolloutModel, release: Release, rps: number, scra
   const readyHosts: number[] = new Array<number>(clusters.length).fill(0);
   const firstTraffic = state.weight.findIndex((w) => w > 0);
   const burst = release.burst;
-  const canaryErrorAt = (t: number) => (burst && firstTraffic >= 0 &&
+  const canaryErrorAt = (t: number) =>
+    burst &&
+    firstTraffic >= 0 &&
     t >= firstTraffic + burst.afterFirstTrafficSeconds &&
     t < firstTraffic + burst.afterFirstTrafficSeconds + burst.seconds
-    ? burst.errorRatio : release.canaryErrorRatio);
+      ? burst.errorRatio
+      : release.canaryErrorRatio;
   // Hosts of a cluster at t: the canary's pods that exist (a pod is an endpoint, Ready or not, from
   // its creation), the stable's all Ready. Canary pods are created in time order (scale() appends).
   const sorted = canary.every((p, i) => i === 0 || canary[i - 1].created <= p.created);
@@ -522,16 +581,36 @@ function exporterSeries(model: RolloutModel, release: Release, rps: number, scra
         put(slot + 2, 'envoy_cluster_lb_healthy_panic', base, t, Math.floor(a.panic));
         if (u & USED_RQ_TOTAL) put(slot + 3, 'envoy_cluster_upstream_rq_total', base, t, total);
         if (u & USED_2XX) {
-          put(slot + 4, 'envoy_cluster_upstream_rq_xx', envoy[slot + 4]?.labels ?? { ...base, envoy_response_code_class:
-            '2' }, t, total - err);
-          put(slot + 5, 'envoy_cluster_upstream_rq', envoy[slot + 5]?.labels ?? { ...base, envoy_response_code: '200' },
-            t, total - err);
+          put(
+            slot + 4,
+            'envoy_cluster_upstream_rq_xx',
+            envoy[slot + 4]?.labels ?? { ...base, envoy_response_code_class: '2' },
+            t,
+            total - err,
+          );
+          put(
+            slot + 5,
+            'envoy_cluster_upstream_rq',
+            envoy[slot + 5]?.labels ?? { ...base, envoy_response_code: '200' },
+            t,
+            total - err,
+          );
         }
         if (u & USED_5XX) {
-          put(slot + 6, 'envoy_cluster_upstream_rq_xx', envoy[slot + 6]?.labels ?? { ...base, envoy_response_code_class:
-            '5' }, t, err);
-          put(slot + 7, 'envoy_cluster_upstream_rq', envoy[slot + 7]?.labels ?? { ...base, envoy_response_code: '503' },
-            t, err);
+          put(
+            slot + 6,
+            'envoy_cluster_upstream_rq_xx',
+            envoy[slot + 6]?.labels ?? { ...base, envoy_response_code_class: '5' },
+            t,
+            err,
+          );
+          put(
+            slot + 7,
+            'envoy_cluster_upstream_rq',
+            envoy[slot + 7]?.labels ?? { ...base, envoy_response_code: '503' },
+            t,
+            err,
+          );
         }
       }
     }
@@ -542,11 +621,16 @@ function exporterSeries(model: RolloutModel, release: Release, rps: number, scra
       let four = podSeries[i];
       if (!four) {
         const labels = { namespace: model.namespace, pod: pod.name, uid: pod.uid };
-        four = (['true', 'false', 'unknown'] as const).map((condition) => ({ name: 'kube_pod_status_ready',
-          labels: { ...labels, condition }, samples: [] as Array<[number, number]> }));
-        four.push({ name: 'kube_pod_owner',
+        four = (['true', 'false', 'unknown'] as const).map((condition) => ({
+          name: 'kube_pod_status_ready',
+          labels: { ...labels, condition },
+          samples: [] as Array<[number, number]>,
+        }));
+        four.push({
+          name: 'kube_pod_owner',
           labels: { ...labels, owner_kind: 'ReplicaSet', owner_name: pod.replicaSet, owner_is_controller: 'true' },
-          samples: [] });
+          samples: [],
+        });
         podSeries[i] = four;
         podOrder.push(four);
       }
@@ -561,7 +645,9 @@ function exporterSeries(model: RolloutModel, release: Release, rps: number, scra
 
 /** Traffic and start time this release uses, for the report. */
 export function describeRelease(model: RolloutModel, release: Release, world: World): string {
-  const start = release.startSeconds === 'budget' ? Math.floor(0.9 * (model.startupBudgetSeconds ?? 60))
-    : release.startSeconds ?? HEALTHY_START_SECONDS;
+  const start =
+    release.startSeconds === 'budget'
+      ? Math.floor(0.9 * (model.startupBudgetSeconds ?? 60))
+      : (release.startSeconds ?? HEALTHY_START_SECONDS);
   return `${world.rps.toFixed(world.rps < 10 ? 1 : 0)} req/s, pods answer after ${start} s`;
 }

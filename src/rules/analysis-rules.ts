@@ -28,10 +28,14 @@ type Shape = 'vector' | 'number-or-nil' | 'cloudwatch' | 'other';
 
 function shapeOf(provider: string): Shape {
   switch (provider) {
-    case 'prometheus': return 'vector';
-    case 'datadog': return 'number-or-nil';
-    case 'cloudWatch': return 'cloudwatch';
-    default: return 'other';
+    case 'prometheus':
+      return 'vector';
+    case 'datadog':
+      return 'number-or-nil';
+    case 'cloudWatch':
+      return 'cloudwatch';
+    default:
+      return 'other';
   }
 }
 
@@ -95,13 +99,27 @@ function wrongShape(metric: Record<string, unknown>): { cond: string; text: stri
     const text = str(metric[cond]);
     if (!text) return [];
     if (shape === 'number-or-nil' && /result\s*\[/.test(text)) {
-      return [{ cond, text, why: 'the Datadog provider hands the condition one number (or nil without data), not a ' +
-        'list, so result[...] cannot be evaluated' }];
+      return [
+        {
+          cond,
+          text,
+          why:
+            'the Datadog provider hands the condition one number (or nil without data), not a ' +
+            'list, so result[...] cannot be evaluated',
+        },
+      ];
     }
     if (shape === 'cloudwatch' && /result\s*\[\s*\d+\s*\]\s*(?:[<>=!]=?|[-+*/%])/.test(text)) {
-      return [{ cond, text, why: 'the CloudWatch provider hands the condition a list of MetricDataResult objects ' +
-        '(Id, Label, Values, ...), so result[n] is an object, not a number; compare result[n].Values (e.g. ' +
-        'all(result[0].Values, {# < 0.01}))' }];
+      return [
+        {
+          cond,
+          text,
+          why:
+            'the CloudWatch provider hands the condition a list of MetricDataResult objects ' +
+            '(Id, Label, Values, ...), so result[n] is an object, not a number; compare result[n].Values (e.g. ' +
+            'all(result[0].Values, {# < 0.01}))',
+        },
+      ];
     }
     return [];
   });
@@ -121,8 +139,10 @@ function cloudwatchPassesEmpty(metric: Record<string, unknown>): string | undefi
   const sc = str(metric.successCondition);
   if (!sc || !/\ball\s*\(\s*result\s*\[\s*\d+\s*\]\s*\.\s*Values/.test(sc)) return undefined;
   if (/len\s*\(\s*result\s*\[\s*\d+\s*\]\s*\.\s*Values\s*\)/.test(sc)) return undefined;
-  return 'a query with no datapoint in the period (CloudWatch returns an empty Values list, and all() of an empty ' +
-    'list is true)';
+  return (
+    'a query with no datapoint in the period (CloudWatch returns an empty Values list, and all() of an empty ' +
+    'list is true)'
+  );
 }
 
 /**
@@ -156,7 +176,13 @@ export function defaultsOnlyNumerator(text: string, at: number, len: number): bo
   let end = after.length;
   for (let j = div[0].length; j < after.length; j++) {
     if (after[j] === '(') depth++;
-    else if (after[j] === ')') { if (depth === 0) { end = j; break; } depth--; }
+    else if (after[j] === ')') {
+      if (depth === 0) {
+        end = j;
+        break;
+      }
+      depth--;
+    }
   }
   const divisor = after.slice(div[0].length, end);
   if (/\b(or|unless)\b|vector\s*\(|absent/.test(divisor)) return false;
@@ -164,8 +190,11 @@ export function defaultsOnlyNumerator(text: string, at: number, len: number): bo
 }
 
 /** Every string under a provider (queries of Prometheus, Datadog, New Relic, ...), with its path. */
-function providerStrings(provider: unknown, path: string,
-  out: { path: string; text: string }[] = []): { path: string; text: string }[] {
+function providerStrings(
+  provider: unknown,
+  path: string,
+  out: { path: string; text: string }[] = [],
+): { path: string; text: string }[] {
   const r = rec(provider);
   if (r) for (const [k, v] of Object.entries(r)) providerStrings(v, `${path}.${k}`, out);
   else if (Array.isArray(provider)) provider.forEach((v, i) => providerStrings(v, `${path}[${i}]`, out));
@@ -176,9 +205,35 @@ function providerStrings(provider: unknown, path: string,
 /** curl options that make it fail on an HTTP error status (curl(1): --fail, --fail-with-body). */
 const CURL_FAILS = /^(--fail|--fail-with-body|-[a-zA-Z]*f[a-zA-Z]*)$/;
 /** The options of curl that take a value (so their value is not read as a flag cluster). */
-const CURL_VALUE_OPTS = new Set(['-o', '-H', '-d', '-X', '-u', '-A', '-e', '-m', '-w', '-T', '-x', '-b', '-c', '-F',
-  '--data', '--header', '--request', '--output', '--max-time', '--connect-timeout', '--user', '--retry', '--write-out',
-  '--cacert', '--cert', '--key', '--url']);
+const CURL_VALUE_OPTS = new Set([
+  '-o',
+  '-H',
+  '-d',
+  '-X',
+  '-u',
+  '-A',
+  '-e',
+  '-m',
+  '-w',
+  '-T',
+  '-x',
+  '-b',
+  '-c',
+  '-F',
+  '--data',
+  '--header',
+  '--request',
+  '--output',
+  '--max-time',
+  '--connect-timeout',
+  '--user',
+  '--retry',
+  '--write-out',
+  '--cacert',
+  '--cert',
+  '--key',
+  '--url',
+]);
 
 /**
  * The curl invocations of a Job container that can pass on an HTTP 5xx: no --fail/-f, no
@@ -187,8 +242,13 @@ const CURL_VALUE_OPTS = new Set(['-o', '-H', '-d', '-X', '-u', '-A', '-e', '-m',
 export function curlWithoutFail(c: Record<string, unknown>): string[] {
   let words = commandWords(c);
   // An image whose entrypoint is curl (curlimages/curl) with only args.
-  if (c.command === undefined && /(^|\/)curl(:|$|@)|curlimages\/curl/.test(str(c.image) ?? '') && words &&
-    words[0] !== 'curl') words = ['curl', ...words];
+  if (
+    c.command === undefined &&
+    /(^|\/)curl(:|$|@)|curlimages\/curl/.test(str(c.image) ?? '') &&
+    words &&
+    words[0] !== 'curl'
+  )
+    words = ['curl', ...words];
   if (!words) return [];
   const out: string[] = [];
   for (let i = 0; i < words.length; i++) {
@@ -220,7 +280,8 @@ export const ANALYSIS_RULES: readonly RuleDefinition[] = [
     severity: 'warning',
     title: 'Prometheus analysis condition indexes result[0] without guarding empty and NaN results',
     kinds: KINDS,
-    mechanism: 'The Prometheus provider hands a vector query\'s result to the condition as a list, empty when no ' +
+    mechanism:
+      "The Prometheus provider hands a vector query's result to the condition as a list, empty when no " +
       'series exists yet (a canary that has not served, a 5xx counter Envoy has not created): result[0] is then an ' +
       'Error ("slice index out of range"), and errors do not count as failures until consecutiveErrorLimit; NaN (0/0 ' +
       'without traffic) makes `result[0] < 0.01` false: a Failed verdict from no data. Other providers hand other ' +
@@ -233,7 +294,8 @@ export const ANALYSIS_RULES: readonly RuleDefinition[] = [
       'where empty means healthy (an upper bound on an error count or ratio: Envoy creates the 5xx counter at the ' +
       'first 5xx).',
     fieldNotes: 'docs/mechanisms.md#canary-analysis (reference: AnalysisTemplate)',
-    fix: 'Write `len(result) > 0 && !isNaN(result[0]) && result[0] < 0.01` as successCondition and the mirror ' +
+    fix:
+      'Write `len(result) > 0 && !isNaN(result[0]) && result[0] < 0.01` as successCondition and the mirror ' +
       'failureCondition (`len(result) > 0 && !isNaN(result[0]) && result[0] >= 0.01`), so no data is Inconclusive, ' +
       'never a silent pass or fail.',
     facts: [],
@@ -248,30 +310,44 @@ export const ANALYSIS_RULES: readonly RuleDefinition[] = [
         const conds = found.map((u) => `${u.cond} \`${u.text}\``).join(' and ');
         const emptyOnly = missing.every((x) => x.startsWith('empty'));
         const same = emptyOnly && emptyMeansFailing(metric);
-        ctx.report(o, `spec.metrics[${i}].${found[0].cond}`,
+        ctx.report(
+          o,
+          `spec.metrics[${i}].${found[0].cond}`,
           `metric "${str(metric.name) ?? i}": ${conds} ${found.length > 1 ? 'index' : 'indexes'} result[0] without a ` +
             'guard ' +
-            `for ${missing.join(' or ')}${same ? '. An empty result would fail these conditions anyway (they ask for ' +
-              'a value at or above a floor, or fail below one): its Error reaches consecutiveErrorLimit and the run ' +
-              'ends in Error, which aborts the Rollout as a failure would, later by the error limit; information' : ''}.`,
-          { metric: str(metric.name) ?? String(i), condition: found.map((u) => u.text).join(' | '),
-            missingGuards: missing.join('; ') }, same ? 'info' : undefined);
+            `for ${missing.join(' or ')}${
+              same
+                ? '. An empty result would fail these conditions anyway (they ask for ' +
+                  'a value at or above a floor, or fail below one): its Error reaches consecutiveErrorLimit and the run ' +
+                  'ends in Error, which aborts the Rollout as a failure would, later by the error limit; information'
+                : ''
+            }.`,
+          {
+            metric: str(metric.name) ?? String(i),
+            condition: found.map((u) => u.text).join(' | '),
+            missingGuards: missing.join('; '),
+          },
+          same ? 'info' : undefined,
+        );
       });
     },
   },
   {
     id: 'RW402-analysis-no-data-as-zero',
     severity: 'warning',
-    title: 'Analysis query turns no data into a number (`or vector(n)` around a ratio or a denominator, ' +
+    title:
+      'Analysis query turns no data into a number (`or vector(n)` around a ratio or a denominator, ' +
       '`default_zero()`)',
     kinds: KINDS,
-    mechanism: 'A query that answers a number when there is no data passes (or fails) the check exactly when the ' +
+    mechanism:
+      'A query that answers a number when there is no data passes (or fails) the check exactly when the ' +
       'canary serves nothing or its metrics are missing (e.g. its pods are not Ready, its weight goes back to 0 and ' +
       'its Envoy cluster, with every series on it, disappears). A default on the numerator alone, `(errors or on() ' +
       'vector(0)) / all`, is safe and needed: Envoy creates the 5xx counter at the first 5xx, and the denominator ' +
       'still gives no sample without traffic.',
     fieldNotes: 'docs/mechanisms.md#canary-analysis (reference: AnalysisTemplate, Measuring the canary)',
-    fix: 'Move the default to the numerator of the ratio, `(sum(rate(errors[2m])) or on() vector(0)) / ' +
+    fix:
+      'Move the default to the numerator of the ratio, `(sum(rate(errors[2m])) or on() vector(0)) / ' +
       'sum(rate(all[2m]))`, or remove it; let an empty result be Inconclusive with guarded conditions, and add a ' +
       'request-volume metric that is Inconclusive below N requests.',
     facts: [],
@@ -286,14 +362,24 @@ export const ANALYSIS_RULES: readonly RuleDefinition[] = [
           for (const d of queryDefaults(s.text)) {
             if ((provider === 'prometheus') !== !d.match.startsWith('default_zero')) continue;
             // Safe only on the numerator of a ratio whose divisor reads a metric and has no default of its own.
-            if (d.position === 'numerator' && (d.match.startsWith('default_zero') || defaultsOnlyNumerator(s.text,
-              d.index, d.match.length))) continue;
-            const where = d.position === 'ratio' ? 'around the whole expression' : d.position === 'denominator' ? 'in the denominator' : 'on a numerator whose divisor reads no ' +
-              'metric or is defaulted too';
-            ctx.report(o, s.path,
+            if (
+              d.position === 'numerator' &&
+              (d.match.startsWith('default_zero') || defaultsOnlyNumerator(s.text, d.index, d.match.length))
+            )
+              continue;
+            const where =
+              d.position === 'ratio'
+                ? 'around the whole expression'
+                : d.position === 'denominator'
+                  ? 'in the denominator'
+                  : 'on a numerator whose divisor reads no ' + 'metric or is defaulted too';
+            ctx.report(
+              o,
+              s.path,
               `metric "${str(metric.name) ?? i}": the query contains \`${d.match}\` outside the numerator of a ratio ` +
                 `(${where}), which reports ${d.value} when there is no data.`,
-              { metric: str(metric.name) ?? String(i), match: d.match, position: d.position });
+              { metric: str(metric.name) ?? String(i), match: d.match, position: d.position },
+            );
           }
         }
       });
@@ -302,14 +388,17 @@ export const ANALYSIS_RULES: readonly RuleDefinition[] = [
   {
     id: 'RW403-analysis-no-data-passes',
     severity: 'warning',
-    title: 'Analysis conditions pass when there is no data (`default(result, 0) < x`, `isNaN(result[0]) || ...`, ' +
+    title:
+      'Analysis conditions pass when there is no data (`default(result, 0) < x`, `isNaN(result[0]) || ...`, ' +
       '`len(result) == 0 || ...`)',
     kinds: KINDS,
-    mechanism: 'A condition that is true for an empty, nil or NaN result promotes a canary that served nothing or ' +
+    mechanism:
+      'A condition that is true for an empty, nil or NaN result promotes a canary that served nothing or ' +
       'whose metrics are missing: the check passes exactly when it measured nothing. Short-circuits ' +
       '(`isNaN(result[0]) || ...`) and defaults (`default(result, 0)`) read as guards but turn no data into a pass.',
     fieldNotes: 'docs/mechanisms.md#canary-analysis (reference: AnalysisTemplate)',
-    fix: 'Guard with && so no data makes both conditions false (Inconclusive: the rollout pauses): successCondition ' +
+    fix:
+      'Guard with && so no data makes both conditions false (Inconclusive: the rollout pauses): successCondition ' +
       '`len(result) > 0 && !isNaN(result[0]) && result[0] < 0.01` and failureCondition `len(result) > 0 && ' +
       '!isNaN(result[0]) && result[0] >= 0.01`; for providers that give nil, `!isNil(result) && result < 10` and ' +
       '`!isNil(result) && result >= 10`.',
@@ -325,13 +414,21 @@ export const ANALYSIS_RULES: readonly RuleDefinition[] = [
         const what = passesOnNoData(providerName(metric), sc, fc) ?? cloudwatchPassesEmpty(metric);
         if (what === undefined) return;
         const cond = sc ? 'successCondition' : 'failureCondition';
-        const shown = [sc ? `successCondition \`${sc}\`` : undefined,
-          fc ? `failureCondition \`${fc}\`` : undefined].filter(Boolean).join(' with ');
-        ctx.report(o, `spec.metrics[${i}].${cond}`,
+        const shown = [sc ? `successCondition \`${sc}\`` : undefined, fc ? `failureCondition \`${fc}\`` : undefined]
+          .filter(Boolean)
+          .join(' with ');
+        ctx.report(
+          o,
+          `spec.metrics[${i}].${cond}`,
           `metric "${str(metric.name) ?? i}": ${shown} ${fc && !sc ? 'is not true' : 'is true'} for ${what}: the ` +
             'measurement is Successful without data.',
-          { metric: str(metric.name) ?? String(i), ...(sc ? { successCondition: sc } : {}),
-            ...(fc ? { failureCondition: fc } : {}), noData: what });
+          {
+            metric: str(metric.name) ?? String(i),
+            ...(sc ? { successCondition: sc } : {}),
+            ...(fc ? { failureCondition: fc } : {}),
+            noData: what,
+          },
+        );
       });
     },
   },
@@ -340,12 +437,14 @@ export const ANALYSIS_RULES: readonly RuleDefinition[] = [
     severity: 'warning',
     title: 'An analysis Job runs curl without --fail, so it succeeds on an HTTP 5xx',
     kinds: KINDS,
-    mechanism: 'The Job provider marks the measurement Successful when the Job completes and Failed when it fails ' +
+    mechanism:
+      'The Job provider marks the measurement Successful when the Job completes and Failed when it fails ' +
       '(metricproviders/job/job.go, Argo Rollouts v1.9.1), and curl exits 0 on any HTTP response, 500 included, ' +
       'unless it runs with --fail (-f) or --fail-with-body (exit code 22). A check that curls the canary without it ' +
       'passes exactly the release it exists to stop; only a refused connection fails it.',
     fieldNotes: 'docs/mechanisms.md#canary-analysis',
-    fix: 'Run curl with --fail (e.g. `curl -sf --max-time 5 http://svc/healthz`) or --fail-with-body, or check the ' +
+    fix:
+      'Run curl with --fail (e.g. `curl -sf --max-time 5 http://svc/healthz`) or --fail-with-body, or check the ' +
       'status code (`-w "%{http_code}"` compared in the script).',
     facts: [],
     check(o, ctx) {
@@ -358,10 +457,13 @@ export const ANALYSIS_RULES: readonly RuleDefinition[] = [
           const container = rec(c);
           if (!container) return;
           for (const call of curlWithoutFail(container)) {
-            ctx.report(o, `spec.metrics[${i}].provider.job.spec.template.spec.containers[${j}]`,
+            ctx.report(
+              o,
+              `spec.metrics[${i}].provider.job.spec.template.spec.containers[${j}]`,
               `metric "${str(metric.name) ?? i}": container "${str(container.name) ?? j}" runs \`${call}\` without ` +
                 '--fail: the Job completes, and the measurement is Successful, when the endpoint answers 500.',
-              { metric: str(metric.name) ?? String(i), command: call });
+              { metric: str(metric.name) ?? String(i), command: call },
+            );
           }
         });
       });
@@ -370,18 +472,22 @@ export const ANALYSIS_RULES: readonly RuleDefinition[] = [
   {
     id: 'RW405-analysis-condition-wrong-result-shape',
     severity: 'error',
-    title: 'Analysis condition written for another provider\'s result: result[0] on Datadog\'s number, a CloudWatch ' +
+    title:
+      "Analysis condition written for another provider's result: result[0] on Datadog's number, a CloudWatch " +
       'result compared as a number',
     kinds: KINDS,
-    mechanism: 'Each provider hands the condition its own shape: Datadog one number (or nil), CloudWatch a list of ' +
+    mechanism:
+      'Each provider hands the condition its own shape: Datadog one number (or nil), CloudWatch a list of ' +
       'MetricDataResult objects. A condition that indexes a number or compares an object cannot be evaluated, so ' +
       'every measurement is an Error, and after consecutiveErrorLimit errors the AnalysisRun is Error and the ' +
       'rollout aborts, for every release, healthy ones included.',
     fieldNotes: 'docs/mechanisms.md#canary-analysis',
-    fix: 'Datadog: compare the number itself, guarded for no data: `!isNil(result) && result < 0.01`. CloudWatch: ' +
+    fix:
+      'Datadog: compare the number itself, guarded for no data: `!isNil(result) && result < 0.01`. CloudWatch: ' +
       'read the values, `len(result[0].Values) > 0 && all(result[0].Values, {# < 0.01})`.',
     facts: [],
-    upstream: 'argoproj/argo-rollouts v1.9.1: metricproviders/datadog/datadog.go (parseResponseV1/V2 evaluate a ' +
+    upstream:
+      'argoproj/argo-rollouts v1.9.1: metricproviders/datadog/datadog.go (parseResponseV1/V2 evaluate a ' +
       'float64 or a nil *float64) and metricproviders/cloudwatch/cloudwatch.go (Run evaluates ' +
       'result.MetricDataResults); utils/evaluate/evaluate.go returns AnalysisPhaseError when the condition fails to ' +
       'evaluate, and analysis/analysis.go ends the metric in Error after consecutiveErrorLimit consecutive errors, ' +
@@ -391,9 +497,12 @@ export const ANALYSIS_RULES: readonly RuleDefinition[] = [
         const metric = rec(m);
         if (!metric) return;
         for (const w of wrongShape(metric)) {
-          ctx.report(o, `spec.metrics[${i}].${w.cond}`,
+          ctx.report(
+            o,
+            `spec.metrics[${i}].${w.cond}`,
             `metric "${str(metric.name) ?? i}": ${w.cond} \`${w.text}\`: ${w.why}; every measurement is an Error.`,
-            { metric: str(metric.name) ?? String(i), condition: w.text, provider: providerName(metric) });
+            { metric: str(metric.name) ?? String(i), condition: w.text, provider: providerName(metric) },
+          );
         }
       });
     },

@@ -16,14 +16,18 @@ export const ENGINE_RULES = {
     severity: 'error',
     title: 'A document cannot be parsed as a Kubernetes object',
     kinds: [],
-    mechanism: 'A document that does not parse is not checked at all (and kubectl would refuse the whole file), so ' +
+    mechanism:
+      'A document that does not parse is not checked at all (and kubectl would refuse the whole file), so ' +
       'every hazard in it is invisible.',
-    fieldNotes: 'docs/mechanisms.md#readiness-control-loop (a composition can only be checked when every part of it ' +
+    fieldNotes:
+      'docs/mechanisms.md#readiness-control-loop (a composition can only be checked when every part of it ' +
       'is read)',
-    fix: 'Fix the YAML at the reported line (indentation, unclosed brackets or quotes); the other documents of the ' +
+    fix:
+      'Fix the YAML at the reported line (indentation, unclosed brackets or quotes); the other documents of the ' +
       'file are still checked.',
     facts: [],
-    upstream: 'kubectl refuses the file: `kubectl apply -f` decodes each document with apimachinery\'s ' +
+    upstream:
+      "kubectl refuses the file: `kubectl apply -f` decodes each document with apimachinery's " +
       'YAMLToJSONDecoder (kubernetes/apimachinery v0.32.4 pkg/util/yaml/decoder.go), which returns the syntax error, ' +
       'and the StreamVisitor stops at it ("error parsing <file>", kubernetes/cli-runtime v0.32.4 ' +
       'pkg/resource/visitor.go); a mapping or list used as a key is "invalid map key" (kubernetes-sigs/yaml v1.4.0 ' +
@@ -35,19 +39,22 @@ export const ENGINE_RULES = {
     severity: 'warning',
     title: 'A mapping has the same key twice',
     kinds: [],
-    mechanism: 'kubectl reads the document and silently keeps the last value, so the first one, which a reviewer ' +
+    mechanism:
+      'kubectl reads the document and silently keeps the last value, so the first one, which a reviewer ' +
       'reads, is never applied; kustomize refuses the file ("mapping key ... already defined"), so a kustomization ' +
       'that includes it does not build (error). The same value twice changes nothing (info). The object is linted ' +
       'with the last value, as kubectl applies it.',
-    fieldNotes: 'docs/mechanisms.md#readiness-control-loop (a composition can only be checked when every part of it ' +
+    fieldNotes:
+      'docs/mechanisms.md#readiness-control-loop (a composition can only be checked when every part of it ' +
       'is read)',
     fix: 'Delete one of the two keys, keeping the value you mean.',
     facts: [],
-    upstream: 'kustomize v5.5.0 (kubernetes-sigs/kustomize, kyaml v0.18.1 kyaml/yaml/alias.go) decodes with ' +
+    upstream:
+      'kustomize v5.5.0 (kubernetes-sigs/kustomize, kyaml v0.18.1 kyaml/yaml/alias.go) decodes with ' +
       'sigs.k8s.io/yaml/goyaml.v3, whose decode.go refuses a repeated key ("mapping key %q already defined at line ' +
       '%d", kubernetes-sigs/yaml v1.4.0 goyaml.v3/decode.go); `kubectl kustomize` (v1.32.4, kustomize v5.5.0) fails ' +
       'on it, observed. kubectl apply does not: sigs.k8s.io/yaml v1.4.0 Unmarshal (goyaml.v2/decode.go setMapIndex) ' +
-      'overwrites the first value unless decoding strictly, and kubectl\'s StreamVisitor uses the non-strict ' +
+      "overwrites the first value unless decoding strictly, and kubectl's StreamVisitor uses the non-strict " +
       'YAMLToJSONDecoder (kubernetes/apimachinery and kubernetes/cli-runtime v0.32.4); `kubectl label --local -f` ' +
       'applies the second value, observed. So only a file a kustomization includes is an error.',
   },
@@ -56,49 +63,53 @@ export const ENGINE_RULES = {
     severity: 'info',
     title: 'A kustomization that transforms its resources was linted file by file, not as kustomize renders it',
     kinds: [],
-    mechanism: 'A kustomization\'s patches, replicas, images, name prefixes and components change the objects it ' +
-      'includes; without the rendered result the rules see the base values (an overlay\'s replicas: 3 patch is not ' +
+    mechanism:
+      "A kustomization's patches, replicas, images, name prefixes and components change the objects it " +
+      "includes; without the rendered result the rules see the base values (an overlay's replicas: 3 patch is not " +
       'applied) and skip the patch files. rollwise renders with `kustomize build` or `kubectl kustomize` when one is ' +
       'installed.',
-    fieldNotes: 'docs/mechanisms.md#readiness-control-loop (a composition can only be checked when every part of it ' +
+    fieldNotes:
+      'docs/mechanisms.md#readiness-control-loop (a composition can only be checked when every part of it ' +
       'is read)',
-    fix: 'Install kustomize or kubectl (kubectl kustomize) where lint runs, or lint the rendered output: `kubectl ' +
+    fix:
+      'Install kustomize or kubectl (kubectl kustomize) where lint runs, or lint the rendered output: `kubectl ' +
       'kustomize overlays/prod | rollwise lint -`.',
     facts: [],
   },
   kindSchema: {
     id: 'RW801-kind-schema',
     severity: 'error',
-    title: 'An object does not match its kind\'s OpenAPI schema (a wrong type, or a field the kind does not have)',
+    title: "An object does not match its kind's OpenAPI schema (a wrong type, or a field the kind does not have)",
     kinds: [],
-    mechanism: 'The API server refuses a value of the wrong type as it decodes the object, and an unknown field ' +
-      'under strict field validation (kubectl\'s default), or drops it silently, so a setting a reviewer reads is ' +
-      'never applied; a custom resource is checked against its CRD\'s structural schema after defaulting. Checked at ' +
+    mechanism:
+      'The API server refuses a value of the wrong type as it decodes the object, and an unknown field ' +
+      "under strict field validation (kubectl's default), or drops it silently, so a setting a reviewer reads is " +
+      "never applied; a custom resource is checked against its CRD's structural schema after defaulting. Checked at " +
       'the newest Kubernetes version rollwise supports, on Kubernetes kinds of that version and the kinds of the ' +
       'pinned CRDs of Argo Rollouts, Gateway API, Envoy Gateway, Argo CD and the Prometheus operator. Not checked, ' +
-      'and not reported: other kinds (another operator\'s resources, and files that may never reach an API server: ' +
-      'eksctl\'s ClusterConfig, kind\'s Cluster, a Backstage entity), a value that is an unrendered placeholder ' +
+      "and not reported: other kinds (another operator's resources, and files that may never reach an API server: " +
+      "eksctl's ClusterConfig, kind's Cluster, a Backstage entity), a value that is an unrendered placeholder " +
       '(${VAR}, $VAR, <PROJECT_ID>, a Jinja, Ansible or Go template fill-in such as {{ ca_version }} but not Argo ' +
-      'Rollouts\' {{args.name}}, {Organization name}, %VAR%, [YOUR_BASE64_AK_ID] that YAML reads as a list where a ' +
+      "Rollouts' {{args.name}}, {Organization name}, %VAR%, [YOUR_BASE64_AK_ID] that YAML reads as a list where a " +
       'string belongs, a PROJECT_ID-style fill-in where a number or a lower-case name belongs; checked once ' +
       'substituted), the `sops` key of a document SOPS encrypted (a top-level `sops` mapping with a `mac`: the sops ' +
       'CLI and Flux decrypt it and drop the key before it is applied, fluxcd/kustomize-controller v1.9.4 ' +
       'internal/decryptor/decryptor.go isSOPSEncryptedResource, getsops/sops v3.13.2 stores/stores.go; a `kind: ' +
-      'List`\'s block covers its items, stores/yaml/store.go LoadEncryptedFile; plain-text fields are applied as ' +
-      'written and still checked), and a value in sops\'s exact format ' +
+      "List`'s block covers its items, stores/yaml/store.go LoadEncryptedFile; plain-text fields are applied as " +
+      "written and still checked), and a value in sops's exact format " +
       'ENC[AES256_GCM,data:...,iv:...,tag:...,type:...] wherever it is, with or without a `sops` block beside it ' +
       '(aes/cipher.go: ciphertext that ksops, Flux or the sops CLI decrypts first; ' +
-      'thoth-station/thoth-application\'s SOPS-encrypted Lists of Secrets, held-out set 7; a value only like it, ' +
+      "thoth-station/thoth-application's SOPS-encrypted Lists of Secrets, held-out set 7; a value only like it, " +
       'without iv or tag, is still checked), kustomize patch files (fragments, not objects), a required field the ' +
-      'API server defaults or accepts absent (a RoleBinding\'s roleRef.apiGroup, a NetworkPolicy\'s podSelector), ' +
-      'and required fields of a built-in kind\'s status, which the API server discards on create. Kustomize patch ' +
+      "API server defaults or accepts absent (a RoleBinding's roleRef.apiGroup, a NetworkPolicy's podSelector), " +
+      "and required fields of a built-in kind's status, which the API server discards on create. Kustomize patch " +
       'files are those a kustomization of the scan lists as patches, and files beside a kustomization that it does ' +
-      'not list as resources when it names them in a comment (kubebuilder\'s commented-out patch entries) or when ' +
-      'they have a patch\'s shape (a Deployment, StatefulSet, DaemonSet or ReplicaSet without a selector and with a ' +
+      "not list as resources when it names them in a comment (kubebuilder's commented-out patch entries) or when " +
+      "they have a patch's shape (a Deployment, StatefulSet, DaemonSet or ReplicaSet without a selector and with a " +
       'container without an image). Warnings in rollwise lint, errors in synth (which writes the objects itself): on ' +
-      'a custom resource (the cluster\'s installed CRD may be another release or channel than the pinned one, e.g. ' +
-      'Gateway API\'s experimental channel with HTTPRoute ExternalAuth filters; the message names the CRD it was ' +
-      'checked against), and two items of a built-in kind\'s list with the same map-list key (a container\'s ports ' +
+      "a custom resource (the cluster's installed CRD may be another release or channel than the pinned one, e.g. " +
+      "Gateway API's experimental channel with HTTPRoute ExternalAuth filters; the message names the CRD it was " +
+      "checked against), and two items of a built-in kind's list with the same map-list key (a container's ports " +
       'with the same containerPort and protocol), which only server-side apply refuses. Errors only on objects shown ' +
       'to be applied as they are written: the output of a kustomize render, a file a kustomization lists as a ' +
       'resource with no patch, generator, replacement or transformer in the tree (a plain gathering kustomization ' +
@@ -107,7 +118,7 @@ export const ENGINE_RULES = {
       'util/app/discovery/discovery.go AppType), a file the README beside it (or in the folder above) runs `kubectl ' +
       'apply -f` or `kubectl create -f` on, or standard input (what `kubectl kustomize ... | rollwise lint -` pipes ' +
       'in). Not the render of an OLM bundle input, a kustomization whose tree lists a ClusterServiceVersion ' +
-      '(operator-sdk\'s scaffolded config/manifests, cloudnative-pg\'s config/olm-manifests): `operator-sdk generate ' +
+      "(operator-sdk's scaffolded config/manifests, cloudnative-pg's config/olm-manifests): `operator-sdk generate " +
       'bundle` reads that render into typed objects, dropping unknown fields, and writes its Deployments and ' +
       'webhooks into the ClusterServiceVersion that OLM installs (operator-framework/operator-sdk v1.42.3 ' +
       'internal/generate/collector/manifests.go updateFromReader, ' +
@@ -117,7 +128,7 @@ export const ENGINE_RULES = {
       'what `make deploy` applies) is rendered on its own too and checked as applied, and a bundle object that ' +
       'render outputs alike is linted once, there. A finding on a rendered object names the render ("in the render ' +
       'of config/olm-manifests", the kustomization folder; `render` in JSON and SARIF) and, when the object\'s own ' +
-      'file lacks the field, the patch of the render that adds it (judged wrong as errors on cloudnative-pg\'s ' +
+      "file lacks the field, the patch of the render that adds it (judged wrong as errors on cloudnative-pg's " +
       'config/webhook/manifests.yaml, held-out set 5). Elsewhere the same problem is a warning whose message starts ' +
       '"if this file were applied as written" and says why lint cannot tell it is; info when the file also reads as ' +
       'a template another program fills in (`app.kubernetes.io/managed-by` naming an operator: a value with ' +
@@ -133,68 +144,73 @@ export const ENGINE_RULES = {
       'applied (a patch fragment). An annotation key ending in "-" is openshift/library-go\'s deletion marker ' +
       '(pkg/operator/resource/resourcemerge/object_merger.go MergeMap): at most a warning.',
     fieldNotes: 'docs/synth.md#what-is-checked-before-anything-is-written',
-    fix: 'Give the field the type and value its kind\'s schema allows, or remove an unknown field (check its ' +
+    fix:
+      "Give the field the type and value its kind's schema allows, or remove an unknown field (check its " +
       'spelling and indentation, and the apiVersion the field belongs to).',
     facts: [],
-    upstream: '`kubectl apply` validates with `--validate=strict` by default ("fail the request if invalid", kubectl ' +
+    upstream:
+      '`kubectl apply` validates with `--validate=strict` by default ("fail the request if invalid", kubectl ' +
       'v1.32.4 `kubectl apply --help`, kubernetes/kubectl pkg/cmd/util/helpers.go AddValidateFlags), which asks the ' +
       'API server for strict server-side field validation: an unknown or duplicate field fails the request ("strict ' +
       'decoding error: unknown field"; KEP-2885, GA in Kubernetes 1.27, kubernetes/enhancements ' +
       'keps/sig-api-machinery/2885-server-side-unknown-field-validation). Schemas: the Kubernetes v1.33.0 OpenAPI ' +
-      'definitions and the pinned CRDs\' openAPIV3Schema (Argo Rollouts v1.9.1, Gateway API v1.6.1 standard channel, ' +
+      "definitions and the pinned CRDs' openAPIV3Schema (Argo Rollouts v1.9.1, Gateway API v1.6.1 standard channel, " +
       'Envoy Gateway v1.9.0, Prometheus Operator v0.93.0, Argo CD v3.5.1). Built-in kinds are decoded into their Go ' +
       'types and validated by hand-written code, not by the OpenAPI schema: a duplicate containerPort/protocol pair ' +
       'is only a warning there ("duplicate port definition with", kubernetes pkg/api/pod/warnings.go ' +
-      'warningsForPodSpecAndMeta, read in the code index\'s copy), while server-side apply merges by the ' +
-      'definitions\' x-kubernetes-list-map-keys and refuses duplicate keys. RoleRef.apiGroup is set to ' +
+      "warningsForPodSpecAndMeta, read in the code index's copy), while server-side apply merges by the " +
+      "definitions' x-kubernetes-list-map-keys and refuses duplicate keys. RoleRef.apiGroup is set to " +
       'rbac.authorization.k8s.io when empty by kubernetes pkg/apis/rbac/v1/defaults.go (SetDefaults_RoleBinding, ' +
-      'SetDefaults_ClusterRoleBinding; read in the code index\'s copies), before validation; a built-in kind\'s ' +
+      "SetDefaults_ClusterRoleBinding; read in the code index's copies), before validation; a built-in kind's " +
       'status is discarded on create ("create cannot set status", kubernetes ' +
       'pkg/registry/apps/statefulset/strategy.go PrepareForCreate).',
   },
   crdValidationRule: {
     id: 'RW802-crd-validation-rule',
     severity: 'error',
-    title: 'A custom resource breaks one of its CRD\'s x-kubernetes-validations (CEL) rules',
+    title: "A custom resource breaks one of its CRD's x-kubernetes-validations (CEL) rules",
     kinds: [],
-    mechanism: 'The API server evaluates a CRD\'s x-kubernetes-validations rules on every create and update, after ' +
-      'structural defaulting; a rule that is false refuses the object with the rule\'s message. Checked on the kinds ' +
+    mechanism:
+      "The API server evaluates a CRD's x-kubernetes-validations rules on every create and update, after " +
+      "structural defaulting; a rule that is false refuses the object with the rule's message. Checked on the kinds " +
       'of the pinned CRDs. Not checked: rules that compare with the stored object (transition rules), which do not ' +
       'apply on create, and a rule whose value holds an unrendered placeholder (${VAR}, <PROJECT_ID>), checked once ' +
       'substituted.',
     fieldNotes: 'docs/synth.md#what-is-checked-before-anything-is-written',
     fix: 'Change the value so that the rule quoted in the message holds.',
     facts: [],
-    upstream: 'k8s.io/apiextensions-apiserver v0.33.0 pkg/apiserver/schema/cel/validation.go (Validator.Validate, ' +
-      'run by the CRD strategy\'s Validate), evaluated here with @bufbuild/cel and cel-go\'s strings extension as ' +
+    upstream:
+      'k8s.io/apiextensions-apiserver v0.33.0 pkg/apiserver/schema/cel/validation.go (Validator.Validate, ' +
+      "run by the CRD strategy's Validate), evaluated here with @bufbuild/cel and cel-go's strings extension as " +
       'k8s.io/apiserver v0.33.0 pkg/cel/environment/base.go declares it; the rules are those of the pinned CRDs ' +
       '(Gateway API v1.6.1, Envoy Gateway v1.9.0).',
   },
   apiServerValidation: {
     id: 'RW803-api-server-validation',
     severity: 'error',
-    title: 'A value the API server\'s built-in validation, the kubelet\'s image parsing or etcd\'s size limit refuses',
+    title: "A value the API server's built-in validation, the kubelet's image parsing or etcd's size limit refuses",
     kinds: [],
-    mechanism: 'Some rules are in the API server\'s code, not in any schema, and each kind picks its own. Object ' +
-      'names by the kind\'s name validator: a DNS-1123 subdomain for most kinds and for custom resources, a DNS-1035 ' +
+    mechanism:
+      "Some rules are in the API server's code, not in any schema, and each kind picks its own. Object " +
+      "names by the kind's name validator: a DNS-1123 subdomain for most kinds and for custom resources, a DNS-1035 " +
       'label for a Service, a DNS label for a Namespace and a StatefulSet, at most 52 characters for a CronJob, only ' +
       'a path segment (no "/" or "%") for RBAC roles and bindings (system:metrics-server is valid), a ' +
       'PodDisruptionBudget and the built-in kinds whose own name validator was not read. The namespace of a ' +
       'namespaced kind (a cluster-scoped one has it cleared); label and annotation syntax and the 256 KiB annotation ' +
-      'total. The pod template where the kind\'s validation checks it (Pod, PodTemplate, ReplicationController, ' +
+      "total. The pod template where the kind's validation checks it (Pod, PodTemplate, ReplicationController, " +
       'Deployment, ReplicaSet, DaemonSet, Job, CronJob): container and port names, environment variable names, ' +
       'tolerations, affinity operators, volume mounts, quantities. A StatefulSet is validated without its pod spec: ' +
-      'the same rules are checked on the pods its controller creates (the template\'s volumes plus one per ' +
-      'volumeClaimTemplate), which the API server refuses one by one, so no replica starts; an Argo Rollout\'s ' +
+      "the same rules are checked on the pods its controller creates (the template's volumes plus one per " +
+      "volumeClaimTemplate), which the API server refuses one by one, so no replica starts; an Argo Rollout's " +
       'template as the ReplicaSet its controller creates. Also an image reference the kubelet cannot parse (the pod ' +
-      'stays in InvalidImageName) and etcd\'s 1.5 MiB request size. Not checked, and not reported: kinds that are ' +
-      'neither Kubernetes kinds nor the pinned CRDs (files that may never reach an API server: eksctl\'s ' +
-      'ClusterConfig, kind\'s Cluster, a Backstage entity; another operator\'s resources), a value that is an ' +
+      "stays in InvalidImageName) and etcd's 1.5 MiB request size. Not checked, and not reported: kinds that are " +
+      "neither Kubernetes kinds nor the pinned CRDs (files that may never reach an API server: eksctl's " +
+      "ClusterConfig, kind's Cluster, a Backstage entity; another operator's resources), a value that is an " +
       'unrendered placeholder (${VAR}, $VAR, <PROJECT_ID>, #{TOKEN}#, a Helm action, a Jinja, Ansible or Go template ' +
-      'fill-in such as {{ ca_version }} (not Argo Rollouts\' {{args.name}}, which the API server stores as written), ' +
-      '{Organization name}, %VAR%, a PROJECT_ID-style fill-in in a name or an image, a Secret\'s data value elided ' +
+      "fill-in such as {{ ca_version }} (not Argo Rollouts' {{args.name}}, which the API server stores as written), " +
+      "{Organization name}, %VAR%, a PROJECT_ID-style fill-in in a name or an image, a Secret's data value elided " +
       'with "..." such as LS0tLS1CRUdJTi... or "...base64 encoded data...", since base64 has no dots, or an ' +
-      'upper-case NAME_WITH_UNDERSCORE such as CONNECTION_STRING_B64, since base64 has no underscore; Kubernetes\' ' +
+      "upper-case NAME_WITH_UNDERSCORE such as CONNECTION_STRING_B64, since base64 has no underscore; Kubernetes' " +
       'own $(VAR) is not one), the ENC[AES256_GCM,...] values of a document SOPS encrypted (see RW801), and ' +
       'kustomize patch files (see RW801). Errors only on objects shown to be applied as they are written: the output ' +
       'of a kustomize render, a file a kustomization lists as a resource with no patch, generator, replacement or ' +
@@ -203,7 +219,7 @@ export const ENGINE_RULES = {
       'there: argoproj/argo-cd v3.5.1 util/app/discovery/discovery.go AppType), a file the README beside it (or in ' +
       'the folder above) runs `kubectl apply -f` or `kubectl create -f` on, or standard input (what `kubectl ' +
       'kustomize ... | rollwise lint -` pipes in). Not the render of an OLM bundle input, a kustomization whose tree ' +
-      'lists a ClusterServiceVersion (operator-sdk\'s scaffolded config/manifests, cloudnative-pg\'s ' +
+      "lists a ClusterServiceVersion (operator-sdk's scaffolded config/manifests, cloudnative-pg's " +
       'config/olm-manifests): `operator-sdk generate bundle` reads that render into typed objects, dropping unknown ' +
       'fields, and writes its Deployments and webhooks into the ClusterServiceVersion that OLM installs ' +
       '(operator-framework/operator-sdk v1.42.3 internal/generate/collector/manifests.go updateFromReader, ' +
@@ -213,7 +229,7 @@ export const ENGINE_RULES = {
       'what `make deploy` applies) is rendered on its own too and checked as applied, and a bundle object that ' +
       'render outputs alike is linted once, there. A finding on a rendered object names the render ("in the render ' +
       'of config/olm-manifests", the kustomization folder; `render` in JSON and SARIF) and, when the object\'s own ' +
-      'file lacks the field, the patch of the render that adds it (judged wrong as errors on cloudnative-pg\'s ' +
+      "file lacks the field, the patch of the render that adds it (judged wrong as errors on cloudnative-pg's " +
       'config/webhook/manifests.yaml, held-out set 5). Elsewhere the same problem is a warning whose message starts ' +
       '"if this file were applied as written" and says why lint cannot tell it is; info when the file also reads as ' +
       'a template another program fills in (`app.kubernetes.io/managed-by` naming an operator: a value with ' +
@@ -231,25 +247,26 @@ export const ENGINE_RULES = {
     fieldNotes: 'docs/synth.md#what-is-checked-before-anything-is-written',
     fix: 'Correct the value as the message says.',
     facts: [],
-    upstream: 'kubernetes pkg/apis/core/validation/validation.go (ValidatePodSpec and what it calls; the name ' +
+    upstream:
+      'kubernetes pkg/apis/core/validation/validation.go (ValidatePodSpec and what it calls; the name ' +
       'functions ValidatePodName, ValidateServiceName, ValidateNamespaceName, ...), ' +
       'pkg/apis/apps/validation/validation.go (ValidateStatefulSetName is NameIsDNSLabel since ' +
-      'kubernetes/kubernetes#114172, 1.27; ValidatePodTemplateSpecForStatefulSet validates the template\'s labels ' +
+      "kubernetes/kubernetes#114172, 1.27; ValidatePodTemplateSpecForStatefulSet validates the template's labels " +
       'and annotations only, "TODO: Add validation for PodSpec, currently this will check volumes, which we know ' +
       'will fail"), pkg/apis/batch/validation/validation.go (ValidateCronJobCreate: at most 52), ' +
       'pkg/apis/rbac/validation/validation.go (ValidateRBACName = path.IsValidPathSegmentName), ' +
       'pkg/apis/policy/validation/validation.go (no ObjectMeta validation), ' +
       'pkg/controller/statefulset/stateful_set_utils.go (updateStorage: a volume per volumeClaimTemplate), all read ' +
-      'in the code index\'s copies of kubernetes/kubernetes (the index names no tag; each copy is dated by its ' +
+      "in the code index's copies of kubernetes/kubernetes (the index names no tag; each copy is dated by its " +
       'content in src/schemas/builtin.ts, and a rule is taken as holding at 1.28.0 and 1.33.0 where an older and a ' +
       'newer copy agree or the change that made it is dated); k8s.io/apiserver v0.33.0 pkg/registry/rest/create.go ' +
-      '(BeforeCreate: path.ValidatePathSegmentName for every kind, a cluster-scoped object\'s namespace cleared), ' +
+      "(BeforeCreate: path.ValidatePathSegmentName for every kind, a cluster-scoped object's namespace cleared), " +
       'k8s.io/apiextensions-apiserver v0.33.0 pkg/registry/customresource/validator.go (custom resource names: ' +
       'NameIsDNSSubdomain), k8s.io/apimachinery v0.33.0 pkg/api/validation/objectmeta.go and ' +
       'pkg/util/validation/validation.go (names, labels, annotations, TotalAnnotationSizeLimitB), Argo Rollouts ' +
       'v1.9.1 rollout/sync.go (the ReplicaSet created from spec.template), the image reference grammar of ' +
       'github.com/distribution/reference as the kubelet parses it (kubernetes v1.33.0 ' +
-      'pkg/kubelet/images/image_manager.go, InvalidImageName), etcd\'s default --max-request-bytes of 1.5 MiB; each ' +
+      "pkg/kubelet/images/image_manager.go, InvalidImageName), etcd's default --max-request-bytes of 1.5 MiB; each " +
       'check in src/schemas/builtin.ts cites its function.',
   },
   suppressionWithoutReason: {
@@ -257,11 +274,13 @@ export const ENGINE_RULES = {
     severity: 'warning',
     title: 'A rollwise.dev/suppress line has no reason',
     kinds: [],
-    mechanism: 'A suppression hides a composition hazard from every later reviewer; without the reason nobody can ' +
+    mechanism:
+      'A suppression hides a composition hazard from every later reviewer; without the reason nobody can ' +
       'tell whether it still holds when the numbers change. The suppression is ignored, so the finding it meant to ' +
       'hide still counts at its own severity.',
     fieldNotes: 'docs/mechanisms.md#readiness-control-loop (no single reviewer flags a composition)',
-    fix: 'Write one "<rule-id>: <reason>" line per suppressed rule in the rollwise.dev/suppress annotation, e.g. ' +
+    fix:
+      'Write one "<rule-id>: <reason>" line per suppressed rule in the rollwise.dev/suppress annotation, e.g. ' +
       '"RW201-cpu-limit-with-http-probes: batch worker, probes are tcpSocket only".',
     facts: [],
   },
@@ -270,7 +289,8 @@ export const ENGINE_RULES = {
     severity: 'warning',
     title: 'A rollwise.dev/suppress line names a rule that does not exist',
     kinds: [],
-    mechanism: 'A suppression for a misspelled or retired rule id suppresses nothing, while its author believes the ' +
+    mechanism:
+      'A suppression for a misspelled or retired rule id suppresses nothing, while its author believes the ' +
       'hazard was reviewed.',
     fieldNotes: 'docs/mechanisms.md#readiness-control-loop',
     fix: 'Use a rule id from docs/rules.md (the full id or its RWnnn prefix), or delete the line.',
@@ -281,20 +301,32 @@ export const ENGINE_RULES = {
     severity: 'error',
     title: 'A declared fact (rollwise.dev/... annotation or option) cannot be read',
     kinds: [],
-    mechanism: 'A fact the rules cannot read silently turns its rules off (a p99 of "fast" checks nothing), so a ' +
+    mechanism:
+      'A fact the rules cannot read silently turns its rules off (a p99 of "fast" checks nothing), so a ' +
       'declared measurement must be a number.',
     fieldNotes: 'docs/mechanisms.md#readiness-calls-a-dependency, #keep-alive-race',
-    fix: 'Write the value in the documented format (docs/rules.md, "Facts"): seconds or requests per second as a ' +
+    fix:
+      'Write the value in the documented format (docs/rules.md, "Facts"): seconds or requests per second as a ' +
       'positive number, "none" for keep-alive, "true"/"false" for readiness-calls-dependency.',
     facts: [],
-    upstream: 'rollwise itself consumes these annotations and refuses the value (src/rules/facts.ts FactReader); the ' +
+    upstream:
+      'rollwise itself consumes these annotations and refuses the value (src/rules/facts.ts FactReader); the ' +
       'rules that need the fact do not run.',
   },
 } as const satisfies Record<string, RuleMeta>;
 
 /** Every rule with a check, in catalogue order. */
-export const RULES: readonly RuleDefinition[] = [...PROBE_RULES, ...SIDECAR_RULES, ...COMPOSITION_RULES,
-  ...ROLLOUT_RULES, ...MIGRATION_RULES, ...ANALYSIS_RULES, ...TRAFFIC_RULES, ...DISRUPTION_RULES, ...CONTROLLER_RULES];
+export const RULES: readonly RuleDefinition[] = [
+  ...PROBE_RULES,
+  ...SIDECAR_RULES,
+  ...COMPOSITION_RULES,
+  ...ROLLOUT_RULES,
+  ...MIGRATION_RULES,
+  ...ANALYSIS_RULES,
+  ...TRAFFIC_RULES,
+  ...DISRUPTION_RULES,
+  ...CONTROLLER_RULES,
+];
 
 /** Every rule id, checks and engine rules, sorted by id. */
 export function allRules(): readonly RuleMeta[] {

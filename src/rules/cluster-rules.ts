@@ -48,29 +48,45 @@ const MAP_LIST_DUPLICATE = /^two items have the same .* \(a map list\)$/;
  *   the duplicates that validation refuses (container, volume and port names, mount paths) are
  *   RW803's.
  */
-function clusterSeverity(o: LintObject, p: ClusterProblem, validator: ClusterValidator): { severity: Severity;
-  note: string } | undefined {
+function clusterSeverity(
+  o: LintObject,
+  p: ClusterProblem,
+  validator: ClusterValidator,
+): { severity: Severity; note: string } | undefined {
   const builtin = BUILTIN_GROUPS.has(groupOf(o.apiVersion));
   if (!builtin && p.source === 'schema') {
     const file = validator.crdFileOf(o.apiVersion, o.kind);
     const origin = file ? pinnedOrigin(file) : undefined;
-    return { severity: 'warning', note: `checked against the CRD of ${origin ?? 'the version rollwise pins'}; the ` +
-      `cluster's installed CRD version or channel may accept it, so this is a warning, not an error` };
+    return {
+      severity: 'warning',
+      note:
+        `checked against the CRD of ${origin ?? 'the version rollwise pins'}; the ` +
+        `cluster's installed CRD version or channel may accept it, so this is a warning, not an error`,
+    };
   }
   if (builtin && p.source === 'schema' && MAP_LIST_DUPLICATE.test(p.message)) {
-    return { severity: 'warning', note: 'the API server accepts it on create, update and client-side kubectl apply ' +
-      'with a warning ("duplicate port definition"); server-side apply (kubectl apply --server-side, Argo CD ' +
-      'ServerSideApply=true) refuses it' };
+    return {
+      severity: 'warning',
+      note:
+        'the API server accepts it on create, update and client-side kubectl apply ' +
+        'with a warning ("duplicate port definition"); server-side apply (kubectl apply --server-side, Argo CD ' +
+        'ServerSideApply=true) refuses it',
+    };
   }
   return undefined;
 }
 
 /** JSON pointer to the field path style of findings (`/spec/ports/0/name` -> `spec.ports[0].name`). */
 function fieldPath(pointer: string): string {
-  return pointer.split('/').filter(Boolean).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce((acc, s) => (/^\d+$/.test(s) ? `${acc}[${s}]`
-      : /^[A-Za-z0-9_-]+$/.test(s) ? (acc ? `${acc}.${s}` : s) : `${acc}["${s}"]`),
-      '');
+  return pointer
+    .split('/')
+    .filter(Boolean)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce(
+      (acc, s) =>
+        /^\d+$/.test(s) ? `${acc}[${s}]` : /^[A-Za-z0-9_-]+$/.test(s) ? (acc ? `${acc}.${s}` : s) : `${acc}["${s}"]`,
+      '',
+    );
 }
 
 /**
@@ -88,9 +104,10 @@ function fieldPath(pointer: string): string {
  * them errors): see clusterSeverity.
  */
 export function withClusterFindings(
-  result: LintResult, objects: readonly LintObject[],
-    version: KubernetesVersion = KubernetesVersion.supported().slice(-1)[0],
-    scopes?: ReadonlyMap<LintObject, ObjectScope>,
+  result: LintResult,
+  objects: readonly LintObject[],
+  version: KubernetesVersion = KubernetesVersion.supported().slice(-1)[0],
+  scopes?: ReadonlyMap<LintObject, ObjectScope>,
 ): LintResult {
   const dir = findSchemaDir(version);
   const validator = dir === undefined ? ClusterValidator.builtinOnly(version) : ClusterValidator.for(dir, version);
@@ -108,7 +125,12 @@ export function withClusterFindings(
     const problems = validator.check(o.obj, pass).filter((p) => !aboutSopsEncryption(p, encrypted));
     // A fill-in recognized in one field is the same fill-in wherever the object repeats it
     // (`port: PORT` is a placeholder where a number belongs, so `targetPort: PORT` is too).
-    const fillIns = new Set(problems.filter(aboutPlaceholder).map((p) => p.value).filter((v): v is string => typeof v === 'string'));
+    const fillIns = new Set(
+      problems
+        .filter(aboutPlaceholder)
+        .map((p) => p.value)
+        .filter((v): v is string => typeof v === 'string'),
+    );
     for (const p of problems) {
       if (aboutPlaceholder(p) || (typeof p.value === 'string' && fillIns.has(p.value))) continue;
       if (filledInByTool(o, p) || suppliedByPatch(scope, p.path)) continue;
@@ -120,19 +142,35 @@ export function withClusterFindings(
       // On a rendered object, the render is named: its file may not have the field at all.
       const rendered = renderNote(scope, p.path, o.file);
       extra.push({
-        ruleId: rule.id, severity, file: o.file, line: o.line(path), kind: o.kind, ...(o.namespace
-          ? { namespace: o.namespace } : {}), name: o.name, object: o.ref,
-        path, ...(scope?.render ? { render: scope.render.folder } : {}),
-        message: `${scope?.bundleInput !== undefined ? 'if this render were applied with kubectl: '
-          : asIs === undefined ? 'if this file were applied as written: ' : ''}${p.message} ` +
-          `(Kubernetes ${version.name}${rendered ? `; ${rendered}` : ''}${note ? `; ${note}` : ''})`,
-        mechanism: rule.mechanism, fix: rule.fix, values: {}, status: 'open',
+        ruleId: rule.id,
+        severity,
+        file: o.file,
+        line: o.line(path),
+        kind: o.kind,
+        ...(o.namespace ? { namespace: o.namespace } : {}),
+        name: o.name,
+        object: o.ref,
+        path,
+        ...(scope?.render ? { render: scope.render.folder } : {}),
+        message:
+          `${
+            scope?.bundleInput !== undefined
+              ? 'if this render were applied with kubectl: '
+              : asIs === undefined
+                ? 'if this file were applied as written: '
+                : ''
+          }${p.message} ` + `(Kubernetes ${version.name}${rendered ? `; ${rendered}` : ''}${note ? `; ${note}` : ''})`,
+        mechanism: rule.mechanism,
+        fix: rule.fix,
+        values: {},
+        status: 'open',
       });
     }
   }
   if (extra.length === 0) return result;
-  const findings = [...result.findings, ...extra].sort((a, b) => (a.file === b.file ? a.line - b.line
-    : a.file < b.file ? -1 : 1));
+  const findings = [...result.findings, ...extra].sort((a, b) =>
+    a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1,
+  );
   return { ...result, findings };
 }
 
@@ -144,32 +182,42 @@ export function withClusterFindings(
  * were), and info when a template sign is also read. Shown, but with a sign: a warning. The
  * render of an OLM bundle input: info (operator-sdk reads it, kubectl does not apply it).
  */
-function appliedSeverity(lenient: { severity: Severity; note: string } | undefined, asIs: string | undefined,
-  signs: readonly string[], bundleInput?: string): { severity: Severity; note?: string } {
+function appliedSeverity(
+  lenient: { severity: Severity; note: string } | undefined,
+  asIs: string | undefined,
+  signs: readonly string[],
+  bundleInput?: string,
+): { severity: Severity; note?: string } {
   const notes: string[] = [];
   if (lenient) notes.push(lenient.note);
   // An OLM bundle input (layout.ts withBundleInputs): operator-sdk reads it, kubectl never applies it.
-  if (bundleInput !== undefined) return { severity: 'info',
-    note: [...notes, `${bundleInput}, so this is not an error`].join('; ') };
+  if (bundleInput !== undefined)
+    return { severity: 'info', note: [...notes, `${bundleInput}, so this is not an error`].join('; ') };
   if (asIs === undefined) {
     notes.push(
       'nothing shows this file is applied as it is written (no kustomization lists it as a resource without patches ' +
         'or transformers, no kustomize render outputs it, no Argo CD Application syncs its folder as a plain ' +
-        'directory), so this is not an error');
+        'directory), so this is not an error',
+    );
   }
   if (signs.length > 0) notes.push(`it reads as a template that another program fills in (${signs.join('; ')})`);
-  const severity: Severity = asIs === undefined ? (signs.length > 0 ? 'info' : 'warning')
-    : signs.length > 0 ? 'warning' : lenient?.severity ?? 'error';
+  const severity: Severity =
+    asIs === undefined
+      ? signs.length > 0
+        ? 'info'
+        : 'warning'
+      : signs.length > 0
+        ? 'warning'
+        : (lenient?.severity ?? 'error');
   return { severity, ...(notes.length ? { note: notes.join('; ') } : {}) };
 }
-
 
 /** The signs, read from the object itself, that it is a template another program fills in. */
 export function templateSigns(o: LintObject): string[] {
   const signs: string[] = [];
   const manager = operatorManagedBy(o);
-  if (manager !== undefined) signs.push(
-    `app.kubernetes.io/managed-by: ${manager} names an operator, which reads its files as templates`);
+  if (manager !== undefined)
+    signs.push(`app.kubernetes.io/managed-by: ${manager} names an operator, which reads its files as templates`);
   return signs;
 }
 
@@ -183,8 +231,12 @@ export function templateSigns(o: LintObject): string[] {
 function deletionKey(p: ClusterProblem): string[] {
   const m = /^\/metadata\/annotations\/(.+)$/.exec(p.path);
   const key = m?.[1].replace(/~1/g, '/').replace(/~0/g, '~');
-  return key !== undefined && key.endsWith('-') ? [`the annotation key "${key}" ends in "-", openshift/library-go ` +
-    `resourcemerge's marker to delete that annotation`] : [];
+  return key !== undefined && key.endsWith('-')
+    ? [
+        `the annotation key "${key}" ends in "-", openshift/library-go ` +
+          `resourcemerge's marker to delete that annotation`,
+      ]
+    : [];
 }
 
 /**
@@ -254,8 +306,9 @@ function holdsSopsValue(value: unknown, depth: number): boolean {
 
 /** Whether a JSON 6902 patch of an unrendered kustomization adds the field (or one above it) the problem is about. */
 function suppliedByPatch(scope: ObjectScope | undefined, pointer: string): boolean {
-  return !!scope?.suppliedByPatch?.pointers.some((q) => pointer === q || pointer.startsWith(`${q}/`) || q.startsWith(
-    `${pointer}/`));
+  return !!scope?.suppliedByPatch?.pointers.some(
+    (q) => pointer === q || pointer.startsWith(`${q}/`) || q.startsWith(`${pointer}/`),
+  );
 }
 
 const WORKLOADS = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet']);
@@ -276,6 +329,10 @@ export function isFragmentShaped(obj: Record<string, unknown>): boolean {
   const template = rec(spec?.template);
   const labels = rec(rec(template?.metadata)?.labels);
   const cs = [...arr(rec(template?.spec)?.containers), ...arr(rec(template?.spec)?.initContainers)].map(rec);
-  return labels === undefined || Object.keys(labels).length === 0 || cs.length === 0 ||
-    cs.some((c) => typeof c?.image !== 'string' || c.image === '');
+  return (
+    labels === undefined ||
+    Object.keys(labels).length === 0 ||
+    cs.length === 0 ||
+    cs.some((c) => typeof c?.image !== 'string' || c.image === '')
+  );
 }

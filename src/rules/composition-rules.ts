@@ -2,8 +2,19 @@ import { drainAtPeakScenario, DrainAtPeakOptions } from '../simulate/drain-at-pe
 import { isBadVerdict, simulate, SimSummary } from '../simulate/model';
 import { allowedDisruptions, pdbsFor } from './disruption-rules';
 import { factDefinition } from './facts';
-import { ContainerRef, containers, cpuCores, inProcessHandler, Json, probeTiming, ProbeTiming, rec, replicaCount,
-  ReplicaCount, secs } from './k8s';
+import {
+  ContainerRef,
+  containers,
+  cpuCores,
+  inProcessHandler,
+  Json,
+  probeTiming,
+  ProbeTiming,
+  rec,
+  replicaCount,
+  ReplicaCount,
+  secs,
+} from './k8s';
 import { RuleContext, RuleDefinition } from './rule';
 import { LintObject } from './source';
 import { FindingValue } from './types';
@@ -43,8 +54,12 @@ export interface LoadSensitivity {
  * is not: the
  * kernel completes the connect without running the application.
  */
-export function loadSensitivity(o: LintObject, ref: ContainerRef, probe: Json,
-  ctx: RuleContext): LoadSensitivity | undefined {
+export function loadSensitivity(
+  o: LintObject,
+  ref: ContainerRef,
+  probe: Json,
+  ctx: RuleContext,
+): LoadSensitivity | undefined {
   const t = probeTiming(probe);
   const p99f = ctx.facts.number(o, 'readinessP99Seconds');
   const p99 = p99f.ok && typeof p99f.value === 'number' ? p99f.value : undefined;
@@ -57,12 +72,18 @@ export function loadSensitivity(o: LintObject, ref: ContainerRef, probe: Json,
     const r = request === undefined ? l : cpuCores(request);
     const ratio = l !== undefined && r !== undefined && r > 0 ? Number((l / r).toFixed(2)) : undefined;
     const reqText = request === undefined ? 'no request (it defaults to the limit)' : `request ${String(request)}`;
-    return { text: `CPU limit ${String(limit)} over ${reqText} (${handler} probe shares the throttled quota)`,
-      cpuLimit: String(limit), cpuLimitRatio: ratio, p99 };
+    return {
+      text: `CPU limit ${String(limit)} over ${reqText} (${handler} probe shares the throttled quota)`,
+      cpuLimit: String(limit),
+      cpuLimitRatio: ratio,
+      p99,
+    };
   }
   if (p99 !== undefined && t.timeoutSeconds <= p99) {
-    return { text: `readiness timeout ${secs(t.timeoutSeconds)} at or under the declared p99 under load ${secs(p99)}`,
-      p99 };
+    return {
+      text: `readiness timeout ${secs(t.timeoutSeconds)} at or under the declared p99 under load ${secs(p99)}`,
+      p99,
+    };
   }
   return undefined;
 }
@@ -78,8 +99,13 @@ interface Composition {
   readonly complete: boolean;
 }
 
-function composition(o: LintObject, ref: ContainerRef, probe: Json, replicas: ReplicaCount,
-  ctx: RuleContext): Composition {
+function composition(
+  o: LintObject,
+  ref: ContainerRef,
+  probe: Json,
+  replicas: ReplicaCount,
+  ctx: RuleContext,
+): Composition {
   const t = probeTiming(probe);
   const load = loadSensitivity(o, ref, probe, ctx);
   const short = load?.cpuLimit !== undefined ? t.timeoutSeconds <= THROTTLED_DEADLINE_SECONDS : load !== undefined;
@@ -111,13 +137,23 @@ function drainSize(o: LintObject, replicas: number, ctx: RuleContext): { drain: 
     const least = allowed.reduce((a, b) => (b.n < a.n ? b : a));
     return { drain: Math.min(least.n, replicas - 1), why: least.why };
   }
-  return { drain: Math.min(replicas - 1, Math.max(1, Math.ceil(replicas * UNBOUNDED_DRAIN_SHARE))), why:
-    `no PodDisruptionBudget: a drain of ${UNBOUNDED_DRAIN_SHARE * 100} %` };
+  return {
+    drain: Math.min(replicas - 1, Math.max(1, Math.ceil(replicas * UNBOUNDED_DRAIN_SHARE))),
+    why: `no PodDisruptionBudget: a drain of ${UNBOUNDED_DRAIN_SHARE * 100} %`,
+  };
 }
 
-interface SimVerdict { readonly bad: boolean; readonly text: string; readonly values: Record<string, FindingValue> }
+interface SimVerdict {
+  readonly bad: boolean;
+  readonly text: string;
+  readonly values: Record<string, FindingValue>;
+}
 
-interface SimRun { readonly summary: SimSummary; readonly drainAtSeconds: number; readonly seed: number }
+interface SimRun {
+  readonly summary: SimSummary;
+  readonly drainAtSeconds: number;
+  readonly seed: number;
+}
 
 /**
  * The simulation is deterministic (fixed seed), so one result serves every workload with the same
@@ -132,8 +168,11 @@ function cachedSimulation(opts: DrainAtPeakOptions): SimRun | undefined {
   let run: SimRun | undefined;
   try {
     const scenario = drainAtPeakScenario(opts);
-    run = { summary: simulate(scenario).summary, drainAtSeconds: scenario.events[0]?.atSeconds ?? 0,
-      seed: scenario.seed };
+    run = {
+      summary: simulate(scenario).summary,
+      drainAtSeconds: scenario.events[0]?.atSeconds ?? 0,
+      seed: scenario.seed,
+    };
   } catch {
     run = undefined; // values the simulator cannot model (e.g. a zero threshold): the plain rules report those
   }
@@ -143,13 +182,21 @@ function cachedSimulation(opts: DrainAtPeakOptions): SimRun | undefined {
 }
 
 /** Runs the drain at peak (src/simulate) with the workload's own probes, limit and replicas. */
-function simulateDrain(o: LintObject, c: Composition, peak: number, sat: number,
-  ctx: RuleContext): SimVerdict | undefined {
+function simulateDrain(
+  o: LintObject,
+  c: Composition,
+  peak: number,
+  sat: number,
+  ctx: RuleContext,
+): SimVerdict | undefined {
   const n = c.replicas.min;
   const { drain, why } = drainSize(o, n, ctx);
   const { periodSeconds, timeoutSeconds, failureThreshold, successThreshold } = c.t;
   const run = cachedSimulation({
-    replicas: n, drain, peakRps: peak, saturationRpsPerReplica: sat,
+    replicas: n,
+    drain,
+    peakRps: peak,
+    saturationRpsPerReplica: sat,
     readiness: { periodSeconds, timeoutSeconds, failureThreshold, successThreshold },
     ...(c.load?.cpuLimitRatio !== undefined ? { cpuLimitRatio: c.load.cpuLimitRatio } : {}),
     ...(c.load?.p99 !== undefined ? { healthP99Seconds: c.load.p99 } : {}),
@@ -161,37 +208,45 @@ function simulateDrain(o: LintObject, c: Composition, peak: number, sat: number,
   const after = Math.max(0, Math.round(summary.minReadyAtSeconds - run.drainAtSeconds));
   const how = `${summary.verdict}; ${summary.durationSeconds / 60} min simulated, seed ${seed}`;
   const bad = isBadVerdict(summary.verdict);
-  const text = bad || summary.minReady < remaining
-    ? `simulated: a drain of ${drain} of ${n} (${why}) at ${rps} req/s: ready endpoints reach ${summary.minReady} ` +
-      `after ${after} s (${how})`
-    : `simulated: a drain of ${drain} of ${n} (${why}) at ${rps} req/s keeps ${remaining}/${remaining} remaining ` +
-      `pods ready (${how})`;
-  return { bad, text,
-    values: { simulatedDrain: drain, simulatedMinReady: summary.minReady, simulatedVerdict: summary.verdict } };
+  const text =
+    bad || summary.minReady < remaining
+      ? `simulated: a drain of ${drain} of ${n} (${why}) at ${rps} req/s: ready endpoints reach ${summary.minReady} ` +
+        `after ${after} s (${how})`
+      : `simulated: a drain of ${drain} of ${n} (${why}) at ${rps} req/s keeps ${remaining}/${remaining} remaining ` +
+        `pods ready (${how})`;
+  return {
+    bad,
+    text,
+    values: { simulatedDrain: drain, simulatedMinReady: summary.minReady, simulatedVerdict: summary.verdict },
+  };
 }
 
 export const COMPOSITION_RULES: readonly RuleDefinition[] = [
   {
     id: 'RW109-readiness-cascade-composition',
     severity: 'error',
-    title: 'Load-sensitive readiness, few tolerated misses, a fast return and a fleet that carries the load: the ' +
+    title:
+      'Load-sensitive readiness, few tolerated misses, a fast return and a fleet that carries the load: the ' +
       'readiness-cascade composition',
     kinds: ['Deployment', 'StatefulSet', 'Rollout', 'ReplicaSet'],
-    mechanism: 'Each part looks reasonable alone; together they are the outage: a probe that measures load (a ' +
+    mechanism:
+      'Each part looks reasonable alone; together they are the outage: a probe that measures load (a ' +
       'throttled quota, or a deadline under the tail) fails on a busy pod, few misses take it out, its traffic moves ' +
       'to the survivors, who fail in turn, and the fast return brings the whole fleet back cold at full load to ' +
       'collapse again.',
     fieldNotes: 'docs/mechanisms.md#readiness-control-loop, #readiness-calls-a-dependency, #leave-slowly-return-slower',
-    fix: 'Break one link, best several: remove resources.limits.cpu (keep the request), raise ' +
+    fix:
+      'Break one link, best several: remove resources.limits.cpu (keep the request), raise ' +
       'readinessProbe.timeoutSeconds above the p99 under load (at least 3 s), set failureThreshold 3 or more and ' +
       'successThreshold equal to it; then declare peak-rps and saturation-rps-per-replica so the drain at peak is ' +
       'simulated.',
     facts: [],
-    upstream: 'The kubelet takes a container out of Ready after failureThreshold consecutive failed probes and back ' +
+    upstream:
+      'The kubelet takes a container out of Ready after failureThreshold consecutive failed probes and back ' +
       'after successThreshold passes (kubernetes/kubernetes pkg/kubelet/prober/worker.go doProbe, commit 00421113; ' +
-      'prober_manager.go UpdatePodStatus, commit 0181833d), and a not-Ready pod\'s endpoint stops receiving Service ' +
+      "prober_manager.go UpdatePodStatus, commit 0181833d), and a not-Ready pod's endpoint stops receiving Service " +
       'traffic (kubernetes/endpointslice v0.32.4 utils.go podToEndpoint); a CPU limit is a CFS quota that ' +
-      'deschedules the probed process once the period\'s quota is used (the Linux kernel\'s ' +
+      "deschedules the probed process once the period's quota is used (the Linux kernel's " +
       'Documentation/scheduler/sched-bwc.rst). With the capacity facts declared, the fleet simulator (src/simulate) ' +
       'runs the drain at peak and the verdict decides the severity.',
     check(o, ctx) {
@@ -205,32 +260,52 @@ export const COMPOSITION_RULES: readonly RuleDefinition[] = [
         if (!probe) continue;
         const c = composition(o, ref, probe, replicas, ctx);
         const path = `${ref.path}.readinessProbe`;
-        const base = { timeoutSeconds: c.t.timeoutSeconds, periodSeconds: c.t.periodSeconds,
-          failureThreshold: c.t.failureThreshold, successThreshold: c.t.successThreshold, replicas: replicas.min,
-          ...(c.load?.cpuLimit ? { cpuLimit: c.load.cpuLimit } : {}) };
+        const base = {
+          timeoutSeconds: c.t.timeoutSeconds,
+          periodSeconds: c.t.periodSeconds,
+          failureThreshold: c.t.failureThreshold,
+          successThreshold: c.t.successThreshold,
+          replicas: replicas.min,
+          ...(c.load?.cpuLimit ? { cpuLimit: c.load.cpuLimit } : {}),
+        };
         if (canSimulate) {
           const v = simulateDrain(o, c, peak.value as number, sat.value as number, ctx);
           if (v?.bad) {
-            ctx.report(o, path, `container "${ref.name}": ${c.parts.join('; ')}. ${v.text}.`, { ...base, ...v.values },
-              'error');
+            ctx.report(
+              o,
+              path,
+              `container "${ref.name}": ${c.parts.join('; ')}. ${v.text}.`,
+              { ...base, ...v.values },
+              'error',
+            );
           } else if (v && c.complete) {
-            ctx.report(o, path,
+            ctx.report(
+              o,
+              path,
               `container "${ref.name}": the readiness-cascade composition (${c.parts.join('; ')}), but at the ` +
                 `declared capacity it holds: ${v.text}.`,
-              { ...base, ...v.values }, 'warning');
+              { ...base, ...v.values },
+              'warning',
+            );
           }
           if (v) return;
         }
         if (!c.complete) continue;
-        const missing = [peak.ok ? undefined : factDefinition('peakRps'), sat.ok ? undefined : factDefinition(
-          'saturationRpsPerReplica')].filter((f) => f !== undefined);
+        const missing = [
+          peak.ok ? undefined : factDefinition('peakRps'),
+          sat.ok ? undefined : factDefinition('saturationRpsPerReplica'),
+        ].filter((f) => f !== undefined);
         const decide = !ctx.simulate
           ? 'the simulator is off (--no-simulate)'
-          : `declaring ${missing.map((f) => `${f!.annotation} (${f!.option.replace('<name>',
-            o.name)})`).join(' and ')} ` +
-            'would let the simulated drain at peak decide it';
-        ctx.report(o, path,
-          `container "${ref.name}": ${c.parts.join('; ')}: the readiness-cascade composition; ${decide}.`, base);
+          : `declaring ${missing
+              .map((f) => `${f!.annotation} (${f!.option.replace('<name>', o.name)})`)
+              .join(' and ')} ` + 'would let the simulated drain at peak decide it';
+        ctx.report(
+          o,
+          path,
+          `container "${ref.name}": ${c.parts.join('; ')}: the readiness-cascade composition; ${decide}.`,
+          base,
+        );
         return;
       }
     },

@@ -35,8 +35,11 @@ export function rulesMarkdown(): string {
     '',
     '| id | severity | what | facts needed |',
     '|---|---|---|---|',
-    ...rules.map((r) => `| [${r.id}](#${r.id.toLowerCase()}) | ${r.severity} | ${cell(r.title)} ` +
-      `| ${r.facts.length ? r.facts.map((f) => `\`${f}\``).join(', ') : '-'} |`),
+    ...rules.map(
+      (r) =>
+        `| [${r.id}](#${r.id.toLowerCase()}) | ${r.severity} | ${cell(r.title)} ` +
+        `| ${r.facts.length ? r.facts.map((f) => `\`${f}\``).join(', ') : '-'} |`,
+    ),
     '',
   ];
   for (const r of rules) {
@@ -51,8 +54,12 @@ export function rulesMarkdown(): string {
       `- **Fix:** ${r.fix}`,
       ...(r.upstream ? [`- **Upstream:** ${r.upstream}`] : []),
       '- **Facts ' +
-        `needed:** ${r.facts.length ? `${r.facts.map((f) => `\`${f}\``).join(', ')} (skipped without them; ` +
-          `\`--explain-skips\` lists the skips)` : 'none'}`,
+        `needed:** ${
+          r.facts.length
+            ? `${r.facts.map((f) => `\`${f}\``).join(', ')} (skipped without them; ` +
+              `\`--explain-skips\` lists the skips)`
+            : 'none'
+        }`,
       '',
     );
   }
@@ -61,13 +68,16 @@ export function rulesMarkdown(): string {
     '',
     'Facts a manifest cannot hold come from annotations (the rollwise constructs write them) or from',
     '`rollwise lint` options, which win over annotations. An option value is `<name>=<value>`, where',
-    '`<name>` is the object\'s `metadata.name` or `namespace/name`. A fact that cannot be read is an',
+    "`<name>` is the object's `metadata.name` or `namespace/name`. A fact that cannot be read is an",
     '`RW903-invalid-fact` finding.',
     '',
     '| fact | annotation | option | on | format | example | meaning |',
     '|---|---|---|---|---|---|---|',
-    ...FACTS.map((f) => `| \`${f.name}\` | \`${f.annotation}\` | \`${f.option}\` | ${f.on} | ${cell(f.format)} | ` +
-      `\`${f.example}\` | ${cell(f.meaning)} |`),
+    ...FACTS.map(
+      (f) =>
+        `| \`${f.name}\` | \`${f.annotation}\` | \`${f.option}\` | ${f.on} | ${cell(f.format)} | ` +
+        `\`${f.example}\` | ${cell(f.meaning)} |`,
+    ),
     '',
     '## Suppressions and overrides',
     '',
@@ -77,7 +87,7 @@ export function rulesMarkdown(): string {
     '  A line without a reason is an `RW901-suppression-without-reason` error and suppresses nothing.',
     `- \`${ANNOTATIONS.overrides}\` (written by rollwise constructs for values overridden with \`because\`): one`,
     '  `<field path>: <reason>` line per field. A finding on that path (or below it) is reported as accepted, with',
-    '  the override\'s reason, and does not count.',
+    "  the override's reason, and does not count.",
     '',
     '## Exit codes',
     '',

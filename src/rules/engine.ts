@@ -47,8 +47,14 @@ export interface LintResult {
  * Kinds no rule is registered for but that rules read across objects (a PDB, an HPA, a route's
  * Service...): they are checked as context, not skipped.
  */
-const CONTEXT_KINDS = new Set(['Service', 'PodDisruptionBudget', 'HorizontalPodAutoscaler', 'ScaledObject', 'Gateway',
-  'BackendTrafficPolicy']);
+const CONTEXT_KINDS = new Set([
+  'Service',
+  'PodDisruptionBudget',
+  'HorizontalPodAutoscaler',
+  'ScaledObject',
+  'Gateway',
+  'BackendTrafficPolicy',
+]);
 
 const RULES_BY_KIND = new Map<string, RuleDefinition[]>();
 for (const r of RULES) for (const k of r.kinds) (RULES_BY_KIND.get(k) ?? RULES_BY_KIND.set(k, []).get(k)!).push(r);
@@ -59,7 +65,10 @@ class Index implements ObjectIndex {
   private readonly byKindNs = new Map<string, LintObject[]>();
   public readonly scopes: ScopeIndex;
 
-  constructor(public readonly all: readonly LintObject[], scopes?: ReadonlyMap<LintObject, ObjectScope>) {
+  constructor(
+    public readonly all: readonly LintObject[],
+    scopes?: ReadonlyMap<LintObject, ObjectScope>,
+  ) {
     this.scopes = new ScopeIndex(all, scopes);
     for (const o of all) {
       (this.byKind.get(o.kind) ?? this.byKind.set(o.kind, []).get(o.kind)!).push(o);
@@ -97,8 +106,11 @@ function annotationsOf(o: LintObject): Record<string, unknown> {
  * Runs every rule on parsed objects. Parse problems become `RW000` findings; suppressions and
  * overrides are applied (the finding stays in the result with status `suppressed` / `accepted`).
  */
-export function lintParsed(objects: readonly LintObject[], problems: readonly ParseProblem[] = [],
-  opts: LintOptions = {}): LintResult {
+export function lintParsed(
+  objects: readonly LintObject[],
+  problems: readonly ParseProblem[] = [],
+  opts: LintOptions = {},
+): LintResult {
   const index = new Index(objects, opts.scopes);
   const facts = new FactReader(opts.facts);
   const findings: Finding[] = [];
@@ -116,8 +128,14 @@ export function lintParsed(objects: readonly LintObject[], problems: readonly Pa
     return p;
   };
 
-  const push = (rule: RuleMeta, o: LintObject, path: string, message: string, values: Record<string, FindingValue>,
-    severity: Severity = rule.severity): void => {
+  const push = (
+    rule: RuleMeta,
+    o: LintObject,
+    path: string,
+    message: string,
+    values: Record<string, FindingValue>,
+    severity: Severity = rule.severity,
+  ): void => {
     const key = `${rule.id}\u0000${o.ref}\u0000${o.file}\u0000${path}\u0000${message}`;
     if (seen.has(key)) return;
     seen.add(key);
@@ -139,11 +157,22 @@ export function lintParsed(objects: readonly LintObject[], problems: readonly Pa
     const scope = index.scopes.scopeOf(o);
     const rendered = scope.renderedBy;
     const f: Finding = {
-      ruleId: rule.id, severity, file: o.file, line: o.line(path), kind: o.kind, namespace: o.namespace, name: o.name,
+      ruleId: rule.id,
+      severity,
+      file: o.file,
+      line: o.line(path),
+      kind: o.kind,
+      namespace: o.namespace,
+      name: o.name,
       object: o.ref,
-      path, ...(scope.render ? { render: scope.render.folder } : {}), message: rendered
-        ? `${message} (as rendered by ${rendered})` : message, mechanism: `${rule.mechanism} (${rule.fieldNotes})`,
-          fix: rule.fix, values, status, ...(justification !== undefined ? { justification } : {}),
+      path,
+      ...(scope.render ? { render: scope.render.folder } : {}),
+      message: rendered ? `${message} (as rendered by ${rendered})` : message,
+      mechanism: `${rule.mechanism} (${rule.fieldNotes})`,
+      fix: rule.fix,
+      values,
+      status,
+      ...(justification !== undefined ? { justification } : {}),
     };
     seq.set(f, seq.size);
     findings.push(f);
@@ -167,12 +196,23 @@ export function lintParsed(objects: readonly LintObject[], problems: readonly Pa
         facts,
         simulate: opts.simulate ?? true,
         report: (target, path, message, values, severity) => push(rule, target, path, message, values, severity),
-        skip: (target, fact, detail) => skips.push({ ruleId: rule.id, file: target.file, object: target.ref, fact,
-          detail: detail ?? missingFact(target, fact) }),
-        invalidFact: (target, fact, raw, source) => push(ENGINE_RULES.invalidFact, target, 'metadata.annotations',
-          `${factDefinition(fact).annotation} = ${JSON.stringify(raw)} (${source}) is ` +
-            `not ${factDefinition(fact).format}; ${rule.id} cannot run.`,
-          { fact, value: raw }),
+        skip: (target, fact, detail) =>
+          skips.push({
+            ruleId: rule.id,
+            file: target.file,
+            object: target.ref,
+            fact,
+            detail: detail ?? missingFact(target, fact),
+          }),
+        invalidFact: (target, fact, raw, source) =>
+          push(
+            ENGINE_RULES.invalidFact,
+            target,
+            'metadata.annotations',
+            `${factDefinition(fact).annotation} = ${JSON.stringify(raw)} (${source}) is ` +
+              `not ${factDefinition(fact).format}; ${rule.id} cannot run.`,
+            { fact, value: raw },
+          ),
       };
       rule.check(o, ctx);
     }
@@ -185,15 +225,23 @@ export function lintParsed(objects: readonly LintObject[], problems: readonly Pa
       const consequence = p.includedBy
         ? `; ${p.includedBy} includes this file, and kustomize refuses it ("mapping key already defined"), so it ` +
           'does not build'
-        : p.duplicateKey.sameValue ? '; kubectl keeps one of them, nothing changes' : '; kubectl applies the second and ' +
-          'silently drops the first';
+        : p.duplicateKey.sameValue
+          ? '; kubectl keeps one of them, nothing changes'
+          : '; kubectl applies the second and ' + 'silently drops the first';
       const f: Finding = {
-        ruleId: rule.id, severity, file: p.file, line: p.line, kind: p.kind ?? '(document)', name: `line ${p.line}`,
+        ruleId: rule.id,
+        severity,
+        file: p.file,
+        line: p.line,
+        kind: p.kind ?? '(document)',
+        name: `line ${p.line}`,
         object: `(document at line ${p.line})`,
-        path: p.duplicateKey.key, message: `${p.message}${consequence}.`, mechanism:
-          `${rule.mechanism} (${rule.fieldNotes})`, fix: rule.fix,
-        values: { key: p.duplicateKey.key, firstLine: p.duplicateKey.firstLine,
-          sameValue: p.duplicateKey.sameValue }, status: 'open',
+        path: p.duplicateKey.key,
+        message: `${p.message}${consequence}.`,
+        mechanism: `${rule.mechanism} (${rule.fieldNotes})`,
+        fix: rule.fix,
+        values: { key: p.duplicateKey.key, firstLine: p.duplicateKey.firstLine, sameValue: p.duplicateKey.sameValue },
+        status: 'open',
       };
       seq.set(f, seq.size);
       findings.push(f);
@@ -205,11 +253,19 @@ export function lintParsed(objects: readonly LintObject[], problems: readonly Pa
     // that Argo Rollouts' e2e suite applies (test/e2e/crds/istio.yaml, v1.9.1).
     const unchecked = p.kind !== undefined && !RULES_BY_KIND.has(p.kind) && !CONTEXT_KINDS.has(p.kind);
     const f: Finding = {
-      ruleId: ENGINE_RULES.malformed.id, severity: unchecked ? 'info' : p.severity ?? 'error', file: p.file,
-      line: p.line, kind: p.kind ?? '(document)', name: `line ${p.line}`, object: `(document at line ${p.line})`,
-      path: '', message: unchecked ? `${p.message} (kind ${p.kind}, which no rule checks: nothing was missed)`
-        : p.message, mechanism: `${ENGINE_RULES.malformed.mechanism} (${ENGINE_RULES.malformed.fieldNotes})`,
-          fix: ENGINE_RULES.malformed.fix, values: {}, status: 'open',
+      ruleId: ENGINE_RULES.malformed.id,
+      severity: unchecked ? 'info' : (p.severity ?? 'error'),
+      file: p.file,
+      line: p.line,
+      kind: p.kind ?? '(document)',
+      name: `line ${p.line}`,
+      object: `(document at line ${p.line})`,
+      path: '',
+      message: unchecked ? `${p.message} (kind ${p.kind}, which no rule checks: nothing was missed)` : p.message,
+      mechanism: `${ENGINE_RULES.malformed.mechanism} (${ENGINE_RULES.malformed.fieldNotes})`,
+      fix: ENGINE_RULES.malformed.fix,
+      values: {},
+      status: 'open',
     };
     seq.set(f, seq.size);
     findings.push(f);
@@ -224,8 +280,9 @@ export function lintParsed(objects: readonly LintObject[], problems: readonly Pa
   for (const o of objects) if (!fileOrder.has(o.file)) fileOrder.set(o.file, fileOrder.size);
   for (const p of problems) if (!fileOrder.has(p.file)) fileOrder.set(p.file, fileOrder.size);
   for (const n of opts.notes ?? []) if (!fileOrder.has(n.file)) fileOrder.set(n.file, fileOrder.size);
-  findings.sort((a, b) => (fileOrder.get(a.file)! - fileOrder.get(b.file)!) || (a.line - b.line) ||
-    (seq.get(a)! - seq.get(b)!));
+  findings.sort(
+    (a, b) => fileOrder.get(a.file)! - fileOrder.get(b.file)! || a.line - b.line || seq.get(a)! - seq.get(b)!,
+  );
   return { findings, skips, objects: objects.length, skippedKinds };
 }
 
@@ -243,8 +300,8 @@ export function parked(o: LintObject, index: ObjectIndex): boolean {
     const r = rec(ref);
     return !!r && r.name === o.name && (typeof r.kind === 'string' ? r.kind : dflt) === o.kind;
   };
-  if (index.scopes.inScope(o, 'ScaledObject').some((s) => names(rec(s.obj.spec)?.scaleTargetRef,
-    'Deployment'))) return false;
+  if (index.scopes.inScope(o, 'ScaledObject').some((s) => names(rec(s.obj.spec)?.scaleTargetRef, 'Deployment')))
+    return false;
   if (index.scopes.inScope(o, 'Rollout').some((r) => names(rec(r.obj.spec)?.workloadRef, 'Deployment'))) return false;
   return true;
 }
@@ -253,13 +310,17 @@ const PARKABLE = new Set(['Deployment', 'StatefulSet', 'ReplicaSet', 'Rollout'])
 
 function missingFact(o: LintObject, fact: FactName): string {
   const d = factDefinition(fact);
-  return `${o.ref} declares no ${fact} (${d.meaning.replace(/\.$/, '')}): annotate the ${d.on} with ${d.annotation}: ` +
-    `"${d.example}" or pass ${d.option.replace('<name>', o.name).replace(/<[^>]+>$/, d.example)}.`;
+  return (
+    `${o.ref} declares no ${fact} (${d.meaning.replace(/\.$/, '')}): annotate the ${d.on} with ${d.annotation}: ` +
+    `"${d.example}" or pass ${d.option.replace('<name>', o.name).replace(/<[^>]+>$/, d.example)}.`
+  );
 }
 
 /** Reads `rollwise.dev/suppress` (reporting lines without a reason) and `rollwise.dev/overrides`. */
-function readPolicy(o: LintObject,
-  report: (rule: RuleMeta, path: string, message: string, values: Record<string, FindingValue>) => void): ObjectPolicy {
+function readPolicy(
+  o: LintObject,
+  report: (rule: RuleMeta, path: string, message: string, values: Record<string, FindingValue>) => void,
+): ObjectPolicy {
   const a = annotationsOf(o);
   const suppress = new Map<string, string>();
   const raw = a[ANNOTATIONS.suppress];
@@ -272,17 +333,24 @@ function readPolicy(o: LintObject,
       const reason = i < 0 ? '' : t.slice(i + 1).trim();
       const rule = findRule(id);
       if (!rule) {
-        report(ENGINE_RULES.unknownSuppression, 'metadata.annotations',
-          `${ANNOTATIONS.suppress} line "${t}" names no known rule.`, { line: t });
+        report(
+          ENGINE_RULES.unknownSuppression,
+          'metadata.annotations',
+          `${ANNOTATIONS.suppress} line "${t}" names no known rule.`,
+          { line: t },
+        );
         continue;
       }
       // The same rule as an override's `because` (decisions/reason.ts): a placeholder is no reason.
       const problem = reason === '' ? undefined : reasonProblem(reason);
       if (reason === '' || problem !== undefined) {
         const what = reason === '' ? 'without a reason' : `with no real reason (${problem})`;
-        report(ENGINE_RULES.suppressionWithoutReason, 'metadata.annotations',
+        report(
+          ENGINE_RULES.suppressionWithoutReason,
+          'metadata.annotations',
           `${ANNOTATIONS.suppress} line "${t}" suppresses ${rule.id} ${what}; the suppression is ignored.`,
-          { line: t, rule: rule.id });
+          { line: t, rule: rule.id },
+        );
         continue;
       }
       suppress.set(rule.id, reason);

@@ -2,8 +2,8 @@ import { ANNOTATIONS } from '../justify/annotations';
 import { LintObject } from './source';
 
 /** Facts a manifest cannot hold: measured numbers and declarations about the application. */
-export type FactName = 'readinessP99Seconds' | 'readinessCallsDependency' | 'peakRps' | 'saturationRpsPerReplica'
-  | 'appKeepAliveSeconds';
+export type FactName =
+  'readinessP99Seconds' | 'readinessCallsDependency' | 'peakRps' | 'saturationRpsPerReplica' | 'appKeepAliveSeconds';
 
 export interface FactDefinition {
   readonly name: FactName;
@@ -23,35 +23,53 @@ export interface FactDefinition {
 /** Every fact the rules can use, with the annotation and CLI option that declare it. */
 export const FACTS: readonly FactDefinition[] = [
   {
-    name: 'readinessP99Seconds', annotation: ANNOTATIONS.readinessP99Seconds, option: '--p99 <name>=<seconds>', on:
-      'workload',
-    format: 'seconds, a positive number (e.g. "0.25")', meaning:
-      "The readiness handler's p99 latency measured under peak load (not the median, not on an idle pod).", example:
-        '0.25',
+    name: 'readinessP99Seconds',
+    annotation: ANNOTATIONS.readinessP99Seconds,
+    option: '--p99 <name>=<seconds>',
+    on: 'workload',
+    format: 'seconds, a positive number (e.g. "0.25")',
+    meaning: "The readiness handler's p99 latency measured under peak load (not the median, not on an idle pod).",
+    example: '0.25',
   },
   {
-    name: 'readinessCallsDependency', annotation: ANNOTATIONS.readinessCallsDependency, option:
-      '--calls-dependency <name>', on: 'workload',
-    format: '"true" or "false"', meaning: 'Whether the readiness handler calls a downstream service (database, ' +
-      'another API) on each probe.', example: 'false',
+    name: 'readinessCallsDependency',
+    annotation: ANNOTATIONS.readinessCallsDependency,
+    option: '--calls-dependency <name>',
+    on: 'workload',
+    format: '"true" or "false"',
+    meaning: 'Whether the readiness handler calls a downstream service (database, ' + 'another API) on each probe.',
+    example: 'false',
   },
   {
-    name: 'peakRps', annotation: ANNOTATIONS.peakRps, option: '--peak-rps <name>=<rps>', on: 'workload',
-    format: 'requests per second, a positive number', meaning: 'Peak request rate for the whole service.', example:
-      '3700',
+    name: 'peakRps',
+    annotation: ANNOTATIONS.peakRps,
+    option: '--peak-rps <name>=<rps>',
+    on: 'workload',
+    format: 'requests per second, a positive number',
+    meaning: 'Peak request rate for the whole service.',
+    example: '3700',
   },
   {
-    name: 'saturationRpsPerReplica', annotation: ANNOTATIONS.saturationRpsPerReplica, option:
-      '--saturation-rps <name>=<rps>', on: 'workload',
-    format: 'requests per second, a positive number', meaning:
-      'Per-replica request rate at which the handler saturates (latency climbs steeply above it).', example: '450',
+    name: 'saturationRpsPerReplica',
+    annotation: ANNOTATIONS.saturationRpsPerReplica,
+    option: '--saturation-rps <name>=<rps>',
+    on: 'workload',
+    format: 'requests per second, a positive number',
+    meaning: 'Per-replica request rate at which the handler saturates (latency climbs steeply above it).',
+    example: '450',
   },
   {
-    name: 'appKeepAliveSeconds', annotation: ANNOTATIONS.appKeepAliveSeconds, option:
-      '--keepalive <name>=<seconds|none>', on: 'Service or workload',
-    format: 'seconds, "none" when the server closes the connection after each response, or "unlimited" when it never ' +
-      'closes idle connections', meaning: "The application server's idle keep-alive timeout (uvicorn 5 s, Node.js <= " +
-        "25 5 s, gunicorn gthread 2 s, ...).", example: '5',
+    name: 'appKeepAliveSeconds',
+    annotation: ANNOTATIONS.appKeepAliveSeconds,
+    option: '--keepalive <name>=<seconds|none>',
+    on: 'Service or workload',
+    format:
+      'seconds, "none" when the server closes the connection after each response, or "unlimited" when it never ' +
+      'closes idle connections',
+    meaning:
+      "The application server's idle keep-alive timeout (uvicorn 5 s, Node.js <= " +
+      '25 5 s, gunicorn gthread 2 s, ...).',
+    example: '5',
   },
 ];
 
@@ -69,8 +87,9 @@ export function factDefinition(name: FactName): FactDefinition {
 export type LintFacts = Readonly<Record<string, Partial<Readonly<Record<FactName, string>>>>>;
 
 /** A fact value that could be read, or why not. */
-export type FactValue<T> = { readonly ok: true; readonly value: T; readonly source: string } | { readonly ok: false;
-  readonly invalid?: string; readonly source?: string };
+export type FactValue<T> =
+  | { readonly ok: true; readonly value: T; readonly source: string }
+  | { readonly ok: false; readonly invalid?: string; readonly source?: string };
 
 /** Reads facts for an object: the CLI/caller facts first, then the object's annotation. */
 export class FactReader {
@@ -96,8 +115,8 @@ export class FactReader {
     const raw = this.raw(o, name);
     if (!raw) return { ok: false };
     const t = raw.text.trim();
-    if (allowNone && (t.toLowerCase() === 'none' || t.toLowerCase() === 'unlimited')) return { ok: true,
-      value: t.toLowerCase() as 'none' | 'unlimited', source: raw.source };
+    if (allowNone && (t.toLowerCase() === 'none' || t.toLowerCase() === 'unlimited'))
+      return { ok: true, value: t.toLowerCase() as 'none' | 'unlimited', source: raw.source };
     const n = Number(t.replace(/s$/, ''));
     if (t === '' || !Number.isFinite(n) || n <= 0) return { ok: false, invalid: raw.text, source: raw.source };
     return { ok: true, value: n, source: raw.source };
@@ -134,7 +153,8 @@ export function factsFromOptions(opts: {
       if (i <= 0 || i === entry.length - 1) {
         throw new Error(
           `${option} ${entry}: expected <name>=<value> (e.g. ${option} ` +
-            `checkout-api=${fact === 'appKeepAliveSeconds' ? '5' : '0.25'})`);
+            `checkout-api=${fact === 'appKeepAliveSeconds' ? '5' : '0.25'})`,
+        );
       }
       put(entry.slice(0, i), fact, entry.slice(i + 1));
     }

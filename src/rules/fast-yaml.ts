@@ -37,8 +37,12 @@ export interface FastDocument {
   lineOf(segs: readonly (string | number)[]): number;
 }
 
-type Tag = { default?: boolean | string; tag: string; test?: RegExp;
-  resolve: (s: string, onError: (msg: string) => void, opts: unknown) => unknown };
+type Tag = {
+  default?: boolean | string;
+  tag: string;
+  test?: RegExp;
+  resolve: (s: string, onError: (msg: string) => void, opts: unknown) => unknown;
+};
 interface Schema {
   readonly tags: readonly Tag[];
   readonly options: unknown;
@@ -60,7 +64,13 @@ function plainValue(src: string, schema: Schema, atKey: boolean): unknown {
   let failed = false;
   let res: unknown;
   try {
-    res = tag.resolve(src, () => { failed = true; }, schema.options);
+    res = tag.resolve(
+      src,
+      () => {
+        failed = true;
+      },
+      schema.options,
+    );
   } catch {
     failed = true;
   }
@@ -83,9 +93,24 @@ function jsOf(v: unknown): unknown {
 }
 
 const ESCAPES: Record<string, string> = {
-  0: '\0', a: '\x07', b: '\b', e: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', N: '\u0085', _: '\u00a0', L:
-    '\u2028', P: '\u2029',
-  ' ': ' ', '"': '"', '/': '/', '\\': '\\', '\t': '\t',
+  0: '\0',
+  a: '\x07',
+  b: '\b',
+  e: '\x1b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v',
+  N: '\u0085',
+  _: '\u00a0',
+  L: '\u2028',
+  P: '\u2029',
+  ' ': ' ',
+  '"': '"',
+  '/': '/',
+  '\\': '\\',
+  '\t': '\t',
 };
 
 /**
@@ -183,7 +208,10 @@ class DocumentReader {
   private readonly anchors = new Map<string, unknown>();
   private aliases = 0;
 
-  constructor(private readonly lines: readonly Line[], private readonly schema: Schema) {}
+  constructor(
+    private readonly lines: readonly Line[],
+    private readonly schema: Schema,
+  ) {}
 
   /** The next line that is neither blank nor a comment, from i on. */
   private peek(): Line | undefined {
@@ -228,8 +256,11 @@ class DocumentReader {
     const lines: number[] = [];
     this.positions.set(out, { items: lines });
     let aliasItems: Set<number> | undefined;
-    for (let cur: Line | undefined = l; cur && cur.indent === col &&
-      (cur.text === '-' || cur.text.startsWith('- ')); cur = this.peek()) {
+    for (
+      let cur: Line | undefined = l;
+      cur && cur.indent === col && (cur.text === '-' || cur.text.startsWith('- '));
+      cur = this.peek()
+    ) {
       let rest = cur.text.slice(1);
       let pad = 1;
       while (rest[0] === ' ') {
@@ -262,8 +293,8 @@ class DocumentReader {
         }
         continue;
       }
-      if (p.anchor !== undefined && (rest === '-' || rest.startsWith('- ') || this.entryKey(rest) !== undefined)) bail(
-        'an anchor before an inline collection');
+      if (p.anchor !== undefined && (rest === '-' || rest.startsWith('- ') || this.entryKey(rest) !== undefined))
+        bail('an anchor before an inline collection');
       const inline: Line = { n: cur.n, indent: col + pad, text: rest, raw: cur.raw };
       lines.push(cur.n);
       out.push(this.anchored(p.anchor, () => this.inline(inline, col)));
@@ -330,8 +361,8 @@ class DocumentReader {
       let key: unknown;
       if (ek.quoted) key = this.quoted(ek.key);
       else {
-        if (ek.key === '' || /^[-?:,[\]{}#&*!|>'"%@`\s]/.test(ek.key) || /\s$/.test(ek.key)) bail(
-          'a plain key not modelled');
+        if (ek.key === '' || /^[-?:,[\]{}#&*!|>'"%@`\s]/.test(ek.key) || /\s$/.test(ek.key))
+          bail('a plain key not modelled');
         key = plainValue(ek.key, this.schema, true);
       }
       if (key !== null && typeof key === 'object') bail('a key that is not a scalar');
@@ -442,14 +473,14 @@ class DocumentReader {
       this.lineEnd(text.slice(f.end));
       return f.value;
     }
-    if (/^[&*!%@`?:,\]}#]/.test(text) || text === '-' || text.startsWith('- ')) bail(
-      `an indicator not modelled: ${text.slice(0, 40)}`);
+    if (/^[&*!%@`?:,\]}#]/.test(text) || text === '-' || text.startsWith('- '))
+      bail(`an indicator not modelled: ${text.slice(0, 40)}`);
     let end = text.indexOf(' #');
     const commented = end >= 0;
     if (end < 0) end = text.length;
     let src = text.slice(0, end).replace(/ +$/, '');
-    if (src.includes(': ') || src.endsWith(':')) bail(afterKey ? 'a nested mapping on one line'
-      : 'a mapping-like scalar');
+    if (src.includes(': ') || src.endsWith(':'))
+      bail(afterKey ? 'a nested mapping on one line' : 'a mapping-like scalar');
     if (!commented) src = this.plainContinuation(src, parent);
     return plainValue(src, this.schema, false);
   }
@@ -472,8 +503,8 @@ class DocumentReader {
       }
       if (x.indent <= parent) break;
       // a "#" after white space starts a comment; ": " would be a nested key (an error)
-      if (x.text[0] === '#' || x.text.includes(': ') || x.text.includes(' #') || x.text.endsWith(':')) bail(
-        'a continuation line not modelled');
+      if (x.text[0] === '#' || x.text.includes(': ') || x.text.includes(' #') || x.text.endsWith(':'))
+        bail('a continuation line not modelled');
       value += breaks === 0 ? ` ${x.text.replace(/ +$/, '')}` : `${'\n'.repeat(breaks)}${x.text.replace(/ +$/, '')}`;
       breaks = 0;
       last = j;
@@ -506,9 +537,13 @@ class DocumentReader {
         return { value: this.quoted(text.slice(k, k + e + 1)), end: k + e + 1 };
       }
       let e = k;
-      while (e < text.length && !',[]{}'.includes(text[e]) &&
+      while (
+        e < text.length &&
+        !',[]{}'.includes(text[e]) &&
         !(text[e] === ':' && (text[e + 1] === ' ' || ',[]{}'.includes(text[e + 1] ?? ','))) &&
-        !(text[e] === '#' && text[e - 1] === ' ')) e++;
+        !(text[e] === '#' && text[e - 1] === ' ')
+      )
+        e++;
       const src = text.slice(k, e).replace(/ +$/, '');
       if (src === '' || /^[-?:&*!|>%@`#]/.test(src) || src.includes(':')) bail('a flow scalar not modelled');
       return { value: plainValue(src, this.schema, atKey), end: e };
@@ -538,8 +573,8 @@ class DocumentReader {
       const key = kv.value;
       if (key !== null && typeof key === 'object') bail('a collection as a key');
       const jsKey = key === null ? '' : String(key);
-      if (jsKey === '__proto__' || keys.has(key) || Object.prototype.hasOwnProperty.call(out, jsKey)) bail(
-        'a flow key not modelled');
+      if (jsKey === '__proto__' || keys.has(key) || Object.prototype.hasOwnProperty.call(out, jsKey))
+        bail('a flow key not modelled');
       k = skip(kv.end);
       if (text[k] !== ':') bail('a flow map entry without a value');
       k = skip(k + 1);
@@ -605,8 +640,14 @@ function closingQuote(s: string, q: string): number {
 }
 
 /** resolveBlockScalar (yaml 2.9.1 compose/resolve-block-scalar.js) without "+" chomping. */
-function resolveBlock(lines: [string, string][], folded: boolean, chomp: string, indent: number, headerIndent: number,
-  atRoot: boolean): string {
+function resolveBlock(
+  lines: [string, string][],
+  folded: boolean,
+  chomp: string,
+  indent: number,
+  headerIndent: number,
+  atRoot: boolean,
+): string {
   let chompStart = lines.length;
   for (let i = lines.length - 1; i >= 0; --i) {
     if (lines[i][1] === '') chompStart = i;
@@ -718,8 +759,12 @@ export function readDocuments(text: string, version: '1.1' | '1.2'): FastDocumen
 }
 
 /** source.ts lineOf on these positions: map keys by their resolved value, sequence items by index. */
-function lineOf(positions: WeakMap<object, Positions>, root: unknown, contentLine: number,
-  segs: readonly (string | number)[]): number {
+function lineOf(
+  positions: WeakMap<object, Positions>,
+  root: unknown,
+  contentLine: number,
+  segs: readonly (string | number)[],
+): number {
   let node: unknown = root;
   let line = contentLine;
   for (const seg of segs) {

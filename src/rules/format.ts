@@ -28,13 +28,17 @@ export function describeSkippedFiles(scan: ScanSummary): string {
     scan.templates ? `${scan.templates} Helm/Go template(s) skipped` : '',
     scan.notManifests ? `${scan.notManifests} without Kubernetes objects skipped` : '',
     scan.unreadable ? `${scan.unreadable} unreadable` : '',
-  ].filter((x) => x !== '').join(', ');
+  ]
+    .filter((x) => x !== '')
+    .join(', ');
 }
 
 /** "Job 3, CronJob 1" from the kinds no rule checks, most first. */
 function describeKinds(kinds: Readonly<Record<string, number>>): string {
-  return Object.entries(kinds).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([k,
-    n]) => `${k} ${n}`).join(', ');
+  return Object.entries(kinds)
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
 }
 
 function where(f: Finding): string {
@@ -78,7 +82,8 @@ export function formatText(result: LintResult, skips?: readonly Skip[], scan?: S
   }
   lines.push(
     `${result.objects} object(s): ${c.error} error(s), ${c.warning} warning(s), ${c.info} info, ${c.suppressed} ` +
-      `suppressed, ${c.accepted} accepted override(s)`);
+      `suppressed, ${c.accepted} accepted override(s)`,
+  );
   return `${lines.join('\n')}\n`;
 }
 
@@ -93,15 +98,28 @@ export function counts(findings: readonly Finding[]): Record<Severity | 'suppres
 
 /** Machine output: findings, counts, and the skips when asked for. */
 export function formatJson(result: LintResult, exitCode: number, skips?: readonly Skip[], scan?: ScanSummary): string {
-  return `${JSON.stringify({
-    tool: 'rollwise', version: toolVersion(), objects: result.objects, summary: counts(result.findings), exitCode,
-    ...(scan ? { scan } : {}), skippedKinds: result.skippedKinds, findings: result.findings, ...(skips ? { skips }
-      : {}),
-  }, null, 2)}\n`;
+  return `${JSON.stringify(
+    {
+      tool: 'rollwise',
+      version: toolVersion(),
+      objects: result.objects,
+      summary: counts(result.findings),
+      exitCode,
+      ...(scan ? { scan } : {}),
+      skippedKinds: result.skippedKinds,
+      findings: result.findings,
+      ...(skips ? { skips } : {}),
+    },
+    null,
+    2,
+  )}\n`;
 }
 
-const SARIF_LEVEL: Record<Severity, 'error' | 'warning' | 'note'> = { error: 'error', warning: 'warning',
-  info: 'note' };
+const SARIF_LEVEL: Record<Severity, 'error' | 'warning' | 'note'> = {
+  error: 'error',
+  warning: 'warning',
+  info: 'note',
+};
 
 /** The id under which artifact URIs are relative (SARIF 2.1.0 3.14.14, originalUriBaseIds). */
 const SRCROOT = 'SRCROOT';
@@ -118,25 +136,31 @@ function sarifRules(): unknown[] {
   }));
 }
 
-function sarifLog(baseDir: string, results: unknown[], invocation: Record<string, unknown>,
-  properties?: Record<string, unknown>): string {
+function sarifLog(
+  baseDir: string,
+  results: unknown[],
+  invocation: Record<string, unknown>,
+  properties?: Record<string, unknown>,
+): string {
   const log = {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
     version: '2.1.0',
-    runs: [{
-      tool: {
-        driver: {
-          name: 'rollwise',
-          version: toolVersion(),
-          informationUri: 'https://github.com/rollwise/rollwise/blob/main/docs/rules.md',
-          rules: sarifRules(),
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: 'rollwise',
+            version: toolVersion(),
+            informationUri: 'https://github.com/rollwise/rollwise/blob/main/docs/rules.md',
+            rules: sarifRules(),
+          },
         },
+        originalUriBaseIds: { [SRCROOT]: { uri: pathToFileURL(path.resolve(baseDir)).href.replace(/\/?$/, '/') } },
+        invocations: [invocation],
+        results,
+        ...(properties ? { properties } : {}),
       },
-      originalUriBaseIds: { [SRCROOT]: { uri: pathToFileURL(path.resolve(baseDir)).href.replace(/\/?$/, '/') } },
-      invocations: [invocation],
-      results,
-      ...(properties ? { properties } : {}),
-    }],
+    ],
   };
   return `${JSON.stringify(log, null, 2)}\n`;
 }
@@ -146,40 +170,59 @@ function sarifLog(baseDir: string, results: unknown[], invocation: Record<string
  * repository root of the linted paths, else the working directory) with `uriBaseId` SRCROOT; files
  * outside it get absolute file: URIs.
  */
-export function formatSarif(result: LintResult, skips?: readonly Skip[], baseDir = process.cwd(),
-  scan?: ScanSummary): string {
+export function formatSarif(
+  result: LintResult,
+  skips?: readonly Skip[],
+  baseDir = process.cwd(),
+  scan?: ScanSummary,
+): string {
   const ruleIndex = new Map(allRules().map((r, i) => [r.id, i]));
   const results = result.findings.map((f) => ({
     ruleId: f.ruleId,
     ruleIndex: ruleIndex.get(f.ruleId)!,
     level: SARIF_LEVEL[f.severity],
     message: { text: `${objectLabel(f)}${f.path ? ` ${f.path}` : ''}: ${f.message} Fix: ${f.fix}` },
-    locations: [{
-      physicalLocation: {
-        artifactLocation: artifactLocation(f.file, baseDir),
-        ...(f.line > 0 ? { region: { startLine: f.line } } : {}),
+    locations: [
+      {
+        physicalLocation: {
+          artifactLocation: artifactLocation(f.file, baseDir),
+          ...(f.line > 0 ? { region: { startLine: f.line } } : {}),
+        },
+        logicalLocations: [{ fullyQualifiedName: `${objectLabel(f)}${f.path ? `#${f.path}` : ''}`, kind: 'object' }],
       },
-      logicalLocations: [{ fullyQualifiedName: `${objectLabel(f)}${f.path ? `#${f.path}` : ''}`, kind: 'object' }],
-    }],
+    ],
     partialFingerprints: { rollwiseObjectPath: `${f.ruleId}|${objectLabel(f)}|${f.path}` },
-    properties: { values: f.values, object: objectLabel(f), path: f.path,
-      ...(f.render !== undefined ? { render: f.render } : {}) },
+    properties: {
+      values: f.values,
+      object: objectLabel(f),
+      path: f.path,
+      ...(f.render !== undefined ? { render: f.render } : {}),
+    },
     ...(f.status !== 'open' ? { suppressions: [{ kind: 'inSource', justification: f.justification ?? '' }] } : {}),
   }));
   const invocation = {
     executionSuccessful: true,
-    toolExecutionNotifications: (skips ?? []).map((s) => ({ level: 'note', message: { text:
-      `${s.ruleId} skipped for ${s.object}: ${s.detail}` }, descriptor: { id: s.ruleId } })),
+    toolExecutionNotifications: (skips ?? []).map((s) => ({
+      level: 'note',
+      message: { text: `${s.ruleId} skipped for ${s.object}: ${s.detail}` },
+      descriptor: { id: s.ruleId },
+    })),
   };
-  return sarifLog(baseDir, results, invocation,
-    scan ? { scan, skippedKinds: result.skippedKinds, objects: result.objects } : undefined);
+  return sarifLog(
+    baseDir,
+    results,
+    invocation,
+    scan ? { scan, skippedKinds: result.skippedKinds, objects: result.objects } : undefined,
+  );
 }
 
 /** A valid SARIF log for a run that could not lint (exit 2): no results, the problem as an error notification. */
 export function formatSarifFailure(message: string, baseDir = process.cwd()): string {
-  return sarifLog(baseDir, [],
-    { executionSuccessful: false, exitCode: 2,
-      toolExecutionNotifications: [{ level: 'error', message: { text: message } }] });
+  return sarifLog(baseDir, [], {
+    executionSuccessful: false,
+    exitCode: 2,
+    toolExecutionNotifications: [{ level: 'error', message: { text: message } }],
+  });
 }
 
 function artifactLocation(file: string, baseDir: string): { uri: string; uriBaseId?: string } {

@@ -1,8 +1,13 @@
 import { LintObject, Manifest } from './source';
 
 /** Kubernetes probe defaults (reference: "Kubernetes probe and rollout defaults"). */
-export const PROBE_DEFAULTS = { timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3,
-  initialDelaySeconds: 0 } as const;
+export const PROBE_DEFAULTS = {
+  timeoutSeconds: 1,
+  periodSeconds: 10,
+  successThreshold: 1,
+  failureThreshold: 3,
+  initialDelaySeconds: 0,
+} as const;
 
 export type Json = Record<string, unknown>;
 
@@ -53,7 +58,11 @@ export function probeHandler(p: Json): string {
 export function stableJson(x: unknown): string {
   if (Array.isArray(x)) return `[${x.map(stableJson).join(',')}]`;
   const r = rec(x);
-  if (r) return `{${Object.keys(r).sort().map((k) => `${JSON.stringify(k)}:${stableJson(r[k])}`).join(',')}}`;
+  if (r)
+    return `{${Object.keys(r)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${stableJson(r[k])}`)
+      .join(',')}}`;
   return JSON.stringify(x);
 }
 
@@ -145,8 +154,9 @@ export function containers(o: LintObject): ContainerRef[] {
   // whole life and their readiness counts toward the pod's, so every container rule applies to them.
   const sidecars = arr(spec.initContainers).flatMap((c, i) => {
     const r = rec(c);
-    return r && r.restartPolicy === 'Always' ? [{ c: r, name: str(r.name) ?? `#init${i}`, path:
-      `spec.template.spec.initContainers[${i}]` }] : [];
+    return r && r.restartPolicy === 'Always'
+      ? [{ c: r, name: str(r.name) ?? `#init${i}`, path: `spec.template.spec.initContainers[${i}]` }]
+      : [];
   });
   return [...regular, ...sidecars];
 }
@@ -211,26 +221,41 @@ export function replicaCount(o: LintObject, index: KindIndex): ReplicaCount | un
     if (!targets(spec?.scaleTargetRef, '')) continue;
     const min = int(spec?.minReplicas) ?? 1;
     const max = int(spec?.maxReplicas) ?? min;
-    return { min, max: Math.max(min, max), source: `${hpa.ref} ` +
-      `minReplicas ${min}${spec?.minReplicas === undefined ? ' (default)' : ''}, maxReplicas ${max}`, scaler: hpa, path:
-        'spec.minReplicas' };
+    return {
+      min,
+      max: Math.max(min, max),
+      source:
+        `${hpa.ref} ` + `minReplicas ${min}${spec?.minReplicas === undefined ? ' (default)' : ''}, maxReplicas ${max}`,
+      scaler: hpa,
+      path: 'spec.minReplicas',
+    };
   }
   for (const so of index.scopes.inScope(o, 'ScaledObject')) {
     const spec = rec(so.obj.spec);
     if (!targets(spec?.scaleTargetRef, 'Deployment')) continue;
     const min = int(spec?.minReplicaCount) ?? 0;
     const max = int(spec?.maxReplicaCount) ?? 100;
-    return { min, max: Math.max(min, max), source: `${so.ref} ` +
-      `minReplicaCount ${min}${spec?.minReplicaCount === undefined ? ' (default)' : ''}, ` +
-      `maxReplicaCount ${max}${spec?.maxReplicaCount === undefined ? ' (default)' : ''}`, scaler: so, path:
-        'spec.minReplicaCount' };
+    return {
+      min,
+      max: Math.max(min, max),
+      source:
+        `${so.ref} ` +
+        `minReplicaCount ${min}${spec?.minReplicaCount === undefined ? ' (default)' : ''}, ` +
+        `maxReplicaCount ${max}${spec?.maxReplicaCount === undefined ? ' (default)' : ''}`,
+      scaler: so,
+      path: 'spec.minReplicaCount',
+    };
   }
   const raw = rec(o.obj.spec)?.replicas;
   const n = int(raw);
   if (raw !== undefined && n === undefined) return undefined;
   const v = n ?? 1;
-  return { min: v, max: v, source: `spec.replicas ${v}${raw === undefined ? ' (default)' : ''}`,
-    path: 'spec.replicas' };
+  return {
+    min: v,
+    max: v,
+    source: `spec.replicas ${v}${raw === undefined ? ' (default)' : ''}`,
+    path: 'spec.replicas',
+  };
 }
 
 /** A Kubernetes label selector (`matchLabels` + `matchExpressions`) against a label set. */
@@ -246,11 +271,20 @@ export function selectorMatches(selector: unknown, labels: Record<string, string
     const values = arr(x.values).map(String);
     const has = Object.prototype.hasOwnProperty.call(labels, key);
     switch (x.operator) {
-      case 'In': if (!has || !values.includes(labels[key])) return false; break;
-      case 'NotIn': if (has && values.includes(labels[key])) return false; break;
-      case 'Exists': if (!has) return false; break;
-      case 'DoesNotExist': if (has) return false; break;
-      default: return false;
+      case 'In':
+        if (!has || !values.includes(labels[key])) return false;
+        break;
+      case 'NotIn':
+        if (has && values.includes(labels[key])) return false;
+        break;
+      case 'Exists':
+        if (!has) return false;
+        break;
+      case 'DoesNotExist':
+        if (has) return false;
+        break;
+      default:
+        return false;
     }
   }
   return true;
@@ -401,7 +435,10 @@ export function dnsOnlyService(svc: Manifest): boolean {
  * placeholder, a batch loop, a demo that sleeps) has no traffic for survivors to take over.
  */
 export function servesRequests(o: LintObject, index: KindIndex, labels: Record<string, string>): boolean {
-  return index.scopes.inScope(o, 'Service')
-    .some((s) => serviceSelects(s.obj, labels) && !nonServingService(s.obj) && !dnsOnlyService(s.obj))
-    || declaresServingPort(containers(templateOwner(o, index)));
+  return (
+    index.scopes
+      .inScope(o, 'Service')
+      .some((s) => serviceSelects(s.obj, labels) && !nonServingService(s.obj) && !dnsOnlyService(s.obj)) ||
+    declaresServingPort(containers(templateOwner(o, index)))
+  );
 }

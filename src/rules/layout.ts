@@ -86,9 +86,28 @@ interface Kustomization {
   readonly read: KustomizationText;
 }
 
-const TRANSFORMS = ['patches', 'patchesStrategicMerge', 'patchesJson6902', 'replicas', 'images', 'namePrefix',
-  'nameSuffix', 'commonLabels', 'labels', 'commonAnnotations', 'components', 'replacements', 'vars', 'transformers',
-  'configMapGenerator', 'secretGenerator', 'generators', 'helmCharts', 'buildMetadata', 'validators'];
+const TRANSFORMS = [
+  'patches',
+  'patchesStrategicMerge',
+  'patchesJson6902',
+  'replicas',
+  'images',
+  'namePrefix',
+  'nameSuffix',
+  'commonLabels',
+  'labels',
+  'commonAnnotations',
+  'components',
+  'replacements',
+  'vars',
+  'transformers',
+  'configMapGenerator',
+  'secretGenerator',
+  'generators',
+  'helmCharts',
+  'buildMetadata',
+  'validators',
+];
 
 /**
  * Per-scan memo of the folder questions asked once per scanned file (which folder above it holds a
@@ -137,25 +156,45 @@ function readKustomization(dir: string, cache: Map<string, Kustomization | null>
     // still fragments, not objects: read those names from its lines.
     const patchFiles = patchPathsFromText(text).map((p) => path.resolve(dir, p));
     if (patchFiles.length === 0) return undefined;
-    const k: Kustomization = { dir, file, files: [], children: [], patchFiles, remote: [], transforms: ['patches'],
-      helm: false, component: false, unresolved: [], read };
+    const k: Kustomization = {
+      dir,
+      file,
+      files: [],
+      children: [],
+      patchFiles,
+      remote: [],
+      transforms: ['patches'],
+      helm: false,
+      component: false,
+      unresolved: [],
+      read,
+    };
     cache.set(dir, k);
     return k;
   }
   if (!doc) return undefined;
   const k: Kustomization = {
-    dir, file, ...(str(doc.namespace) ? { namespace: str(doc.namespace) } : {}),
-    files: [], children: [], patchFiles: [], remote: [], transforms: TRANSFORMS.filter((t) => doc![t] !== undefined &&
-      doc![t] !== null),
+    dir,
+    file,
+    ...(str(doc.namespace) ? { namespace: str(doc.namespace) } : {}),
+    files: [],
+    children: [],
+    patchFiles: [],
+    remote: [],
+    transforms: TRANSFORMS.filter((t) => doc![t] !== undefined && doc![t] !== null),
     helm: doc.helmCharts !== undefined || doc.helmChartInflationGenerator !== undefined,
     component: doc.kind === 'Component',
     unresolved: [],
     read,
   };
-  const entries = [...arr(doc.resources), ...arr(doc.bases),
-    ...arr(doc.components)].map((x) => str(x)).filter((x): x is string => !!x);
+  const entries = [...arr(doc.resources), ...arr(doc.bases), ...arr(doc.components)]
+    .map((x) => str(x))
+    .filter((x): x is string => !!x);
   for (const e of entries) {
-    if (REMOTE.test(e)) { k.remote.push(e); continue; }
+    if (REMOTE.test(e)) {
+      k.remote.push(e);
+      continue;
+    }
     const abs = path.resolve(dir, e);
     let st: fs.Stats | undefined;
     try {
@@ -199,7 +238,10 @@ export function patchPathsFromText(text: string): string[] {
   let inPatches = false;
   for (const line of text.split('\n')) {
     const top = /^([A-Za-z0-9_]+)\s*:/.exec(line);
-    if (top) { inPatches = PATCH_KEYS.includes(top[1]); continue; }
+    if (top) {
+      inPatches = PATCH_KEYS.includes(top[1]);
+      continue;
+    }
     if (!inPatches) continue;
     const m = /^\s*(?:-\s*)?(?:path\s*:\s*)?["']?([^\s"'#:{}[\]]+\.(?:ya?ml|json))["']?\s*(?:#.*)?$/.exec(line);
     if (m) out.push(m[1]);
@@ -211,8 +253,10 @@ export function patchPathsFromText(text: string): string[] {
 function namesFileInComment(kustomizationFile: string, base: string): boolean {
   try {
     const name = new RegExp(`(^|[\\s/'"\\-:#])${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![A-Za-z0-9_.-])`);
-    return fs.readFileSync(kustomizationFile, 'utf8').split('\n').some((l) => l.trimStart().startsWith('#') &&
-      name.test(l));
+    return fs
+      .readFileSync(kustomizationFile, 'utf8')
+      .split('\n')
+      .some((l) => l.trimStart().startsWith('#') && name.test(l));
   } catch {
     return false;
   }
@@ -251,14 +295,21 @@ export function isPatchShaped(obj: Record<string, unknown>): boolean {
  * if it does). Checked against `kubectl kustomize` on the burned held-out sets
  * (docs/lint-precision.md, Timing; scripts/kustomize-plain-check.js).
  */
-function plainAggregation(tree: readonly { k: Kustomization }[],
-  source: (abs: string) => ParsedSource | undefined): boolean {
+function plainAggregation(
+  tree: readonly { k: Kustomization }[],
+  source: (abs: string) => ParsedSource | undefined,
+): boolean {
   // One kustomization's namespace is applied file by file as a scope default (its objects' own
   // namespace aside); across a tree, kustomize's outer namespace overriding inner ones is left to it.
   const namespaced = tree.length > 1 && tree.some((w) => w.k.namespace !== undefined);
-  if (namespaced ||
-    tree.some((w) => w.k.transforms.length > 0 || w.k.unresolved.length > 0 || w.k.remote.length > 0 || w.k.helm ||
-      w.k.component)) return false;
+  if (
+    namespaced ||
+    tree.some(
+      (w) =>
+        w.k.transforms.length > 0 || w.k.unresolved.length > 0 || w.k.remote.length > 0 || w.k.helm || w.k.component,
+    )
+  )
+    return false;
   // a folder reached twice (a diamond) is accumulated twice by kustomize, and refused as a duplicate
   const reached = tree.flatMap((w) => w.k.children);
   if (new Set(reached).size !== reached.length || reached.length !== tree.length - 1) return false;
@@ -268,8 +319,12 @@ function plainAggregation(tree: readonly { k: Kustomization }[],
       const p = source(f);
       if (!p || p.problems.length > 0 || p.template || p.notManifests > 0) return false;
       for (const o of p.objects) {
-        if (!o.name || /List$/.test(o.kind) ||
-          rec(rec(o.obj.metadata)?.annotations)?.['config.kubernetes.io/local-config'] !== undefined) return false;
+        if (
+          !o.name ||
+          /List$/.test(o.kind) ||
+          rec(rec(o.obj.metadata)?.annotations)?.['config.kubernetes.io/local-config'] !== undefined
+        )
+          return false;
         const id = `${o.apiVersion.includes('/') ? o.apiVersion.split('/')[0] : ''}/${o.kind}/${o.namespace ?? ''}/${o.name}`;
         if (ids.has(id)) return false;
         ids.add(id);
@@ -280,8 +335,10 @@ function plainAggregation(tree: readonly { k: Kustomization }[],
 }
 
 /** Every kustomization under a root, the root first, with the namespace that applies at each level. */
-function walk(root: Kustomization, cache: Map<string, Kustomization | null>): { k: Kustomization; namespace?: string;
-  from?: string }[] {
+function walk(
+  root: Kustomization,
+  cache: Map<string, Kustomization | null>,
+): { k: Kustomization; namespace?: string; from?: string }[] {
   const out: { k: Kustomization; namespace?: string; from?: string }[] = [];
   const seen = new Set<string>();
   const visit = (k: Kustomization, ns: string | undefined, from: string | undefined): void => {
@@ -325,9 +382,13 @@ const OLM_NAMED = /(^|[-_.])olm([-_.]|$)/i;
  * includers in the tree are the bundle root or named for OLM (config/default under
  * config/olm-default), is rendered as a root of its own as well, and is checked as applied.
  */
-function withBundleInputs(topRoots: readonly Kustomization[], cache: Map<string, Kustomization | null>,
-  source: (abs: string) => ParsedSource | undefined, shown: (abs: string) => string,
-  scanned: ReadonlyMap<string, string>): { roots: Kustomization[]; bundles: Map<string, string> } {
+function withBundleInputs(
+  topRoots: readonly Kustomization[],
+  cache: Map<string, Kustomization | null>,
+  source: (abs: string) => ParsedSource | undefined,
+  shown: (abs: string) => string,
+  scanned: ReadonlyMap<string, string>,
+): { roots: Kustomization[]; bundles: Map<string, string> } {
   const bundles = new Map<string, string>();
   // A file outside the scan is parsed only when its text names the kind (most are not read at all).
   const mayHold = (f: string): boolean => {
@@ -340,21 +401,28 @@ function withBundleInputs(topRoots: readonly Kustomization[], cache: Map<string,
   };
   for (const root of topRoots) {
     for (const w of walk(root, cache)) {
-      const csv = w.k.files.find((f) => mayHold(f) &&
-        source(f)?.objects.some((o) => o.kind === 'ClusterServiceVersion' &&
-          o.apiVersion.startsWith('operators.coreos.com/')));
+      const csv = w.k.files.find(
+        (f) =>
+          mayHold(f) &&
+          source(f)?.objects.some(
+            (o) => o.kind === 'ClusterServiceVersion' && o.apiVersion.startsWith('operators.coreos.com/'),
+          ),
+      );
       if (csv !== undefined) {
-        bundles.set(root.dir,
+        bundles.set(
+          root.dir,
           `${shown(root.file)} lists the ClusterServiceVersion ${shown(csv)}: its render is an OLM bundle input, ` +
             'which operator-sdk generate bundle reads into the ClusterServiceVersion (unknown fields dropped) and ' +
-            'OLM installs; kubectl does not apply it');
+            'OLM installs; kubectl does not apply it',
+        );
         break;
       }
     }
   }
   if (bundles.size === 0) return { roots: [...topRoots], bundles };
-  const elsewhere = new Set(topRoots.filter((r) => !bundles.has(r.dir)).flatMap((r) => walk(r,
-    cache).map((w) => w.k.dir)));
+  const elsewhere = new Set(
+    topRoots.filter((r) => !bundles.has(r.dir)).flatMap((r) => walk(r, cache).map((w) => w.k.dir)),
+  );
   const olmOnly = (k: Kustomization): boolean => bundles.has(k.dir) || OLM_NAMED.test(path.basename(k.dir));
   const extra = new Map<string, Kustomization>();
   for (const root of topRoots.filter((r) => bundles.has(r.dir))) {
@@ -398,9 +466,19 @@ export interface Layout {
 function note(file: string, message: string, values: Record<string, FindingValue>): Finding {
   const r = ENGINE_RULES.kustomizationNotRendered;
   return {
-    ruleId: r.id, severity: r.severity, file, line: 0, kind: 'Kustomization', name: path.dirname(file), object:
-      `Kustomization/${path.dirname(file)}`,
-    path: '', message, mechanism: `${r.mechanism} (${r.fieldNotes})`, fix: r.fix, values, status: 'open',
+    ruleId: r.id,
+    severity: r.severity,
+    file,
+    line: 0,
+    kind: 'Kustomization',
+    name: path.dirname(file),
+    object: `Kustomization/${path.dirname(file)}`,
+    path: '',
+    message,
+    mechanism: `${r.mechanism} (${r.fieldNotes})`,
+    fix: r.fix,
+    values,
+    status: 'open',
   };
 }
 
@@ -474,8 +552,13 @@ export function renderEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessE
  * process as before, so a root's result does not depend on the others. A render whose inputs are
  * unchanged since a cached one is taken from `cacheDir` (render-cache.ts) without a process.
  */
-function renderAll(roots: readonly Kustomization[], r: KustomizeRenderer, timeoutSeconds: number,
-  cacheDir: string | undefined, repoRoot: string): Map<string, Rendered> {
+function renderAll(
+  roots: readonly Kustomization[],
+  r: KustomizeRenderer,
+  timeoutSeconds: number,
+  cacheDir: string | undefined,
+  repoRoot: string,
+): Map<string, Rendered> {
   const out = new Map<string, Rendered>();
   if (roots.length === 0) return out;
   const hasher = new ContentHasher();
@@ -494,8 +577,10 @@ function renderAll(roots: readonly Kustomization[], r: KustomizeRenderer, timeou
   const tmps = todo.map((root) => {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rollwise-kustomize-'));
     const rel = path.relative(tmp, root.dir).split(path.sep).join('/');
-    fs.writeFileSync(path.join(tmp, 'kustomization.yaml'),
-      `buildMetadata: [originAnnotations]\nresources:\n- ${JSON.stringify(rel)}\n`);
+    fs.writeFileSync(
+      path.join(tmp, 'kustomization.yaml'),
+      `buildMetadata: [originAnnotations]\nresources:\n- ${JSON.stringify(rel)}\n`,
+    );
     return tmp;
   });
   try {
@@ -504,7 +589,9 @@ function renderAll(roots: readonly Kustomization[], r: KustomizeRenderer, timeou
     if (jobs > 1) {
       const res = spawnSync(process.execPath, ['-e', POOL], {
         input: JSON.stringify({ command: r.command, args: r.args, dirs: tmps, jobs, timeoutMs: timeoutSeconds * 1000 }),
-        encoding: 'utf8', maxBuffer: 2 * 1024 * 1024 * 1024, env: renderEnv(),
+        encoding: 'utf8',
+        maxBuffer: 2 * 1024 * 1024 * 1024,
+        env: renderEnv(),
       });
       try {
         if (res.status === 0) results = JSON.parse(res.stdout) as ProcessResult[];
@@ -514,7 +601,10 @@ function renderAll(roots: readonly Kustomization[], r: KustomizeRenderer, timeou
     }
     results ??= tmps.map((tmp) => {
       const res = spawnSync(r.command, [...r.args, tmp], {
-        encoding: 'utf8', timeout: timeoutSeconds * 1000, maxBuffer: 256 * 1024 * 1024, env: renderEnv(),
+        encoding: 'utf8',
+        timeout: timeoutSeconds * 1000,
+        maxBuffer: 256 * 1024 * 1024,
+        env: renderEnv(),
       });
       return res.error ? { error: res.error.message } : { status: res.status, stdout: res.stdout, stderr: res.stderr };
     });
@@ -524,15 +614,19 @@ function renderAll(roots: readonly Kustomization[], r: KustomizeRenderer, timeou
       const key = keys.get(root.dir);
       // A render that did not finish (timeout, no process) may succeed next time: not cached.
       if (cacheDir !== undefined && key !== undefined && res.error === undefined) {
-        writeCachedRender(cacheDir, key,
-          { status: res.status ?? null, stdout: res.stdout ?? '', stderr: res.stderr ?? '', base: tmps[i] });
+        writeCachedRender(cacheDir, key, {
+          status: res.status ?? null,
+          stdout: res.stdout ?? '',
+          stderr: res.stderr ?? '',
+          base: tmps[i],
+        });
       }
     });
     for (const root of roots) {
       const res = done.get(root.dir)!;
       if (res.error !== undefined) out.set(root.dir, { error: res.error });
-      else if (res.status !== 0) out.set(root.dir,
-        { error: renderError(res.stderr || res.stdout || `exit ${res.status}`, root.dir) });
+      else if (res.status !== 0)
+        out.set(root.dir, { error: renderError(res.stderr || res.stdout || `exit ${res.status}`, root.dir) });
       else out.set(root.dir, { text: res.stdout ?? '', base: res.base });
     }
     return out;
@@ -543,7 +637,10 @@ function renderAll(roots: readonly Kustomization[], r: KustomizeRenderer, timeou
 
 /** The reason in kustomize's (or kubectl's) error output, without its deprecation warnings and log prefix. */
 function renderError(out: string, rootDir: string): string {
-  const lines = out.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('# Warning'));
+  const lines = out
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('# Warning'));
   const at0 = lines.findIndex((l) => /err=|^Error:/.test(l));
   let line = lines[at0] ?? lines[lines.length - 1] ?? out.trim();
   // klog's multi-line value (k8s.io/klog/v2 textlogger, as kubectl 1.32 logs "command failed"):
@@ -577,10 +674,11 @@ function renderError(out: string, rootDir: string): string {
  * scan (`memo`, by its text). Each use gets its own copy of the objects: the caller edits them.
  * The problems' lines are the output's lines.
  */
-function parseRendered(text: string, file: string,
-  memo: Map<string, ParsedSource>): { objects: { obj: Record<string, unknown>;
-  kind: string; name: string }[];
-  problems: ParseProblem[] } {
+function parseRendered(
+  text: string,
+  file: string,
+  memo: Map<string, ParsedSource>,
+): { objects: { obj: Record<string, unknown>; kind: string; name: string }[]; problems: ParseProblem[] } {
   const objects: { obj: Record<string, unknown>; kind: string; name: string }[] = [];
   const problems: ParseProblem[] = [];
   // Documents are cut out of the text by offset (no split of megabytes into lines and join back):
@@ -617,8 +715,8 @@ function hasPointer(obj: unknown, pointer: string): boolean {
   for (const raw of pointer.split('/').slice(1)) {
     const seg = raw.replace(/~1/g, '/').replace(/~0/g, '~');
     if (Array.isArray(v) && /^\d+$/.test(seg)) v = v[Number(seg)];
-    else if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.prototype.hasOwnProperty.call(v,
-      seg)) v = (v as Record<string, unknown>)[seg];
+    else if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.prototype.hasOwnProperty.call(v, seg))
+      v = (v as Record<string, unknown>)[seg];
     else return false;
     if (v === undefined) return false;
   }
@@ -632,10 +730,18 @@ function hasPointer(obj: unknown, pointer: string): boolean {
  * patch). Read as text: kustomize applies patches by target, and which one wrote a field is not in
  * its output (the origin annotation names only the resource's file).
  */
-function patchAdding(tree: readonly { k: Kustomization }[], pointer: string,
-  shown: (abs: string) => string): string | undefined {
-  const key = pointer.split('/').slice(1).reverse().find((s) => !/^\d+$/.test(s) && s !== '-')?.replace(/~1/g,
-    '/').replace(/~0/g, '~');
+function patchAdding(
+  tree: readonly { k: Kustomization }[],
+  pointer: string,
+  shown: (abs: string) => string,
+): string | undefined {
+  const key = pointer
+    .split('/')
+    .slice(1)
+    .reverse()
+    .find((s) => !/^\d+$/.test(s) && s !== '-')
+    ?.replace(/~1/g, '/')
+    .replace(/~0/g, '~');
   if (key === undefined) return undefined;
   const esc = key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const re = new RegExp(`(^|[\\s{,"'/-])${esc}("|'|)\\s*:|/${esc}(["'\\s]|$)`, 'm');
@@ -647,8 +753,17 @@ function patchAdding(tree: readonly { k: Kustomization }[], pointer: string,
     }
   };
   for (const w of tree) for (const f of w.k.patchFiles) if (re.test(text(f))) return shown(f);
-  for (const w of tree) if (w.k.transforms.length > 0 &&
-    re.test(text(w.k.file).split('\n').filter((l) => !/^\s*#/.test(l)).join('\n'))) return `a patch in ${shown(w.k.file)}`;
+  for (const w of tree)
+    if (
+      w.k.transforms.length > 0 &&
+      re.test(
+        text(w.k.file)
+          .split('\n')
+          .filter((l) => !/^\s*#/.test(l))
+          .join('\n'),
+      )
+    )
+      return `a patch in ${shown(w.k.file)}`;
   return undefined;
 }
 
@@ -675,7 +790,7 @@ function takeOrigin(obj: Record<string, unknown>, paths: Map<string, string | un
  * that every kustomization including it rendered is linted as rendered; the others file by file.
  */
 export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions = {}): Layout {
-  const renderer = opts.kustomize === undefined ? findKustomize() : opts.kustomize ?? undefined;
+  const renderer = opts.kustomize === undefined ? findKustomize() : (opts.kustomize ?? undefined);
   const parsed = new Map<string, ParsedSource>();
   for (const i of inputs) parsed.set(i.file, parseManifestText(i.text, i.file));
   const byAbs = new Map<string, string>();
@@ -690,7 +805,10 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
   for (const i of inputs) {
     if (i.file.startsWith('<')) continue;
     const dir = path.resolve(path.dirname(i.file));
-    if (KUSTOMIZATION_FILES.includes(path.basename(i.file))) { dirs.add(dir); continue; }
+    if (KUSTOMIZATION_FILES.includes(path.basename(i.file))) {
+      dirs.add(dir);
+      continue;
+    }
     // An extension-less `Kustomization` is not among the scanned files: look once per folder.
     if (!looked.has(dir)) {
       looked.add(dir);
@@ -716,16 +834,17 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
     return fromDisk.get(abs);
   };
   // Only renders differ for a bundle input; without a renderer every tree is read file by file.
-  const { roots, bundles } = renderer ? withBundleInputs(topRoots, cache, source, shown, byAbs) : { roots: topRoots,
-    bundles: new Map<string, string>() };
+  const { roots, bundles } = renderer
+    ? withBundleInputs(topRoots, cache, source, shown, byAbs)
+    : { roots: topRoots, bundles: new Map<string, string>() };
 
   /** Per absolute file: the roots that include it, the namespace each gives it. */
   const membership = new Map<string, { root: Kustomization; namespace?: string; from?: string }[]>();
   const patchFiles = new Set<string>();
   for (const root of roots) {
     for (const w of walk(root, cache)) {
-      for (const f of w.k.files) (membership.get(f) ?? membership.set(f, []).get(f)!).push({ root,
-        namespace: w.namespace, from: w.from });
+      for (const f of w.k.files)
+        (membership.get(f) ?? membership.set(f, []).get(f)!).push({ root, namespace: w.namespace, from: w.from });
       for (const p of w.k.patchFiles) patchFiles.add(p);
     }
   }
@@ -739,7 +858,10 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
     for (let dir = path.dirname(path.dirname(abs)); dir.startsWith(repoRoot); dir = path.dirname(dir)) {
       if (!dirs.has(dir) && kustomizationFileIn(dir, memo)) {
         const k = readKustomization(dir, cache);
-        if (k && walk(k, cache).some((w) => w.k.patchFiles.includes(abs))) { patchFiles.add(abs); break; }
+        if (k && walk(k, cache).some((w) => w.k.patchFiles.includes(abs))) {
+          patchFiles.add(abs);
+          break;
+        }
       }
       if (dir === repoRoot) break;
     }
@@ -777,17 +899,24 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
   // gathers what kustomize would change or refuse (a List it expands, a missing file, a duplicate)
   // is rendered like one that transforms.
   // Only worth knowing where kustomize could render instead (without it, every root is read file by file).
-  const plain = new Set(renderer ? roots.filter((root) => plainAggregation(walk(root, cache),
-    source)).map((r) => r.dir) : []);
+  const plain = new Set(
+    renderer ? roots.filter((root) => plainAggregation(walk(root, cache), source)).map((r) => r.dir) : [],
+  );
   const renderable = (root: Kustomization): boolean => {
     const tree = walk(root, cache);
     return !plain.has(root.dir) && !root.component && !tree.some((w) => w.k.remote.length > 0 || w.k.helm);
   };
   const renderedDocs = new Map<string, ParsedSource>();
   const originPaths = new Map<string, string | undefined>();
-  const renders = renderer ? renderAll(roots.filter(renderable), renderer, opts.renderTimeoutSeconds ?? 60,
-    opts.renderCache === undefined ? renderCacheDir() : opts.renderCache ?? undefined,
-    repoRoot) : new Map<string, Rendered>();
+  const renders = renderer
+    ? renderAll(
+        roots.filter(renderable),
+        renderer,
+        opts.renderTimeoutSeconds ?? 60,
+        opts.renderCache === undefined ? renderCacheDir() : (opts.renderCache ?? undefined),
+        repoRoot,
+      )
+    : new Map<string, Rendered>();
 
   for (const root of roots) {
     const tree = walk(root, cache);
@@ -796,11 +925,14 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
     const helm = tree.some((w) => w.k.helm);
     const rootFile = shown(root.file);
     const patches = tree.flatMap((w) => w.k.patchFiles).map(shown);
-    const skipped = patches.length ? '; patch ' +
-      `files ${patches.slice(0, 4).join(', ')}${patches.length > 4 ? ` and ${patches.length - 4} more` : ''} were ` +
-      'skipped' : '';
-    const without = `without ${transforms.length ? transforms.join(', ') : 'what kustomize changes (its bases ' +
-      'resolved as one build)'}${skipped}`;
+    const skipped = patches.length
+      ? '; patch ' +
+        `files ${patches.slice(0, 4).join(', ')}${patches.length > 4 ? ` and ${patches.length - 4} more` : ''} were ` +
+        'skipped'
+      : '';
+    const without = `without ${
+      transforms.length ? transforms.join(', ') : 'what kustomize changes (its bases ' + 'resolved as one build)'
+    }${skipped}`;
     // plain resources (and a namespace, in a single kustomization): file by file is the same
     if (plain.has(root.dir)) continue;
     // One kustomization of resources that cannot be rendered here (no renderer, or remote entries):
@@ -808,30 +940,44 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
     if (tree.length === 1 && transforms.length === 0 && (!renderer || remote.length > 0 || helm)) continue;
     if (root.component) continue; // a Component no kustomization of the scan uses: nothing to render
     if (!renderer) {
-      notes.push(note(rootFile,
-        'kustomize is not installed (neither kustomize nor kubectl on PATH, ROLLWISE_KUSTOMIZE unset), so the files ' +
-          `of ${path.dirname(rootFile)} were linted one by ` +
-          `one${root.namespace ? `, with its namespace ${root.namespace},` : ''} ${without}.`,
-        { kustomization: rootFile }));
+      notes.push(
+        note(
+          rootFile,
+          'kustomize is not installed (neither kustomize nor kubectl on PATH, ROLLWISE_KUSTOMIZE unset), so the files ' +
+            `of ${path.dirname(rootFile)} were linted one by ` +
+            `one${root.namespace ? `, with its namespace ${root.namespace},` : ''} ${without}.`,
+          { kustomization: rootFile },
+        ),
+      );
       continue;
     }
     if (remote.length > 0 || helm) {
-      notes.push(note(rootFile,
-        'not rendered: ' +
-          `it ${remote.length ? `includes remote resources (${remote.slice(0,
-            2).join(', ')}), which need the network` : 'inflates Helm charts (helmCharts needs ' +
-            '--enable-helm)'}; ` +
-          `its local files were linted one by one, ${without}.`,
-        { kustomization: rootFile }));
+      notes.push(
+        note(
+          rootFile,
+          'not rendered: ' +
+            `it ${
+              remote.length
+                ? `includes remote resources (${remote.slice(0, 2).join(', ')}), which need the network`
+                : 'inflates Helm charts (helmCharts needs ' + '--enable-helm)'
+            }; ` +
+            `its local files were linted one by one, ${without}.`,
+          { kustomization: rootFile },
+        ),
+      );
       continue;
     }
     const out = renders.get(root.dir)!;
     if ('error' in out) {
       failed.add(root.dir);
-      notes.push(note(rootFile,
-        `${renderer.label} ${path.dirname(rootFile)} failed (${out.error}); its files were linted one by ` +
-          `one, ${without}.`,
-        { kustomization: rootFile }));
+      notes.push(
+        note(
+          rootFile,
+          `${renderer.label} ${path.dirname(rootFile)} failed (${out.error}); its files were linted one by ` +
+            `one, ${without}.`,
+          { kustomization: rootFile },
+        ),
+      );
       continue;
     }
     rendered.add(root.dir);
@@ -847,8 +993,10 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
       // Looked up when a line is first asked for (a finding), not for every rendered object.
       let twin: LintObject | undefined | null = null;
       const twinOf = (): LintObject | undefined => {
-        if (twin === null) twin = (abs ? source(abs) : undefined)?.objects.find((s) => s.kind === o.kind &&
-          (s.name === o.name || o.name.endsWith(s.name) || o.name.startsWith(s.name)));
+        if (twin === null)
+          twin = (abs ? source(abs) : undefined)?.objects.find(
+            (s) => s.kind === o.kind && (s.name === o.name || o.name.endsWith(s.name) || o.name.startsWith(s.name)),
+          );
         return twin;
       };
       const lineOf = (p: string): number => twinOf()?.line(p) ?? 0;
@@ -863,18 +1011,28 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
         },
       };
       const bundle = bundles.get(root.dir);
-      const scope = ownScope(obj,
-        { builds: [`k:${root.dir}`], folder: root.dir, renderedBy: label, render,
-          ...(bundle !== undefined ? { bundleInput: bundle } : { appliedAsIs: `the output of ${label}` }) });
+      const scope = ownScope(obj, {
+        builds: [`k:${root.dir}`],
+        folder: root.dir,
+        renderedBy: label,
+        render,
+        ...(bundle !== undefined ? { bundleInput: bundle } : { appliedAsIs: `the output of ${label}` }),
+      });
       // A bundle input's object that another render outputs alike is linted once, in that render.
-      if (bundle !== undefined) { bundleObjects.push({ obj, scope }); continue; }
+      if (bundle !== undefined) {
+        bundleObjects.push({ obj, scope });
+        continue;
+      }
       objects.push(obj);
       scopes.set(obj, scope);
     }
   }
 
-  const applied = new Set(bundleObjects.length === 0 ? []
-    : objects.filter((o) => scopes.get(o)?.renderedBy !== undefined).map((o) => JSON.stringify(o.obj)));
+  const applied = new Set(
+    bundleObjects.length === 0
+      ? []
+      : objects.filter((o) => scopes.get(o)?.renderedBy !== undefined).map((o) => JSON.stringify(o.obj)),
+  );
   for (const { obj, scope } of bundleObjects) {
     if (applied.has(JSON.stringify(obj.obj))) continue;
     objects.push(obj);
@@ -896,24 +1054,40 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
     const from = ns !== undefined ? open.find((r) => r.namespace === ns)?.from : undefined;
     // Applied as written: piped in (what `kubectl kustomize ... | rollwise lint -` gives), or listed
     // as a resource by kustomizations none of which changes anything on the way to the output.
-    const asIs = abs === '<stdin>' ? 'read from standard input (what is piped in is taken as what is applied)'
-      : open.length > 0 && open.every((r) => !failed.has(r.root.dir) && unchangedTree(walk(r.root, cache)))
-        ? `listed as a resource by ${shown(open[0].root.file)}, which changes nothing on the way to the output (no ` +
-          'patch, generator, replacement or transformer)'
-        : open.length === 0 ? readmeApplies(abs, readmes) : undefined;
-    const supplied = open.length === 0 && !abs.startsWith('<') ? patchesTargeting(abs, p.objects, repoRoot, cache, memo)
-      : new Map<LintObject, { pointers: string[]; by: string }>();
+    const asIs =
+      abs === '<stdin>'
+        ? 'read from standard input (what is piped in is taken as what is applied)'
+        : open.length > 0 && open.every((r) => !failed.has(r.root.dir) && unchangedTree(walk(r.root, cache)))
+          ? `listed as a resource by ${shown(open[0].root.file)}, which changes nothing on the way to the output (no ` +
+            'patch, generator, replacement or transformer)'
+          : open.length === 0
+            ? readmeApplies(abs, readmes)
+            : undefined;
+    const supplied =
+      open.length === 0 && !abs.startsWith('<')
+        ? patchesTargeting(abs, p.objects, repoRoot, cache, memo)
+        : new Map<LintObject, { pointers: string[]; by: string }>();
     for (const o of p.objects) {
       objects.push(o);
       const sup = supplied.get(o);
-      scopes.set(o, ownScope(o, {
-        builds: open.map((r) => `k:${r.root.dir}`), ...(ns !== undefined ? { namespace: ns, namespaceFrom:
-          `namespace: ${ns} in ${from ? shown(from) : 'its kustomization'}` } : {}),
-        ...(asIs ? { appliedAsIs: asIs } : {}), ...(sup ? { suppliedByPatch: sup } : {}),
-        // The outermost kustomization's namespace replaces the object's own (kubebuilder's
-        // `namespace: system` placeholder), so the tree's objects share it: a PDB of the tree
-        // meets its workload (open-policy-agent/gatekeeper config/, whose render failed).
-      }, ns !== undefined && open.length > 0));
+      scopes.set(
+        o,
+        ownScope(
+          o,
+          {
+            builds: open.map((r) => `k:${r.root.dir}`),
+            ...(ns !== undefined
+              ? { namespace: ns, namespaceFrom: `namespace: ${ns} in ${from ? shown(from) : 'its kustomization'}` }
+              : {}),
+            ...(asIs ? { appliedAsIs: asIs } : {}),
+            ...(sup ? { suppliedByPatch: sup } : {}),
+            // The outermost kustomization's namespace replaces the object's own (kubebuilder's
+            // `namespace: system` placeholder), so the tree's objects share it: a PDB of the tree
+            // meets its workload (open-policy-agent/gatekeeper config/, whose render failed).
+          },
+          ns !== undefined && open.length > 0,
+        ),
+      );
     }
   }
 
@@ -931,8 +1105,9 @@ function applyArgoCd(objects: readonly LintObject[], scopes: Map<LintObject, Obj
     if (app.kind !== 'Application' || !app.apiVersion.startsWith('argoproj.io/')) continue;
     const spec = rec(app.obj.spec);
     const ns = str(rec(spec?.destination)?.namespace);
-    const sources = [rec(spec?.source),
-      ...arr(spec?.sources).map(rec)].filter((x): x is Record<string, unknown> => !!x);
+    const sources = [rec(spec?.source), ...arr(spec?.sources).map(rec)].filter(
+      (x): x is Record<string, unknown> => !!x,
+    );
     for (const src of sources) {
       const p = str(src.path);
       if (p === undefined || src.chart !== undefined) continue;
@@ -944,13 +1119,14 @@ function applyArgoCd(objects: readonly LintObject[], scopes: Map<LintObject, Obj
         if (o === app) continue;
         const s = scopes.get(o) ?? ownScope(o);
         const folder = path.resolve(s.renderedBy ? s.folder : path.dirname(o.file));
-        const inside = folder === dir || (recurse && folder.startsWith(`${dir}${path.sep}`)) || s.builds.includes(
-          `k:${dir}`);
+        const inside =
+          folder === dir || (recurse && folder.startsWith(`${dir}${path.sep}`)) || s.builds.includes(`k:${dir}`);
         if (!inside) continue;
         const defaulted = s.namespace === undefined && ns !== undefined;
         const asIs = s.appliedAsIs === undefined && plainDirectory && !s.renderedBy && s.builds.length === 0;
         scopes.set(o, {
-          ...s, builds: [...s.builds, `a:${app.name}`],
+          ...s,
+          builds: [...s.builds, `a:${app.name}`],
           ...(defaulted ? { namespace: ns, namespaceFrom: `spec.destination.namespace ${ns} of ${app.ref}` } : {}),
           ...(asIs ? { appliedAsIs: `synced as a plain directory by ${app.ref} (source path ${p})` } : {}),
         });
@@ -970,9 +1146,11 @@ function applyArgoCd(objects: readonly LintObject[], scopes: Map<LintObject, Obj
 function isPlainDirectorySource(src: Record<string, unknown>, dir: string): boolean {
   if (src.helm !== undefined || src.kustomize !== undefined || src.plugin !== undefined) return false;
   const directory = rec(src.directory);
-  if (directory &&
-    (directory.include !== undefined || directory.exclude !== undefined ||
-      directory.jsonnet !== undefined)) return false;
+  if (
+    directory &&
+    (directory.include !== undefined || directory.exclude !== undefined || directory.jsonnet !== undefined)
+  )
+    return false;
   try {
     return !fs.readdirSync(dir).some((f) => f === 'Chart.yaml' || KUSTOMIZATION_FILES.includes(f));
   } catch {
@@ -992,7 +1170,10 @@ function unchangedTree(tree: readonly { k: Kustomization }[]): boolean {
 
 /** A `key=value,key2=value2` label selector (equality only) matched against labels; undefined: not understood. */
 function selectorMatches(selector: string, labels: Record<string, unknown>): boolean | undefined {
-  const terms = selector.split(',').map((t) => t.trim()).filter(Boolean);
+  const terms = selector
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
   let all = true;
   for (const t of terms) {
     const m = /^([A-Za-z0-9./_-]+)\s*(==|=|!=)\s*([A-Za-z0-9._-]*)$/.exec(t);
@@ -1006,7 +1187,11 @@ function selectorMatches(selector: string, labels: Record<string, unknown>): boo
 /** The pointers a JSON 6902 patch (inline YAML or JSON list of operations) adds or replaces. */
 function patchPointers(text: string): string[] {
   try {
-    return arr(YAML.parse(text)).map(rec).filter((op) => op && (op.op === 'add' || op.op === 'replace')).map((op) => str(op!.path)).filter((x): x is string => !!x);
+    return arr(YAML.parse(text))
+      .map(rec)
+      .filter((op) => op && (op.op === 'add' || op.op === 'replace'))
+      .map((op) => str(op!.path))
+      .filter((x): x is string => !!x);
   } catch {
     return [];
   }
@@ -1019,8 +1204,13 @@ function patchPointers(text: string): string[] {
  * does) and whose `target` selects the object (kind, group, name, labelSelector; kustomize v5.5.0
  * api/types/selector.go). The pointers they add are supplied, not missing, once the entry is on.
  */
-function patchesTargeting(abs: string, objs: readonly LintObject[], repoRoot: string,
-  cache: Map<string, Kustomization | null>, memo: FolderMemo): Map<LintObject, { pointers: string[]; by: string }> {
+function patchesTargeting(
+  abs: string,
+  objs: readonly LintObject[],
+  repoRoot: string,
+  cache: Map<string, Kustomization | null>,
+  memo: FolderMemo,
+): Map<LintObject, { pointers: string[]; by: string }> {
   const out = new Map<LintObject, { pointers: string[]; by: string }>();
   if (objs.length === 0 || !abs.startsWith(`${repoRoot}${path.sep}`)) return out;
   for (let dir = path.dirname(abs); dir.startsWith(repoRoot); dir = path.dirname(dir)) {
@@ -1029,12 +1219,14 @@ function patchesTargeting(abs: string, objs: readonly LintObject[], repoRoot: st
     if (file && k) {
       const { text, doc } = k.read;
       const rel = path.relative(dir, abs).split(path.sep).join('/');
-      const names = doc &&
+      const names =
+        doc &&
         (arr(doc.resources).some((r) => str(r) === rel || str(r) === `./${rel}`) ||
           text.split('\n').some((l) => /^\s*#/.test(l) && l.includes(rel)));
       if (doc && names) {
-        const patches = [...arr(doc.patches),
-          ...arr(doc.patchesJson6902)].map(rec).filter((x): x is Record<string, unknown> => !!x);
+        const patches = [...arr(doc.patches), ...arr(doc.patchesJson6902)]
+          .map(rec)
+          .filter((x): x is Record<string, unknown> => !!x);
         for (const o of objs) {
           const labels = rec(rec(o.obj.metadata)?.labels) ?? {};
           const pointers: string[] = [];
@@ -1044,8 +1236,11 @@ function patchesTargeting(abs: string, objs: readonly LintObject[], repoRoot: st
             if (!t || inline === undefined) continue;
             if (str(t.kind) !== undefined && str(t.kind) !== o.kind) continue;
             if (str(t.name) !== undefined && str(t.name) !== o.name) continue;
-            if (str(t.group) !== undefined &&
-              str(t.group) !== (o.apiVersion.includes('/') ? o.apiVersion.split('/')[0] : '')) continue;
+            if (
+              str(t.group) !== undefined &&
+              str(t.group) !== (o.apiVersion.includes('/') ? o.apiVersion.split('/')[0] : '')
+            )
+              continue;
             const sel = str(t.labelSelector);
             if (sel !== undefined && selectorMatches(sel, labels) !== true) continue;
             if (t.annotationSelector !== undefined) continue;
@@ -1089,10 +1284,13 @@ function readmeLines(dir: string, cache: Map<string, string[]>): string[] {
 function readmeApplies(abs: string, cache: Map<string, string[]>): string | undefined {
   const base = path.basename(abs);
   const esc = (x: string): string => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  for (const [dir, rel] of [[path.dirname(abs), base],
-    [path.dirname(path.dirname(abs)), `${path.basename(path.dirname(abs))}/${base}`]] as const) {
+  for (const [dir, rel] of [
+    [path.dirname(abs), base],
+    [path.dirname(path.dirname(abs)), `${path.basename(path.dirname(abs))}/${base}`],
+  ] as const) {
     const cmd = new RegExp(
-      `kubectl\\s+(?:[^\\s|;&]+\\s+)*?(?:apply|create)\\s+(?:[^\\s|;&]+\\s+)*?(?:-f|--filename)[=\\s]+(?:\\./)?${esc(rel)}(?![\\w./-])`);
+      `kubectl\\s+(?:[^\\s|;&]+\\s+)*?(?:apply|create)\\s+(?:[^\\s|;&]+\\s+)*?(?:-f|--filename)[=\\s]+(?:\\./)?${esc(rel)}(?![\\w./-])`,
+    );
     const line = readmeLines(dir, cache).find((l) => cmd.test(l));
     if (line) return `the README beside it applies it as written ("${line.trim().slice(0, 80)}")`;
   }

@@ -41,8 +41,16 @@ export function shellWords(line: string): string[] {
       else cur += ch;
       continue;
     }
-    if (ch === '"' || ch === "'") { quote = ch; has = true; continue; }
-    if (ch === '\\' && i + 1 < line.length) { cur += line[++i]; has = true; continue; }
+    if (ch === '"' || ch === "'") {
+      quote = ch;
+      has = true;
+      continue;
+    }
+    if (ch === '\\' && i + 1 < line.length) {
+      cur += line[++i];
+      has = true;
+      continue;
+    }
     if (/\s/.test(ch)) {
       if (has || cur) out.push(cur);
       cur = '';
@@ -55,7 +63,10 @@ export function shellWords(line: string): string[] {
       cur = '';
       has = false;
       const two = line.slice(i, i + 2);
-      if (two === '&&' || two === '||') { out.push(two); i++; } else out.push(ch);
+      if (two === '&&' || two === '||') {
+        out.push(two);
+        i++;
+      } else out.push(ch);
       continue;
     }
     cur += ch;
@@ -139,11 +150,16 @@ export function containerKeepAlive(w: LintObject, ref: ContainerRef): ManifestKe
     }
     if (env !== undefined) {
       const s = seconds(env);
-      return s === undefined ? undefined : { seconds: s, source:
-        `${ref.name} env UVICORN_TIMEOUT_KEEP_ALIVE=${s} of ${w.ref} (uvicorn)` };
+      return s === undefined
+        ? undefined
+        : { seconds: s, source: `${ref.name} env UVICORN_TIMEOUT_KEEP_ALIVE=${s} of ${w.ref} (uvicorn)` };
     }
-    return { seconds: 5, source: `${where}: uvicorn without --timeout-keep-alive keeps idle connections 5 s (its ` +
-      'default, uvicorn 0.35.0 uvicorn/main.py)' };
+    return {
+      seconds: 5,
+      source:
+        `${where}: uvicorn without --timeout-keep-alive keeps idle connections 5 s (its ` +
+        'default, uvicorn 0.35.0 uvicorn/main.py)',
+    };
   }
   const hc = serverWords(words, 'hypercorn');
   if (hc) {
@@ -154,8 +170,12 @@ export function containerKeepAlive(w: LintObject, ref: ContainerRef): ManifestKe
       const s = seconds(flag);
       return s === undefined ? undefined : { seconds: s, source: `${where}: hypercorn --keep-alive ${s}` };
     }
-    return { seconds: 5, source: `${where}: hypercorn without --keep-alive keeps idle connections 5 s ` +
-      '(keep_alive_timeout, hypercorn 0.18.0 src/hypercorn/config.py)' };
+    return {
+      seconds: 5,
+      source:
+        `${where}: hypercorn without --keep-alive keeps idle connections 5 s ` +
+        '(keep_alive_timeout, hypercorn 0.18.0 src/hypercorn/config.py)',
+    };
   }
   const gu = serverWords(words, 'gunicorn');
   if (gu) {

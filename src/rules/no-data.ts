@@ -14,8 +14,13 @@
  * is the one in src/checks/analysis-condition.ts.
  */
 
-import { assessResult, ConditionSyntaxError, parseCondition, type ConditionNode,
-  type ConditionResult } from '../checks/analysis-condition';
+import {
+  assessResult,
+  ConditionSyntaxError,
+  parseCondition,
+  type ConditionNode,
+  type ConditionResult,
+} from '../checks/analysis-condition';
 
 /** A condition value: a number (NaN included), a boolean, an array of numbers, or nil. */
 type V = ConditionResult;
@@ -53,8 +58,11 @@ export function phaseOf(result: V, successCondition?: string, failureCondition?:
  * analysis-rules.ts); their no-data cases are checked there by shape, not evaluated here.
  */
 export function noDataResults(provider: string): { result: V; what: string }[] {
-  if (provider === 'prometheus') return [{ result: [], what: 'an empty result (no series yet)' },
-    { result: [Number.NaN], what: 'NaN (0/0: no requests in the window)' }];
+  if (provider === 'prometheus')
+    return [
+      { result: [], what: 'an empty result (no series yet)' },
+      { result: [Number.NaN], what: 'NaN (0/0: no requests in the window)' },
+    ];
   if (provider === 'datadog') return [{ result: null, what: 'no value (nil: Datadog returned no points)' }];
   return [];
 }
@@ -67,8 +75,11 @@ export function noDataResults(provider: string): { result: V; what: string }[] {
 const NO_DATA_MEMO = new Map<string, string | undefined>();
 
 /** A condition pair that passes on a no-data result: the first such result, or undefined. */
-export function passesOnNoData(provider: string, successCondition?: string,
-  failureCondition?: string): string | undefined {
+export function passesOnNoData(
+  provider: string,
+  successCondition?: string,
+  failureCondition?: string,
+): string | undefined {
   if (!successCondition && !failureCondition) return undefined;
   const key = JSON.stringify([provider, successCondition ?? null, failureCondition ?? null]);
   if (NO_DATA_MEMO.has(key)) return NO_DATA_MEMO.get(key);
@@ -96,7 +107,8 @@ export interface QueryDefault {
   readonly position: 'ratio' | 'denominator' | 'numerator';
 }
 
-const OR_VECTOR = /\bor\s+(?:on\s*\([^)]*\)\s*|ignoring\s*\([^)]*\)\s*)?vector\s*\(\s*(-?\d+(?:\.\d+)?(?:e-?\d+)?)\s*\)/gi;
+const OR_VECTOR =
+  /\bor\s+(?:on\s*\([^)]*\)\s*|ignoring\s*\([^)]*\)\s*)?vector\s*\(\s*(-?\d+(?:\.\d+)?(?:e-?\d+)?)\s*\)/gi;
 /** Datadog's default_zero() (docs.datadoghq.com, "Interpolation: default_zero") does the same for its queries. */
 const DEFAULT_ZERO = /\bdefault_zero\s*\(/gi;
 
@@ -145,13 +157,22 @@ function positionOf(q: string, at: number): QueryDefault['position'] {
     let end = q.length;
     for (let i = start; i < q.length; i++) {
       if (q[i] === '(') depth++;
-      else if (q[i] === ')' && --depth === 0) { end = i; break; }
+      else if (q[i] === ')' && --depth === 0) {
+        end = i;
+        break;
+      }
     }
     // A function's argument list (sum(...), rate(...)): the group is the call, which starts at the name.
     let head = start;
     while (head > 0 && /[A-Za-z_0-9]/.test(q[head - 1])) head--;
-    const before = q.slice(0, head).replace(/\s*(?:by|without)\s*\([^)]*\)\s*$/i, '').trimEnd();
-    const after = q.slice(end + 1).replace(/^\s*(?:by|without)\s*\([^)]*\)/i, '').trimStart();
+    const before = q
+      .slice(0, head)
+      .replace(/\s*(?:by|without)\s*\([^)]*\)\s*$/i, '')
+      .trimEnd();
+    const after = q
+      .slice(end + 1)
+      .replace(/^\s*(?:by|without)\s*\([^)]*\)/i, '')
+      .trimStart();
     if (before.endsWith('/')) return 'denominator';
     if (after.startsWith('/')) return 'numerator';
   }

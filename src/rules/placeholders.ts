@@ -53,7 +53,8 @@ const UPPER_VALUE = /^[A-Z][A-Z0-9_]+$/;
  * value. Names of list items (ports, containers, volumes, environment variables) are not among
  * them: `HTTP` as a port name is a plain mistake, and is reported.
  */
-const LOWER_CASE_FIELD = /\/(?:metadata\/(?:name|namespace|generateName)|serviceAccountName|serviceAccount|priorityClassName|image|claimName|secretName|storageClassName|volumeName|ingressClassName|runtimeClassName|schedulerName)$/;
+const LOWER_CASE_FIELD =
+  /\/(?:metadata\/(?:name|namespace|generateName)|serviceAccountName|serviceAccount|priorityClassName|image|claimName|secretName|storageClassName|volumeName|ingressClassName|runtimeClassName|schedulerName)$/;
 /**
  * An elision where base64 belongs: `LS0tLS1CRUdJTi...` (a certificate cut short), `...base64 encoded
  * data...`. The base64 alphabet has no `.`, so three dots (or `…`) in a value that must be base64 are
@@ -90,16 +91,24 @@ export function containsPlaceholder(value: unknown, upperCase: boolean | 'number
   if (typeof value === 'string') return isPlaceholder(value, upperCase);
   if (depth > 20 || value === null || typeof value !== 'object') return false;
   if (Array.isArray(value)) return value.some((v) => containsPlaceholder(v, upperCase, depth + 1));
-  return Object.entries(value as Record<string, unknown>).some(([k, v]) => isPlaceholder(k) ||
-    containsPlaceholder(v, upperCase, depth + 1));
+  return Object.entries(value as Record<string, unknown>).some(
+    ([k, v]) => isPlaceholder(k) || containsPlaceholder(v, upperCase, depth + 1),
+  );
 }
 
 /** Whether a cluster-validation problem is about an unrendered placeholder (so not what is applied). */
-export function aboutPlaceholder(p: { readonly path: string; readonly message: string;
-  readonly value?: unknown }): boolean {
+export function aboutPlaceholder(p: {
+  readonly path: string;
+  readonly message: string;
+  readonly value?: unknown;
+}): boolean {
   if (p.value === undefined) return false;
-  if (NOT_BASE64.test(p.message) && typeof p.value === 'string' &&
-    (ELISION.test(p.value) || UPPER_FILL_IN.test(p.value))) return true;
+  if (
+    NOT_BASE64.test(p.message) &&
+    typeof p.value === 'string' &&
+    (ELISION.test(p.value) || UPPER_FILL_IN.test(p.value))
+  )
+    return true;
   // `key: [YOUR_BASE64_AK_ID]`, a fill-in in square brackets that YAML reads as a list of one
   // (kubernetes/autoscaler cluster-autoscaler/cloudprovider/alicloud/examples, held-out set 6).
   const only: unknown = Array.isArray(p.value) && p.value.length === 1 ? p.value[0] : undefined;

@@ -1,7 +1,25 @@
 import { loadSensitivity } from './composition-rules';
-import { arr, ContainerRef, containers as allContainers, cpuCores, inProcessHandler, Json, nonServingService, podLabels,
-  podSpec, probeHandler, probeTiming, PROBED_KINDS, rec, replicaCount, secs, serviceSelects, servesRequests, str,
-  operatorManagedBy } from './k8s';
+import {
+  arr,
+  ContainerRef,
+  containers as allContainers,
+  cpuCores,
+  inProcessHandler,
+  Json,
+  nonServingService,
+  podLabels,
+  podSpec,
+  probeHandler,
+  probeTiming,
+  PROBED_KINDS,
+  rec,
+  replicaCount,
+  secs,
+  serviceSelects,
+  servesRequests,
+  str,
+  operatorManagedBy,
+} from './k8s';
 import { requireFact, RuleContext, RuleDefinition } from './rule';
 import { LintObject } from './source';
 
@@ -32,15 +50,19 @@ function containers(o: LintObject): ContainerRef[] {
   if (status === undefined) return all;
   let injected: string[] = [];
   try {
-    injected = arr(rec(JSON.parse(status))?.containers).map((x) => str(x)).filter((x): x is string => x !== undefined);
+    injected = arr(rec(JSON.parse(status))?.containers)
+      .map((x) => str(x))
+      .filter((x): x is string => x !== undefined);
   } catch {
     return all;
   }
   return all.filter((ref) => !injected.includes(ref.name));
 }
 
-function withProbe(containersOf: ContainerRef[],
-  probe: 'readinessProbe' | 'livenessProbe' | 'startupProbe'): { ref: ContainerRef; p: Json }[] {
+function withProbe(
+  containersOf: ContainerRef[],
+  probe: 'readinessProbe' | 'livenessProbe' | 'startupProbe',
+): { ref: ContainerRef; p: Json }[] {
   return containersOf.flatMap((ref) => {
     const p = rec(ref.c[probe]);
     return p ? [{ ref, p }] : [];
@@ -50,9 +72,14 @@ function withProbe(containersOf: ContainerRef[],
 /** The Services deployed with the object (scope.ts) that route to its pods. */
 function routingServices(o: LintObject, ctx: RuleContext, servingOnly = false): string[] {
   const labels = podLabels(o);
-  return [...new Set(ctx.index.scopes.inScope(o, 'Service')
-    .filter((svc) => serviceSelects(svc.obj, labels) && !(servingOnly && nonServingService(svc.obj)))
-    .map((x) => x.ref))];
+  return [
+    ...new Set(
+      ctx.index.scopes
+        .inScope(o, 'Service')
+        .filter((svc) => serviceSelects(svc.obj, labels) && !(servingOnly && nonServingService(svc.obj)))
+        .map((x) => x.ref),
+    ),
+  ];
 }
 
 /**
@@ -80,8 +107,11 @@ function livenessReadinessPairs(o: LintObject) {
     if (!r || !l) return [];
     const rt = probeTiming(r);
     const lt = probeTiming(l);
-    const identical = probeHandler(r) === probeHandler(l) && rt.timeoutSeconds === lt.timeoutSeconds &&
-      rt.periodSeconds === lt.periodSeconds && rt.failureThreshold === lt.failureThreshold;
+    const identical =
+      probeHandler(r) === probeHandler(l) &&
+      rt.timeoutSeconds === lt.timeoutSeconds &&
+      rt.periodSeconds === lt.periodSeconds &&
+      rt.failureThreshold === lt.failureThreshold;
     return [{ ref, l, rt, lt, identical }];
   });
 }
@@ -92,11 +122,13 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
     severity: 'warning',
     title: "Readiness timeoutSeconds is not above the health path's declared p99 under load",
     kinds: W,
-    mechanism: 'A probe whose deadline is at or below the handler\'s p99 fails on the slow tail at random, and each ' +
-      'miss moves the pod\'s traffic onto the survivors, whose latency then rises too: the feedback loop that ' +
+    mechanism:
+      "A probe whose deadline is at or below the handler's p99 fails on the slow tail at random, and each " +
+      "miss moves the pod's traffic onto the survivors, whose latency then rises too: the feedback loop that " +
       'empties a Service.',
     fieldNotes: 'docs/mechanisms.md#readiness-control-loop, #readiness-calls-a-dependency',
-    fix: 'Measure the health path\'s p99 under peak load and set readinessProbe.timeoutSeconds well above it ' +
+    fix:
+      "Measure the health path's p99 under peak load and set readinessProbe.timeoutSeconds well above it " +
       '(rollwise uses 2 x p99, at least 3 s), or make the handler cheaper.',
     facts: ['readinessP99Seconds'],
     check(o, ctx) {
@@ -107,11 +139,14 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
       const v = p99.value as number;
       const t = probeTiming(first.p).timeoutSeconds;
       if (t <= v) {
-        ctx.report(o, `${first.ref.path}.readinessProbe.timeoutSeconds`,
+        ctx.report(
+          o,
+          `${first.ref.path}.readinessProbe.timeoutSeconds`,
           `container "${first.ref.name}": readiness ` +
             `timeoutSeconds ${t}${first.p.timeoutSeconds === undefined ? ' (default)' : ''} is not above the health ` +
             `path's p99 under load ${secs(v)} (${p99.source}): at least one probe in a hundred times out by design.`,
-          { timeoutSeconds: t, readinessP99Seconds: v });
+          { timeoutSeconds: t, readinessP99Seconds: v },
+        );
       }
     },
   },
@@ -120,7 +155,8 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
     severity: 'warning',
     title: 'Readiness failureThreshold is 1',
     kinds: W,
-    mechanism: 'With failureThreshold 1 a single slow probe removes the pod from the Service for a whole period; ' +
+    mechanism:
+      'With failureThreshold 1 a single slow probe removes the pod from the Service for a whole period; ' +
       'under load, slow probes are common, so pods leave and return in waves and the survivors take their traffic. ' +
       'Alone it is a warning: with a probe that measures load and a fleet that carries it, RW109 reports the ' +
       'composition as an error. Not reported for an exec readiness probe on a workload that serves nothing: no ' +
@@ -151,10 +187,13 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
             serves ??= servesRequests(o, ctx.index, podLabels(o));
             if (!serves) continue;
           }
-          ctx.report(o, `${ref.path}.readinessProbe.failureThreshold`,
+          ctx.report(
+            o,
+            `${ref.path}.readinessProbe.failureThreshold`,
             `container "${ref.name}": readiness failureThreshold ${t.failureThreshold}: one missed probe ` +
               `(timeout ${secs(t.timeoutSeconds)}) removes the pod for at least ${secs(t.periodSeconds)}.`,
-            { failureThreshold: t.failureThreshold, periodSeconds: t.periodSeconds, timeoutSeconds: t.timeoutSeconds });
+            { failureThreshold: t.failureThreshold, periodSeconds: t.periodSeconds, timeoutSeconds: t.timeoutSeconds },
+          );
         }
       }
     },
@@ -162,16 +201,19 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
   {
     id: 'RW103-readiness-returns-faster-than-leaves',
     severity: 'warning',
-    title: 'Readiness that measures load returns (successThreshold x period) faster than it leaves (failureThreshold ' +
+    title:
+      'Readiness that measures load returns (successThreshold x period) faster than it leaves (failureThreshold ' +
       'x period)',
     kinds: W,
-    mechanism: 'When every pod has left, traffic is zero and every probe passes: the whole fleet re-enters within ' +
+    mechanism:
+      'When every pod has left, traffic is zero and every probe passes: the whole fleet re-enters within ' +
       'the short return window, cold and at full load, and collapses again (a saw-tooth, not a decay). Only a probe ' +
       'that measures load (a deadline at or under the declared p99, or a CPU limit on an in-process handler) empties ' +
       'the fleet, so the asymmetry alone, as in the Kubernetes defaults (1 and 3), is not reported; under a CPU ' +
       'limit RW201 reports it with the limit.',
     fieldNotes: 'docs/mechanisms.md#readiness-control-loop, #leave-slowly-return-slower',
-    fix: 'Set readinessProbe.successThreshold at least equal to failureThreshold (e.g. 3 and 3), so a removed pod ' +
+    fix:
+      'Set readinessProbe.successThreshold at least equal to failureThreshold (e.g. 3 and 3), so a removed pod ' +
       'proves itself as long as it took to leave.',
     facts: [],
     check(o, ctx) {
@@ -184,14 +226,22 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
         // A CPU limit under an in-process probe is RW201's finding, which names the fast return
         // too: reporting it twice per container was a fifth of all output on public repositories.
         if (load && load.cpuLimit === undefined) {
-          ctx.report(o, `${ref.path}.readinessProbe.successThreshold`,
+          ctx.report(
+            o,
+            `${ref.path}.readinessProbe.successThreshold`,
             `container "${ref.name}": readiness returns ` +
               `after ${t.successThreshold}${p.successThreshold === undefined ? ' (default)' : ''} ` +
               `x ${t.periodSeconds} s = ${back} s but leaves ` +
               `after ${t.failureThreshold}${p.failureThreshold === undefined ? ' (default)' : ''} ` +
               `x ${t.periodSeconds} s = ${leave} s, and it measures load: ${load.text}.`,
-            { successThreshold: t.successThreshold, failureThreshold: t.failureThreshold,
-              periodSeconds: t.periodSeconds, returnWindowSeconds: back, leaveWindowSeconds: leave });
+            {
+              successThreshold: t.successThreshold,
+              failureThreshold: t.failureThreshold,
+              periodSeconds: t.periodSeconds,
+              returnWindowSeconds: back,
+              leaveWindowSeconds: leave,
+            },
+          );
         }
       }
     },
@@ -201,7 +251,8 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
     severity: 'info',
     title: 'Readiness timeoutSeconds is above periodSeconds',
     kinds: W,
-    mechanism: 'A probe that may wait longer than its period runs back to back under load (the kubelet starts the ' +
+    mechanism:
+      'A probe that may wait longer than its period runs back to back under load (the kubelet starts the ' +
       'next one when the slow one ends): the leave window is failureThreshold x timeout, not failureThreshold x ' +
       'period, and the probe adds a permanent request to a pod that is already slow. Information: it slows detection ' +
       'and adds load, it does not cause the outage by itself; a timeout equal to the period is not reported.',
@@ -212,12 +263,15 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
       for (const { ref, p } of withProbe(containers(o), 'readinessProbe')) {
         const t = probeTiming(p);
         if (t.timeoutSeconds > t.periodSeconds) {
-          ctx.report(o, `${ref.path}.readinessProbe.timeoutSeconds`,
+          ctx.report(
+            o,
+            `${ref.path}.readinessProbe.timeoutSeconds`,
             `container "${ref.name}": readiness timeoutSeconds ${t.timeoutSeconds} is above ` +
               `periodSeconds ${t.periodSeconds}: under load the probes run back to back, and a failing pod leaves ` +
               `after up to ${t.failureThreshold} x ${t.timeoutSeconds} s = ${t.failureThreshold * t.timeoutSeconds} ` +
               `s, not ${t.failureThreshold * t.periodSeconds} s.`,
-            { timeoutSeconds: t.timeoutSeconds, periodSeconds: t.periodSeconds });
+            { timeoutSeconds: t.timeoutSeconds, periodSeconds: t.periodSeconds },
+          );
         }
       }
     },
@@ -227,28 +281,30 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
     severity: 'warning',
     title: 'An HTTP, gRPC or exec liveness probe is identical to the readiness probe',
     kinds: W,
-    mechanism: 'A liveness copy of readiness restarts exactly the pods that are merely loaded: each restart lands on ' +
+    mechanism:
+      'A liveness copy of readiness restarts exactly the pods that are merely loaded: each restart lands on ' +
       'a cold cache, survivors carry more load and fail in turn (falling dominoes, CrashLoopBackOff). Identical ' +
       'tcpSocket probes are not reported: a TCP connect does not run application code, so it does not fail on a ' +
-      'loaded pod. Neither are a DaemonSet\'s pods, or exec probes, that no Service deployed with them routes to: no ' +
-      'survivors take over their traffic, and an exec check of local state (a node agent\'s host check) is meant to ' +
+      "loaded pod. Neither are a DaemonSet's pods, or exec probes, that no Service deployed with them routes to: no " +
+      "survivors take over their traffic, and an exec check of local state (a node agent's host check) is meant to " +
       'restart the container when it fails (judged noise on public repositories, docs/lint-precision.md). ' +
       'Information, not a warning, on an object `app.kubernetes.io/managed-by` an operator: the operator writes and ' +
       'reconciles those probes, so the finding is for its maintainers, not for whoever deploys it ' +
-      '(cluster-monitoring-operator\'s admission webhook, judged noise on held-out set 3). Reported only where the ' +
-      'probes\' timeoutSeconds is at most 3 s (30 CFS periods, the bound RW201 uses for a deadline a loaded handler ' +
-      'misses; the kubelet\'s default is 1 s): a handler given 5 s or more fails when the process is stalled or ' +
+      "(cluster-monitoring-operator's admission webhook, judged noise on held-out set 3). Reported only where the " +
+      "probes' timeoutSeconds is at most 3 s (30 CFS periods, the bound RW201 uses for a deadline a loaded handler " +
+      "misses; the kubelet's default is 1 s): a handler given 5 s or more fails when the process is stalled or " +
       'badly overloaded, and restarting it is then what liveness is for. Every finding judged real on held-out sets ' +
       '4 to 6 had a 1 s timeout; every one at 5 s or more was judged noise (two Jenkins StatefulSets at 12 x 10 s ' +
-      'and Flagger\'s load tester at 3 x 10 s on set 6, a vLLM server at 240 s x 4 on set 5). The liveness kill ' +
-      'window (failureThreshold x period) is not the boundary: the load tester\'s is 30 s, the same as the real ' +
-      'findings\' defaults of 3 x 10 s. Neither the replica count nor the strategy decides it: with one replica no ' +
+      "and Flagger's load tester at 3 x 10 s on set 6, a vLLM server at 240 s x 4 on set 5). The liveness kill " +
+      "window (failureThreshold x period) is not the boundary: the load tester's is 30 s, the same as the real " +
+      "findings' defaults of 3 x 10 s. Neither the replica count nor the strategy decides it: with one replica no " +
       'survivor takes the load, but the loaded pod is still restarted cold instead of taken out of the Service ' +
       '(judged real on one replica three times, held-out sets 4 and 5), and the dominoes fall between rollouts ' +
-      'whatever the strategy. Probes of containers a sidecar injector added (named in the template\'s ' +
+      "whatever the strategy. Probes of containers a sidecar injector added (named in the template's " +
       'sidecar.istio.io/status annotation) are not checked by the probe rules: the injector wrote them.',
     fieldNotes: 'docs/mechanisms.md#liveness-vs-readiness',
-    fix: 'Give liveness a process-only check (a TCP connect or a handler that touches no dependency) and make it far ' +
+    fix:
+      'Give liveness a process-only check (a TCP connect or a handler that touches no dependency) and make it far ' +
       'more lenient than readiness (longer timeout, more failures).',
     facts: [],
     check(o, ctx) {
@@ -271,13 +327,25 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
           }
           // An operator's own asset: it writes the probes at runtime, a user of it cannot change them.
           const operator = operatorManagedBy(o);
-          ctx.report(o, `${ref.path}.livenessProbe`,
+          ctx.report(
+            o,
+            `${ref.path}.livenessProbe`,
             `container "${ref.name}": livenessProbe equals readinessProbe (${probeHandler(l)}, ` +
               `timeout ${lt.timeoutSeconds} s, period ${lt.periodSeconds} s, ` +
-              `failureThreshold ${lt.failureThreshold})${operator ? `; the object is managed by ${operator} ` +
-                '(app.kubernetes.io/managed-by), which writes these probes: a change belongs in the operator' : ''}.`,
-            { handler: probeHandler(l), timeoutSeconds: lt.timeoutSeconds, periodSeconds: lt.periodSeconds,
-              failureThreshold: lt.failureThreshold }, operator ? 'info' : undefined);
+              `failureThreshold ${lt.failureThreshold})${
+                operator
+                  ? `; the object is managed by ${operator} ` +
+                    '(app.kubernetes.io/managed-by), which writes these probes: a change belongs in the operator'
+                  : ''
+              }.`,
+            {
+              handler: probeHandler(l),
+              timeoutSeconds: lt.timeoutSeconds,
+              periodSeconds: lt.periodSeconds,
+              failureThreshold: lt.failureThreshold,
+            },
+            operator ? 'info' : undefined,
+          );
         }
       }
     },
@@ -285,10 +353,12 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
   {
     id: 'RW106-liveness-stricter-than-readiness',
     severity: 'warning',
-    title: 'An in-process liveness probe gives up before readiness does (a shorter timeout, or a shorter failure ' +
+    title:
+      'An in-process liveness probe gives up before readiness does (a shorter timeout, or a shorter failure ' +
       'window in seconds)',
     kinds: W,
-    mechanism: 'If an HTTP, gRPC or exec liveness gives up before readiness, a pod slow under load is restarted ' +
+    mechanism:
+      'If an HTTP, gRPC or exec liveness gives up before readiness, a pod slow under load is restarted ' +
       'instead of only taken out of the Service: restarts pile up exactly at peak. Compared in time, as the kubelet ' +
       'counts them: a probe gives up after failureThreshold consecutive failures, one per periodSeconds (a probe ' +
       'that times out ends at timeoutSeconds, so a period shorter than the timeout stretches to it), so the windows ' +
@@ -298,7 +368,8 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
       'liveness endpoint that is common and rarely the cause. A tcpSocket liveness does not run application code and ' +
       'is not checked.',
     fieldNotes: 'docs/mechanisms.md#liveness-vs-readiness',
-    fix: 'Make liveness more lenient than readiness on every axis: timeoutSeconds >= readiness, failureThreshold >= ' +
+    fix:
+      'Make liveness more lenient than readiness on every axis: timeoutSeconds >= readiness, failureThreshold >= ' +
       'readiness, and failureThreshold x periodSeconds well above the readiness leave window.',
     facts: [],
     check(o, ctx) {
@@ -314,19 +385,31 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
         const axes: string[] = [];
         const lw = lt.failureThreshold * Math.max(lt.periodSeconds, lt.timeoutSeconds);
         const rw = rt.failureThreshold * Math.max(rt.periodSeconds, rt.timeoutSeconds);
-        if (lt.timeoutSeconds < rt.timeoutSeconds) axes.push(
-          `timeoutSeconds ${lt.timeoutSeconds} < readiness ${rt.timeoutSeconds} (a response between them fails ` +
-            'liveness only)');
-        if (lw < rw) axes.push(
-          `it gives up after ${lt.failureThreshold} x ${Math.max(lt.periodSeconds, lt.timeoutSeconds)} s = ${lw} s, ` +
-            `before readiness leaves after ${rt.failureThreshold} x ${Math.max(rt.periodSeconds, rt.timeoutSeconds)} ` +
-            `s = ${rw} s`);
+        if (lt.timeoutSeconds < rt.timeoutSeconds)
+          axes.push(
+            `timeoutSeconds ${lt.timeoutSeconds} < readiness ${rt.timeoutSeconds} (a response between them fails ` +
+              'liveness only)',
+          );
+        if (lw < rw)
+          axes.push(
+            `it gives up after ${lt.failureThreshold} x ${Math.max(lt.periodSeconds, lt.timeoutSeconds)} s = ${lw} s, ` +
+              `before readiness leaves after ${rt.failureThreshold} x ${Math.max(rt.periodSeconds, rt.timeoutSeconds)} ` +
+              `s = ${rw} s`,
+          );
         if (axes.length > 0) {
-          ctx.report(o, `${ref.path}.livenessProbe`,
+          ctx.report(
+            o,
+            `${ref.path}.livenessProbe`,
             `container "${ref.name}": liveness is stricter than readiness: ${axes.join('; ')}.`,
-            { livenessTimeoutSeconds: lt.timeoutSeconds, readinessTimeoutSeconds: rt.timeoutSeconds,
-              livenessFailureThreshold: lt.failureThreshold, readinessFailureThreshold: rt.failureThreshold,
-              livenessWindowSeconds: lw, readinessWindowSeconds: rw });
+            {
+              livenessTimeoutSeconds: lt.timeoutSeconds,
+              readinessTimeoutSeconds: rt.timeoutSeconds,
+              livenessFailureThreshold: lt.failureThreshold,
+              readinessFailureThreshold: rt.failureThreshold,
+              livenessWindowSeconds: lw,
+              readinessWindowSeconds: rw,
+            },
+          );
         }
       }
     },
@@ -336,12 +419,14 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
     severity: 'info',
     title: 'Liveness initialDelaySeconds of a minute or more and no startupProbe',
     kinds: W,
-    mechanism: 'initialDelaySeconds is a fixed guess at start-up time: a start slower than the guess is killed and ' +
+    mechanism:
+      'initialDelaySeconds is a fixed guess at start-up time: a start slower than the guess is killed and ' +
       'restarted in a loop (slower still under load), a faster one waits for nothing; a startupProbe adapts to the ' +
       'actual start. Information, and only from a minute up: a delay that long says the start is slow and varies, ' +
       'where the guess bites; shorter delays were judged noise on the tuning set (docs/lint-precision.md).',
     fieldNotes: 'docs/mechanisms.md#liveness-vs-readiness',
-    fix: 'Add a startupProbe (failureThreshold x periodSeconds = the start-up budget) and remove ' +
+    fix:
+      'Add a startupProbe (failureThreshold x periodSeconds = the start-up budget) and remove ' +
       'livenessProbe.initialDelaySeconds.',
     facts: [],
     check(o, ctx) {
@@ -350,9 +435,12 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
         if (!l || ref.c.startupProbe !== undefined) continue;
         const d = probeTiming(l).initialDelaySeconds;
         if (d >= SLOW_START_SECONDS) {
-          ctx.report(o, `${ref.path}.livenessProbe.initialDelaySeconds`,
+          ctx.report(
+            o,
+            `${ref.path}.livenessProbe.initialDelaySeconds`,
             `container "${ref.name}": liveness initialDelaySeconds ${d} and no startupProbe.`,
-            { initialDelaySeconds: d });
+            { initialDelaySeconds: d },
+          );
         }
       }
     },
@@ -362,15 +450,18 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
     severity: 'error',
     title: 'The readiness handler is declared to call a dependency',
     kinds: W,
-    mechanism: 'A readiness handler that calls a downstream fails on every replica at the moment the dependency is ' +
+    mechanism:
+      'A readiness handler that calls a downstream fails on every replica at the moment the dependency is ' +
       'slow, turning a partial slowdown into a total outage while the probes keep hammering the dependency.',
     fieldNotes: 'docs/mechanisms.md#readiness-calls-a-dependency',
-    fix: 'Make readiness report local state only (listeners up, config loaded, warm-up done), with at most a ' +
+    fix:
+      'Make readiness report local state only (listeners up, config loaded, warm-up done), with at most a ' +
       'dependency status cached in the background; answer requests that need the failing dependency with a fast 503.',
     facts: ['readinessCallsDependency'],
-    upstream: 'A failed readiness probe makes the container not Ready (kubernetes/kubernetes ' +
+    upstream:
+      'A failed readiness probe makes the container not Ready (kubernetes/kubernetes ' +
       'pkg/kubelet/prober/prober_manager.go UpdatePodStatus, commit 0181833d), and the EndpointSlice controller ' +
-      'marks a not-Ready pod\'s endpoint not ready, so the Service stops routing to it (kubernetes/endpointslice ' +
+      "marks a not-Ready pod's endpoint not ready, so the Service stops routing to it (kubernetes/endpointslice " +
       'v0.32.4 utils.go podToEndpoint: ready = serving && !terminating). A handler that calls the dependency fails ' +
       'on every replica at once when the dependency is slow: the Service has no ready endpoint.',
     check(o, ctx) {
@@ -378,10 +469,13 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
       if (!first) return;
       const calls = requireFact(ctx, o, 'readinessCallsDependency', ctx.facts.bool(o, 'readinessCallsDependency'));
       if (calls?.value) {
-        ctx.report(o, `${first.ref.path}.readinessProbe`,
+        ctx.report(
+          o,
+          `${first.ref.path}.readinessProbe`,
           `container "${first.ref.name}": the readiness handler ${probeHandler(first.p)} calls a dependency ` +
             `(${calls.source}).`,
-          { readinessCallsDependency: true });
+          { readinessCallsDependency: true },
+        );
       }
     },
   },
@@ -390,27 +484,29 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
     severity: 'warning',
     title: 'CPU limit on a container with HTTP, gRPC or exec probes',
     kinds: W,
-    mechanism: "The probe handler shares the container's CFS quota: at the limit the kernel deschedules the process " +
-      "for the rest of each 100 ms period, so a 20 ms health check takes seconds exactly at peak and the probe " +
-      "measures load. A limit of a core or more, over twice the request, is not reported: it binds only far above " +
+    mechanism:
+      "The probe handler shares the container's CFS quota: at the limit the kernel deschedules the process " +
+      'for the rest of each 100 ms period, so a 20 ms health check takes seconds exactly at peak and the probe ' +
+      'measures load. A limit of a core or more, over twice the request, is not reported: it binds only far above ' +
       "the pod's request. A warning only where the mechanism can empty a Service: an in-process readiness probe " +
-      "whose timeoutSeconds is at most 3 s (the kubelet gives a probe timeoutSeconds of wall time, kubernetes " +
+      'whose timeoutSeconds is at most 3 s (the kubelet gives a probe timeoutSeconds of wall time, kubernetes ' +
       "pkg/kubelet/prober/prober.go runProbe; 3 s is 30 of the kernel's 100 ms CFS periods, " +
-      "Documentation/scheduler/sched-bwc.rst, and a longer timeout needs the pod starved for longer than that), on a " +
-      "workload of more than one pod that a Service deployed with it routes to, a Service with at least one port not " +
-      "named for metrics, health checks or as unused. Info otherwise: only liveness or startup probes, a longer " +
-      "timeout (5 s and 10 s judged noise on set 4), one replica (no fleet to empty: the message speaks of the one " +
-      "pod), no Service or only a metrics, health or placeholder Service routing to the pods (a node agent, a " +
+      'Documentation/scheduler/sched-bwc.rst, and a longer timeout needs the pod starved for longer than that), on a ' +
+      'workload of more than one pod that a Service deployed with it routes to, a Service with at least one port not ' +
+      'named for metrics, health checks or as unused. Info otherwise: only liveness or startup probes, a longer ' +
+      'timeout (5 s and 10 s judged noise on set 4), one replica (no fleet to empty: the message speaks of the one ' +
+      'pod), no Service or only a metrics, health or placeholder Service routing to the pods (a node agent, a ' +
       "worker, a sidecar's own probe), where the harm is a restart or a missed scrape, not an emptied Service " +
-      "(judged noise as warnings on public repositories, docs/lint-precision.md). Not reported at all where every " +
-      "in-process probe of the container has a timeoutSeconds of a minute or more (600 CFS periods: a quota refilled " +
-      "every 100 ms cannot hold a handler that long unless the whole process is starved, which its requests feel " +
-      "first; our bound, between the 5 s judged real at info and the 240 s of a vLLM server judged noise on held-out " +
-      "set 5). Kept a warning where the limit equals the request (Guaranteed QoS; judged noise once on held-out set " +
-      "3): the CFS quota binds there exactly as elsewhere, and a team that chose it on purpose says so with a " +
-      "rollwise.dev/suppress reason.",
+      '(judged noise as warnings on public repositories, docs/lint-precision.md). Not reported at all where every ' +
+      'in-process probe of the container has a timeoutSeconds of a minute or more (600 CFS periods: a quota refilled ' +
+      'every 100 ms cannot hold a handler that long unless the whole process is starved, which its requests feel ' +
+      'first; our bound, between the 5 s judged real at info and the 240 s of a vLLM server judged noise on held-out ' +
+      'set 5). Kept a warning where the limit equals the request (Guaranteed QoS; judged noise once on held-out set ' +
+      '3): the CFS quota binds there exactly as elsewhere, and a team that chose it on purpose says so with a ' +
+      'rollwise.dev/suppress reason.',
     fieldNotes: 'docs/mechanisms.md#readiness-control-loop, #fixes-and-verification',
-    fix: 'Remove resources.limits.cpu (keep the request: the pod stays Burstable), or raise it far above peak use. ' +
+    fix:
+      'Remove resources.limits.cpu (keep the request: the pod stays Burstable), or raise it far above peak use. ' +
       'kube-score: --ignore-container-cpu-limit; Polaris: cpuLimitsMissing: ignore; Checkov: skip CKV_K8S_11.',
     facts: [],
     check(o, ctx) {
@@ -423,9 +519,11 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
         });
         if (probes.length === 0) continue;
         // Every in-process probe waits a minute or more: throttling cannot make it miss (see the bound).
-        const shortest = Math.min(...(['readinessProbe', 'livenessProbe', 'startupProbe'] as const)
-          .filter((k) => inProcessHandler(rec(ref.c[k])))
-          .map((k) => probeTiming(rec(ref.c[k])!).timeoutSeconds));
+        const shortest = Math.min(
+          ...(['readinessProbe', 'livenessProbe', 'startupProbe'] as const)
+            .filter((k) => inProcessHandler(rec(ref.c[k])))
+            .map((k) => probeTiming(rec(ref.c[k])!).timeoutSeconds),
+        );
         if (shortest >= UNMISSABLE_PROBE_TIMEOUT_SECONDS) continue;
         const request = rec(rec(ref.c.resources)?.requests)?.cpu;
         const l = cpuCores(limit);
@@ -438,15 +536,20 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
         // One pod (a written or defaulted count of 1, or an autoscaler's max of 1) has no fleet to
         // empty; a DaemonSet (no count) runs one pod per node.
         const single = (replicaCount(o, ctx.index)?.max ?? 2) <= 1;
-        const fast = rt && rt.successThreshold * rt.periodSeconds < rt.failureThreshold * rt.periodSeconds
-          ? `; readiness returns after ${rt.successThreshold * rt.periodSeconds} s but leaves ` +
-            `after ${rt.failureThreshold * rt.periodSeconds} s, ` +
-            `so ${single ? 'the one pod, once taken out, comes back at full load at once' : 'a fleet the throttling emptied ' +
-              're-enters at once'}` : '';
+        const fast =
+          rt && rt.successThreshold * rt.periodSeconds < rt.failureThreshold * rt.periodSeconds
+            ? `; readiness returns after ${rt.successThreshold * rt.periodSeconds} s but leaves ` +
+              `after ${rt.failureThreshold * rt.periodSeconds} s, ` +
+              `so ${
+                single
+                  ? 'the one pod, once taken out, comes back at full load at once'
+                  : 'a fleet the throttling emptied ' + 're-enters at once'
+              }`
+            : '';
         // A limit of a core or more with room above the request throttles only under sustained use
         // far above what the pod asked for: not reported.
-        if (l !== undefined && l >= GENEROUS_LIMIT_CORES && ratio !== undefined &&
-          ratio > GENEROUS_LIMIT_RATIO) continue;
+        if (l !== undefined && l >= GENEROUS_LIMIT_CORES && ratio !== undefined && ratio > GENEROUS_LIMIT_RATIO)
+          continue;
         // The outage is the Service losing its endpoints, all at once: a throttled readiness probe
         // that can miss its deadline, on more than one pod a serving Service routes to. The kubelet
         // gives each probe timeoutSeconds of wall time (kubernetes/kubernetes pkg/kubelet/prober/
@@ -460,15 +563,22 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
         // nothing or only a metrics Service routing to the pods) is info.
         const timeout = rt?.timeoutSeconds;
         const serving = routingServices(o, ctx, true).length > 0;
-        const gates = rt !== undefined && timeout !== undefined && timeout <= SHORT_PROBE_TIMEOUT_SECONDS && serving &&
-          !single;
-        ctx.report(o, `${ref.path}.resources.limits.cpu`,
+        const gates =
+          rt !== undefined && timeout !== undefined && timeout <= SHORT_PROBE_TIMEOUT_SECONDS && serving && !single;
+        ctx.report(
+          o,
+          `${ref.path}.resources.limits.cpu`,
           `container "${ref.name}": CPU limit ${String(limit)} ` +
             `with ${reqText}${ratio !== undefined ? `, limit/request ratio ${ratio}` : ''}, and ${probes.join(', ')} ` +
             `that ${probes.length === 1 ? 'shares' : 'share'} the throttled quota${fast}.`,
-          { cpuLimit: String(limit), cpuRequest: request === undefined ? 'none' : String(request),
+          {
+            cpuLimit: String(limit),
+            cpuRequest: request === undefined ? 'none' : String(request),
             ...(ratio !== undefined ? { limitRequestRatio: ratio } : {}),
-            httpProbes: probes.join(',') }, gates ? undefined : 'info');
+            httpProbes: probes.join(','),
+          },
+          gates ? undefined : 'info',
+        );
       }
     },
   },
@@ -477,7 +587,8 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
     severity: 'warning',
     title: 'A workload that a Service routes to rolls its pods without any readiness probe',
     kinds: ['Deployment', 'StatefulSet', 'Rollout'],
-    mechanism: 'Without a readiness probe the kubelet reports a container Ready as soon as it has started, before ' +
+    mechanism:
+      'Without a readiness probe the kubelet reports a container Ready as soon as it has started, before ' +
       'the application listens; the rolling update counts the new pod available, removes an old one, and the Service ' +
       'sends requests to a process that refuses them: errors on every rollout, the longer the start the more. ' +
       'DaemonSets are not checked: their pods are node agents replaced one node at a time (an exporter behind a ' +
@@ -485,7 +596,7 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
       'pod before it creates the new one, so the gap is there with or without a probe. Not reported where every ' +
       'Service selecting the pods has only ports named for metrics (any name holding metrics, or monitoring: a ' +
       'failed scrape, not a failed request), for health checks (holding health, liveness or readiness), or as ' +
-      'placeholders (holding unused or dummy: a mesh such as Open Service Mesh, Linkerd or Istio keys a workload\'s ' +
+      "placeholders (holding unused or dummy: a mesh such as Open Service Mesh, Linkerd or Istio keys a workload's " +
       'identity on a Service, so a client gets one with a port nothing listens on): no request can fail there ' +
       '(judged wrong as a warning on held-out set 5, and noise even as information on an Argo workflow controller ' +
       'behind its metrics Service, held-out set 7). The name is read, not whether the targetPort matches a declared ' +
@@ -495,7 +606,8 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
       'false: the active Service moves only when a person promotes (judged noise as a warning on ' +
       'istio-ecosystem/admiral, held-out set 3).',
     fieldNotes: 'docs/mechanisms.md#rollout-complete, #readiness-control-loop',
-    fix: 'Add a readinessProbe on the serving container (an httpGet on a local health path, or a tcpSocket on its ' +
+    fix:
+      'Add a readinessProbe on the serving container (an httpGet on a local health path, or a tcpSocket on its ' +
       'port), so a new pod takes traffic only once it answers.',
     facts: [],
     check(o, ctx) {
@@ -512,7 +624,9 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
       // the update revision; read in the code index's copies; judged noise on public repositories,
       // docs/lint-precision.md).
       if (o.kind === 'StatefulSet' && (replicaCount(o, ctx.index)?.max ?? 2) <= 1) return;
-      const regular = arr(podSpec(o)!.containers).map(rec).filter((c): c is Json => c !== undefined);
+      const regular = arr(podSpec(o)!.containers)
+        .map(rec)
+        .filter((c): c is Json => c !== undefined);
       if (regular.length === 0 || regular.some((c) => c.readinessProbe !== undefined)) return;
       // a native sidecar's probe gates readiness too
       if (containers(o).some((r) => r.c.readinessProbe !== undefined)) return;
@@ -529,20 +643,29 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
       // controller (its metrics Service only, core/overlays/moc-prod/backend-prod/
       // argo-deployments.yaml, set 7): no verdict found a metrics-only case useful.
       if (selecting.every((svc) => nonServingService(svc.obj))) return;
-      const shown = services.length > 3 ? `${services.slice(0, 3).join(', ')} and ${services.length - 3} more`
-        : services.join(', ');
+      const shown =
+        services.length > 3
+          ? `${services.slice(0, 3).join(', ')} and ${services.length - 3} more`
+          : services.join(', ');
       // A blue-green Rollout that a person promotes (autoPromotionEnabled: false) moves its active
       // Service only when someone runs the promotion; until then only the preview Service sees the
       // new pods (Argo Rollouts v1.9.1 pkg/apis/rollouts/v1alpha1/types.go BlueGreenStrategy
       // AutoPromotionEnabled). Information: the person promoting is the gate.
       const manual = o.kind === 'Rollout' && rec(rec(spec.strategy)?.blueGreen)?.autoPromotionEnabled === false;
-      ctx.report(o, 'spec.template.spec.containers',
+      ctx.report(
+        o,
+        'spec.template.spec.containers',
         `no container has a readinessProbe, and ${shown} ${services.length === 1 ? 'routes' : 'route'} to these ` +
           'pods: each new pod counts Ready when its containers start (kubelet: no readiness probe, always ready), ' +
-          `so ${manual ? 'the preview Service sends it requests before the application listens, and the person who ' +
-            'promotes this blue-green Rollout (autoPromotionEnabled: false) has no readiness to go by' : 'a rolling update sends it requests ' +
-              'before the application listens'}.`,
-        { containers: regular.length, services: services.join(',') }, manual ? 'info' : undefined);
+          `so ${
+            manual
+              ? 'the preview Service sends it requests before the application listens, and the person who ' +
+                'promotes this blue-green Rollout (autoPromotionEnabled: false) has no readiness to go by'
+              : 'a rolling update sends it requests ' + 'before the application listens'
+          }.`,
+        { containers: regular.length, services: services.join(',') },
+        manual ? 'info' : undefined,
+      );
     },
   },
 ];

@@ -144,8 +144,8 @@ export class ContentHasher {
 function strings(v: unknown, out: string[]): string[] {
   if (typeof v === 'string') out.push(v);
   else if (Array.isArray(v)) for (const x of v) strings(x, out);
-  else if (v !== null && typeof v === 'object') for (const x of Object.values(v as Record<string, unknown>)) strings(x,
-    out);
+  else if (v !== null && typeof v === 'object')
+    for (const x of Object.values(v as Record<string, unknown>)) strings(x, out);
   return out;
 }
 
@@ -153,8 +153,12 @@ function strings(v: unknown, out: string[]): string[] {
 function rendererId(command: string, args: readonly string[], env: NodeJS.ProcessEnv): string | undefined {
   let bin = command;
   if (!command.includes(path.sep)) {
-    bin = (env.PATH ?? '').split(path.delimiter).filter((d) => d !== '').map((d) => path.join(d,
-      command)).find((p) => fs.existsSync(p)) ?? '';
+    bin =
+      (env.PATH ?? '')
+        .split(path.delimiter)
+        .filter((d) => d !== '')
+        .map((d) => path.join(d, command))
+        .find((p) => fs.existsSync(p)) ?? '';
   }
   try {
     const real = fs.realpathSync(bin);
@@ -177,11 +181,23 @@ function rendererId(command: string, args: readonly string[], env: NodeJS.Proces
  * kusttarget.go: a folder resource is a kustomization). A folder above the kustomization without a
  * kustomization file is therefore recorded by name, not hashed.
  */
-export function renderKey(rootDir: string, command: string, args: readonly string[], hasher: ContentHasher,
-  env: NodeJS.ProcessEnv = process.env, within?: string): string | undefined {
+export function renderKey(
+  rootDir: string,
+  command: string,
+  args: readonly string[],
+  hasher: ContentHasher,
+  env: NodeJS.ProcessEnv = process.env,
+  within?: string,
+): string | undefined {
   try {
-    return renderKeyOrThrow(rootDir, command, args, hasher, env,
-      within === undefined ? undefined : path.resolve(within));
+    return renderKeyOrThrow(
+      rootDir,
+      command,
+      args,
+      hasher,
+      env,
+      within === undefined ? undefined : path.resolve(within),
+    );
   } catch (e) {
     if (e instanceof HashBudgetExceeded) return undefined;
     throw e;
@@ -189,11 +205,17 @@ export function renderKey(rootDir: string, command: string, args: readonly strin
 }
 
 const hasKustomization = (dir: string): boolean => KUSTOMIZATION_FILES.some((n) => fs.existsSync(path.join(dir, n)));
-const inside = (f: string, dir: string): boolean => f === dir ||
-  f.startsWith(dir.endsWith(path.sep) ? dir : `${dir}${path.sep}`);
+const inside = (f: string, dir: string): boolean =>
+  f === dir || f.startsWith(dir.endsWith(path.sep) ? dir : `${dir}${path.sep}`);
 
-function renderKeyOrThrow(rootDir: string, command: string, args: readonly string[], hasher: ContentHasher,
-  env: NodeJS.ProcessEnv, within: string | undefined): string | undefined {
+function renderKeyOrThrow(
+  rootDir: string,
+  command: string,
+  args: readonly string[],
+  hasher: ContentHasher,
+  env: NodeJS.ProcessEnv,
+  within: string | undefined,
+): string | undefined {
   const renderer = rendererId(command, args, env);
   if (renderer === undefined) return undefined;
   const hash = createHash('sha256').update(`${VERSION}\n${renderer}\n${rootDir}\n`);
@@ -233,7 +255,10 @@ function renderKeyOrThrow(rootDir: string, command: string, args: readonly strin
           continue;
         }
         if (within !== undefined && !inside(abs, within)) return undefined;
-        if (!seen.has(abs)) { seen.add(abs); dirs.push(abs); }
+        if (!seen.has(abs)) {
+          seen.add(abs);
+          dirs.push(abs);
+        }
       } else if (within !== undefined && !inside(abs, within)) {
         return undefined;
       } else {
@@ -254,8 +279,12 @@ function renderKeyOrThrow(rootDir: string, command: string, args: readonly strin
 export function readCachedRender(cacheDir: string, key: string): CachedRender | undefined {
   try {
     const v = JSON.parse(fs.readFileSync(path.join(cacheDir, `${key}.json`), 'utf8')) as Partial<CachedRender>;
-    if ((typeof v.status === 'number' || v.status === null) && typeof v.stdout === 'string' &&
-      typeof v.stderr === 'string' && typeof v.base === 'string') {
+    if (
+      (typeof v.status === 'number' || v.status === null) &&
+      typeof v.stdout === 'string' &&
+      typeof v.stderr === 'string' &&
+      typeof v.base === 'string'
+    ) {
       return { status: v.status, stdout: v.stdout, stderr: v.stderr, base: v.base };
     }
   } catch {

@@ -57,7 +57,13 @@ export interface RuleContext {
    * Reports a finding of `rule` on `target` at `path`; `severity` replaces the rule's default when
    * the composition found on this object makes it more or less serious.
    */
-  report(target: LintObject, path: string, message: string, values: Record<string, FindingValue>, severity?: Severity): void;
+  report(
+    target: LintObject,
+    path: string,
+    message: string,
+    values: Record<string, FindingValue>,
+    severity?: Severity,
+  ): void;
   /** Records that the rule could not run on `target` for lack of `fact` (shown by --explain-skips). */
   skip(target: LintObject, fact: FactName, detail?: string): void;
   /** Reports a fact annotation/option whose value cannot be read (RW903). */
@@ -68,8 +74,12 @@ export interface RuleContext {
  * A fact a rule needs: its value and source when it could be read; otherwise undefined, after
  * reporting an unreadable fact (RW903) or recording the skip for --explain-skips.
  */
-export function requireFact<T>(ctx: RuleContext, o: LintObject, name: FactName, f: FactValue<T>): { readonly value: T;
-  readonly source: string } | undefined {
+export function requireFact<T>(
+  ctx: RuleContext,
+  o: LintObject,
+  name: FactName,
+  f: FactValue<T>,
+): { readonly value: T; readonly source: string } | undefined {
   if (f.ok) return f;
   if (f.invalid !== undefined) ctx.invalidFact(o, name, f.invalid, f.source!);
   else ctx.skip(o, name);

@@ -2,8 +2,15 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { lintParsed, LintOptions, LintResult } from './engine';
 import { factDefinition, FactName, factsFromOptions, LintFacts } from './facts';
-import { describeSkippedFiles, formatJson, formatSarif, formatSarifFailure, formatText, OutputFormat,
-  ScanSummary } from './format';
+import {
+  describeSkippedFiles,
+  formatJson,
+  formatSarif,
+  formatSarifFailure,
+  formatText,
+  OutputFormat,
+  ScanSummary,
+} from './format';
 import { Glob, IGNORE_FILE, scanFolder } from './scan';
 import { findKustomize, Layout, layoutScan } from './layout';
 import { renderCacheDir } from './render-cache';
@@ -23,11 +30,17 @@ export function lintText(text: string, file: string, opts: LintOptions = {}): Li
  * validation as a separate stage (cluster-rules.ts). The precision harness (bench/precision.ts)
  * calls this too, so the findings it samples are the ones a user sees.
  */
-export function lintLayout(layout: Layout, problems: readonly ParseProblem[],
-  opts: Pick<LintOptions, 'facts' | 'simulate'> = {}): LintResult {
-  return withClusterFindings(lintParsed(layout.objects, problems,
-    { ...opts, scopes: layout.scopes, notes: layout.notes }),
-    layout.objects, undefined, layout.scopes);
+export function lintLayout(
+  layout: Layout,
+  problems: readonly ParseProblem[],
+  opts: Pick<LintOptions, 'facts' | 'simulate'> = {},
+): LintResult {
+  return withClusterFindings(
+    lintParsed(layout.objects, problems, { ...opts, scopes: layout.scopes, notes: layout.notes }),
+    layout.objects,
+    undefined,
+    layout.scopes,
+  );
 }
 
 export interface RunLintOptions {
@@ -105,12 +118,12 @@ export function runLint(opts: RunLintOptions): number {
   const unusable = (message: string): number => {
     err(`rollwise lint: ${message}\n`);
     if (opts.format === 'sarif') opts.write(formatSarifFailure(message, sarifBase));
-    else if (opts.format === 'json') opts.write(
-      `${JSON.stringify({ tool: 'rollwise', exitCode: 2, error: message }, null, 2)}\n`);
+    else if (opts.format === 'json')
+      opts.write(`${JSON.stringify({ tool: 'rollwise', exitCode: 2, error: message }, null, 2)}\n`);
     return 2;
   };
-  if (!['error', 'warning', 'info', 'none'].includes(opts.failOn)) return unusable(
-    `--fail-on ${String(opts.failOn)}: expected error, warning, info or none`);
+  if (!['error', 'warning', 'info', 'none'].includes(opts.failOn))
+    return unusable(`--fail-on ${String(opts.failOn)}: expected error, warning, info or none`);
   if (!['text', 'json', 'sarif'].includes(opts.format)) {
     err(`rollwise lint: --format ${String(opts.format)}: expected text, json or sarif\n`);
     return 2;
@@ -127,8 +140,13 @@ export function runLint(opts: RunLintOptions): number {
   const scan: ScanSummary = { files: 0, excluded: 0, templates: 0, notManifests: 0, unreadable: 0 };
   const unreadable = (file: string, reason: string): void => {
     scan.unreadable++;
-    problems.push({ file, line: 0, message: `the file cannot be read (${reason}), so it was not checked; fix it, or ` +
-      `leave it out with --exclude or ${IGNORE_FILE}` });
+    problems.push({
+      file,
+      line: 0,
+      message:
+        `the file cannot be read (${reason}), so it was not checked; fix it, or ` +
+        `leave it out with --exclude or ${IGNORE_FILE}`,
+    });
   };
   for (const p of opts.paths) {
     if (p === '-') {
@@ -142,8 +160,10 @@ export function runLint(opts: RunLintOptions): number {
       return unusable(`cannot read ${p}: ${(e as Error).message}`);
     }
     const files = isDir ? scanFolder(p, globs) : { files: [p], excluded: 0, unreadable: [] };
-    if (isDir && files.files.length === 0 && files.unreadable.length === 0) return unusable(
-      `${p}: no *.yaml, *.yml or *.json files in this folder${files.excluded ? ` (${files.excluded} excluded)` : ''}`);
+    if (isDir && files.files.length === 0 && files.unreadable.length === 0)
+      return unusable(
+        `${p}: no *.yaml, *.yml or *.json files in this folder${files.excluded ? ` (${files.excluded} excluded)` : ''}`,
+      );
     scan.excluded += files.excluded;
     for (const u of files.unreadable) unreadable(u.path, u.reason);
     for (const f of files.files) {
@@ -158,24 +178,27 @@ export function runLint(opts: RunLintOptions): number {
   }
   // Kustomizations rendered where kustomize is installed, namespace defaults, Argo CD Applications:
   // where each object is deployed, so that cross-object rules only look at its own application.
-  const layout = layoutScan(inputs, { kustomize: opts.kustomize === false ? null
-    : findKustomize(opts.env ?? process.env) ?? null,
-    renderCache: renderCacheDir(opts.env ?? process.env) ?? null, repoRoot: sarifBase });
+  const layout = layoutScan(inputs, {
+    kustomize: opts.kustomize === false ? null : (findKustomize(opts.env ?? process.env) ?? null),
+    renderCache: renderCacheDir(opts.env ?? process.env) ?? null,
+    repoRoot: sarifBase,
+  });
   const objects: LintObject[] = layout.objects;
   problems.push(...layout.problems);
   for (const i of inputs) {
     scan.files++;
     const parsed = layout.parsed.get(i.file)!;
     if (parsed.template) scan.templates++;
-    else if (parsed.objects.length === 0 && parsed.problems.length === 0 &&
-      parsed.notManifests > 0) scan.notManifests++;
+    else if (parsed.objects.length === 0 && parsed.problems.length === 0 && parsed.notManifests > 0)
+      scan.notManifests++;
   }
   if (objects.length === 0) {
     const detail = problems.length ? `: ${problems.map((p) => `${p.file}:${p.line} ${p.message}`).join('; ')}` : '';
     const skipped = scan.templates + scan.notManifests ? ` (${describeSkippedFiles(scan)})` : '';
     return unusable(
       'no Kubernetes object could be read ' +
-        `from ${inputs.map((i) => i.file).join(', ') || opts.paths.join(', ')}${skipped}${detail}`);
+        `from ${inputs.map((i) => i.file).join(', ') || opts.paths.join(', ')}${skipped}${detail}`,
+    );
   }
   const unmatched = unmatchedFacts(opts.facts ?? {}, objects);
   if (unmatched) {
@@ -205,12 +228,19 @@ function unmatchedFacts(facts: LintFacts, objects: readonly LintObject[]): strin
   }
   const bad = Object.entries(facts).filter(([key]) => !names.has(key));
   if (bad.length === 0) return undefined;
-  const given = bad.map(([key,
-    f]) => Object.keys(f).map((name) => `${factDefinition(name as FactName).option.split(' ')[0]} ${key}`).join(', ')).join('; ');
+  const given = bad
+    .map(([key, f]) =>
+      Object.keys(f)
+        .map((name) => `${factDefinition(name as FactName).option.split(' ')[0]} ${key}`)
+        .join(', '),
+    )
+    .join('; ');
   const known = [...new Set(objects.map((o) => o.ref))].sort();
   const shown = known.length > 20 ? `${known.slice(0, 20).join(', ')} and ${known.length - 20} more` : known.join(', ');
-  return `${given}: no object in the input has that name (a fact is matched by metadata.name, or namespace/name). ` +
-    `Known objects: ${shown}`;
+  return (
+    `${given}: no object in the input has that name (a fact is matched by metadata.name, or namespace/name). ` +
+    `Known objects: ${shown}`
+  );
 }
 
 /** The options of `rollwise lint` as commander parses them (see the README). */
@@ -229,8 +259,12 @@ export interface LintCliOptions {
 }
 
 /** `rollwise lint` from parsed CLI options; a malformed fact option is unusable input (exit 2). */
-export function runLintCli(paths: readonly string[], cli: LintCliOptions, write: (s: string) => void,
-  writeError: (s: string) => void = write): number {
+export function runLintCli(
+  paths: readonly string[],
+  cli: LintCliOptions,
+  write: (s: string) => void,
+  writeError: (s: string) => void = write,
+): number {
   let facts: LintFacts;
   try {
     facts = factsFromOptions(cli);
@@ -240,8 +274,15 @@ export function runLintCli(paths: readonly string[], cli: LintCliOptions, write:
     return 2;
   }
   return runLint({
-    paths, format: (cli.format ?? 'text') as OutputFormat, failOn: (cli.failOn ?? 'error') as FailOn,
-    explainSkips: cli.explainSkips ?? false, facts, write, writeError, exclude: cli.exclude,
-    simulate: cli.simulate ?? true, kustomize: cli.kustomize ?? true,
+    paths,
+    format: (cli.format ?? 'text') as OutputFormat,
+    failOn: (cli.failOn ?? 'error') as FailOn,
+    explainSkips: cli.explainSkips ?? false,
+    facts,
+    write,
+    writeError,
+    exclude: cli.exclude,
+    simulate: cli.simulate ?? true,
+    kustomize: cli.kustomize ?? true,
   });
 }

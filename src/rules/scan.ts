@@ -52,7 +52,11 @@ export function readIgnoreFile(dir: string): Glob[] {
   } catch {
     return [];
   }
-  return text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#')).map((l) => new Glob(l));
+  return text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'))
+    .map((l) => new Glob(l));
 }
 
 /** What a folder scan found: the manifest files, the excluded ones, and the paths it could not read. */
@@ -104,10 +108,16 @@ export function scanFolder(root: string, exclude: readonly Glob[] = []): FolderS
       const rel = path.relative(root, p).split(path.sep).join('/');
       if (isDir) {
         if (e.name === 'node_modules' || e.name.startsWith('.')) continue;
-        if (globs.some((g) => g.matches(rel, true))) { excluded++; continue; }
+        if (globs.some((g) => g.matches(rel, true))) {
+          excluded++;
+          continue;
+        }
         walk(p);
       } else if (isFile && EXTENSIONS.some((x) => e.name.endsWith(x))) {
-        if (globs.some((g) => g.matches(rel, false))) { excluded++; continue; }
+        if (globs.some((g) => g.matches(rel, false))) {
+          excluded++;
+          continue;
+        }
         files.push(p);
       }
     }

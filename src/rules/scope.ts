@@ -79,8 +79,10 @@ export function renderNote(scope: ObjectScope | undefined, pointer: string, file
   const r = scope?.render;
   if (r === undefined) return undefined;
   const added = pointer === '' ? undefined : r.addedBy(pointer);
-  return 'in the render ' +
-    `of ${r.folder}${added !== undefined ? `; ${file} does not have this field: ${added} adds it` : ''}`;
+  return (
+    'in the render ' +
+    `of ${r.folder}${added !== undefined ? `; ${file} does not have this field: ${added} adds it` : ''}`
+  );
 }
 
 function labelsOf(o: LintObject): Record<string, unknown> {
@@ -97,10 +99,10 @@ function labelsOf(o: LintObject): Record<string, unknown> {
  */
 export function ownScope(o: LintObject, extra: Partial<ObjectScope> = {}, kustomized = false): ObjectScope {
   const labels = labelsOf(o);
-  const replaced = kustomized && extra.namespace !== undefined && o.namespace !== undefined &&
-    o.namespace !== extra.namespace;
+  const replaced =
+    kustomized && extra.namespace !== undefined && o.namespace !== undefined && o.namespace !== extra.namespace;
   return {
-    namespace: replaced ? extra.namespace : o.namespace ?? extra.namespace,
+    namespace: replaced ? extra.namespace : (o.namespace ?? extra.namespace),
     ...((o.namespace === undefined || replaced) && extra.namespaceFrom ? { namespaceFrom: extra.namespaceFrom } : {}),
     builds: extra.builds ?? [],
     folder: extra.folder ?? path.dirname(o.file),
@@ -134,7 +136,6 @@ export function sameApplication(a: ObjectScope, b: ObjectScope): boolean {
 function namespaceFits(ns: string | undefined, b: ObjectScope): boolean {
   return ns === undefined || b.namespace === undefined || ns === b.namespace;
 }
-
 
 /** A few object references with their files, for messages: "Service/a (x/svc.yaml), Service/a (y/svc.yaml)". */
 export function describeObjects(objs: readonly LintObject[], max = 3): string {
@@ -195,11 +196,15 @@ export class ScopeIndex {
     const own = this.namespaceOf(from);
     const crossNamespace = namespace !== undefined && own !== undefined && namespace !== own;
     const ns = namespace ?? own;
-    const inScope = all.filter((c) => c !== from && (crossNamespace
-      // Into another namespace: an object there, or one without a namespace deployed with the reference.
-      ? this.namespaceOf(c) === ns || (this.namespaceOf(c) === undefined && sameApplication(this.scopeOf(from),
-        this.scopeOf(c)))
-      : this.together(from, c, ns)));
+    const inScope = all.filter(
+      (c) =>
+        c !== from &&
+        (crossNamespace
+          ? // Into another namespace: an object there, or one without a namespace deployed with the reference.
+            this.namespaceOf(c) === ns ||
+            (this.namespaceOf(c) === undefined && sameApplication(this.scopeOf(from), this.scopeOf(c)))
+          : this.together(from, c, ns)),
+    );
     if (inScope.length === 1) return { found: inScope[0] };
     // Two definitions of one object deployed together: the one written beside the reference (same
     // file) is the one its author meant; otherwise the scan cannot tell which one the cluster keeps.
@@ -220,7 +225,8 @@ export class ScopeIndex {
   /** Objects of a kind that could share the namespace but belong to another application. */
   public outOfScope(from: LintObject, kind: string): LintObject[] {
     const ns = this.namespaceOf(from);
-    return this.candidates(kind, ns).filter((c) => c !== from && namespaceFits(ns, this.scopeOf(c)) &&
-      !sameApplication(this.scopeOf(from), this.scopeOf(c)));
+    return this.candidates(kind, ns).filter(
+      (c) => c !== from && namespaceFits(ns, this.scopeOf(c)) && !sameApplication(this.scopeOf(from), this.scopeOf(c)),
+    );
   }
 }

@@ -39,7 +39,8 @@ export interface ParsedSource {
  * Rollouts' own `{{args.name}}` (and Argo Workflows' `{{inputs.x}}`) start with a lower-case letter
  * and are not matched: they are plain strings that the controller substitutes.
  */
-export const TEMPLATE_ACTION = /\{\{-?\s*(?:\.|\$|\/\*|(?:if|else|end|range|with|include|template|define|block|toYaml|tpl|required|default|printf|quote|indent|nindent)\b|[A-Z][A-Z0-9_]*\s*\}\})/;
+export const TEMPLATE_ACTION =
+  /\{\{-?\s*(?:\.|\$|\/\*|(?:if|else|end|range|with|include|template|define|block|toYaml|tpl|required|default|printf|quote|indent|nindent)\b|[A-Z][A-Z0-9_]*\s*\}\})/;
 
 /**
  * Text that may hold a collection key: a flow collection opening another (`{{x}}`, `{[a]: b}`), a
@@ -54,7 +55,8 @@ const MAYBE_COLLECTION_KEY = /[{[]\s*[{[]|^[ \t-]*(?:[[{]|\?\s)/m;
  * kubernetes/apiextensions-apiserver v0.32.4 pkg/apis/apiextensions/validation/validation.go,
  * IsDNS1035Label(version.Name); built-in versions are v1, v1beta1 and the like).
  */
-const KUBERNETES_API_VERSION = /^(?:[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*\/)?[a-z](?:[-a-z0-9]*[a-z0-9])?$/;
+const KUBERNETES_API_VERSION =
+  /^(?:[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*\/)?[a-z](?:[-a-z0-9]*[a-z0-9])?$/;
 
 /** A document's text looks like it was meant to be a Kubernetes object (so a parse error is RW000). */
 const LOOKS_LIKE_MANIFEST = /^\s*"?(?:apiVersion|kind)"?\s*:/m;
@@ -97,7 +99,10 @@ export function parseManifestText(text: string, file: string): ParsedSource {
     const source = text.slice(doc.range[0], doc.range[2]);
     if (doc.errors.length > 0) {
       if (hasActions) return template;
-      if (!LOOKS_LIKE_MANIFEST.test(source)) { notManifests++; continue; }
+      if (!LOOKS_LIKE_MANIFEST.test(source)) {
+        notManifests++;
+        continue;
+      }
       const e = doc.errors[0];
       const line = e.linePos ? e.linePos[0].line : lineCounter.linePos(e.pos[0]).line;
       const kind = /^kind:\s*["']?([A-Za-z0-9]+)["']?\s*$/m.exec(source)?.[1];
@@ -108,9 +113,13 @@ export function parseManifestText(text: string, file: string): ParsedSource {
     const collectionKey = MAYBE_COLLECTION_KEY.test(source) ? findCollectionKey(doc) : undefined;
     if (collectionKey !== undefined) {
       if (hasActions) return template;
-      problems.push({ file, line: lineCounter.linePos(collectionKey.pos).line,
-        message: `the mapping key ${collectionKey.text} is itself a mapping or a list (an unquoted {{...}}?); ` +
-          'Kubernetes accepts only string keys, so kubectl would refuse this document. Quote it.' });
+      problems.push({
+        file,
+        line: lineCounter.linePos(collectionKey.pos).line,
+        message:
+          `the mapping key ${collectionKey.text} is itself a mapping or a list (an unquoted {{...}}?); ` +
+          'Kubernetes accepts only string keys, so kubectl would refuse this document. Quote it.',
+      });
       continue;
     }
     let js: unknown;
@@ -137,12 +146,16 @@ export function parseManifestText(text: string, file: string): ParsedSource {
       // apimachinery v0.32.4 pkg/apis/meta/v1/unstructured/helpers.go). No apiVersion: its
       // client-side validation refuses it ("apiVersion not set", kubectl v0.32.4
       // pkg/validation/validation.go); whether the server-validated path does was not checked.
-      problems.push({ file, line: lineCounter.linePos(doc.contents.range[0]).line,
-        ...(hasKind ? { kind: String(r!.kind),
-        severity: 'warning' as const } : {}),
-        message: hasKind ? `the document has kind ${String(r!.kind)} but no apiVersion; kubectl's client-side ` +
-          'validation refuses it ("apiVersion not set")' : `the document has apiVersion ${String(r!.apiVersion)} but ` +
-            `no kind; kubectl cannot decode it ("Object 'Kind' is missing")` });
+      problems.push({
+        file,
+        line: lineCounter.linePos(doc.contents.range[0]).line,
+        ...(hasKind ? { kind: String(r!.kind), severity: 'warning' as const } : {}),
+        message: hasKind
+          ? `the document has kind ${String(r!.kind)} but no apiVersion; kubectl's client-side ` +
+            'validation refuses it ("apiVersion not set")'
+          : `the document has apiVersion ${String(r!.apiVersion)} but ` +
+            `no kind; kubectl cannot decode it ("Object 'Kind' is missing")`,
+      });
       continue;
     }
     const locate = (segs: (string | number)[]): number => lineOf(doc, segs, lineCounter);
@@ -173,11 +186,16 @@ function fromFastDocuments(docs: readonly FastDocument[], file: string): ParsedS
       continue;
     }
     if (!hasKind || !hasApi) {
-      problems.push({ file, line: doc.contentLine, ...(hasKind ? { kind: String(r!.kind),
-        severity: 'warning' as const } : {}),
-        message: hasKind ? `the document has kind ${String(r!.kind)} but no apiVersion; kubectl's client-side ` +
-          'validation refuses it ("apiVersion not set")' : `the document has apiVersion ${String(r!.apiVersion)} but ` +
-            `no kind; kubectl cannot decode it ("Object 'Kind' is missing")` });
+      problems.push({
+        file,
+        line: doc.contentLine,
+        ...(hasKind ? { kind: String(r!.kind), severity: 'warning' as const } : {}),
+        message: hasKind
+          ? `the document has kind ${String(r!.kind)} but no apiVersion; kubectl's client-side ` +
+            'validation refuses it ("apiVersion not set")'
+          : `the document has apiVersion ${String(r!.apiVersion)} but ` +
+            `no kind; kubectl cannot decode it ("Object 'Kind' is missing")`,
+      });
       continue;
     }
     expandLists(r!, file, [], (segs) => doc.lineOf(segs), objects);
@@ -196,15 +214,24 @@ function duplicateKeys(doc: YAML.Document, file: string, lc: YAML.LineCounter): 
         const key = YAML.isScalar(pair.key) ? pair.key.value : undefined;
         if (key === undefined || key === '<<') continue;
         const first = seen.get(key);
-        if (!first) { seen.set(key, pair); continue; }
+        if (!first) {
+          seen.set(key, pair);
+          continue;
+        }
         const line = (n: unknown): number => (YAML.isNode(n) && n.range ? lc.linePos(n.range[0]).line : 0);
         const js = (n: unknown): string => JSON.stringify(YAML.isNode(n) ? n.toJSON() : n) ?? 'null';
         const sameValue = js(first.value) === js(pair.value);
         out.push({
-          file, line: line(pair.key), ...(typeof kind === 'string' ? { kind } : {}),
-          message: `the key "${String(key)}" appears twice in one mapping (lines ${line(first.key)} ` +
-            `and ${line(pair.key)})${sameValue ? ', with the same value' : `: ${js(first.value).slice(0, 60)}, ` +
-              `then ${js(pair.value).slice(0, 60)}`}`,
+          file,
+          line: line(pair.key),
+          ...(typeof kind === 'string' ? { kind } : {}),
+          message:
+            `the key "${String(key)}" appears twice in one mapping (lines ${line(first.key)} ` +
+            `and ${line(pair.key)})${
+              sameValue
+                ? ', with the same value'
+                : `: ${js(first.value).slice(0, 60)}, ` + `then ${js(pair.value).slice(0, 60)}`
+            }`,
           duplicateKey: { key: String(key), firstLine: line(first.key), sameValue },
         });
       }
@@ -214,8 +241,13 @@ function duplicateKeys(doc: YAML.Document, file: string, lc: YAML.LineCounter): 
 }
 
 /** Adds an object, or the items of a `kind: List` (nested Lists too), with line lookups into the items. */
-function expandLists(obj: Manifest, file: string, prefix: (string | number)[],
-  locate: (segs: (string | number)[]) => number, out: LintObject[]): void {
+function expandLists(
+  obj: Manifest,
+  file: string,
+  prefix: (string | number)[],
+  locate: (segs: (string | number)[]) => number,
+  out: LintObject[],
+): void {
   if (obj.kind === 'List' && Array.isArray(obj.items)) {
     obj.items.forEach((item, i) => {
       if (isManifest(item)) expandLists(item, file, [...prefix, 'items', i], locate, out);

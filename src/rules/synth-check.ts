@@ -6,8 +6,10 @@ import { Finding } from './types';
  * Runs the lint rules on in-memory manifest objects (e.g. what a chart synthesizes). Lines are 0
  * and the file is `<synth>` unless given. Non-objects (and objects without `kind`) are ignored.
  */
-export function lintObjects(objects: readonly unknown[],
-  opts: LintOptions & { readonly file?: string } = {}): Finding[] {
+export function lintObjects(
+  objects: readonly unknown[],
+  opts: LintOptions & { readonly file?: string } = {},
+): Finding[] {
   const lintable = objects.filter(isManifest).map((o) => memoryObject(o, opts.file));
   return lintParsed(lintable, [], opts).findings;
 }
@@ -25,10 +27,13 @@ export function assertSafe(objects: readonly unknown[], opts: LintOptions = {}):
   const blocking = blockingFindings(lintObjects(objects, opts));
   if (blocking.length === 0) return;
   const lines = blocking.map((f) => {
-    const values = Object.entries(f.values).map(([k, v]) => `${k}=${String(v)}`).join(', ');
+    const values = Object.entries(f.values)
+      .map(([k, v]) => `${k}=${String(v)}`)
+      .join(', ');
     return `- ${f.ruleId} ${f.object} ${f.path}: ${f.message}${values ? ` [${values}]` : ''}\n  fix: ${f.fix}`;
   });
   throw new Error(
     `rollwise: ${blocking.length} unsafe value(s) in the synthesized manifests (override the value with a reason, or ` +
-      `fix it):\n${lines.join('\n')}`);
+      `fix it):\n${lines.join('\n')}`,
+  );
 }

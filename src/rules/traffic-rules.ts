@@ -7,14 +7,18 @@ import { LintObject, memoryObject } from './source';
 const ENVOY_DEFAULT_IDLE_SECONDS = 3600;
 
 /** What RW501 and RW502 rest on. */
-const KEEPALIVE_UPSTREAM = 'Envoy Gateway keeps idle upstream connections for its default 1 hour unless a ' +
+const KEEPALIVE_UPSTREAM =
+  'Envoy Gateway keeps idle upstream connections for its default 1 hour unless a ' +
   'BackendTrafficPolicy sets spec.timeout.http.connectionIdleTimeout (envoyproxy/gateway v1.9.0 ' +
   'api/v1alpha1/timeout_types.go HTTPTimeout.ConnectionIdleTimeout, "Default: 1 hour"); an app server closes an idle ' +
   'connection after its own keep-alive (uvicorn 5 s: encode/uvicorn 0.35.0 uvicorn/main.py --timeout-keep-alive ' +
   'default 5). When the app closes first, a request the proxy writes onto the closing connection gets no response ' +
   'and the proxy answers 503 with response flag UC.';
 
-interface PolicyTarget { readonly kind: string; readonly name: string }
+interface PolicyTarget {
+  readonly kind: string;
+  readonly name: string;
+}
 
 /** A BackendTrafficPolicy's targets (`targetRefs`, and the deprecated singular `targetRef`). */
 const targetsCache = new WeakMap<LintObject, PolicyTarget[]>();
@@ -70,8 +74,12 @@ function computeIdle(route: LintObject, ctx: RuleContext): EffectiveIdle {
   const withIdle = onRoute.find((p) => idleTimeout(p) !== undefined);
   if (withIdle) {
     const t = idleTimeout(withIdle)!;
-    return { policy: withIdle, seconds: t.seconds, raw: t.raw, how:
-      `${withIdle.ref} spec.timeout.http.connectionIdleTimeout ${t.raw}` };
+    return {
+      policy: withIdle,
+      seconds: t.seconds,
+      raw: t.raw,
+      how: `${withIdle.ref} spec.timeout.http.connectionIdleTimeout ${t.raw}`,
+    };
   }
   const merges = onRoute.length === 0 || onRoute.some((p) => typeof rec(p.obj.spec)?.mergeType === 'string');
   if (merges) {
@@ -84,20 +92,31 @@ function computeIdle(route: LintObject, ctx: RuleContext): EffectiveIdle {
         if (ctx.index.scopes.namespaceOf(p) !== ns) continue;
         const t = idleTimeout(p);
         if (t && policyTargets(p).some((x) => x.kind === 'Gateway' && x.name === pr.name)) {
-          return { policy: p, seconds: t.seconds, raw: t.raw, how:
-            `Gateway-level ${p.ref} spec.timeout.http.connectionIdleTimeout ${t.raw}` };
+          return {
+            policy: p,
+            seconds: t.seconds,
+            raw: t.raw,
+            how: `Gateway-level ${p.ref} spec.timeout.http.connectionIdleTimeout ${t.raw}`,
+          };
         }
       }
     }
   }
-  const elsewhere = onRoute.length === 0
-    ? ctx.index.scopes.outOfScope(route, 'BackendTrafficPolicy').filter((p) => targetsRoute(p, route)) : [];
-  const why = onRoute.length > 0
-    ? `${onRoute.map((p) => p.ref).join(', ')} targets the route without connectionIdleTimeout (and without ` +
-      'mergeType it replaces any Gateway-level policy)'
-    : 'no BackendTrafficPolicy targets the route or its Gateway with connectionIdleTimeout';
-  return { seconds: ENVOY_DEFAULT_IDLE_SECONDS, raw: '1h (Envoy default)', how: why,
-    ...(elsewhere.length ? { unsure: elsewhere } : {}) };
+  const elsewhere =
+    onRoute.length === 0
+      ? ctx.index.scopes.outOfScope(route, 'BackendTrafficPolicy').filter((p) => targetsRoute(p, route))
+      : [];
+  const why =
+    onRoute.length > 0
+      ? `${onRoute.map((p) => p.ref).join(', ')} targets the route without connectionIdleTimeout (and without ` +
+        'mergeType it replaces any Gateway-level policy)'
+      : 'no BackendTrafficPolicy targets the route or its Gateway with connectionIdleTimeout';
+  return {
+    seconds: ENVOY_DEFAULT_IDLE_SECONDS,
+    raw: '1h (Envoy default)',
+    how: why,
+    ...(elsewhere.length ? { unsure: elsewhere } : {}),
+  };
 }
 
 type KeepAlive =
@@ -108,11 +127,19 @@ type KeepAlive =
  * The app keep-alive behind a backend Service: declared on the Service or by option, else declared
  * on (or read from the command line of) the workloads the Service selects in its scope.
  */
-function keepAliveOf(route: LintObject, ns: string | undefined, service: string,
-  ctx: RuleContext): KeepAlive | undefined {
+function keepAliveOf(
+  route: LintObject,
+  ns: string | undefined,
+  service: string,
+  ctx: RuleContext,
+): KeepAlive | undefined {
   const r = ctx.index.scopes.resolve(route, 'Service', service, ns);
-  if ('ambiguous' in r) return { ambiguous: `${r.ambiguous.length} Services named ${service} are deployed ` +
-    `with ${route.ref} (${describeObjects(r.ambiguous)})` };
+  if ('ambiguous' in r)
+    return {
+      ambiguous:
+        `${r.ambiguous.length} Services named ${service} are deployed ` +
+        `with ${route.ref} (${describeObjects(r.ambiguous)})`,
+    };
   const found = 'found' in r ? r.found : undefined;
   const svc = found ?? memoryObject({ kind: 'Service', metadata: { name: service, namespace: ns } });
   const own = ctx.facts.number(svc, 'appKeepAliveSeconds', true);
@@ -123,14 +150,20 @@ function keepAliveOf(route: LintObject, ns: string | undefined, service: string,
   for (const w of WORKLOAD_KINDS.flatMap((k) => ctx.index.scopes.inScope(found, k))) {
     if (!serviceSelects(found.obj, podLabels(w))) continue;
     const f = ctx.facts.number(w, 'appKeepAliveSeconds', true);
-    if (f.ok) { values.push({ value: f.value, source: f.source, w }); continue; }
+    if (f.ok) {
+      values.push({ value: f.value, source: f.source, w });
+      continue;
+    }
     const read = workloadKeepAlive(w);
     if (read) values.push({ value: read.seconds, source: `read from the manifest: ${read.source}`, w });
   }
   if (values.length === 0) return undefined;
   if (values.some((v) => v.value !== values[0].value)) {
-    return { ambiguous: `Service/${service} selects workloads with different keep-alives ` +
-      `(${values.map((v) => `${v.w.ref}: ${v.value}`).join(', ')})` };
+    return {
+      ambiguous:
+        `Service/${service} selects workloads with different keep-alives ` +
+        `(${values.map((v) => `${v.w.ref}: ${v.value}`).join(', ')})`,
+    };
   }
   return { value: values[0].value, source: values[0].source };
 }
@@ -143,8 +176,12 @@ function backends(route: LintObject): { ns: string | undefined; explicitNs: bool
       const ref = rec(b);
       if (!ref || typeof ref.name !== 'string') return;
       if ((ref.kind ?? 'Service') !== 'Service' || (ref.group ?? '') !== '') return;
-      out.push({ ns: str(ref.namespace) ?? route.namespace, explicitNs: str(ref.namespace) !== undefined,
-        name: ref.name, path: `spec.rules[${i}].backendRefs[${j}]` });
+      out.push({
+        ns: str(ref.namespace) ?? route.namespace,
+        explicitNs: str(ref.namespace) !== undefined,
+        name: ref.name,
+        path: `spec.rules[${i}].backendRefs[${j}]`,
+      });
     });
   });
   return out;
@@ -166,9 +203,14 @@ function checkRoute(route: LintObject, ctx: RuleContext, which: 'RW501' | 'RW502
     if (!ka) continue;
     declared++;
     if ('ambiguous' in ka) {
-      if (which === 'RW502') ctx.report(route, b.path,
-        `${ka.ambiguous}: the keep-alive race is not checked for this backend.`,
-        { backend: `Service/${b.name}` }, 'info');
+      if (which === 'RW502')
+        ctx.report(
+          route,
+          b.path,
+          `${ka.ambiguous}: the keep-alive race is not checked for this backend.`,
+          { backend: `Service/${b.name}` },
+          'info',
+        );
       continue;
     }
     if (ka.invalid !== undefined) {
@@ -181,30 +223,46 @@ function checkRoute(route: LintObject, ctx: RuleContext, which: 'RW501' | 'RW502
     if (ka.value === 'none' || ka.value === 'unlimited') continue;
     const idle = effectiveIdle(route, ctx);
     if (idle.seconds < ka.value) continue;
-    const values = { connectionIdleTimeoutSeconds: idle.seconds, appKeepAliveSeconds: ka.value, backend:
-      `Service/${b.name}` };
+    const values = {
+      connectionIdleTimeoutSeconds: idle.seconds,
+      appKeepAliveSeconds: ka.value,
+      backend: `Service/${b.name}`,
+    };
     if (which === 'RW501' && idle.policy) {
-      ctx.report(idle.policy, 'spec.timeout.http.connectionIdleTimeout',
+      ctx.report(
+        idle.policy,
+        'spec.timeout.http.connectionIdleTimeout',
         `connectionIdleTimeout ${idle.raw} (${secs(idle.seconds)}) is not below the app keep-alive ${secs(ka.value)} ` +
           `of Service/${b.name} behind ${route.ref} (${ka.source}).`,
-        values);
+        values,
+      );
     } else if (which === 'RW502' && !idle.policy && idle.unsure) {
-      ctx.report(route, b.path,
+      ctx.report(
+        route,
+        b.path,
         `backend Service/${b.name} has an app keep-alive of ${secs(ka.value)} (${ka.source}); no policy deployed ` +
           `with the route sets an idle timeout, but ${describeObjects(idle.unsure)} from another application's ` +
           'folder targets a route of this name: not checked.',
-        values, 'info');
+        values,
+        'info',
+      );
     } else if (which === 'RW502' && !idle.policy) {
-      ctx.report(route, b.path,
+      ctx.report(
+        route,
+        b.path,
         `backend Service/${b.name} has an app keep-alive of ${secs(ka.value)} (${ka.source}) but ${idle.how}, so ` +
           'Envoy keeps idle upstream connections for 1 h.',
-        values);
+        values,
+      );
     }
   }
   if (declared === 0 && bs.length > 0 && which === 'RW501') {
-    ctx.skip(route, 'appKeepAliveSeconds',
+    ctx.skip(
+      route,
+      'appKeepAliveSeconds',
       `no app keep-alive declared for backend(s) ${[...seen].map((s) => `Service/${s.split('/').pop()}`).join(', ')} ` +
-        `of ${route.ref}, and none could be read from the command line of the workloads they select`);
+        `of ${route.ref}, and none could be read from the command line of the workloads they select`,
+    );
   }
 }
 
@@ -214,12 +272,14 @@ export const TRAFFIC_RULES: readonly RuleDefinition[] = [
     severity: 'error',
     title: "Proxy connectionIdleTimeout is not below the application's declared keep-alive",
     kinds: ['HTTPRoute'],
-    mechanism: 'Each end closes idle connections on its own clock; when the app closes first, the proxy now and then ' +
+    mechanism:
+      'Each end closes idle connections on its own clock; when the app closes first, the proxy now and then ' +
       'writes a request onto a connection being closed and answers 503 UC (upstream_reset_before_response_started).',
     fieldNotes: 'docs/mechanisms.md#keep-alive-race, #response-flags',
-    fix: "Set the BackendTrafficPolicy's spec.timeout.http.connectionIdleTimeout below the app keep-alive (e.g. 3s " +
+    fix:
+      "Set the BackendTrafficPolicy's spec.timeout.http.connectionIdleTimeout below the app keep-alive (e.g. 3s " +
       "under uvicorn's 5 s), attached to the service's HTTPRoute; do not raise the app keep-alive to the proxy's " +
-      "hour.",
+      'hour.',
     facts: ['appKeepAliveSeconds'],
     upstream: KEEPALIVE_UPSTREAM,
     check: (o, ctx) => checkRoute(o, ctx, 'RW501'),
@@ -229,11 +289,13 @@ export const TRAFFIC_RULES: readonly RuleDefinition[] = [
     severity: 'error',
     title: 'Route to a backend with a declared keep-alive, but no idle-timeout policy applies',
     kinds: ['HTTPRoute'],
-    mechanism: "Without a BackendTrafficPolicy connectionIdleTimeout, Envoy keeps upstream connections idle for " +
+    mechanism:
+      'Without a BackendTrafficPolicy connectionIdleTimeout, Envoy keeps upstream connections idle for ' +
       "about an hour, far above any app server's keep-alive (uvicorn 5 s): the app always closes first and the " +
-      "keep-alive race produces 503 UC.",
+      'keep-alive race produces 503 UC.',
     fieldNotes: 'docs/mechanisms.md#keep-alive-race',
-    fix: 'Add a BackendTrafficPolicy targeting this HTTPRoute (targetRefs kind HTTPRoute, mergeType StrategicMerge ' +
+    fix:
+      'Add a BackendTrafficPolicy targeting this HTTPRoute (targetRefs kind HTTPRoute, mergeType StrategicMerge ' +
       'to keep Gateway-level settings) with spec.timeout.http.connectionIdleTimeout below the app keep-alive.',
     facts: ['appKeepAliveSeconds'],
     upstream: KEEPALIVE_UPSTREAM,
@@ -244,13 +306,14 @@ export const TRAFFIC_RULES: readonly RuleDefinition[] = [
     severity: 'warning',
     title: 'BackendTrafficPolicy with timeouts attached to a Gateway',
     kinds: ['BackendTrafficPolicy'],
-    mechanism: "A Gateway-level timeout changes every upstream behind the shared Gateway (Grafana, Argo CD, other " +
+    mechanism:
+      'A Gateway-level timeout changes every upstream behind the shared Gateway (Grafana, Argo CD, other ' +
       "teams' services), each with its own keep-alive; the idle timeout must be read together with one app's " +
       "keep-alive. Still reported when the Gateway-wide idle timeout is below Envoy's 1 h default: that narrows the " +
-      "race for every upstream but closes it only for apps whose keep-alive is longer, and common defaults are " +
-      "shorter than the values such policies set (15 s on bjw-s-labs/home-ops, judged noise on held-out set 7, is " +
+      'race for every upstream but closes it only for apps whose keep-alive is longer, and common defaults are ' +
+      'shorter than the values such policies set (15 s on bjw-s-labs/home-ops, judged noise on held-out set 7, is ' +
       "above uvicorn's and Node.js's 5 s and gunicorn's 2 s, docs/mechanisms.md#keep-alive-race), so the per-route " +
-      "policy is still what makes one app safe.",
+      'policy is still what makes one app safe.',
     fieldNotes: 'docs/mechanisms.md#keep-alive-race',
     fix: "Attach the timeout policy to the service's HTTPRoute (targetRefs kind HTTPRoute) instead of the Gateway.",
     facts: [],
@@ -259,13 +322,20 @@ export const TRAFFIC_RULES: readonly RuleDefinition[] = [
       if (!timeout) return;
       const spec = rec(o.obj.spec) ?? {};
       const gateways = [
-        ...policyTargets(o).filter((t) => t.kind === 'Gateway').map((t) => t.name),
-        ...arr(spec.targetSelectors).filter((s) => rec(s)?.kind === 'Gateway').map(() => '(selected by labels)'),
+        ...policyTargets(o)
+          .filter((t) => t.kind === 'Gateway')
+          .map((t) => t.name),
+        ...arr(spec.targetSelectors)
+          .filter((s) => rec(s)?.kind === 'Gateway')
+          .map(() => '(selected by labels)'),
       ];
       if (gateways.length === 0) return;
-      ctx.report(o, 'spec.timeout',
+      ctx.report(
+        o,
+        'spec.timeout',
         `timeouts ${JSON.stringify(timeout)} apply to every route of Gateway ${gateways.join(', ')}.`,
-        { gateways: gateways.join(','), timeout: JSON.stringify(timeout) });
+        { gateways: gateways.join(','), timeout: JSON.stringify(timeout) },
+      );
     },
   },
 ];

@@ -29,8 +29,11 @@ export interface RollwiseValidationViolation {
   readonly ruleName: string;
   readonly recommendation: string;
   readonly fix: string;
-  readonly violatingResources: readonly { readonly resourceName: string; readonly locations: readonly string[];
-    readonly manifestPath: string }[];
+  readonly violatingResources: readonly {
+    readonly resourceName: string;
+    readonly locations: readonly string[];
+    readonly manifestPath: string;
+  }[];
 }
 
 /** `properties` of the validation in cdk8s.yaml. */
@@ -66,9 +69,12 @@ export class RollwiseValidation {
     this.failOn = props.failOn ?? 'error';
     this.reportOn = props.reportOn ?? 'warning';
     this.facts = props.facts ?? {};
-    for (const [k, v] of [['failOn', this.failOn], ['reportOn', this.reportOn]] as const) {
-      if (!(v in SEVERITY_RANK)) throw new Error(
-        `rollwise validation: properties.${k} = ${String(v)}: expected error, warning or info`);
+    for (const [k, v] of [
+      ['failOn', this.failOn],
+      ['reportOn', this.reportOn],
+    ] as const) {
+      if (!(v in SEVERITY_RANK))
+        throw new Error(`rollwise validation: properties.${k} = ${String(v)}: expected error, warning or info`);
     }
   }
 
@@ -91,11 +97,18 @@ export class RollwiseValidation {
         ruleName: `${f.ruleId} (${f.severity})`,
         recommendation: `${f.object} ${f.path}: ${f.message} Why: ${f.mechanism}`,
         fix: f.fix,
-        violatingResources: [{ resourceName: f.name, manifestPath: f.file,
-          locations: [f.line > 0 ? `${f.path} (line ${f.line})` : f.path] }],
+        violatingResources: [
+          {
+            resourceName: f.name,
+            manifestPath: f.file,
+            locations: [f.line > 0 ? `${f.path} (line ${f.line})` : f.path],
+          },
+        ],
       });
     }
-    context.report.submit(failed ? 'failure' : 'success',
-      { objects: String(result.objects), findings: String(reported) });
+    context.report.submit(failed ? 'failure' : 'success', {
+      objects: String(result.objects),
+      findings: String(reported),
+    });
   }
 }

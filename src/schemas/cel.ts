@@ -51,8 +51,29 @@ export function compileRule(rule: string, message: string | undefined): Compiled
 const ESCAPED = new Map<string, string>();
 const NOT_ACCESSIBLE = '\u0000';
 
-const RESERVED = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function',
-  'if', 'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while']);
+const RESERVED = new Set([
+  'true',
+  'false',
+  'null',
+  'in',
+  'as',
+  'break',
+  'const',
+  'continue',
+  'else',
+  'for',
+  'function',
+  'if',
+  'import',
+  'let',
+  'loop',
+  'package',
+  'namespace',
+  'return',
+  'var',
+  'void',
+  'while',
+]);
 
 /**
  * A property name as CEL rules see it (k8s.io/apiserver pkg/cel/escaping.go, v0.33.0): reserved
@@ -75,6 +96,7 @@ function escapeUncached(name: string): string | undefined {
   if (name === '' || /^[0-9]/.test(name)) return undefined;
   if (RESERVED.has(name)) return `__${name}__`;
   if (/[^A-Za-z0-9_./-]/.test(name)) return undefined;
-  return name.replace(/__|[-./]/g,
-    (m) => (m === '__' ? '__underscores__' : m === '.' ? '__dot__' : m === '-' ? '__dash__' : '__slash__'));
+  return name.replace(/__|[-./]/g, (m) =>
+    m === '__' ? '__underscores__' : m === '.' ? '__dot__' : m === '-' ? '__dash__' : '__slash__',
+  );
 }

@@ -75,7 +75,10 @@ export class ClusterValidator {
   private readonly crdOrigins = new Map<string, string>();
   private readonly kinds = new Map<string, ReturnType<SchemaCompiler['compile']> | null>();
 
-  private constructor(public readonly dir: string, public readonly version: KubernetesVersion) {}
+  private constructor(
+    public readonly dir: string,
+    public readonly version: KubernetesVersion,
+  ) {}
 
   /** Whether schema and CEL checks run (a schema folder was found). */
   public get hasSchemas(): boolean {
@@ -84,15 +87,19 @@ export class ClusterValidator {
 
   private load(): void {
     if (this.k8s || !this.hasSchemas) return;
-    const defs = JSON.parse(fs.readFileSync(path.join(this.dir, 'schemas', this.version.schemaFile),
-      'utf8')) as { definitions: Record<string, Json> };
+    const defs = JSON.parse(fs.readFileSync(path.join(this.dir, 'schemas', this.version.schemaFile), 'utf8')) as {
+      definitions: Record<string, Json>;
+    };
     this.k8s = new SchemaCompiler(defs.definitions);
     // built-in kinds by the group, version and kind each definition declares (CustomResourceDefinition
     // is io.k8s.apiextensions-apiserver..., not io.k8s.api...)
     this.gvk = new Map();
     for (const [name, d] of Object.entries(defs.definitions)) {
-      for (const g of (d['x-kubernetes-group-version-kind'] ?? []) as { group: string; version: string;
-        kind: string }[]) {
+      for (const g of (d['x-kubernetes-group-version-kind'] ?? []) as {
+        group: string;
+        version: string;
+        kind: string;
+      }[]) {
         this.gvk.set(`${g.group}/${g.version}/${g.kind}`, name);
       }
     }
@@ -102,7 +109,10 @@ export class ClusterValidator {
     this.crdFiles = new Map();
     // Parsing YAML is most of the load time, so each CRD file is parsed when its kind is first
     // met; the group and kind are read from the text (the `spec.group` and `spec.names.kind` lines).
-    for (const f of fs.readdirSync(path.join(this.dir, 'crds')).filter((x) => x.endsWith('.yaml')).sort()) {
+    for (const f of fs
+      .readdirSync(path.join(this.dir, 'crds'))
+      .filter((x) => x.endsWith('.yaml'))
+      .sort()) {
       const file = path.join(this.dir, 'crds', f);
       const text = fs.readFileSync(file, 'utf8');
       const group = /^ {2}group: ['"]?([^'"\s]+)/m.exec(text)?.[1];
@@ -119,13 +129,20 @@ export class ClusterValidator {
     const text = fs.readFileSync(file, 'utf8');
     // the fast reader gives what YAML.parse gives (src/rules/fast-yaml.ts), several times faster
     const docs = readDocuments(text, '1.2');
-    const crd = (docs?.length === 1 ? docs[0].value : YAML.parse(text)) as { spec: { group: string; scope?: string;
-      names: { kind: string }; versions: { name: string; schema?: { openAPIV3Schema: Json } }[] } };
+    const crd = (docs?.length === 1 ? docs[0].value : YAML.parse(text)) as {
+      spec: {
+        group: string;
+        scope?: string;
+        names: { kind: string };
+        versions: { name: string; schema?: { openAPIV3Schema: Json } }[];
+      };
+    };
     this.crdScopes!.set(`${crd.spec.group}/${crd.spec.names.kind}`, crd.spec.scope !== 'Cluster');
-    if (!this.crdOrigins.has(`${crd.spec.group}/${crd.spec.names.kind}`)) this.crdOrigins.set(
-      `${crd.spec.group}/${crd.spec.names.kind}`, `crds/${path.basename(file)}`);
-    for (const v of crd.spec.versions) if (v.schema) this.crdSchemas!.set(
-      `${crd.spec.group}/${v.name}/${crd.spec.names.kind}`, v.schema.openAPIV3Schema);
+    if (!this.crdOrigins.has(`${crd.spec.group}/${crd.spec.names.kind}`))
+      this.crdOrigins.set(`${crd.spec.group}/${crd.spec.names.kind}`, `crds/${path.basename(file)}`);
+    for (const v of crd.spec.versions)
+      if (v.schema)
+        this.crdSchemas!.set(`${crd.spec.group}/${v.name}/${crd.spec.names.kind}`, v.schema.openAPIV3Schema);
   }
 
   private nodeFor(apiVersion: string, kind: string): ReturnType<SchemaCompiler['compile']> | null {
@@ -142,8 +159,10 @@ export class ClusterValidator {
     const crd = this.crdSchemas!.get(`${group}/${version}/${kind}`);
     if (crd) {
       // CRD schemas declare metadata as a bare object; the API server checks it as ObjectMeta.
-      const props = { ...(crd.properties as Json), metadata: { $ref:
-        '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' } };
+      const props = {
+        ...(crd.properties as Json),
+        metadata: { $ref: '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
+      };
       node = this.crdCompiler!.compile({ ...crd, properties: props });
     } else {
       const name = this.gvk!.get(`${group}/${version}/${kind}`);
@@ -181,13 +200,20 @@ export class ClusterValidator {
   public check(obj: unknown, pass: Pass = new Pass()): ClusterProblem[] {
     const o = obj as Json;
     const meta = (o && typeof o.metadata === 'object' ? o.metadata : {}) as Json;
-    const ref = `${String(o?.kind ?? '?')}/${meta.namespace ? `${String(meta.namespace)}/`
-      : ''}${String(meta.name ?? '?')}`;
+    const ref = `${String(o?.kind ?? '?')}/${
+      meta.namespace ? `${String(meta.namespace)}/` : ''
+    }${String(meta.name ?? '?')}`;
     const out: ClusterProblem[] = [];
     // an empty apiVersion or kind is no kind either: kubectl and Argo CD refuse the document ("Object 'Kind' is
     // missing")
-    if (!o || typeof o !== 'object' || typeof o.apiVersion !== 'string' || typeof o.kind !== 'string' ||
-      o.apiVersion === '' || o.kind === '') {
+    if (
+      !o ||
+      typeof o !== 'object' ||
+      typeof o.apiVersion !== 'string' ||
+      typeof o.kind !== 'string' ||
+      o.apiVersion === '' ||
+      o.kind === ''
+    ) {
       return [{ object: ref, path: '/', message: 'has no apiVersion and kind', source: 'schema' }];
     }
     if (this.hasSchemas) {
@@ -205,17 +231,29 @@ export class ClusterValidator {
           // pkg/registry/apps/statefulset/strategy.go PrepareForCreate, read in the code index's
           // copies; the other strategies do the same), so a field its definition requires
           // (StatefulSetStatus.replicas under `status: {}`) is never missing.
-          if (p.message === 'is required' &&
-            (defaulted?.has(p.path) || (builtin && p.path.startsWith('/status/')))) continue;
-          out.push({ object: ref, path: p.path || '/', message: p.message, source: p.source,
-            ...(p.value !== undefined ? { value: p.value } : {}) });
+          if (p.message === 'is required' && (defaulted?.has(p.path) || (builtin && p.path.startsWith('/status/'))))
+            continue;
+          out.push({
+            object: ref,
+            path: p.path || '/',
+            message: p.message,
+            source: p.source,
+            ...(p.value !== undefined ? { value: p.value } : {}),
+          });
         }
       }
     }
-    const namespaced = BUILTIN_GROUPS.has(groupOf(o.apiVersion)) ? undefined : this.crdScopes?.get(
-      `${groupOf(o.apiVersion)}/${o.kind}`);
-    for (const p of builtinProblems(o, this.version, { namespaced })) out.push({ object: ref, path: p.path,
-      message: p.message, source: 'builtin', ...(p.value !== undefined ? { value: p.value } : {}) });
+    const namespaced = BUILTIN_GROUPS.has(groupOf(o.apiVersion))
+      ? undefined
+      : this.crdScopes?.get(`${groupOf(o.apiVersion)}/${o.kind}`);
+    for (const p of builtinProblems(o, this.version, { namespaced }))
+      out.push({
+        object: ref,
+        path: p.path,
+        message: p.message,
+        source: 'builtin',
+        ...(p.value !== undefined ? { value: p.value } : {}),
+      });
     return out;
   }
 }
@@ -223,8 +261,8 @@ export class ClusterValidator {
 /** The schema folder, or undefined when none of the candidates holds the pinned files. */
 export function findSchemaDir(version: KubernetesVersion = KubernetesVersion.V1_28): string | undefined {
   for (const dir of schemaDirCandidates()) {
-    if (fs.existsSync(path.join(dir, 'schemas', version.schemaFile)) && fs.existsSync(path.join(dir,
-      'crds'))) return dir;
+    if (fs.existsSync(path.join(dir, 'schemas', version.schemaFile)) && fs.existsSync(path.join(dir, 'crds')))
+      return dir;
   }
   return undefined;
 }

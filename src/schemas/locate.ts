@@ -17,13 +17,19 @@ export function schemaDirCandidates(): string[] {
   const root = packageRoot();
   // An installed package lives in the user's node_modules: the project's own .schemas/ (the
   // folder the synth runs in) is looked at too.
-  return [process.env.ROLLWISE_SCHEMA_DIR, path.resolve(root, '..', 'shared'), path.join(root, '.schemas'),
-    path.join(process.cwd(), '.schemas')]
-    .filter((d): d is string => !!d).filter((d, i, all) => all.indexOf(d) === i);
+  return [
+    process.env.ROLLWISE_SCHEMA_DIR,
+    path.resolve(root, '..', 'shared'),
+    path.join(root, '.schemas'),
+    path.join(process.cwd(), '.schemas'),
+  ]
+    .filter((d): d is string => !!d)
+    .filter((d, i, all) => all.indexOf(d) === i);
 }
 
 /** How to get the pinned schemas, in a project that installed rollwise as in its repository. */
-export const SCHEMA_FIX = 'run `npx rollwise schemas fetch` in the project (it downloads the pinned files into ' +
+export const SCHEMA_FIX =
+  'run `npx rollwise schemas fetch` in the project (it downloads the pinned files into ' +
   '.schemas/ there and needs network; offline: --from <a .schemas/ folder fetched elsewhere>), or set ' +
   'ROLLWISE_SCHEMA_DIR to a folder with the pinned crds/ and schemas/';
 

@@ -15,8 +15,10 @@ export interface PinnedFile {
 
 const gh = 'https://raw.githubusercontent.com';
 const rollouts = (name: string) => `${gh}/argoproj/argo-rollouts/v1.9.1/manifests/crds/${name}-crd.yaml`;
-const gateway = (plural: string) => `${gh}/kubernetes-sigs/gateway-api/v1.6.1/config/crd/standard/gateway.networking.k8s.io_${plural}.yaml`;
-const promop = (plural: string) => `${gh}/prometheus-operator/prometheus-operator/v0.93.0/example/prometheus-operator-crd/monitoring.coreos.com_${plural}.yaml`;
+const gateway = (plural: string) =>
+  `${gh}/kubernetes-sigs/gateway-api/v1.6.1/config/crd/standard/gateway.networking.k8s.io_${plural}.yaml`;
+const promop = (plural: string) =>
+  `${gh}/prometheus-operator/prometheus-operator/v0.93.0/example/prometheus-operator-crd/monitoring.coreos.com_${plural}.yaml`;
 
 export const PINNED: readonly PinnedFile[] = [
   { file: 'crds/argo-rollouts-rollout.yaml', url: rollouts('rollout') },
@@ -26,17 +28,23 @@ export const PINNED: readonly PinnedFile[] = [
   { file: 'crds/argo-rollouts-experiment.yaml', url: rollouts('experiment') },
   { file: 'crds/gateway-api-httproutes.yaml', url: gateway('httproutes') },
   { file: 'crds/gateway-api-gateways.yaml', url: gateway('gateways') },
-  { file: 'crds/envoy-gateway-backendtrafficpolicies.yaml', url:
-    `${gh}/envoyproxy/gateway/v1.9.0/charts/gateway-helm/charts/crds/crds/generated/gateway.envoyproxy.io_backendtrafficpolicies.yaml` },
+  {
+    file: 'crds/envoy-gateway-backendtrafficpolicies.yaml',
+    url: `${gh}/envoyproxy/gateway/v1.9.0/charts/gateway-helm/charts/crds/crds/generated/gateway.envoyproxy.io_backendtrafficpolicies.yaml`,
+  },
   { file: 'crds/prometheus-operator-prometheusrules.yaml', url: promop('prometheusrules') },
   { file: 'crds/prometheus-operator-servicemonitors.yaml', url: promop('servicemonitors') },
   { file: 'crds/prometheus-operator-podmonitors.yaml', url: promop('podmonitors') },
   { file: 'crds/argo-cd-application.yaml', url: `${gh}/argoproj/argo-cd/v3.5.1/manifests/crds/application-crd.yaml` },
-  { file: 'schemas/k8s-v1.28.0-definitions.json',
-    url: `${gh}/cdk8s-team/cdk8s/master/kubernetes-schemas/v1.28.0/_definitions.json` },
+  {
+    file: 'schemas/k8s-v1.28.0-definitions.json',
+    url: `${gh}/cdk8s-team/cdk8s/master/kubernetes-schemas/v1.28.0/_definitions.json`,
+  },
   // platform.kubernetesVersion V1_33 (src/decisions/kubernetes-version.ts) validates against it.
-  { file: 'schemas/k8s-v1.33.0-definitions.json',
-    url: `${gh}/cdk8s-team/cdk8s/master/kubernetes-schemas/v1.33.0/_definitions.json` },
+  {
+    file: 'schemas/k8s-v1.33.0-definitions.json',
+    url: `${gh}/cdk8s-team/cdk8s/master/kubernetes-schemas/v1.33.0/_definitions.json`,
+  },
 ];
 
 /**
@@ -84,10 +92,12 @@ function checkContent(file: string, data: Buffer, source: string): void {
   } catch {
     ok = false;
   }
-  if (!ok) throw new SchemaFetchError(
-    `${source} is ` +
-      `not ${file.endsWith('.json') ? 'the Kubernetes OpenAPI definitions' : 'a CustomResourceDefinition'} ` +
-      `(${data.length} bytes starting ${JSON.stringify(text.slice(0, 60))}); nothing was written.`);
+  if (!ok)
+    throw new SchemaFetchError(
+      `${source} is ` +
+        `not ${file.endsWith('.json') ? 'the Kubernetes OpenAPI definitions' : 'a CustomResourceDefinition'} ` +
+        `(${data.length} bytes starting ${JSON.stringify(text.slice(0, 60))}); nothing was written.`,
+    );
 }
 
 /** The cause of a failed fetch(), e.g. "getaddrinfo ENOTFOUND raw.githubusercontent.com". */
@@ -110,9 +120,11 @@ export async function fetchPinnedSchemas(dir: string, opts: FetchSchemasOptions 
     const source = from === undefined ? url : local ? path.join(from, file) : `${from.replace(/\/+$/, '')}/${file}`;
     let data: Buffer;
     if (local) {
-      if (!fs.existsSync(source)) throw new SchemaFetchError(
-        `${source} does not exist: --from must be a folder with crds/ and schemas/ as \`rollwise schemas fetch\` ` +
-          `writes them (e.g. another project's .schemas/); nothing was written.`);
+      if (!fs.existsSync(source))
+        throw new SchemaFetchError(
+          `${source} does not exist: --from must be a folder with crds/ and schemas/ as \`rollwise schemas fetch\` ` +
+            `writes them (e.g. another project's .schemas/); nothing was written.`,
+        );
       data = fs.readFileSync(source);
     } else {
       let res: Response;
@@ -123,10 +135,13 @@ export async function fetchPinnedSchemas(dir: string, opts: FetchSchemasOptions 
           `could not download ${file} from ${source}: ${causeOf(e)}. \`rollwise schemas fetch\` downloads the pinned ` +
             `files from ${from ?? 'raw.githubusercontent.com'} and needs network access to it (Node's fetch does not ` +
             'use HTTPS_PROXY). Offline, copy a .schemas/ folder fetched elsewhere with --from <folder>, or set ' +
-            'ROLLWISE_SCHEMA_DIR to it; nothing was written.');
+            'ROLLWISE_SCHEMA_DIR to it; nothing was written.',
+        );
       }
-      if (!res.ok) throw new SchemaFetchError(
-        `could not download ${file}: ${source} answered HTTP ${res.status}; nothing was written.`);
+      if (!res.ok)
+        throw new SchemaFetchError(
+          `could not download ${file}: ${source} answered HTTP ${res.status}; nothing was written.`,
+        );
       data = Buffer.from(await res.arrayBuffer());
     }
     checkContent(file, data, source);

@@ -81,7 +81,7 @@ function kindOf(v: unknown): string {
 }
 
 function describe(v: unknown): string {
-  const s = typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v) ?? String(v);
+  const s = typeof v === 'string' ? JSON.stringify(v) : (JSON.stringify(v) ?? String(v));
   return s.length > 60 ? `${s.slice(0, 57)}...` : s;
 }
 
@@ -109,8 +109,11 @@ export class SchemaCompiler {
    *   prunes them all), where a definition's bare `type: object` (RawExtension, FieldsV1) is open;
    *   `$ref`s then go to `refs`
    */
-  constructor(private readonly definitions: Record<string, Json> = {}, private readonly crd = false,
-    private readonly refs0?: SchemaCompiler) {}
+  constructor(
+    private readonly definitions: Record<string, Json> = {},
+    private readonly crd = false,
+    private readonly refs0?: SchemaCompiler,
+  ) {}
 
   public compile(s: Json | undefined): Node {
     if (!s) return ANY;
@@ -148,12 +151,17 @@ export class SchemaCompiler {
     const hasProps = s.properties !== undefined;
     const ap = s.additionalProperties;
     let apNode: Node | undefined;
-    const apOf = (): Node => (apNode ??= this.compile(typeof ap === 'object' ? ap as Json : undefined));
-    const openMap = ap === true || (typeof ap === 'object' && ap !== null) || preserve || embedded ||
+    const apOf = (): Node => (apNode ??= this.compile(typeof ap === 'object' ? (ap as Json) : undefined));
+    const openMap =
+      ap === true ||
+      (typeof ap === 'object' && ap !== null) ||
+      preserve ||
+      embedded ||
       (!hasProps && (type === undefined || !this.crd));
     const required = (s.required ?? []) as string[];
-    const defaults = Object.entries(props).filter(([, p]) => p.default !== undefined).map(([k, p]) => [k, p.default,
-      p.nullable === true] as const);
+    const defaults = Object.entries(props)
+      .filter(([, p]) => p.default !== undefined)
+      .map(([k, p]) => [k, p.default, p.nullable === true] as const);
     let itemsNode: Node | undefined;
     const items = (): Node => (itemsNode ??= this.compile(s.items as Json | undefined));
     const listType = s['x-kubernetes-list-type'] as string | undefined;
@@ -168,8 +176,14 @@ export class SchemaCompiler {
     const anyOf = ((s.anyOf ?? []) as Json[]).map((x) => this.compile(x));
     const oneOf = ((s.oneOf ?? []) as Json[]).map((x) => this.compile(x));
     const not = s.not ? this.compile(s.not as Json) : undefined;
-    const rules = ((s['x-kubernetes-validations'] ?? []) as { rule: string; message?: string; fieldPath?: string;
-      optionalOldSelf?: boolean }[])
+    const rules = (
+      (s['x-kubernetes-validations'] ?? []) as {
+        rule: string;
+        message?: string;
+        fieldPath?: string;
+        optionalOldSelf?: boolean;
+      }[]
+    )
       .map((r) => ({ compiled: compileRule(r.rule, r.message), fieldPath: r.fieldPath }))
       .filter((r) => !r.compiled.transition);
 
@@ -182,8 +196,12 @@ export class SchemaCompiler {
         // type
         if (intOrString) {
           if (!(typeof v === 'string' || Number.isInteger(v))) {
-            out.push({ path, message: `must be an integer or a string, not ${kindOf(v)} ${describe(v)}`, source:
-              'schema', value: v });
+            out.push({
+              path,
+              message: `must be an integer or a string, not ${kindOf(v)} ${describe(v)}`,
+              source: 'schema',
+              value: v,
+            });
             return v;
           }
         } else if (type) {
@@ -195,37 +213,55 @@ export class SchemaCompiler {
           }
         }
         let value: unknown = v;
-        if (enumValues && !enumValues.some((e) => e === v)) out.push({ path, message:
-          `${describe(v)} is not one of ${enumValues.map(describe).join(', ')}`, source: 'schema', value: v });
+        if (enumValues && !enumValues.some((e) => e === v))
+          out.push({
+            path,
+            message: `${describe(v)} is not one of ${enumValues.map(describe).join(', ')}`,
+            source: 'schema',
+            value: v,
+          });
         if (typeof v === 'string') {
           // lengths count code points (go-openapi: utf8.RuneCountInString); UTF-16 units are at
           // least as many, so only a string longer (in units) than the maximum is counted exactly
           if (maxLength !== undefined && v.length > maxLength) {
             const len = codePoints(v);
-            if (len > maxLength) out.push({ path, message: `is ${len} characters long, more than ${maxLength}`, source:
-              'schema', value: v });
+            if (len > maxLength)
+              out.push({
+                path,
+                message: `is ${len} characters long, more than ${maxLength}`,
+                source: 'schema',
+                value: v,
+              });
           }
           if (minLength !== undefined && v.length < minLength * 2) {
             const len = codePoints(v);
-            if (len < minLength) out.push({ path, message: `is ${len} characters long, fewer than ${minLength}`, source:
-              'schema', value: v });
+            if (len < minLength)
+              out.push({
+                path,
+                message: `is ${len} characters long, fewer than ${minLength}`,
+                source: 'schema',
+                value: v,
+              });
           }
-          if (pattern && !pattern.test(v)) out.push({ path, message:
-            `${describe(v)} does not match the pattern ${String(s.pattern)}`, source: 'schema', value: v });
+          if (pattern && !pattern.test(v))
+            out.push({
+              path,
+              message: `${describe(v)} does not match the pattern ${String(s.pattern)}`,
+              source: 'schema',
+              value: v,
+            });
         } else if (typeof v === 'number') {
-          if (intRange && (v < intRange[0] || v > intRange[1])) out.push({ path, message:
-            `${v} is outside the ${format} range`, source: 'schema', value: v });
-          if (typeof s.maximum === 'number' &&
-            (s.exclusiveMaximum === true ? v >= s.maximum : v > s.maximum)) out.push({ path,
-            message: `${v} is above the maximum ${s.maximum}`, source: 'schema', value: v });
-          if (typeof s.minimum === 'number' &&
-            (s.exclusiveMinimum === true ? v <= s.minimum : v < s.minimum)) out.push({ path,
-            message: `${v} is below the minimum ${s.minimum}`, source: 'schema', value: v });
+          if (intRange && (v < intRange[0] || v > intRange[1]))
+            out.push({ path, message: `${v} is outside the ${format} range`, source: 'schema', value: v });
+          if (typeof s.maximum === 'number' && (s.exclusiveMaximum === true ? v >= s.maximum : v > s.maximum))
+            out.push({ path, message: `${v} is above the maximum ${s.maximum}`, source: 'schema', value: v });
+          if (typeof s.minimum === 'number' && (s.exclusiveMinimum === true ? v <= s.minimum : v < s.minimum))
+            out.push({ path, message: `${v} is below the minimum ${s.minimum}`, source: 'schema', value: v });
         } else if (Array.isArray(v)) {
-          if (typeof s.maxItems === 'number' && v.length > s.maxItems) out.push({ path, message:
-            `has ${v.length} items, more than ${s.maxItems}`, source: 'schema', value: v });
-          if (typeof s.minItems === 'number' && v.length < s.minItems) out.push({ path, message:
-            `has ${v.length} items, fewer than ${s.minItems}`, source: 'schema', value: v });
+          if (typeof s.maxItems === 'number' && v.length > s.maxItems)
+            out.push({ path, message: `has ${v.length} items, more than ${s.maxItems}`, source: 'schema', value: v });
+          if (typeof s.minItems === 'number' && v.length < s.minItems)
+            out.push({ path, message: `has ${v.length} items, fewer than ${s.minItems}`, source: 'schema', value: v });
           let copy: unknown[] | undefined;
           v.forEach((x, i) => {
             if (x === undefined) return;
@@ -237,16 +273,21 @@ export class SchemaCompiler {
             const seen = new Set<string>();
             for (const x of v) {
               const key = JSON.stringify(x);
-              if (seen.has(key)) out.push({ path, message: `${describe(x)} is in the list twice (a set)`, source:
-                'schema', value: v });
+              if (seen.has(key))
+                out.push({ path, message: `${describe(x)} is in the list twice (a set)`, source: 'schema', value: v });
               seen.add(key);
             }
           } else if (listType === 'map' && mapKeys.length > 0) {
             const seen = new Set<string>();
             for (const x of value as Json[]) {
               const key = JSON.stringify(mapKeys.map((k) => (x && typeof x === 'object' ? x[k] : undefined)));
-              if (seen.has(key)) out.push({ path, message: `two items have the same ${mapKeys.join(', ')} ${key} (a ` +
-                'map list)', source: 'schema', value: v });
+              if (seen.has(key))
+                out.push({
+                  path,
+                  message: `two items have the same ${mapKeys.join(', ')} ${key} (a ` + 'map list)',
+                  source: 'schema',
+                  value: v,
+                });
               seen.add(key);
             }
           }
@@ -267,9 +308,12 @@ export class SchemaCompiler {
             else if (typeof ap === 'object' && ap !== null) child = apOf();
             else if (openMap || (embedded && ['apiVersion', 'kind', 'metadata'].includes(k))) child = ANY;
             if (!child) {
-              out.push({ path: `${path}/${pointerKey(k)}`, message:
-                'is not a field of this kind (unknown field; the API server drops or refuses it)', source: 'schema',
-                  value: x });
+              out.push({
+                path: `${path}/${pointerKey(k)}`,
+                message: 'is not a field of this kind (unknown field; the API server drops or refuses it)',
+                source: 'schema',
+                value: x,
+              });
               continue;
             }
             const d = child.check(x, `${path}/${pointerKey(k)}`, out, pass);
@@ -278,25 +322,33 @@ export class SchemaCompiler {
           value = copy ?? o;
           for (const r of required) {
             const x = (value as Json)[r];
-            if (x === undefined || (x === null && !(props[r]?.nullable === true))) out.push({ path:
-              `${path}/${pointerKey(r)}`, message: 'is required', source: 'schema' });
+            if (x === undefined || (x === null && !(props[r]?.nullable === true)))
+              out.push({ path: `${path}/${pointerKey(r)}`, message: 'is required', source: 'schema' });
           }
-          if (typeof s.maxProperties === 'number' && Object.keys(o).length > s.maxProperties) out.push({ path, message:
-            `has more than ${s.maxProperties} entries`, source: 'schema', value: v });
-          if (typeof s.minProperties === 'number' && Object.keys(o).length < s.minProperties) out.push({ path, message:
-            `has fewer than ${s.minProperties} entries`, source: 'schema', value: v });
+          if (typeof s.maxProperties === 'number' && Object.keys(o).length > s.maxProperties)
+            out.push({ path, message: `has more than ${s.maxProperties} entries`, source: 'schema', value: v });
+          if (typeof s.minProperties === 'number' && Object.keys(o).length < s.minProperties)
+            out.push({ path, message: `has fewer than ${s.minProperties} entries`, source: 'schema', value: v });
         }
         for (const a of allOf) value = a.check(value, path, out, pass);
         if (anyOf.length > 0 && !anyOf.some((a) => silent(a, value, path, pass))) {
-          out.push({ path, message: `${describe(v)} matches none of the schema's alternatives (anyOf)`,
-            source: 'schema', value: v });
+          out.push({
+            path,
+            message: `${describe(v)} matches none of the schema's alternatives (anyOf)`,
+            source: 'schema',
+            value: v,
+          });
         }
         if (oneOf.length > 0 && oneOf.filter((a) => silent(a, value, path, pass)).length !== 1) {
-          out.push({ path, message: `${describe(v)} must match exactly one of the schema's alternatives (oneOf)`,
-            source: 'schema', value: v });
+          out.push({
+            path,
+            message: `${describe(v)} must match exactly one of the schema's alternatives (oneOf)`,
+            source: 'schema',
+            value: v,
+          });
         }
-        if (not && silent(not, value, path, pass)) out.push({ path, message:
-          `${describe(v)} matches a schema it must not (not)`, source: 'schema', value: v });
+        if (not && silent(not, value, path, pass))
+          out.push({ path, message: `${describe(v)} matches a schema it must not (not)`, source: 'schema', value: v });
         if (rules.length > 0) {
           let self: unknown;
           let key: string | undefined;
@@ -308,9 +360,15 @@ export class SchemaCompiler {
             if (res === undefined) memo.set(key, (res = r.compiled.evaluate((self ??= node.toCel(value)))));
             if (res === true) continue;
             const at = r.fieldPath ? `${path}${r.fieldPath.replace(/\./g, '/')}` : path;
-            out.push({ path: at,
-              message: res === false ? `${r.compiled.message} (CEL rule: ${r.compiled.rule})` : `the CEL rule ${r.compiled.rule} could ` +
-              `not be evaluated: ${res}`, source: 'cel', value });
+            out.push({
+              path: at,
+              message:
+                res === false
+                  ? `${r.compiled.message} (CEL rule: ${r.compiled.rule})`
+                  : `the CEL rule ${r.compiled.rule} could ` + `not be evaluated: ${res}`,
+              source: 'cel',
+              value,
+            });
           }
         }
         return value;

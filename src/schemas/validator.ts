@@ -16,8 +16,10 @@ type Json = { [k: string]: unknown };
  */
 export class SchemaValidator {
   /** @param version the Kubernetes version whose pinned definitions validate built-in kinds (@default 1.28) */
-  public static load(dir: string = locateSchemaDir(),
-    version: KubernetesVersion = KubernetesVersion.V1_28): SchemaValidator {
+  public static load(
+    dir: string = locateSchemaDir(),
+    version: KubernetesVersion = KubernetesVersion.V1_28,
+  ): SchemaValidator {
     return new SchemaValidator(dir, version);
   }
 
@@ -26,26 +28,38 @@ export class SchemaValidator {
   private readonly crds = new Map<string, Json>();
   private readonly cache = new Map<string, ValidateFunction>();
 
-  private constructor(public readonly dir: string,
-    public readonly version: KubernetesVersion = KubernetesVersion.V1_28) {
+  private constructor(
+    public readonly dir: string,
+    public readonly version: KubernetesVersion = KubernetesVersion.V1_28,
+  ) {
     // CRD patterns are Go (RE2) regexes; the Prometheus Operator's use a leading "(?i)", which
     // JavaScript spells as the "i" flag.
     const regExp = Object.assign(
       (pattern: string, flags: string) => {
         const i = pattern.indexOf('(?i)');
-        return i >= 0 && /^\^?$/.test(pattern.slice(0, i)) ? new RegExp(pattern.slice(0, i) + pattern.slice(i + 4),
-          `${flags}i`) : new RegExp(pattern, flags);
+        return i >= 0 && /^\^?$/.test(pattern.slice(0, i))
+          ? new RegExp(pattern.slice(0, i) + pattern.slice(i + 4), `${flags}i`)
+          : new RegExp(pattern, flags);
       },
       { code: 'new RegExp' },
     );
     this.ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false, code: { regExp } });
-    const defs = JSON.parse(fs.readFileSync(path.join(dir, 'schemas', version.schemaFile),
-      'utf8')) as { definitions: Record<string, Json> };
+    const defs = JSON.parse(fs.readFileSync(path.join(dir, 'schemas', version.schemaFile), 'utf8')) as {
+      definitions: Record<string, Json>;
+    };
     this.k8sDefs = strictify(defs.definitions) as Record<string, Json>;
     this.ajv.addSchema({ $id: 'k8s', definitions: this.k8sDefs });
-    for (const f of fs.readdirSync(path.join(dir, 'crds')).filter((x) => x.endsWith('.yaml')).sort()) {
-      const crd = YAML.parse(fs.readFileSync(path.join(dir, 'crds', f), 'utf8')) as { spec: { group: string;
-        names: { kind: string }; versions: { name: string; schema?: { openAPIV3Schema: Json } }[] } };
+    for (const f of fs
+      .readdirSync(path.join(dir, 'crds'))
+      .filter((x) => x.endsWith('.yaml'))
+      .sort()) {
+      const crd = YAML.parse(fs.readFileSync(path.join(dir, 'crds', f), 'utf8')) as {
+        spec: {
+          group: string;
+          names: { kind: string };
+          versions: { name: string; schema?: { openAPIV3Schema: Json } }[];
+        };
+      };
       for (const v of crd.spec.versions) {
         if (v.schema) this.crds.set(`${crd.spec.group}/${v.name}/${crd.spec.names.kind}`, v.schema.openAPIV3Schema);
       }
@@ -64,9 +78,12 @@ export class SchemaValidator {
     const fn = this.validatorFor(o.apiVersion, o.kind);
     if (!fn) return [`no schema for ${o.apiVersion} ${o.kind} in ${this.dir}`];
     if (fn(obj)) return [];
-    return (fn.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}${e.params &&
-      'additionalProperty' in e.params ? ' ' +
-      `(${String(e.params.additionalProperty)})` : ''}`);
+    return (fn.errors ?? []).map(
+      (e) =>
+        `${e.instancePath || '/'} ${e.message}${
+          e.params && 'additionalProperty' in e.params ? ' ' + `(${String(e.params.additionalProperty)})` : ''
+        }`,
+    );
   }
 
   private validatorFor(apiVersion: string, kind: string): ValidateFunction | undefined {
@@ -78,8 +95,10 @@ export class SchemaValidator {
     const crd = this.crds.get(`${group}/${version}/${kind}`);
     if (crd) {
       // CRD schemas declare metadata as a bare object; the API server checks it as ObjectMeta.
-      const props = { ...(crd.properties as Json), metadata: { $ref:
-        'k8s#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' } };
+      const props = {
+        ...(crd.properties as Json),
+        metadata: { $ref: 'k8s#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
+      };
       schema = strictify({ ...crd, properties: props }) as Json;
     } else {
       const g = group === '' ? 'core' : group.split('.')[0];
@@ -100,10 +119,10 @@ function strictify(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(strictify);
   if (!node || typeof node !== 'object') return node;
   const out: Json = {};
-  for (const [k, v] of Object.entries(node as Json)) out[k] = k === 'properties' || k === 'definitions'
-    ? mapValues(v as Json, strictify) : strictify(v);
-  if (out.properties && out.additionalProperties === undefined &&
-    out['x-kubernetes-preserve-unknown-fields'] !== true) out.additionalProperties = false;
+  for (const [k, v] of Object.entries(node as Json))
+    out[k] = k === 'properties' || k === 'definitions' ? mapValues(v as Json, strictify) : strictify(v);
+  if (out.properties && out.additionalProperties === undefined && out['x-kubernetes-preserve-unknown-fields'] !== true)
+    out.additionalProperties = false;
   return out;
 }
 

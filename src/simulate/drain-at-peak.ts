@@ -50,20 +50,21 @@ const DRAIN_AT_SECONDS = 60;
 export function drainAtPeakScenario(opts: DrainAtPeakOptions): Scenario {
   const bad = (field: string, why: string): never => {
     throw new RangeError(
-      `simulateDrainAtPeak: ${field} = ${JSON.stringify((opts as unknown as Record<string, unknown>)[field])}: ${why}`);
+      `simulateDrainAtPeak: ${field} = ${JSON.stringify((opts as unknown as Record<string, unknown>)[field])}: ${why}`,
+    );
   };
   if (!Number.isInteger(opts.replicas) || opts.replicas < 1) bad('replicas', 'must be a whole number >= 1');
-  if (!Number.isInteger(opts.drain) || opts.drain < 0 || opts.drain >= opts.replicas) bad('drain',
-    'must be a whole number in [0, replicas)');
+  if (!Number.isInteger(opts.drain) || opts.drain < 0 || opts.drain >= opts.replicas)
+    bad('drain', 'must be a whole number in [0, replicas)');
   if (!(opts.peakRps >= 0)) bad('peakRps', 'must be >= 0');
   if (!(opts.saturationRpsPerReplica > 0)) bad('saturationRpsPerReplica', 'must be > 0');
-  if (opts.cpuLimitRatio !== undefined && !(opts.cpuLimitRatio > 0)) bad('cpuLimitRatio',
-    'must be > 0 (limits.cpu / requests.cpu)');
+  if (opts.cpuLimitRatio !== undefined && !(opts.cpuLimitRatio > 0))
+    bad('cpuLimitRatio', 'must be > 0 (limits.cpu / requests.cpu)');
   if (opts.healthP99Seconds !== undefined && !(opts.healthP99Seconds > 0)) bad('healthP99Seconds', 'must be > 0');
   const rd = opts.readiness;
   for (const k of ['periodSeconds', 'timeoutSeconds', 'failureThreshold', 'successThreshold'] as const) {
-    if (!Number.isInteger(rd[k]) || rd[k] < 1) throw new RangeError(
-      `simulateDrainAtPeak: readiness.${k} = ${rd[k]}: must be a whole number >= 1`);
+    if (!Number.isInteger(rd[k]) || rd[k] < 1)
+      throw new RangeError(`simulateDrainAtPeak: readiness.${k} = ${rd[k]}: must be a whole number >= 1`);
   }
 
   const s: Scenario = {
@@ -106,7 +107,9 @@ export function simulateDrainAtPeak(opts: DrainAtPeakOptions): DrainAtPeakResult
   const { summary } = simulate(s);
   const remaining = opts.replicas - opts.drain;
   const pods = (n: number): string => `${n} pod${n === 1 ? '' : 's'}`;
-  const rps = Math.round(opts.peakRps).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  const rps = Math.round(opts.peakRps)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   const what =
     summary.minReady >= remaining
       ? `keeps ${remaining}/${remaining} remaining pods ready`
@@ -115,7 +118,8 @@ export function simulateDrainAtPeak(opts: DrainAtPeakOptions): DrainAtPeakResult
     minReady: summary.minReady,
     readyAtEnd: summary.readyAtEnd,
     verdict: summary.verdict as Verdict,
-    sentence: `a drain of ${pods(opts.drain)} at ${rps} req/s ${what} (simulated ${DURATION_SECONDS / 60} min, ` +
+    sentence:
+      `a drain of ${pods(opts.drain)} at ${rps} req/s ${what} (simulated ${DURATION_SECONDS / 60} min, ` +
       `seed ${s.seed})`,
   };
 }

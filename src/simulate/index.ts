@@ -37,8 +37,12 @@ export {
   type SimEvent,
   type ManifestSettings,
 } from './scenario';
-export { simulateDrainAtPeak, drainAtPeakScenario, type DrainAtPeakOptions,
-  type DrainAtPeakResult } from './drain-at-peak';
+export {
+  simulateDrainAtPeak,
+  drainAtPeakScenario,
+  type DrainAtPeakOptions,
+  type DrainAtPeakResult,
+} from './drain-at-peak';
 export { renderSvg } from './svg';
 export { formatReport, sparkline } from './report';
 export { runSimulate, type RunSimulateOptions } from './command';

@@ -41,9 +41,17 @@ export function readManifestSettings(yamlText: string, source = 'manifest'): Man
   const docs = YAML.parseAllDocuments(yamlText);
   for (const d of docs) {
     if (d.errors.length > 0) {
-      throw new ScenarioError([{ field: '(yaml)', value: d.errors[0].message, why: 'the manifest is not valid YAML',
-        fix: 'regenerate it with rollwise synth' }],
-        source);
+      throw new ScenarioError(
+        [
+          {
+            field: '(yaml)',
+            value: d.errors[0].message,
+            why: 'the manifest is not valid YAML',
+            fix: 'regenerate it with rollwise synth',
+          },
+        ],
+        source,
+      );
     }
     const o = d.toJS() as unknown;
     if (!o || typeof o !== 'object') continue;
@@ -57,13 +65,17 @@ export function readManifestSettings(yamlText: string, source = 'manifest'): Man
     const containers = ((template?.spec as Obj | undefined)?.containers ?? []) as Obj[];
     if (!Array.isArray(containers) || containers.length === 0) {
       throw new ScenarioError(
-        [{
-          field: `${String(r.kind)}/${name} spec.template.spec.containers`,
-          value: containers,
-          why: isRollout && spec.workloadRef ? 'the Rollout uses workloadRef, so it has no pod template'
-            : 'there is no container',
-          fix: 'point the scenario at a manifest whose workload has an inline pod template',
-        }],
+        [
+          {
+            field: `${String(r.kind)}/${name} spec.template.spec.containers`,
+            value: containers,
+            why:
+              isRollout && spec.workloadRef
+                ? 'the Rollout uses workloadRef, so it has no pod template'
+                : 'there is no container',
+            fix: 'point the scenario at a manifest whose workload has an inline pod template',
+          },
+        ],
         source,
       );
     }
@@ -81,8 +93,14 @@ export function readManifestSettings(yamlText: string, source = 'manifest'): Man
     return out;
   }
   throw new ScenarioError(
-    [{ field: '(manifest)', value: source, why: 'no apps/v1 Deployment or argoproj.io/v1alpha1 Rollout in it', fix:
-      'point "manifest" at the synthesized YAML of the service (e.g. dist/<app>.k8s.yaml)' }],
+    [
+      {
+        field: '(manifest)',
+        value: source,
+        why: 'no apps/v1 Deployment or argoproj.io/v1alpha1 Rollout in it',
+        fix: 'point "manifest" at the synthesized YAML of the service (e.g. dist/<app>.k8s.yaml)',
+      },
+    ],
     source,
   );
 }

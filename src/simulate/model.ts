@@ -128,8 +128,15 @@ class Simulation {
   private firstCollapseAt = -1;
 
   // Current sample.
-  private readonly series: SimSeries = { t: [], readyEndpoints: [], readyPods: [], loadPerReady: [], offeredRps: [],
-    probeFailures: [], errorRatio: [] };
+  private readonly series: SimSeries = {
+    t: [],
+    readyEndpoints: [],
+    readyPods: [],
+    loadPerReady: [],
+    offeredRps: [],
+    probeFailures: [],
+    errorRatio: [],
+  };
   private sOffered = 0;
   private sErrors = 0;
   private sProbeFailures = 0;
@@ -171,8 +178,14 @@ class Simulation {
 
   private newPod(revision: number, now: number): Pod {
     const id = this.nextPodId++;
-    const p = new Pod(id, revision, mulberry32(streamSeed(this.s.seed, id)), this.rd.periodSeconds,
-      this.lv?.periodSeconds ?? 1, now);
+    const p = new Pod(
+      id,
+      revision,
+      mulberry32(streamSeed(this.s.seed, id)),
+      this.rd.periodSeconds,
+      this.lv?.periodSeconds ?? 1,
+      now,
+    );
     p.containerStartedAt = now;
     p.phaseEndsAt = now + this.s.pods.startSeconds;
     this.pods.push(p);
@@ -226,7 +239,8 @@ class Simulation {
         // Evict the first `count` live pods (one node's worth, chosen deterministically).
         const victims = this.pods.filter((p) => p.live).slice(0, e.count);
         for (const p of victims) this.terminate(p, t);
-        if (e.replaceAfterSeconds !== undefined) for (let k = 0; k < victims.length; k++) this.replacements.push(t + e.replaceAfterSeconds);
+        if (e.replaceAfterSeconds !== undefined)
+          for (let k = 0; k < victims.length; k++) this.replacements.push(t + e.replaceAfterSeconds);
       } else {
         this.rollout = e;
         this.rolloutCompletedAt = null;
@@ -342,8 +356,8 @@ class Simulation {
       // The kubelet probes sequentially: a tick that finds the previous probe still running is skipped.
       if (t >= p.nextReadinessAt) {
         p.nextReadinessAt = nextTick(p.nextReadinessAt, this.rd.periodSeconds, t);
-        if (!p.pendingReadiness) p.pendingReadiness = probe(this.rd, handlerLatency(this.s, p.rps, p.backlog),
-          this.readyDep, p.rng, t);
+        if (!p.pendingReadiness)
+          p.pendingReadiness = probe(this.rd, handlerLatency(this.s, p.rps, p.backlog), this.readyDep, p.rng, t);
       }
       if (this.lv && t >= p.nextLivenessAt) {
         p.nextLivenessAt = nextTick(p.nextLivenessAt, this.lv.periodSeconds, t);

@@ -33,7 +33,9 @@ function pct(x: number): string {
 }
 
 function num(x: number): string {
-  return Math.round(x).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return Math.round(x)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
 function describeFleet(s: Scenario): string[] {
@@ -46,31 +48,40 @@ function describeFleet(s: Scenario): string[] {
   if (s.liveness) {
     const l = s.liveness;
     lines.push(
-      `liveness  ${l.handler} period ${l.periodSeconds}s timeout ${l.timeoutSeconds}s failure ${l.failureThreshold}`);
+      `liveness  ${l.handler} period ${l.periodSeconds}s timeout ${l.timeoutSeconds}s failure ${l.failureThreshold}`,
+    );
   }
   const c = s.capacity;
   lines.push(
     c.kind === 'cpu'
       ? 'capacity  cpu ' +
-        `request ${c.requestCores}, ${c.limitCores !== undefined ? `limit ${c.limitCores} (CFS throttled)`
-          : `no limit (bursts to ${c.burstCores})`}, ${c.cpuSecondsPerRequest * 1000} ` +
-        `ms CPU/request, idle health ${c.healthSeconds * 1000} ms`
+          `request ${c.requestCores}, ${
+            c.limitCores !== undefined
+              ? `limit ${c.limitCores} (CFS throttled)`
+              : `no limit (bursts to ${c.burstCores})`
+          }, ${c.cpuSecondsPerRequest * 1000} ` +
+          `ms CPU/request, idle health ${c.healthSeconds * 1000} ms`
       : `capacity  ${c.points.length} latency point(s), saturation ${num(c.saturationRps)} req/s per replica`,
   );
   const l = s.load;
   lines.push(
-    `load      ${l.kind === 'constant' ? `${num(l.rps)} req/s constant` : l.kind === 'steps' ? `steps ${l.steps.map((x) => `${num(x.rps)}@${x.atSeconds}s`).join(', ')}` : `daily ${num(l.troughRps)}..${num(l.peakRps)} ` +
-      `req/s, peak at ${l.peakAtSeconds}s`}` +
-      `; proxy propagation ${s.proxy.propagationSeconds}s, request timeout ${s.proxy.requestTimeoutSeconds}s`,
+    `load      ${
+      l.kind === 'constant'
+        ? `${num(l.rps)} req/s constant`
+        : l.kind === 'steps'
+          ? `steps ${l.steps.map((x) => `${num(x.rps)}@${x.atSeconds}s`).join(', ')}`
+          : `daily ${num(l.troughRps)}..${num(l.peakRps)} ` + `req/s, peak at ${l.peakAtSeconds}s`
+    }` + `; proxy propagation ${s.proxy.propagationSeconds}s, request timeout ${s.proxy.requestTimeoutSeconds}s`,
   );
   for (const e of s.events) {
     lines.push(
       e.kind === 'drain'
         ? `event     drain ${e.count} pod(s) ` +
-          `at ${e.atSeconds}s${e.replaceAfterSeconds !== undefined ? `, replaced after ${e.replaceAfterSeconds}s`
-            : ', not replaced'}`
+            `at ${e.atSeconds}s${
+              e.replaceAfterSeconds !== undefined ? `, replaced after ${e.replaceAfterSeconds}s` : ', not replaced'
+            }`
         : `event     new ReplicaSet at ${e.atSeconds}s (maxSurge ${e.maxSurge}, maxUnavailable ${e.maxUnavailable}, ` +
-          `minReadySeconds ${e.minReadySeconds})`,
+            `minReadySeconds ${e.minReadySeconds})`,
     );
   }
   return lines;
@@ -87,16 +98,20 @@ export function formatReport(s: Scenario, r: SimResult, width = 72): string {
   lines.push(...describeFleet(s));
   lines.push(
     `simulated ${m.durationSeconds}s in ${m.stepSeconds}s steps, seed ${m.seed}; ` +
-      `capacity ${num(m.capacityRpsPerReplica)} req/s per replica`);
+      `capacity ${num(m.capacityRpsPerReplica)} req/s per replica`,
+  );
   lines.push('');
   lines.push(
-    `ready endpoints (proxy view), 0..${m.replicas}, one column = ${col.toFixed(col < 10 ? 1 : 0)}s, min per column`);
+    `ready endpoints (proxy view), 0..${m.replicas}, one column = ${col.toFixed(col < 10 ? 1 : 0)}s, min per column`,
+  );
   lines.push(`  ${sparkline(r.series.readyEndpoints, width, m.replicas, 'min')}`);
   lines.push(`error ratio, 0..100 %, max per column`);
   lines.push(`  ${sparkline(r.series.errorRatio, width, 1, 'max')}`);
   lines.push(
-    `  0s${' '.repeat(Math.max(1,
-      Math.min(width, r.series.t.length) - 2 - `${m.durationSeconds}s`.length))}${m.durationSeconds}s`);
+    `  0s${' '.repeat(
+      Math.max(1, Math.min(width, r.series.t.length) - 2 - `${m.durationSeconds}s`.length),
+    )}${m.durationSeconds}s`,
+  );
   lines.push('');
   lines.push(`min ready            ${m.minReady}/${m.replicas} (at ${m.minReadyAtSeconds}s)`);
   lines.push(`ready at end         ${m.readyAtEnd}`);
@@ -107,7 +122,7 @@ export function formatReport(s: Scenario, r: SimResult, width = 72): string {
   lines.push(
     `errors               ${pct(m.errorRatio)} of ${num(m.requests)} requests (peak ${num(peakLoad)} req/s): ` +
       `no endpoint (UH) ${num(m.errors.noEndpoint)}, refused (UF) ${num(m.errors.refused)}, timed out ` +
-        `(UT) ${num(m.errors.timeout)}, reset (UC) ${num(m.errors.reset)}`,
+      `(UT) ${num(m.errors.timeout)}, reset (UC) ${num(m.errors.reset)}`,
   );
   lines.push('');
   lines.push(`verdict: ${m.verdict} - ${m.explanation}`);

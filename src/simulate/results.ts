@@ -3,8 +3,13 @@
 export type Verdict = 'stable' | 'degraded' | 'flapping' | 'oscillating' | 'cascade';
 
 /** Severity order used by the verdict and by the "never worse" properties. */
-export const VERDICT_RANK: Record<Verdict, number> = { stable: 0, degraded: 1, flapping: 2, oscillating: 3,
-  cascade: 3 };
+export const VERDICT_RANK: Record<Verdict, number> = {
+  stable: 0,
+  degraded: 1,
+  flapping: 2,
+  oscillating: 3,
+  cascade: 3,
+};
 
 /** Verdicts that fail `rollwise simulate` (exit code 1). */
 export function isBadVerdict(v: Verdict): boolean {

@@ -15,8 +15,12 @@ export class Reader {
   obj(v: unknown, field: string, allowed: readonly string[]): Obj | undefined {
     if (v === undefined || v === null) return undefined;
     if (typeof v !== 'object' || Array.isArray(v)) {
-      return this.problem(field, v, 'must be a mapping',
-        `write ${field} as a YAML mapping with keys ${allowed.join(', ')}`);
+      return this.problem(
+        field,
+        v,
+        'must be a mapping',
+        `write ${field} as a YAML mapping with keys ${allowed.join(', ')}`,
+      );
     }
     const o = v as Obj;
     for (const k of Object.keys(o)) {
@@ -47,20 +51,36 @@ export class Reader {
       return this.problem(f, v, `must be a number${unit}`, `write a plain number, e.g. ${key}: ${rule.min ?? 1}`);
     }
     if (rule.integer && !Number.isInteger(v)) {
-      return this.problem(f, v, `must be a whole number${rule.why ? ` (${rule.why})` : ''}`,
-        `use ${Math.max(rule.min ?? 0, Math.round(v))}`);
+      return this.problem(
+        f,
+        v,
+        `must be a whole number${rule.why ? ` (${rule.why})` : ''}`,
+        `use ${Math.max(rule.min ?? 0, Math.round(v))}`,
+      );
     }
     if (rule.min !== undefined && v < rule.min) {
-      return this.problem(f, v, `must be at least ${rule.min}${unit}${rule.why ? ` (${rule.why})` : ''}`,
-        `set it to ${rule.min} or more`);
+      return this.problem(
+        f,
+        v,
+        `must be at least ${rule.min}${unit}${rule.why ? ` (${rule.why})` : ''}`,
+        `set it to ${rule.min} or more`,
+      );
     }
     if (rule.above !== undefined && v <= rule.above) {
-      return this.problem(f, v, `must be greater than ${rule.above}${unit}${rule.why ? ` (${rule.why})` : ''}`,
-        `set it above ${rule.above}`);
+      return this.problem(
+        f,
+        v,
+        `must be greater than ${rule.above}${unit}${rule.why ? ` (${rule.why})` : ''}`,
+        `set it above ${rule.above}`,
+      );
     }
     if (rule.max !== undefined && v > rule.max) {
-      return this.problem(f, v, `must be at most ${rule.max}${unit}${rule.why ? ` (${rule.why})` : ''}`,
-        `set it to ${rule.max} or less`);
+      return this.problem(
+        f,
+        v,
+        `must be at most ${rule.max}${unit}${rule.why ? ` (${rule.why})` : ''}`,
+        `set it to ${rule.max} or less`,
+      );
     }
     return v;
   }
@@ -79,8 +99,8 @@ export class Reader {
   arr(o: Obj | undefined, key: string, field: string): unknown[] | undefined {
     if (!o || o[key] === undefined || o[key] === null) return undefined;
     const v = o[key];
-    if (!Array.isArray(v)) return this.problem(join(field, key), v, 'must be a list',
-      'write it as a YAML list ("- ..." items)');
+    if (!Array.isArray(v))
+      return this.problem(join(field, key), v, 'must be a list', 'write it as a YAML list ("- ..." items)');
     return v as unknown[];
   }
 }

@@ -17,7 +17,10 @@ function esc(s: string): string {
 }
 
 function fmt(x: number): string {
-  if (Math.abs(x) >= 1000) return Math.round(x).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  if (Math.abs(x) >= 1000)
+    return Math.round(x)
+      .toString()
+      .replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   return Number.isInteger(x) ? String(x) : x.toFixed(x < 1 ? 2 : 1);
 }
 
@@ -42,18 +45,35 @@ export function renderSvg(r: SimResult, title?: string): string {
   // no spread: series can hold 10^6 samples
   const loadMax = r.series.loadPerReady.reduce<number>((a, v) => Math.max(a, v ?? 0), m.capacityRpsPerReplica * 1.25);
   const panels: Panel[] = [
-    { title: 'ready endpoints (proxy view)', values: r.series.readyEndpoints, max: m.replicas, color: '#1f6feb',
-      ref: { value: m.floor, label: `floor ${m.floor}` }, step: true },
-    { title: 'load per ready replica (req/s); gaps: no endpoint', values: r.series.loadPerReady, max: loadMax, color:
-      '#9a6700', ref: { value: m.capacityRpsPerReplica, label: `capacity ${fmt(m.capacityRpsPerReplica)}` } },
-    { title: 'error ratio', values: r.series.errorRatio, max: 1, color: '#cf222e',
-      format: (v) => `${Math.round(v * 100)} %` },
+    {
+      title: 'ready endpoints (proxy view)',
+      values: r.series.readyEndpoints,
+      max: m.replicas,
+      color: '#1f6feb',
+      ref: { value: m.floor, label: `floor ${m.floor}` },
+      step: true,
+    },
+    {
+      title: 'load per ready replica (req/s); gaps: no endpoint',
+      values: r.series.loadPerReady,
+      max: loadMax,
+      color: '#9a6700',
+      ref: { value: m.capacityRpsPerReplica, label: `capacity ${fmt(m.capacityRpsPerReplica)}` },
+    },
+    {
+      title: 'error ratio',
+      values: r.series.errorRatio,
+      max: 1,
+      color: '#cf222e',
+      format: (v) => `${Math.round(v * 100)} %`,
+    },
   ];
   const height = TOP + panels.length * (PANEL_H + GAP) + 10;
   const out: string[] = [];
   out.push(
     `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${height}" viewBox="0 0 ${W} ${height}" ` +
-      'font-family="sans-serif" font-size="12">');
+      'font-family="sans-serif" font-size="12">',
+  );
   out.push(`<rect width="100%" height="100%" fill="#ffffff"/>`);
   out.push(`<text x="${LEFT}" y="22" font-size="15" font-weight="bold">${esc(title ?? m.name)}</text>`);
   out.push(`<text x="${LEFT}" y="40" fill="#444">${esc(`verdict: ${m.verdict} - ${m.explanation}`)}</text>`);
@@ -71,16 +91,18 @@ export function renderSvg(r: SimResult, title?: string): string {
     if (p.ref) {
       out.push(
         `<line x1="${LEFT}" x2="${LEFT + plotW}" y1="${y(p.ref.value)}" y2="${y(p.ref.value)}" stroke="#666" ` +
-          'stroke-dasharray="5,4"/>');
+          'stroke-dasharray="5,4"/>',
+      );
       out.push(
         `<text x="${LEFT + plotW - 4}" y="${y(p.ref.value) - 4}" text-anchor="end" ` +
-          `fill="#555">${esc(p.ref.label)}</text>`);
+          `fill="#555">${esc(p.ref.label)}</text>`,
+      );
     }
     // Polylines, broken where the value is null (no ready endpoint).
     let seg: string[] = [];
     const flush = (): void => {
-      if (seg.length > 0) out.push(
-        `<polyline fill="none" stroke="${p.color}" stroke-width="1.5" points="${seg.join(' ')}"/>`);
+      if (seg.length > 0)
+        out.push(`<polyline fill="none" stroke="${p.color}" stroke-width="1.5" points="${seg.join(' ')}"/>`);
       seg = [];
     };
     let prevY = '';

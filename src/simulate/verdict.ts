@@ -14,8 +14,9 @@ export function judge(m: SimSummary, firstCollapseAt: number, endsCollapsed: boo
     return [
       'cascade',
       `ready endpoints fell to 0 at ${fmtS(firstCollapseAt)}` +
-        (m.departures > 0 ? `: each departure raised the survivors' load past the probe deadline` : ' (the planned disruption removed every ' +
-          'endpoint)') +
+        (m.departures > 0
+          ? `: each departure raised the survivors' load past the probe deadline`
+          : ' (the planned disruption removed every ' + 'endpoint)') +
         (endsCollapsed ? ' and the fleet did not recover' : ', then it came back to the floor') +
         `; errors ${pct(m.errorRatio)}`,
     ];
@@ -28,13 +29,17 @@ export function judge(m: SimSummary, firstCollapseAt: number, endsCollapsed: boo
     ];
   }
   const reasons: string[] = [];
-  if (m.timeBelowFloorSeconds > 0) reasons.push(
-    `ready endpoints were below the floor of ${m.floor} for ${fmtS(m.timeBelowFloorSeconds)} (min ${m.minReady})`);
+  if (m.timeBelowFloorSeconds > 0)
+    reasons.push(
+      `ready endpoints were below the floor of ${m.floor} for ${fmtS(m.timeBelowFloorSeconds)} (min ${m.minReady})`,
+    );
   if (m.errorRatio > m.errorBudget) reasons.push(`errors ${pct(m.errorRatio)} exceed the budget`);
   if (m.departures > 0 && reasons.length === 0) reasons.push(`${m.departures} pod(s) left service once and came back`);
   if (reasons.length > 0) return ['degraded', reasons.join('; ')];
-  return ['stable', `ready endpoints never fell below the floor of ${m.floor} (min ${m.minReady}); ` +
-    `errors ${pct(m.errorRatio)}`];
+  return [
+    'stable',
+    `ready endpoints never fell below the floor of ${m.floor} (min ${m.minReady}); ` + `errors ${pct(m.errorRatio)}`,
+  ];
 }
 
 function fmtS(s: number): string {

@@ -11,7 +11,8 @@ export const MAX_WORK_POD_STEPS = 5e8;
 /** The bound on samples per series (memory: 8 series of 8 bytes each, about 64 MB at the bound). */
 export const MAX_SAMPLES = 1_000_000;
 
-export const WORK_FIX = 'raise stepSeconds (up to 1 s) or sampleSeconds, shorten durationSeconds, or simulate fewer ' +
+export const WORK_FIX =
+  'raise stepSeconds (up to 1 s) or sampleSeconds, shorten durationSeconds, or simulate fewer ' +
   'replicas (the readiness loop of 100 pods behaves as that of 1,000 at the same load per pod).';
 
 export interface WorkEstimate {
@@ -25,22 +26,25 @@ export interface WorkEstimate {
 }
 
 /** How much a scenario costs, from its numbers alone (replicas x steps, events, samples). */
-export function estimateWork(s: Pick<Scenario, 'durationSeconds' | 'stepSeconds' | 'sampleSeconds' | 'replicas'
-  | 'events'>): WorkEstimate {
+export function estimateWork(
+  s: Pick<Scenario, 'durationSeconds' | 'stepSeconds' | 'sampleSeconds' | 'replicas' | 'events'>,
+): WorkEstimate {
   const steps = Math.round(s.durationSeconds / s.stepSeconds);
   let pods = s.replicas;
-  for (const e of s.events) pods += e.kind === 'drain' ? (e.replaceAfterSeconds !== undefined ? e.count : 0)
-    : s.replicas + e.maxSurge;
+  for (const e of s.events)
+    pods += e.kind === 'drain' ? (e.replaceAfterSeconds !== undefined ? e.count : 0) : s.replicas + e.maxSurge;
   const podSteps = steps * pods + s.events.length * pods;
   const samples = Math.ceil(steps / Math.max(1, Math.round(s.sampleSeconds / s.stepSeconds)));
   const n = (x: number) => x.toLocaleString('en-US', { maximumFractionDigits: 2 });
   let problem: string | undefined;
   if (!(podSteps <= MAX_WORK_POD_STEPS)) {
-    problem = `the run is ${n(steps)} steps (durationSeconds ${s.durationSeconds} / stepSeconds ${s.stepSeconds}) x ` +
+    problem =
+      `the run is ${n(steps)} steps (durationSeconds ${s.durationSeconds} / stepSeconds ${s.stepSeconds}) x ` +
       `up to ${n(pods)} pods (${s.replicas} replicas and the pods ${s.events.length} events add) + events ` +
       `= ${n(podSteps)} pod-steps, above the bound of ${n(MAX_WORK_POD_STEPS)} (about 17-30 s of CPU).`;
   } else if (!(samples <= MAX_SAMPLES)) {
-    problem = `the run keeps ${n(samples)} samples per series (durationSeconds ${s.durationSeconds} / ` +
+    problem =
+      `the run keeps ${n(samples)} samples per series (durationSeconds ${s.durationSeconds} / ` +
       `sampleSeconds ${s.sampleSeconds}), above the bound of ${n(MAX_SAMPLES)}.`;
   }
   return { steps, pods, podSteps, samples, problem };

@@ -35,23 +35,29 @@ export interface DriftSummaryOptions {
  * How `actual` differs from `expected`: files only in expected (missing), only in actual (extra), and with other bytes
  * (changed).
  */
-export function compareDirs(expected: string, actual: string): { missing: string[]; extra: string[];
-  changed: string[] } {
+export function compareDirs(
+  expected: string,
+  actual: string,
+): { missing: string[]; extra: string[]; changed: string[] } {
   const a = new Set(listFiles(expected));
   const b = new Set(listFiles(actual));
   return {
     missing: [...a].filter((f) => !b.has(f)),
     extra: [...b].filter((f) => !a.has(f)),
-    changed: [...a].filter((f) => b.has(f) &&
-      !fs.readFileSync(path.join(expected, f)).equals(fs.readFileSync(path.join(actual, f)))),
+    changed: [...a].filter(
+      (f) => b.has(f) && !fs.readFileSync(path.join(expected, f)).equals(fs.readFileSync(path.join(actual, f))),
+    ),
   };
 }
 
 /** Files that differ between two folders: "changed x", "missing x" (only in expected), "extra x", sorted. */
 export function diffDirs(expected: string, actual: string): string[] {
   const { missing, extra, changed } = compareDirs(expected, actual);
-  return [...changed.map((f) => `changed ${f}`), ...missing.map((f) => `missing ${f}`),
-    ...extra.map((f) => `extra ${f}`)].sort();
+  return [
+    ...changed.map((f) => `changed ${f}`),
+    ...missing.map((f) => `missing ${f}`),
+    ...extra.map((f) => `extra ${f}`),
+  ].sort();
 }
 
 /**
@@ -75,8 +81,14 @@ export function summarizeDrift(synthesizedDir: string, committedDir: string, opt
   }
   for (const f of changed.slice(0, maxFiles)) {
     if (out.length) out.push('');
-    out.push(excerpt(f, fs.readFileSync(path.join(committedDir, f), 'utf8'),
-      fs.readFileSync(path.join(synthesizedDir, f), 'utf8'), opts));
+    out.push(
+      excerpt(
+        f,
+        fs.readFileSync(path.join(committedDir, f), 'utf8'),
+        fs.readFileSync(path.join(synthesizedDir, f), 'utf8'),
+        opts,
+      ),
+    );
   }
   if (changed.length > maxFiles) out.push('', `(${changed.length - maxFiles} more changed file(s) not shown)`);
   return out.length ? `${out.join('\n')}\n` : '';
@@ -86,8 +98,12 @@ export function summarizeDrift(synthesizedDir: string, committedDir: string, opt
  * One hunk covering everything between the first and the last differing line of two texts
  * (common prefix and suffix trimmed), with line numbers on both sides.
  */
-export function diffExcerpt(name: string, committed: string, synthesized: string,
-  opts: DriftSummaryOptions = {}): string {
+export function diffExcerpt(
+  name: string,
+  committed: string,
+  synthesized: string,
+  opts: DriftSummaryOptions = {},
+): string {
   return excerpt(name, committed, synthesized, opts);
 }
 
@@ -108,8 +124,11 @@ function excerpt(name: string, before: string, after: string, opts: DriftSummary
   const ctxStart = Math.max(0, start - context);
   const width = String(Math.max(endA, endB) + context).length;
   const num = (n: number) => String(n + 1).padStart(width);
-  const lines = [`--- ${name} (${labels.committed})`, `+++ ${name} (${labels.synthesized})`,
-    `@@ -${start + 1},${endA - start} +${start + 1},${endB - start} @@ first difference at line ${start + 1}`];
+  const lines = [
+    `--- ${name} (${labels.committed})`,
+    `+++ ${name} (${labels.synthesized})`,
+    `@@ -${start + 1},${endA - start} +${start + 1},${endB - start} @@ first difference at line ${start + 1}`,
+  ];
   for (let i = ctxStart; i < start; i++) lines.push(`${num(i)}   ${a[i]}`);
   const side = (sign: string, src: string[], from: number, to: number) => {
     for (let i = from; i < Math.min(to, from + maxLines); i++) lines.push(`${num(i)} ${sign} ${src[i]}`);
@@ -146,6 +165,8 @@ export function describeFiles(files: readonly string[], max = 10): string {
     const folder = i < 0 ? '.' : `${f.slice(0, i)}/`;
     per.set(folder, (per.get(folder) ?? 0) + 1);
   }
-  return [...per].sort(([a], [b]) => a.localeCompare(b)).map(([folder, n]) => `${n} ` +
-    `in ${folder === '.' ? 'the top folder' : folder}`).join(', ');
+  return [...per]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([folder, n]) => `${n} ` + `in ${folder === '.' ? 'the top folder' : folder}`)
+    .join(', ');
 }

@@ -13,9 +13,12 @@ export function declareOutputPath(chart: Chart, relPath: string): void {
   const clean = checkRelPath(`output path of chart ${chart.node.path}`, relPath, 'declareOutputPath(chart, path)');
   const prev = declared.get(chart);
   if (prev !== undefined && prev !== clean) {
-    throw new RollwiseInputError('declareOutputPath(chart, path)', clean,
+    throw new RollwiseInputError(
+      'declareOutputPath(chart, path)',
+      clean,
       `chart ${chart.node.path} already has the output path ${prev}, and a chart is written to one file.`,
-      `declare one path per chart: keep ${prev}, or make another chart for ${clean}.`);
+      `declare one path per chart: keep ${prev}, or make another chart for ${clean}.`,
+    );
   }
   declared.set(chart, clean);
 }
@@ -32,27 +35,38 @@ export function declaredOutputPath(chart: Chart): string | undefined {
  */
 export function checkRelPath(what: string, relPath: string, input = 'layout'): string {
   if (typeof relPath !== 'string') {
-    throw new RollwiseInputError(input,
+    throw new RollwiseInputError(
+      input,
       relPath === undefined ? 'undefined' : typeof relPath === 'bigint' ? `${String(relPath)}n` : relPath,
       `gave ${what} as ${relPath === null ? 'null' : `a ${typeof relPath}`}, not a file path.`,
       'return a relative file path inside the output folder (e.g. "prod/checkout-api.k8s.yaml"), or undefined for ' +
-        'the default name.');
+        'the default name.',
+    );
   }
   const norm = path.posix.normalize(relPath.replace(/\\/g, '/'));
   if (relPath === '' || path.posix.isAbsolute(norm) || norm === '.' || norm.startsWith('../') || norm === '..') {
-    throw new RollwiseInputError(input, relPath,
+    throw new RollwiseInputError(
+      input,
+      relPath,
       `${what} "${relPath}" must be a relative file path inside the output folder (e.g. ` +
         '"prod/checkout-api.k8s.yaml"): synth writes only into its output folder, which it replaces as a whole.',
       'give a path inside the output folder, without a leading "/" or "..", e.g. ' +
-        `"prod/${path.posix.basename(norm) || 'checkout-api.k8s.yaml'}".`);
+        `"prod/${path.posix.basename(norm) || 'checkout-api.k8s.yaml'}".`,
+    );
   }
   const first = norm.split('/')[0];
   if (norm === '.rollwise-output' || first === '.git') {
-    throw new RollwiseInputError(input, relPath,
+    throw new RollwiseInputError(
+      input,
+      relPath,
       `${what} "${relPath}" ` +
-        `is ${first === '.git' ? "inside .git, Git's own folder" : 'the name of the marker synth writes into its ' +
-          'output folder'}.`,
-      'choose another file name.');
+        `is ${
+          first === '.git'
+            ? "inside .git, Git's own folder"
+            : 'the name of the marker synth writes into its ' + 'output folder'
+        }.`,
+      'choose another file name.',
+    );
   }
   return norm;
 }
@@ -83,11 +97,16 @@ export class SynthLayout {
    */
   public static custom(fileOf: (chart: Chart, flatName: string) => string | undefined): SynthLayout {
     if (typeof fileOf !== 'function') {
-      throw new RollwiseInputError('SynthLayout.custom(fileOf)',
-        fileOf === undefined ? 'undefined'
-          : typeof fileOf === 'object' ? JSON.stringify(fileOf) ?? String(fileOf) : String(fileOf),
+      throw new RollwiseInputError(
+        'SynthLayout.custom(fileOf)',
+        fileOf === undefined
+          ? 'undefined'
+          : typeof fileOf === 'object'
+            ? (JSON.stringify(fileOf) ?? String(fileOf))
+            : String(fileOf),
         'must be a function from a chart (and its flat file name) to its file path.',
-        'pass e.g. SynthLayout.custom((chart, flat) => `prod/${flat}`).');
+        'pass e.g. SynthLayout.custom((chart, flat) => `prod/${flat}`).',
+      );
     }
     return new SynthLayout(fileOf);
   }

@@ -75,7 +75,8 @@ export class SerializerPool {
       } else if (Date.now() - idleSince > 120_000) {
         throw new Error(
           `serializing the output stalled: ${done}/${this.submitted} files written and no progress for 120 s (a ` +
-            'worker died?)');
+            'worker died?)',
+        );
       }
       Atomics.wait(this.counters, 0, done, 1000);
     }
@@ -90,8 +91,9 @@ export class SerializerPool {
       return new Error(`serializing the output failed: ${this.error()}`);
     }
     const err = Object.assign(new Error(e.message ?? 'unknown'), { code: e.code });
-    return e.code ? fileSystemError(err, this.relative(e.file ?? '?'), 'writing') : new Error(
-      `serializing ${this.relative(e.file ?? '?')} failed: ${e.message}`);
+    return e.code
+      ? fileSystemError(err, this.relative(e.file ?? '?'), 'writing')
+      : new Error(`serializing ${this.relative(e.file ?? '?')} failed: ${e.message}`);
   }
 
   /** A worker's file relative to the temporary output folder (what the user recognizes). */

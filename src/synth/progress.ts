@@ -29,8 +29,10 @@ export interface TerminalProgressOptions {
  * A progress callback for `synthesize` that rewrites one line ("synthesized 1200/3000 charts") on
  * the stream, at most every `intervalMs`, and ends the line when the last chart is done.
  */
-export function terminalProgress(stream: ProgressStream = process.stderr,
-  opts: TerminalProgressOptions = {}): (done: number, total: number) => void {
+export function terminalProgress(
+  stream: ProgressStream = process.stderr,
+  opts: TerminalProgressOptions = {},
+): (done: number, total: number) => void {
   const interval = opts.intervalMs ?? 250;
   const now = opts.now ?? Date.now;
   const start = now();
@@ -42,7 +44,8 @@ export function terminalProgress(stream: ProgressStream = process.stderr,
     if (finished ? !shown : t - last < interval) return;
     last = t;
     shown = true;
-    stream.write(`\rsynthesized ${done}/${total} charts${finished ? ` in ${((t - start) / 1000).toFixed(1)} s\n`
-      : ''}`);
+    stream.write(
+      `\rsynthesized ${done}/${total} charts${finished ? ` in ${((t - start) / 1000).toFixed(1)} s\n` : ''}`,
+    );
   };
 }

@@ -28,8 +28,11 @@ const rendering = new WeakSet<IConstruct>();
  * Registers a check of `scope` on the rendered app. Under a plain `App.synth()` it runs as the
  * scope's cdk8s validation on `ownRender(scope)` instead.
  */
-export function registerRenderCheck(scope: Construct, check: RenderCheck,
-  opts: { readonly validateObjects?: boolean } = {}): void {
+export function registerRenderCheck(
+  scope: Construct,
+  check: RenderCheck,
+  opts: { readonly validateObjects?: boolean } = {},
+): void {
   const root = scope.node.root;
   let list = checks.get(root);
   if (!list) checks.set(root, (list = []));
@@ -62,8 +65,10 @@ function key(o: Json): string {
 }
 
 /** Builds the lookup over one pass's render. */
-export function renderedApp(objects: { chart: Chart; json: Json; apiObject?: ApiObject }[],
-  chartFiles: ReadonlyMap<Chart, string> = new Map()): RenderedApp {
+export function renderedApp(
+  objects: { chart: Chart; json: Json; apiObject?: ApiObject }[],
+  chartFiles: ReadonlyMap<Chart, string> = new Map(),
+): RenderedApp {
   const byObject = new Map<ApiObject, Json>();
   const byKey = new Map<Chart, Map<string, Json>>();
   for (const o of objects) {
@@ -168,8 +173,10 @@ export function appKubernetesVersion(app: IConstruct): KubernetesVersion {
  * (HttpService: `/spec/template/spec/tolerations/0/key` of its workload is `pod.tolerations[0]`).
  * A cluster problem on such a field is then the input's error, named as the user wrote it.
  */
-export type InputMapper = (object: Json, pointer: string) => string | { readonly input: string;
-  readonly pointer: string } | undefined;
+export type InputMapper = (
+  object: Json,
+  pointer: string,
+) => string | { readonly input: string; readonly pointer: string } | undefined;
 const mappers = new WeakMap<IConstruct, InputMapper>();
 
 export function declareInputMapper(scope: Construct, mapper: InputMapper): void {
@@ -199,8 +206,8 @@ function shortValue(v: unknown): unknown {
 
 function valueAt(o: Json, pointer: string): unknown {
   let x: unknown = o;
-  for (const seg of pointer.split('/').filter(Boolean)) x = x && typeof x === 'object' ? (x as Json)[seg.replace(/~1/g,
-    '/').replace(/~0/g, '~')] : undefined;
+  for (const seg of pointer.split('/').filter(Boolean))
+    x = x && typeof x === 'object' ? (x as Json)[seg.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
   return x;
 }
 
@@ -213,19 +220,28 @@ function valueAt(o: Json, pointer: string): unknown {
 export function runRenderChecks(app: App, r: RenderedApp): void {
   const problems: string[] = [];
   // A check of the whole app (registered on the root, whose path is empty) names its constructs itself.
-  for (const { scope, check } of renderChecksOf(app)) for (const m of check(r)) problems.push(scope.node.path === '' ? m
-    : `[${scope.node.path}] ${m}`);
+  for (const { scope, check } of renderChecksOf(app))
+    for (const m of check(r)) problems.push(scope.node.path === '' ? m : `[${scope.node.path}] ${m}`);
   const inputs: InputProblem[] = [];
   problems.push(...clusterProblems(app, r, true, inputs));
   // A cluster problem on a field an input set is that input's error (named as the user wrote it).
   if (inputs.length > 0) {
     const first = inputs[0];
-    const more = inputs.length > 1 ? ` (and ${inputs.length - 1} ` +
-      `more: ${inputs.slice(1, 4).map((i) => `${i.input}: ${i.message}`).join('; ')})` : '';
-    const e = new RollwiseInputError(first.input, first.value,
+    const more =
+      inputs.length > 1
+        ? ` (and ${inputs.length - 1} ` +
+          `more: ${inputs
+            .slice(1, 4)
+            .map((i) => `${i.input}: ${i.message}`)
+            .join('; ')})`
+        : '';
+    const e = new RollwiseInputError(
+      first.input,
+      first.value,
       `${first.message}: the cluster would refuse the ${first.object} rollwise renders from it ` +
         `(Kubernetes ${first.version}), after Argo CD had applied the rest${more}.`,
-      `give ${first.input} a value the cluster accepts.`);
+      `give ${first.input} a value the cluster accepts.`,
+    );
     throw inService(e, first.service.node.id, first.service.node.path);
   }
   if (problems.length > 0) throw new Error(`Validation failed with the following errors:\n  ${problems.join('\n  ')}`);
@@ -258,38 +274,55 @@ export function clusterProblems(scope: Construct, r: RenderedApp, prefix: boolea
     if (!v) {
       const dir = findSchemaDir(version);
       if (dir === undefined) missing.add(version.name);
-      validators.set(version.name,
-        (v = dir === undefined ? ClusterValidator.builtinOnly(version) : ClusterValidator.for(dir, version)));
+      validators.set(
+        version.name,
+        (v = dir === undefined ? ClusterValidator.builtinOnly(version) : ClusterValidator.for(dir, version)),
+      );
     }
-    if (v.hasSchemas && typeof json.apiVersion === 'string' && typeof json.kind === 'string' && !v.knows(json.apiVersion,
-      json.kind)) unknownKinds.add(`${json.apiVersion} ${json.kind}`);
+    if (
+      v.hasSchemas &&
+      typeof json.apiVersion === 'string' &&
+      typeof json.kind === 'string' &&
+      !v.knows(json.apiVersion, json.kind)
+    )
+      unknownKinds.add(`${json.apiVersion} ${json.kind}`);
     const mapped = inputs && owner && !userPatched(owner) ? mapperOf(owner) : undefined;
     for (const p of v.check(json, pass)) {
       // the mapper may name a field below the problem's (the value that makes the whole object too big)
       const m = mapped?.mapper(json, p.path);
       const input = typeof m === 'object' ? m.input : m;
       if (input !== undefined) {
-        inputs!.push({ input, value: shortValue(valueAt(json, typeof m === 'object' ? m.pointer : p.path)),
-          message: p.message, object: p.object, version: version.name, service: mapped!.scope });
+        inputs!.push({
+          input,
+          value: shortValue(valueAt(json, typeof m === 'object' ? m.pointer : p.path)),
+          message: p.message,
+          object: p.object,
+          version: version.name,
+          service: mapped!.scope,
+        });
         continue;
       }
       out.push(
         `${prefix ? `[${(owner ?? chart).node.path}] ` : ''}${formatClusterProblem(p)}: the cluster would refuse ` +
           `this object (Kubernetes ${version.name}), after Argo CD had applied the rest. Fix: correct the input or ` +
-          `the escape-hatch patch that sets ${p.path}.`);
+          `the escape-hatch patch that sets ${p.path}.`,
+      );
     }
   }
   if (missing.size > 0) {
-    addSynthWarning(app as Construct,
+    addSynthWarning(
+      app as Construct,
       `schemas: no pinned schemas for Kubernetes ${[...missing].join(', ')} were found (looked ` +
         `in ${schemaDirCandidates().join(', ')}), so the objects were checked against the API server's built-in ` +
-        `rules only, not against their kinds' schemas and the CRDs' CEL rules. Fix: ${SCHEMA_FIX}.`);
+        `rules only, not against their kinds' schemas and the CRDs' CEL rules. Fix: ${SCHEMA_FIX}.`,
+    );
   }
   if (unknownKinds.size > 0) {
-    addSynthWarning(app as Construct,
+    addSynthWarning(
+      app as Construct,
       `${[...unknownKinds].sort().join(', ')}: no pinned schema or CRD for this kind, so these objects were checked ` +
-        `against the API server's built-in rules only.`);
+        `against the API server's built-in rules only.`,
+    );
   }
   return out;
 }
-

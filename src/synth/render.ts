@@ -49,8 +49,8 @@ export interface RenderOptions {
  */
 export function* renderApp(app: App, opts: RenderOptions = {}): Generator<SynthFile> {
   const comments = opts.comments ?? true;
-  for (const f of planApp(app, opts)) yield 'content' in f ? f : { path: f.path,
-    content: serializeObjects(f.objects, comments) };
+  for (const f of planApp(app, opts))
+    yield 'content' in f ? f : { path: f.path, content: serializeObjects(f.objects, comments) };
 }
 
 /** A file of the output: its objects still to be serialized, or its final content. */
@@ -88,17 +88,24 @@ export function* planApp(app: App, opts: RenderOptions = {}): Generator<PlannedF
   const ext = checkOutputFileExtension(app.outputFileExtension);
   const chartFiles = new Map<Chart, string>();
   const written = new Map<string, string>();
-  const layoutInput = opts.layout === undefined ? 'the declared output paths (declareOutputPath, Environment ' +
-    'outputPath)' : 'layout';
-  const claim = (file: string, by: string, input = layoutInput,
+  const layoutInput =
+    opts.layout === undefined ? 'the declared output paths (declareOutputPath, Environment ' + 'outputPath)' : 'layout';
+  const claim = (
+    file: string,
+    by: string,
+    input = layoutInput,
     fix = 'give each chart its own file (SynthLayout.custom returns one path per chart; Environment charts take ' +
-      'outputPath), or put the objects in one chart.') => {
+      'outputPath), or put the objects in one chart.',
+  ) => {
     const prev = written.get(file);
     if (prev !== undefined) {
-      throw new RollwiseInputError(input, file,
+      throw new RollwiseInputError(
+        input,
+        file,
         `two outputs write ${file}: ${prev} and ${by}; one would overwrite the other (cdk8s keeps only the last), so ` +
           'nothing is written.',
-        fix);
+        fix,
+      );
     }
     written.set(file, by);
     return file;
@@ -142,19 +149,24 @@ export function* planApp(app: App, opts: RenderOptions = {}): Generator<PlannedF
       let index = 0;
       for (const chart of charts) {
         const base = Names.toDnsLabel(chart);
-        const folder = perChartFolder ? (hasDependantCharts ? `${(index++).toString().padStart(4,
-          '0')}-${base}` : base) : '';
+        const folder = perChartFolder
+          ? hasDependantCharts
+            ? `${(index++).toString().padStart(4, '0')}-${base}`
+            : base
+          : '';
         for (const obj of chartJson(chart)) {
           if (obj === undefined) continue;
           const o = obj as { kind?: string; metadata?: { name?: string; namespace?: string } };
           const name = `${o.kind}.${o.metadata?.name}`.replace(/[^0-9a-zA-Z-_.]/g, '');
           const file = path.posix.join(folder, name + ext);
-          claim(file,
+          claim(
+            file,
             `${o.kind} ${o.metadata?.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata?.name} of ` +
               `chart ${chart.node.path}`,
             'yamlOutputType',
             'give the objects different kinds or names (one file per object is named <kind>.<name>), or use ' +
-              'YamlOutputType.FILE_PER_CHART.');
+              'YamlOutputType.FILE_PER_CHART.',
+          );
           files.set(file, obj);
         }
         progress();
@@ -169,9 +181,15 @@ export function* planApp(app: App, opts: RenderOptions = {}): Generator<PlannedF
   if ((app as unknown as { recordConstructMetadata?: boolean }).recordConstructMetadata) {
     const resources: Record<string, { path: string }> = {};
     for (const chart of charts) for (const obj of chartObjects(chart)) resources[obj.name] = { path: obj.node.path };
-    yield { path: claim('construct-metadata.json', 'construct metadata', 'recordConstructMetadata',
-      'rename the output that writes construct-metadata.json, or leave recordConstructMetadata off.'),
-        content: JSON.stringify({ version: '1.0.0', resources }) };
+    yield {
+      path: claim(
+        'construct-metadata.json',
+        'construct metadata',
+        'recordConstructMetadata',
+        'rename the output that writes construct-metadata.json, or leave recordConstructMetadata off.',
+      ),
+      content: JSON.stringify({ version: '1.0.0', resources }),
+    };
   }
 
   for (const f of outputFileEntriesOf(app)) {
@@ -180,9 +198,18 @@ export function* planApp(app: App, opts: RenderOptions = {}): Generator<PlannedF
     const folder = chartFile ? path.posix.dirname(chartFile) : '.';
     const file = checkRelPath(
       `the file ${f.relPath} of ${f.scope.node.path}${chartFile ? `, beside its chart's file ${chartFile},` : ''}`,
-      path.posix.join(folder, f.relPath), `addOutputFile(${f.scope.node.path})`);
-    yield { path: claim(file, `construct ${f.scope.node.path}`, `addOutputFile(${f.scope.node.path})`,
-      'give each added file its own name (it goes beside its chart\'s file).'), content: f.content };
+      path.posix.join(folder, f.relPath),
+      `addOutputFile(${f.scope.node.path})`,
+    );
+    yield {
+      path: claim(
+        file,
+        `construct ${f.scope.node.path}`,
+        `addOutputFile(${f.scope.node.path})`,
+        "give each added file its own name (it goes beside its chart's file).",
+      ),
+      content: f.content,
+    };
   }
 }
 
@@ -222,11 +249,14 @@ function renderCharts(charts: readonly Chart[]): { byChart: Map<Chart, unknown[]
         continue;
       }
       if (json === null || typeof json !== 'object' || Array.isArray(json)) {
-        throw new RollwiseInputError(`${o.node.path}.toJson()`, shownJson(json),
+        throw new RollwiseInputError(
+          `${o.node.path}.toJson()`,
+          shownJson(json),
           `returned ${describeJson(json)} instead of the object's manifest (an object with apiVersion, kind and ` +
             `metadata): the ApiObject's toJson() was replaced, and synth cannot write or check what it returned.`,
           'return the object as ApiObject.toJson() does (call the original and change its result), or change the ' +
-            'object with addJsonPatch.');
+            'object with addJsonPatch.',
+        );
       }
       const dropped = droppedPatch(o, json);
       if (dropped) errors.push(`[${o.node.path}] ${dropped}`);
@@ -250,11 +280,14 @@ function renderCharts(charts: readonly Chart[]): { byChart: Map<Chart, unknown[]
  */
 function droppedPatch(o: ApiObject, json: Record<string, unknown>): string | undefined {
   if (o.toJson === ApiObject.prototype.toJson) return undefined;
-  const ops = ((o as unknown as { patches?: { operation?: { op?: string; path?: string;
-    value?: unknown } }[] }).patches ?? [])
-    .map((p) => p?.operation).filter((op): op is { op: string; path: string;
-      value?: unknown } => typeof op?.op === 'string' &&
-      typeof op.path === 'string');
+  const ops = (
+    (o as unknown as { patches?: { operation?: { op?: string; path?: string; value?: unknown } }[] }).patches ?? []
+  )
+    .map((p) => p?.operation)
+    .filter(
+      (op): op is { op: string; path: string; value?: unknown } =>
+        typeof op?.op === 'string' && typeof op.path === 'string',
+    );
   const related = (a: string, b: string) => a === b || a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
   for (let i = 0; i < ops.length; i++) {
     const op = ops[i];
@@ -263,8 +296,11 @@ function droppedPatch(o: ApiObject, json: Record<string, unknown>): string | und
     if (ops.slice(i + 1).some((later) => related(later.path, op.path) || ['move', 'copy'].includes(later.op))) continue;
     let at: unknown = json;
     let present = true;
-    for (const seg of op.path.split('/').slice(1).map((x) => x.replace(/~1/g, '/').replace(/~0/g, '~'))) {
-      const rec = at !== null && typeof at === 'object' ? at as Record<string, unknown> : undefined;
+    for (const seg of op.path
+      .split('/')
+      .slice(1)
+      .map((x) => x.replace(/~1/g, '/').replace(/~0/g, '~'))) {
+      const rec = at !== null && typeof at === 'object' ? (at as Record<string, unknown>) : undefined;
       if (!rec || !(seg in rec) || rec[seg] === undefined) {
         present = false;
         break;
@@ -274,11 +310,13 @@ function droppedPatch(o: ApiObject, json: Record<string, unknown>): string | und
     const written = present ? JSON.stringify(at) : undefined;
     const wanted = op.op === 'remove' ? undefined : JSON.stringify(op.value);
     if (written !== wanted) {
-      return `JsonPatch.${op.op}('${op.path}'${op.op === 'remove' ? '' : `, ${wanted}`}) is not in ` +
+      return (
+        `JsonPatch.${op.op}('${op.path}'${op.op === 'remove' ? '' : `, ${wanted}`}) is not in ` +
         `what ${o.kind}/${o.name} writes (${present ? `it writes ${written}` : 'the field is absent'}): the object's ` +
         `typed serializer (cdk8s-plus-28's ${o.constructor.name}) keeps only values of the field's declared type, so ` +
         'the patch would be silently lost. Fix: patch with the type the field declares (an IntOrString field takes ' +
-        `IntOrString.fromNumber(...)/fromString(...)), or set the value through the construct's props.`;
+        `IntOrString.fromNumber(...)/fromString(...)), or set the value through the construct's props.`
+      );
     }
   }
   return undefined;
@@ -293,9 +331,13 @@ function shownJson(v: unknown): unknown {
 }
 
 function describeJson(v: unknown): string {
-  return v === null ? 'null'
-    : v === undefined ? 'nothing'
-      : Array.isArray(v) ? 'a list' : `a${/^[aeiou]/.test(typeof v) ? 'n' : ''} ${typeof v}`;
+  return v === null
+    ? 'null'
+    : v === undefined
+      ? 'nothing'
+      : Array.isArray(v)
+        ? 'a list'
+        : `a${/^[aeiou]/.test(typeof v) ? 'n' : ''} ${typeof v}`;
 }
 
 /**
@@ -305,18 +347,25 @@ function describeJson(v: unknown): string {
  */
 function chartToJson(chart: Chart): Record<string, unknown>[] {
   const out: unknown = chart.toJson();
-  const fix = 'return a list of Kubernetes objects, as Chart.toJson() does (e.g. return super.toJson().map((o) => ' +
-    '...)).';
+  const fix =
+    'return a list of Kubernetes objects, as Chart.toJson() does (e.g. return super.toJson().map((o) => ' + '...)).';
   if (!Array.isArray(out)) {
-    throw new RollwiseInputError(`${chart.node.path}.toJson()`, shownJson(out),
+    throw new RollwiseInputError(
+      `${chart.node.path}.toJson()`,
+      shownJson(out),
       `returned ${describeJson(out)}, not the list of objects a chart's toJson() returns; synth writes and checks ` +
         'exactly what it returns.',
-      fix);
+      fix,
+    );
   }
   out.forEach((o, i) => {
     if (o === null || typeof o !== 'object' || Array.isArray(o)) {
-      throw new RollwiseInputError(`${chart.node.path}.toJson()[${i}]`, shownJson(o),
-        `is ${describeJson(o)}, not a Kubernetes object (an object with apiVersion, kind and metadata).`, fix);
+      throw new RollwiseInputError(
+        `${chart.node.path}.toJson()[${i}]`,
+        shownJson(o),
+        `is ${describeJson(o)}, not a Kubernetes object (an object with apiVersion, kind and metadata).`,
+        fix,
+      );
     }
   });
   return out as Record<string, unknown>[];
@@ -328,23 +377,35 @@ function chartToJson(chart: Chart): Record<string, unknown>[] {
  * deep-copies the patch value), so the object would carry the Lazy itself, `{"producer":{}}`.
  */
 function refuseLazyInPatches(o: ApiObject): void {
-  const patches = (o as unknown as { patches?: { operation?: { op?: string; path?: string;
-    value?: unknown } }[] }).patches ?? [];
-  const find = (v: unknown, depth: number): boolean => v instanceof Lazy
-    || (depth < 32 && typeof v === 'object' && v !== null && Object.values(v).some((x) => find(x, depth + 1)));
+  const patches =
+    (o as unknown as { patches?: { operation?: { op?: string; path?: string; value?: unknown } }[] }).patches ?? [];
+  const find = (v: unknown, depth: number): boolean =>
+    v instanceof Lazy ||
+    (depth < 32 && typeof v === 'object' && v !== null && Object.values(v).some((x) => find(x, depth + 1)));
   for (const p of patches) {
     const op = p?.operation;
     if (op && find(op.value, 0)) {
-      const field = String(op.path ?? '').split('/').slice(1).map((x) => x.replace(/~1/g, '/').replace(/~0/g, '~'))
-        .reduce((acc, seg) => (/^\d+$/.test(seg) ? `${acc}[${seg}]`
-          : /^[A-Za-z0-9_-]+$/.test(seg) ? `${acc}${acc ? '.' : ''}${seg}` : `${acc}["${seg}"]`),
-          '');
-      throw new RollwiseInputError(`${o.node.path}.addJsonPatch(JsonPatch.${op.op ?? 'add'}('${op.path}', ...))`,
+      const field = String(op.path ?? '')
+        .split('/')
+        .slice(1)
+        .map((x) => x.replace(/~1/g, '/').replace(/~0/g, '~'))
+        .reduce(
+          (acc, seg) =>
+            /^\d+$/.test(seg)
+              ? `${acc}[${seg}]`
+              : /^[A-Za-z0-9_-]+$/.test(seg)
+                ? `${acc}${acc ? '.' : ''}${seg}`
+                : `${acc}["${seg}"]`,
+          '',
+        );
+      throw new RollwiseInputError(
+        `${o.node.path}.addJsonPatch(JsonPatch.${op.op ?? 'add'}('${op.path}', ...))`,
         'a Lazy',
         'a Lazy in a JSON patch is never produced: cdk8s resolves Lazy values before it applies the patches, ' +
           `so ${o.kind}/${o.name} ${field || 'itself'} would hold the Lazy object itself ({"producer":{}}) and its ` +
           'producer is never called.',
-        'put the Lazy in the object\'s own props (there it is resolved), or patch with the value it would produce.');
+        "put the Lazy in the object's own props (there it is resolved), or patch with the value it would produce.",
+      );
     }
   }
 }
@@ -352,11 +413,14 @@ function refuseLazyInPatches(o: ApiObject): void {
 /** The app's outputFileExtension: it ends every file name, so it may not leave the file's folder. */
 function checkOutputFileExtension(ext: unknown): string {
   if (typeof ext !== 'string' || /[/\\]/.test(ext) || [...ext].some((ch) => ch.charCodeAt(0) < 0x20)) {
-    throw new RollwiseInputError('outputFileExtension', ext === undefined ? 'undefined' : ext,
+    throw new RollwiseInputError(
+      'outputFileExtension',
+      ext === undefined ? 'undefined' : ext,
       `ends every file name synth writes (<chart>${typeof ext === 'string' ? ext : '.k8s.yaml'}), so it must be a ` +
         `string without "/", "\\" or control characters: a "/" would put the files, and the runbooks beside them, in ` +
         'other folders.',
-      'use an extension like ".k8s.yaml" (the default) or ".yaml".');
+      'use an extension like ".k8s.yaml" (the default) or ".yaml".',
+    );
   }
   return ext;
 }
@@ -372,8 +436,8 @@ function validate(app: App, findAll: (n: Node) => IConstruct[]): void {
 
 function buildDependencies(app: App, findAll: (n: Node) => IConstruct[]): { source: IConstruct; target: IConstruct }[] {
   const deps: { source: IConstruct; target: IConstruct }[] = [];
-  for (const child of findAll(app.node)) for (const dep of child.node.dependencies) deps.push({ source: child,
-    target: dep });
+  for (const child of findAll(app.node))
+    for (const dep of child.node.dependencies) deps.push({ source: child, target: dep });
   return deps;
 }
 
@@ -400,9 +464,14 @@ function resolveDependencies(app: App, findAll: (n: Node) => IConstruct[]): bool
   for (const dep of buildDependencies(app, findAll)) {
     const sourceChart = Chart.of(dep.source);
     const targetChart = Chart.of(dep.target);
-    const targets = findAll(dep.target.node).filter((c) => c instanceof ApiObject).filter((x) => Chart.of(x) === targetChart);
-    const sources = findAll(dep.source.node).filter((c) => c instanceof ApiObject).filter((x) => Chart.of(x) === sourceChart);
-    for (const target of targets) for (const source of sources) if (target !== source) source.node.addDependency(target);
+    const targets = findAll(dep.target.node)
+      .filter((c) => c instanceof ApiObject)
+      .filter((x) => Chart.of(x) === targetChart);
+    const sources = findAll(dep.source.node)
+      .filter((c) => c instanceof ApiObject)
+      .filter((x) => Chart.of(x) === sourceChart);
+    for (const target of targets)
+      for (const source of sources) if (target !== source) source.node.addDependency(target);
   }
   return hasDependantCharts;
 }

@@ -114,7 +114,8 @@ export class RollwiseApp extends App {
     Object.defineProperty(this, IS_ROLLWISE_APP, { value: true });
     // Inside a test runner (jest's global expect) the runner owns uncaught errors, and tests expect
     // synth() to throw; a program it spawns still reports them as rollwise does.
-    if (typeof (globalThis as { expect?: { getState?: unknown } }).expect?.getState !== 'function') reportErrorsWithoutStack();
+    if (typeof (globalThis as { expect?: { getState?: unknown } }).expect?.getState !== 'function')
+      reportErrorsWithoutStack();
   }
 
   /** Writes the output into the app's outdir (what `cdk8s synth` calls through `app.synth()`). */
@@ -138,11 +139,19 @@ export class RollwiseApp extends App {
    */
   public synthesize(opts: RollwiseSynthOptions = {}): SynthResult {
     const outdir = opts.outdir ?? this.outdir;
-    const result = synthesize(() => {
-      if (this.options.docsBaseUrl !== undefined) absoluteCitationsIn(this, this.options.docsBaseUrl);
-      return this.options.lint ?? true ? lintApp(this) : this;
-    }, { outdir, check: opts.check, validateSchemas: opts.validateSchemas, comments: this.options.comments,
-      layout: this.options.layout });
+    const result = synthesize(
+      () => {
+        if (this.options.docsBaseUrl !== undefined) absoluteCitationsIn(this, this.options.docsBaseUrl);
+        return (this.options.lint ?? true) ? lintApp(this) : this;
+      },
+      {
+        outdir,
+        check: opts.check,
+        validateSchemas: opts.validateSchemas,
+        comments: this.options.comments,
+        layout: this.options.layout,
+      },
+    );
     if (!opts.check) normalizeMode(outdir);
     const warn = opts.onWarning ?? this.options.onWarning ?? ((t: string) => process.stderr.write(`warning: ${t}\n`));
     for (const w of result.warnings) warn(w);
@@ -151,8 +160,16 @@ export class RollwiseApp extends App {
 }
 
 const APP_KEYS = keysOf<RollwiseAppProps>()({
-  outdir: true, outputFileExtension: true, yamlOutputType: true, recordConstructMetadata: true, resolvers: true,
-  comments: true, layout: true, lint: true, docsBaseUrl: true, onWarning: true,
+  outdir: true,
+  outputFileExtension: true,
+  yamlOutputType: true,
+  recordConstructMetadata: true,
+  resolvers: true,
+  comments: true,
+  layout: true,
+  lint: true,
+  docsBaseUrl: true,
+  onWarning: true,
 });
 
 /**
@@ -164,43 +181,75 @@ function checkAppProps(props: RollwiseAppProps): RollwiseAppProps {
   if (props === undefined) return {};
   checkKeys('RollwiseApp', props, APP_KEYS, 'new RollwiseApp(props)');
   const bad = (key: string, value: unknown, why: string, fix: string): never => {
-    throw new RollwiseInputError(`RollwiseApp.${key}`,
-      typeof value === 'function' ? 'a function'
-        : value === null ? null : typeof value === 'object' ? JSON.stringify(value) ?? String(value) : value,
-      why, fix);
+    throw new RollwiseInputError(
+      `RollwiseApp.${key}`,
+      typeof value === 'function'
+        ? 'a function'
+        : value === null
+          ? null
+          : typeof value === 'object'
+            ? (JSON.stringify(value) ?? String(value))
+            : value,
+      why,
+      fix,
+    );
   };
   for (const k of ['comments', 'lint', 'recordConstructMetadata'] as const) {
-    if (props[k] !== undefined && typeof props[k] !== 'boolean') bad(k, props[k],
-      'must be true or false: any other value would be read as one of them without saying which.',
-      `use ${k}: ${k === 'recordConstructMetadata' ? 'true' : 'false'}, or leave it out.`);
+    if (props[k] !== undefined && typeof props[k] !== 'boolean')
+      bad(
+        k,
+        props[k],
+        'must be true or false: any other value would be read as one of them without saying which.',
+        `use ${k}: ${k === 'recordConstructMetadata' ? 'true' : 'false'}, or leave it out.`,
+      );
   }
   if (props.onWarning !== undefined && typeof props.onWarning !== 'function') {
-    bad('onWarning', props.onWarning,
+    bad(
+      'onWarning',
+      props.onWarning,
       'must be a function that receives each synth warning; the warnings would otherwise be lost.',
-      'pass e.g. onWarning: (text) => console.error(text), or leave it out (warnings go to standard error).');
+      'pass e.g. onWarning: (text) => console.error(text), or leave it out (warnings go to standard error).',
+    );
   }
   // by shape, not instanceof: a SynthLayout of another copy of the package works the same
   if (props.layout !== undefined && typeof (props.layout as { fileFor?: unknown } | null)?.fileFor !== 'function') {
-    bad('layout', props.layout, 'must be made by a SynthLayout factory (its fileFor maps each chart to its file).',
-      'use SynthLayout.declared(), SynthLayout.flat() or SynthLayout.custom((chart, flat) => ...).');
+    bad(
+      'layout',
+      props.layout,
+      'must be made by a SynthLayout factory (its fileFor maps each chart to its file).',
+      'use SynthLayout.declared(), SynthLayout.flat() or SynthLayout.custom((chart, flat) => ...).',
+    );
   }
   const outputTypes = Object.values(YamlOutputType).filter((v) => typeof v === 'number');
   if (props.yamlOutputType !== undefined && !outputTypes.includes(props.yamlOutputType)) {
-    bad('yamlOutputType', props.yamlOutputType,
-      `is not a YamlOutputType (${Object.keys(YamlOutputType).filter((k) => Number.isNaN(Number(k))).join(', ')}); ` +
-        'cdk8s would write nothing for it.',
-      'use e.g. yamlOutputType: YamlOutputType.FILE_PER_CHART (the default).');
+    bad(
+      'yamlOutputType',
+      props.yamlOutputType,
+      `is not a YamlOutputType (${Object.keys(YamlOutputType)
+        .filter((k) => Number.isNaN(Number(k)))
+        .join(', ')}); ` + 'cdk8s would write nothing for it.',
+      'use e.g. yamlOutputType: YamlOutputType.FILE_PER_CHART (the default).',
+    );
   }
   if (props.outdir !== undefined && (typeof props.outdir !== 'string' || props.outdir === '')) {
     bad('outdir', props.outdir, 'must be the path of the output folder.', 'use e.g. outdir: "dist" (the default).');
   }
   if (props.resolvers !== undefined) {
-    if (!Array.isArray(props.resolvers)) bad('resolvers', props.resolvers, 'must be a list of resolvers.',
-      'pass resolvers: [new MyResolver()], or leave it out.');
+    if (!Array.isArray(props.resolvers))
+      bad(
+        'resolvers',
+        props.resolvers,
+        'must be a list of resolvers.',
+        'pass resolvers: [new MyResolver()], or leave it out.',
+      );
     props.resolvers.forEach((r, i) => {
       if (typeof (r as { resolve?: unknown } | null)?.resolve !== 'function') {
-        bad(`resolvers[${i}]`, r, 'is not a resolver: cdk8s calls resolve(context) on it for every value it writes.',
-          'pass an object with a resolve(context) method (cdk8s IResolver), e.g. new LazyResolver().');
+        bad(
+          `resolvers[${i}]`,
+          r,
+          'is not a resolver: cdk8s calls resolve(context) on it for every value it writes.',
+          'pass an object with a resolve(context) method (cdk8s IResolver), e.g. new LazyResolver().',
+        );
       }
     });
   }
@@ -234,8 +283,8 @@ const linted = new WeakSet<App>();
  * longer matches).
  */
 function absoluteCitationsIn(app: App, docsBaseUrl: string): void {
-  const pointer = (parts: (string | number)[]) => parts.map((p) => `/${String(p).replace(/~/g, '~0').replace(/\//g,
-    '~1')}`).join('');
+  const pointer = (parts: (string | number)[]) =>
+    parts.map((p) => `/${String(p).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
   const visit = (o: ApiObject, value: unknown, parts: (string | number)[]): void => {
     if (typeof value === 'string') {
       const absolute = absoluteCitations(value, docsBaseUrl);
@@ -270,16 +319,34 @@ export const SYNTH_REQUEST_ENV = 'ROLLWISE_SYNTH_REQUEST';
 /** What a RollwiseApp writes to `<request>.out`. */
 export type SynthAnswer =
   | { readonly result: SynthResult }
-  | { readonly error: { readonly message: string; readonly input?: string; readonly value?: string;
-    readonly why?: string; readonly fix?: string; readonly service?: string; readonly path?: string } };
+  | {
+      readonly error: {
+        readonly message: string;
+        readonly input?: string;
+        readonly value?: string;
+        readonly why?: string;
+        readonly fix?: string;
+        readonly service?: string;
+        readonly path?: string;
+      };
+    };
 
 function answerSynthRequest(app: RollwiseApp, requestFile: string): void {
-  const request = JSON.parse(fs.readFileSync(requestFile, 'utf8')) as { outdir: string; check?: boolean;
-    validateSchemas?: boolean };
+  const request = JSON.parse(fs.readFileSync(requestFile, 'utf8')) as {
+    outdir: string;
+    check?: boolean;
+    validateSchemas?: boolean;
+  };
   let answer: SynthAnswer;
   try {
-    answer = { result: app.synthesize({ outdir: request.outdir, check: request.check,
-      validateSchemas: request.validateSchemas, onWarning: () => undefined }) };
+    answer = {
+      result: app.synthesize({
+        outdir: request.outdir,
+        check: request.check,
+        validateSchemas: request.validateSchemas,
+        onWarning: () => undefined,
+      }),
+    };
   } catch (e) {
     answer = errorAnswer(e);
   }
@@ -288,10 +355,25 @@ function answerSynthRequest(app: RollwiseApp, requestFile: string): void {
 }
 
 function errorAnswer(e: unknown): SynthAnswer {
-  const err = e as Error & { input?: string; value?: string; why?: string; fix?: string; service?: string;
-    path?: string };
-  return { error: { message: err?.message ?? String(e), input: err?.input, value: err?.value, why: err?.why,
-    fix: err?.fix, service: err?.service, path: err?.path } };
+  const err = e as Error & {
+    input?: string;
+    value?: string;
+    why?: string;
+    fix?: string;
+    service?: string;
+    path?: string;
+  };
+  return {
+    error: {
+      message: err?.message ?? String(e),
+      input: err?.input,
+      value: err?.value,
+      why: err?.why,
+      fix: err?.fix,
+      service: err?.service,
+      path: err?.path,
+    },
+  };
 }
 
 const REPORTING = Symbol.for('rollwise.errors.reporting');
@@ -311,7 +393,9 @@ function reportErrorsWithoutStack(): void {
     const checks = e instanceof Error && e.message.startsWith('Validation failed with the following errors');
     if (!isInputError(e) && !checks) {
       process.removeListener('uncaughtException', handler);
-      process.nextTick(() => { throw e; });
+      process.nextTick(() => {
+        throw e;
+      });
       return;
     }
     const request = process.env[SYNTH_REQUEST_ENV];

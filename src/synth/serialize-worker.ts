@@ -9,15 +9,24 @@ import * as path from 'path';
 import { parentPort, workerData } from 'worker_threads';
 import { serializeObjects } from './serialize';
 
-interface Job { readonly file: string; readonly objects: unknown[]; readonly comments: boolean }
+interface Job {
+  readonly file: string;
+  readonly objects: unknown[];
+  readonly comments: boolean;
+}
 const { state, errorText } = workerData as { state: SharedArrayBuffer; errorText: SharedArrayBuffer };
 const counters = new Int32Array(state); // [0] files done, [1] error flag
 const made = new Set<string>();
 
 function fail(e: unknown, file: string): void {
   // the code and the file, for the main thread's message (fs-errors.ts); no stack
-  const bytes = new TextEncoder().encode(JSON.stringify({ code: (e as NodeJS.ErrnoException)?.code,
-    message: e instanceof Error ? e.message : String(e), file }));
+  const bytes = new TextEncoder().encode(
+    JSON.stringify({
+      code: (e as NodeJS.ErrnoException)?.code,
+      message: e instanceof Error ? e.message : String(e),
+      file,
+    }),
+  );
   new Uint8Array(errorText).set(bytes.subarray(0, errorText.byteLength - 1));
   Atomics.store(counters, 1, 1);
   Atomics.notify(counters, 0);

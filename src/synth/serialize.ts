@@ -12,15 +12,20 @@ import { writeYaml } from './yaml-writer';
  * times faster), or by the package where the writer does not model the object.
  */
 export function serializeObjects(objects: unknown[], comments: boolean): string {
-  return objects.map((o) => {
-    if (o === undefined) return '\n';
-    if (comments && hasReasons(o)) return writeYaml(o,
-      { reasons: reasonsOf(o), segments: cachedFieldPath, wrap }) ?? toCommentedYaml([o]);
-    return writeYaml(o) ?? (comments ? YAML.stringify(o, YAML_OPTIONS) : Yaml.stringify(o));
-  }).join('---\n');
+  return objects
+    .map((o) => {
+      if (o === undefined) return '\n';
+      if (comments && hasReasons(o))
+        return writeYaml(o, { reasons: reasonsOf(o), segments: cachedFieldPath, wrap }) ?? toCommentedYaml([o]);
+      return writeYaml(o) ?? (comments ? YAML.stringify(o, YAML_OPTIONS) : Yaml.stringify(o));
+    })
+    .join('---\n');
 }
 
 function hasReasons(obj: unknown): boolean {
-  return (obj as { metadata?: { annotations?: Record<string, unknown> } }
-    | null)?.metadata?.annotations?.[ANNOTATIONS.reasons] !== undefined;
+  return (
+    (obj as { metadata?: { annotations?: Record<string, unknown> } } | null)?.metadata?.annotations?.[
+      ANNOTATIONS.reasons
+    ] !== undefined
+  );
 }

@@ -33,8 +33,13 @@ export interface SwapPaths {
 export function swapPaths(outdir: string): SwapPaths {
   const parent = path.dirname(outdir);
   const base = path.basename(outdir);
-  return { outdir, parent, base, lock: path.join(parent, `.${base}.lock`),
-    journal: path.join(parent, `.${base}.swap`) };
+  return {
+    outdir,
+    parent,
+    base,
+    lock: path.join(parent, `.${base}.lock`),
+    journal: path.join(parent, `.${base}.swap`),
+  };
 }
 
 /** Test hook: called at named points of the swap (a test kills the process there). @internal */
@@ -107,7 +112,8 @@ export function acquireLock(p: SwapPaths, waitSeconds: number): () => void {
       throw new Error(
         `rollwise synth: ${p.outdir} is being written by another synth ` +
           `(${holder ? `pid ${holder.pid} on ${holder.host}, since ${holder.started}` : 'unknown process'}); ` +
-          `waited ${waitSeconds} s. Wait for it to finish, or, if no synth is running, delete ${p.lock}.`);
+          `waited ${waitSeconds} s. Wait for it to finish, or, if no synth is running, delete ${p.lock}.`,
+      );
     }
     sleepMs(50);
   }
@@ -125,8 +131,11 @@ interface Journal {
 function isOurs(p: SwapPaths, file: unknown, kind: 'tmp' | 'old'): boolean {
   if (typeof file !== 'string' || path.dirname(file) !== p.parent) return false;
   const e = path.basename(file);
-  return e.length === p.base.length + 18 && e.startsWith(`.${p.base}-${kind}-`) &&
-    /^[0-9a-f]{12}$/.test(e.slice(p.base.length + 6));
+  return (
+    e.length === p.base.length + 18 &&
+    e.startsWith(`.${p.base}-${kind}-`) &&
+    /^[0-9a-f]{12}$/.test(e.slice(p.base.length + 6))
+  );
 }
 
 /**
@@ -152,11 +161,14 @@ export function recover(p: SwapPaths): string[] {
     // that name that is anything else was not written by synth: nothing is moved for it, and it is
     // not deleted or overwritten either (an empty one is a journal a crash cut short).
     if (!journal || typeof journal !== 'object' || !(isOurs(p, journal.next, 'tmp') && isOurs(p, journal.old, 'old'))) {
-      throw new RollwiseInputError('outdir', p.outdir,
+      throw new RollwiseInputError(
+        'outdir',
+        p.outdir,
         `has beside it ${p.journal}, which is not a swap journal rollwise synth wrote (a journal names only synth's ` +
           `own .${p.base}-tmp-* and .${p.base}-old-* folders); synth keeps its journal under that name, so it would ` +
           'overwrite and delete the file. Nothing was changed.',
-        `move ${p.journal} away (or delete it if it is not yours), or synthesize into another folder.`);
+        `move ${p.journal} away (or delete it if it is not yours), or synthesize into another folder.`,
+      );
     }
   }
   if (text === '') fs.rmSync(p.journal, { force: true });
@@ -165,12 +177,14 @@ export function recover(p: SwapPaths): string[] {
       fs.renameSync(journal.next, p.outdir);
       notes.push(
         `recovered ${p.outdir}: a previous synth was interrupted between its two renames; its complete output is now ` +
-          'in place');
+          'in place',
+      );
     } else if (journal.old && fs.existsSync(journal.old)) {
       fs.renameSync(journal.old, p.outdir);
       notes.push(
         `recovered ${p.outdir}: a previous synth was interrupted during its swap; the output before it is back in ` +
-          'place');
+          'place',
+      );
     }
   }
   if (journal) fs.rmSync(p.journal, { force: true });
@@ -220,10 +234,11 @@ export function assertReplaceable(p: SwapPaths): void {
     } catch {
       throw new Error(
         `rollwise synth: ${dir} is read-only, so the previous output could not be replaced and deleted; nothing was ` +
-          `changed. Fix: make it writable (chmod -R u+w ${p.outdir}) or synthesize into another folder (--out).`);
+          `changed. Fix: make it writable (chmod -R u+w ${p.outdir}) or synthesize into another folder (--out).`,
+      );
     }
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) if (e.isDirectory()) stack.push(path.join(dir,
-      e.name));
+    for (const e of fs.readdirSync(dir, { withFileTypes: true }))
+      if (e.isDirectory()) stack.push(path.join(dir, e.name));
   }
 }
 
@@ -261,8 +276,10 @@ export function swapIn(p: SwapPaths, next: string): string[] {
     fs.rmSync(old, { recursive: true, force: true });
     return [];
   } catch (e) {
-    return [`the new output is in place, but the previous copy ${old} could not be deleted ` +
-      `(${(e as Error).message}); the next synth deletes it`];
+    return [
+      `the new output is in place, but the previous copy ${old} could not be deleted ` +
+        `(${(e as Error).message}); the next synth deletes it`,
+    ];
   }
 }
 
@@ -286,7 +303,8 @@ export function afterSwap(outdir: string): void {
     const onSignal = (): void => {
       process.stderr.write(
         `rollwise synth: interrupted by ${sig} after the swap: ${swappedInto ?? 'the output'} holds the complete new ` +
-          `output (nothing to undo).\n`);
+          `output (nothing to undo).\n`,
+      );
       process.off(sig, onSignal);
       listeners.delete(sig);
       if (process.listenerCount(sig) === 0) process.kill(process.pid, sig);

@@ -99,19 +99,27 @@ export function synthesize(build: (outdir: string) => App, opts: SynthOptions): 
       // Only the charts' manifests go to the API server; extra files (runbooks, Backstage's
       // catalog-info.yaml, which Backstage validates) are no Kubernetes objects.
       const manifests: string[] = [];
-      writeApp(app, tmp,
-        { comments: opts.comments, layout: opts.layout, onChart: progress, onManifest: (f) => manifests.push(f) });
+      writeApp(app, tmp, {
+        comments: opts.comments,
+        layout: opts.layout,
+        onChart: progress,
+        onManifest: (f) => manifests.push(f),
+      });
       const files = listFiles(tmp);
       writeOutputMarker(tmp, files);
       swapFault('written');
       if (opts.validateSchemas) assertSchemaValid(tmp, manifests, appKubernetesVersion(app));
       const warnings = [...recovered, ...warningsOf(app)];
       if (opts.check) {
-        return { files, drift: diffDirs(tmp, outdir),
-          diff: summarizeDrift(tmp, outdir,
-            { fileLists: false,
-              labels: { committed: `committed in ${opts.outdir}`, synthesized: 'synthesized from the code' } }),
-          warnings };
+        return {
+          files,
+          drift: diffDirs(tmp, outdir),
+          diff: summarizeDrift(tmp, outdir, {
+            fileLists: false,
+            labels: { committed: `committed in ${opts.outdir}`, synthesized: 'synthesized from the code' },
+          }),
+          warnings,
+        };
       }
       try {
         warnings.push(...swapIn(paths, tmp));
@@ -146,7 +154,11 @@ function assertSchemaValid(dir: string, files: readonly string[], version: Kuber
   if (problems.length > 0) {
     throw new Error(
       `rollwise synth: ${problems.length} schema violation(s) in the synthesized objects (the API server would ` +
-        `reject them); the previous output is unchanged:\n${problems.slice(0, 50).map((p) => `  ${p}`).join('\n')}`);
+        `reject them); the previous output is unchanged:\n${problems
+          .slice(0, 50)
+          .map((p) => `  ${p}`)
+          .join('\n')}`,
+    );
   }
 }
 
@@ -154,8 +166,11 @@ function assertSchemaValid(dir: string, files: readonly string[], version: Kuber
  * Writes an app's output into `dir` (not atomic; `synthesize` wraps it). Returns the paths written;
  * `onManifest` hears the charts' manifest files among them (not the extra files).
  */
-export function writeApp(app: App, dir: string,
-  opts: RenderOptions & { readonly parallel?: boolean; readonly onManifest?: (path: string) => void } = {}): string[] {
+export function writeApp(
+  app: App,
+  dir: string,
+  opts: RenderOptions & { readonly parallel?: boolean; readonly onManifest?: (path: string) => void } = {},
+): string[] {
   const comments = opts.comments ?? true;
   const pool = (opts.parallel ?? chartCount(app) >= PARALLEL_FROM_CHARTS) ? SerializerPool.create() : undefined;
   const made = new Set<string>();
@@ -218,4 +233,3 @@ function chartCount(app: App): number {
  * 7.8/9.6/9.0 s without), and the worker still overlaps the writes with the checks, so it stays.
  */
 const PARALLEL_FROM_CHARTS = 64;
-

@@ -28,8 +28,9 @@ class Unsupported extends Error {}
 type Tag = { default?: boolean | string; tag: string; test?: RegExp };
 /** The YAML 1.1 schema's tags (and compat tags), as the package's plainString tests them. */
 const SCHEMA = new YAML.Document(null, OPTIONS).schema as unknown as { tags: Tag[]; compat?: Tag[] | null };
-const RESOLVES_TO_OTHER_TYPE = [...SCHEMA.tags, ...(SCHEMA.compat ?? [])].filter((t) => t.default &&
-  t.tag !== 'tag:yaml.org,2002:str' && t.test);
+const RESOLVES_TO_OTHER_TYPE = [...SCHEMA.tags, ...(SCHEMA.compat ?? [])].filter(
+  (t) => t.default && t.tag !== 'tag:yaml.org,2002:str' && t.test,
+);
 
 const INDENT_STEP = '  ';
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u{D800}-\u{DFFF}]/u; // eslint-disable-line no-control-regex -- the package's own test
@@ -59,15 +60,32 @@ function doubleQuoted(value: string, ctx: Ctx): string {
           str += json.slice(start, i);
           const code = json.substr(i + 2, 4);
           switch (code) {
-            case '0000': str += '\\0'; break;
-            case '0007': str += '\\a'; break;
-            case '000b': str += '\\v'; break;
-            case '001b': str += '\\e'; break;
-            case '0085': str += '\\N'; break;
-            case '00a0': str += '\\_'; break;
-            case '2028': str += '\\L'; break;
-            case '2029': str += '\\P'; break;
-            default: str += code.substr(0, 2) === '00' ? `\\x${code.substr(2)}` : json.substr(i, 6);
+            case '0000':
+              str += '\\0';
+              break;
+            case '0007':
+              str += '\\a';
+              break;
+            case '000b':
+              str += '\\v';
+              break;
+            case '001b':
+              str += '\\e';
+              break;
+            case '0085':
+              str += '\\N';
+              break;
+            case '00a0':
+              str += '\\_';
+              break;
+            case '2028':
+              str += '\\L';
+              break;
+            case '2029':
+              str += '\\P';
+              break;
+            default:
+              str += code.substr(0, 2) === '00' ? `\\x${code.substr(2)}` : json.substr(i, 6);
           }
           i += 5;
           start = i + 1;
@@ -202,13 +220,16 @@ function cached(cache: Map<string, string>, value: string, ctx: Ctx): string {
 }
 
 function valueString(value: string, indent: string): string {
-  return value.includes('\n') ? stringScalar(value, { implicitKey: false, indent }) : cached(VALUES, value,
-    { implicitKey: false, indent });
+  return value.includes('\n')
+    ? stringScalar(value, { implicitKey: false, indent })
+    : cached(VALUES, value, { implicitKey: false, indent });
 }
 
 function keyString(key: string, indent: string): string {
-  const s = indent === INDENT_STEP ? cached(TOP_KEYS, key, { implicitKey: true, indent }) : cached(KEYS, key,
-    { implicitKey: true, indent });
+  const s =
+    indent === INDENT_STEP
+      ? cached(TOP_KEYS, key, { implicitKey: true, indent })
+      : cached(KEYS, key, { implicitKey: true, indent });
   if (s.length > 1024) throw new Unsupported('a key written over 1,024 characters (an explicit key)');
   return s;
 }
@@ -334,8 +355,12 @@ function asItemIndex(key: string | number): number | null {
  * string equal to the last segment) or the item `Number(last)` of a sequence; a path that does
  * not exist is skipped, and a later reason on the same place replaces an earlier one.
  */
-function placeComments(obj: Record<string, unknown>, reasons: Readonly<Record<string, string>>,
-  segments: (path: string) => (string | number)[], wrap: (text: string) => string): Comments {
+function placeComments(
+  obj: Record<string, unknown>,
+  reasons: Readonly<Record<string, string>>,
+  segments: (path: string) => (string | number)[],
+  wrap: (text: string) => string,
+): Comments {
   const out: Comments = new Map();
   for (const [path, reason] of Object.entries(reasons)) {
     const segs = segments(path);
@@ -377,10 +402,14 @@ const enabled = process.env.ROLLWISE_BENCH_NO_OWN_YAML === undefined;
  * One manifest object as the package writes it (`new YAML.Document(obj, options)`, the comments
  * set, `toString(options)`), or undefined when this writer does not model it.
  */
-export function writeYaml(obj: unknown,
-  comments?: { readonly reasons: Readonly<Record<string, string>>;
+export function writeYaml(
+  obj: unknown,
+  comments?: {
+    readonly reasons: Readonly<Record<string, string>>;
     readonly segments: (path: string) => (string | number)[];
-    readonly wrap: (text: string) => string }): string | undefined {
+    readonly wrap: (text: string) => string;
+  },
+): string | undefined {
   if (!enabled || !isPlainObject(obj)) return undefined;
   try {
     const placed = comments ? placeComments(obj, comments.reasons, comments.segments, comments.wrap) : undefined;

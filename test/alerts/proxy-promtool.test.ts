@@ -1,4 +1,13 @@
-import { bothServices, controllerSeries, endpointSeries, expected, PromTest, repeat, runPromtool, Series } from './support';
+import {
+  bothServices,
+  controllerSeries,
+  endpointSeries,
+  expected,
+  PromTest,
+  repeat,
+  runPromtool,
+  Series,
+} from './support';
 
 /**
  * The proxy's view, replayed on promtool, with series shaped as Envoy Gateway v1.9.0 exports them:
@@ -21,20 +30,35 @@ const C0 = 'httproute/checkout/checkout-api/rule/0';
 const PROXY = 'envoy-default-eg-7f9c-abcde';
 const none = (eval_time: string, alertname: string) => ({ eval_time, alertname, exp_alerts: [] });
 const envoy = (metric: string, cluster: string, values: string, extra = '', pod = PROXY): Series => ({
-  series: `${metric}{envoy_cluster_name="${cluster}", namespace="envoy-gateway-system", pod="${pod}"${extra}}`, values,
+  series: `${metric}{envoy_cluster_name="${cluster}", namespace="envoy-gateway-system", pod="${pod}"${extra}}`,
+  values,
 });
 /** A deferred counter: absent for `absent` scrapes, then created at its first use holding `step`, growing by `step` per scrape for `grow` scrapes in all. */
-const deferred = (absent: number, step: number, grow: number) => `${absent > 0 ? `_x${absent} ` : ''}${step}+${step}x${grow - 1}`;
+const deferred = (absent: number, step: number, grow: number) =>
+  `${absent > 0 ? `_x${absent} ` : ''}${step}+${step}x${grow - 1}`;
 /** The counters of the cluster's traffic-stats block the rules read (with upstream_cx_total, which every connection counts). */
-const TRAFFIC_STATS = ['envoy_cluster_upstream_rq_total', 'envoy_cluster_upstream_cx_total', 'envoy_cluster_upstream_cx_none_healthy', 'envoy_cluster_upstream_cx_connect_fail',
-  'envoy_cluster_upstream_cx_destroy_remote_with_active_rq', 'envoy_cluster_upstream_cx_idle_timeout', 'envoy_cluster_upstream_rq_pending_overflow', 'envoy_cluster_upstream_rq_timeout'] as const;
-type TrafficStat = typeof TRAFFIC_STATS[number];
+const TRAFFIC_STATS = [
+  'envoy_cluster_upstream_rq_total',
+  'envoy_cluster_upstream_cx_total',
+  'envoy_cluster_upstream_cx_none_healthy',
+  'envoy_cluster_upstream_cx_connect_fail',
+  'envoy_cluster_upstream_cx_destroy_remote_with_active_rq',
+  'envoy_cluster_upstream_cx_idle_timeout',
+  'envoy_cluster_upstream_rq_pending_overflow',
+  'envoy_cluster_upstream_rq_timeout',
+] as const;
+type TrafficStat = (typeof TRAFFIC_STATS)[number];
 /**
  * The cluster's traffic-stats block: absent for `absent` scrapes, then every counter from its
  * creation on as `counted` gives it (promtool values from the creation scrape), or 0 for `scrapes`
  * samples.
  */
-const trafficStats = (cluster: string, absent: number, scrapes: number, counted: Partial<Record<TrafficStat, string>> = {}): Series[] =>
+const trafficStats = (
+  cluster: string,
+  absent: number,
+  scrapes: number,
+  counted: Partial<Record<TrafficStat, string>> = {},
+): Series[] =>
   TRAFFIC_STATS.map((m) => envoy(m, cluster, `${absent > 0 ? `_x${absent} ` : ''}${counted[m] ?? `0x${scrapes - 1}`}`));
 /** The cluster's endpoint and load-balancer stats, which exist from its creation. */
 const clusterStats = (cluster: string, healthy: string, total: string, panic: string): Series[] => [
@@ -42,7 +66,14 @@ const clusterStats = (cluster: string, healthy: string, total: string, panic: st
   envoy('envoy_cluster_membership_total', cluster, total),
   envoy('envoy_cluster_lb_healthy_panic', cluster, panic),
 ];
-const ALL = ['Route5xxOverSlo', 'EnvoyNoHealthyUpstream', 'EnvoyUpstreamResetKeepAliveRace', 'EnvoyUpstreamConnectFailure', 'EnvoyUpstreamOverflow', 'EnvoyUpstreamTimeout'];
+const ALL = [
+  'Route5xxOverSlo',
+  'EnvoyNoHealthyUpstream',
+  'EnvoyUpstreamResetKeepAliveRace',
+  'EnvoyUpstreamConnectFailure',
+  'EnvoyUpstreamOverflow',
+  'EnvoyUpstreamTimeout',
+];
 const silent = (eval_time: string) => ALL.map((a) => none(eval_time, a));
 
 const tests: PromTest[] = [
@@ -58,7 +89,11 @@ const tests: PromTest[] = [
     input_series: [
       ...clusterStats(C0, '12x60', '12x60', '0x60'),
       // the traffic-stats block from the first request: the failure counters are there, at 0
-      ...trafficStats(C0, 1, 60, { envoy_cluster_upstream_rq_total: '6000+6000x59', envoy_cluster_upstream_cx_total: '40x59', envoy_cluster_upstream_cx_idle_timeout: '0 40+40x58' }),
+      ...trafficStats(C0, 1, 60, {
+        envoy_cluster_upstream_rq_total: '6000+6000x59',
+        envoy_cluster_upstream_cx_total: '40x59',
+        envoy_cluster_upstream_cx_idle_timeout: '0 40+40x58',
+      }),
       envoy('envoy_cluster_upstream_rq_xx', C0, deferred(1, 6000, 60), ', envoy_response_code_class="2"'),
     ],
     alert_rule_test: [...silent('10m'), ...silent('30m')],
@@ -72,7 +107,12 @@ const tests: PromTest[] = [
       envoy('envoy_cluster_upstream_rq_xx', C0, deferred(11, 5, 30), ', envoy_response_code_class="5"'),
       // another service's route at 50 % errors must not fire checkout-api's alert
       ...trafficStats('httproute/checkout/other-api/rule/0', 0, 41, { envoy_cluster_upstream_rq_total: '0+100x40' }),
-      envoy('envoy_cluster_upstream_rq_xx', 'httproute/checkout/other-api/rule/0', '0+50x40', ', envoy_response_code_class="5"'),
+      envoy(
+        'envoy_cluster_upstream_rq_xx',
+        'httproute/checkout/other-api/rule/0',
+        '0+50x40',
+        ', envoy_response_code_class="5"',
+      ),
     ],
     alert_rule_test: [
       none('5m', 'Route5xxOverSlo'),
@@ -91,7 +131,10 @@ const tests: PromTest[] = [
       // must still fire when a routed cluster is empty.)
       ...clusterStats(C0, '12x9 0x30', '12x9 0x30', '0x9 50+50x29'),
       // the block exists since the route's first request: cx_none_healthy counts from 0
-      ...trafficStats(C0, 0, 41, { envoy_cluster_upstream_rq_total: '1000+1000x9 10000x30', envoy_cluster_upstream_cx_none_healthy: '0x9 1000+1000x30' }),
+      ...trafficStats(C0, 0, 41, {
+        envoy_cluster_upstream_rq_total: '1000+1000x9 10000x30',
+        envoy_cluster_upstream_cx_none_healthy: '0x9 1000+1000x30',
+      }),
       envoy('envoy_cluster_upstream_rq_xx', C0, '1000+1000x9 10000x30', ', envoy_response_code_class="2"'),
       // a class's counter is created at its first response
       envoy('envoy_cluster_upstream_rq_xx', C0, deferred(10, 1000, 30), ', envoy_response_code_class="5"'),
@@ -101,7 +144,11 @@ const tests: PromTest[] = [
       none('5m', 'EnvoyNoHealthyUpstream'),
       // over every class the ratio is 1 (a division by upstream_rq_total would be by 0: no sample)
       { eval_time: '11m30s', alertname: 'Route5xxOverSlo', exp_alerts: [expected(checkout, 'Route5xxOverSlo', {}, 1)] },
-      { eval_time: '7m', alertname: 'EnvoyNoHealthyUpstream', exp_alerts: [expected(checkout, 'EnvoyNoHealthyUpstream', { envoy_cluster_name: C0 }, 0)] },
+      {
+        eval_time: '7m',
+        alertname: 'EnvoyNoHealthyUpstream',
+        exp_alerts: [expected(checkout, 'EnvoyNoHealthyUpstream', { envoy_cluster_name: C0 }, 0)],
+      },
     ],
   },
   {
@@ -117,20 +164,39 @@ const tests: PromTest[] = [
       ...trafficStats(C0, 0, 41, { envoy_cluster_upstream_rq_total: '1000+1000x9 10000x30' }),
       envoy('envoy_cluster_upstream_rq_xx', C0, '1000+1000x9 10000x30', ', envoy_response_code_class="2"'),
       // the listener's counters (http.http-10080.*): every route on the port shares them
-      { series: 'envoy_http_rq_direct_response{envoy_http_conn_manager_prefix="http-10080", namespace="envoy-gateway-system", pod="envoy-default-eg-7f9c-abcde"}', values: '0x9 1000+1000x30' },
-      { series: 'envoy_http_downstream_rq_xx{envoy_http_conn_manager_prefix="http-10080", envoy_response_code_class="5", namespace="envoy-gateway-system", pod="envoy-default-eg-7f9c-abcde"}', values: '0x9 1000+1000x30' },
+      {
+        series:
+          'envoy_http_rq_direct_response{envoy_http_conn_manager_prefix="http-10080", namespace="envoy-gateway-system", pod="envoy-default-eg-7f9c-abcde"}',
+        values: '0x9 1000+1000x30',
+      },
+      {
+        series:
+          'envoy_http_downstream_rq_xx{envoy_http_conn_manager_prefix="http-10080", envoy_response_code_class="5", namespace="envoy-gateway-system", pod="envoy-default-eg-7f9c-abcde"}',
+        values: '0x9 1000+1000x30',
+      },
       controllerSeries('rollout_info_replicas_desired', { namespace: 'checkout', name: 'checkout-api' }, '12x40'),
       // the EndpointSlice stays and lists no endpoint: no kube_endpointslice_endpoints series at all from 5m
-      ...endpointSeries('checkout', 'checkout-api', repeat(12, 10), 12).map((x) => (x.series.startsWith('kube_endpointslice_info')
-        ? { ...x, values: '1x40' }
-        : { ...x, values: `${x.values} stale` })),
+      ...endpointSeries('checkout', 'checkout-api', repeat(12, 10), 12).map((x) =>
+        x.series.startsWith('kube_endpointslice_info')
+          ? { ...x, values: '1x40' }
+          : { ...x, values: `${x.values} stale` },
+      ),
     ],
     alert_rule_test: [
       none('4m30s', 'ReadyEndpointsBelowFloor'),
       none('6m30s', 'ReadyEndpointsBelowFloor'), // 0 ready from 5m, for 2m
-      { eval_time: '7m', alertname: 'ReadyEndpointsBelowFloor', exp_alerts: [expected(checkout, 'ReadyEndpointsBelowFloor', {}, 0)] },
-      { eval_time: '19m', alertname: 'ReadyEndpointsBelowFloor', exp_alerts: [expected(checkout, 'ReadyEndpointsBelowFloor', {}, 0)] },
-      ...silent('12m'), ...silent('19m'),
+      {
+        eval_time: '7m',
+        alertname: 'ReadyEndpointsBelowFloor',
+        exp_alerts: [expected(checkout, 'ReadyEndpointsBelowFloor', {}, 0)],
+      },
+      {
+        eval_time: '19m',
+        alertname: 'ReadyEndpointsBelowFloor',
+        exp_alerts: [expected(checkout, 'ReadyEndpointsBelowFloor', {}, 0)],
+      },
+      ...silent('12m'),
+      ...silent('19m'),
     ],
   },
   {
@@ -144,7 +210,11 @@ const tests: PromTest[] = [
     ],
     alert_rule_test: [
       none('5m', 'EnvoyNoHealthyUpstream'),
-      { eval_time: '7m', alertname: 'EnvoyNoHealthyUpstream', exp_alerts: [expected(checkout, 'EnvoyNoHealthyUpstream', { envoy_cluster_name: C0 }, 0)] },
+      {
+        eval_time: '7m',
+        alertname: 'EnvoyNoHealthyUpstream',
+        exp_alerts: [expected(checkout, 'EnvoyNoHealthyUpstream', { envoy_cluster_name: C0 }, 0)],
+      },
       none('12m', 'Route5xxOverSlo'),
     ],
   },
@@ -167,22 +237,38 @@ const tests: PromTest[] = [
     alert_rule_test: [
       none('4m30s', 'EnvoyNoHealthyUpstream'),
       none('6m', 'EnvoyNoHealthyUpstream'), // first sample at 5m, rate from 5m30s; for 1m
-      { eval_time: '6m30s', alertname: 'EnvoyNoHealthyUpstream', exp_alerts: [expected(checkout, 'EnvoyNoHealthyUpstream', { envoy_cluster_name: `${C0}/backend/1` }, 0)] },
+      {
+        eval_time: '6m30s',
+        alertname: 'EnvoyNoHealthyUpstream',
+        exp_alerts: [expected(checkout, 'EnvoyNoHealthyUpstream', { envoy_cluster_name: `${C0}/backend/1` }, 0)],
+      },
     ],
   },
   {
-    name: 'UC: a rare upstream reset under healthy traffic: the counter is there at 0 since the route\'s first request, and increase() sees the race',
+    name: "UC: a rare upstream reset under healthy traffic: the counter is there at 0 since the route's first request, and increase() sees the race",
     interval: '30s',
     input_series: [
-      ...trafficStats(C0, 0, 71, { envoy_cluster_upstream_rq_total: '1000+1000x70', envoy_cluster_upstream_cx_idle_timeout: '3+3x70', envoy_cluster_upstream_cx_destroy_remote_with_active_rq: '0x19 1x51' }),
+      ...trafficStats(C0, 0, 71, {
+        envoy_cluster_upstream_rq_total: '1000+1000x70',
+        envoy_cluster_upstream_cx_idle_timeout: '3+3x70',
+        envoy_cluster_upstream_cx_destroy_remote_with_active_rq: '0x19 1x51',
+      }),
       envoy('envoy_cluster_upstream_rq_xx', C0, '998+998x70', ', envoy_response_code_class="2"'),
       envoy('envoy_cluster_upstream_rq_xx', C0, deferred(20, 1, 1) + ' 1x49', ', envoy_response_code_class="5"'),
       ...clusterStats(C0, '12x70', '12x70', '0x70'),
     ],
     alert_rule_test: [
       none('9m30s', 'EnvoyUpstreamResetKeepAliveRace'),
-      { eval_time: '10m', alertname: 'EnvoyUpstreamResetKeepAliveRace', exp_alerts: [expected(checkout, 'EnvoyUpstreamResetKeepAliveRace', { envoy_cluster_name: C0 }, 1)] },
-      { eval_time: '24m', alertname: 'EnvoyUpstreamResetKeepAliveRace', exp_alerts: [expected(checkout, 'EnvoyUpstreamResetKeepAliveRace', { envoy_cluster_name: C0 }, 1)] },
+      {
+        eval_time: '10m',
+        alertname: 'EnvoyUpstreamResetKeepAliveRace',
+        exp_alerts: [expected(checkout, 'EnvoyUpstreamResetKeepAliveRace', { envoy_cluster_name: C0 }, 1)],
+      },
+      {
+        eval_time: '24m',
+        alertname: 'EnvoyUpstreamResetKeepAliveRace',
+        exp_alerts: [expected(checkout, 'EnvoyUpstreamResetKeepAliveRace', { envoy_cluster_name: C0 }, 1)],
+      },
       // one 503 in 50,000 requests: the ratio alert can never see this mechanism
       none('16m', 'Route5xxOverSlo'),
       none('26m', 'EnvoyUpstreamResetKeepAliveRace'),
@@ -193,18 +279,43 @@ const tests: PromTest[] = [
     // The canary's cluster exists from the first weight; its first requests and a race land in one
     // scrape interval, so the block's first sample already holds the race: increase() has no sample
     // before it, the rule's "exists now, not 15 min ago" branch fires.
-    name: 'UC within the first scrape of a new cluster\'s traffic: the counter\'s first sample is already 1',
+    name: "UC within the first scrape of a new cluster's traffic: the counter's first sample is already 1",
     interval: '30s',
     input_series: [
       ...clusterStats(`${C0}/backend/1`, '_x9 1x40', '_x9 1x40', '_x9 0x40'),
-      ...trafficStats(`${C0}/backend/1`, 10, 41, { envoy_cluster_upstream_rq_total: '50+50x40', envoy_cluster_upstream_cx_destroy_remote_with_active_rq: '1x40' }),
-      envoy('envoy_cluster_upstream_rq_xx', `${C0}/backend/1`, deferred(10, 49, 1) + ' 49+50x39', ', envoy_response_code_class="2"'),
-      envoy('envoy_cluster_upstream_rq_xx', `${C0}/backend/1`, deferred(10, 1, 1) + ' 1x39', ', envoy_response_code_class="5"'),
+      ...trafficStats(`${C0}/backend/1`, 10, 41, {
+        envoy_cluster_upstream_rq_total: '50+50x40',
+        envoy_cluster_upstream_cx_destroy_remote_with_active_rq: '1x40',
+      }),
+      envoy(
+        'envoy_cluster_upstream_rq_xx',
+        `${C0}/backend/1`,
+        deferred(10, 49, 1) + ' 49+50x39',
+        ', envoy_response_code_class="2"',
+      ),
+      envoy(
+        'envoy_cluster_upstream_rq_xx',
+        `${C0}/backend/1`,
+        deferred(10, 1, 1) + ' 1x39',
+        ', envoy_response_code_class="5"',
+      ),
     ],
     alert_rule_test: [
       none('4m30s', 'EnvoyUpstreamResetKeepAliveRace'),
-      { eval_time: '5m', alertname: 'EnvoyUpstreamResetKeepAliveRace', exp_alerts: [expected(checkout, 'EnvoyUpstreamResetKeepAliveRace', { envoy_cluster_name: `${C0}/backend/1` }, 1)] },
-      { eval_time: '19m30s', alertname: 'EnvoyUpstreamResetKeepAliveRace', exp_alerts: [expected(checkout, 'EnvoyUpstreamResetKeepAliveRace', { envoy_cluster_name: `${C0}/backend/1` }, 1)] },
+      {
+        eval_time: '5m',
+        alertname: 'EnvoyUpstreamResetKeepAliveRace',
+        exp_alerts: [
+          expected(checkout, 'EnvoyUpstreamResetKeepAliveRace', { envoy_cluster_name: `${C0}/backend/1` }, 1),
+        ],
+      },
+      {
+        eval_time: '19m30s',
+        alertname: 'EnvoyUpstreamResetKeepAliveRace',
+        exp_alerts: [
+          expected(checkout, 'EnvoyUpstreamResetKeepAliveRace', { envoy_cluster_name: `${C0}/backend/1` }, 1),
+        ],
+      },
       none('20m30s', 'EnvoyUpstreamResetKeepAliveRace'),
     ],
   },
@@ -212,17 +323,27 @@ const tests: PromTest[] = [
     name: 'a pod crash: a few requests reset and connects refused at once, then the pod is gone',
     interval: '30s',
     input_series: [
-      ...trafficStats(C0, 0, 51, { envoy_cluster_upstream_rq_total: '1000+1000x50', envoy_cluster_upstream_cx_destroy_remote_with_active_rq: '0x9 3x41', envoy_cluster_upstream_cx_connect_fail: '0x9 4x41' }),
+      ...trafficStats(C0, 0, 51, {
+        envoy_cluster_upstream_rq_total: '1000+1000x50',
+        envoy_cluster_upstream_cx_destroy_remote_with_active_rq: '0x9 3x41',
+        envoy_cluster_upstream_cx_connect_fail: '0x9 4x41',
+      }),
       envoy('envoy_cluster_upstream_rq_xx', C0, '1000+1000x50', ', envoy_response_code_class="2"'),
       envoy('envoy_cluster_upstream_rq_xx', C0, deferred(10, 7, 1) + ' 7x40', ', envoy_response_code_class="5"'),
       ...clusterStats(C0, '12x9 11x41', '12x9 11x41', '0x50'),
     ],
     alert_rule_test: [
       // every reset with a request in flight is a 503 the client saw: UC pages, naming pod shutdown
-      { eval_time: '6m', alertname: 'EnvoyUpstreamResetKeepAliveRace', exp_alerts: [expected(checkout, 'EnvoyUpstreamResetKeepAliveRace', { envoy_cluster_name: C0 }, 3)] },
+      {
+        eval_time: '6m',
+        alertname: 'EnvoyUpstreamResetKeepAliveRace',
+        exp_alerts: [expected(checkout, 'EnvoyUpstreamResetKeepAliveRace', { envoy_cluster_name: C0 }, 3)],
+      },
       // a one-off burst of connect failures is not a lasting mechanism; 7 in 10,000 is no SLO breach
-      none('8m', 'EnvoyUpstreamConnectFailure'), none('12m', 'EnvoyUpstreamConnectFailure'),
-      none('12m', 'Route5xxOverSlo'), none('12m', 'EnvoyNoHealthyUpstream'),
+      none('8m', 'EnvoyUpstreamConnectFailure'),
+      none('12m', 'EnvoyUpstreamConnectFailure'),
+      none('12m', 'Route5xxOverSlo'),
+      none('12m', 'EnvoyNoHealthyUpstream'),
     ],
   },
   {
@@ -233,18 +354,50 @@ const tests: PromTest[] = [
       envoy('envoy_cluster_upstream_rq_xx', C0, '950+950x29 stale 950+950x19', ', envoy_response_code_class="2"'),
       envoy('envoy_cluster_upstream_rq_xx', C0, '50+50x29 stale 50+50x19', ', envoy_response_code_class="5"'),
       // the keep-alive race counter, from a race an hour earlier, starts again at 0 with the block
-      ...trafficStats(C0, 0, 51, Object.fromEntries(TRAFFIC_STATS.map((m) => [m, '0x29 stale 0x19'])) as Record<TrafficStat, string>)
-        .map((x) => (x.series.startsWith('envoy_cluster_upstream_rq_total{') ? { ...x, values: '1000+1000x29 stale 1000+1000x19' }
-          : x.series.startsWith('envoy_cluster_upstream_cx_destroy_remote_with_active_rq{') ? { ...x, values: '2x29 stale 0x19' } : x)),
+      ...trafficStats(
+        C0,
+        0,
+        51,
+        Object.fromEntries(TRAFFIC_STATS.map((m) => [m, '0x29 stale 0x19'])) as Record<TrafficStat, string>,
+      ).map((x) =>
+        x.series.startsWith('envoy_cluster_upstream_rq_total{')
+          ? { ...x, values: '1000+1000x29 stale 1000+1000x19' }
+          : x.series.startsWith('envoy_cluster_upstream_cx_destroy_remote_with_active_rq{')
+            ? { ...x, values: '2x29 stale 0x19' }
+            : x,
+      ),
       // rule 1 at 0.5 % errors with the same restart: below the SLO before and after
-      envoy('envoy_cluster_upstream_rq_xx', `httproute/checkout/checkout-api/rule/1`, '995+995x29 stale 995+995x19', ', envoy_response_code_class="2"'),
-      envoy('envoy_cluster_upstream_rq_xx', `httproute/checkout/checkout-api/rule/1`, '5+5x29 stale 5+5x19', ', envoy_response_code_class="5"'),
+      envoy(
+        'envoy_cluster_upstream_rq_xx',
+        `httproute/checkout/checkout-api/rule/1`,
+        '995+995x29 stale 995+995x19',
+        ', envoy_response_code_class="2"',
+      ),
+      envoy(
+        'envoy_cluster_upstream_rq_xx',
+        `httproute/checkout/checkout-api/rule/1`,
+        '5+5x29 stale 5+5x19',
+        ', envoy_response_code_class="5"',
+      ),
     ],
     alert_rule_test: [
-      { eval_time: '14m', alertname: 'Route5xxOverSlo', exp_alerts: [expected(checkout, 'Route5xxOverSlo', {}, 0.0275)] },
-      { eval_time: '17m', alertname: 'Route5xxOverSlo', exp_alerts: [expected(checkout, 'Route5xxOverSlo', {}, 0.0275)] },
-      { eval_time: '24m', alertname: 'Route5xxOverSlo', exp_alerts: [expected(checkout, 'Route5xxOverSlo', {}, 0.0275)] },
-      none('16m', 'EnvoyUpstreamResetKeepAliveRace'), none('24m', 'EnvoyUpstreamResetKeepAliveRace'),
+      {
+        eval_time: '14m',
+        alertname: 'Route5xxOverSlo',
+        exp_alerts: [expected(checkout, 'Route5xxOverSlo', {}, 0.0275)],
+      },
+      {
+        eval_time: '17m',
+        alertname: 'Route5xxOverSlo',
+        exp_alerts: [expected(checkout, 'Route5xxOverSlo', {}, 0.0275)],
+      },
+      {
+        eval_time: '24m',
+        alertname: 'Route5xxOverSlo',
+        exp_alerts: [expected(checkout, 'Route5xxOverSlo', {}, 0.0275)],
+      },
+      none('16m', 'EnvoyUpstreamResetKeepAliveRace'),
+      none('24m', 'EnvoyUpstreamResetKeepAliveRace'),
     ],
   },
   {
@@ -259,13 +412,31 @@ const tests: PromTest[] = [
       }),
     ],
     alert_rule_test: [
-      none('5m', 'EnvoyUpstreamConnectFailure'), none('5m', 'EnvoyUpstreamOverflow'), none('5m', 'EnvoyUpstreamTimeout'),
+      none('5m', 'EnvoyUpstreamConnectFailure'),
+      none('5m', 'EnvoyUpstreamOverflow'),
+      none('5m', 'EnvoyUpstreamTimeout'),
       none('7m', 'EnvoyUpstreamConnectFailure'), // counting from 5m30s (rate > 0 at once: a 0 before), for 2m
       none('7m', 'EnvoyUpstreamTimeout'),
-      { eval_time: '7m30s', alertname: 'EnvoyUpstreamConnectFailure', exp_alerts: [expected(checkout, 'EnvoyUpstreamConnectFailure', { envoy_cluster_name: C0 }, 0)] },
-      { eval_time: '8m', alertname: 'EnvoyUpstreamConnectFailure', exp_alerts: [expected(checkout, 'EnvoyUpstreamConnectFailure', { envoy_cluster_name: C0 }, 0)] },
-      { eval_time: '8m', alertname: 'EnvoyUpstreamOverflow', exp_alerts: [expected(checkout, 'EnvoyUpstreamOverflow', { envoy_cluster_name: C0 }, 0)] },
-      { eval_time: '8m', alertname: 'EnvoyUpstreamTimeout', exp_alerts: [expected(checkout, 'EnvoyUpstreamTimeout', { envoy_cluster_name: C0 }, 0)] },
+      {
+        eval_time: '7m30s',
+        alertname: 'EnvoyUpstreamConnectFailure',
+        exp_alerts: [expected(checkout, 'EnvoyUpstreamConnectFailure', { envoy_cluster_name: C0 }, 0)],
+      },
+      {
+        eval_time: '8m',
+        alertname: 'EnvoyUpstreamConnectFailure',
+        exp_alerts: [expected(checkout, 'EnvoyUpstreamConnectFailure', { envoy_cluster_name: C0 }, 0)],
+      },
+      {
+        eval_time: '8m',
+        alertname: 'EnvoyUpstreamOverflow',
+        exp_alerts: [expected(checkout, 'EnvoyUpstreamOverflow', { envoy_cluster_name: C0 }, 0)],
+      },
+      {
+        eval_time: '8m',
+        alertname: 'EnvoyUpstreamTimeout',
+        exp_alerts: [expected(checkout, 'EnvoyUpstreamTimeout', { envoy_cluster_name: C0 }, 0)],
+      },
       none('8m', 'EnvoyUpstreamResetKeepAliveRace'),
     ],
   },
@@ -273,15 +444,22 @@ const tests: PromTest[] = [
     // A new cluster (the canary's, from its first weight) whose every connect fails: the connect
     // failures are its first traffic, so the block's first sample already counts them; the rate
     // sees the events from the series' second scrape.
-    name: 'UF as a new cluster\'s very first traffic: the block appears already counting; the alert fires one scrape later than on a cluster with traffic',
+    name: "UF as a new cluster's very first traffic: the block appears already counting; the alert fires one scrape later than on a cluster with traffic",
     interval: '30s',
     input_series: [
       ...clusterStats(`${C0}/backend/1`, '_x9 1x21', '_x9 1x21', '_x9 0x21'),
-      ...trafficStats(`${C0}/backend/1`, 10, 21, { envoy_cluster_upstream_cx_total: '2+2x20', envoy_cluster_upstream_cx_connect_fail: '2+2x20' }),
+      ...trafficStats(`${C0}/backend/1`, 10, 21, {
+        envoy_cluster_upstream_cx_total: '2+2x20',
+        envoy_cluster_upstream_cx_connect_fail: '2+2x20',
+      }),
     ],
     alert_rule_test: [
       none('7m', 'EnvoyUpstreamConnectFailure'), // created at 5m, rate > 0 from 5m30s, for 2m
-      { eval_time: '7m30s', alertname: 'EnvoyUpstreamConnectFailure', exp_alerts: [expected(checkout, 'EnvoyUpstreamConnectFailure', { envoy_cluster_name: `${C0}/backend/1` }, 0)] },
+      {
+        eval_time: '7m30s',
+        alertname: 'EnvoyUpstreamConnectFailure',
+        exp_alerts: [expected(checkout, 'EnvoyUpstreamConnectFailure', { envoy_cluster_name: `${C0}/backend/1` }, 0)],
+      },
     ],
   },
 ];

@@ -1,6 +1,15 @@
 import { CLAIM_WINDOW_SECONDS } from '../../src/decisions/alerts';
 import { withoutHonorLabels } from '../support/scrape';
-import { bothServices, controllerSeries, expected, only, PromTest, ROLLOUTS_MONITOR, runPromtool, Series } from './support';
+import {
+  bothServices,
+  controllerSeries,
+  expected,
+  only,
+  PromTest,
+  ROLLOUTS_MONITOR,
+  runPromtool,
+  Series,
+} from './support';
 
 /**
  * Canary and rollout state from the Argo Rollouts controller, the Deployment variant, and CPU
@@ -10,7 +19,18 @@ import { bothServices, controllerSeries, expected, only, PromTest, ROLLOUTS_MONI
 const { checkout, inventory } = bothServices();
 const none = (eval_time: string, alertname: string) => ({ eval_time, alertname, exp_alerts: [] });
 const rolloutInfo = (phase: string, values: string, monitor = ROLLOUTS_MONITOR): Series =>
-  controllerSeries('rollout_info', { namespace: 'checkout', name: 'checkout-api', strategy: 'canary', traffic_router: 'argoproj-labs/gatewayAPI', phase }, values, monitor);
+  controllerSeries(
+    'rollout_info',
+    {
+      namespace: 'checkout',
+      name: 'checkout-api',
+      strategy: 'canary',
+      traffic_router: 'argoproj-labs/gatewayAPI',
+      phase,
+    },
+    values,
+    monitor,
+  );
 const run = (name: string, phase: string, values: string, monitor = ROLLOUTS_MONITOR): Series =>
   controllerSeries('analysis_run_info', { namespace: 'checkout', name, phase }, values, monitor);
 /**
@@ -19,12 +39,16 @@ const run = (name: string, phase: string, values: string, monitor = ROLLOUTS_MON
  * reference, kind Rollout), scraped by kube-prometheus-stack's ServiceMonitor (honorLabels).
  */
 const replicaSet = (rollout: string, hash: string, values = '1x60'): Series => ({
-  series: `kube_replicaset_owner{namespace="checkout", replicaset="${rollout}-${hash}", owner_kind="Rollout", owner_name="${rollout}", owner_is_controller="true", container="kube-state-metrics", endpoint="http", instance="10.244.2.9:8080", job="kube-state-metrics", pod="kube-state-metrics-5c8b9d7f6-q2w8r", service="kube-state-metrics"}`, values,
+  series: `kube_replicaset_owner{namespace="checkout", replicaset="${rollout}-${hash}", owner_kind="Rollout", owner_name="${rollout}", owner_is_controller="true", container="kube-state-metrics", endpoint="http", instance="10.244.2.9:8080", job="kube-state-metrics", pod="kube-state-metrics-5c8b9d7f6-q2w8r", service="kube-state-metrics"}`,
+  values,
 });
 /** checkout-api's ReplicaSets in these tests: the release before (5b8c9d7f4), the canary (6f9d8c7b5), the release after (7c9d8b6f5). */
-const OWN_REPLICASETS = ['5b8c9d7f4', '6f9d8c7b5', '7c9d8b6f5'].map((h) => replicaSet('checkout-api', h, `1x${CLAIM_WINDOW_SECONDS / 30 + 40}`));
+const OWN_REPLICASETS = ['5b8c9d7f4', '6f9d8c7b5', '7c9d8b6f5'].map((h) =>
+  replicaSet('checkout-api', h, `1x${CLAIM_WINDOW_SECONDS / 30 + 40}`),
+);
 /** promtool values from runs of one token: ticks(['1', 10], ['stale', 1]) is ten 1s, then a staleness marker. */
-const ticks = (...runs: [string, number][]) => runs.map(([v, n]) => Array.from({ length: n }, () => v).join(' ')).join(' ');
+const ticks = (...runs: [string, number][]) =>
+  runs.map(([v, n]) => Array.from({ length: n }, () => v).join(' ')).join(' ');
 const RUN = 'checkout-api-6f9d8c7b5-4-2';
 /** A failed background run of the release before (revision 3, step 4), still in the run history (5 unsuccessful runs kept, utils/defaults/defaults.go v1.9.1). */
 const OLD_RUN = 'checkout-api-5b8c9d7f4-3-4';
@@ -33,9 +57,18 @@ const RERUN = 'checkout-api-6f9d8c7b5-4-2.1';
 
 /** cAdvisor's CFS counters of a pod's container, and kube-state-metrics' kube_pod_owner of the pod (its ReplicaSet). */
 const cadvisor = (ns: string, pod: string, container: string, periods: number, throttled: number): Series[] => [
-  { series: `container_cpu_cfs_periods_total{namespace="${ns}", pod="${pod}", container="${container}", job="kubelet", metrics_path="/metrics/cadvisor"}`, values: `0+${periods}x40` },
-  { series: `container_cpu_cfs_throttled_periods_total{namespace="${ns}", pod="${pod}", container="${container}", job="kubelet", metrics_path="/metrics/cadvisor"}`, values: `0x10 ${throttled}+${throttled}x29` },
-  { series: `kube_pod_owner{namespace="${ns}", pod="${pod}", uid="${pod}-uid", owner_kind="ReplicaSet", owner_name="${pod.replace(/-[a-z0-9]{5}$/, '')}", owner_is_controller="true", job="kube-state-metrics"}`, values: '1x40' },
+  {
+    series: `container_cpu_cfs_periods_total{namespace="${ns}", pod="${pod}", container="${container}", job="kubelet", metrics_path="/metrics/cadvisor"}`,
+    values: `0+${periods}x40`,
+  },
+  {
+    series: `container_cpu_cfs_throttled_periods_total{namespace="${ns}", pod="${pod}", container="${container}", job="kubelet", metrics_path="/metrics/cadvisor"}`,
+    values: `0x10 ${throttled}+${throttled}x29`,
+  },
+  {
+    series: `kube_pod_owner{namespace="${ns}", pod="${pod}", uid="${pod}-uid", owner_kind="ReplicaSet", owner_name="${pod.replace(/-[a-z0-9]{5}$/, '')}", owner_is_controller="true", job="kube-state-metrics"}`,
+    values: '1x40',
+  },
 ];
 const HOT = 'inventory-api-5c7d9b8f4-hot12';
 
@@ -55,7 +88,11 @@ const tests: PromTest[] = [
     alert_rule_test: [
       none('4m', 'CanaryAnalysisFailed'),
       none('5m', 'CanaryAnalysisFailed'), // pending, for 1m
-      { eval_time: '6m', alertname: 'CanaryAnalysisFailed', exp_alerts: [expected(checkout, 'CanaryAnalysisFailed', { name: RUN, phase: 'Failed' }, 1)] },
+      {
+        eval_time: '6m',
+        alertname: 'CanaryAnalysisFailed',
+        exp_alerts: [expected(checkout, 'CanaryAnalysisFailed', { name: RUN, phase: 'Failed' }, 1)],
+      },
       // the same incident does not page twice
       none('6m', 'RolloutDegraded'),
       none('12m', 'RolloutDegraded'),
@@ -76,7 +113,11 @@ const tests: PromTest[] = [
     ],
     alert_rule_test: [
       none('5m', 'CanaryAnalysisFailed'),
-      { eval_time: '6m', alertname: 'CanaryAnalysisFailed', exp_alerts: [expected(checkout, 'CanaryAnalysisFailed', { name: RERUN, phase: 'Failed' }, 1)] },
+      {
+        eval_time: '6m',
+        alertname: 'CanaryAnalysisFailed',
+        exp_alerts: [expected(checkout, 'CanaryAnalysisFailed', { name: RERUN, phase: 'Failed' }, 1)],
+      },
       none('6m', 'RolloutDegraded'),
     ],
   },
@@ -85,7 +126,7 @@ const tests: PromTest[] = [
     // canary hash is all digits (decimal digits 0-5 encode as "4"-"9": about 0.6 % of 10-digit
     // hashes): its failed run checkout-api-bff-5974865-7 also matches checkout-api's run pattern
     // (hash "bff", revision 5974865, step 7). checkout-api is aborted by hand meanwhile.
-    name: 'another Rollout\'s run that matches the name pattern (checkout-api-bff-5974865-7) does not claim checkout-api\'s abort by hand',
+    name: "another Rollout's run that matches the name pattern (checkout-api-bff-5974865-7) does not claim checkout-api's abort by hand",
     interval: '30s',
     input_series: [
       ...OWN_REPLICASETS,
@@ -97,11 +138,15 @@ const tests: PromTest[] = [
     ],
     alert_rule_test: [
       none('8m', 'CanaryAnalysisFailed'),
-      { eval_time: '8m', alertname: 'RolloutDegraded', exp_alerts: [expected(checkout, 'RolloutDegraded', { name: 'checkout-api', phase: 'Abort' }, 1)] },
+      {
+        eval_time: '8m',
+        alertname: 'RolloutDegraded',
+        exp_alerts: [expected(checkout, 'RolloutDegraded', { name: 'checkout-api', phase: 'Abort' }, 1)],
+      },
     ],
   },
   {
-    name: 'the run is Failed one scrape before the rollout shows Abort (two status writes): still the analysis\'s abort',
+    name: "the run is Failed one scrape before the rollout shows Abort (two status writes): still the analysis's abort",
     interval: '30s',
     input_series: [
       ...OWN_REPLICASETS,
@@ -112,8 +157,16 @@ const tests: PromTest[] = [
     ],
     alert_rule_test: [
       none('6m', 'CanaryAnalysisFailed'), // Abort from 5m30s, for 1m
-      { eval_time: '7m', alertname: 'CanaryAnalysisFailed', exp_alerts: [expected(checkout, 'CanaryAnalysisFailed', { name: RUN, phase: 'Failed' }, 1)] },
-      { eval_time: '20m', alertname: 'CanaryAnalysisFailed', exp_alerts: [expected(checkout, 'CanaryAnalysisFailed', { name: RUN, phase: 'Failed' }, 1)] },
+      {
+        eval_time: '7m',
+        alertname: 'CanaryAnalysisFailed',
+        exp_alerts: [expected(checkout, 'CanaryAnalysisFailed', { name: RUN, phase: 'Failed' }, 1)],
+      },
+      {
+        eval_time: '20m',
+        alertname: 'CanaryAnalysisFailed',
+        exp_alerts: [expected(checkout, 'CanaryAnalysisFailed', { name: RUN, phase: 'Failed' }, 1)],
+      },
       none('7m', 'RolloutDegraded'),
       none('20m', 'RolloutDegraded'),
     ],
@@ -133,14 +186,27 @@ const tests: PromTest[] = [
     ],
     alert_rule_test: [
       // release 3's own abort is the old run's
-      { eval_time: '2m', alertname: 'CanaryAnalysisFailed', exp_alerts: [expected(checkout, 'CanaryAnalysisFailed', { name: OLD_RUN, phase: 'Failed' }, 1)] },
+      {
+        eval_time: '2m',
+        alertname: 'CanaryAnalysisFailed',
+        exp_alerts: [expected(checkout, 'CanaryAnalysisFailed', { name: OLD_RUN, phase: 'Failed' }, 1)],
+      },
       none('2m', 'RolloutDegraded'),
-      none('10m', 'CanaryAnalysisFailed'), none('10m', 'RolloutDegraded'),
+      none('10m', 'CanaryAnalysisFailed'),
+      none('10m', 'RolloutDegraded'),
       // release 4's abort by hand: the old run was Failed while release 4 progressed, so it claims nothing
       none('15m30s', 'RolloutDegraded'), // for 1m
-      { eval_time: '16m30s', alertname: 'RolloutDegraded', exp_alerts: [expected(checkout, 'RolloutDegraded', { name: 'checkout-api', phase: 'Abort' }, 1)] },
+      {
+        eval_time: '16m30s',
+        alertname: 'RolloutDegraded',
+        exp_alerts: [expected(checkout, 'RolloutDegraded', { name: 'checkout-api', phase: 'Abort' }, 1)],
+      },
       none('16m30s', 'CanaryAnalysisFailed'),
-      { eval_time: '29m30s', alertname: 'RolloutDegraded', exp_alerts: [expected(checkout, 'RolloutDegraded', { name: 'checkout-api', phase: 'Abort' }, 1)] },
+      {
+        eval_time: '29m30s',
+        alertname: 'RolloutDegraded',
+        exp_alerts: [expected(checkout, 'RolloutDegraded', { name: 'checkout-api', phase: 'Abort' }, 1)],
+      },
       none('29m30s', 'CanaryAnalysisFailed'),
     ],
   },
@@ -160,9 +226,18 @@ const tests: PromTest[] = [
       run('checkout-api-bff-7c8d9f6b5-2.1', 'Failed', ticks(['1', 51])),
     ],
     alert_rule_test: [
-      { eval_time: '7m', alertname: 'CanaryAnalysisFailed', exp_alerts: [expected(checkout, 'CanaryAnalysisFailed', { name: RUN, phase: 'Failed' }, 1)] },
-      none('12m', 'CanaryAnalysisFailed'), none('12m', 'RolloutDegraded'),
-      { eval_time: '17m', alertname: 'CanaryAnalysisFailed', exp_alerts: [expected(checkout, 'CanaryAnalysisFailed', { name: RERUN, phase: 'Failed' }, 1)] },
+      {
+        eval_time: '7m',
+        alertname: 'CanaryAnalysisFailed',
+        exp_alerts: [expected(checkout, 'CanaryAnalysisFailed', { name: RUN, phase: 'Failed' }, 1)],
+      },
+      none('12m', 'CanaryAnalysisFailed'),
+      none('12m', 'RolloutDegraded'),
+      {
+        eval_time: '17m',
+        alertname: 'CanaryAnalysisFailed',
+        exp_alerts: [expected(checkout, 'CanaryAnalysisFailed', { name: RERUN, phase: 'Failed' }, 1)],
+      },
       none('17m', 'RolloutDegraded'),
     ],
   },
@@ -172,7 +247,11 @@ const tests: PromTest[] = [
     input_series: [rolloutInfo('Progressing', '1x9 stale'), rolloutInfo('Timeout', '_x9 1x30')],
     alert_rule_test: [
       none('5m', 'RolloutDegraded'),
-      { eval_time: '6m', alertname: 'RolloutDegraded', exp_alerts: [expected(checkout, 'RolloutDegraded', { name: 'checkout-api', phase: 'Timeout' }, 1)] },
+      {
+        eval_time: '6m',
+        alertname: 'RolloutDegraded',
+        exp_alerts: [expected(checkout, 'RolloutDegraded', { name: 'checkout-api', phase: 'Timeout' }, 1)],
+      },
       none('6m', 'CanaryAnalysisFailed'),
     ],
   },
@@ -180,12 +259,18 @@ const tests: PromTest[] = [
     name: 'healthy canary: Progressing, Paused, Completed; analysis Successful',
     interval: '30s',
     input_series: [
-      rolloutInfo('Progressing', '1x9 stale'), rolloutInfo('Paused', '_x9 1x9 stale'), rolloutInfo('Completed', '_x19 1x20'),
-      run(RUN, 'Running', '1x14 stale'), run(RUN, 'Successful', '_x14 1x25'),
+      rolloutInfo('Progressing', '1x9 stale'),
+      rolloutInfo('Paused', '_x9 1x9 stale'),
+      rolloutInfo('Completed', '_x19 1x20'),
+      run(RUN, 'Running', '1x14 stale'),
+      run(RUN, 'Successful', '_x14 1x25'),
     ],
     alert_rule_test: [
-      none('3m', 'RolloutDegraded'), none('8m', 'RolloutDegraded'), none('15m', 'RolloutDegraded'),
-      none('8m', 'CanaryAnalysisFailed'), none('15m', 'CanaryAnalysisFailed'),
+      none('3m', 'RolloutDegraded'),
+      none('8m', 'RolloutDegraded'),
+      none('15m', 'RolloutDegraded'),
+      none('8m', 'CanaryAnalysisFailed'),
+      none('15m', 'CanaryAnalysisFailed'),
       // rollout_info is there under the Rollout's own namespace: the signal is not missing
       none('15m', 'RolloutMetricsMissing'),
     ],
@@ -204,9 +289,14 @@ const tests: PromTest[] = [
       run(RUN, 'Failed', '_x9 1x30', withoutHonorLabels(ROLLOUTS_MONITOR)),
     ],
     alert_rule_test: [
-      none('8m', 'CanaryAnalysisFailed'), none('8m', 'RolloutDegraded'),
+      none('8m', 'CanaryAnalysisFailed'),
+      none('8m', 'RolloutDegraded'),
       none('9m30s', 'RolloutMetricsMissing'), // for 10m
-      { eval_time: '10m', alertname: 'RolloutMetricsMissing', exp_alerts: [expected(checkout, 'RolloutMetricsMissing', { name: 'checkout-api' }, 1)] },
+      {
+        eval_time: '10m',
+        alertname: 'RolloutMetricsMissing',
+        exp_alerts: [expected(checkout, 'RolloutMetricsMissing', { name: 'checkout-api' }, 1)],
+      },
     ],
   },
   {
@@ -221,19 +311,35 @@ const tests: PromTest[] = [
       none('5m', 'CpuThrottlingHigh'),
       // throttling from 5m30s; the 5-min ratio passes 25 % at 8m; for 5m
       none('12m30s', 'CpuThrottlingHigh'),
-      { eval_time: '13m30s', alertname: 'CpuThrottlingHigh', exp_alerts: [expected(inventory, 'CpuThrottlingHigh', { pod: HOT }, 0.5)] },
+      {
+        eval_time: '13m30s',
+        alertname: 'CpuThrottlingHigh',
+        exp_alerts: [expected(inventory, 'CpuThrottlingHigh', { pod: HOT }, 0.5)],
+      },
     ],
   },
   {
     name: 'Deployment (inventory-api) Progressing=False',
     interval: '30s',
     input_series: [
-      { series: 'kube_deployment_status_condition{namespace="inventory", deployment="inventory-api", condition="Progressing", status="false", job="kube-state-metrics"}', values: '0x9 1x20' },
-      { series: 'kube_deployment_status_condition{namespace="inventory", deployment="inventory-api", condition="Progressing", status="true", job="kube-state-metrics"}', values: '1x9 0x20' },
+      {
+        series:
+          'kube_deployment_status_condition{namespace="inventory", deployment="inventory-api", condition="Progressing", status="false", job="kube-state-metrics"}',
+        values: '0x9 1x20',
+      },
+      {
+        series:
+          'kube_deployment_status_condition{namespace="inventory", deployment="inventory-api", condition="Progressing", status="true", job="kube-state-metrics"}',
+        values: '1x9 0x20',
+      },
     ],
     alert_rule_test: [
       none('5m', 'RolloutDegraded'),
-      { eval_time: '6m', alertname: 'RolloutDegraded', exp_alerts: [expected(inventory, 'RolloutDegraded', { deployment: 'inventory-api' }, 1)] },
+      {
+        eval_time: '6m',
+        alertname: 'RolloutDegraded',
+        exp_alerts: [expected(inventory, 'RolloutDegraded', { deployment: 'inventory-api' }, 1)],
+      },
     ],
   },
 ];
@@ -258,11 +364,19 @@ test('promtool: a failed-analysis abort left for over the claim window (24 h) is
       run(RUN, 'Failed', ticks(['_', 10], ['1', n])),
     ],
     alert_rule_test: [
-      { eval_time: '23h50m', alertname: 'CanaryAnalysisFailed', exp_alerts: [expected(checkout, 'CanaryAnalysisFailed', { name: RUN, phase: 'Failed' }, 1)] },
+      {
+        eval_time: '23h50m',
+        alertname: 'CanaryAnalysisFailed',
+        exp_alerts: [expected(checkout, 'CanaryAnalysisFailed', { name: RUN, phase: 'Failed' }, 1)],
+      },
       none('23h50m', 'RolloutDegraded'),
       // the run failed at 5m: from 24h5m its Failed series existed 24 h ago, so it claims nothing
       none('24h10m', 'CanaryAnalysisFailed'),
-      { eval_time: '24h10m', alertname: 'RolloutDegraded', exp_alerts: [expected(checkout, 'RolloutDegraded', { name: 'checkout-api', phase: 'Abort' }, 1)] },
+      {
+        eval_time: '24h10m',
+        alertname: 'RolloutDegraded',
+        exp_alerts: [expected(checkout, 'RolloutDegraded', { name: 'checkout-api', phase: 'Abort' }, 1)],
+      },
     ],
   };
   const r = runPromtool([only(checkout, ['CanaryAnalysisFailed', 'RolloutDegraded'])], [long], 240_000);

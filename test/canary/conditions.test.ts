@@ -1,7 +1,13 @@
 import { measurementPhase } from '../../src/checks/analysis-condition';
 import { analysisMetrics, metricLimits } from '../../src/decisions/analysis';
 
-const metrics = analysisMetrics({ namespace: 'checkout', name: 'checkout-api', prometheusAddress: 'http://p:9090', maxErrorRatio: 0.01, firstWeightPercent: 5 });
+const metrics = analysisMetrics({
+  namespace: 'checkout',
+  name: 'checkout-api',
+  prometheusAddress: 'http://p:9090',
+  maxErrorRatio: 0.01,
+  firstWeightPercent: 5,
+});
 const byName = Object.fromEntries(metrics.map((m) => [m.name, m]));
 
 describe('analysis conditions, evaluated like the controller', () => {
@@ -39,14 +45,18 @@ describe('analysis conditions, evaluated like the controller', () => {
     expect(m.failureLimit?.value).toBe(0);
   });
 
-  test('the limits\' reasons state the controller\'s strict comparisons and the 10 s error retry', () => {
+  test("the limits' reasons state the controller's strict comparisons and the 10 s error retry", () => {
     const l = metricLimits();
     expect(l.failureLimit.value).toBe(3);
-    expect(l.failureLimit.reason).toMatch(/ceil\(\(2m \+ 1 min\) \/ 1m\) = 3 consecutive measurements, so failureLimit 3: the run fails when failed measurements > 3 .*aborted at its 4th failed measurement, 5 min after the run starts/);
+    expect(l.failureLimit.reason).toMatch(
+      /ceil\(\(2m \+ 1 min\) \/ 1m\) = 3 consecutive measurements, so failureLimit 3: the run fails when failed measurements > 3 .*aborted at its 4th failed measurement, 5 min after the run starts/,
+    );
     // longer windows: a blip touches more measurements, and the limit follows
     expect(metricLimits(300).failureLimit.value).toBe(6);
     expect(metricLimits(600).failureLimit.value).toBe(11);
-    expect(l.consecutiveErrorLimit.reason).toMatch(/> 2, i.e. on the third consecutive query error.*retried after 10 s/);
+    expect(l.consecutiveErrorLimit.reason).toMatch(
+      /> 2, i.e. on the third consecutive query error.*retried after 10 s/,
+    );
   });
 
   test('the dilution arithmetic is in the reason', () => {

@@ -9,10 +9,24 @@ const A = 'sum(rate(envoy_cluster_upstream_rq_xx[2m]))';
 
 function rw402(query: string): string[] {
   const t = {
-    apiVersion: 'argoproj.io/v1alpha1', kind: 'AnalysisTemplate', metadata: { name: 'error-ratio', namespace: 'checkout' },
-    spec: { metrics: [{ name: 'error-ratio', interval: '1m', successCondition: 'len(result) > 0 && !isNaN(result[0]) && result[0] < 0.01', failureCondition: 'len(result) > 0 && !isNaN(result[0]) && result[0] >= 0.01', provider: { prometheus: { address: 'http://p:9090', query } } }] },
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'AnalysisTemplate',
+    metadata: { name: 'error-ratio', namespace: 'checkout' },
+    spec: {
+      metrics: [
+        {
+          name: 'error-ratio',
+          interval: '1m',
+          successCondition: 'len(result) > 0 && !isNaN(result[0]) && result[0] < 0.01',
+          failureCondition: 'len(result) > 0 && !isNaN(result[0]) && result[0] >= 0.01',
+          provider: { prometheus: { address: 'http://p:9090', query } },
+        },
+      ],
+    },
   };
-  return lintText(YAML.stringify(t), 't.yaml').findings.filter((f) => f.ruleId.startsWith('RW402')).map((f) => f.message);
+  return lintText(YAML.stringify(t), 't.yaml')
+    .findings.filter((f) => f.ruleId.startsWith('RW402'))
+    .map((f) => f.message);
 }
 
 describe('RW402: `or vector(0)` on the numerator is safe, anywhere else it is a silent pass', () => {
@@ -31,12 +45,18 @@ describe('RW402: `or vector(0)` on the numerator is safe, anywhere else it is a 
     ['a numerator over a constant', `(${E} or vector(0)) / 100`],
     ['a count', `sum(increase(envoy_cluster_upstream_rq_total[2m])) or vector(0)`],
     ['a defaulted ratio under an aggregation', `sum(${E} / ${A} or vector(0))`],
-  ])('flagged: %s', (_t, q) => expect(rw402(q).join('\n')).toMatch(/the query contains `or (on\(\) )?vector\(0\)` outside the numerator of a ratio/));
+  ])('flagged: %s', (_t, q) =>
+    expect(rw402(q).join('\n')).toMatch(
+      /the query contains `or (on\(\) )?vector\(0\)` outside the numerator of a ratio/,
+    ),
+  );
 
   test('the queries rollwise emits pass RW402', () => {
     const objs = synthService();
     for (const name of ['checkout-api-canary-background', 'checkout-api-canary-gate']) {
-      for (const m of find(objs, 'AnalysisTemplate', name).spec.metrics as { provider: { prometheus: { query: string } } }[]) {
+      for (const m of find(objs, 'AnalysisTemplate', name).spec.metrics as {
+        provider: { prometheus: { query: string } };
+      }[]) {
         const q = m.provider.prometheus.query;
         const at = q.indexOf(' or ');
         if (at >= 0) expect(defaultsOnlyNumerator(q, at + 1, 'or on() vector(0)'.length)).toBe(true);

@@ -1,4 +1,10 @@
-import { assessResult, evalCondition, measurementPhase, parseCondition, ConditionSyntaxError } from '../../src/checks/analysis-condition';
+import {
+  assessResult,
+  evalCondition,
+  measurementPhase,
+  parseCondition,
+  ConditionSyntaxError,
+} from '../../src/checks/analysis-condition';
 import { phaseOf, passesOnNoData } from '../../src/rules/no-data';
 import { assessResult as rehearseAssess, evalCondition as rehearseEval } from '../../src/rehearse/condition';
 
@@ -21,10 +27,13 @@ describe('one analysis-condition evaluator', () => {
     expect(assessResult([0.5], 'true == result[0] < 1').phase).toBe('Error');
   });
 
-  test('a negative index counts from the end (vm/runtime Fetch); past either end is reflect\'s error', () => {
+  test("a negative index counts from the end (vm/runtime Fetch); past either end is reflect's error", () => {
     expect(evalCondition('result[-1] == 3', [1, 2, 3])).toBe(true);
     expect(phaseOf([1, 2, 3], 'result[-1] > 2')).toBe('Successful');
-    expect(assessResult([1], 'result[-2] > 0')).toEqual({ phase: 'Error', message: 'reflect: slice index out of range' });
+    expect(assessResult([1], 'result[-2] > 0')).toEqual({
+      phase: 'Error',
+      message: 'reflect: slice index out of range',
+    });
     expect(assessResult([1, 2], 'result[0.5] > 0').phase).toBe('Error');
   });
 

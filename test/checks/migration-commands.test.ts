@@ -5,8 +5,14 @@ const hit = (command: string[], name = 'app', byName = false) => looksLikeMigrat
 
 describe('detected by what the container runs', () => {
   test.each([
-    [['sh', '-c', 'python manage.py migrate --noinput && exec gunicorn orders.wsgi:application'], /"python manage\.py migrate --noinput" \(Django's migrate\) in its shell script \(command\)/],
-    [['/bin/bash', '-ec', 'set -x; flask db upgrade\nexec flask run'], /"flask db upgrade" \(Flask-Migrate's db upgrade\)/],
+    [
+      ['sh', '-c', 'python manage.py migrate --noinput && exec gunicorn orders.wsgi:application'],
+      /"python manage\.py migrate --noinput" \(Django's migrate\) in its shell script \(command\)/,
+    ],
+    [
+      ['/bin/bash', '-ec', 'set -x; flask db upgrade\nexec flask run'],
+      /"flask db upgrade" \(Flask-Migrate's db upgrade\)/,
+    ],
     [['npx', 'prisma', 'db', 'push'], /Prisma/],
     [['sh', '-c', 'npx prisma migrate deploy && node dist/main.js'], /"npx prisma migrate deploy" \(Prisma\)/],
     [['bundle', 'exec', 'rails', 'db:migrate'], /Rails/],

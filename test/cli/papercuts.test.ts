@@ -8,7 +8,15 @@ import { compileSrc, ROOT } from '../support/compile';
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const code = await main(['node', 'rollwise', ...args], (t) => { out += t; }, (t) => { err += t; });
+  const code = await main(
+    ['node', 'rollwise', ...args],
+    (t) => {
+      out += t;
+    },
+    (t) => {
+      err += t;
+    },
+  );
   return { code, out, err };
 }
 
@@ -17,10 +25,12 @@ const DIST = path.join(ROOT, 'dist');
 test('--version prints the package version', async () => {
   const r = await cli(['--version']);
   expect(r.code).toBe(0);
-  expect(r.out.trim()).toBe((JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version);
+  expect(r.out.trim()).toBe(
+    (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version,
+  );
 });
 
-test('every command\'s --help shows an example', async () => {
+test("every command's --help shows an example", async () => {
   const commands = ['synth', 'explain', 'lint', 'simulate', 'init', 'platform'];
   for (const c of ['', ...commands]) {
     const r = await cli(c ? [c, '--help'] : ['--help']);
@@ -50,9 +60,14 @@ describe('rollwise explain', () => {
     try {
       compileSrc(lib);
       const script = `require(${JSON.stringify(path.join(lib, 'src', 'cli', 'main.js'))}).main(process.argv).then((c) => { process.exitCode = c; })`;
-      const r = spawnSync(process.execPath, ['-e', script, 'rollwise', 'explain', '-'], { input: fs.readFileSync(path.join(DIST, 'prod', 'checkout-api.k8s.yaml')), encoding: 'utf8' });
+      const r = spawnSync(process.execPath, ['-e', script, 'rollwise', 'explain', '-'], {
+        input: fs.readFileSync(path.join(DIST, 'prod', 'checkout-api.k8s.yaml')),
+        encoding: 'utf8',
+      });
       expect(r.status).toBe(0);
-      expect(r.stdout).toContain('Rollout/checkout-api spec.template.spec.containers[0].readinessProbe.timeoutSeconds [container app (containers[0])] = 3');
+      expect(r.stdout).toContain(
+        'Rollout/checkout-api spec.template.spec.containers[0].readinessProbe.timeoutSeconds [container app (containers[0])] = 3',
+      );
     } finally {
       fs.rmSync(lib, { recursive: true, force: true });
     }

@@ -10,7 +10,9 @@ describe('disruption budget', () => {
     expect(replicasNeededAtPeak(capacity, 0.8)).toBe(11);
     const d = disruptionBudget({ replicas: 12, capacity, ceiling: 0.8 });
     expect(d.value).toBe(1);
-    expect(d.reason).toContain('Peak 3,700 req/s / (saturation 450 req/s x ceiling 80 % = 360 req/s per replica) = 10.3');
+    expect(d.reason).toContain(
+      'Peak 3,700 req/s / (saturation 450 req/s x ceiling 80 % = 360 req/s per replica) = 10.3',
+    );
     expect(d.reason).toContain('12 - 11 = 1');
   });
 
@@ -19,7 +21,9 @@ describe('disruption budget', () => {
   });
 
   test('no headroom at peak fails and says how many replicas are needed', () => {
-    expect(() => disruptionBudget({ replicas: 11, capacity, ceiling: 0.8 })).toThrow(/replicas = 11: the fleet has no headroom at peak.*scale out first: set replicas to at least 12/);
+    expect(() => disruptionBudget({ replicas: 11, capacity, ceiling: 0.8 })).toThrow(
+      /replicas = 11: the fleet has no headroom at peak.*scale out first: set replicas to at least 12/,
+    );
   });
 
   test('without capacity figures the budget is 1 and the reason says why', () => {
@@ -37,7 +41,9 @@ describe('resources', () => {
     expect(r.memoryLimit.value).toBe('512Mi');
   });
   test('a CPU limit only as an override with a reason', () => {
-    expect(() => resources('250m', '512Mi', { value: '500m', because: '' })).toThrow(/overrides.cpuLimit = 500m: an override must carry its reason/);
+    expect(() => resources('250m', '512Mi', { value: '500m', because: '' })).toThrow(
+      /overrides.cpuLimit = 500m: an override must carry its reason/,
+    );
     const r = resources('250m', '512Mi', { value: '500m', because: 'shared node pool billed by limit' });
     expect(r.cpuLimit.value).toBe('500m');
     expect(r.cpuLimit.reason).toContain('shared node pool billed by limit');
@@ -55,10 +61,15 @@ describe('rollout strategy', () => {
   test('a long start-up budget stretches the progress deadline instead of failing healthy rollouts', () => {
     const r = rolloutStrategy(readinessTiming({ periodSeconds: 10 }), 600);
     expect(r.progressDeadlineSeconds.value).toBe(2 * (600 + 30 + 30));
-    expect(r.progressDeadlineSeconds.reason).toContain('start-up budget 600 s + return window 30 s + minReadySeconds 30 s = 660 s');
+    expect(r.progressDeadlineSeconds.reason).toContain(
+      'start-up budget 600 s + return window 30 s + minReadySeconds 30 s = 660 s',
+    );
   });
   test('minReadySeconds shorter than the leave window is refused', () => {
-    expect(() => rolloutStrategy(readinessTiming({ periodSeconds: 10 }), 60, { minReadySeconds: { value: 10, because: 'faster deploys please' } }))
-      .toThrow(/overrides.minReadySeconds = 10 s: is shorter than the readiness leave window \(30 s\)/);
+    expect(() =>
+      rolloutStrategy(readinessTiming({ periodSeconds: 10 }), 60, {
+        minReadySeconds: { value: 10, because: 'faster deploys please' },
+      }),
+    ).toThrow(/overrides.minReadySeconds = 10 s: is shorter than the readiness leave window \(30 s\)/);
   });
 });

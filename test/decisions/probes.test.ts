@@ -21,7 +21,9 @@ describe('readiness timing', () => {
   });
 
   test('a p99 that does not fit below the period fails: the handler is not cheap and local', () => {
-    expect(() => readinessTiming({ periodSeconds: 10, p99Seconds: 4.6 })).toThrow(/health.readinessP99UnderLoad = 4.6 s: .*would not fit below the 10 s probe period.*not cheap and local/);
+    expect(() => readinessTiming({ periodSeconds: 10, p99Seconds: 4.6 })).toThrow(
+      /health.readinessP99UnderLoad = 4.6 s: .*would not fit below the 10 s probe period.*not cheap and local/,
+    );
   });
 
   test('failureThreshold 3, success equal: return window equals leave window, both stated in seconds', () => {
@@ -33,17 +35,26 @@ describe('readiness timing', () => {
   });
 
   test('returning faster than leaving is refused even with a reason', () => {
-    expect(() => readinessTiming({ periodSeconds: 10, overrides: { successThreshold: { value: 1, because: 'we want pods back quickly' } } }))
-      .toThrow(/return \(1 x 10 s = 10 s\) faster than it leaves \(3 x 10 s = 30 s\)/);
+    expect(() =>
+      readinessTiming({
+        periodSeconds: 10,
+        overrides: { successThreshold: { value: 1, because: 'we want pods back quickly' } },
+      }),
+    ).toThrow(/return \(1 x 10 s = 10 s\) faster than it leaves \(3 x 10 s = 30 s\)/);
   });
 
   test('an overridden timeout below the p99 without a reason fails naming both numbers', () => {
-    expect(() => readinessTiming({ periodSeconds: 10, p99Seconds: 1.5, overrides: { timeoutSeconds: { value: 1, because: '' } } }))
-      .toThrow(/overrides.readinessTimeout = 1 s: an override must carry its reason.*1\.5 s/);
+    expect(() =>
+      readinessTiming({ periodSeconds: 10, p99Seconds: 1.5, overrides: { timeoutSeconds: { value: 1, because: '' } } }),
+    ).toThrow(/overrides.readinessTimeout = 1 s: an override must carry its reason.*1\.5 s/);
   });
 
   test('an overridden timeout with a reason replaces the computed reason', () => {
-    const r = readinessTiming({ periodSeconds: 10, p99Seconds: 0.25, overrides: { timeoutSeconds: { value: 4, because: 'cold JIT after deploys adds a second' } } });
+    const r = readinessTiming({
+      periodSeconds: 10,
+      p99Seconds: 0.25,
+      overrides: { timeoutSeconds: { value: 4, because: 'cold JIT after deploys adds a second' } },
+    });
     expect(r.timeoutSeconds.value).toBe(4);
     expect(r.timeoutSeconds.overridden).toBe(true);
     expect(r.timeoutSeconds.reason).toBe('Overridden: cold JIT after deploys adds a second (rollwise computed 3 s.)');
@@ -58,13 +69,17 @@ describe('liveness timing', () => {
     expect(l.periodSeconds.value).toBeGreaterThan(r.periodSeconds.value);
     expect(l.timeoutSeconds.value).toBeGreaterThan(r.timeoutSeconds.value);
     expect(l.timeoutSeconds.value).toBeLessThan(l.periodSeconds.value);
-    expect(l.failureThreshold.value * l.periodSeconds.value).toBeGreaterThanOrEqual(2 * r.failureThreshold.value * r.periodSeconds.value);
+    expect(l.failureThreshold.value * l.periodSeconds.value).toBeGreaterThanOrEqual(
+      2 * r.failureThreshold.value * r.periodSeconds.value,
+    );
     expect(l.failureThreshold.reason).toContain('120 s, 4x the readiness leave window (30 s)');
   });
 
   test('liveness on the readiness path is refused', () => {
     const r = readinessTiming({ periodSeconds: 10 });
-    expect(() => livenessTiming(r, '/healthz', '/healthz')).toThrow(/health.livenessPath = \/healthz: liveness on the readiness path turns load into restarts/);
+    expect(() => livenessTiming(r, '/healthz', '/healthz')).toThrow(
+      /health.livenessPath = \/healthz: liveness on the readiness path turns load into restarts/,
+    );
   });
 });
 

@@ -21,20 +21,25 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 /** The example estate (as src/main.ts builds it) with the service's props changed by `change`. */
 function synthExample(name: string, change: (p: HttpServiceProps) => HttpServiceProps = (p) => p): string {
   const outdir = path.join(tmp, name);
-  synthesize((dir) => {
-    const app = new App({ outdir: dir });
-    addEstate(app, {
-      environments: exampleEnvironments(),
-      services: { 'checkout-api': change(checkoutApiProps()) },
-      perService: ({ environment, name: svc, service }) => {
-        const settings = environment.platform.argoCd;
-        if (!settings) return;
-        const chart = environment.addChart(app, `${svc}-application`, { outputPath: `argocd/${environment.name}/${svc}.k8s.yaml` });
-        new ArgoCdApplication(chart, `${svc}-${environment.name}`, { service, settings, include: `${svc}.k8s.yaml` });
-      },
-    });
-    return app;
-  }, { outdir });
+  synthesize(
+    (dir) => {
+      const app = new App({ outdir: dir });
+      addEstate(app, {
+        environments: exampleEnvironments(),
+        services: { 'checkout-api': change(checkoutApiProps()) },
+        perService: ({ environment, name: svc, service }) => {
+          const settings = environment.platform.argoCd;
+          if (!settings) return;
+          const chart = environment.addChart(app, `${svc}-application`, {
+            outputPath: `argocd/${environment.name}/${svc}.k8s.yaml`,
+          });
+          new ArgoCdApplication(chart, `${svc}-${environment.name}`, { service, settings, include: `${svc}.k8s.yaml` });
+        },
+      });
+      return app;
+    },
+    { outdir },
+  );
   return outdir;
 }
 
@@ -42,7 +47,16 @@ const folder = (dir: string) => resolveSide(dir, 'dist', tmp);
 const run = (sides: string[], extra: { format?: string; failOn?: string; cwd?: string; dir?: string } = {}) => {
   let out = '';
   let err = '';
-  const code = runDiff({ sides, ...extra, write: (s) => { out += s; }, writeError: (s) => { err += s; } });
+  const code = runDiff({
+    sides,
+    ...extra,
+    write: (s) => {
+      out += s;
+    },
+    writeError: (s) => {
+      err += s;
+    },
+  });
   return { code, out, err };
 };
 
@@ -53,12 +67,19 @@ beforeAll(() => {
 
 describe('rollwise diff on the example', () => {
   it('p99 250 ms -> 1.6 s: the readiness timeout 3 s -> 4 s with both reasons, and only what follows from it', () => {
-    const changed = synthExample('p99', (p) => ({ ...p, health: { ...p.health, readinessP99UnderLoad: Duration.millis(1600) } }));
+    const changed = synthExample('p99', (p) => ({
+      ...p,
+      health: { ...p.health, readinessP99UnderLoad: Duration.millis(1600) },
+    }));
     const report = diffOutputs(folder(base), folder(changed));
     const prod = report.units.find((u) => u.unit === 'prod/checkout-api')!;
-    const timeout = prod.values.find((v) => v.path === 'spec.template.spec.containers[0].readinessProbe.timeoutSeconds')!;
+    const timeout = prod.values.find(
+      (v) => v.path === 'spec.template.spec.containers[0].readinessProbe.timeoutSeconds',
+    )!;
     expect(timeout).toMatchObject({ change: 'changed', old: 3, new: 4, object: 'Rollout/checkout/checkout-api' });
-    expect(timeout.oldReason).toMatch(/p99 under peak load \(250 ms\b.*\) = 500 ms, rounded up to 1 s, raised to the 3 s floor/);
+    expect(timeout.oldReason).toMatch(
+      /p99 under peak load \(250 ms\b.*\) = 500 ms, rounded up to 1 s, raised to the 3 s floor/,
+    );
     expect(timeout.newReason).toMatch(/p99 under peak load \(1\.6 s\b.*\) = 3\.2 s, rounded up to 4 s/);
     // Everything else that moved is derived from the readiness timeout (liveness 2x, startup = readiness).
     expect(prod.values.map((v) => `${v.path} ${String(v.old)}->${String(v.new)}`).sort()).toEqual([
@@ -67,10 +88,22 @@ describe('rollwise diff on the example', () => {
       'spec.template.spec.containers[0].startupProbe.timeoutSeconds 3->4',
     ]);
     expect(prod.fields).toEqual([]);
-    expect(prod.facts).toEqual([expect.objectContaining({ path: 'metadata.annotations["rollwise.dev/readiness-p99-seconds"]', old: '0.25', new: '1.6' })]);
+    expect(prod.facts).toEqual([
+      expect.objectContaining({
+        path: 'metadata.annotations["rollwise.dev/readiness-p99-seconds"]',
+        old: '0.25',
+        new: '1.6',
+      }),
+    ]);
     expect(prod.overrides).toEqual([]);
     expect(prod.objectsAdded).toEqual([]);
-    expect(prod.composition).toEqual([{ figure: 'readiness timeout vs declared p99 (Rollout/checkout-api container app)', old: '3 s vs p99 0.25 s', new: '4 s vs p99 1.6 s' }]);
+    expect(prod.composition).toEqual([
+      {
+        figure: 'readiness timeout vs declared p99 (Rollout/checkout-api container app)',
+        old: '3 s vs p99 0.25 s',
+        new: '4 s vs p99 1.6 s',
+      },
+    ]);
     expect(report.units.map((u) => u.unit)).toEqual(['dev/checkout-api', 'prod/checkout-api']);
     expect(report.unchanged).toBe(2); // the two Argo CD Applications
 
@@ -79,19 +112,40 @@ describe('rollwise diff on the example', () => {
     expect(text).toContain('was: 2 x the health path');
     expect(text).toContain('now: 2 x the health path');
     const md = formatDiffMarkdown(report, []);
-    expect(md).toContain('| `Rollout/checkout/checkout-api` | `spec.template.spec.containers[0].readinessProbe.timeoutSeconds` | `3` → `4` |');
+    expect(md).toContain(
+      '| `Rollout/checkout/checkout-api` | `spec.template.spec.containers[0].readinessProbe.timeoutSeconds` | `3` → `4` |',
+    );
   });
 
   it('a CPU limit override shows the override with its reason and the lint finding it brings', () => {
     const because = 'this cluster bills by limit; throttling measured at 0.3 % over a peak';
     // 500m over the 250m request: a tight limit, which RW201 reports (a core or more over twice the request it leaves out).
-    const changed = synthExample('cpu-limit', (p) => ({ ...p, overrides: { ...p.overrides, cpuLimit: { value: '500m', because } } }));
+    const changed = synthExample('cpu-limit', (p) => ({
+      ...p,
+      overrides: { ...p.overrides, cpuLimit: { value: '500m', because } },
+    }));
     const report = diffOutputs(folder(base), folder(changed));
     const prod = report.units.find((u) => u.unit === 'prod/checkout-api')!;
-    expect(prod.overrides).toEqual([expect.objectContaining({ change: 'added', path: 'spec.template.spec.containers[0].resources.limits.cpu', newBecause: expect.stringContaining(because) })]);
+    expect(prod.overrides).toEqual([
+      expect.objectContaining({
+        change: 'added',
+        path: 'spec.template.spec.containers[0].resources.limits.cpu',
+        newBecause: expect.stringContaining(because),
+      }),
+    ]);
     const introduced = prod.findingsIntroduced.filter((f) => f.ruleId.startsWith('RW201'));
-    expect(introduced).toEqual([expect.objectContaining({ status: 'accepted', justification: expect.stringContaining(because), object: 'Rollout/checkout/checkout-api' })]);
-    expect(prod.composition).toContainEqual({ figure: 'CPU limit (Rollout/checkout-api container app)', old: 'none', new: '500m' });
+    expect(introduced).toEqual([
+      expect.objectContaining({
+        status: 'accepted',
+        justification: expect.stringContaining(because),
+        object: 'Rollout/checkout/checkout-api',
+      }),
+    ]);
+    expect(prod.composition).toContainEqual({
+      figure: 'CPU limit (Rollout/checkout-api container app)',
+      old: 'none',
+      new: '500m',
+    });
     // The throttling alert is inserted in the middle of the rule list: matched by alert name, it is one
     // added value, and the rules after it are not reported as changed.
     const rules = prod.values.filter((v) => v.object.startsWith('PrometheusRule/'));
@@ -152,7 +206,10 @@ spec:
   it('a change that introduces an error-level finding exits 1 and names it; its revert resolves it', () => {
     const a = path.join(tmp, 'lint-a');
     const b = path.join(tmp, 'lint-b');
-    for (const [d, t] of [[a, 4], [b, 1]] as const) {
+    for (const [d, t] of [
+      [a, 4],
+      [b, 1],
+    ] as const) {
       fs.mkdirSync(path.join(d, 'prod'), { recursive: true });
       fs.writeFileSync(path.join(d, 'prod', 'web.k8s.yaml'), deployment(t));
     }
@@ -174,13 +231,18 @@ spec:
     fs.writeFileSync(path.join(a, 'web.k8s.yaml'), deployment(3));
     fs.writeFileSync(path.join(b, 'web.k8s.yaml'), deployment(3).replace('web:1.0', 'web:1.1'));
     const u = diffOutputs(folder(a), folder(b)).units[0];
-    expect(u.fields).toEqual([{ object: 'Deployment/shop/web', path: 'spec.template.spec.containers[0].image', old: 'web:1.0', new: 'web:1.1' }]);
+    expect(u.fields).toEqual([
+      { object: 'Deployment/shop/web', path: 'spec.template.spec.containers[0].image', old: 'web:1.0', new: 'web:1.1' },
+    ]);
   });
 });
 
 describe('Git revisions', () => {
   const repo = path.join(tmp, 'repo');
-  const git = (...args: string[]) => execFileSync('git', ['-C', repo, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }).toString().trim();
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-C', repo, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+      .toString()
+      .trim();
   const service = (i: number, replicas: number) => `apiVersion: v1
 kind: ConfigMap
 metadata:
@@ -199,7 +261,8 @@ data:
     git('init', '-q', '-b', 'main');
     git('config', 'user.email', 'test@example.com');
     git('config', 'user.name', 'test');
-    for (let i = 0; i < 3000; i++) fs.writeFileSync(path.join(repo, 'dist', 'prod', `svc-${i}.k8s.yaml`), service(i, 2));
+    for (let i = 0; i < 3000; i++)
+      fs.writeFileSync(path.join(repo, 'dist', 'prod', `svc-${i}.k8s.yaml`), service(i, 2));
     fs.writeFileSync(path.join(repo, 'README.md'), 'estate\n');
     git('add', '-A');
     git('commit', '-q', '-m', 'estate');
@@ -209,12 +272,19 @@ data:
     second = git('rev-parse', 'HEAD');
   });
 
-  it('a 3,000-service estate with one changed service reads only that service\'s two versions', () => {
+  it("a 3,000-service estate with one changed service reads only that service's two versions", () => {
     const report = diffOutputs(resolveSide(first, 'dist', repo), resolveSide(second, 'dist', repo));
     expect(report.units.map((u) => u.unit)).toEqual(['prod/svc-1234']);
     expect(report.unchanged).toBe(2999);
     expect(report.filesRead).toBe(2);
-    expect(report.units[0].values).toEqual([expect.objectContaining({ path: 'data.replicas', old: '2', new: '3', newReason: '3 replicas for svc-1234 (test estate).' })]);
+    expect(report.units[0].values).toEqual([
+      expect.objectContaining({
+        path: 'data.replicas',
+        old: '2',
+        new: '3',
+        newReason: '3 replicas for svc-1234 (test estate).',
+      }),
+    ]);
   });
 
   it('default sides: the merge base with main vs the working tree, tracked changes and new files', () => {
@@ -223,7 +293,12 @@ data:
     try {
       const r = run([], { cwd: repo, format: 'json' });
       expect(r.err).toBe('');
-      const json = JSON.parse(r.out) as { units: { unit: string; objectsAdded: string[] }[]; unchanged: number; filesRead: number; old: string };
+      const json = JSON.parse(r.out) as {
+        units: { unit: string; objectsAdded: string[] }[];
+        unchanged: number;
+        filesRead: number;
+        old: string;
+      };
       expect(json.old).toBe(`dist@${second}`);
       expect(json.units.map((u) => u.unit)).toEqual(['prod/svc-7', 'prod/svc-new']);
       expect(json.units[1].objectsAdded).toEqual(['ConfigMap/estate/svc-9999']);
@@ -236,10 +311,22 @@ data:
   });
 
   it('unusable input exits 2 with what was expected', () => {
-    expect(run(['no-such-rev-or-folder'], { cwd: repo })).toMatchObject({ code: 2, err: expect.stringContaining('"no-such-rev-or-folder" is neither a folder nor a Git revision') });
-    expect(run([first, second], { cwd: repo, format: 'html' })).toMatchObject({ code: 2, err: expect.stringContaining('--format html: expected text, json or markdown') });
-    expect(run([first, second], { cwd: repo, failOn: 'errors' })).toMatchObject({ code: 2, err: expect.stringContaining('--fail-on errors') });
-    expect(run([], { cwd: tmp })).toMatchObject({ code: 2, err: expect.stringContaining('not inside a Git repository') });
+    expect(run(['no-such-rev-or-folder'], { cwd: repo })).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('"no-such-rev-or-folder" is neither a folder nor a Git revision'),
+    });
+    expect(run([first, second], { cwd: repo, format: 'html' })).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('--format html: expected text, json or markdown'),
+    });
+    expect(run([first, second], { cwd: repo, failOn: 'errors' })).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('--fail-on errors'),
+    });
+    expect(run([], { cwd: tmp })).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('not inside a Git repository'),
+    });
   });
 });
 
@@ -248,7 +335,8 @@ describe('Markdown for a pull-request comment', () => {
     const a = path.join(tmp, 'many-a');
     const b = path.join(tmp, 'many-b');
     for (const d of [a, b]) fs.mkdirSync(d, { recursive: true });
-    const cm = (i: number, v: number) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: s${i}\n  annotations:\n    rollwise.dev/reasons: "data.v: ${'reason '.repeat(40)}${v}"\ndata:\n  v: "${v}"\n`;
+    const cm = (i: number, v: number) =>
+      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: s${i}\n  annotations:\n    rollwise.dev/reasons: "data.v: ${'reason '.repeat(40)}${v}"\ndata:\n  v: "${v}"\n`;
     for (let i = 0; i < 400; i++) {
       fs.writeFileSync(path.join(a, `s${i}.k8s.yaml`), cm(i, 1));
       fs.writeFileSync(path.join(b, `s${i}.k8s.yaml`), cm(i, 2));
@@ -266,7 +354,16 @@ describe('the rollwise diff command', () => {
   it('runs from the CLI with its options and documents an example in --help', async () => {
     let out = '';
     let err = '';
-    const argv = (args: string[]) => main(['node', 'rollwise', ...args], (t) => { out += t; }, (t) => { err += t; });
+    const argv = (args: string[]) =>
+      main(
+        ['node', 'rollwise', ...args],
+        (t) => {
+          out += t;
+        },
+        (t) => {
+          err += t;
+        },
+      );
     const again = synthExample('cli-again');
     expect(await argv(['diff', base, again, '--format', 'json'])).toBe(0);
     expect(JSON.parse(out)).toMatchObject({ units: [], unchanged: 4, exitCode: 0, failing: [] });
@@ -279,16 +376,43 @@ describe('the rollwise diff command', () => {
 });
 
 describe('list elements matched by their identity key before their position', () => {
-  const side = (name: string, mounts: { name: string; mountPath: string }[], env: { name: string; value: string }[]) => {
+  const side = (
+    name: string,
+    mounts: { name: string; mountPath: string }[],
+    env: { name: string; value: string }[],
+  ) => {
     const dir = path.join(tmp, name);
     fs.mkdirSync(path.join(dir, 'prod'), { recursive: true });
-    const d = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'shop' }, spec: { template: { spec: { containers: [{ name: 'app', image: 'x:1', env, volumeMounts: mounts }] } } } };
+    const d = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web', namespace: 'shop' },
+      spec: { template: { spec: { containers: [{ name: 'app', image: 'x:1', env, volumeMounts: mounts }] } } },
+    };
     fs.writeFileSync(path.join(dir, 'prod', 'web.k8s.yaml'), JSON.stringify(d));
     return dir;
   };
   it('an env var inserted first, and a second mount of one volume (a mount is named by its mountPath): only those are reported', () => {
-    const a = side('id-a', [{ name: 'cfg', mountPath: '/etc/a' }], [{ name: 'A', value: '1' }, { name: 'B', value: '2' }]);
-    const b = side('id-b', [{ name: 'cfg', mountPath: '/etc/b' }, { name: 'cfg', mountPath: '/etc/a' }], [{ name: 'X', value: '0' }, { name: 'A', value: '1' }, { name: 'B', value: '2' }]);
+    const a = side(
+      'id-a',
+      [{ name: 'cfg', mountPath: '/etc/a' }],
+      [
+        { name: 'A', value: '1' },
+        { name: 'B', value: '2' },
+      ],
+    );
+    const b = side(
+      'id-b',
+      [
+        { name: 'cfg', mountPath: '/etc/b' },
+        { name: 'cfg', mountPath: '/etc/a' },
+      ],
+      [
+        { name: 'X', value: '0' },
+        { name: 'A', value: '1' },
+        { name: 'B', value: '2' },
+      ],
+    );
     const unit = diffOutputs(folder(a), folder(b)).units[0];
     expect(unit.fields.map((f) => `${f.path}: ${String(f.old)} -> ${String(f.new)}`).sort()).toEqual([
       'spec.template.spec.containers[0].env[0].name: undefined -> X',

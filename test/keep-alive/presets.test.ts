@@ -1,5 +1,12 @@
 import { Duration } from 'cdk8s';
-import { AppServer, appServerPresets, decideKeepAlive, idleTimeoutFor, proxyIdleTimeout, showDuration } from '../../src/decisions/keep-alive';
+import {
+  AppServer,
+  appServerPresets,
+  decideKeepAlive,
+  idleTimeoutFor,
+  proxyIdleTimeout,
+  showDuration,
+} from '../../src/decisions/keep-alive';
 import { RollwiseInputError } from '../../src/errors';
 
 /** factory -> [keep-alive s or 'none'/'unlimited', idle s (undefined = omitted), connect s (Envoy's 10 s default: envoy#42753 is fixed in Envoy 1.38.0)] */
@@ -33,27 +40,37 @@ describe('AppServer presets', () => {
     const presets = appServerPresets();
     expect(presets.map((p) => p.factory).sort()).toEqual(Object.keys(EXPECTED).sort());
     for (const { factory, server } of presets) {
-      if (server.behaviour !== 'close-after-response') expect([factory, server.knob]).toEqual([factory, expect.any(String)]);
+      if (server.behaviour !== 'close-after-response')
+        expect([factory, server.knob]).toEqual([factory, expect.any(String)]);
     }
   });
 
-  test.each(appServerPresets().map((p) => [p.factory, p.server] as const))('%s: idle timeout, connect timeout and reason', (factory, server) => {
-    const [ka, idle, connect] = EXPECTED[factory];
-    expect(server.keepAliveFact).toBe(String(ka));
-    const d = decideKeepAlive({ appServer: server });
-    expect(d.idleTimeoutSeconds.value).toBe(idle);
-    expect(d.connectTimeoutSeconds.value).toBe(connect);
-    if (typeof ka === 'number') {
-      expect(idle).toBeLessThan(ka);
-      expect(d.idleTimeoutSeconds.reason).toContain(`${server.name} closes idle connections after ${showDuration(ka)}`);
-      expect(d.idleTimeoutSeconds.reason).toContain(`the proxy closes at ${showDuration(idle!)}, so it always closes first`);
-      expect(d.connectTimeoutSeconds.reason).toContain(`not lowered to the idle timeout ${showDuration(idle!)}`);
-    }
-    expect(d.retryOnReset.value).toBe(0);
-  });
+  test.each(appServerPresets().map((p) => [p.factory, p.server] as const))(
+    '%s: idle timeout, connect timeout and reason',
+    (factory, server) => {
+      const [ka, idle, connect] = EXPECTED[factory];
+      expect(server.keepAliveFact).toBe(String(ka));
+      const d = decideKeepAlive({ appServer: server });
+      expect(d.idleTimeoutSeconds.value).toBe(idle);
+      expect(d.connectTimeoutSeconds.value).toBe(connect);
+      if (typeof ka === 'number') {
+        expect(idle).toBeLessThan(ka);
+        expect(d.idleTimeoutSeconds.reason).toContain(
+          `${server.name} closes idle connections after ${showDuration(ka)}`,
+        );
+        expect(d.idleTimeoutSeconds.reason).toContain(
+          `the proxy closes at ${showDuration(idle!)}, so it always closes first`,
+        );
+        expect(d.connectTimeoutSeconds.reason).toContain(`not lowered to the idle timeout ${showDuration(idle!)}`);
+      }
+      expect(d.retryOnReset.value).toBe(0);
+    },
+  );
 
   test('uvicorn: the reason states both numbers and the arithmetic', () => {
-    expect(proxyIdleTimeout(AppServer.uvicorn()).reason).toMatch(/^uvicorn closes idle connections after 5 s \(default; knob --timeout-keep-alive\); the proxy closes at 3 s, so it always closes first\. Rule: .*5 s - 2 s = 3 s -> 3 s\./);
+    expect(proxyIdleTimeout(AppServer.uvicorn()).reason).toMatch(
+      /^uvicorn closes idle connections after 5 s \(default; knob --timeout-keep-alive\); the proxy closes at 3 s, so it always closes first\. Rule: .*5 s - 2 s = 3 s -> 3 s\./,
+    );
   });
 
   test('gunicorn gthread (2 s) gets 1 s: a whole second of margin', () => {
@@ -63,7 +80,9 @@ describe('AppServer presets', () => {
   });
 
   test('Caddy (5 min) gets 3 min: 40 % margin', () => {
-    expect(proxyIdleTimeout(AppServer.caddy()).reason).toContain('Caddy closes idle connections after 5 min (default; knob idle_timeout); the proxy closes at 3 min');
+    expect(proxyIdleTimeout(AppServer.caddy()).reason).toContain(
+      'Caddy closes idle connections after 5 min (default; knob idle_timeout); the proxy closes at 3 min',
+    );
   });
 
   test('Undertow is marked unconfirmed', () => {
@@ -75,14 +94,18 @@ describe('AppServer presets', () => {
     expect(s.keepAliveSeconds).toBe(10);
     const d = proxyIdleTimeout(s);
     expect(d.value).toBe(6);
-    expect(d.reason).toContain('uvicorn closes idle connections after 10 s (--timeout-keep-alive set to 10 s (default 5 s)');
+    expect(d.reason).toContain(
+      'uvicorn closes idle connections after 10 s (--timeout-keep-alive set to 10 s (default 5 s)',
+    );
     expect(d.reason).toContain('the proxy closes at 6 s');
   });
 
   test('custom and noKeepAlive', () => {
     const c = AppServer.custom('waitress', Duration.seconds(30), 'channel_timeout');
     expect(proxyIdleTimeout(c)).toMatchObject({ value: 18 });
-    expect(proxyIdleTimeout(c).reason).toContain('waitress closes idle connections after 30 s (as declared; knob channel_timeout); the proxy closes at 18 s');
+    expect(proxyIdleTimeout(c).reason).toContain(
+      'waitress closes idle connections after 30 s (as declared; knob channel_timeout); the proxy closes at 18 s',
+    );
     const n = AppServer.noKeepAlive('legacy-cgi');
     expect(n.keepAliveFact).toBe('none');
     const d = decideKeepAlive({ appServer: n });
@@ -91,14 +114,20 @@ describe('AppServer presets', () => {
     expect(d.idleTimeoutSeconds.reason).toContain('no keep-alive race');
     expect(d.connectTimeoutSeconds.value).toBe(10);
     expect(() => AppServer.noKeepAlive(' ')).toThrow(RollwiseInputError);
-    expect(() => AppServer.custom('x', Duration.seconds(0))).toThrow(/appServer.custom.keepAlive = 0 s: must be above 0/);
+    expect(() => AppServer.custom('x', Duration.seconds(0))).toThrow(
+      /appServer.custom.keepAlive = 0 s: must be above 0/,
+    );
   });
 
   test('Go: IdleTimeout, then ReadTimeout, then no timeout with a warning', () => {
-    expect(AppServer.goNetHttp({ idleTimeout: Duration.seconds(120), readTimeout: Duration.seconds(5) }).keepAliveSeconds).toBe(120);
+    expect(
+      AppServer.goNetHttp({ idleTimeout: Duration.seconds(120), readTimeout: Duration.seconds(5) }).keepAliveSeconds,
+    ).toBe(120);
     const viaRead = AppServer.goNetHttp({ idleTimeout: Duration.seconds(0), readTimeout: Duration.seconds(15) });
     expect(viaRead.keepAliveSeconds).toBe(15);
-    expect(proxyIdleTimeout(viaRead).reason).toContain('Go net/http closes idle connections after 15 s (IdleTimeout is 0, so Go uses ReadTimeout as the idle timeout');
+    expect(proxyIdleTimeout(viaRead).reason).toContain(
+      'Go net/http closes idle connections after 15 s (IdleTimeout is 0, so Go uses ReadTimeout as the idle timeout',
+    );
     expect(proxyIdleTimeout(viaRead).value).toBe(9);
     const none = AppServer.goNetHttp();
     expect(none.behaviour).toBe('never');
@@ -108,13 +137,17 @@ describe('AppServer presets', () => {
     expect(d.warnings[0]).toContain('lives until the proxy closes it, so the proxy idle timeout (1 min) governs alone');
     expect(d.warnings[0]).toContain('Set http.Server.IdleTimeout');
     expect(decideKeepAlive({ appServer: AppServer.reactorNetty() }).warnings).toEqual([]);
-    expect(decideKeepAlive({ appServer: AppServer.goNetHttp({ idleTimeout: Duration.seconds(90) }) }).warnings).toEqual([]);
+    expect(decideKeepAlive({ appServer: AppServer.goNetHttp({ idleTimeout: Duration.seconds(90) }) }).warnings).toEqual(
+      [],
+    );
   });
 
   test('a keep-alive too short for any safe idle timeout is refused, naming the fix', () => {
     expect(idleTimeoutFor(1.9)).toBeUndefined();
     const err = () => proxyIdleTimeout(AppServer.gunicornGthread({ keepAlive: Duration.seconds(1) }));
     expect(err).toThrow(RollwiseInputError);
-    expect(err).toThrow(/gunicorn \(gthread worker\) keep-alive 1 s: no safe proxy idle timeout fits under it.*Fix: raise gunicorn \(gthread worker\)'s --keep-alive to at least 2 s/);
+    expect(err).toThrow(
+      /gunicorn \(gthread worker\) keep-alive 1 s: no safe proxy idle timeout fits under it.*Fix: raise gunicorn \(gthread worker\)'s --keep-alive to at least 2 s/,
+    );
   });
 });

@@ -65,7 +65,9 @@ export async function startPrometheus(opts: StartOptions): Promise<TestPrometheu
     ];
     if (opts.basicAuthUsers) {
       const web = path.join(dir, 'web.yml');
-      const users = Object.entries(opts.basicAuthUsers).map(([u, h]) => `  ${u}: '${h}'`).join('\n');
+      const users = Object.entries(opts.basicAuthUsers)
+        .map(([u, h]) => `  ${u}: '${h}'`)
+        .join('\n');
       fs.writeFileSync(web, `basic_auth_users:\n${users}\n`);
       args.push(`--web.config.file=${web}`);
     }
@@ -73,7 +75,9 @@ export async function startPrometheus(opts: StartOptions): Promise<TestPrometheu
     args.push(`--web.listen-address=127.0.0.1:${port}`);
     let stderr = '';
     child = spawn('prometheus', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-    child.stderr!.on('data', (b: Buffer) => { stderr += b.toString(); });
+    child.stderr!.on('data', (b: Buffer) => {
+      stderr += b.toString();
+    });
     const url = `http://127.0.0.1:${port}`;
     await waitReady(url, child, () => stderr, opts.basicAuthUsers !== undefined);
     return { url, stop };
@@ -86,7 +90,12 @@ export async function startPrometheus(opts: StartOptions): Promise<TestPrometheu
 function run(cmd: string, args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
     execFile(cmd, args, { maxBuffer: 64 * 1024 * 1024 }, (err, _stdout, stderr) => {
-      if (err) reject(new Error(`${cmd} ${args.join(' ')} failed: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'not installed (apt-get install -y prometheus)' : stderr}`));
+      if (err)
+        reject(
+          new Error(
+            `${cmd} ${args.join(' ')} failed: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'not installed (apt-get install -y prometheus)' : stderr}`,
+          ),
+        );
       else resolve();
     });
   });

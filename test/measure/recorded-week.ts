@@ -49,7 +49,12 @@
 
 import * as fs from 'fs';
 import { generateName, podName } from '../../src/decisions/generated-names';
-import { rolloutsControllerMonitor, ROLLOUTS_CONTROLLER_POD, scrapedLabels, withoutHonorLabels } from '../support/scrape';
+import {
+  rolloutsControllerMonitor,
+  ROLLOUTS_CONTROLLER_POD,
+  scrapedLabels,
+  withoutHonorLabels,
+} from '../support/scrape';
 
 export const WEEK_START = Date.UTC(2026, 10, 22) / 1000;
 export const WEEK_END = Date.UTC(2026, 10, 29) / 1000;
@@ -117,13 +122,35 @@ export function offeredLoad(t: number): number {
 /** Fractions of readiness probes per duration bucket (upper bounds) at a per-pod load. */
 function probeLatency(perPodRps: number): Array<[number, number]> {
   const u = perPodRps / 1000;
-  if (u < 0.3) return [[0.01, 0.5], [0.025, 0.45], [0.05, 0.05]];
-  if (u < 0.75) return [[0.025, 0.6], [0.05, 0.35], [0.1, 0.045], [0.25, 0.005]];
-  return [[0.025, 0.4], [0.05, 0.3], [0.1, 0.15], [0.25, 0.1], [0.5, 0.05]];
+  if (u < 0.3)
+    return [
+      [0.01, 0.5],
+      [0.025, 0.45],
+      [0.05, 0.05],
+    ];
+  if (u < 0.75)
+    return [
+      [0.025, 0.6],
+      [0.05, 0.35],
+      [0.1, 0.045],
+      [0.25, 0.005],
+    ];
+  return [
+    [0.025, 0.4],
+    [0.05, 0.3],
+    [0.1, 0.15],
+    [0.25, 0.1],
+    [0.5, 0.05],
+  ];
 }
 
 type Labels = Record<string, string>;
-interface Series { family: string; name: string; labels: Labels; samples: Array<[number, number]> }
+interface Series {
+  family: string;
+  name: string;
+  labels: Labels;
+  samples: Array<[number, number]>;
+}
 
 class Recorder {
   private readonly series = new Map<string, Series>();
@@ -133,7 +160,10 @@ class Recorder {
     this.types.set(family, type);
     const key = `${name}${JSON.stringify(labels)}`;
     let s = this.series.get(key);
-    if (!s) { s = { family, name, labels, samples: [] }; this.series.set(key, s); }
+    if (!s) {
+      s = { family, name, labels, samples: [] };
+      this.series.set(key, s);
+    }
     s.samples.push([t, v]);
   }
 
@@ -145,12 +175,17 @@ class Recorder {
     const fd = fs.openSync(file, 'w');
     try {
       let buf: string[] = [];
-      const flush = () => { if (buf.length) fs.writeSync(fd, `${buf.join('\n')}\n`); buf = []; };
+      const flush = () => {
+        if (buf.length) fs.writeSync(fd, `${buf.join('\n')}\n`);
+        buf = [];
+      };
       for (const [family, type] of this.types) {
         buf.push(`# TYPE ${family} ${type}`);
         for (const s of this.series.values()) {
           if (s.family !== family) continue;
-          const l = Object.entries(s.labels).map(([k, v]) => `${k}="${v}"`).join(',');
+          const l = Object.entries(s.labels)
+            .map(([k, v]) => `${k}="${v}"`)
+            .join(',');
           for (const [t, v] of s.samples) {
             buf.push(`${s.name}{${l}} ${Number.isInteger(v) ? v : v.toFixed(6)} ${t}`);
             if (buf.length >= 20000) flush();
@@ -202,7 +237,12 @@ function recordService(rec: Recorder, svc: RecordedService, nsIndex: number): vo
   const cpu = pods.map(() => 0);
   const periods = pods.map(() => 0);
   const throttled = pods.map(() => 0);
-  let rq = 0; let rq2 = 0; let rq5 = 0; let rq5Seen = false; let idle = 0; let resets = 0;
+  let rq = 0;
+  let rq2 = 0;
+  let rq5 = 0;
+  let rq5Seen = false;
+  let idle = 0;
+  let resets = 0;
   const cluster = `httproute/${ns}/${name}/rule/0`;
   const inc = svc.incident;
   const controllerMonitor = svc.controllerWithoutHonorLabels ? withoutHonorLabels(ROLLOUTS_MONITOR) : ROLLOUTS_MONITOR;
@@ -218,7 +258,8 @@ function recordService(rec: Recorder, svc: RecordedService, nsIndex: number): vo
     const stopped = (i: number) => ls !== undefined && i === ls.podIndex && t > ls.at && t <= ls.at + 300;
     const stoppedNotReady = (i: number) => ls !== undefined && i === ls.podIndex && t > ls.at && t <= ls.at + 360;
     const alive = (i: number) => t >= pods[i].from && t < pods[i].to;
-    const notReady = (i: number) => t < pods[i].readyFrom || (timingOut && i < 2 && minute >= inc!.timeoutsFromMinute + 3 + i) || stoppedNotReady(i);
+    const notReady = (i: number) =>
+      t < pods[i].readyFrom || (timingOut && i < 2 && minute >= inc!.timeoutsFromMinute + 3 + i) || stoppedNotReady(i);
     const readyCount = pods.filter((_, i) => alive(i) && !notReady(i)).length;
     const load = offeredLoad(t);
     const perPod = load / readyCount;
@@ -243,59 +284,215 @@ function recordService(rec: Recorder, svc: RecordedService, nsIndex: number): vo
       }
       failed[i] += fails;
       for (let j = 0; j < BUCKETS.length; j++) {
-        rec.add('prober_probe_duration_seconds', 'histogram', 'prober_probe_duration_seconds_bucket', { probe_type: 'Readiness', ...podLabels, le: String(BUCKETS[j]) }, t, buckets[i][j]);
+        rec.add(
+          'prober_probe_duration_seconds',
+          'histogram',
+          'prober_probe_duration_seconds_bucket',
+          { probe_type: 'Readiness', ...podLabels, le: String(BUCKETS[j]) },
+          t,
+          buckets[i][j],
+        );
       }
-      rec.add('prober_probe_duration_seconds', 'histogram', 'prober_probe_duration_seconds_bucket', { probe_type: 'Readiness', ...podLabels, le: '+Inf' }, t, ok[i]);
-      rec.add('prober_probe_duration_seconds', 'histogram', 'prober_probe_duration_seconds_count', { probe_type: 'Readiness', ...podLabels }, t, ok[i]);
-      rec.add('prober_probe_duration_seconds', 'histogram', 'prober_probe_duration_seconds_sum', { probe_type: 'Readiness', ...podLabels }, t, probeSum[i]);
+      rec.add(
+        'prober_probe_duration_seconds',
+        'histogram',
+        'prober_probe_duration_seconds_bucket',
+        { probe_type: 'Readiness', ...podLabels, le: '+Inf' },
+        t,
+        ok[i],
+      );
+      rec.add(
+        'prober_probe_duration_seconds',
+        'histogram',
+        'prober_probe_duration_seconds_count',
+        { probe_type: 'Readiness', ...podLabels },
+        t,
+        ok[i],
+      );
+      rec.add(
+        'prober_probe_duration_seconds',
+        'histogram',
+        'prober_probe_duration_seconds_sum',
+        { probe_type: 'Readiness', ...podLabels },
+        t,
+        probeSum[i],
+      );
       if (svc.appHistogram) {
         const appLabels = { namespace: ns, pod: p.name, container: 'app', handler: '/healthz', method: 'GET' };
         for (let j = 0; j < APP_BUCKETS.length; j++) {
-          rec.add('http_request_duration_seconds', 'histogram', 'http_request_duration_seconds_bucket', { ...appLabels, le: String(APP_BUCKETS[j]) }, t, appBuckets[i][j]);
+          rec.add(
+            'http_request_duration_seconds',
+            'histogram',
+            'http_request_duration_seconds_bucket',
+            { ...appLabels, le: String(APP_BUCKETS[j]) },
+            t,
+            appBuckets[i][j],
+          );
         }
-        rec.add('http_request_duration_seconds', 'histogram', 'http_request_duration_seconds_bucket', { ...appLabels, le: '+Inf' }, t, appBuckets[i][APP_BUCKETS.length - 1]);
-        rec.add('http_request_duration_seconds', 'histogram', 'http_request_duration_seconds_count', appLabels, t, appBuckets[i][APP_BUCKETS.length - 1]);
+        rec.add(
+          'http_request_duration_seconds',
+          'histogram',
+          'http_request_duration_seconds_bucket',
+          { ...appLabels, le: '+Inf' },
+          t,
+          appBuckets[i][APP_BUCKETS.length - 1],
+        );
+        rec.add(
+          'http_request_duration_seconds',
+          'histogram',
+          'http_request_duration_seconds_count',
+          appLabels,
+          t,
+          appBuckets[i][APP_BUCKETS.length - 1],
+        );
       }
       const probeLabels = { probe_type: 'Readiness', container: 'app', pod: p.name, namespace: ns, pod_uid: p.uid };
       rec.add('prober_probe', 'counter', 'prober_probe_total', { ...probeLabels, result: 'successful' }, t, ok[i]);
       if (failed[i] > 0) failedSeen[i] = true;
-      if (failedSeen[i]) rec.add('prober_probe', 'counter', 'prober_probe_total', { ...probeLabels, result: 'failed' }, t, failed[i]);
+      if (failedSeen[i])
+        rec.add('prober_probe', 'counter', 'prober_probe_total', { ...probeLabels, result: 'failed' }, t, failed[i]);
 
       const served = notReady(i) ? 0 : perPod;
       cpu[i] += served * 0.0002 * STEP + 0.01 * STEP;
-      rec.add('container_cpu_usage_seconds', 'counter', 'container_cpu_usage_seconds_total', { ...podLabels, cpu: 'total' }, t, cpu[i]);
+      rec.add(
+        'container_cpu_usage_seconds',
+        'counter',
+        'container_cpu_usage_seconds_total',
+        { ...podLabels, cpu: 'total' },
+        t,
+        cpu[i],
+      );
       if (svc.cpuLimit) {
         periods[i] += 10 * STEP; // 100 ms CFS periods
         throttled[i] += Math.round(10 * STEP * (perPod >= 750 ? 0.4 : 0.02));
         rec.add('container_cpu_cfs_periods', 'counter', 'container_cpu_cfs_periods_total', podLabels, t, periods[i]);
-        rec.add('container_cpu_cfs_throttled_periods', 'counter', 'container_cpu_cfs_throttled_periods_total', podLabels, t, throttled[i]);
+        rec.add(
+          'container_cpu_cfs_throttled_periods',
+          'counter',
+          'container_cpu_cfs_throttled_periods_total',
+          podLabels,
+          t,
+          throttled[i],
+        );
       }
       const podReady = { namespace: ns, pod: p.name, uid: p.uid };
-      rec.add('kube_pod_status_ready', 'gauge', 'kube_pod_status_ready', { ...podReady, condition: 'true' }, t, notReady(i) ? 0 : 1);
-      rec.add('kube_pod_status_ready', 'gauge', 'kube_pod_status_ready', { ...podReady, condition: 'false' }, t, notReady(i) ? 1 : 0);
-      rec.add('kube_pod_owner', 'gauge', 'kube_pod_owner', { ...podReady, owner_kind: 'ReplicaSet', owner_name: `${name}-${HASH}`, owner_is_controller: 'true' }, t, 1);
-      rec.add('kube_endpointslice_endpoints', 'gauge', 'kube_endpointslice_endpoints', { namespace: ns, endpointslice: slice, ready: String(!notReady(i)), serving: 'false', targetref_kind: 'Pod', targetref_name: p.name, targetref_namespace: ns, endpoint_nodename: `node-${i}`, address: p.ip }, t, 1);
+      rec.add(
+        'kube_pod_status_ready',
+        'gauge',
+        'kube_pod_status_ready',
+        { ...podReady, condition: 'true' },
+        t,
+        notReady(i) ? 0 : 1,
+      );
+      rec.add(
+        'kube_pod_status_ready',
+        'gauge',
+        'kube_pod_status_ready',
+        { ...podReady, condition: 'false' },
+        t,
+        notReady(i) ? 1 : 0,
+      );
+      rec.add(
+        'kube_pod_owner',
+        'gauge',
+        'kube_pod_owner',
+        { ...podReady, owner_kind: 'ReplicaSet', owner_name: `${name}-${HASH}`, owner_is_controller: 'true' },
+        t,
+        1,
+      );
+      rec.add(
+        'kube_endpointslice_endpoints',
+        'gauge',
+        'kube_endpointslice_endpoints',
+        {
+          namespace: ns,
+          endpointslice: slice,
+          ready: String(!notReady(i)),
+          serving: 'false',
+          targetref_kind: 'Pod',
+          targetref_name: p.name,
+          targetref_namespace: ns,
+          endpoint_nodename: `node-${i}`,
+          address: p.ip,
+        },
+        t,
+        1,
+      );
       if (svc.endpointsCollector) {
-        rec.add('kube_endpoint_address', 'gauge', 'kube_endpoint_address', { namespace: ns, endpoint: name, port_protocol: 'TCP', port_number: '8080', port_name: 'http', ip: p.ip, ready: String(!notReady(i)) }, t, 1);
+        rec.add(
+          'kube_endpoint_address',
+          'gauge',
+          'kube_endpoint_address',
+          {
+            namespace: ns,
+            endpoint: name,
+            port_protocol: 'TCP',
+            port_number: '8080',
+            port_name: 'http',
+            ip: p.ip,
+            ready: String(!notReady(i)),
+          },
+          t,
+          1,
+        );
       }
     }
-    rec.add('kube_endpointslice_info', 'gauge', 'kube_endpointslice_info', { namespace: ns, endpointslice: slice, addresstype: 'IPv4' }, t, 1);
-    if (svc.endpointsCollector) rec.add('kube_endpoint_info', 'gauge', 'kube_endpoint_info', { namespace: ns, endpoint: name }, t, 1);
-    rec.add('rollout_info_replicas_desired', 'gauge', 'rollout_info_replicas_desired', scrapedLabels(controllerMonitor, ROLLOUTS_CONTROLLER_POD, { namespace: ns, name }), t, PODS);
+    rec.add(
+      'kube_endpointslice_info',
+      'gauge',
+      'kube_endpointslice_info',
+      { namespace: ns, endpointslice: slice, addresstype: 'IPv4' },
+      t,
+      1,
+    );
+    if (svc.endpointsCollector)
+      rec.add('kube_endpoint_info', 'gauge', 'kube_endpoint_info', { namespace: ns, endpoint: name }, t, 1);
+    rec.add(
+      'rollout_info_replicas_desired',
+      'gauge',
+      'rollout_info_replicas_desired',
+      scrapedLabels(controllerMonitor, ROLLOUTS_CONTROLLER_POD, { namespace: ns, name }),
+      t,
+      PODS,
+    );
 
     const requests = Math.round(load * STEP);
     // Only the incident's cascade sends 503s; a single pod leaving at low load costs none.
     const errors = timingOut && readyCount < PODS ? Math.round(requests * 0.2) : 0;
-    rq += requests - errors; rq2 += requests - errors; rq5 += errors;
+    rq += requests - errors;
+    rq2 += requests - errors;
+    rq5 += errors;
     idle += Math.round(load / 100);
     if (inc && minute === inc.timeoutsFromMinute + 9) resets += 3;
     if (errors > 0) rq5Seen = true;
     const c = { envoy_cluster_name: cluster };
     rec.add('envoy_cluster_upstream_rq', 'counter', 'envoy_cluster_upstream_rq_total', c, t, rq);
-    rec.add('envoy_cluster_upstream_rq_xx', 'unknown', 'envoy_cluster_upstream_rq_xx', { ...c, envoy_response_code_class: '2' }, t, rq2);
-    if (rq5Seen) rec.add('envoy_cluster_upstream_rq_xx', 'unknown', 'envoy_cluster_upstream_rq_xx', { ...c, envoy_response_code_class: '5' }, t, rq5);
+    rec.add(
+      'envoy_cluster_upstream_rq_xx',
+      'unknown',
+      'envoy_cluster_upstream_rq_xx',
+      { ...c, envoy_response_code_class: '2' },
+      t,
+      rq2,
+    );
+    if (rq5Seen)
+      rec.add(
+        'envoy_cluster_upstream_rq_xx',
+        'unknown',
+        'envoy_cluster_upstream_rq_xx',
+        { ...c, envoy_response_code_class: '5' },
+        t,
+        rq5,
+      );
     rec.add('envoy_cluster_upstream_cx_idle_timeout', 'unknown', 'envoy_cluster_upstream_cx_idle_timeout', c, t, idle);
-    rec.add('envoy_cluster_upstream_cx_destroy_remote_with_active_rq', 'unknown', 'envoy_cluster_upstream_cx_destroy_remote_with_active_rq', c, t, resets);
+    rec.add(
+      'envoy_cluster_upstream_cx_destroy_remote_with_active_rq',
+      'unknown',
+      'envoy_cluster_upstream_cx_destroy_remote_with_active_rq',
+      c,
+      t,
+      resets,
+    );
   }
 }
 

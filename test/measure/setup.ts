@@ -20,18 +20,40 @@ export const LONG = 'customer-notification-preferences-synchronization-api-v2';
 
 export async function recordedPrometheus(): Promise<{ server: TestPrometheus; client: PrometheusClient }> {
   const server = await startPrometheus({
-    openMetrics: (file) => recordedWeek([
-      // healthy: kube-state-metrics also collects Endpoints here (a --resources list with "endpoints")
-      { namespace: 'healthy', cpuLimit: false, listenerStop: LISTENER_STOP, appHistogram: true, replacement: true, endpointsCollector: true },
-      { namespace: 'incident', cpuLimit: true, incident: INCIDENT },
-      // Monday and Tuesday only: enough for Tuesday's peak, and a week of a third service would
-      // make the backfill slower than the tests need
-      { namespace: 'long', name: LONG, cpuLimit: false, incident: INCIDENT, recorded: { from: Date.UTC(2026, 10, 23) / 1000, to: Date.UTC(2026, 10, 25) / 1000 } },
-      // Tuesday only, with the Argo Rollouts controller scraped without honorLabels (the
-      // argo-rollouts Helm chart's ServiceMonitor): its desired replicas are stored as
-      // exported_namespace="renamed" under namespace="argo-rollouts"
-      { namespace: 'renamed', cpuLimit: false, controllerWithoutHonorLabels: true, recorded: { from: Date.UTC(2026, 10, 24) / 1000, to: Date.UTC(2026, 10, 25) / 1000 } },
-    ], file),
+    openMetrics: (file) =>
+      recordedWeek(
+        [
+          // healthy: kube-state-metrics also collects Endpoints here (a --resources list with "endpoints")
+          {
+            namespace: 'healthy',
+            cpuLimit: false,
+            listenerStop: LISTENER_STOP,
+            appHistogram: true,
+            replacement: true,
+            endpointsCollector: true,
+          },
+          { namespace: 'incident', cpuLimit: true, incident: INCIDENT },
+          // Monday and Tuesday only: enough for Tuesday's peak, and a week of a third service would
+          // make the backfill slower than the tests need
+          {
+            namespace: 'long',
+            name: LONG,
+            cpuLimit: false,
+            incident: INCIDENT,
+            recorded: { from: Date.UTC(2026, 10, 23) / 1000, to: Date.UTC(2026, 10, 25) / 1000 },
+          },
+          // Tuesday only, with the Argo Rollouts controller scraped without honorLabels (the
+          // argo-rollouts Helm chart's ServiceMonitor): its desired replicas are stored as
+          // exported_namespace="renamed" under namespace="argo-rollouts"
+          {
+            namespace: 'renamed',
+            cpuLimit: false,
+            controllerWithoutHonorLabels: true,
+            recorded: { from: Date.UTC(2026, 10, 24) / 1000, to: Date.UTC(2026, 10, 25) / 1000 },
+          },
+        ],
+        file,
+      ),
   });
   return { server, client: new PrometheusClient({ url: server.url }) };
 }

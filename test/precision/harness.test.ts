@@ -8,15 +8,36 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as YAML from 'yaml';
-import { cloneSource, fetchSet, findingObject, lintSet, readRepoList, RepoList, sample, score, seeded, valueAt } from '../../bench/precision';
+import {
+  cloneSource,
+  fetchSet,
+  findingObject,
+  lintSet,
+  readRepoList,
+  RepoList,
+  sample,
+  score,
+  seeded,
+  valueAt,
+} from '../../bench/precision';
 import { Finding } from '../../src/rules/types';
 import { LintObject } from '../../src/rules/source';
 
 const dirs: string[] = [];
-afterAll(() => { for (const d of dirs) fs.rmSync(d, { recursive: true, force: true }); });
-const tmp = (p: string): string => { const d = fs.mkdtempSync(path.join(os.tmpdir(), p)); dirs.push(d); return d; };
+afterAll(() => {
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
+const tmp = (p: string): string => {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), p));
+  dirs.push(d);
+  return d;
+};
 
-const git = (cwd: string, ...args: string[]): string => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd, encoding: 'utf8' }).trim();
+const git = (cwd: string, ...args: string[]): string =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], {
+    cwd,
+    encoding: 'utf8',
+  }).trim();
 
 /** A bare mirror at <mirror>/acme+shop/repo (the layout `fetch` leaves), with one commit of manifests. */
 function mirrorWithRepo(): { mirror: string; commit: string } {
@@ -25,12 +46,35 @@ function mirrorWithRepo(): { mirror: string; commit: string } {
   git(work, 'init', '-q');
   const labels = { app: 'web' };
   fs.mkdirSync(path.join(work, 'deploy'));
-  fs.writeFileSync(path.join(work, 'deploy', 'web.yaml'), [
-    { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { replicas: 1, strategy: { rollingUpdate: { maxUnavailable: 1 } }, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'web', image: 'ghcr.io/acme/web:1.0', ports: [{ containerPort: 8080 }] }] } } } },
-    // The port name the API server refuses (not a DNS label): the harness samples what `rollwise lint`
-    // reports, the cluster-validation stage included.
-    { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web' }, spec: { selector: labels, ports: [{ name: 'HTTP', port: 80, targetPort: 8080 }] } },
-  ].map((o) => YAML.stringify(o)).join('---\n'));
+  fs.writeFileSync(
+    path.join(work, 'deploy', 'web.yaml'),
+    [
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'web' },
+        spec: {
+          replicas: 1,
+          strategy: { rollingUpdate: { maxUnavailable: 1 } },
+          selector: { matchLabels: labels },
+          template: {
+            metadata: { labels },
+            spec: { containers: [{ name: 'web', image: 'ghcr.io/acme/web:1.0', ports: [{ containerPort: 8080 }] }] },
+          },
+        },
+      },
+      // The port name the API server refuses (not a DNS label): the harness samples what `rollwise lint`
+      // reports, the cluster-validation stage included.
+      {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: 'web' },
+        spec: { selector: labels, ports: [{ name: 'HTTP', port: 80, targetPort: 8080 }] },
+      },
+    ]
+      .map((o) => YAML.stringify(o))
+      .join('---\n'),
+  );
   // Listed as a resource by a kustomization that changes nothing: applied as written, so the
   // cluster stage's refusal is an error (cluster-rules.ts).
   fs.writeFileSync(path.join(work, 'deploy', 'kustomization.yaml'), 'resources:\n- web.yaml\n');
@@ -47,12 +91,34 @@ describe('the precision harness', () => {
     const list = readRepoList();
     expect(list.tuning.length).toBeGreaterThanOrEqual(10);
     const set = (name: string) => list[name] as { repo: string; commit: string }[];
-    for (const name of ['tuning', 'heldOutFirst', 'heldOut', 'heldOutThird', 'heldOutFourth', 'heldOutFifth', 'heldOutSixth', 'heldOutSeventh', 'heldOutEighth', 'heldOutNinth']) {
+    for (const name of [
+      'tuning',
+      'heldOutFirst',
+      'heldOut',
+      'heldOutThird',
+      'heldOutFourth',
+      'heldOutFifth',
+      'heldOutSixth',
+      'heldOutSeventh',
+      'heldOutEighth',
+      'heldOutNinth',
+    ]) {
       expect(set(name).length).toBeGreaterThanOrEqual(10);
       for (const r of set(name)) expect(r.commit).toMatch(/^[0-9a-f]{40}$/);
     }
     // no repository is in two sets: a held-out figure is only held out if nothing of it was tuned on
-    const all = ['tuning', 'heldOutFirst', 'heldOut', 'heldOutThird', 'heldOutFourth', 'heldOutFifth', 'heldOutSixth', 'heldOutSeventh', 'heldOutEighth', 'heldOutNinth'].flatMap((name) => set(name).map((r) => r.repo));
+    const all = [
+      'tuning',
+      'heldOutFirst',
+      'heldOut',
+      'heldOutThird',
+      'heldOutFourth',
+      'heldOutFifth',
+      'heldOutSixth',
+      'heldOutSeventh',
+      'heldOutEighth',
+      'heldOutNinth',
+    ].flatMap((name) => set(name).map((r) => r.repo));
     expect(new Set(all).size).toBe(all.length);
   });
 
@@ -68,7 +134,8 @@ describe('the precision harness', () => {
     try {
       fetchSet('heldOut', list, () => undefined, base);
     } finally {
-      if (prev === undefined) delete process.env.ROLLWISE_CORPUS_MIRROR; else process.env.ROLLWISE_CORPUS_MIRROR = prev;
+      if (prev === undefined) delete process.env.ROLLWISE_CORPUS_MIRROR;
+      else process.env.ROLLWISE_CORPUS_MIRROR = prev;
     }
     expect(git(path.join(base, 'heldOut', 'acme+shop'), 'rev-parse', 'HEAD')).toBe(commit);
     const out = tmp('rw-run-');
@@ -82,12 +149,21 @@ describe('the precision harness', () => {
     expect(packet).toContain('Upstream: kubernetes pkg/apis/core/validation/validation.go');
     // Blind: no repository, no file name, no rule code.
     expect(packet).not.toMatch(/acme\/shop|acme\+shop|web\.yaml|function |=>/);
-    const key = fs.readFileSync(path.join(out, 'key.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; repo: string; file: string; ruleId: string });
+    const key = fs
+      .readFileSync(path.join(out, 'key.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; repo: string; file: string; ruleId: string });
     expect(key.every((k) => k.repo === 'acme/shop' && k.file === 'deploy/web.yaml')).toBe(true);
     const verdicts = path.join(out, 'verdicts.jsonl');
-    fs.writeFileSync(verdicts, key.map((k, i) => JSON.stringify({ id: k.id, verdict: i === 0 ? 'wrong' : 'real', reason: 'test' })).join('\n'));
+    fs.writeFileSync(
+      verdicts,
+      key.map((k, i) => JSON.stringify({ id: k.id, verdict: i === 0 ? 'wrong' : 'real', reason: 'test' })).join('\n'),
+    );
     const table = score(out, verdicts);
-    expect(table).toMatch(new RegExp(`all findings \\(uniform sample\\): ${key.length} judged: ${key.length - 1} real`));
+    expect(table).toMatch(
+      new RegExp(`all findings \\(uniform sample\\): ${key.length} judged: ${key.length - 1} real`),
+    );
     expect(table).toContain(`| ${key[0].ruleId} |`);
     fs.writeFileSync(verdicts, JSON.stringify({ id: key[0].id, verdict: 'maybe' }));
     expect(() => score(out, verdicts)).toThrow(/verdict "maybe" is not real, noise or wrong/);
@@ -105,15 +181,25 @@ describe('the object a packet shows', () => {
   // cloudnative-pg: config/default and config/olm-default render config/webhook/manifests.yaml; only
   // the OLM render's patch adds clientConfig.service.containerPort (held-out set 5).
   const webhook = (service: Record<string, unknown>): LintObject => ({
-    obj: { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: { name: 'cnpg-mutating-webhook-configuration' }, webhooks: [{ name: 'mcluster.cnpg.io', clientConfig: { service } }] },
-    kind: 'MutatingWebhookConfiguration', apiVersion: 'admissionregistration.k8s.io/v1', name: 'cnpg-mutating-webhook-configuration',
-    ref: 'MutatingWebhookConfiguration/cnpg-mutating-webhook-configuration', file: 'config/webhook/manifests.yaml', line: () => 10,
+    obj: {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'MutatingWebhookConfiguration',
+      metadata: { name: 'cnpg-mutating-webhook-configuration' },
+      webhooks: [{ name: 'mcluster.cnpg.io', clientConfig: { service } }],
+    },
+    kind: 'MutatingWebhookConfiguration',
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    name: 'cnpg-mutating-webhook-configuration',
+    ref: 'MutatingWebhookConfiguration/cnpg-mutating-webhook-configuration',
+    file: 'config/webhook/manifests.yaml',
+    line: () => 10,
   });
   const plain = webhook({ name: 'cnpg-webhook-service', namespace: 'cnpg-system' });
   const olm = webhook({ containerPort: 9443, name: 'cnpg-webhook-service', namespace: 'cnpg-system' });
-  const finding = (p: string): Finding => ({ file: 'config/webhook/manifests.yaml', object: olm.ref, path: p } as Finding);
+  const finding = (p: string): Finding =>
+    ({ file: 'config/webhook/manifests.yaml', object: olm.ref, path: p }) as Finding;
 
-  test('is the rendered copy that has the finding\'s field, else the first', () => {
+  test("is the rendered copy that has the finding's field, else the first", () => {
     expect(findingObject(finding('webhooks[0].clientConfig.service.containerPort'), [plain, olm])).toBe(olm);
     expect(findingObject(finding('webhooks[0].clientConfig.service.name'), [plain, olm])).toBe(plain);
     expect(findingObject(finding(''), [plain, olm])).toBe(plain);
@@ -127,4 +213,3 @@ describe('the object a packet shows', () => {
     expect(valueAt(obj, 'metadata.labels.app')).toBeUndefined();
   });
 });
-

@@ -26,7 +26,10 @@ const byId = (r: Rehearsal, id: string): ReleaseResult => {
 
 beforeAll(async () => {
   // One server for both outputs: every release has its own time slot in the backfilled TSDB.
-  [current, previous] = await rehearseOnPrometheus([...readRollouts([read(CURRENT)]), ...readRollouts([read(PREVIOUS)])]);
+  [current, previous] = await rehearseOnPrometheus([
+    ...readRollouts([read(CURRENT)]),
+    ...readRollouts([read(PREVIOUS)]),
+  ]);
 }, 120000);
 
 describe('the example service (dist/prod/checkout-api.k8s.yaml)', () => {
@@ -40,7 +43,9 @@ describe('the example service (dist/prod/checkout-api.k8s.yaml)', () => {
     expect(r.verdict.measurements.every((m) => m.phase === 'Successful')).toBe(true);
     // The canary cluster had no 5xx series at all: the ratio came out 0 from a defaulted numerator.
     expect(r.world.series.some((s) => s.labels.envoy_response_code_class === '5')).toBe(false);
-    expect(r.verdict.measurements.filter((m) => m.metric === 'canary-error-ratio').every((m) => m.value === '[0]')).toBe(true);
+    expect(
+      r.verdict.measurements.filter((m) => m.metric === 'canary-error-ratio').every((m) => m.value === '[0]'),
+    ).toBe(true);
   });
 
   test('10 % canary errors abort at 5 % on the canary error ratio', () => {
@@ -48,7 +53,9 @@ describe('the example service (dist/prod/checkout-api.k8s.yaml)', () => {
     expect(r.verdict.outcome).toBe('aborted');
     expect(r.verdict.weight).toBe(5);
     expect(r.verdict.metric).toBe('canary-error-ratio');
-    expect(r.sentence).toMatch(/^aborted at 5 % after \d+ min: canary-error-ratio failed \(failed 4 of 4; failed \(4\) > failureLimit \(3\)\)/);
+    expect(r.sentence).toMatch(
+      /^aborted at 5 % after \d+ min: canary-error-ratio failed \(failed 4 of 4; failed \(4\) > failureLimit \(3\)\)/,
+    );
     // initialDelay 2m then one a minute: the fourth failed measurement ends it, 3 min after the first
     // (a 1-minute blip can fail at most 3: docs/mechanisms.md#one-burst-and-the-limits).
     const failed = r.verdict.measurements.filter((m) => m.metric === 'canary-error-ratio');
@@ -73,13 +80,16 @@ describe('the example service (dist/prod/checkout-api.k8s.yaml)', () => {
 
   test('every release of the catalogue behaves as expected', () => {
     expect(current.results.filter((r) => !r.met).map((r) => `${r.release.id}: ${r.sentence}`)).toEqual([]);
-    for (const id of ['canary-5xx-2', 'canary-5xx-100']) expect(byId(current, id).verdict).toMatchObject({ outcome: 'aborted', weight: 5 });
+    for (const id of ['canary-5xx-2', 'canary-5xx-100'])
+      expect(byId(current, id).verdict).toMatchObject({ outcome: 'aborted', weight: 5 });
     expect(byId(current, 'prometheus-unreachable').verdict).toMatchObject({ outcome: 'aborted', metricPhase: 'Error' });
-    expect(byId(current, 'prometheus-unreachable').sentence).toMatch(/consecutiveErrors \(3\) > consecutiveErrorLimit \(2\).*ECONNREFUSED/);
+    expect(byId(current, 'prometheus-unreachable').sentence).toMatch(
+      /consecutiveErrors \(3\) > consecutiveErrorLimit \(2\).*ECONNREFUSED/,
+    );
   });
 });
 
-describe('the previous version\'s output (fixture)', () => {
+describe("the previous version's output (fixture)", () => {
   test('a healthy release pauses at 5 %: the error ratios have no sample without a 5xx series', () => {
     const r = byId(previous, 'healthy');
     expect(r.verdict).toMatchObject({ outcome: 'paused', weight: 5, metricPhase: 'Inconclusive' });
@@ -89,7 +99,12 @@ describe('the previous version\'s output (fixture)', () => {
 
   test('a release with some 5xx (so the series exists) aborts at 25 %: new pods counted as not Ready', () => {
     const r = byId(previous, 'canary-5xx-0.5');
-    expect(r.verdict).toMatchObject({ outcome: 'aborted', weight: 25, metric: 'canary-not-ready-pods', metricPhase: 'Failed' });
+    expect(r.verdict).toMatchObject({
+      outcome: 'aborted',
+      weight: 25,
+      metric: 'canary-not-ready-pods',
+      metricPhase: 'Failed',
+    });
     // The failures come right after the 1 -> 3 canary pods scale-up, while the two new pods start.
     const scaleUp = r.world.events.find((e) => e.text === 'canary scaled to 3 pod(s)');
     const fails = r.verdict.measurements.filter((m) => m.metric === 'canary-not-ready-pods' && m.phase === 'Failed');
@@ -104,11 +119,15 @@ describe('rollwise rehearse (CLI)', () => {
   const run = async (...args: string[]) => {
     let out = '';
     let err = '';
-    const code = await main(['node', 'rollwise', 'rehearse', ...args], (t) => (out += t), (t) => (err += t));
+    const code = await main(
+      ['node', 'rollwise', 'rehearse', ...args],
+      (t) => (out += t),
+      (t) => (err += t),
+    );
     return { code, out, err };
   };
 
-  test('exit 0 on today\'s output, with the timeline; 1 on the previous version\'s', async () => {
+  test("exit 0 on today's output, with the timeline; 1 on the previous version's", async () => {
     const now = await run(CURRENT, '--release', 'healthy', '--release', 'canary-5xx-10');
     expect(now.code).toBe(0);
     expect(now.out).toContain('checkout/checkout-api: 2 of 2 releases behaved as expected');
@@ -126,7 +145,9 @@ describe('rollwise rehearse (CLI)', () => {
       const svg = path.join(tmp, 't.svg');
       const r = await run(CURRENT, '--release', 'no-traffic', '--json', '--svg', svg);
       expect(r.code).toBe(0);
-      const js = JSON.parse(r.out) as Array<{ releases: Array<{ id: string; outcome: string; atWeight: number; measurements: unknown[] }> }>;
+      const js = JSON.parse(r.out) as Array<{
+        releases: Array<{ id: string; outcome: string; atWeight: number; measurements: unknown[] }>;
+      }>;
       expect(js[0].releases[0]).toMatchObject({ id: 'no-traffic', outcome: 'paused', atWeight: 5 });
       expect(js[0].releases[0].measurements.length).toBeGreaterThan(0);
       expect(fs.readFileSync(svg, 'utf8')).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"[\s\S]*no-traffic/);

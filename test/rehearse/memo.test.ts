@@ -8,7 +8,16 @@ import { App, Chart, Testing } from 'cdk8s';
 import { parseAllDocuments } from 'yaml';
 import { HttpService, HttpServiceProps } from '../../src/constructs/http-service';
 import { checkoutApiProps } from '../../src/example';
-import { buildWorld, readRollouts, readRolloutObjects, RELEASES, rehearseForSynth, rehearseInProcess, SYNTH_RELEASES, type RolloutModel } from '../../src/rehearse';
+import {
+  buildWorld,
+  readRollouts,
+  readRolloutObjects,
+  RELEASES,
+  rehearseForSynth,
+  rehearseInProcess,
+  SYNTH_RELEASES,
+  type RolloutModel,
+} from '../../src/rehearse';
 import { rehearsalKey } from '../../src/rehearse/memo';
 import { synthRehearsalCounts } from '../../src/rehearse/synth-check';
 import { seriesLabelValues } from '../../src/rehearse/world';
@@ -22,8 +31,11 @@ const OLD = text(path.join(__dirname, 'fixtures', 'checkout-api.v0.1.0.k8s.yaml'
 
 /** The manifests with the service and its namespace renamed everywhere (queries, cluster names, pods). */
 function renamedText(manifest: string, name: string, namespace = 'checkout'): string {
-  return manifest.replace(/httproute\/checkout\//g, `httproute/${namespace}/`).replace(/namespace: checkout\n/g, `namespace: ${namespace}\n`)
-    .replace(/namespace="checkout"/g, `namespace="${namespace}"`).replace(/checkout-api/g, name);
+  return manifest
+    .replace(/httproute\/checkout\//g, `httproute/${namespace}/`)
+    .replace(/namespace: checkout\n/g, `namespace: ${namespace}\n`)
+    .replace(/namespace="checkout"/g, `namespace="${namespace}"`)
+    .replace(/checkout-api/g, name);
 }
 
 function renamed(manifest: string, name: string, namespace = 'checkout'): RolloutModel {
@@ -32,14 +44,32 @@ function renamed(manifest: string, name: string, namespace = 'checkout'): Rollou
 
 /** What a rehearsal of every release decides: the verdicts (with every measurement), judgements and sentences. */
 function outcome(m: RolloutModel, releases?: readonly string[]): unknown {
-  return rehearseInProcess(m, releases ? { releases } : {}).results.map((x) => ({ id: x.release.id, verdict: x.verdict, met: x.met, sentence: x.sentence, rps: x.world.rps }));
+  return rehearseInProcess(m, releases ? { releases } : {}).results.map((x) => ({
+    id: x.release.id,
+    verdict: x.verdict,
+    met: x.met,
+    sentence: x.sentence,
+    rps: x.world.rps,
+  }));
 }
 
 const LONG = 'a-checkout-service-with-a-name-of-fifty-six-characters-x';
 
-test('every label value a world\'s series carry is one that seriesLabelValues lists for the model', () => {
-  const models = [renamed(PROD, 'checkout-api'), renamed(DEV, 'checkout-api'), renamed(OLD, 'checkout-api'), renamed(PROD, LONG, 'shop'),
-    { ...renamed(PROD, 'orders'), replicas: 3 }, { ...renamed(PROD, 'orders'), steps: [{ kind: 'setWeight' as const, weight: 150 }, { kind: 'pause' as const, seconds: 60 }] }];
+test("every label value a world's series carry is one that seriesLabelValues lists for the model", () => {
+  const models = [
+    renamed(PROD, 'checkout-api'),
+    renamed(DEV, 'checkout-api'),
+    renamed(OLD, 'checkout-api'),
+    renamed(PROD, LONG, 'shop'),
+    { ...renamed(PROD, 'orders'), replicas: 3 },
+    {
+      ...renamed(PROD, 'orders'),
+      steps: [
+        { kind: 'setWeight' as const, weight: 150 },
+        { kind: 'pause' as const, seconds: 60 },
+      ],
+    },
+  ];
   let checked = 0;
   for (const m of models) {
     const u = seriesLabelValues(m);
@@ -47,7 +77,8 @@ test('every label value a world\'s series carry is one that seriesLabelValues li
       for (const s of buildWorld(m, release).series) {
         expect(u.__name__).toContain(s.name);
         for (const [label, value] of Object.entries(s.labels)) {
-          if (!(u[label] ?? []).includes(value)) throw new Error(`${m.name} ${release.id}: ${s.name}{${label}="${value}"} is not in seriesLabelValues`);
+          if (!(u[label] ?? []).includes(value))
+            throw new Error(`${m.name} ${release.id}: ${s.name}{${label}="${value}"} is not in seriesLabelValues`);
           checked++;
         }
       }
@@ -68,18 +99,28 @@ test('services that differ only in their names share a key, and their rehearsals
   }
 });
 
-test('a name that changes what a query selects changes the key: the previous version\'s pod-name pattern matches no pod of a 56-character service', () => {
+test("a name that changes what a query selects changes the key: the previous version's pod-name pattern matches no pod of a 56-character service", () => {
   const short = renamed(OLD, 'checkout-api');
   const long = renamed(OLD, LONG);
   expect(rehearsalKey(long, SYNTH_RELEASES)).not.toBe(rehearsalKey(short, SYNTH_RELEASES));
   // and the rehearsals do differ: the departures metric sees the short name's pods, not the long one's
   expect(outcome(long, ['canary-flaps'])).not.toEqual(outcome(short, ['canary-flaps']));
   // today's output selects pods by owner: the long name shares the short one's rehearsal
-  expect(rehearsalKey(renamed(PROD, LONG), SYNTH_RELEASES)).toBe(rehearsalKey(renamed(PROD, 'checkout-api'), SYNTH_RELEASES));
+  expect(rehearsalKey(renamed(PROD, LONG), SYNTH_RELEASES)).toBe(
+    rehearsalKey(renamed(PROD, 'checkout-api'), SYNTH_RELEASES),
+  );
 });
 
 test('equal keys give equal rehearsals, over names of every length and namespaces', () => {
-  const names = ['a', 'checkout-api', 'orders', 'x-'.repeat(20) + 'y', LONG, `${LONG.slice(0, 50)}zz`, 'api-7f9d8c6b54'];
+  const names = [
+    'a',
+    'checkout-api',
+    'orders',
+    'x-'.repeat(20) + 'y',
+    LONG,
+    `${LONG.slice(0, 50)}zz`,
+    'api-7f9d8c6b54',
+  ];
   const byKey = new Map<string, unknown>();
   let compared = 0;
   for (const manifest of [PROD, OLD]) {
@@ -99,12 +140,18 @@ test('equal keys give equal rehearsals, over names of every length and namespace
 /** One deciding input changed at a time: each must give another key. */
 function variants(m: RolloutModel): Array<[string, RolloutModel]> {
   const bg = m.background!;
-  const metric = (f: (x: MetricSpec) => MetricSpec, i = 0): RolloutModel => ({ ...m, background: { ...bg, metrics: bg.metrics.map((x, k) => (k === i ? f(x) : x)) } });
+  const metric = (f: (x: MetricSpec) => MetricSpec, i = 0): RolloutModel => ({
+    ...m,
+    background: { ...bg, metrics: bg.metrics.map((x, k) => (k === i ? f(x) : x)) },
+  });
   const firstWeightAt = m.steps.findIndex((s) => s.kind === 'setWeight');
   const pauseAt = m.steps.findIndex((s) => s.kind === 'pause');
   const gateAt = m.steps.findIndex((s) => s.kind === 'analysis');
   const gate = gateAt >= 0 ? (m.steps[gateAt] as { run: RunSpec }).run : undefined;
-  const step = (i: number, s: RolloutModel['steps'][number]): RolloutModel => ({ ...m, steps: m.steps.map((x, k) => (k === i ? s : x)) });
+  const step = (i: number, s: RolloutModel['steps'][number]): RolloutModel => ({
+    ...m,
+    steps: m.steps.map((x, k) => (k === i ? s : x)),
+  });
   return [
     ['replicas', { ...m, replicas: m.replicas + 1 }],
     ['minReadySeconds', { ...m, minReadySeconds: m.minReadySeconds + 10 }],
@@ -112,20 +159,45 @@ function variants(m: RolloutModel): Array<[string, RolloutModel]> {
     ['peak traffic', { ...m, peakRps: (m.peakRps ?? 0) + 1 }],
     ['release traffic', { ...m, releaseRps: 900 }],
     ['readiness period', { ...m, readiness: { ...m.readiness, periodSeconds: m.readiness.periodSeconds + 1 } }],
-    ['readiness success threshold', { ...m, readiness: { ...m.readiness, successThreshold: m.readiness.successThreshold + 1 } }],
-    ['readiness failure threshold', { ...m, readiness: { ...m.readiness, failureThreshold: m.readiness.failureThreshold + 1 } }],
-    ['readiness initial delay', { ...m, readiness: { ...m.readiness, initialDelaySeconds: m.readiness.initialDelaySeconds + 1 } }],
+    [
+      'readiness success threshold',
+      { ...m, readiness: { ...m.readiness, successThreshold: m.readiness.successThreshold + 1 } },
+    ],
+    [
+      'readiness failure threshold',
+      { ...m, readiness: { ...m.readiness, failureThreshold: m.readiness.failureThreshold + 1 } },
+    ],
+    [
+      'readiness initial delay',
+      { ...m, readiness: { ...m.readiness, initialDelaySeconds: m.readiness.initialDelaySeconds + 1 } },
+    ],
     ['start-up budget', { ...m, startupBudgetSeconds: (m.startupBudgetSeconds ?? 0) + 5 }],
     ['start-up period', { ...m, startupPeriodSeconds: m.startupPeriodSeconds + 1 }],
     ['first weight', step(firstWeightAt, { kind: 'setWeight', weight: 10 })],
     ['pause duration', step(pauseAt, { kind: 'pause', seconds: 61 })],
     ['pause without duration', step(pauseAt, { kind: 'pause', seconds: null })],
     ['a step more', { ...m, steps: [...m.steps, { kind: 'pause', seconds: 60 }] }],
-    ...(gate ? [['gate count', step(gateAt, { kind: 'analysis', run: { ...gate, metrics: gate.metrics.map((x) => ({ ...x, count: (x.count ?? 1) + 1 })) } })] as [string, RolloutModel]] : []),
+    ...(gate
+      ? [
+          [
+            'gate count',
+            step(gateAt, {
+              kind: 'analysis',
+              run: { ...gate, metrics: gate.metrics.map((x) => ({ ...x, count: (x.count ?? 1) + 1 })) },
+            }),
+          ] as [string, RolloutModel],
+        ]
+      : []),
     ['background starting step', { ...m, background: { ...bg, startingStep: bg.startingStep + 1 } }],
     ['metric name', metric((x) => ({ ...x, name: `${x.name}-2` }))],
     ['query window', metric((x) => ({ ...x, query: x.query.replace(/\[2m\]/g, '[3m]') }))],
-    ['query matcher', metric((x) => ({ ...x, query: x.query.replace('envoy_response_code_class="5"', 'envoy_response_code_class="2"') }))],
+    [
+      'query matcher',
+      metric((x) => ({
+        ...x,
+        query: x.query.replace('envoy_response_code_class="5"', 'envoy_response_code_class="2"'),
+      })),
+    ],
     ['query cluster', metric((x) => ({ ...x, query: x.query.replace(/rule\/0\/backend\/1/g, 'rule/1/backend/1') }))],
     ['success condition', metric((x) => ({ ...x, successCondition: `${x.successCondition} && true` }))],
     ['failure condition', metric((x) => ({ ...x, failureCondition: 'result[0] > 0.5' }))],
@@ -137,14 +209,27 @@ function variants(m: RolloutModel): Array<[string, RolloutModel]> {
     ['consecutiveErrorLimit', metric((x) => ({ ...x, consecutiveErrorLimit: x.consecutiveErrorLimit + 1 }))],
     ['consecutiveSuccessLimit', metric((x) => ({ ...x, consecutiveSuccessLimit: 3 }))],
     ['dryRun', metric((x) => ({ ...x, dryRun: !x.dryRun }))],
-    ['another metric\'s query', metric((x) => ({ ...x, query: x.query.replace(/\[\d+m\]/g, '[90s]') }), bg.metrics.length - 1)],
+    [
+      "another metric's query",
+      metric((x) => ({ ...x, query: x.query.replace(/\[\d+m\]/g, '[90s]') }), bg.metrics.length - 1),
+    ],
     ['the canary and stable cluster being one', { ...m, canaryCluster: m.stableCluster }],
-    ['the namespace being the proxies\'', { ...m, namespace: 'envoy-gateway-system' }],
+    ["the namespace being the proxies'", { ...m, namespace: 'envoy-gateway-system' }],
     // pods are keyed by name: a canary whose pod-template hash is the stable one's has its pods
     ['the canary and stable pod-template hash being one', { ...m, canaryHash: m.stableHash }],
     ['no background analysis', { ...m, background: undefined }],
     ['a step the rehearsal does not model', step(pauseAt, { kind: 'other', what: 'setCanaryScale' })],
-    ...(gate ? [['gate query window', step(gateAt, { kind: 'analysis', run: { ...gate, metrics: gate.metrics.map((x) => ({ ...x, query: x.query.replace(/\[2m\]/g, '[5m]') })) } })] as [string, RolloutModel]] : []),
+    ...(gate
+      ? [
+          [
+            'gate query window',
+            step(gateAt, {
+              kind: 'analysis',
+              run: { ...gate, metrics: gate.metrics.map((x) => ({ ...x, query: x.query.replace(/\[2m\]/g, '[5m]') })) },
+            }),
+          ] as [string, RolloutModel],
+        ]
+      : []),
   ];
 }
 
@@ -164,9 +249,14 @@ test('two services that differ in one deciding input get different keys', () => 
 test('a query the in-process evaluator does not read, or a regex that does not compile, gets no key (rehearsed on its own)', () => {
   const m = renamed(PROD, 'checkout-api');
   const bg = m.background!;
-  const withQuery = (q: string): RolloutModel => ({ ...m, background: { ...bg, metrics: bg.metrics.map((x, k) => (k === 0 ? { ...x, query: q } : x)) } });
+  const withQuery = (q: string): RolloutModel => ({
+    ...m,
+    background: { ...bg, metrics: bg.metrics.map((x, k) => (k === 0 ? { ...x, query: q } : x)) },
+  });
   expect(rehearsalKey(withQuery('sum(rate(envoy_cluster_upstream_rq_total[2m:30s]))'), SYNTH_RELEASES)).toBeUndefined();
-  expect(rehearsalKey(withQuery('sum(envoy_cluster_upstream_rq_total{envoy_cluster_name=~"(unclosed"})'), SYNTH_RELEASES)).toBeUndefined();
+  expect(
+    rehearsalKey(withQuery('sum(envoy_cluster_upstream_rq_total{envoy_cluster_name=~"(unclosed"})'), SYNTH_RELEASES),
+  ).toBeUndefined();
 });
 
 /** One service in its own chart and namespace, synthesized (its render checks, the rehearsal included, run). */
@@ -195,12 +285,15 @@ test('at synth: a renamed service shares the rehearsal; one with other replicas 
   synth('memo-test-d', 'memo-d', { capacity: { ...capacity, peakRequestsPerSecond: 1235 } });
   expect(runs() - r0).toBe(1);
   // and the same models, read back, have the keys that say so
-  expect(rehearsalKey(readRolloutObjects(second)[0], SYNTH_RELEASES)).toBe(rehearsalKey(readRolloutObjects(first)[0], SYNTH_RELEASES));
+  expect(rehearsalKey(readRolloutObjects(second)[0], SYNTH_RELEASES)).toBe(
+    rehearsalKey(readRolloutObjects(first)[0], SYNTH_RELEASES),
+  );
 });
 
 test('a shared rehearsal refuses the second service exactly as its own rehearsal would', () => {
   // The previous version's templates: refused (a healthy release pauses at 5 %).
-  const objects = (name: string, namespace: string) => parseAllDocuments(renamedText(OLD, name, namespace)).map((d) => d.toJS() as unknown);
+  const objects = (name: string, namespace: string) =>
+    parseAllDocuments(renamedText(OLD, name, namespace)).map((d) => d.toJS() as unknown);
   const s0 = synthRehearsalCounts();
   const a = rehearseForSynth(objects('refused-a', 'refused-a'));
   const b = rehearseForSynth(objects('refused-service-b', 'refused-b'));

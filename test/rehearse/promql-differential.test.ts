@@ -6,7 +6,15 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import {
-  buildWorld, evaluateInstant, PrometheusHarness, readRollouts, RELEASES, runLoopSync, toOpenMetrics, type QueryAnswer, type World,
+  buildWorld,
+  evaluateInstant,
+  PrometheusHarness,
+  readRollouts,
+  RELEASES,
+  runLoopSync,
+  toOpenMetrics,
+  type QueryAnswer,
+  type World,
 } from '../../src/rehearse';
 
 const read = (f: string) => ({ file: f, text: fs.readFileSync(f, 'utf8') });
@@ -44,12 +52,23 @@ function same(a: QueryAnswer, b: QueryAnswer): boolean {
 test('in-process evaluator = Prometheus 2.42 on every query and instant of the rehearsal data', async () => {
   const plans: Array<{ world: World; queries: string[]; times: number[] }> = [];
   for (const model of models) {
-    const queries = [...new Set([...(model.background?.metrics ?? []), ...model.steps.flatMap((s) => (s.kind === 'analysis' ? s.run.metrics : []))].map((m) => m.query)), ...EXTRA];
+    const queries = [
+      ...new Set(
+        [
+          ...(model.background?.metrics ?? []),
+          ...model.steps.flatMap((s) => (s.kind === 'analysis' ? s.run.metrics : [])),
+        ].map((m) => m.query),
+      ),
+      ...EXTRA,
+    ];
     for (const release of RELEASES) {
       const world = buildWorld(model, release);
       // The instants the analysis loop measures at, plus every 127 s over the whole timeline.
       const times = new Set<number>();
-      runLoopSync(world, model, (q) => { times.add(q.t); return evaluateInstant(q.query, world.series, q.t); });
+      runLoopSync(world, model, (q) => {
+        times.add(q.t);
+        return evaluateInstant(q.query, world.series, q.t);
+      });
       for (let t = 0; t <= world.durationSeconds; t += 127) times.add(t);
       plans.push({ world, queries, times: [...times] });
     }
@@ -65,7 +84,10 @@ test('in-process evaluator = Prometheus 2.42 on every query and instant of the r
           const real = await prom.query(q, k * SLOT + t);
           const mine = evaluateInstant(q, p.world.series, t);
           compared++;
-          if (!same(real, mine) && mismatches.length < 10) mismatches.push(`${p.world.release.id} t=${t} ${q}: prometheus ${JSON.stringify(real)} vs in-process ${JSON.stringify(mine)}`);
+          if (!same(real, mine) && mismatches.length < 10)
+            mismatches.push(
+              `${p.world.release.id} t=${t} ${q}: prometheus ${JSON.stringify(real)} vs in-process ${JSON.stringify(mine)}`,
+            );
         }
       }
     }

@@ -7,7 +7,12 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { buildWorld, firstReady, readRollouts, releaseById, type Series } from '../../src/rehearse';
 
-const model = readRollouts([{ file: 'x', text: fs.readFileSync(path.join(__dirname, '..', '..', 'dist', 'prod', 'checkout-api.k8s.yaml'), 'utf8') }])[0];
+const model = readRollouts([
+  {
+    file: 'x',
+    text: fs.readFileSync(path.join(__dirname, '..', '..', 'dist', 'prod', 'checkout-api.k8s.yaml'), 'utf8'),
+  },
+])[0];
 const canary = (s: Series) => s.labels.envoy_cluster_name === model.canaryCluster;
 
 describe('the world of a healthy release', () => {
@@ -44,11 +49,16 @@ describe('the world of a healthy release', () => {
   });
 
   test('every scale-up has pods with condition="false" while they start; the rollout is promoted', () => {
-    const notReady = w.series.filter((s) => s.name === 'kube_pod_status_ready' && s.labels.condition === 'false' && s.labels.pod.includes(model.canaryHash));
+    const notReady = w.series.filter(
+      (s) =>
+        s.name === 'kube_pod_status_ready' && s.labels.condition === 'false' && s.labels.pod.includes(model.canaryHash),
+    );
     expect(notReady.length).toBe(12);
     for (const s of notReady) expect(s.samples[0][1]).toBe(1);
     expect(w.promotedAt).toBeGreaterThan(20 * 60);
-    expect(w.events.map((e) => e.text)).toEqual(expect.arrayContaining(['canary scaled to 1 pod(s)', 'canary scaled to 3 pod(s)', 'canary scaled to 12 pod(s)']));
+    expect(w.events.map((e) => e.text)).toEqual(
+      expect.arrayContaining(['canary scaled to 1 pod(s)', 'canary scaled to 3 pod(s)', 'canary scaled to 12 pod(s)']),
+    );
   });
 });
 
@@ -76,7 +86,14 @@ describe('other releases', () => {
   test('no traffic: no Envoy counters move; the slow start still promotes later than the healthy one', () => {
     const none = buildWorld(model, releaseById('no-traffic'));
     // (the membership gauges count hosts, not traffic)
-    expect(none.series.filter((s) => s.name.startsWith('envoy_') && !s.name.startsWith('envoy_cluster_membership_') && s.samples.some(([, v]) => v > 0))).toEqual([]);
+    expect(
+      none.series.filter(
+        (s) =>
+          s.name.startsWith('envoy_') &&
+          !s.name.startsWith('envoy_cluster_membership_') &&
+          s.samples.some(([, v]) => v > 0),
+      ),
+    ).toEqual([]);
     // deferred stats: without a request there is no upstream_rq_total at all (internal/xds/bootstrap, Envoy Gateway v1.9.0)
     expect(none.series.filter((s) => s.name === 'envoy_cluster_upstream_rq_total')).toEqual([]);
     const slow = buildWorld(model, releaseById('slow-start'));

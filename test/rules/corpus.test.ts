@@ -17,14 +17,23 @@ interface Report {
 
 function lintCorpus(): Report {
   let out = '';
-  runLint({ paths: [CORPUS], format: 'json', failOn: 'error', write: (s) => { out += s; }, writeError: () => undefined });
+  runLint({
+    paths: [CORPUS],
+    format: 'json',
+    failOn: 'error',
+    write: (s) => {
+      out += s;
+    },
+    writeError: () => undefined,
+  });
   return JSON.parse(out) as Report;
 }
 
 test('per-rule counts on the corpus', () => {
   const r = lintCorpus();
   const counts: Record<string, number> = {};
-  for (const f of r.findings) counts[`${f.ruleId.split('-')[0]} ${f.severity}`] = (counts[`${f.ruleId.split('-')[0]} ${f.severity}`] ?? 0) + 1;
+  for (const f of r.findings)
+    counts[`${f.ruleId.split('-')[0]} ${f.severity}`] = (counts[`${f.ruleId.split('-')[0]} ${f.severity}`] ?? 0) + 1;
   expect(counts).toEqual({
     // Severities follow docs/rules.md "Severity": errors only where the consuming system refuses the
     // object or the composition causes the outage (issue 21).

@@ -14,17 +14,39 @@ import { tempRepo } from './helpers';
 
 const labels = { 'control-plane': 'controller-manager', 'gatekeeper.sh/operation': 'webhook' };
 const deployment = YAML.stringify({
-  apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'controller-manager', namespace: 'system', labels },
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name: 'controller-manager', namespace: 'system', labels },
   spec: {
-    replicas: 3, selector: { matchLabels: labels },
-    template: { metadata: { labels }, spec: { containers: [{ name: 'manager', image: 'openpolicyagent/gatekeeper:v3.18.0', ports: [{ containerPort: 8443, name: 'webhook-server' }], readinessProbe: { httpGet: { path: '/readyz', port: 9090 } } }] } },
+    replicas: 3,
+    selector: { matchLabels: labels },
+    template: {
+      metadata: { labels },
+      spec: {
+        containers: [
+          {
+            name: 'manager',
+            image: 'openpolicyagent/gatekeeper:v3.18.0',
+            ports: [{ containerPort: 8443, name: 'webhook-server' }],
+            readinessProbe: { httpGet: { path: '/readyz', port: 9090 } },
+          },
+        ],
+      },
+    },
   },
 });
-const pdb = YAML.stringify({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'controller-manager' }, spec: { minAvailable: 1, selector: { matchLabels: labels } } });
+const pdb = YAML.stringify({
+  apiVersion: 'policy/v1',
+  kind: 'PodDisruptionBudget',
+  metadata: { name: 'controller-manager' },
+  spec: { minAvailable: 1, selector: { matchLabels: labels } },
+});
 
 const GATEKEEPER = {
-  'config/overlays/dev/kustomization.yaml': 'namespace: gatekeeper-system\nresources:\n  - ../../default\npatchesStrategicMerge:\n- manager_image_patch.yaml\n',
-  'config/default/kustomization.yaml': 'namespace: gatekeeper-system\nnamePrefix: gatekeeper-\nresources:\n- ../manager\n- ../pdb\n',
+  'config/overlays/dev/kustomization.yaml':
+    'namespace: gatekeeper-system\nresources:\n  - ../../default\npatchesStrategicMerge:\n- manager_image_patch.yaml\n',
+  'config/default/kustomization.yaml':
+    'namespace: gatekeeper-system\nnamePrefix: gatekeeper-\nresources:\n- ../manager\n- ../pdb\n',
   'config/manager/kustomization.yaml': 'resources:\n- manager.yaml\n',
   'config/manager/manager.yaml': deployment,
   'config/pdb/kustomization.yaml': 'resources:\n- pdb.yaml\n',
@@ -36,7 +58,16 @@ function lint(dir: string): Finding[] {
   const cwd = process.cwd();
   process.chdir(dir);
   try {
-    runLint({ paths: ['.'], format: 'json', failOn: 'none', kustomize: true, env: { PATH: process.env.PATH, ROLLWISE_KUSTOMIZE_CACHE: 'off' }, write: (s) => { out += s; } });
+    runLint({
+      paths: ['.'],
+      format: 'json',
+      failOn: 'none',
+      kustomize: true,
+      env: { PATH: process.env.PATH, ROLLWISE_KUSTOMIZE_CACHE: 'off' },
+      write: (s) => {
+        out += s;
+      },
+    });
   } finally {
     process.chdir(cwd);
   }
@@ -48,19 +79,32 @@ const withKustomize = installed ? test : test.skip;
 const why = installed ? '' : ' (SKIPPED: neither kustomize nor kubectl is on PATH, so no render can fail)';
 
 describe('a failed render: the tree shares its outermost namespace', () => {
-  withKustomize(`gatekeeper's config/: the render fails on the missing patch, and the PDB of config/pdb covers the Deployment in namespace system${why}`, () => {
-    const f = lint(tempRepo('rw-failed-render-', GATEKEEPER));
-    expect(f.filter((x) => x.ruleId.startsWith('RW010')).map((x) => x.message)).toEqual([expect.stringMatching(/^kubectl kustomize config\/overlays\/dev failed \(.*manager_image_patch\.yaml.*no such file or directory/)]);
-    expect(f.filter((x) => x.ruleId.startsWith('RW601'))).toEqual([]);
-  });
+  withKustomize(
+    `gatekeeper's config/: the render fails on the missing patch, and the PDB of config/pdb covers the Deployment in namespace system${why}`,
+    () => {
+      const f = lint(tempRepo('rw-failed-render-', GATEKEEPER));
+      expect(f.filter((x) => x.ruleId.startsWith('RW010')).map((x) => x.message)).toEqual([
+        expect.stringMatching(
+          /^kubectl kustomize config\/overlays\/dev failed \(.*manager_image_patch\.yaml.*no such file or directory/,
+        ),
+      ]);
+      expect(f.filter((x) => x.ruleId.startsWith('RW601'))).toEqual([]);
+    },
+  );
 
-  withKustomize(`near miss: without the PDB in the tree RW601 fires, and one in an unrelated folder is only mentioned (info)${why}`, () => {
-    const noPdb = 'namespace: gatekeeper-system\nnamePrefix: gatekeeper-\nresources:\n- ../manager\n';
-    const rw601 = (files: Record<string, string>): string[] => lint(tempRepo('rw-failed-render-', files)).filter((x) => x.ruleId.startsWith('RW601')).map((x) => `${x.severity} ${x.file} ${x.object}`);
-    const files: Record<string, string> = { ...GATEKEEPER, 'config/default/kustomization.yaml': noPdb };
-    expect(rw601(files)).toEqual(['info config/manager/manager.yaml Deployment/system/controller-manager']);
-    delete files['config/pdb/pdb.yaml'];
-    delete files['config/pdb/kustomization.yaml'];
-    expect(rw601(files)).toEqual(['warning config/manager/manager.yaml Deployment/system/controller-manager']);
-  });
+  withKustomize(
+    `near miss: without the PDB in the tree RW601 fires, and one in an unrelated folder is only mentioned (info)${why}`,
+    () => {
+      const noPdb = 'namespace: gatekeeper-system\nnamePrefix: gatekeeper-\nresources:\n- ../manager\n';
+      const rw601 = (files: Record<string, string>): string[] =>
+        lint(tempRepo('rw-failed-render-', files))
+          .filter((x) => x.ruleId.startsWith('RW601'))
+          .map((x) => `${x.severity} ${x.file} ${x.object}`);
+      const files: Record<string, string> = { ...GATEKEEPER, 'config/default/kustomization.yaml': noPdb };
+      expect(rw601(files)).toEqual(['info config/manager/manager.yaml Deployment/system/controller-manager']);
+      delete files['config/pdb/pdb.yaml'];
+      delete files['config/pdb/kustomization.yaml'];
+      expect(rw601(files)).toEqual(['warning config/manager/manager.yaml Deployment/system/controller-manager']);
+    },
+  );
 });

@@ -31,7 +31,11 @@ function fieldPaths(v: unknown, prefix = '', out: string[] = [], depth = 0): str
     });
   } else if (v && typeof v === 'object') {
     for (const [k, x] of Object.entries(v)) {
-      const seg = /^[A-Za-z0-9_-]+$/.test(k) ? (prefix ? `${prefix}.${k}` : k) : `${prefix}["${k.replace(/["\\]/g, '\\$&')}"]`;
+      const seg = /^[A-Za-z0-9_-]+$/.test(k)
+        ? prefix
+          ? `${prefix}.${k}`
+          : k
+        : `${prefix}["${k.replace(/["\\]/g, '\\$&')}"]`;
       out.push(seg);
       fieldPaths(x, seg, out, depth + 1);
     }
@@ -42,8 +46,18 @@ function fieldPaths(v: unknown, prefix = '', out: string[] = [], depth = 0): str
 /** What lint takes from a parsed text, lines included. */
 function summary(p: ParsedSource): unknown {
   return {
-    template: p.template ?? false, documents: p.documents, notManifests: p.notManifests, problems: p.problems,
-    objects: p.objects.map((o) => ({ obj: o.obj, ref: o.ref, file: o.file, kind: o.kind, apiVersion: o.apiVersion, lines: fieldPaths(o.obj).map((f) => [f, o.line(f)]) })),
+    template: p.template ?? false,
+    documents: p.documents,
+    notManifests: p.notManifests,
+    problems: p.problems,
+    objects: p.objects.map((o) => ({
+      obj: o.obj,
+      ref: o.ref,
+      file: o.file,
+      kind: o.kind,
+      apiVersion: o.apiVersion,
+      lines: fieldPaths(o.obj).map((f) => [f, o.line(f)]),
+    })),
   };
 }
 
@@ -61,7 +75,9 @@ function compareText(text: string): string | undefined {
   };
   const own = read(true);
   const pkg = read(false);
-  return isDeepStrictEqual(own, pkg) ? undefined : `${JSON.stringify(own).slice(0, 600)}\n  vs the package:\n${JSON.stringify(pkg).slice(0, 600)}`;
+  return isDeepStrictEqual(own, pkg)
+    ? undefined
+    : `${JSON.stringify(own).slice(0, 600)}\n  vs the package:\n${JSON.stringify(pkg).slice(0, 600)}`;
 }
 
 /** 'same' when lint reads the text alike both ways, else what differs; 'fast' says whether the reader read it (not left it to the package). */
@@ -80,7 +96,10 @@ function compareFile(file: string): { result: string; fast: boolean } {
   const own = read(true);
   const pkg = read(false);
   if (isDeepStrictEqual(own, pkg)) return { result: 'same', fast: readDocuments(text, '1.1') !== undefined };
-  return { result: `${JSON.stringify(own).slice(0, 400)}\n  vs the package:\n${JSON.stringify(pkg).slice(0, 400)}`, fast: true };
+  return {
+    result: `${JSON.stringify(own).slice(0, 400)}\n  vs the package:\n${JSON.stringify(pkg).slice(0, 400)}`,
+    fast: true,
+  };
 }
 
 function walk(dir: string, out: string[] = []): string[] {
@@ -94,8 +113,13 @@ function walk(dir: string, out: string[] = []): string[] {
 }
 
 test('every file of test/fixtures and every YAML or JSON file of the repository: lint reads the same objects, lines and problems with its own reader as with the yaml package', () => {
-  const tracked = execFileSync('git', ['ls-files', '*.yaml', '*.yml', '*.json'], { cwd: root, encoding: 'utf8' }).split('\n').filter(Boolean).map((f) => path.join(root, f));
-  const files = [...new Set([...walk(path.join(root, 'test', 'fixtures')), ...tracked])].filter((f) => fs.existsSync(f) && fs.statSync(f).size <= 4 * 1024 * 1024);
+  const tracked = execFileSync('git', ['ls-files', '*.yaml', '*.yml', '*.json'], { cwd: root, encoding: 'utf8' })
+    .split('\n')
+    .filter(Boolean)
+    .map((f) => path.join(root, f));
+  const files = [...new Set([...walk(path.join(root, 'test', 'fixtures')), ...tracked])].filter(
+    (f) => fs.existsSync(f) && fs.statSync(f).size <= 4 * 1024 * 1024,
+  );
   const schemas = findSchemaDir(KubernetesVersion.V1_33);
   if (schemas) files.push(...walk(schemas).filter((f) => f.endsWith('.yaml')));
   expect(files.length).toBeGreaterThan(40);
@@ -115,10 +139,13 @@ test('a key twice: left to the package, which keeps the last value and reports t
 });
 
 test('an unquoted timestamp (kubectl get -o yaml): left to the package, whose toJS() gives a Date (the reader once gave its JSON text)', () => {
-  const text = 'apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: a\n  creationTimestamp: 2018-12-02T08:09:25Z\nstatus:\n  startTime: 2018-12-02 08:09:25\n';
+  const text =
+    'apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: a\n  creationTimestamp: 2018-12-02T08:09:25Z\nstatus:\n  startTime: 2018-12-02 08:09:25\n';
   expect(readDocuments(text, '1.1')).toBeUndefined();
   expect(compareText(text)).toBeUndefined();
-  expect((parseManifestText(text, 'job.yaml').objects[0].obj.metadata as Record<string, unknown>).creationTimestamp).toBeInstanceOf(Date);
+  expect(
+    (parseManifestText(text, 'job.yaml').objects[0].obj.metadata as Record<string, unknown>).creationTimestamp,
+  ).toBeInstanceOf(Date);
   // quoted, it is a string, and the reader reads it
   expect(readDocuments(text.replace(/: (2018[^\n]*)/g, ': "$1"'), '1.1')).toBeDefined();
 });
@@ -126,20 +153,57 @@ test('an unquoted timestamp (kubectl get -o yaml): left to the package, whose to
 const corpora = process.env.ROLLWISE_PRECISION_DIR ?? path.join(root, '.precision');
 const corporaTest = fs.existsSync(corpora) ? test : test.skip;
 
-corporaTest('the precision corpora (every YAML and JSON file of the checked-out repositories): lint reads them alike both ways', () => {
-  const files = walk(corpora);
-  const bad: string[] = [];
-  let fast = 0;
-  for (const f of files) {
-    const r = compareFile(f);
-    if (r.result !== 'same') bad.push(`${path.relative(corpora, f)}: ${r.result}`);
-    if (r.fast) fast++;
-  }
-  process.stderr.write(`precision corpora: ${files.length} files compared, ${fast} read by fast-yaml.ts, ${files.length - fast} left to the yaml package, ${bad.length} different\n`);
-  expect(bad.slice(0, 20)).toEqual([]);
-}, 3_600_000);
+corporaTest(
+  'the precision corpora (every YAML and JSON file of the checked-out repositories): lint reads them alike both ways',
+  () => {
+    const files = walk(corpora);
+    const bad: string[] = [];
+    let fast = 0;
+    for (const f of files) {
+      const r = compareFile(f);
+      if (r.result !== 'same') bad.push(`${path.relative(corpora, f)}: ${r.result}`);
+      if (r.fast) fast++;
+    }
+    process.stderr.write(
+      `precision corpora: ${files.length} files compared, ${fast} read by fast-yaml.ts, ${files.length - fast} left to the yaml package, ${bad.length} different\n`,
+    );
+    expect(bad.slice(0, 20)).toEqual([]);
+  },
+  3_600_000,
+);
 
-const WORDS = ['a', 'yes', 'No', 'on', '~', 'null', '', ' x', '1e3', '0x1', '0o7', '017', '1_000', '1:20', '.inf', '2001-12-14', '- a', 'a: b', '#a', 'a #b', "it's", 'say "hi"', 'a\nb', 'a\n', 'é', '😀', '{{ .Values.x }}', '<<', '=', '---'];
+const WORDS = [
+  'a',
+  'yes',
+  'No',
+  'on',
+  '~',
+  'null',
+  '',
+  ' x',
+  '1e3',
+  '0x1',
+  '0o7',
+  '017',
+  '1_000',
+  '1:20',
+  '.inf',
+  '2001-12-14',
+  '- a',
+  'a: b',
+  '#a',
+  'a #b',
+  "it's",
+  'say "hi"',
+  'a\nb',
+  'a\n',
+  'é',
+  '😀',
+  '{{ .Values.x }}',
+  '<<',
+  '=',
+  '---',
+];
 const word = fc.oneof(fc.constantFrom(...WORDS), fc.string({ maxLength: 8 }));
 const scalar = fc.oneof(word, fc.integer(), fc.double({ noNaN: true }), fc.boolean(), fc.constant(null));
 const { value: data } = fc.letrec((tie) => ({
@@ -147,14 +211,31 @@ const { value: data } = fc.letrec((tie) => ({
   object: fc.dictionary(word, tie('value'), { maxKeys: 4 }),
   array: fc.array(tie('value'), { maxLength: 3 }),
 }));
-const manifest = fc.record({ apiVersion: fc.constantFrom('v1', 'apps/v1', 'argoproj.io/v1alpha1'), kind: fc.constantFrom('ConfigMap', 'Deployment', 'Rollout', 'List'), metadata: fc.record({ name: word, namespace: fc.option(word) }), spec: data, items: fc.array(data, { maxLength: 2 }) });
+const manifest = fc.record({
+  apiVersion: fc.constantFrom('v1', 'apps/v1', 'argoproj.io/v1alpha1'),
+  kind: fc.constantFrom('ConfigMap', 'Deployment', 'Rollout', 'List'),
+  metadata: fc.record({ name: word, namespace: fc.option(word) }),
+  spec: data,
+  items: fc.array(data, { maxLength: 2 }),
+});
 
 test('generated manifests in the styles the yaml package writes, with comments and a key twice now and then: lint reads them alike both ways', () => {
-  fc.assert(fc.property(fc.array(fc.oneof(manifest, data), { minLength: 1, maxLength: 3 }), fc.constantFrom(2, 4), fc.boolean(), fc.nat(), (docs, indent, indentSeq, n) => {
-    let text = docs.map((d) => YAML.stringify(d, { version: '1.1', indent, indentSeq, lineWidth: n % 3 === 0 ? 20 : 0 })).join(n % 2 ? '---\n' : '---\n# a comment\n');
-    // a key twice (kubectl keeps the last value; lint reports it)
-    if (n % 5 === 0) text = text.replace(/^kind: (.*)$/m, 'kind: $1\nkind: $1');
-    const r = compareText(text);
-    if (r) throw new Error(`${r}\n--- text:\n${text}`);
-  }), { numRuns: 800, seed: 2527 });
+  fc.assert(
+    fc.property(
+      fc.array(fc.oneof(manifest, data), { minLength: 1, maxLength: 3 }),
+      fc.constantFrom(2, 4),
+      fc.boolean(),
+      fc.nat(),
+      (docs, indent, indentSeq, n) => {
+        let text = docs
+          .map((d) => YAML.stringify(d, { version: '1.1', indent, indentSeq, lineWidth: n % 3 === 0 ? 20 : 0 }))
+          .join(n % 2 ? '---\n' : '---\n# a comment\n');
+        // a key twice (kubectl keeps the last value; lint reports it)
+        if (n % 5 === 0) text = text.replace(/^kind: (.*)$/m, 'kind: $1\nkind: $1');
+        const r = compareText(text);
+        if (r) throw new Error(`${r}\n--- text:\n${text}`);
+      },
+    ),
+    { numRuns: 800, seed: 2527 },
+  );
 });

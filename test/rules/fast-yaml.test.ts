@@ -62,8 +62,10 @@ function compare(text: string, version: '1.1' | '1.2'): string {
   if (docs.length !== fast.length) return `${docs.length} documents vs ${fast.length}`;
   for (let i = 0; i < docs.length; i++) {
     const js = docs[i].toJS({ maxAliasCount: 100 });
-    if (!isDeepStrictEqual(js, fast[i].value)) return `document ${i}: ${JSON.stringify(js)} vs ${JSON.stringify(fast[i].value)}`;
-    if (js !== null && docs[i].contents && lc.linePos(docs[i].contents!.range![0]).line !== fast[i].contentLine) return `document ${i}: contents at line ${lc.linePos(docs[i].contents!.range![0]).line} vs ${fast[i].contentLine}`;
+    if (!isDeepStrictEqual(js, fast[i].value))
+      return `document ${i}: ${JSON.stringify(js)} vs ${JSON.stringify(fast[i].value)}`;
+    if (js !== null && docs[i].contents && lc.linePos(docs[i].contents!.range![0]).line !== fast[i].contentLine)
+      return `document ${i}: contents at line ${lc.linePos(docs[i].contents!.range![0]).line} vs ${fast[i].contentLine}`;
     for (const p of paths(js)) {
       const a = yamlLineOf(docs[i], p, lc);
       const b = fast[i].lineOf(p);
@@ -74,7 +76,9 @@ function compare(text: string, version: '1.1' | '1.2'): string {
 }
 
 test('every YAML file of the repository: read as the package reads it (YAML 1.1), or left to it', () => {
-  const files = execFileSync('git', ['ls-files', '*.yaml', '*.yml'], { cwd: root, encoding: 'utf8' }).split('\n').filter(Boolean);
+  const files = execFileSync('git', ['ls-files', '*.yaml', '*.yml'], { cwd: root, encoding: 'utf8' })
+    .split('\n')
+    .filter(Boolean);
   const results = files.map((f) => [f, compare(fs.readFileSync(path.join(root, f), 'utf8'), '1.1')]);
   expect(results.filter(([, r]) => r !== 'read' && r !== 'left')).toEqual([]);
   expect(results.filter(([, r]) => r === 'read').length).toBeGreaterThan(files.length * 0.8);
@@ -85,26 +89,103 @@ test('the pinned CRDs: every one read exactly as the package reads it (YAML 1.2)
   if (!dir) throw new Error('no pinned schemas (npm test fetches them)');
   const crds = fs.readdirSync(path.join(dir, 'crds')).filter((f) => f.endsWith('.yaml'));
   expect(crds.length).toBeGreaterThan(5);
-  for (const f of crds) expect([f, compare(fs.readFileSync(path.join(dir, 'crds', f), 'utf8'), '1.2')]).toEqual([f, 'read']);
+  for (const f of crds)
+    expect([f, compare(fs.readFileSync(path.join(dir, 'crds', f), 'utf8'), '1.2')]).toEqual([f, 'read']);
 });
 
-test('the lint benchmark\'s texts and repository files: read exactly', () => {
+test("the lint benchmark's texts and repository files: read exactly", () => {
   expect(compare(benchManifest(600), '1.1')).toBe('read');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fast-yaml-'));
   try {
     benchTree(dir, 300);
-    const walk = (d: string): string[] => fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]));
+    const walk = (d: string): string[] =>
+      fs
+        .readdirSync(d, { withFileTypes: true })
+        .flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]));
     // every file read exactly, the Helm templates left to the package (their actions break the YAML)
-    for (const f of walk(dir)) expect([path.basename(f), compare(fs.readFileSync(f, 'utf8'), '1.1')]).toEqual([path.basename(f), path.basename(f).startsWith('helm-') ? 'left' : 'read']);
+    for (const f of walk(dir))
+      expect([path.basename(f), compare(fs.readFileSync(f, 'utf8'), '1.1')]).toEqual([
+        path.basename(f),
+        path.basename(f).startsWith('helm-') ? 'left' : 'read',
+      ]);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
 
-const WORDS = ['a', 'b c', 'yes', 'No', 'on', 'null', '~', '', ' x', 'x ', '1', '-1', '0o7', '017', '0x1F', '1_000', '1:20', '.5', '1e3', '.inf', '.NaN', '2001-12-14', '=', '<<', '-', '- a', '? a', ':', 'a:', 'a: b', 'a:b', '#a', 'a #b', 'a#b',
-  "'", '"', "it's", 'say "hi"', 'a\nb', 'a\n\nb', 'a\n', '\na', ' a\nb', 'a\n b', 'tab\there', 'x'.repeat(50), `${'word '.repeat(20)}end`, 'é', '😀', '[a]', '{a}', 'a,b', '%x', '@x', '`x', '!x', '&x', '*x', '|', '>', '---', '...', 'http://x.io/a?b=c#d',
-  '{{ .Values.x }}', 'len(result) > 0', 'rule: self.x == \'y\''];
-const word = fc.oneof(fc.constantFrom(...WORDS), fc.string({ maxLength: 8 }), fc.string({ unit: 'grapheme-ascii', maxLength: 12 }));
+const WORDS = [
+  'a',
+  'b c',
+  'yes',
+  'No',
+  'on',
+  'null',
+  '~',
+  '',
+  ' x',
+  'x ',
+  '1',
+  '-1',
+  '0o7',
+  '017',
+  '0x1F',
+  '1_000',
+  '1:20',
+  '.5',
+  '1e3',
+  '.inf',
+  '.NaN',
+  '2001-12-14',
+  '=',
+  '<<',
+  '-',
+  '- a',
+  '? a',
+  ':',
+  'a:',
+  'a: b',
+  'a:b',
+  '#a',
+  'a #b',
+  'a#b',
+  "'",
+  '"',
+  "it's",
+  'say "hi"',
+  'a\nb',
+  'a\n\nb',
+  'a\n',
+  '\na',
+  ' a\nb',
+  'a\n b',
+  'tab\there',
+  'x'.repeat(50),
+  `${'word '.repeat(20)}end`,
+  'é',
+  '😀',
+  '[a]',
+  '{a}',
+  'a,b',
+  '%x',
+  '@x',
+  '`x',
+  '!x',
+  '&x',
+  '*x',
+  '|',
+  '>',
+  '---',
+  '...',
+  'http://x.io/a?b=c#d',
+  '{{ .Values.x }}',
+  'len(result) > 0',
+  "rule: self.x == 'y'",
+];
+const word = fc.oneof(
+  fc.constantFrom(...WORDS),
+  fc.string({ maxLength: 8 }),
+  fc.string({ unit: 'grapheme-ascii', maxLength: 12 }),
+);
 const scalar = fc.oneof(word, fc.integer(), fc.double({ noNaN: true }), fc.boolean(), fc.constant(null));
 const { value: data } = fc.letrec((tie) => ({
   value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, scalar, tie('object'), tie('array')),
@@ -112,9 +193,14 @@ const { value: data } = fc.letrec((tie) => ({
   array: fc.array(tie('value'), { maxLength: 4 }),
 }));
 const styles = fc.record({
-  indentSeq: fc.boolean(), indent: fc.constantFrom(2, 4), lineWidth: fc.constantFrom(0, 20, 80), flowLevel: fc.constantFrom(undefined, 1, 2, 3),
-  defaultStringType: fc.constantFrom('PLAIN', 'QUOTE_DOUBLE', 'QUOTE_SINGLE', 'BLOCK_LITERAL', 'BLOCK_FOLDED'), defaultKeyType: fc.constantFrom(null, 'PLAIN', 'QUOTE_DOUBLE'),
-  blockQuote: fc.constantFrom(true, 'literal', 'folded'), doubleQuotedMinMultiLineLength: fc.constantFrom(10, 40),
+  indentSeq: fc.boolean(),
+  indent: fc.constantFrom(2, 4),
+  lineWidth: fc.constantFrom(0, 20, 80),
+  flowLevel: fc.constantFrom(undefined, 1, 2, 3),
+  defaultStringType: fc.constantFrom('PLAIN', 'QUOTE_DOUBLE', 'QUOTE_SINGLE', 'BLOCK_LITERAL', 'BLOCK_FOLDED'),
+  defaultKeyType: fc.constantFrom(null, 'PLAIN', 'QUOTE_DOUBLE'),
+  blockQuote: fc.constantFrom(true, 'literal', 'folded'),
+  doubleQuotedMinMultiLineLength: fc.constantFrom(10, 40),
 });
 
 /** Lines added between the lines of a text: comments at every indent, blank lines, trailing spaces and comments. */
@@ -125,14 +211,18 @@ function decorate(text: string, edits: number[]): string {
     const kind = Math.floor(e / 7) % 8;
     if (kind === 0) lines.splice(at, 0, '');
     else if (kind === 1) lines.splice(at, 0, `${' '.repeat(e % 9)}# comment ${e}`);
-    else if (kind === 2 && lines[at] !== undefined && !lines[at].endsWith('|') && !lines[at].endsWith('>')) lines[at] += ' # trailing';
+    else if (kind === 2 && lines[at] !== undefined && !lines[at].endsWith('|') && !lines[at].endsWith('>'))
+      lines[at] += ' # trailing';
     else if (kind === 3 && lines[at] !== undefined) lines[at] += '  ';
     else if (kind === 4) lines.splice(at, 0, '---');
     else if (kind === 5 && lines[at] !== undefined) lines[at] = ` ${lines[at]}`;
     else if (lines[at] !== undefined && lines[at].length > 0) {
       // a broken line: a character dropped or doubled
       const c = e % lines[at].length;
-      lines[at] = e % 2 ? lines[at].slice(0, c) + lines[at].slice(c + 1) : lines[at].slice(0, c) + lines[at][c] + lines[at].slice(c);
+      lines[at] =
+        e % 2
+          ? lines[at].slice(0, c) + lines[at].slice(c + 1)
+          : lines[at].slice(0, c) + lines[at][c] + lines[at].slice(c);
     }
   }
   return lines.join('\n');
@@ -140,19 +230,34 @@ function decorate(text: string, edits: number[]): string {
 
 test('generated documents, written every way the package writes them, with comments and broken lines added: read exactly, or left', () => {
   const tally = { read: 0, left: 0 };
-  fc.assert(fc.property(fc.array(data, { minLength: 1, maxLength: 3 }), styles, fc.array(fc.nat({ max: 500 }), { maxLength: 6 }), fc.constantFrom<'1.1' | '1.2'>('1.1', '1.2'), (values, style, edits, version) => {
-    let text: string;
-    try {
-      // a value reused (written as an anchor and aliases) in every other document
-      text = values.map((v, i) => new YAML.Document(i % 2 && v && typeof v === 'object' ? { first: v, again: v, list: [v, 1, v] } : v, { version }).toString(style as YAML.ToStringOptions)).join('---\n');
-    } catch {
-      return;
-    }
-    for (const t of [text, decorate(text, edits)]) {
-      const r = compare(t, version);
-      if (r !== 'read' && r !== 'left') throw new Error(`${r}\n--- text:\n${t}`);
-      tally[r as 'read' | 'left']++;
-    }
-  }), { numRuns: 2500, seed: 2526 });
+  fc.assert(
+    fc.property(
+      fc.array(data, { minLength: 1, maxLength: 3 }),
+      styles,
+      fc.array(fc.nat({ max: 500 }), { maxLength: 6 }),
+      fc.constantFrom<'1.1' | '1.2'>('1.1', '1.2'),
+      (values, style, edits, version) => {
+        let text: string;
+        try {
+          // a value reused (written as an anchor and aliases) in every other document
+          text = values
+            .map((v, i) =>
+              new YAML.Document(i % 2 && v && typeof v === 'object' ? { first: v, again: v, list: [v, 1, v] } : v, {
+                version,
+              }).toString(style as YAML.ToStringOptions),
+            )
+            .join('---\n');
+        } catch {
+          return;
+        }
+        for (const t of [text, decorate(text, edits)]) {
+          const r = compare(t, version);
+          if (r !== 'read' && r !== 'left') throw new Error(`${r}\n--- text:\n${t}`);
+          tally[r as 'read' | 'left']++;
+        }
+      },
+    ),
+    { numRuns: 2500, seed: 2526 },
+  );
   expect(tally.read).toBeGreaterThan(tally.left / 2);
 });

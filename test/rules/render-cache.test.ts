@@ -13,19 +13,29 @@ import { ContentHasher, renderCacheDir, renderKey } from '../../src/rules/render
 import { tempRepo } from './helpers';
 
 const labels = { app: 'web' };
-const deployment = (port: string): string => YAML.stringify({
-  apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' },
-  spec: {
-    replicas: 2, selector: { matchLabels: labels },
-    // `- :9001` is a plain scalar the fast reader leaves to the yaml package (argo-workflows' minio
-    // quick-start Deployment, `--console-address :9001`), so the output holds such a document.
-    template: { metadata: { labels }, spec: { containers: [{ name: 'web', image: 'ghcr.io/acme/web:1.0', command: ['web', '--console-address', port] }] } },
-  },
-});
+const deployment = (port: string): string =>
+  YAML.stringify({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'web' },
+    spec: {
+      replicas: 2,
+      selector: { matchLabels: labels },
+      // `- :9001` is a plain scalar the fast reader leaves to the yaml package (argo-workflows' minio
+      // quick-start Deployment, `--console-address :9001`), so the output holds such a document.
+      template: {
+        metadata: { labels },
+        spec: {
+          containers: [{ name: 'web', image: 'ghcr.io/acme/web:1.0', command: ['web', '--console-address', port] }],
+        },
+      },
+    },
+  });
 const FILES = {
   'base/kustomization.yaml': 'resources:\n- deployment.yaml\n- crd.yaml\n',
   'base/deployment.yaml': deployment(':9001'),
-  'base/crd.yaml': 'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.acme.io\nspec:\n  group: acme.io\n  names:\n    kind: Widget\n    plural: widgets\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n',
+  'base/crd.yaml':
+    'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.acme.io\nspec:\n  group: acme.io\n  names:\n    kind: Widget\n    plural: widgets\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n',
   // two overlays of one base: the same documents in both outputs
   'overlays/a/kustomization.yaml': 'resources:\n- ../../base\nreplicas:\n- name: web\n  count: 3\n',
   'overlays/b/kustomization.yaml': 'resources:\n- ../../base\nnamePrefix: b-\n',
@@ -64,7 +74,8 @@ describe('the key of a render', () => {
     const dir = tempRepo('rw-render-key-remote-', {
       ...FILES,
       'overlays/a/kustomization.yaml': 'resources:\n- ../../base\n- https://github.com/acme/web//deploy?ref=v1\n',
-      'overlays/b/kustomization.yaml': 'resources:\n- ../../base\npatches:\n- patch: |-\n    - op: add\n      path: /metadata/annotations/link\n      value: https://example.com/web\n  target:\n    kind: Deployment\n',
+      'overlays/b/kustomization.yaml':
+        'resources:\n- ../../base\npatches:\n- patch: |-\n    - op: add\n      path: /metadata/annotations/link\n      value: https://example.com/web\n  target:\n    kind: Deployment\n',
     });
     expect(key(dir, 'overlays/a')).toBeUndefined();
     expect(key(dir, 'overlays/b')).toMatch(/^[0-9a-f]{64}$/);
@@ -76,12 +87,22 @@ describe('the key of a render', () => {
     const dir = tempRepo('rw-render-root-', {
       ...FILES,
       'overlays/c/kustomization.yaml': [
-        'resources:', '- ../../base',
-        'patches:', '- target: {kind: Deployment, name: web}',
-        '  patch: |-', '    - op: add', '      path: /metadata/annotations', '      value: {}',
-        'replacements:', '- source: {kind: Deployment, name: web, fieldPath: metadata.name}',
-        '  targets:', '  - select: {kind: Deployment}', '    fieldPaths: [metadata.labels.app]', '    options: {delimiter: "/"}',
-        'commonAnnotations: {up: ".."}', '',
+        'resources:',
+        '- ../../base',
+        'patches:',
+        '- target: {kind: Deployment, name: web}',
+        '  patch: |-',
+        '    - op: add',
+        '      path: /metadata/annotations',
+        '      value: {}',
+        'replacements:',
+        '- source: {kind: Deployment, name: web, fieldPath: metadata.name}',
+        '  targets:',
+        '  - select: {kind: Deployment}',
+        '    fieldPaths: [metadata.labels.app]',
+        '    options: {delimiter: "/"}',
+        'commonAnnotations: {up: ".."}',
+        '',
       ].join('\n'),
     });
     // A budget the repository fits in many times over, and the filesystem never does.
@@ -100,7 +121,10 @@ describe('the key of a render', () => {
     });
     expect(key(dir, 'overlays/up')).toBeUndefined();
     const outside = tempRepo('rw-render-outside-', { 'shared/deployment.yaml': deployment(':9001') });
-    fs.writeFileSync(path.join(dir, 'overlays', 'b', 'kustomization.yaml'), `resources:\n- ../../base\n- ${path.join(outside, 'shared', 'deployment.yaml')}\n`);
+    fs.writeFileSync(
+      path.join(dir, 'overlays', 'b', 'kustomization.yaml'),
+      `resources:\n- ../../base\n- ${path.join(outside, 'shared', 'deployment.yaml')}\n`,
+    );
     const within = (hasher = new ContentHasher()): string | undefined =>
       renderKey(path.join(dir, 'overlays/b'), '/bin/sh', ['kustomize'], hasher, { PATH: '' }, dir);
     expect(within()).toBeUndefined();
@@ -114,7 +138,9 @@ describe('the key of a render', () => {
     expect(renderCacheDir({ ROLLWISE_KUSTOMIZE_CACHE: '/c', HOME: '/h' })).toBe(path.resolve('/c'));
     expect(renderCacheDir({ ROLLWISE_KUSTOMIZE_CACHE: 'off', HOME: '/h' })).toBeUndefined();
     expect(renderCacheDir({ XDG_CACHE_HOME: '/x', HOME: '/h' })).toBe(path.join('/x', 'rollwise', 'kustomize'));
-    expect(renderCacheDir({ XDG_CACHE_HOME: 'relative', HOME: '/h' })).toBe(path.join('/h', '.cache', 'rollwise', 'kustomize'));
+    expect(renderCacheDir({ XDG_CACHE_HOME: 'relative', HOME: '/h' })).toBe(
+      path.join('/h', '.cache', 'rollwise', 'kustomize'),
+    );
     expect(renderCacheDir({ PATH: '/bin' })).toBeUndefined();
   });
 });
@@ -124,42 +150,58 @@ const withKustomize = installed ? test : test.skip;
 const why = installed ? '' : ' (SKIPPED: neither kustomize nor kubectl is on PATH)';
 
 describe('a lint with the cache', () => {
-  withKustomize(`renders each root once; the second run starts no process and gives the same objects, lines and scopes as a run without the cache${why}`, () => {
-    const dir = tempRepo('rw-render-cache-', FILES);
-    const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'rw-render-cache-dir-'));
-    const calls = path.join(dir, 'calls');
-    const bin = path.join(dir, 'bin', 'kubectl');
-    fs.mkdirSync(path.dirname(bin));
-    // kubectl that records each call, then renders with the real renderer
-    fs.writeFileSync(bin, `#!/bin/sh\necho "$@" >> ${JSON.stringify(calls)}\nexec ${JSON.stringify(installed!.command)} ${installed!.args.join(' ')} "$2"\n`, { mode: 0o755 });
-    const renderer = { command: bin, args: ['kustomize'], label: 'kubectl kustomize' };
-    const inputs = Object.entries(FILES).map(([file, text]) => ({ file: path.join(dir, file), text }));
-    const seen = (l: ReturnType<typeof layoutScan>): string[] => l.objects.map((o) =>
-      `${o.file} ${o.ref} ${o.line('spec.replicas')} ${o.line('spec.template.spec.containers[0].command[2]')} ${JSON.stringify(o.obj)} ${JSON.stringify(l.scopes.get(o))}`);
-    const callCount = (): number => (fs.existsSync(calls) ? fs.readFileSync(calls, 'utf8').trim().split('\n').length : 0);
+  withKustomize(
+    `renders each root once; the second run starts no process and gives the same objects, lines and scopes as a run without the cache${why}`,
+    () => {
+      const dir = tempRepo('rw-render-cache-', FILES);
+      const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'rw-render-cache-dir-'));
+      const calls = path.join(dir, 'calls');
+      const bin = path.join(dir, 'bin', 'kubectl');
+      fs.mkdirSync(path.dirname(bin));
+      // kubectl that records each call, then renders with the real renderer
+      fs.writeFileSync(
+        bin,
+        `#!/bin/sh\necho "$@" >> ${JSON.stringify(calls)}\nexec ${JSON.stringify(installed!.command)} ${installed!.args.join(' ')} "$2"\n`,
+        { mode: 0o755 },
+      );
+      const renderer = { command: bin, args: ['kustomize'], label: 'kubectl kustomize' };
+      const inputs = Object.entries(FILES).map(([file, text]) => ({ file: path.join(dir, file), text }));
+      const seen = (l: ReturnType<typeof layoutScan>): string[] =>
+        l.objects.map(
+          (o) =>
+            `${o.file} ${o.ref} ${o.line('spec.replicas')} ${o.line('spec.template.spec.containers[0].command[2]')} ${JSON.stringify(o.obj)} ${JSON.stringify(l.scopes.get(o))}`,
+        );
+      const callCount = (): number =>
+        fs.existsSync(calls) ? fs.readFileSync(calls, 'utf8').trim().split('\n').length : 0;
 
-    const plain = layoutScan(inputs, { kustomize: renderer, repoRoot: dir, renderCache: null });
-    expect(callCount()).toBe(2);
-    const first = layoutScan(inputs, { kustomize: renderer, repoRoot: dir, renderCache: cache });
-    expect(callCount()).toBe(4);
-    expect(fs.readdirSync(cache).filter((f) => f.endsWith('.json'))).toHaveLength(2);
-    const second = layoutScan(inputs, { kustomize: renderer, repoRoot: dir, renderCache: cache });
-    expect(callCount()).toBe(4); // nothing spawned
-    expect(seen(first)).toEqual(seen(plain));
-    expect(seen(second)).toEqual(seen(plain));
-    // both overlays' objects, each its own copy (the rendered documents were read once)
-    expect(plain.objects.map((o) => o.ref).sort()).toEqual(['CustomResourceDefinition/widgets.acme.io', 'CustomResourceDefinition/widgets.acme.io', 'Deployment/b-web', 'Deployment/web']);
-    const crds = second.objects.filter((o) => o.kind === 'CustomResourceDefinition');
-    expect(crds[0].obj).not.toBe(crds[1].obj);
-    expect(crds[0].obj).toEqual(crds[1].obj);
-    expect(second.objects.find((o) => o.ref === 'Deployment/web')!.obj).toMatchObject({ spec: { replicas: 3 } });
+      const plain = layoutScan(inputs, { kustomize: renderer, repoRoot: dir, renderCache: null });
+      expect(callCount()).toBe(2);
+      const first = layoutScan(inputs, { kustomize: renderer, repoRoot: dir, renderCache: cache });
+      expect(callCount()).toBe(4);
+      expect(fs.readdirSync(cache).filter((f) => f.endsWith('.json'))).toHaveLength(2);
+      const second = layoutScan(inputs, { kustomize: renderer, repoRoot: dir, renderCache: cache });
+      expect(callCount()).toBe(4); // nothing spawned
+      expect(seen(first)).toEqual(seen(plain));
+      expect(seen(second)).toEqual(seen(plain));
+      // both overlays' objects, each its own copy (the rendered documents were read once)
+      expect(plain.objects.map((o) => o.ref).sort()).toEqual([
+        'CustomResourceDefinition/widgets.acme.io',
+        'CustomResourceDefinition/widgets.acme.io',
+        'Deployment/b-web',
+        'Deployment/web',
+      ]);
+      const crds = second.objects.filter((o) => o.kind === 'CustomResourceDefinition');
+      expect(crds[0].obj).not.toBe(crds[1].obj);
+      expect(crds[0].obj).toEqual(crds[1].obj);
+      expect(second.objects.find((o) => o.ref === 'Deployment/web')!.obj).toMatchObject({ spec: { replicas: 3 } });
 
-    // a changed base renders again
-    fs.writeFileSync(path.join(dir, 'base/deployment.yaml'), deployment(':9002'));
-    const changed = inputs.map((i) => (i.file.endsWith('deployment.yaml') ? { ...i, text: deployment(':9002') } : i));
-    const third = layoutScan(changed, { kustomize: renderer, repoRoot: dir, renderCache: cache });
-    expect(callCount()).toBe(6);
-    expect(JSON.stringify(third.objects.find((o) => o.ref === 'Deployment/web')!.obj)).toContain(':9002');
-    fs.rmSync(cache, { recursive: true, force: true });
-  });
+      // a changed base renders again
+      fs.writeFileSync(path.join(dir, 'base/deployment.yaml'), deployment(':9002'));
+      const changed = inputs.map((i) => (i.file.endsWith('deployment.yaml') ? { ...i, text: deployment(':9002') } : i));
+      const third = layoutScan(changed, { kustomize: renderer, repoRoot: dir, renderCache: cache });
+      expect(callCount()).toBe(6);
+      expect(JSON.stringify(third.objects.find((o) => o.ref === 'Deployment/web')!.obj)).toContain(':9002');
+      fs.rmSync(cache, { recursive: true, force: true });
+    },
+  );
 });

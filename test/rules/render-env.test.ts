@@ -30,8 +30,10 @@ function rendered(): Record<string, unknown>[] {
   });
   const bin = path.join(dir, 'fake-kustomize');
   fs.writeFileSync(bin, FAKE, { mode: 0o755 });
-  const inputs = ['a/kustomization.yaml', 'a/cm.yaml', 'b/kustomization.yaml', 'b/cm.yaml']
-    .map((f) => ({ file: path.join(dir, f), text: fs.readFileSync(path.join(dir, f), 'utf8') }));
+  const inputs = ['a/kustomization.yaml', 'a/cm.yaml', 'b/kustomization.yaml', 'b/cm.yaml'].map((f) => ({
+    file: path.join(dir, f),
+    text: fs.readFileSync(path.join(dir, f), 'utf8'),
+  }));
   const kustomize = { command: bin, args: ['build'], label: 'kustomize build' };
   const layout = layoutScan(inputs, { kustomize, repoRoot: dir, renderCache: null });
   return layout.objects
@@ -115,8 +117,10 @@ describe("kustomize's output cut into documents", () => {
     });
     const bin = path.join(dir, 'fake-kustomize');
     fs.writeFileSync(bin, `#!/bin/sh\ncat '${path.join(dir, 'output.yaml')}'\n`, { mode: 0o755 });
-    const inputs = ['a/kustomization.yaml', 'a/cm.yaml']
-      .map((f) => ({ file: path.join(dir, f), text: fs.readFileSync(path.join(dir, f), 'utf8') }));
+    const inputs = ['a/kustomization.yaml', 'a/cm.yaml'].map((f) => ({
+      file: path.join(dir, f),
+      text: fs.readFileSync(path.join(dir, f), 'utf8'),
+    }));
     const kustomize = { command: bin, args: ['build'], label: 'kustomize build' };
     const layout = layoutScan(inputs, { kustomize, repoRoot: dir, renderCache: null });
     const names = layout.objects.filter((o) => layout.scopes.get(o)?.renderedBy !== undefined).map((o) => o.name);

@@ -15,32 +15,45 @@ function compilePlugin(out: string): string {
 
 /** A one-chart cdk8s app holding the given manifests, with the plugin configured in cdk8s.yaml. */
 const temps: string[] = [];
-afterAll(() => { for (const t of temps) fs.rmSync(t, { recursive: true, force: true }); });
+afterAll(() => {
+  for (const t of temps) fs.rmSync(t, { recursive: true, force: true });
+});
 
 function fixtureApp(plugin: string, objects: unknown[]): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rw-plugin-app-'));
   temps.push(dir);
   fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
-  fs.writeFileSync(path.join(dir, 'app.js'), [
-    "const { App, Chart, ApiObject } = require('cdk8s');",
-    'const app = new App();',
-    "const chart = new Chart(app, 'checkout');",
-    `for (const [i, o] of ${JSON.stringify(objects)}.entries()) new ApiObject(chart, 'o' + i, o);`,
-    'app.synth();',
-  ].join('\n'));
-  fs.writeFileSync(path.join(dir, 'cdk8s.yaml'), [
-    'language: typescript',
-    'app: node app.js',
-    'validations:',
-    `  - package: ${plugin}`,
-    '    class: RollwiseValidation',
-    '    version: 0.1.0',
-  ].join('\n'));
+  fs.writeFileSync(
+    path.join(dir, 'app.js'),
+    [
+      "const { App, Chart, ApiObject } = require('cdk8s');",
+      'const app = new App();',
+      "const chart = new Chart(app, 'checkout');",
+      `for (const [i, o] of ${JSON.stringify(objects)}.entries()) new ApiObject(chart, 'o' + i, o);`,
+      'app.synth();',
+    ].join('\n'),
+  );
+  fs.writeFileSync(
+    path.join(dir, 'cdk8s.yaml'),
+    [
+      'language: typescript',
+      'app: node app.js',
+      'validations:',
+      `  - package: ${plugin}`,
+      '    class: RollwiseValidation',
+      '    version: 0.1.0',
+    ].join('\n'),
+  );
   return dir;
 }
 
 function synth(dir: string): { status: number | null; out: string } {
-  const r = spawnSync(process.execPath, [CDK8S, 'synth'], { cwd: dir, encoding: 'utf8', timeout: 60_000, env: { ...process.env, CI: 'true' } });
+  const r = spawnSync(process.execPath, [CDK8S, 'synth'], {
+    cwd: dir,
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, CI: 'true' },
+  });
   return { status: r.status, out: `${r.stdout}${r.stderr}` };
 }
 

@@ -54,7 +54,10 @@ spec:
 
 describe('a workload that serves nothing (luksa/kubernetes-in-action-2nd-edition Chapter16/sts.demo-parallel.yaml)', () => {
   test('near miss: an httpGet readiness probe says the container listens: RW102 still warns', () => {
-    const exec = DEMO_PARALLEL.slice(DEMO_PARALLEL.indexOf('          exec:'), DEMO_PARALLEL.indexOf('      terminationGracePeriodSeconds'));
+    const exec = DEMO_PARALLEL.slice(
+      DEMO_PARALLEL.indexOf('          exec:'),
+      DEMO_PARALLEL.indexOf('      terminationGracePeriodSeconds'),
+    );
     const text = DEMO_PARALLEL.replace(exec, '          httpGet:\n            path: /ready\n            port: 8080\n');
     expect(text).toContain('httpGet');
     const r = lintText(text, 'sts.demo-parallel.yaml');
@@ -75,7 +78,10 @@ describe('a workload that serves nothing (luksa/kubernetes-in-action-2nd-edition
   });
 
   test('near miss: a declared containerPort serves behind the port-less headless Service', () => {
-    const text = DEMO_PARALLEL.replace('        image: busybox\n', '        image: busybox\n        ports:\n        - containerPort: 8080\n');
+    const text = DEMO_PARALLEL.replace(
+      '        image: busybox\n',
+      '        image: busybox\n        ports:\n        - containerPort: 8080\n',
+    );
     const r = lintText(text, 'sts.demo-parallel.yaml');
     expect(of(r.findings, 'RW601').map((x) => x.severity)).toEqual(['warning']);
     expect(of(r.findings, 'RW102').map((x) => x.severity)).toEqual(['warning']);
@@ -85,22 +91,45 @@ describe('a workload that serves nothing (luksa/kubernetes-in-action-2nd-edition
 /** stefanprodan/gitops-appmesh apps/podinfo: deployment.yaml, hpa.yaml and canary.yaml (reduced). */
 function podinfo(): Obj[] {
   const deployment = {
-    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'podinfo', namespace: 'apps' },
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'podinfo', namespace: 'apps' },
     spec: {
       selector: { matchLabels: { app: 'podinfo' } },
       template: {
         metadata: { labels: { app: 'podinfo' } },
-        spec: { containers: [{ name: 'podinfod', image: 'ghcr.io/stefanprodan/podinfo:6.0.0', ports: [{ name: 'http', containerPort: 9898 }] }] },
+        spec: {
+          containers: [
+            {
+              name: 'podinfod',
+              image: 'ghcr.io/stefanprodan/podinfo:6.0.0',
+              ports: [{ name: 'http', containerPort: 9898 }],
+            },
+          ],
+        },
       },
     },
   };
   const hpa = {
-    apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'podinfo', namespace: 'apps' },
-    spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'podinfo' }, minReplicas: 2, maxReplicas: 4, metrics: [] },
+    apiVersion: 'autoscaling/v2',
+    kind: 'HorizontalPodAutoscaler',
+    metadata: { name: 'podinfo', namespace: 'apps' },
+    spec: {
+      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'podinfo' },
+      minReplicas: 2,
+      maxReplicas: 4,
+      metrics: [],
+    },
   };
   const canary = {
-    apiVersion: 'flagger.app/v1beta1', kind: 'Canary', metadata: { name: 'podinfo', namespace: 'apps' },
-    spec: { provider: 'appmesh:v1beta2', targetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'podinfo' }, service: { port: 9898 } },
+    apiVersion: 'flagger.app/v1beta1',
+    kind: 'Canary',
+    metadata: { name: 'podinfo', namespace: 'apps' },
+    spec: {
+      provider: 'appmesh:v1beta2',
+      targetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'podinfo' },
+      service: { port: 9898 },
+    },
   };
   return [deployment, hpa, canary];
 }
@@ -114,8 +143,13 @@ describe('a Deployment a Flagger Canary targets (stefanprodan/gitops-appmesh app
     expect(f[0].message).toContain('{"app":"podinfo-primary"}');
   });
 
-  test('a budget selecting the primary\'s pods is what counts: silent', () => {
-    const budget = { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'podinfo', namespace: 'apps' }, spec: { maxUnavailable: 1, selector: { matchLabels: { app: 'podinfo-primary' } } } };
+  test("a budget selecting the primary's pods is what counts: silent", () => {
+    const budget = {
+      apiVersion: 'policy/v1',
+      kind: 'PodDisruptionBudget',
+      metadata: { name: 'podinfo', namespace: 'apps' },
+      spec: { maxUnavailable: 1, selector: { matchLabels: { app: 'podinfo-primary' } } },
+    };
     expect(of(lintObjects([...podinfo(), budget]), 'RW601')).toEqual([]);
   });
 
@@ -132,23 +166,46 @@ describe('a Deployment a Flagger Canary targets (stefanprodan/gitops-appmesh app
   });
 });
 
-
 /** vfarcic/k8s-specs cd/jenkins.yml: one Jenkins replica, liveness a copy of readiness. */
 function jenkins(timeoutSeconds: number): Obj[] {
-  const probe = { httpGet: { path: '/jenkins/login', port: 8080 }, initialDelaySeconds: 60, timeoutSeconds, failureThreshold: 12 };
-  return [{
-    apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'jenkins', namespace: 'jenkins' },
-    spec: {
-      serviceName: 'jenkins', replicas: 1, selector: { matchLabels: { app: 'jenkins' } },
-      template: {
-        metadata: { labels: { app: 'jenkins' } },
-        spec: { containers: [{ name: 'jenkins', image: 'jenkins/jenkins:lts-alpine', ports: [{ containerPort: 8080 }], livenessProbe: { ...probe }, readinessProbe: { ...probe } }] },
+  const probe = {
+    httpGet: { path: '/jenkins/login', port: 8080 },
+    initialDelaySeconds: 60,
+    timeoutSeconds,
+    failureThreshold: 12,
+  };
+  return [
+    {
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      metadata: { name: 'jenkins', namespace: 'jenkins' },
+      spec: {
+        serviceName: 'jenkins',
+        replicas: 1,
+        selector: { matchLabels: { app: 'jenkins' } },
+        template: {
+          metadata: { labels: { app: 'jenkins' } },
+          spec: {
+            containers: [
+              {
+                name: 'jenkins',
+                image: 'jenkins/jenkins:lts-alpine',
+                ports: [{ containerPort: 8080 }],
+                livenessProbe: { ...probe },
+                readinessProbe: { ...probe },
+              },
+            ],
+          },
+        },
       },
     },
-  }, {
-    apiVersion: 'v1', kind: 'Service', metadata: { name: 'jenkins', namespace: 'jenkins' },
-    spec: { selector: { app: 'jenkins' }, ports: [{ name: 'http', port: 8080 }] },
-  }];
+    {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'jenkins', namespace: 'jenkins' },
+      spec: { selector: { app: 'jenkins' }, ports: [{ name: 'http', port: 8080 }] },
+    },
+  ];
 }
 
 describe('RW105 reports only a timeout a loaded handler misses (at most 3 s)', () => {
@@ -156,7 +213,7 @@ describe('RW105 reports only a timeout a loaded handler misses (at most 3 s)', (
     expect(of(lintObjects(jenkins(5)), 'RW105')).toEqual([]);
   });
 
-  test('near miss: the same probes with the kubelet\'s 1 s timeout still warn', () => {
+  test("near miss: the same probes with the kubelet's 1 s timeout still warn", () => {
     expect(of(lintObjects(jenkins(1)), 'RW105').map((x) => x.severity)).toEqual(['warning']);
   });
 
@@ -170,24 +227,59 @@ describe('RW105 reports only a timeout a loaded handler misses (at most 3 s)', (
 function headerRouting(): Obj[] {
   const probe = { httpGet: { path: '/health', port: 8080 }, periodSeconds: 10, failureThreshold: 3 };
   const rollout = {
-    apiVersion: 'argoproj.io/v1alpha1', kind: 'Rollout', metadata: { name: 'smart-rollouts-demo', namespace: 'default' },
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'Rollout',
+    metadata: { name: 'smart-rollouts-demo', namespace: 'default' },
     spec: {
       replicas: 5,
       strategy: {
         canary: {
-          canaryService: 'smart-canary-service', stableService: 'smart-stable-service',
-          trafficRouting: { managedRoutes: [{ name: 'always-preview' }], plugins: { 'argoproj-labs/gatewayAPI': { httpRoutes: [{ name: 'my-smart-route', useHeaderRoutes: true }], namespace: 'default' } } },
-          steps: [{ setHeaderRoute: { name: 'always-preview', match: [{ headerName: 'X-Canary', headerValue: { exact: 'yes' } }] } }, { setWeight: 25 }, { pause: {} }, { setWeight: 100 }],
+          canaryService: 'smart-canary-service',
+          stableService: 'smart-stable-service',
+          trafficRouting: {
+            managedRoutes: [{ name: 'always-preview' }],
+            plugins: {
+              'argoproj-labs/gatewayAPI': {
+                httpRoutes: [{ name: 'my-smart-route', useHeaderRoutes: true }],
+                namespace: 'default',
+              },
+            },
+          },
+          steps: [
+            {
+              setHeaderRoute: {
+                name: 'always-preview',
+                match: [{ headerName: 'X-Canary', headerValue: { exact: 'yes' } }],
+              },
+            },
+            { setWeight: 25 },
+            { pause: {} },
+            { setWeight: 100 },
+          ],
         },
       },
       selector: { matchLabels: { app: 'smart-rollouts-demo' } },
       template: {
         metadata: { labels: { app: 'smart-rollouts-demo' } },
-        spec: { containers: [{ name: 'smart-rollouts-demo', image: 'kostiscodefresh/smart-rollout:latest', ports: [{ name: 'http', containerPort: 8080 }], readinessProbe: probe }] },
+        spec: {
+          containers: [
+            {
+              name: 'smart-rollouts-demo',
+              image: 'kostiscodefresh/smart-rollout:latest',
+              ports: [{ name: 'http', containerPort: 8080 }],
+              readinessProbe: probe,
+            },
+          ],
+        },
       },
     },
   };
-  const svc = (name: string): Obj => ({ apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: 'default' }, spec: { selector: { app: 'smart-rollouts-demo' }, ports: [{ port: 80, targetPort: 'http' }] } });
+  const svc = (name: string): Obj => ({
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name, namespace: 'default' },
+    spec: { selector: { app: 'smart-rollouts-demo' }, ports: [{ port: 80, targetPort: 'http' }] },
+  });
   return [rollout, svc('smart-canary-service'), svc('smart-stable-service')];
 }
 
@@ -202,13 +294,17 @@ describe('RW301 only where availability alone gates a basic canary', () => {
     objs[0].spec.strategy.canary.steps = [{ setWeight: 25 }, { pause: { duration: 60 } }];
     const f = of(lintObjects(objs), 'RW301');
     expect(f.map((x) => x.severity)).toEqual(['info']);
-    expect(f[0].message).toContain('minReadySeconds 0 (default) < readiness leave window 30 s while maxUnavailable is 25% of 5 = 1');
+    expect(f[0].message).toContain(
+      'minReadySeconds 0 (default) < readiness leave window 30 s while maxUnavailable is 25% of 5 = 1',
+    );
   });
 
   test('a Deployment with the default minReadySeconds 0 is no longer reported (14 of 14 judged noise)', () => {
     const objs = headerRouting();
     const d = objs[0];
-    d.apiVersion = 'apps/v1'; d.kind = 'Deployment'; delete d.spec.strategy;
+    d.apiVersion = 'apps/v1';
+    d.kind = 'Deployment';
+    delete d.spec.strategy;
     expect(of(lintObjects(objs), 'RW301')).toEqual([]);
   });
 });

@@ -48,7 +48,10 @@ describe('runSimulate', () => {
 
   test('an invalid scenario exits 2 and names the field, the value, why and the fix', () => {
     const f = path.join(tmp, 'bad.yaml');
-    fs.writeFileSync(f, 'replicas: 0\nreadiness: {timeoutSeconds: 1}\ncapacity: {cpu: {requestCores: 1, cpuSecondsPerRequest: 0.001}}\nload: {constantRps: 10}\n');
+    fs.writeFileSync(
+      f,
+      'replicas: 0\nreadiness: {timeoutSeconds: 1}\ncapacity: {cpu: {requestCores: 1, cpuSecondsPerRequest: 0.001}}\nload: {constantRps: 10}\n',
+    );
     const { code, out } = run(f);
     expect(code).toBe(2);
     expect(out).toContain(`invalid scenario ${f}:`);

@@ -16,7 +16,9 @@ describe('model mechanics', () => {
 
   test('CPU model: 20 ms idle, over a second at the quota with a limit, throttling only with a limit', () => {
     const limited = scenario({ capacity: { cpu: { requestCores: 1, limitCores: 1, cpuSecondsPerRequest: 0.0025 } } });
-    const unlimited = scenario({ capacity: { cpu: { requestCores: 1, limitCores: null, burstCores: 1, cpuSecondsPerRequest: 0.0025 } } });
+    const unlimited = scenario({
+      capacity: { cpu: { requestCores: 1, limitCores: null, burstCores: 1, cpuSecondsPerRequest: 0.0025 } },
+    });
     expect(capacityRps(limited)).toBe(400);
     expect(handlerLatency(limited, 0, 0)).toBeCloseTo(0.02, 10);
     expect(handlerLatency(unlimited, 200, 0)).toBeCloseTo(0.04, 10); // 20 ms / (1 - 0.5)
@@ -26,7 +28,15 @@ describe('model mechanics', () => {
   });
 
   test('points model interpolates, extrapolates the last segment, adds the queue', () => {
-    const s = scenario({ capacity: { points: [{ rps: 0, p99Seconds: 0.02 }, { rps: 200, p99Seconds: 0.1 }, { rps: 300, p99Seconds: 0.5 }] } });
+    const s = scenario({
+      capacity: {
+        points: [
+          { rps: 0, p99Seconds: 0.02 },
+          { rps: 200, p99Seconds: 0.1 },
+          { rps: 300, p99Seconds: 0.5 },
+        ],
+      },
+    });
     expect(capacityRps(s)).toBe(300);
     expect(handlerLatency(s, 100, 0)).toBeCloseTo(0.06, 10);
     expect(handlerLatency(s, 250, 0)).toBeCloseTo(0.3, 10);
@@ -34,7 +44,14 @@ describe('model mechanics', () => {
   });
 
   test('load shapes', () => {
-    const steps = scenario({ load: { steps: [{ atSeconds: 0, rps: 100 }, { atSeconds: 60, rps: 300 }] } });
+    const steps = scenario({
+      load: {
+        steps: [
+          { atSeconds: 0, rps: 100 },
+          { atSeconds: 60, rps: 300 },
+        ],
+      },
+    });
     expect(loadAt(steps, 59.9)).toBe(100);
     expect(loadAt(steps, 60)).toBe(300);
     const daily = scenario({ load: { daily: { troughRps: 100, peakRps: 900, peakAtSeconds: 3600 } } });
@@ -44,7 +61,12 @@ describe('model mechanics', () => {
   });
 
   test('the proxy acts on readiness changes propagationSeconds late', () => {
-    const s = scenario({ replicas: 6, load: { constantRps: 0 }, proxy: { propagationSeconds: 3 }, events: [{ drain: { atSeconds: 10, count: 2 } }] });
+    const s = scenario({
+      replicas: 6,
+      load: { constantRps: 0 },
+      proxy: { propagationSeconds: 3 },
+      events: [{ drain: { atSeconds: 10, count: 2 } }],
+    });
     const r = simulate(s).series;
     const at = (t: number): number => r.t.indexOf(t);
     expect(r.readyPods[at(11)]).toBe(4); // kubelet / EndpointSlice: gone at once
@@ -54,7 +76,14 @@ describe('model mechanics', () => {
   });
 
   test('no ready endpoint: every request fails with UH', () => {
-    const m = simulate(scenario({ replicas: 3, durationSeconds: 100, load: { constantRps: 100 }, events: [{ drain: { atSeconds: 20, count: 3 } }] })).summary;
+    const m = simulate(
+      scenario({
+        replicas: 3,
+        durationSeconds: 100,
+        load: { constantRps: 100 },
+        events: [{ drain: { atSeconds: 20, count: 3 } }],
+      }),
+    ).summary;
     expect(m.minReady).toBe(0);
     // From 22 s (20 s + 2 s propagation) to 100 s at 100 req/s, give or take one 100 ms step.
     expect(Math.abs(m.errors.noEndpoint - 7800)).toBeLessThanOrEqual(10);
@@ -90,7 +119,12 @@ describe('model mechanics', () => {
         replicas: 1,
         durationSeconds,
         load: { constantRps: 0 },
-        liveness: { periodSeconds: 1, timeoutSeconds: 1, failureThreshold: 1, dependency: { p50Seconds: 5, p99Seconds: 6 } },
+        liveness: {
+          periodSeconds: 1,
+          timeoutSeconds: 1,
+          failureThreshold: 1,
+          dependency: { p50Seconds: 5, p99Seconds: 6 },
+        },
       });
     expect(simulate(make(600)).summary.restarts).toBe(6);
     expect(simulate(make(1000)).summary.restarts).toBe(8);
@@ -103,7 +137,12 @@ describe('model mechanics', () => {
         replicas: 1,
         durationSeconds: 200,
         load: { constantRps: 100 },
-        liveness: { periodSeconds: 100, timeoutSeconds: 1, failureThreshold: 1, dependency: { p50Seconds: 5, p99Seconds: 6 } },
+        liveness: {
+          periodSeconds: 100,
+          timeoutSeconds: 1,
+          failureThreshold: 1,
+          dependency: { p50Seconds: 5, p99Seconds: 6 },
+        },
       }),
     ).summary;
     expect(m.restarts).toBe(2);
@@ -130,7 +169,14 @@ describe('model mechanics', () => {
   });
 
   test('maxUnavailable 2 lets the rollout go faster and dip to 3 ready', () => {
-    const r = simulate(scenario({ replicas: 5, durationSeconds: 200, load: { constantRps: 500 }, events: [{ rollout: { atSeconds: 10, maxSurge: 0, maxUnavailable: 2 } }] }));
+    const r = simulate(
+      scenario({
+        replicas: 5,
+        durationSeconds: 200,
+        load: { constantRps: 500 },
+        events: [{ rollout: { atSeconds: 10, maxSurge: 0, maxUnavailable: 2 } }],
+      }),
+    );
     expect(r.summary.minReady).toBe(3);
     expect(r.summary.floor).toBe(3);
     expect(r.summary.rolloutCompletedAtSeconds!).toBeLessThan(10 + 3 * 12);

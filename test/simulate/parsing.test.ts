@@ -1,7 +1,14 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { parseCpuQuantity, parseScenario, readManifestSettings, ScenarioError, scenarioFromObject, DEFAULTS } from '../../src/simulate';
+import {
+  parseCpuQuantity,
+  parseScenario,
+  readManifestSettings,
+  ScenarioError,
+  scenarioFromObject,
+  DEFAULTS,
+} from '../../src/simulate';
 import { baseScenario } from './helpers';
 
 /** The ScenarioError thrown for `obj`, or fail. */
@@ -22,20 +29,30 @@ describe('scenario defaults', () => {
     expect(s.sampleSeconds).toBe(1);
     expect(s.proxy).toEqual({ propagationSeconds: 2, requestTimeoutSeconds: 15 });
     expect(s.pods.startSeconds).toBe(5);
-    expect(s.capacity).toEqual({ kind: 'cpu', requestCores: 1, burstCores: 2, cpuSecondsPerRequest: 0.0025, healthSeconds: 0.02 });
+    expect(s.capacity).toEqual({
+      kind: 'cpu',
+      requestCores: 1,
+      burstCores: 2,
+      cpuSecondsPerRequest: 0.0025,
+      healthSeconds: 0.02,
+    });
     expect(s.floor).toBe(6);
     expect(s.errorBudget).toBe(DEFAULTS.errorBudget);
   });
 
   test('floor defaults to replicas minus the largest planned disruption', () => {
-    const s = scenarioFromObject(baseScenario({ replicas: 12, events: [{ drain: { atSeconds: 10, count: 3 } }, { rollout: { atSeconds: 100 } }] }));
+    const s = scenarioFromObject(
+      baseScenario({ replicas: 12, events: [{ drain: { atSeconds: 10, count: 3 } }, { rollout: { atSeconds: 100 } }] }),
+    );
     expect(s.floor).toBe(9); // drain 3 > rollout maxUnavailable floor(25 % of 12) = 3
     const r = s.events.find((e) => e.kind === 'rollout');
     expect(r).toEqual({ kind: 'rollout', atSeconds: 100, maxSurge: 3, maxUnavailable: 3, minReadySeconds: 0 });
   });
 
   test('rollout percentages: surge rounds up, unavailable rounds down (Kubernetes)', () => {
-    const s = scenarioFromObject(baseScenario({ replicas: 10, events: [{ rollout: { atSeconds: 1, maxSurge: '25%', maxUnavailable: '25%' } }] }));
+    const s = scenarioFromObject(
+      baseScenario({ replicas: 10, events: [{ rollout: { atSeconds: 1, maxSurge: '25%', maxUnavailable: '25%' } }] }),
+    );
     expect(s.events[0]).toMatchObject({ maxSurge: 3, maxUnavailable: 2 });
   });
 });
@@ -51,10 +68,14 @@ describe('invalid scenarios: field, value, why, fix', () => {
   });
 
   test('a probe timeout of 0 is rejected with the reason and the fix', () => {
-    const e = problemsOf(baseScenario({ readiness: { periodSeconds: 10, timeoutSeconds: 0, failureThreshold: 1, successThreshold: 1 } }));
+    const e = problemsOf(
+      baseScenario({ readiness: { periodSeconds: 10, timeoutSeconds: 0, failureThreshold: 1, successThreshold: 1 } }),
+    );
     expect(e.problems).toHaveLength(1);
     expect(e.problems[0]).toMatchObject({ field: 'readiness.timeoutSeconds', value: 0 });
-    expect(e.message).toMatch(/readiness\.timeoutSeconds = 0: must be at least 1 \(s\) \(Kubernetes rejects it\)\. Fix: set it to 1 or more/);
+    expect(e.message).toMatch(
+      /readiness\.timeoutSeconds = 0: must be at least 1 \(s\) \(Kubernetes rejects it\)\. Fix: set it to 1 or more/,
+    );
   });
 
   test('fractional thresholds, liveness successThreshold != 1', () => {
@@ -70,7 +91,11 @@ describe('invalid scenarios: field, value, why, fix', () => {
   });
 
   test('capacity needs exactly one model', () => {
-    const e = problemsOf(baseScenario({ capacity: { cpu: { requestCores: 1, cpuSecondsPerRequest: 0.001 }, points: [{ rps: 1, p99Seconds: 0.1 }] } }));
+    const e = problemsOf(
+      baseScenario({
+        capacity: { cpu: { requestCores: 1, cpuSecondsPerRequest: 0.001 }, points: [{ rps: 1, p99Seconds: 0.1 }] },
+      }),
+    );
     expect(e.message).toContain('capacity = ["cpu","points"]: give exactly one of cpu or points');
   });
 
@@ -85,19 +110,34 @@ describe('invalid scenarios: field, value, why, fix', () => {
     const e = problemsOf(
       baseScenario({
         replicas: 4,
-        readiness: { periodSeconds: 10, timeoutSeconds: 1, failureThreshold: 1, successThreshold: 1, dependency: { p50Seconds: 0.5, p99Seconds: 0.2 } },
+        readiness: {
+          periodSeconds: 10,
+          timeoutSeconds: 1,
+          failureThreshold: 1,
+          successThreshold: 1,
+          dependency: { p50Seconds: 0.5, p99Seconds: 0.2 },
+        },
         capacity: { cpu: { requestCores: 1, limitCores: 0.5, cpuSecondsPerRequest: 0.001 } },
         events: [{ drain: { atSeconds: 10, count: 5 } }],
       }),
     );
-    expect(e.problems.map((p) => p.field)).toEqual(['readiness.dependency.p99Seconds', 'capacity.cpu.limitCores', 'events[0].drain.count']);
+    expect(e.problems.map((p) => p.field)).toEqual([
+      'readiness.dependency.p99Seconds',
+      'capacity.cpu.limitCores',
+      'events[0].drain.count',
+    ]);
     expect(e.message).toContain('events[0].drain.count = 5: is more than the fleet (4 replicas). Fix: drain at most 4');
   });
 
   test('unsorted capacity points and load steps', () => {
     const e = problemsOf(
       baseScenario({
-        capacity: { points: [{ rps: 300, p99Seconds: 0.3 }, { rps: 100, p99Seconds: 0.1 }] },
+        capacity: {
+          points: [
+            { rps: 300, p99Seconds: 0.3 },
+            { rps: 100, p99Seconds: 0.1 },
+          ],
+        },
         load: { steps: [{ atSeconds: 5, rps: 100 }] },
       }),
     );
@@ -115,7 +155,9 @@ describe('invalid scenarios: field, value, why, fix', () => {
   });
 
   test('invalid YAML and a non-mapping', () => {
-    expect(() => parseScenario('replicas: [1,', { source: 'x.yaml' })).toThrow(/invalid scenario x.yaml:\n {2}- \(yaml\) = .*not valid YAML/);
+    expect(() => parseScenario('replicas: [1,', { source: 'x.yaml' })).toThrow(
+      /invalid scenario x.yaml:\n {2}- \(yaml\) = .*not valid YAML/,
+    );
     expect(() => parseScenario('- 1\n- 2')).toThrow(/must be a YAML mapping/);
   });
 
@@ -169,13 +211,31 @@ spec:
     );
     expect(s.replicas).toBe(7);
     expect(s.readiness).toEqual({ periodSeconds: 10, timeoutSeconds: 2, failureThreshold: 4, successThreshold: 2 });
-    expect(s.liveness).toEqual({ periodSeconds: 20, timeoutSeconds: 1, failureThreshold: 3, successThreshold: 1, handler: 'tcp' });
-    expect(s.capacity).toEqual({ kind: 'cpu', requestCores: 0.5, burstCores: 1, cpuSecondsPerRequest: 0.002, healthSeconds: 0.02 });
+    expect(s.liveness).toEqual({
+      periodSeconds: 20,
+      timeoutSeconds: 1,
+      failureThreshold: 3,
+      successThreshold: 1,
+      handler: 'tcp',
+    });
+    expect(s.capacity).toEqual({
+      kind: 'cpu',
+      requestCores: 0.5,
+      burstCores: 1,
+      cpuSecondsPerRequest: 0.002,
+      healthSeconds: 0.02,
+    });
   });
 
   test('a manifest without a workload, and a Rollout with workloadRef', () => {
-    expect(() => readManifestSettings('apiVersion: v1\nkind: Service\nmetadata: {name: x}\n', 'svc.yaml')).toThrow(/no apps\/v1 Deployment or argoproj.io\/v1alpha1 Rollout/);
-    expect(() => readManifestSettings('apiVersion: argoproj.io/v1alpha1\nkind: Rollout\nmetadata: {name: r}\nspec: {workloadRef: {kind: Deployment, name: d}}\n')).toThrow(/workloadRef/);
+    expect(() => readManifestSettings('apiVersion: v1\nkind: Service\nmetadata: {name: x}\n', 'svc.yaml')).toThrow(
+      /no apps\/v1 Deployment or argoproj.io\/v1alpha1 Rollout/,
+    );
+    expect(() =>
+      readManifestSettings(
+        'apiVersion: argoproj.io/v1alpha1\nkind: Rollout\nmetadata: {name: r}\nspec: {workloadRef: {kind: Deployment, name: d}}\n',
+      ),
+    ).toThrow(/workloadRef/);
   });
 
   test('CPU quantities', () => {

@@ -33,7 +33,12 @@ function run(f: Fleet, over: Partial<Fleet> = {}): SimResult {
       seed: g.seed,
       durationSeconds: 240,
       replicas: g.replicas,
-      readiness: { periodSeconds: g.periodSeconds, timeoutSeconds: g.timeoutSeconds, failureThreshold: g.failureThreshold, successThreshold: g.successThreshold },
+      readiness: {
+        periodSeconds: g.periodSeconds,
+        timeoutSeconds: g.timeoutSeconds,
+        failureThreshold: g.failureThreshold,
+        successThreshold: g.successThreshold,
+      },
       liveness: g.liveness ? { periodSeconds: 10, timeoutSeconds: 1, failureThreshold: 3 } : undefined,
       capacity: {
         cpu: {
@@ -120,7 +125,15 @@ describe('simulator properties', () => {
   });
 
   test('different seeds move the probe phases (the seed is actually used)', () => {
-    const s = scenario({ readiness: { periodSeconds: 10, timeoutSeconds: 1, failureThreshold: 1, successThreshold: 1, dependency: { p50Seconds: 0.8, p99Seconds: 1.5 } } });
+    const s = scenario({
+      readiness: {
+        periodSeconds: 10,
+        timeoutSeconds: 1,
+        failureThreshold: 1,
+        successThreshold: 1,
+        dependency: { p50Seconds: 0.8, p99Seconds: 1.5 },
+      },
+    });
     const a = simulate({ ...s, seed: 1 }).series.readyEndpoints;
     const b = simulate({ ...s, seed: 2 }).series.readyEndpoints;
     expect(a).not.toEqual(b);

@@ -96,7 +96,10 @@ function expectedOut(s: Scenario): { p: number; podsOut: number } {
   const tau = s.readiness.timeoutSeconds;
   const T = s.readiness.periodSeconds;
   const ell = s.capacity.kind === 'cpu' ? s.capacity.healthSeconds : 0;
-  const { mu, sigma } = { mu: Math.log(dep.p50Seconds), sigma: Math.log(dep.p99Seconds / dep.p50Seconds) / 2.3263478740408408 };
+  const { mu, sigma } = {
+    mu: Math.log(dep.p50Seconds),
+    sigma: Math.log(dep.p99Seconds / dep.p50Seconds) / 2.3263478740408408,
+  };
   const a = tau - ell;
   const p = 1 - phi((Math.log(a) - mu) / sigma);
   // E[X | X <= a] for a lognormal: exp(mu + sigma^2 / 2) * Phi((ln a - mu - sigma^2) / sigma) / (1 - p)
@@ -152,7 +155,8 @@ describe('(c) readiness calls a dependency with a tail above the timeout, failur
     const { p, podsOut } = expectedOut(fast);
     expect(p).toBeGreaterThan(0.025);
     expect(p).toBeLessThan(0.04);
-    const meanOut = [1, 2, 3, 4].map((seed) => simulate({ ...fast, seed }).summary.meanNotReady).reduce((a, b) => a + b) / 4;
+    const meanOut =
+      [1, 2, 3, 4].map((seed) => simulate({ ...fast, seed }).summary.meanNotReady).reduce((a, b) => a + b) / 4;
     // sd of a one-hour mean is ~0.03 pods at this rate; 0.1 is > 5 sd of the 4-seed mean.
     expect(Math.abs(meanOut - podsOut)).toBeLessThan(0.1);
   });
@@ -169,7 +173,16 @@ describe('(d) the fix of (c): none out', () => {
   });
   test('keeping the dependency call but with the rollwise timeout (3 s > p99) and failureThreshold 3 is also enough', () => {
     const c = load('c-readiness-calls-dependency.yaml');
-    const r = simulate({ ...c, readiness: { periodSeconds: 10, timeoutSeconds: 3, failureThreshold: 3, successThreshold: 3, dependency: c.readiness.dependency } }).summary;
+    const r = simulate({
+      ...c,
+      readiness: {
+        periodSeconds: 10,
+        timeoutSeconds: 3,
+        failureThreshold: 3,
+        successThreshold: 3,
+        dependency: c.readiness.dependency,
+      },
+    }).summary;
     expect(r.departures).toBe(0);
     expect(r.verdict).toBe('stable');
   });

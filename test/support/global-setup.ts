@@ -13,7 +13,9 @@ export default async function globalSetup(): Promise<void> {
     locateSchemaDir();
   } catch {
     process.stdout.write(`no pinned schemas in ${schemaDirCandidates().join(', ')}; fetching them into .schemas/\n`);
-    await fetchPinnedSchemas(path.join(__dirname, '..', '..', '.schemas'), { onFile: (f) => process.stdout.write(`fetched ${f}\n`) });
+    await fetchPinnedSchemas(path.join(__dirname, '..', '..', '.schemas'), {
+      onFile: (f) => process.stdout.write(`fetched ${f}\n`),
+    });
   }
   // Tests that copy the package or run an app elsewhere (a packed install, cdk8s synth in a
   // temporary project) find the same schemas as a user who sets the variable.

@@ -3,7 +3,12 @@ import * as YAML from 'yaml';
 import { HttpService, HttpServiceProps } from '../../src/constructs/http-service';
 import { checkoutApiProps } from '../../src/example';
 
-export type Manifest = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> }; spec: any }; // eslint-disable-line @typescript-eslint/no-explicit-any -- test access to arbitrary manifest fields
+export type Manifest = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  spec: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- test access to arbitrary manifest fields
+};
 
 /** Synthesizes one HttpService in its own chart and returns the plain manifest objects. */
 export function synthService(props: Partial<HttpServiceProps> = {}, id = 'checkout-api'): Manifest[] {
@@ -29,4 +34,3 @@ export function find(objs: Manifest[], kind: string, name?: string): Manifest {
 export function parseYamlDocs(text: string): Manifest[] {
   return YAML.parseAllDocuments(text, { version: '1.1' }).map((d) => d.toJS() as Manifest);
 }
-

@@ -18,7 +18,9 @@ import { ClusterPrerequisites } from '../../src/constructs/cluster-prerequisites
  */
 export interface PodMonitorObject {
   readonly metadata: { readonly name: string; readonly namespace: string };
-  readonly spec: { readonly podMetricsEndpoints: ReadonlyArray<{ readonly port?: string; readonly honorLabels?: boolean }> };
+  readonly spec: {
+    readonly podMetricsEndpoints: ReadonlyArray<{ readonly port?: string; readonly honorLabels?: boolean }>;
+  };
 }
 
 export interface ScrapedPod {
@@ -30,7 +32,11 @@ export interface ScrapedPod {
   readonly port: number;
 }
 
-export function scrapedLabels(monitor: PodMonitorObject, pod: ScrapedPod, exposed: Record<string, string>): Record<string, string> {
+export function scrapedLabels(
+  monitor: PodMonitorObject,
+  pod: ScrapedPod,
+  exposed: Record<string, string>,
+): Record<string, string> {
   const ep = monitor.spec.podMetricsEndpoints[0];
   const target: Record<string, string> = {
     namespace: pod.namespace,
@@ -54,7 +60,9 @@ export function scrapedLabels(monitor: PodMonitorObject, pod: ScrapedPod, expose
 
 /** `metric{k="v", ...}` in promtool's series notation. */
 export function seriesText(metric: string, labels: Record<string, string>): string {
-  return `${metric}{${Object.entries(labels).map(([k, v]) => `${k}="${v}"`).join(', ')}}`;
+  return `${metric}{${Object.entries(labels)
+    .map(([k, v]) => `${k}="${v}"`)
+    .join(', ')}}`;
 }
 
 /** The PodMonitor `rollwise platform` emits for the Argo Rollouts controller (ClusterPrerequisites defaults). */
@@ -71,9 +79,21 @@ export function rolloutsControllerMonitor(): PodMonitorObject {
  * The controller's pod as argo-rollouts v1.9.1 manifests/base/argo-rollouts-deployment.yaml runs it:
  * Deployment argo-rollouts in namespace argo-rollouts, container argo-rollouts, port "metrics" 8090.
  */
-export const ROLLOUTS_CONTROLLER_POD: ScrapedPod = { namespace: 'argo-rollouts', name: 'argo-rollouts-6d9f8c7b5d-x2x4q', container: 'argo-rollouts', ip: '10.244.1.17', port: 8090 };
+export const ROLLOUTS_CONTROLLER_POD: ScrapedPod = {
+  namespace: 'argo-rollouts',
+  name: 'argo-rollouts-6d9f8c7b5d-x2x4q',
+  container: 'argo-rollouts',
+  ip: '10.244.1.17',
+  port: 8090,
+};
 
 /** `monitor` as an endpoint without honorLabels: the operator's default, and the argo-rollouts Helm chart's ServiceMonitor. */
 export function withoutHonorLabels(monitor: PodMonitorObject): PodMonitorObject {
-  return { ...monitor, spec: { ...monitor.spec, podMetricsEndpoints: monitor.spec.podMetricsEndpoints.map(({ honorLabels: _drop, ...ep }) => ep) } };
+  return {
+    ...monitor,
+    spec: {
+      ...monitor.spec,
+      podMetricsEndpoints: monitor.spec.podMetricsEndpoints.map(({ honorLabels: _drop, ...ep }) => ep),
+    },
+  };
 }

@@ -8,7 +8,9 @@ import { OUTPUT_MARKER, outputMarkerText } from '../../src/synth/ownership';
 import { FIXTURES } from './fixtures';
 
 let root: string;
-beforeEach(() => { root = fs.mkdtempSync(path.join(os.tmpdir(), 'rollwise-atomic-')); });
+beforeEach(() => {
+  root = fs.mkdtempSync(path.join(os.tmpdir(), 'rollwise-atomic-'));
+});
 afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
 const quiet = { progress: () => undefined };
@@ -25,7 +27,9 @@ function goodApp(outdir: string): App {
 
 describe('a failure anywhere leaves the previous output intact', () => {
   const failures: Record<string, (outdir: string) => App> = {
-    'a construct throws while the app is built': () => { throw new Error('boom in a constructor'); },
+    'a construct throws while the app is built': () => {
+      throw new Error('boom in a constructor');
+    },
     'a validation fails': (outdir) => {
       const app = goodApp(outdir);
       const chart = new Chart(app, 'bad');
@@ -34,7 +38,17 @@ describe('a failure anywhere leaves the previous output intact', () => {
     },
     'a value fails to resolve while serializing (second chart)': (outdir) => {
       const app = goodApp(outdir);
-      new ApiObject(new Chart(app, 'zz-bad'), 'cm', { apiVersion: 'v1', kind: 'ConfigMap', data: { v: Lazy.any({ produce: () => { throw new Error('lazy failed'); } }) } } as never);
+      new ApiObject(new Chart(app, 'zz-bad'), 'cm', {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        data: {
+          v: Lazy.any({
+            produce: () => {
+              throw new Error('lazy failed');
+            },
+          }),
+        },
+      } as never);
       return app;
     },
     'two charts claim the same output file': (outdir) => {
@@ -51,7 +65,8 @@ describe('a failure anywhere leaves the previous output intact', () => {
   const messages: Record<string, RegExp> = {
     'a construct throws while the app is built': /boom in a constructor/,
     'a validation fails': /Validation failed with the following errors:\n {2}\[bad\] replicas must be at least 2/,
-    'a value fails to resolve while serializing (second chart)': /Failed serializing construct at path 'zz-bad\/cm'.*lazy failed/,
+    'a value fails to resolve while serializing (second chart)':
+      /Failed serializing construct at path 'zz-bad\/cm'.*lazy failed/,
     'two charts claim the same output file': /two outputs write x\/same.k8s.yaml: chart a and chart b/,
   };
 
@@ -118,14 +133,20 @@ test('check reports drift with a readable diff and writes nothing', () => {
   expect(lines).toHaveLength(10); // 3 header, 2 context, -, +, 2 context, final newline
   const summary = summarizeDrift(fresh, out).split('\n');
   expect(summary.slice(0, 7)).toEqual([
-    'changed (1):', '  checkout-api.k8s.yaml',
-    'not committed yet (the code produces them) (1):', '  payments.k8s.yaml',
-    'committed but no longer produced (1):', '  old.k8s.yaml', '',
+    'changed (1):',
+    '  checkout-api.k8s.yaml',
+    'not committed yet (the code produces them) (1):',
+    '  payments.k8s.yaml',
+    'committed but no longer produced (1):',
+    '  old.k8s.yaml',
+    '',
   ]);
   expect(summary[7]).toBe('--- checkout-api.k8s.yaml (committed)');
   expect(lines).toContain(`${line} -   replicas: 10`);
   expect(lines).toContain(`${line} +   replicas: 12`);
-  expect(lines).toContain(`${line - 1}     # Input: 12 replicas, 308 req/s each at the 3700 req/s peak (69 % of saturation).`);
+  expect(lines).toContain(
+    `${line - 1}     # Input: 12 replicas, 308 req/s each at the 3700 req/s peak (69 % of saturation).`,
+  );
 });
 
 test('describeFiles lists few files, counts many per folder', () => {
@@ -140,11 +161,18 @@ test('validateSchemas: a schema-invalid object (a patch no invariant covers) fai
   const before = snapshot(out);
   const bad = (outdir: string) => {
     const app = goodApp(outdir);
-    const o = new ApiObject(new Chart(app, 'svc'), 'svc', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'api' }, spec: { ports: [{ port: 80 }] } });
+    const o = new ApiObject(new Chart(app, 'svc'), 'svc', {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'api' },
+      spec: { ports: [{ port: 80 }] },
+    });
     o.addJsonPatch(JsonPatch.add('/spec/type', 5));
     return app;
   };
-  expect(() => synthesize(bad, { outdir: out, validateSchemas: true, ...quiet })).toThrow(/\[svc\/svc\] Service\/api \/spec\/type: must be of type string, not integer 5 \(schema\): the cluster would refuse this object \(Kubernetes 1.28\)/);
+  expect(() => synthesize(bad, { outdir: out, validateSchemas: true, ...quiet })).toThrow(
+    /\[svc\/svc\] Service\/api \/spec\/type: must be of type string, not integer 5 \(schema\): the cluster would refuse this object \(Kubernetes 1.28\)/,
+  );
   expect(snapshot(out)).toEqual(before);
   expect(fs.readdirSync(root)).toEqual(['dist']);
 }, 60_000);

@@ -24,7 +24,10 @@ test('with docsBaseUrl every citation in the output (comments, annotations, runb
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'rw-docsurl-'));
   try {
     const app = new RollwiseApp({ docsBaseUrl: BASE.slice(0, -1), onWarning: () => undefined });
-    new HttpService(new Chart(app, 'checkout-api', { namespace: 'checkout' }), 'checkout-api', { ...checkoutApiProps(), platform: examplePlatform(undefined, 'https://kubernetes.default.svc') });
+    new HttpService(new Chart(app, 'checkout-api', { namespace: 'checkout' }), 'checkout-api', {
+      ...checkoutApiProps(),
+      platform: examplePlatform(undefined, 'https://kubernetes.default.svc'),
+    });
     app.synthesize({ outdir: out });
     const files = listFiles(out);
     expect(files).toEqual(['checkout-api.k8s.yaml', 'checkout-api.runbook.md']);
@@ -32,7 +35,9 @@ test('with docsBaseUrl every citation in the output (comments, annotations, runb
     for (const f of files) {
       const text = fs.readFileSync(path.join(out, f), 'utf8');
       expect([f, text.match(/(?<![\w./-])docs\/mechanisms\.md#/g)]).toEqual([f, null]);
-      for (const m of text.matchAll(/https:\/\/github\.com\/acme\/rollwise\/blob\/v0\.1\.0\/docs\/mechanisms\.md#([a-z0-9-]+)/g)) {
+      for (const m of text.matchAll(
+        /https:\/\/github\.com\/acme\/rollwise\/blob\/v0\.1\.0\/docs\/mechanisms\.md#([a-z0-9-]+)/g,
+      )) {
         links++;
         expect(anchors).toContain(m[1]);
       }

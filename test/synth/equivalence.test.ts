@@ -25,7 +25,11 @@ function addedComments(actual: string, expected: string): { added: string[]; mis
   for (let i = 0; i < a.length; i++) {
     if (j < e.length && a[i] === e[j]) j++;
     else if (COMMENT_LINE.test(a[i])) added.push(a[i]);
-    else return { added, mismatch: `line ${i + 1}: ${JSON.stringify(a[i])} where App.synth() has ${JSON.stringify(e[j])}` };
+    else
+      return {
+        added,
+        mismatch: `line ${i + 1}: ${JSON.stringify(a[i])} where App.synth() has ${JSON.stringify(e[j])}`,
+      };
   }
   return j === e.length ? { added } : { added, mismatch: `App.synth() has more: ${JSON.stringify(e[j])}` };
 }
@@ -39,12 +43,16 @@ function hoistItemComments(lines: string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < lines.length; i++) {
     const m = /^(\s*)- (#.*)$/.exec(lines[i]);
-    if (!m) { out.push(lines[i]); continue; }
+    if (!m) {
+      out.push(lines[i]);
+      continue;
+    }
     const indent = m[1];
     out.push(`${indent}  ${m[2]}`);
     let k = i + 1;
     while (k < lines.length && COMMENT_LINE.test(lines[k])) out.push(lines[k++]);
-    if (k < lines.length && lines[k].startsWith(`${indent}  `)) out.push(`${indent}- ${lines[k].slice(indent.length + 2)}`);
+    if (k < lines.length && lines[k].startsWith(`${indent}  `))
+      out.push(`${indent}- ${lines[k].slice(indent.length + 2)}`);
     else if (k < lines.length) out.push(lines[k]);
     i = k;
   }
@@ -62,7 +70,9 @@ function withoutExtraFiles(files: Record<string, string>, app: App): Record<stri
 }
 
 let root: string;
-beforeAll(() => { root = fs.mkdtempSync(path.join(os.tmpdir(), 'rollwise-eq-')); });
+beforeAll(() => {
+  root = fs.mkdtempSync(path.join(os.tmpdir(), 'rollwise-eq-'));
+});
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
 describe.each(Object.entries(FIXTURES))('%s', (name, build) => {
@@ -99,10 +109,15 @@ test('the HttpService fixture really carries comments (the comment pass is exerc
   const out = path.join(root, 'http-count');
   writeApp(FIXTURES['HttpService (with reasons)'](out), out);
   const text = fs.readFileSync(path.join(out, 'checkout-api.k8s.yaml'), 'utf8');
-  expect(text).toMatch(/\n {14}# Measured CPU need at peak \(input\): the scheduler reserves 250m and the kernel weights the pod's\n {14}# share by it under contention.\n {14}cpu: 250m\n/);
+  expect(text).toMatch(
+    /\n {14}# Measured CPU need at peak \(input\): the scheduler reserves 250m and the kernel weights the pod's\n {14}# share by it under contention.\n {14}cpu: 250m\n/,
+  );
   const expected = path.join(root, 'http-count-cdk8s');
   FIXTURES['HttpService (with reasons)'](expected).synth();
-  const { added, mismatch } = addedComments(text, fs.readFileSync(path.join(expected, 'checkout-api.k8s.yaml'), 'utf8'));
+  const { added, mismatch } = addedComments(
+    text,
+    fs.readFileSync(path.join(expected, 'checkout-api.k8s.yaml'), 'utf8'),
+  );
   expect(mismatch).toBeUndefined();
   expect(added.length).toBeGreaterThan(40);
   expect(added.filter((l) => l.includes('docs/mechanisms.md#')).length).toBeGreaterThan(5);
@@ -111,14 +126,21 @@ test('the HttpService fixture really carries comments (the comment pass is exerc
 test('the comparison catches a changed value next to added comments', () => {
   const base = 'a: 1\nb:\n  c: 2\n';
   expect(addedComments('a: 1\nb:\n  # why\n  c: 2\n', base)).toEqual({ added: ['  # why'] });
-  expect(addedComments('a: 1\nb:\n  # why\n  c: 3\n', base).mismatch).toBe('line 4: "  c: 3" where App.synth() has "  c: 2"');
+  expect(addedComments('a: 1\nb:\n  # why\n  c: 3\n', base).mismatch).toBe(
+    'line 4: "  c: 3" where App.synth() has "  c: 2"',
+  );
   expect(addedComments('a: 1', 'a: 1\nb: 2').mismatch).toBe('App.synth() has more: "b: 2"');
 });
 
 test('the dependent-charts fixture gets the indexed names, in dependency order', () => {
   const out = path.join(root, 'indexed');
   writeApp(FIXTURES['dependencies between charts (indexed file names)'](out), out, { comments: false });
-  expect(listFiles(out)).toEqual(['0000-base.k8s.yaml', '0001-crds.k8s.yaml', '0002-apps.k8s.yaml', '0003-empty.k8s.yaml']);
+  expect(listFiles(out)).toEqual([
+    '0000-base.k8s.yaml',
+    '0001-crds.k8s.yaml',
+    '0002-apps.k8s.yaml',
+    '0003-empty.k8s.yaml',
+  ]);
   expect(fs.readFileSync(path.join(out, '0003-empty.k8s.yaml'), 'utf8')).toBe('');
 });
 
@@ -133,7 +155,12 @@ describe.each([
     const x = new ApiObject(a, 'x', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'same' } });
     new ApiObject(a, 'y', { apiVersion: 'v1', kind: 'Secret' });
     const b = new Chart(app, 'b');
-    new ApiObject(b, 'z', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'other' }, data: { b: 'chart' } } as never).addDependency(x);
+    new ApiObject(b, 'z', {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'other' },
+      data: { b: 'chart' },
+    } as never).addDependency(x);
     return app;
   };
   test('same files and bytes as App.synth()', () => {
@@ -148,8 +175,14 @@ describe.each([
   if (yamlOutputType !== YamlOutputType.FILE_PER_APP) {
     test('two objects of one kind and name in one folder: refused, naming both (cdk8s writes only the last)', () => {
       const app = build(path.join(root, `${name}-dup`));
-      new ApiObject(app.node.findChild('b') as Chart, 'dup', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: yamlOutputType === YamlOutputType.FILE_PER_RESOURCE ? 'same' : 'other' } });
-      expect(() => writeApp(app, path.join(root, `${name}-dup`), { comments: false })).toThrow(/two outputs write (0001-b\/)?ConfigMap\.(same|other)\.yml: ConfigMap (same|other) of chart (a|b) and ConfigMap (same|other) of chart b/);
+      new ApiObject(app.node.findChild('b') as Chart, 'dup', {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: yamlOutputType === YamlOutputType.FILE_PER_RESOURCE ? 'same' : 'other' },
+      });
+      expect(() => writeApp(app, path.join(root, `${name}-dup`), { comments: false })).toThrow(
+        /two outputs write (0001-b\/)?ConfigMap\.(same|other)\.yml: ConfigMap (same|other) of chart (a|b) and ConfigMap (same|other) of chart b/,
+      );
     });
   }
 });

@@ -13,9 +13,17 @@ export const FIXTURES: Record<string, (outdir: string) => App> = {
     for (const name of ['alpha', 'beta', 'gamma']) {
       const chart = new Chart(app, name, { namespace: `ns-${name}`, labels: { team: name } });
       for (let i = 0; i < 3; i++) {
-        new ApiObject(chart, `cm${i}`, { apiVersion: 'v1', kind: 'ConfigMap', data: { index: String(i), text: 'multi\nline\n# not a comment\n', empty: '' } });
+        new ApiObject(chart, `cm${i}`, {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          data: { index: String(i), text: 'multi\nline\n# not a comment\n', empty: '' },
+        });
       }
-      new ApiObject(chart, 'svc', { apiVersion: 'v1', kind: 'Service', spec: { ports: [{ port: 80 }], selector: { app: name } } } as never);
+      new ApiObject(chart, 'svc', {
+        apiVersion: 'v1',
+        kind: 'Service',
+        spec: { ports: [{ port: 80 }], selector: { app: name } },
+      } as never);
     }
     return app;
   },
@@ -25,8 +33,14 @@ export const FIXTURES: Record<string, (outdir: string) => App> = {
     new ApiObject(base, 'ns', { apiVersion: 'v1', kind: 'Namespace' });
     const crds = new Chart(app, 'crds');
     new ApiObject(crds, 'crd', {
-      apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition',
-      spec: { group: 'example.com', scope: 'Namespaced', names: { kind: 'Widget', plural: 'widgets' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }] },
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      spec: {
+        group: 'example.com',
+        scope: 'Namespaced',
+        names: { kind: 'Widget', plural: 'widgets' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }],
+      },
     } as never);
     const apps = new Chart(app, 'apps');
     new ApiObject(apps, 'a', { apiVersion: 'v1', kind: 'ConfigMap' });
@@ -55,7 +69,8 @@ export const FIXTURES: Record<string, (outdir: string) => App> = {
   },
   'integer-like chart ids (plain-object key order)': (outdir) => {
     const app = new App({ outdir });
-    for (const id of ['b', '10', 'a', '2', '007']) new ApiObject(new Chart(app, id), 'obj', { apiVersion: 'v1', kind: 'ConfigMap', data: { id } });
+    for (const id of ['b', '10', 'a', '2', '007'])
+      new ApiObject(new Chart(app, id), 'obj', { apiVersion: 'v1', kind: 'ConfigMap', data: { id } });
     return app;
   },
   'Lazy values': (outdir) => {
@@ -63,11 +78,15 @@ export const FIXTURES: Record<string, (outdir: string) => App> = {
     const chart = new Chart(app, 'lazy');
     let replicas = 1;
     new ApiObject(chart, 'deploy', {
-      apiVersion: 'apps/v1', kind: 'Deployment',
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
       spec: {
         replicas: Lazy.any({ produce: () => replicas }),
         selector: { matchLabels: { app: 'lazy' } },
-        template: { metadata: { labels: { app: 'lazy', v: Lazy.any({ produce: () => `v${replicas}` }) } }, spec: { containers: [{ name: 'app', image: 'nginx:1.27' }] } },
+        template: {
+          metadata: { labels: { app: 'lazy', v: Lazy.any({ produce: () => `v${replicas}` }) } },
+          spec: { containers: [{ name: 'app', image: 'nginx:1.27' }] },
+        },
       },
     } as never);
     replicas = 4;
@@ -77,7 +96,10 @@ export const FIXTURES: Record<string, (outdir: string) => App> = {
     const app = new App({ outdir });
     const chart = new Chart(app, 'plus', { namespace: 'web' });
     const cm = new kplus.ConfigMap(chart, 'config', { data: { 'app.conf': 'port=8080\n' } });
-    const d = new kplus.Deployment(chart, 'web', { replicas: 3, containers: [{ image: 'nginx:1.27', portNumber: 8080, securityContext: { ensureNonRoot: false } }] });
+    const d = new kplus.Deployment(chart, 'web', {
+      replicas: 3,
+      containers: [{ image: 'nginx:1.27', portNumber: 8080, securityContext: { ensureNonRoot: false } }],
+    });
     d.addVolume(kplus.Volume.fromConfigMap(chart, 'vol', cm));
     d.exposeViaService({ ports: [{ port: 80, targetPort: 8080 }] });
     new kplus.ServiceAccount(chart, 'sa');
@@ -87,7 +109,15 @@ export const FIXTURES: Record<string, (outdir: string) => App> = {
     const app = new App({ outdir });
     new HttpService(new Chart(app, 'checkout-api', { namespace: 'checkout' }), 'checkout-api', checkoutApiProps());
     const other = new Chart(app, 'payments', { namespace: 'payments' });
-    new HttpService(other, 'payments', { image: 'ghcr.io/acme/payments:2.0.0', port: 9000, replicas: 3, health: { readinessPath: '/ready' }, resources: { cpu: '500m', memory: '1Gi' }, appServer: AppServer.nodeHttp(), delivery: Delivery.rollingUpdate() });
+    new HttpService(other, 'payments', {
+      image: 'ghcr.io/acme/payments:2.0.0',
+      port: 9000,
+      replicas: 3,
+      health: { readinessPath: '/ready' },
+      resources: { cpu: '500m', memory: '1Gi' },
+      appServer: AppServer.nodeHttp(),
+      delivery: Delivery.rollingUpdate(),
+    });
     return app;
   },
 };

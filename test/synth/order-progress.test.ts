@@ -8,26 +8,35 @@ const paths = (cs: { node: { path: string } }[]) => cs.map((c) => c.node.path);
 
 describe('dependencyOrder is DependencyGraph(node).topology()', () => {
   test('on random trees with random acyclic dependencies (including integer-like ids)', () => {
-    fc.assert(fc.property(
-      fc.array(fc.record({ parent: fc.nat(), id: fc.oneof(fc.constantFrom('0', '7', '10', '2'), fc.stringMatching(/^[a-z][a-z0-9]{0,3}$/)) }), { minLength: 1, maxLength: 25 }),
-      fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 40 }),
-      (specs, edges) => {
-        const app = new App();
-        const nodes: Construct[] = [];
-        specs.forEach((s, i) => {
-          const parent = i === 0 ? app : nodes[s.parent % i];
-          const id = parent.node.tryFindChild(s.id) ? `${s.id}x${i}` : s.id;
-          nodes.push(i % 3 === 0 ? new Chart(parent, id) : new Construct(parent, id));
-        });
-        // an edge from a later-created node to an earlier one keeps the graph acyclic
-        for (const [a, b] of edges) {
-          const [from, to] = [a % nodes.length, b % nodes.length];
-          if (from > to) nodes[from].node.addDependency(nodes[to]);
-        }
-        expect(paths(dependencyOrder(app.node))).toEqual(paths(new DependencyGraph(app.node).topology()));
-        expect(paths(dependencyOrder(nodes[0].node))).toEqual(paths(new DependencyGraph(nodes[0].node).topology()));
-      },
-    ), { numRuns: 150 });
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            parent: fc.nat(),
+            id: fc.oneof(fc.constantFrom('0', '7', '10', '2'), fc.stringMatching(/^[a-z][a-z0-9]{0,3}$/)),
+          }),
+          { minLength: 1, maxLength: 25 },
+        ),
+        fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 40 }),
+        (specs, edges) => {
+          const app = new App();
+          const nodes: Construct[] = [];
+          specs.forEach((s, i) => {
+            const parent = i === 0 ? app : nodes[s.parent % i];
+            const id = parent.node.tryFindChild(s.id) ? `${s.id}x${i}` : s.id;
+            nodes.push(i % 3 === 0 ? new Chart(parent, id) : new Construct(parent, id));
+          });
+          // an edge from a later-created node to an earlier one keeps the graph acyclic
+          for (const [a, b] of edges) {
+            const [from, to] = [a % nodes.length, b % nodes.length];
+            if (from > to) nodes[from].node.addDependency(nodes[to]);
+          }
+          expect(paths(dependencyOrder(app.node))).toEqual(paths(new DependencyGraph(app.node).topology()));
+          expect(paths(dependencyOrder(nodes[0].node))).toEqual(paths(new DependencyGraph(nodes[0].node).topology()));
+        },
+      ),
+      { numRuns: 150 },
+    );
   });
 
   test('a cycle throws, as cdk8s does', () => {
@@ -79,7 +88,11 @@ describe('progress', () => {
       t = i / 5; // 600 ms in all
       p(i, 3000);
     }
-    expect(out).toEqual(['\rsynthesized 1250/3000 charts', '\rsynthesized 2500/3000 charts', '\rsynthesized 3000/3000 charts in 0.6 s\n']);
+    expect(out).toEqual([
+      '\rsynthesized 1250/3000 charts',
+      '\rsynthesized 2500/3000 charts',
+      '\rsynthesized 3000/3000 charts in 0.6 s\n',
+    ]);
     const quick: string[] = [];
     let t2 = 0;
     const q = terminalProgress({ write: (s: string) => quick.push(s) }, { now: () => t2 });

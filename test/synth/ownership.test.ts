@@ -30,16 +30,24 @@ async function synth(out: string | undefined, cwd?: string): Promise<{ code: num
   const before = process.cwd();
   if (cwd) process.chdir(cwd);
   try {
-    const code = await main(['node', 'rollwise', 'synth', '--app', app, '--out', out ?? ''], () => undefined, (t) => { err += t; });
+    const code = await main(
+      ['node', 'rollwise', 'synth', '--app', app, '--out', out ?? ''],
+      () => undefined,
+      (t) => {
+        err += t;
+      },
+    );
     return { code, err };
   } finally {
     process.chdir(before);
   }
 }
 
-describe('the output folder is rollwise\'s alone', () => {
+describe("the output folder is rollwise's alone", () => {
   let root: string;
-  beforeEach(() => { root = fs.mkdtempSync(path.join(os.tmpdir(), 'rollwise-own-')); });
+  beforeEach(() => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'rollwise-own-'));
+  });
   afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
   function checkout(): string {
@@ -156,7 +164,11 @@ describe('the output folder is rollwise\'s alone', () => {
   test.each([
     ['empty', '', 'is empty'],
     ['hand-made', 'rollwise output\n', 'does not start with the lines synth writes'],
-    ['of the first version, which listed no files', 'This folder is written by `rollwise synth`, which replaces it as a whole on every run.\nKeep no other files in it: they would be deleted. (docs/synth.md#the-output-folder)\n', 'did not list the files'],
+    [
+      'of the first version, which listed no files',
+      'This folder is written by `rollwise synth`, which replaces it as a whole on every run.\nKeep no other files in it: they would be deleted. (docs/synth.md#the-output-folder)\n',
+      'did not list the files',
+    ],
     ['listing a path outside the folder', outputMarkerText(['../keep.txt']), 'lists a path synth would not write'],
   ])('a marker that synth did not write (%s) is not trusted; nothing changed', async (_name, text, why) => {
     const out = path.join(root, 'forged');
@@ -172,7 +184,10 @@ describe('the output folder is rollwise\'s alone', () => {
   });
 
   test('a marker with Git conflict lines (two branches each added a service) lists both sides', () => {
-    const merged = outputMarkerText(['a.k8s.yaml']).replace('a.k8s.yaml\n', '<<<<<<< HEAD\na.k8s.yaml\nb.k8s.yaml\n=======\na.k8s.yaml\nc.k8s.yaml\n>>>>>>> topic\n');
+    const merged = outputMarkerText(['a.k8s.yaml']).replace(
+      'a.k8s.yaml\n',
+      '<<<<<<< HEAD\na.k8s.yaml\nb.k8s.yaml\n=======\na.k8s.yaml\nc.k8s.yaml\n>>>>>>> topic\n',
+    );
     const read = readOutputMarker(merged.replace(/\n/g, '\r\n'));
     expect('files' in read && [...read.files].sort()).toEqual(['a.k8s.yaml', 'b.k8s.yaml', 'c.k8s.yaml']);
     const odd = ['"quoted".yaml', '<<<<<<< x.yaml', 'a\nb.yaml'];

@@ -51,5 +51,7 @@ fs.mkdirSync('blocked/svc-1.k8s.yaml', { recursive: true }); // a folder where a
 try { writeApp(estate(3), 'blocked', { parallel: true }); console.log('no error'); }
 catch (e) { console.log('error: ' + e.message.split('\\n')[0]); }`);
   expect(r.status).toBe(0);
-  expect(r.out).toMatch(/error: rollwise synth: writing blocked\/svc-1\.k8s\.yaml failed: a folder is in the way of the file \(EISDIR\)/);
+  expect(r.out).toMatch(
+    /error: rollwise synth: writing blocked\/svc-1\.k8s\.yaml failed: a folder is in the way of the file \(EISDIR\)/,
+  );
 });

@@ -18,7 +18,9 @@ beforeAll(() => {
   lib = temp('rw-app-lib-');
   compileSrc(lib);
 }, 120_000);
-afterAll(() => { for (const t of temps) fs.rmSync(t, { recursive: true, force: true }); });
+afterAll(() => {
+  for (const t of temps) fs.rmSync(t, { recursive: true, force: true });
+});
 
 /** The canary example service (reasons, runbook, alerts) and a plain ApiObject beside it. */
 function appSource(extra = ''): string {
@@ -110,7 +112,10 @@ describe.each([
 });
 
 test('rollwise synth refuses a plain cdk8s App, and writes nothing', () => {
-  const dir = appDir('node app.js', "const { App, Chart, ApiObject } = require('cdk8s');\nconst app = new App();\nnew ApiObject(new Chart(app, 'c'), 'x', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } });\napp.synth();\n");
+  const dir = appDir(
+    'node app.js',
+    "const { App, Chart, ApiObject } = require('cdk8s');\nconst app = new App();\nnew ApiObject(new Chart(app, 'c'), 'x', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } });\napp.synth();\n",
+  );
   const res = rollwise(dir, 'synth');
   expect(res.status).toBe(2);
   expect(res.stderr).toContain('plain cdk8s App');
@@ -126,25 +131,43 @@ test('rollwise synth without cdk8s.yaml or --app names what is missing', () => {
 }, 60_000);
 
 describe('an app run as a program reports bad input as rollwise does, without a stack trace (issue 24)', () => {
-  const broken = () => appSource().replace("platform: examplePlatform('prod', 'https://kubernetes.default.svc') }", "platform: examplePlatform('prod', 'https://kubernetes.default.svc'), replicas: 1 }");
-  const inputError = /rollwise: invalid input in service checkout-api \(checkout-api\/checkout-api\)\n {2}replicas = 1\n {2}why: must be a whole number from 2 to 1000/;
+  const broken = () =>
+    appSource().replace(
+      "platform: examplePlatform('prod', 'https://kubernetes.default.svc') }",
+      "platform: examplePlatform('prod', 'https://kubernetes.default.svc'), replicas: 1 }",
+    );
+  const inputError =
+    /rollwise: invalid input in service checkout-api \(checkout-api\/checkout-api\)\n {2}replicas = 1\n {2}why: must be a whole number from 2 to 1000/;
   // cdk8s synth prints stack frames of its own (its update check, its exec of the app): none may be the app's or rollwise's
-  const noStack = (text: string) => expect(text.split('\n').filter((l) => /^\s+at /.test(l) && !/node_modules\/cdk8s|node:/.test(l))).toEqual([]);
+  const noStack = (text: string) =>
+    expect(text.split('\n').filter((l) => /^\s+at /.test(l) && !/node_modules\/cdk8s|node:/.test(l))).toEqual([]);
 
   test.each([
     ['node app.js', (dir: string) => spawnSync(process.execPath, ['app.js'], { cwd: dir, encoding: 'utf8' })],
-    ['cdk8s synth', (dir: string) => spawnSync(process.execPath, [CDK8S, 'synth', '-o', 'out'], { cwd: dir, encoding: 'utf8', env: { ...process.env, CI: 'true' } })],
+    [
+      'cdk8s synth',
+      (dir: string) =>
+        spawnSync(process.execPath, [CDK8S, 'synth', '-o', 'out'], {
+          cwd: dir,
+          encoding: 'utf8',
+          env: { ...process.env, CI: 'true' },
+        }),
+    ],
     ['rollwise synth of a shell command', (dir: string) => rollwise(dir, 'synth', '-o', 'out')],
-  ])('%s', (_how, run) => {
-    const dir = appDir('ROLLWISE_TEST=1 node app.js', broken());
-    const res = run(dir);
-    expect(res.status).not.toBe(0);
-    expect(res.stderr).toMatch(inputError);
-    noStack(res.stderr);
-    expect(fs.existsSync(path.join(dir, 'out'))).toBe(false);
-  }, 120_000);
+  ])(
+    '%s',
+    (_how, run) => {
+      const dir = appDir('ROLLWISE_TEST=1 node app.js', broken());
+      const res = run(dir);
+      expect(res.status).not.toBe(0);
+      expect(res.stderr).toMatch(inputError);
+      noStack(res.stderr);
+      expect(fs.existsSync(path.join(dir, 'out'))).toBe(false);
+    },
+    120_000,
+  );
 
-  test('an error of the app\'s own code keeps its stack', () => {
+  test("an error of the app's own code keeps its stack", () => {
     const dir = appDir('node app.js', appSource('null.boom();'));
     const res = spawnSync(process.execPath, ['app.js'], { cwd: dir, encoding: 'utf8' });
     expect(res.status).not.toBe(0);

@@ -15,7 +15,9 @@ let root: string;
 beforeAll(() => {
   compileSrc(build);
   fs.chmodSync(build, 0o755);
-  fs.writeFileSync(path.join(build, 'synth-case.js'), `
+  fs.writeFileSync(
+    path.join(build, 'synth-case.js'),
+    `
 const { App, Chart, ApiObject } = require('cdk8s');
 const { synthesize } = require('./src/synth/synth');
 const { setSwapFaultHook } = require('./src/synth/swap');
@@ -35,7 +37,8 @@ setSwapFaultHook((stage) => {
 const r = synthesize(buildApp, { outdir: out, progress: () => undefined, lockWaitSeconds: Number(process.env.WAIT || 120) });
 for (const w of r.warnings) console.error('warning: ' + w);
 console.log('wrote ' + r.files.length + ' files');
-`);
+`,
+  );
 });
 afterAll(() => fs.rmSync(build, { recursive: true, force: true }));
 beforeEach(() => {
@@ -51,21 +54,32 @@ const out = () => path.join(root, 'dist');
 
 function run(version: string, env: Record<string, string> = {}, asUser?: number): SpawnSyncReturns<string> {
   return spawnSync(process.execPath, [path.join(build, 'synth-case.js'), out(), version], {
-    cwd: build, encoding: 'utf8', timeout: 60_000, env: { ...process.env, ...env }, ...(asUser !== undefined ? { uid: asUser, gid: asUser } : {}),
+    cwd: build,
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, ...env },
+    ...(asUser !== undefined ? { uid: asUser, gid: asUser } : {}),
   });
 }
 
 /** The version every file of the output holds, or a description of what is wrong with it. */
 function outputVersion(charts = 3): string {
   if (!fs.existsSync(out())) return 'no output folder';
-  const files = fs.readdirSync(out()).filter((f) => f !== '.rollwise-output').sort();
+  const files = fs
+    .readdirSync(out())
+    .filter((f) => f !== '.rollwise-output')
+    .sort();
   const expected = [...Array(charts).keys()].map((i) => `c${i}.k8s.yaml`).sort();
   if (JSON.stringify(files) !== JSON.stringify(expected)) return `incomplete: ${files.join(', ')}`;
   const versions = new Set(files.map((f) => /version: (\S+)/.exec(fs.readFileSync(path.join(out(), f), 'utf8'))?.[1]));
   return versions.size === 1 ? [...versions][0]! : `mixed: ${[...versions].join(', ')}`;
 }
 
-const leftovers = () => fs.readdirSync(root).filter((e) => e !== 'dist').sort();
+const leftovers = () =>
+  fs
+    .readdirSync(root)
+    .filter((e) => e !== 'dist')
+    .sort();
 
 test('a kill between the two renames: the next run restores a complete output before anything else', () => {
   expect(run('v1').status).toBe(0);
@@ -94,17 +108,20 @@ test('a kill after writing, before the swap: the old output stays, the next run 
   expect(leftovers()).toEqual([]);
 });
 
-test.each(['SIGTERM', 'SIGINT'])('%s before the swap: the process ends by the signal, the old output stays, the next run deletes the temporary folder', (sig) => {
-  expect(run('v1').status).toBe(0);
-  const r = run('v2', { FAULT: 'written', ACTION: sig });
-  expect(r.signal).toBe(sig);
-  expect(outputVersion()).toBe('v1');
-  expect(leftovers().every((e) => /^\.dist-tmp-[0-9a-f]{12}$|^\.dist\.lock$/.test(e))).toBe(true);
-  const next = run('v3');
-  expect(next.status).toBe(0);
-  expect(outputVersion()).toBe('v3');
-  expect(leftovers()).toEqual([]);
-});
+test.each(['SIGTERM', 'SIGINT'])(
+  '%s before the swap: the process ends by the signal, the old output stays, the next run deletes the temporary folder',
+  (sig) => {
+    expect(run('v1').status).toBe(0);
+    const r = run('v2', { FAULT: 'written', ACTION: sig });
+    expect(r.signal).toBe(sig);
+    expect(outputVersion()).toBe('v1');
+    expect(leftovers().every((e) => /^\.dist-tmp-[0-9a-f]{12}$|^\.dist\.lock$/.test(e))).toBe(true);
+    const next = run('v3');
+    expect(next.status).toBe(0);
+    expect(outputVersion()).toBe('v3');
+    expect(leftovers()).toEqual([]);
+  },
+);
 
 test('SIGINT after the swap: it says the new output is in place, and ends by the signal', () => {
   expect(run('v1').status).toBe(0);
@@ -118,8 +135,15 @@ test('SIGINT after the swap: it says the new output is in place, and ends by the
 
 test('SIGTERM from outside at a random moment of a long synth, then SIGKILL: the output is complete after the next run', async () => {
   expect(run('v1', { CHARTS: '3000' }).status).toBe(0);
-  for (const [sig, delay] of [['SIGTERM', 400], ['SIGKILL', 600]] as const) {
-    const child = spawn(process.execPath, [path.join(build, 'synth-case.js'), out(), `v-${sig}`], { cwd: build, env: { ...process.env, CHARTS: '3000' }, stdio: 'ignore' });
+  for (const [sig, delay] of [
+    ['SIGTERM', 400],
+    ['SIGKILL', 600],
+  ] as const) {
+    const child = spawn(process.execPath, [path.join(build, 'synth-case.js'), out(), `v-${sig}`], {
+      cwd: build,
+      env: { ...process.env, CHARTS: '3000' },
+      stdio: 'ignore',
+    });
     // Listen before the delay: on a quiet machine the synth may be done before the signal, and an
     // 'exit' that was already emitted is not emitted again.
     const exited = new Promise((r) => child.on('exit', r));
@@ -151,33 +175,48 @@ test('a read-only folder in the output: synth fails naming it and the old output
   fs.chmodSync(path.join(out(), 'ro'), 0o555);
   const r = run('v2', {}, user);
   expect(r.status).not.toBe(0);
-  expect(r.stderr).toContain(`${path.join(out(), 'ro')} is read-only, so the previous output could not be replaced and deleted; nothing was changed`);
+  expect(r.stderr).toContain(
+    `${path.join(out(), 'ro')} is read-only, so the previous output could not be replaced and deleted; nothing was changed`,
+  );
   expect(fs.readFileSync(path.join(out(), 'ro', 'kept.txt'), 'utf8')).toBe('kept');
   expect(fs.readFileSync(path.join(out(), 'c0.k8s.yaml'), 'utf8')).toContain('version: v1');
   expect(leftovers()).toEqual([]);
 });
 
 test('the output folder has the mode the umask gives, not 0700', () => {
-  const r = spawnSync('sh', ['-c', `umask 022 && "${process.execPath}" "${path.join(build, 'synth-case.js')}" "${out()}" v1`], { cwd: build, encoding: 'utf8' });
+  const r = spawnSync(
+    'sh',
+    ['-c', `umask 022 && "${process.execPath}" "${path.join(build, 'synth-case.js')}" "${out()}" v1`],
+    { cwd: build, encoding: 'utf8' },
+  );
   expect(r.status).toBe(0);
   expect((fs.statSync(out()).mode & 0o777).toString(8)).toBe('755');
   expect((fs.statSync(path.join(out(), 'c0.k8s.yaml')).mode & 0o777).toString(8)).toBe('644');
 });
 
 test('two synths at once: the second waits for the first, both outputs land in order; with no wait it fails clearly', async () => {
-  const start = (version: string, env: Record<string, string>) => new Promise<{ code: number | null; err: string }>((resolve) => {
-    const child = spawn(process.execPath, [path.join(build, 'synth-case.js'), out(), version], { cwd: build, env: { ...process.env, ...env } });
-    let err = '';
-    child.stderr.on('data', (d) => { err += String(d); });
-    child.on('exit', (code) => resolve({ code, err }));
-  });
+  const start = (version: string, env: Record<string, string>) =>
+    new Promise<{ code: number | null; err: string }>((resolve) => {
+      const child = spawn(process.execPath, [path.join(build, 'synth-case.js'), out(), version], {
+        cwd: build,
+        env: { ...process.env, ...env },
+      });
+      let err = '';
+      child.stderr.on('data', (d) => {
+        err += String(d);
+      });
+      child.on('exit', (code) => resolve({ code, err }));
+    });
   const slow = { FAULT: 'written', ACTION: 'sleep', SLEEP_MS: '1500' };
   const first = start('first', slow);
   // once the first holds the lock (its temporary folder exists), it sleeps 1.5 s before its swap
-  for (let i = 0; i < 400 && !leftovers().some((e) => e.startsWith('.dist-tmp-')); i++) await new Promise((r) => setTimeout(r, 25));
+  for (let i = 0; i < 400 && !leftovers().some((e) => e.startsWith('.dist-tmp-')); i++)
+    await new Promise((r) => setTimeout(r, 25));
   const impatient = await start('impatient', { WAIT: '0' });
   expect(impatient.code).not.toBe(0);
-  expect(impatient.err).toMatch(/dist is being written by another synth \(pid \d+ on .*\); waited 0 s\. Wait for it to finish, or, if no synth is running, delete .*\.dist\.lock/);
+  expect(impatient.err).toMatch(
+    /dist is being written by another synth \(pid \d+ on .*\); waited 0 s\. Wait for it to finish, or, if no synth is running, delete .*\.dist\.lock/,
+  );
   const second = start('second', {});
   const [a, b] = await Promise.all([first, second]);
   expect([a.code, b.code]).toEqual([0, 0]);

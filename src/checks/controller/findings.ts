@@ -9,24 +9,64 @@ export type Json = Record<string, unknown>;
 
 /** The checks, by key; `src/rules/controller-rules.ts` gives each a stable rule id. */
 export type ControllerCheck =
-  | 'negativeField' | 'selectorInvalid' | 'selectorTemplateMismatch' | 'templateNotForReplicaSet'
-    | 'workloadRefWithTemplate' | 'workloadRefUnresolved'
-  | 'progressDeadline' | 'strategyMissing' | 'strategyBoth' | 'surgeUnavailableZero' | 'sameService' | 'pingPong'
-  | 'routingWithoutServices' | 'scaleDownDelayWithoutRouting' | 'dynamicStableScaleWithoutRouting'
-    | 'dynamicStableScaleWithDelay'
-  | 'maxTrafficWeightUnsupported' | 'stepSeveralKinds' | 'stepNoKind' | 'setWeightRange' | 'pauseDuration'
-    | 'setCanaryScaleWithoutRouting'
-  | 'headerRouteUnsupported' | 'routeMatchInvalid' | 'mirrorRouteWithoutIstio' | 'managedRoutesMissing'
-    | 'routeNotManaged'
-  | 'experimentWeightUnsupported' | 'analysisArgFieldRef' | 'antiAffinity' | 'routerConfigInvalid'
-  | 'serviceNotFound' | 'serviceSelectorMismatch' | 'serviceManagedByOther' | 'templateNotFound'
-    | 'analysisArgsNotSupplied'
-  | 'inlineAnalysisIndefinite' | 'inlineUnresolvedArg' | 'templatesMergeInvalid' | 'argValueAndValueFrom'
-  | 'noMetrics' | 'duplicateMetric' | 'negativeLimit' | 'limitsBothDisabled' | 'countBelowLimits'
-    | 'countBelowInconclusive'
-  | 'intervalRequired' | 'durationInvalid' | 'providerCount' | 'dryRunRule' | 'unresolvedArg'
-  | 'rwPluginWithoutServices' | 'rwPluginRouteNotFound' | 'rwPluginBackendRefMissing' | 'rwPluginRuleWithoutBoth'
-  | 'rwStepSeveralActions' | 'rwStepUnknownField' | 'rwStartingStepAfterSteps';
+  | 'negativeField'
+  | 'selectorInvalid'
+  | 'selectorTemplateMismatch'
+  | 'templateNotForReplicaSet'
+  | 'workloadRefWithTemplate'
+  | 'workloadRefUnresolved'
+  | 'progressDeadline'
+  | 'strategyMissing'
+  | 'strategyBoth'
+  | 'surgeUnavailableZero'
+  | 'sameService'
+  | 'pingPong'
+  | 'routingWithoutServices'
+  | 'scaleDownDelayWithoutRouting'
+  | 'dynamicStableScaleWithoutRouting'
+  | 'dynamicStableScaleWithDelay'
+  | 'maxTrafficWeightUnsupported'
+  | 'stepSeveralKinds'
+  | 'stepNoKind'
+  | 'setWeightRange'
+  | 'pauseDuration'
+  | 'setCanaryScaleWithoutRouting'
+  | 'headerRouteUnsupported'
+  | 'routeMatchInvalid'
+  | 'mirrorRouteWithoutIstio'
+  | 'managedRoutesMissing'
+  | 'routeNotManaged'
+  | 'experimentWeightUnsupported'
+  | 'analysisArgFieldRef'
+  | 'antiAffinity'
+  | 'routerConfigInvalid'
+  | 'serviceNotFound'
+  | 'serviceSelectorMismatch'
+  | 'serviceManagedByOther'
+  | 'templateNotFound'
+  | 'analysisArgsNotSupplied'
+  | 'inlineAnalysisIndefinite'
+  | 'inlineUnresolvedArg'
+  | 'templatesMergeInvalid'
+  | 'argValueAndValueFrom'
+  | 'noMetrics'
+  | 'duplicateMetric'
+  | 'negativeLimit'
+  | 'limitsBothDisabled'
+  | 'countBelowLimits'
+  | 'countBelowInconclusive'
+  | 'intervalRequired'
+  | 'durationInvalid'
+  | 'providerCount'
+  | 'dryRunRule'
+  | 'unresolvedArg'
+  | 'rwPluginWithoutServices'
+  | 'rwPluginRouteNotFound'
+  | 'rwPluginBackendRefMissing'
+  | 'rwPluginRuleWithoutBoth'
+  | 'rwStepSeveralActions'
+  | 'rwStepUnknownField'
+  | 'rwStartingStepAfterSteps';
 
 export interface ControllerFinding {
   readonly check: ControllerCheck;
@@ -67,15 +107,22 @@ export function readSelector(x: unknown): LabelSelector {
   for (const [k, v] of Object.entries(rec(r.matchLabels) ?? {})) labels[k] = v as string;
   return {
     matchLabels: labels,
-    matchExpressions: arr(r.matchExpressions).map((e) => ({ key: str(rec(e)?.key), operator: str(rec(e)?.operator),
-      values: arr(rec(e)?.values).map(String) })),
+    matchExpressions: arr(r.matchExpressions).map((e) => ({
+      key: str(rec(e)?.key),
+      operator: str(rec(e)?.operator),
+      values: arr(rec(e)?.values).map(String),
+    })),
   };
 }
 
 export class Findings {
   public readonly list: ControllerFinding[] = [];
-  public add(check: ControllerCheck, path: string, message: string,
-    values: Record<string, string | number | boolean> = {}): void {
+  public add(
+    check: ControllerCheck,
+    path: string,
+    message: string,
+    values: Record<string, string | number | boolean> = {},
+  ): void {
     this.list.push({ check, path, message, values });
   }
 }

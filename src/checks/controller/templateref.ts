@@ -20,10 +20,13 @@ export function resolveWorkloadRef(ro: Json, lookup: ObjectLookup, out: Findings
   if (!ref) return ro;
   const tmeta = rec(rec(spec.template)?.metadata) ?? {};
   if (Object.keys(rec(tmeta.labels) ?? {}).length > 0 || Object.keys(rec(tmeta.annotations) ?? {}).length > 0) {
-    out.add('workloadRefWithTemplate', 'spec.template',
+    out.add(
+      'workloadRefWithTemplate',
+      'spec.template',
       'spec.workloadRef and spec.template are both set: the controller refuses it ("template must be empty for ' +
         'workload reference rollout"). Remove spec.template (labels and annotations included), or remove ' +
-        'spec.workloadRef.');
+        'spec.workloadRef.',
+    );
     return ro;
   }
   const apiVersion = str(ref.apiVersion);
@@ -31,22 +34,28 @@ export function resolveWorkloadRef(ro: Json, lookup: ObjectLookup, out: Findings
   const kind = str(ref.kind);
   const info = WORKLOAD_KINDS[`${group}/${kind}`];
   if (!info) {
-    out.add('workloadRefUnresolved', 'spec.workloadRef',
+    out.add(
+      'workloadRefUnresolved',
+      'spec.workloadRef',
       `spec.workloadRef ${show(ref)}: the controller resolves only a PodTemplate, Deployment or ReplicaSet and ` +
         `refuses the Rollout ("workload of type ${group}/${kind} is not supported"). Reference a Deployment ` +
         '(apps/v1).',
-      { kind, apiVersion });
+      { kind, apiVersion },
+    );
     return ro;
   }
   const ns = str(rec(ro.metadata)?.namespace) || undefined;
   const w = lookup.get(kind, ns, str(ref.name));
   if (!w) {
-    out.add('workloadRefUnresolved', 'spec.workloadRef.name',
+    out.add(
+      'workloadRefUnresolved',
+      'spec.workloadRef.name',
       `spec.workloadRef names ${kind} "${str(ref.name)}", which is not among the checked objects in ` +
         `namespace ${ns ?? '(unset)'}: the controller cannot resolve the template and marks the Rollout InvalidSpec ` +
         `(${kind.toLowerCase()}s "${str(ref.name)}" not found). Add the ${kind} (or lint it with the Rollout) or fix ` +
         'the name.',
-      { kind, name: str(ref.name) });
+      { kind, name: str(ref.name) },
+    );
     return ro;
   }
   const at = (o: unknown, path: string[]) => path.reduce<unknown>((x, k) => rec(x)?.[k], o);
