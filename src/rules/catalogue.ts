@@ -91,9 +91,10 @@ export const ENGINE_RULES = {
       "eksctl's ClusterConfig, kind's Cluster, a Backstage entity), a value that is an unrendered placeholder " +
       '(${VAR}, $VAR, <PROJECT_ID>, a Jinja, Ansible or Go template fill-in such as {{ ca_version }} but not Argo ' +
       "Rollouts' {{args.name}}, {Organization name}, %VAR%, [YOUR_BASE64_AK_ID] that YAML reads as a list where a " +
-      'string belongs, a PROJECT_ID-style fill-in where a number or a lower-case name belongs; checked once ' +
-      'substituted), the `sops` key of a document SOPS encrypted (a top-level `sops` mapping with a `mac`: the sops ' +
-      'CLI and Flux decrypt it and drop the key before it is applied, fluxcd/kustomize-controller v1.9.4 ' +
+      'string belongs, {volume-id} that YAML reads as a map of one key with no value where a scalar belongs, ' +
+      '{username} inside an image, a PROJECT_ID-style fill-in where a number or a lower-case name belongs; checked ' +
+      'once substituted), the `sops` key of a document SOPS encrypted (a top-level `sops` mapping with a `mac`: the ' +
+      'sops CLI and Flux decrypt it and drop the key before it is applied, fluxcd/kustomize-controller v1.9.4 ' +
       'internal/decryptor/decryptor.go isSOPSEncryptedResource, getsops/sops v3.13.2 stores/stores.go; a `kind: ' +
       "List`'s block covers its items, stores/yaml/store.go LoadEncryptedFile; plain-text fields are applied as " +
       "written and still checked), and a value in sops's exact format " +

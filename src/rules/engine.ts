@@ -1,6 +1,7 @@
 import { ANNOTATIONS } from '../justify/annotations';
 import { parseReasonLines } from '../justify/reasons';
 import { reasonProblem } from '../decisions/reason';
+import { foreignGroup } from './api-groups';
 import { ENGINE_RULES, findRule, RULES } from './catalogue';
 import { factDefinition, FactName, FactReader, LintFacts } from './facts';
 import { rec } from './k8s';
@@ -111,7 +112,12 @@ export function lintParsed(
   problems: readonly ParseProblem[] = [],
   opts: LintOptions = {},
 ): LintResult {
-  const index = new Index(objects, opts.scopes);
+  // Another operator's kind of the same name (a `rollouts.example.com` AnalysisTemplate) is not the
+  // kind the rules know: no rule runs on it and no rule finds it across objects (api-groups.ts).
+  const index = new Index(
+    objects.filter((o) => foreignGroup(o) === undefined),
+    opts.scopes,
+  );
   const facts = new FactReader(opts.facts);
   const findings: Finding[] = [];
   const seq = new Map<Finding, number>();
@@ -181,6 +187,12 @@ export function lintParsed(
   const skippedKinds: Record<string, number> = {};
   for (const o of objects) {
     policyOf(o);
+    const foreign = foreignGroup(o);
+    if (foreign !== undefined) {
+      const k = `${o.kind} (${foreign})`;
+      skippedKinds[k] = (skippedKinds[k] ?? 0) + 1;
+      continue;
+    }
     const rules = RULES_BY_KIND.get(o.kind);
     if (!rules) {
       if (!CONTEXT_KINDS.has(o.kind)) skippedKinds[o.kind] = (skippedKinds[o.kind] ?? 0) + 1;

@@ -69,6 +69,26 @@ const NOT_BASE64 = /^is not base64\b/;
  */
 const UPPER_FILL_IN = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/;
 
+/**
+ * A schema problem that expects a scalar where YAML read a map: `volumeID: {volume-id}` is a flow
+ * map of one key with a null value (YAML 1.2 spec, 7.4 Flow Collection Styles: a flow map entry
+ * without `: value` has a null value), a writer's fill-in in single braces (kserve
+ * docs/samples/v1beta1/custom/torchserve/pv.yaml, held-out set 8).
+ */
+const NOT_A_MAP = /^must be of type (?:string|integer|number|boolean), not object /;
+/** The key of such a fill-in: one word (letters, digits, `-`, `_`, `.`), starting with a letter. */
+const WORD = /^[A-Za-z][A-Za-z0-9_.-]*$/;
+/**
+ * A one-word fill-in in single braces as a whole path component of an image's repository:
+ * `{username}/feast-server:latest` (kserve docs/samples/v1beta1/transformer/feast/feast_server.yaml,
+ * held-out set 8), the name of what goes there. A braced tag (`ca:{v1.32}`, held-out set 6) holds
+ * the value itself with stray braces, and is still refused. No image reference
+ * holds a brace (github.com/distribution/reference v0.6.0 regexp.go, the grammar
+ * the kubelet parses images with: see src/schemas/builtin.ts), so the braces are the writer's.
+ */
+const BRACED_WORD = /(?:^|\/)\{[A-Za-z][A-Za-z0-9_-]*\}\//;
+const IMAGE_FIELD = /\/image$/;
+
 /** A schema problem that expects a string where YAML read a list. */
 const NOT_A_LIST = /^must be of type string, not array /;
 /** A schema problem that expects a number or a boolean: a string of upper-case letters there (`PORT`) is a fill-in. */
@@ -113,6 +133,12 @@ export function aboutPlaceholder(p: {
   // (kubernetes/autoscaler cluster-autoscaler/cloudprovider/alicloud/examples, held-out set 6).
   const only: unknown = Array.isArray(p.value) && p.value.length === 1 ? p.value[0] : undefined;
   if (NOT_A_LIST.test(p.message) && typeof only === 'string' && UPPER_FILL_IN.test(only)) return true;
+  const value =
+    p.value !== null && typeof p.value === 'object' && !Array.isArray(p.value)
+      ? Object.entries(p.value as Record<string, unknown>)
+      : [];
+  if (NOT_A_MAP.test(p.message) && value.length === 1 && value[0][1] === null && WORD.test(value[0][0])) return true;
+  if (IMAGE_FIELD.test(p.path) && typeof p.value === 'string' && BRACED_WORD.test(p.value)) return true;
   const upperCase = NOT_A_STRING.test(p.message) ? 'number' : LOWER_CASE_FIELD.test(p.path);
   return containsPlaceholder(p.value, upperCase);
 }

@@ -947,3 +947,65 @@ describe('held-out set 6: objects not applied as written (issue 21)', () => {
     expect(errors).toEqual([expect.stringMatching(/^RW801 sops: /)]);
   });
 });
+
+describe('held-out set 8: single-brace fill-ins (issue 21 round 9)', () => {
+  /** kserve/kserve docs/samples/v1beta1/custom/torchserve/pv.yaml (and torchserve/model-archiver/pv.yaml), as published. */
+  const pv = (volumeID: string): string => `apiVersion: v1
+kind: PersistentVolume
+metadata:
+  name: model-pv-volume
+  labels:
+    type: "amazonEBS"
+spec:
+  capacity:
+    storage: 5Gi
+  accessModes:
+      - ReadWriteOnce
+  awsElasticBlockStore:
+    volumeID: ${volumeID} #vol-074ea8934f7b80df5
+    fsType: ext4
+`;
+
+  test('volumeID: {volume-id}, which YAML reads as a map of one key with no value, is a fill-in', () => {
+    expect(YAML.parse(pv('{volume-id}')).spec.awsElasticBlockStore.volumeID).toEqual({ 'volume-id': null });
+    expect(clusterFindings(lintFolder(applied({ 'pv.yaml': pv('{volume-id}') })))).toEqual([]);
+  });
+
+  test('near misses: a map with a value, or of two keys, where a string belongs is still refused', () => {
+    expect(clusterErrors(lintFolder(applied({ 'pv.yaml': pv('{volume-id: vol-074ea8934f7b80df5}') })))).toEqual([
+      expect.stringMatching(/^RW801 spec.awsElasticBlockStore.volumeID: must be of type string, not object/),
+    ]);
+    expect(clusterErrors(lintFolder(applied({ 'pv.yaml': pv('{volume, id}') })))).toEqual([
+      expect.stringMatching(/^RW801 .*must be of type string, not object/),
+    ]);
+  });
+
+  /** kserve/kserve docs/samples/v1beta1/transformer/feast/feast_server.yaml: image "{username}/feast-server:latest". */
+  const feast = (image: string): Obj => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'feature-server' },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { app: 'feature-server' } },
+      template: {
+        metadata: { labels: { app: 'feature-server' } },
+        spec: { containers: [{ name: 'feature-server', image }] },
+      },
+    },
+  });
+
+  test('an image whose repository path starts with {username}/ is a fill-in', () => {
+    expect(clusterFindings(lintObjs(feast('{username}/feast-server:latest')))).toEqual([]);
+    expect(clusterFindings(lintObjs(feast('docker.io/{username}/feast-server:latest')))).toEqual([]);
+  });
+
+  test('near misses: a braced tag and a braced number are still refused', () => {
+    for (const image of ['kserve/feast-server:{latest}', '{1}/feast-server:latest']) {
+      expect([image, clusterErrors(lintObjs(feast(image)))]).toEqual([
+        image,
+        [expect.stringMatching(/^RW803 spec.template.spec.containers\[0\].image: /)],
+      ]);
+    }
+  });
+});
