@@ -59,6 +59,12 @@ export function shutdown(
   };
 }
 
+/**
+ * The size limit of the writable /tmp every pod gets (pod-template.ts), and the default of
+ * `Volume.emptyDir` (pod-extras-props.ts): one value for both.
+ */
+export const TMP_SIZE_LIMIT = '64Mi';
+
 export const SPREAD_REASON = {
   hostname:
     'At most one pod more on any node than on another (maxSkew 1, DoNotSchedule): a node drain or failure ' +

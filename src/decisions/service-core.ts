@@ -20,6 +20,7 @@ import { simulateDrainAtPeak } from '../simulate/drain-at-peak';
 import { isBadVerdict, Verdict } from '../simulate/results';
 import { Platform } from './platform';
 import { shutdown, ShutdownDecisions } from './pod';
+import { decidePodTemplate, PodTemplateDecisions } from './pod-template';
 import {
   livenessTiming,
   LivenessTiming,
@@ -186,6 +187,8 @@ export interface ServiceCoreDecisions {
   readonly shutdown: ShutdownDecisions;
   /** Environment, identity, volumes, placement, sidecars and init containers. */
   readonly pod: PodExtrasDecisions;
+  /** The pod template's fixed and input-following values (pod-template.ts). */
+  readonly podTemplate: PodTemplateDecisions;
   /** The schema migration Job (an Argo CD PreSync hook), when `migrations` is given. */
   readonly migration?: MigrationDecisions;
   readonly kubernetesVersion: KubernetesVersion;
@@ -382,6 +385,7 @@ export function decideServiceCore(inp: ServiceCoreInputs, platform: Platform): S
     pdbMaxUnavailable,
     shutdown: decideShutdown(inp, platform),
     pod,
+    podTemplate: decidePodTemplate(readinessPath, pod),
     migration,
     kubernetesVersion: platform.kubernetesVersion,
     noHeadroomAccepted,
