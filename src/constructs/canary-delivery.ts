@@ -122,7 +122,14 @@ export class CanaryDelivery extends Construct {
       spec: {
         type: 'ClusterIP',
         selector: selectorLabels(selectedLike),
-        ports: [{ name: PORT_NAME, port: 80, targetPort: k8s.IntOrString.fromString(PORT_NAME), protocol: 'TCP' }],
+        ports: [
+          {
+            name: PORT_NAME,
+            port: d.servicePort.value,
+            targetPort: k8s.IntOrString.fromString(PORT_NAME),
+            protocol: 'TCP',
+          },
+        ],
       },
     });
 

@@ -2,6 +2,7 @@ import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { HttpRoute } from '../../imports/gateway-api-gateway.networking.k8s.io';
 import { envoyClusters } from '../decisions/analysis';
+import { SERVICE_PORT } from '../decisions/pod';
 import type { RouteDecisions } from '../decisions/route';
 import { Reasons } from '../justify/reasons';
 import { registerDecidedValuesCheck } from '../invariants/decided-values';
@@ -36,7 +37,7 @@ export function renderHttpRoute(scope: Construct, id: string, props: ServiceRout
     group: '',
     kind: 'Service',
     name,
-    port: 80,
+    port: SERVICE_PORT,
     weight,
     ...(canary
       ? {

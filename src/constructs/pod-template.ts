@@ -2,14 +2,14 @@ import { renderingPatch } from '../invariants/final-objects';
 import { JsonPatch } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { ServiceDecisions } from '../decisions/service';
-import { securityReason } from '../decisions/pod';
+import { PORT_NAME, securityReason } from '../decisions/pod';
 import { ProcessCheck, ReadinessTiming } from '../decisions/probes';
 import { ExtraContainerDecisions } from '../decisions/containers';
 import { MigrationDecisions } from '../decisions/migrations';
 import { Reasons } from '../justify/reasons';
 
-/** The container port's name; the Service and probes refer to it. */
-export const PORT_NAME = 'http';
+// The container port's name; the Service and probes refer to it (decided in decisions/pod.ts).
+export { PORT_NAME } from '../decisions/pod';
 
 /** Labels that select this service's pods (the Service and PDB selectors). */
 export function selectorLabels(name: string): Record<string, string> {
