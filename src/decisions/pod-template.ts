@@ -33,8 +33,8 @@ export function decidePodTemplate(readinessPath: string, pod: PodExtrasDecisions
     readinessCheck: decided(
       readinessPath,
       `Readiness asks the local handler ${readinessPath} (declared not to call a dependency): it reports ` +
-        'whether this pod can serve, never whether a downstream is healthy (docs/mechanisms.md#readiness-calls-' +
-        'a-dependency).',
+        'whether this pod can serve, never whether a downstream is healthy ' +
+        '(docs/mechanisms.md#readiness-calls-a-dependency).',
     ),
     startupCheck: decided(
       'same as liveness',
