@@ -4,7 +4,7 @@ import { Construct } from 'constructs';
 import { AnalysisTemplate } from '../../imports/analysistemplate-argoproj.io';
 import { Rollout } from '../../imports/rollout-argoproj.io';
 import { CanaryStrategyDecisions } from '../decisions/canary';
-import { CanaryPlan } from '../decisions/canary-plan';
+import { CanaryPlan, ROLLOUT_HASH_LABEL } from '../decisions/canary-plan';
 import { VolumePlan } from '../decisions/canary-volume';
 import { RouteDecisions } from '../decisions/route';
 import { ServiceDecisions } from '../decisions/service';
@@ -33,8 +33,8 @@ export interface CanaryDeliveryProps {
   readonly replicasOwnedByAutoscaler: boolean;
 }
 
-/** The label Argo Rollouts puts on each revision's pods. */
-export const ROLLOUT_HASH_LABEL = 'rollouts-pod-template-hash';
+// The label Argo Rollouts puts on each revision's pods, decided beside the canary's plan.
+export { ROLLOUT_HASH_LABEL } from '../decisions/canary-plan';
 
 /**
  * Canary delivery: an Argo Rollout splitting traffic on the service's HTTPRoute through the
@@ -72,9 +72,11 @@ export class CanaryDelivery extends Construct {
     // The Rollout.
     const ro = new Reasons();
     const s = this.strategy;
+    const serviceNames = ro.use('spec.strategy.canary.canaryService', plan.serviceNames);
+    const router = ro.use('spec.strategy.canary.trafficRouting', plan.trafficRouting);
     const canary = {
-      canaryService: canaryName,
-      stableService: d.name,
+      canaryService: serviceNames.canary,
+      stableService: serviceNames.stable,
       maxSurge: ro.use('spec.strategy.canary.maxSurge', s.maxSurge),
       maxUnavailable: ro.use('spec.strategy.canary.maxUnavailable', s.maxUnavailable),
       scaleDownDelaySeconds: ro.use('spec.strategy.canary.scaleDownDelaySeconds', s.scaleDownDelaySeconds),
@@ -83,7 +85,7 @@ export class CanaryDelivery extends Construct {
         s.abortScaleDownDelaySeconds,
       ),
       dynamicStableScale: ro.use('spec.strategy.canary.dynamicStableScale', s.dynamicStableScale),
-      trafficRouting: { plugins: { 'argoproj-labs/gatewayAPI': { httpRoute: d.name, namespace: ns ?? 'default' } } },
+      trafficRouting: { plugins: { [router]: { httpRoute: d.name, namespace: ns ?? 'default' } } },
       analysis: {
         templates: [{ templateName: backgroundName }],
         args: [{ name: 'canary-hash', valueFrom: { podTemplateHashValue: 'Latest' } }],
@@ -91,16 +93,6 @@ export class CanaryDelivery extends Construct {
       },
       steps: ro.use('spec.strategy.canary.steps', s.steps),
     };
-    ro.note(
-      'spec.strategy.canary.trafficRouting',
-      `Traffic is split on the HTTPRoute ${d.name} by the argoproj-labs/gatewayAPI plugin (registered in the ` +
-        'argo-rollouts-config ConfigMap, see README), which sets the stable/canary backendRef weights.',
-    );
-    ro.note(
-      'spec.strategy.canary.canaryService',
-      `Canary and stable Services (${canaryName}, ${d.name}) are required in practice: the plugin finds the route's ` +
-        'backendRefs by exactly these names.',
-    );
     const podTemplate = renderPodTemplate(d, props.labels, ro, ROLLOUT_HASH_LABEL);
     const spec = {
       ...(props.replicasOwnedByAutoscaler ? {} : { replicas: ro.use('spec.replicas', d.replicaCount) }),
@@ -124,17 +116,20 @@ export class CanaryDelivery extends Construct {
 
     // Canary Service: same selector as stable; the controller adds the revision hash at runtime.
     const svc = new Reasons();
-    svc.note(
-      'spec.selector',
-      `Same selector as the stable Service ${d.name}; Argo Rollouts adds the canary revision's ${ROLLOUT_HASH_LABEL} ` +
-        'at runtime, so this Service reaches canary pods only.',
-    );
+    const selectedLike = svc.use('spec.selector', plan.canarySelector);
     this.canaryService = new k8s.KubeService(this, 'canary-service', {
       metadata: meta(canaryName, svc),
       spec: {
         type: 'ClusterIP',
-        selector: selectorLabels(d.name),
-        ports: [{ name: PORT_NAME, port: 80, targetPort: k8s.IntOrString.fromString(PORT_NAME), protocol: 'TCP' }],
+        selector: selectorLabels(selectedLike),
+        ports: [
+          {
+            name: PORT_NAME,
+            port: d.servicePort.value,
+            targetPort: k8s.IntOrString.fromString(PORT_NAME),
+            protocol: 'TCP',
+          },
+        ],
       },
     });
 
@@ -157,22 +152,11 @@ export class CanaryDelivery extends Construct {
         args: [{ name: 'canary-hash' }],
         metrics: metrics.map((m, i) => {
           r.note(`spec.metrics[${i}].provider.prometheus.query`, m.reason);
-          r.note(
-            `spec.metrics[${i}].successCondition`,
-            'Guarded: an empty result (no series) or NaN (0/0 without traffic) satisfies neither condition, so the ' +
-              'measurement is Inconclusive and the rollout pauses; unguarded, `result[0]` on an empty result is an ' +
-              'Error and NaN fails the comparison (reference: AnalysisTemplate).',
-          );
-          if (i > 0 && m.failureLimit) r.use(`spec.metrics[${i}].failureLimit`, m.failureLimit);
-          else if (i > 0)
-            r.note(
-              `spec.metrics[${i}].failureLimit`,
-              `The same interval and limits as ${metrics[0].name}, for the same reasons.`,
-            );
+          const successCondition = r.use(`spec.metrics[${i}].successCondition`, plan.successConditions[i]);
+          const failureLimit = r.use(`spec.metrics[${i}].failureLimit`, plan.failureLimits[i]);
           if (!inline && m.initialDelay) r.use(`spec.metrics[${i}].initialDelay`, m.initialDelay);
           if (i === 0) {
             r.use(`spec.metrics[${i}].interval`, plan.interval);
-            r.use(`spec.metrics[${i}].failureLimit`, limits.failureLimit);
             r.use(`spec.metrics[${i}].inconclusiveLimit`, limits.inconclusiveLimit);
             r.use(`spec.metrics[${i}].consecutiveErrorLimit`, limits.consecutiveErrorLimit);
             if (inline) r.use(`spec.metrics[${i}].count`, plan.gateCount);
@@ -182,9 +166,9 @@ export class CanaryDelivery extends Construct {
             name: m.name,
             interval: plan.interval.value,
             ...(inline ? { count: gateCount } : { initialDelay: m.initialDelay?.value ?? window }),
-            successCondition: m.successCondition,
+            successCondition,
             failureCondition: m.failureCondition,
-            failureLimit: (m.failureLimit ?? limits.failureLimit).value,
+            failureLimit,
             inconclusiveLimit: limits.inconclusiveLimit.value,
             consecutiveErrorLimit: limits.consecutiveErrorLimit.value,
             provider: { prometheus: { address: plan.prometheusAddress, query: m.query } },

@@ -1,7 +1,7 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { HttpRoute } from '../../imports/gateway-api-gateway.networking.k8s.io';
-import { envoyClusters } from '../decisions/analysis';
+import { SERVICE_PORT } from '../decisions/pod';
 import type { RouteDecisions } from '../decisions/route';
 import { Reasons } from '../justify/reasons';
 import { registerDecidedValuesCheck } from '../invariants/decided-values';
@@ -30,13 +30,13 @@ export interface ServiceRouteProps {
 export function renderHttpRoute(scope: Construct, id: string, props: ServiceRouteProps): ApiObject {
   const ns = props.namespace;
   const rt = new Reasons();
-  const clusters = envoyClusters(ns ?? 'default', props.name);
+  const decided = props.route;
   const canary = props.canaryService;
   const backendRef = (name: string, weight: number, role: string) => ({
     group: '',
     kind: 'Service',
     name,
-    port: 80,
+    port: SERVICE_PORT,
     weight,
     ...(canary
       ? {
@@ -49,7 +49,13 @@ export function renderHttpRoute(scope: Construct, id: string, props: ServiceRout
         }
       : {}),
   });
-  const gateway = props.route.gateway;
+  const gateway = rt.use('spec.parentRefs', decided.parentRef);
+  if (decided.backendWeights.length !== (canary ? 2 : 1))
+    throw new Error(
+      `renderHttpRoute(${props.name}): the route was decided for ${decided.backendWeights.length} backend(s) but ` +
+        `is rendered with ${canary ? 2 : 1}; pass canaryService exactly when decideRoute was told canary: true.`,
+    );
+  const weights = decided.backendWeights.map((w, i) => rt.use(`spec.rules[0].backendRefs[${i}]`, w));
   const routeSpec = {
     parentRefs: [
       {
@@ -63,58 +69,13 @@ export function renderHttpRoute(scope: Construct, id: string, props: ServiceRout
     hostnames: rt.use('spec.hostnames', props.route.hostnames),
     rules: [
       {
-        matches: [{ path: { type: 'PathPrefix', value: props.route.pathPrefix ?? '/' } }],
+        matches: [{ path: { type: 'PathPrefix', value: rt.use('spec.rules[0].matches[0]', decided.pathMatch) } }],
         backendRefs: canary
-          ? [backendRef(props.name, 100, 'stable'), backendRef(canary, 0, 'canary')]
-          : [backendRef(props.name, 100, 'stable')],
+          ? [backendRef(props.name, weights[0], 'stable'), backendRef(canary, weights[1], 'canary')]
+          : [backendRef(props.name, weights[0], 'stable')],
       },
     ],
   };
-  // gateway-api v1.6.1 apis/v1/gateway_types.go: Listener.AllowedRoutes defaults to
-  // {namespaces: {from: Same}}; Envoy Gateway v1.9.0 internal/gatewayapi/route.go then sets
-  // Accepted=False, NotAllowedByListeners, for a route in another namespace.
-  const gw = `${gateway.namespace}/${gateway.name}${gateway.sectionName ? ` (listener ${gateway.sectionName})` : ''}`;
-  rt.note(
-    'spec.parentRefs',
-    ns === gateway.namespace
-      ? `The platform's Gateway ${gw} (platform.gateway), in the route's own namespace: a listener admits routes from ` +
-          'its own namespace by default.'
-      : `The platform's Gateway ${gw} (platform.gateway). Its listener must admit routes from ` +
-          `namespace ${ns ?? '(the namespace this is applied to)'}: allowedRoutes.namespaces.from defaults to Same, the ` +
-          `Gateway's own namespace (gateway-api v1.6.1), and Envoy Gateway then leaves this route Accepted: False ` +
-          '(NotAllowedByListeners) and no traffic reaches the service. Set from: All, or Selector on the service ' +
-          `namespaces, on the listener (docs/cluster.md, "The Gateway's listeners must admit the services' routes").`,
-  );
-  rt.note(
-    'spec.rules[0].matches[0]',
-    `Every path under ${props.route.pathPrefix ?? '/'} ` +
-      `(route.pathPrefix${props.route.pathPrefix ? '' : ', default "/": the whole host belongs to this service'}), ` +
-      'in one rule, ' +
-      `so ${
-        canary
-          ? 'the canary split and the per-backend clusters the analysis reads cover'
-          : "the route's alerts and traffic policy " + 'cover'
-      } ` +
-      `all of the service's traffic.`,
-  );
-  if (canary) {
-    rt.note(
-      'spec.rules[0].backendRefs[0]',
-      'Stable backend at weight 100, written out with group "" and kind Service so Argo CD sees no defaulting drift; ' +
-        'the Gateway API plugin sets the weights during a canary (Argo CD ignores them).',
-    );
-    rt.note(
-      'spec.rules[0].backendRefs[1]',
-      'Canary backend at weight 0. Its header filter (x-rollwise-backend: canary, seen only by the app) makes Envoy ' +
-        `Gateway build it a cluster of its own, ${clusters.canary}, so the analysis can measure the canary alone.`,
-    );
-  } else {
-    rt.note(
-      'spec.rules[0].backendRefs[0]',
-      'The Service as the only backend at weight 100, written out with group "" and kind Service so Argo CD sees no ' +
-        'defaulting drift; a rolling update needs no traffic split, so no canary backend.',
-    );
-  }
   registerDecidedValuesCheck(scope);
   return new ApiObject(scope, id, {
     ...HttpRoute.GVK,

@@ -139,17 +139,15 @@ export class HttpService extends Construct {
       }
 
       const svc = new Reasons();
-      svc.note(
-        'spec.ports[0]',
-        `Port 80 forwards to the container's named port "${PORT_NAME}" (${d.port}); only Ready endpoints receive ` +
-          'traffic, which is why readiness timing matters (docs/mechanisms.md#readiness-control-loop).',
-      );
+      const servicePort = svc.use('spec.ports[0]', d.servicePort);
       this.service = new k8s.KubeService(this, 'service', {
         metadata: meta(svc, { [ANNOTATIONS.appKeepAliveSeconds]: appServerOf(d).keepAliveFact }),
         spec: {
           type: 'ClusterIP',
           selector: selectorLabels(d.name),
-          ports: [{ name: PORT_NAME, port: 80, targetPort: k8s.IntOrString.fromString(PORT_NAME), protocol: 'TCP' }],
+          ports: [
+            { name: PORT_NAME, port: servicePort, targetPort: k8s.IntOrString.fromString(PORT_NAME), protocol: 'TCP' },
+          ],
         },
       });
 

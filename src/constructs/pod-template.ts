@@ -2,14 +2,14 @@ import { renderingPatch } from '../invariants/final-objects';
 import { JsonPatch } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { ServiceDecisions } from '../decisions/service';
-import { securityReason, SPREAD_REASON } from '../decisions/pod';
+import { PORT_NAME, securityReason } from '../decisions/pod';
 import { ProcessCheck, ReadinessTiming } from '../decisions/probes';
 import { ExtraContainerDecisions } from '../decisions/containers';
 import { MigrationDecisions } from '../decisions/migrations';
 import { Reasons } from '../justify/reasons';
 
-/** The container port's name; the Service and probes refer to it. */
-export const PORT_NAME = 'http';
+// The container port's name; the Service and probes refer to it (decided in decisions/pod.ts).
+export { PORT_NAME } from '../decisions/pod';
 
 /** Labels that select this service's pods (the Service and PDB selectors). */
 export function selectorLabels(name: string): Record<string, string> {
@@ -38,13 +38,12 @@ export function renderPodTemplate(
       ? { httpGet: { path: check.path, port: k8s.IntOrString.fromString(PORT_NAME) } }
       : { tcpSocket: { port: k8s.IntOrString.fromString(PORT_NAME) } };
 
-  reasons.note(
-    `${c}.readinessProbe.httpGet`,
-    `Readiness asks the local handler ${d.readinessPath} (declared not to call a dependency): it reports whether ` +
-      'this pod can serve, never whether a downstream is healthy (docs/mechanisms.md#readiness-calls-a-dependency).',
-  );
+  const t = d.podTemplate;
   const readinessProbe: k8s.Probe = {
-    httpGet: { path: d.readinessPath, port: k8s.IntOrString.fromString(PORT_NAME) },
+    httpGet: {
+      path: reasons.use(`${c}.readinessProbe.httpGet`, t.readinessCheck),
+      port: k8s.IntOrString.fromString(PORT_NAME),
+    },
     periodSeconds: reasons.use(`${c}.readinessProbe.periodSeconds`, r.periodSeconds),
     timeoutSeconds: reasons.use(`${c}.readinessProbe.timeoutSeconds`, r.timeoutSeconds),
     failureThreshold: reasons.use(`${c}.readinessProbe.failureThreshold`, r.failureThreshold),
@@ -57,11 +56,7 @@ export function renderPodTemplate(
     timeoutSeconds: reasons.use(`${c}.livenessProbe.timeoutSeconds`, l.timeoutSeconds),
     failureThreshold: reasons.use(`${c}.livenessProbe.failureThreshold`, l.failureThreshold),
   };
-  reasons.note(
-    `${c}.startupProbe.${l.check.value.kind === 'http' ? 'httpGet' : 'tcpSocket'}`,
-    'The same process-only check as liveness: start-up ends when the process answers, readiness then decides when it ' +
-      'takes traffic.',
-  );
+  reasons.use(`${c}.startupProbe.${l.check.value.kind === 'http' ? 'httpGet' : 'tcpSocket'}`, t.startupCheck);
   const startupProbe: k8s.Probe = {
     ...processCheck(l.check.value),
     periodSeconds: reasons.use(`${c}.startupProbe.periodSeconds`, s.periodSeconds),
@@ -95,34 +90,18 @@ export function renderPodTemplate(
   const x = d.pod;
   const runAs = x.runAs.value;
   reasons.use(`${prefix}.spec.securityContext.runAsUser`, { ...x.runAs, value: runAs.user });
-  reasons.note(
-    `${prefix}.spec.securityContext.runAsGroup`,
-    `Group ${runAs.group}: ${
-      runAs.group === runAs.user ? 'the user id (container.runAs.group not given)' : 'input (container.runAs.group)'
-    }; ` + `the processes' primary group, which owns the files they create.`,
-  );
+  const runAsGroup = reasons.use(`${prefix}.spec.securityContext.runAsGroup`, t.runAsGroup);
 
   reasons.use(`${prefix}.spec.securityContext`, securityReason('pod'));
   reasons.use(`${c}.securityContext`, securityReason('container'));
   const automountToken = reasons.use(`${prefix}.spec.automountServiceAccountToken`, x.automountToken);
-  if (x.serviceAccountName)
-    reasons.note(
-      `${prefix}.spec.serviceAccountName`,
-      `Input (pod.serviceAccount): the pods' ` +
-        `identity; ${automountToken ? 'its API token is mounted (override above)' : 'its API token is not mounted'}.`,
-    );
-  reasons.note(`${prefix}.spec.topologySpreadConstraints[0]`, SPREAD_REASON.hostname);
-  reasons.note(`${prefix}.spec.topologySpreadConstraints[1]`, SPREAD_REASON.zone);
-  reasons.note(
-    `${prefix}.spec.enableServiceLinks`,
-    'No Docker-link environment variables for every Service in the namespace: the service finds its dependencies by ' +
-      "DNS, and thousands of injected variables slow container start and can collide with the app's own settings.",
-  );
-  reasons.note(
-    `${prefix}.spec.volumes[0]`,
-    'A writable /tmp because the root filesystem is read-only and many servers write temporary files there; capped ' +
-      "at 64Mi so a runaway writer is evicted before it fills the node's disk.",
-  );
+  const serviceAccountName = t.serviceAccountName
+    ? reasons.use(`${prefix}.spec.serviceAccountName`, t.serviceAccountName)
+    : undefined;
+  const hostnameSpread = reasons.use(`${prefix}.spec.topologySpreadConstraints[0]`, t.hostnameSpread);
+  const zoneSpread = reasons.use(`${prefix}.spec.topologySpreadConstraints[1]`, t.zoneSpread);
+  const enableServiceLinks = reasons.use(`${prefix}.spec.enableServiceLinks`, t.enableServiceLinks);
+  const tmpSizeLimit = reasons.use(`${prefix}.spec.volumes[0]`, t.tmpSizeLimit);
 
   const native = x.sidecars.length > 0 && x.nativeSidecars.value;
   const extra = (e: ExtraContainerDecisions, path: string, sidecar: boolean) =>
@@ -145,20 +124,11 @@ export function renderPodTemplate(
     const path = `${prefix}.spec.initContainers[${initContainers.length}]`;
     initContainers.push(extra(e, path, false));
   });
-  if (x.app.ports.length)
-    reasons.note(
-      `${c}.ports[1]`,
-      'Input (container.ports): extra named ports are not part of the Service; a PodMonitor or another consumer ' +
-        'reaches them on the pod.',
-    );
+  if (t.extraPorts) reasons.use(`${c}.ports[1]`, t.extraPorts);
   x.volumes.forEach((v, i) => {
     if (v.reason) reasons.note(`${prefix}.spec.volumes[${i + 1}].emptyDir.sizeLimit`, v.reason);
   });
-  if (x.scheduling.affinity)
-    reasons.note(
-      `${prefix}.spec.affinity`,
-      'Input (pod.affinity): placement the team chose; the topology spread above still applies.',
-    );
+  if (t.affinity) reasons.use(`${prefix}.spec.affinity`, t.affinity);
   const podLabels = { ...x.podLabels, ...labels };
   const podAnnotations = Object.keys(x.podAnnotations).length ? x.podAnnotations : undefined;
 
@@ -166,13 +136,13 @@ export function renderPodTemplate(
     metadata: { labels: podLabels, ...(podAnnotations ? { annotations: podAnnotations } : {}) },
     spec: {
       automountServiceAccountToken: automountToken,
-      ...(x.serviceAccountName ? { serviceAccountName: x.serviceAccountName } : {}),
+      ...(serviceAccountName ? { serviceAccountName } : {}),
       ...(x.imagePullSecrets.length ? { imagePullSecrets: x.imagePullSecrets.map((name) => ({ name })) } : {}),
       ...(x.scheduling.nodeSelector ? { nodeSelector: x.scheduling.nodeSelector } : {}),
       ...(x.scheduling.tolerations ? { tolerations: x.scheduling.tolerations } : {}),
       ...(x.scheduling.affinity ? { affinity: x.scheduling.affinity } : {}),
       ...(x.scheduling.priorityClassName ? { priorityClassName: x.scheduling.priorityClassName } : {}),
-      enableServiceLinks: false,
+      enableServiceLinks,
       terminationGracePeriodSeconds: reasons.use(
         `${prefix}.spec.terminationGracePeriodSeconds`,
         sd.terminationGracePeriodSeconds,
@@ -180,7 +150,7 @@ export function renderPodTemplate(
       securityContext: {
         runAsNonRoot: true,
         runAsUser: runAs.user,
-        runAsGroup: runAs.group,
+        runAsGroup,
         seccompProfile: { type: 'RuntimeDefault' },
         ...(x.unprivilegedPortStart
           ? {
@@ -199,14 +169,14 @@ export function renderPodTemplate(
         {
           maxSkew: 1,
           topologyKey: 'kubernetes.io/hostname',
-          whenUnsatisfiable: 'DoNotSchedule',
+          whenUnsatisfiable: hostnameSpread,
           labelSelector: { matchLabels: selectorLabels(d.name) },
           matchLabelKeys: [hashLabel],
         },
         {
           maxSkew: 1,
           topologyKey: 'topology.kubernetes.io/zone',
-          whenUnsatisfiable: 'ScheduleAnyway',
+          whenUnsatisfiable: zoneSpread,
           labelSelector: { matchLabels: selectorLabels(d.name) },
           matchLabelKeys: [hashLabel],
         },
@@ -241,7 +211,7 @@ export function renderPodTemplate(
         ...sidecars,
       ],
       volumes: [
-        { name: 'tmp', emptyDir: { sizeLimit: k8s.Quantity.fromString('64Mi') } },
+        { name: 'tmp', emptyDir: { sizeLimit: k8s.Quantity.fromString(tmpSizeLimit) } },
         ...x.volumes.map((v) => toVolume(v.spec)),
       ],
     },
@@ -319,7 +289,7 @@ export function renderMigrationPodTemplate(
       ...(x.scheduling.tolerations ? { tolerations: x.scheduling.tolerations } : {}),
       ...(x.scheduling.affinity ? { affinity: x.scheduling.affinity } : {}),
       ...(x.scheduling.priorityClassName ? { priorityClassName: x.scheduling.priorityClassName } : {}),
-      enableServiceLinks: false,
+      enableServiceLinks: d.podTemplate.enableServiceLinks.value,
       securityContext: {
         runAsNonRoot: true,
         runAsUser: runAs.user,
@@ -347,7 +317,7 @@ export function renderMigrationPodTemplate(
         },
       ],
       volumes: [
-        { name: 'tmp', emptyDir: { sizeLimit: k8s.Quantity.fromString('64Mi') } },
+        { name: 'tmp', emptyDir: { sizeLimit: k8s.Quantity.fromString(d.podTemplate.tmpSizeLimit.value) } },
         ...x.volumes.map((v) => toVolume(v.spec)),
       ],
     },

@@ -48,7 +48,23 @@ export interface CanaryPlan {
   readonly gateCount: Decision<number>;
   /** The background run's first measurement: one full window after it starts. */
   readonly initialDelay: Decision<string>;
+  /** The Rollout's traffic router: the Gateway API plugin, which sets the HTTPRoute's weights. */
+  readonly trafficRouting: Decision<string>;
+  /** The canary and stable Services' names, which the plugin looks for among the route's backendRefs. */
+  readonly serviceNames: Decision<{ readonly canary: string; readonly stable: string }>;
+  /** The canary Service selects what the stable Service does (value: the stable Service's name). */
+  readonly canarySelector: Decision<string>;
+  /** Each metric's successCondition, guarded against an empty result and NaN. */
+  readonly successConditions: readonly Decision<string>[];
+  /** Each metric's failureLimit: its own, or (after the first) the first metric's, for the same reasons. */
+  readonly failureLimits: readonly Decision<number>[];
 }
+
+/** The plugin the Rollout routes traffic with (registered in the argo-rollouts-config ConfigMap). */
+export const GATEWAY_API_PLUGIN = 'argoproj-labs/gatewayAPI';
+
+/** The label Argo Rollouts puts on each revision's pods. */
+export const ROLLOUT_HASH_LABEL = 'rollouts-pod-template-hash';
 
 /**
  * The canary's plan: the volume gate sized for the release-time traffic (planCanaryVolume), the
@@ -88,6 +104,13 @@ export function decideCanary(d: ServiceCoreDecisions, inp: CanaryPlanInputs): Ca
   }).filter((m) => v.volumeMetric || m.name !== 'canary-request-volume');
   const limits = metricLimits(v.windowSeconds);
   const gateCount = gateCountFor(v.windowSeconds);
+  const failureLimits = metrics.map((m, i) =>
+    i > 0 && !m.failureLimit
+      ? decided(limits.failureLimit.value, `The same interval and limits as ${metrics[0].name}, for the same reasons.`)
+      : i === 0
+        ? { ...limits.failureLimit, value: (m.failureLimit ?? limits.failureLimit).value }
+        : (m.failureLimit ?? limits.failureLimit),
+  );
   return {
     names,
     volume,
@@ -117,5 +140,29 @@ export function decideCanary(d: ServiceCoreDecisions, inp: CanaryPlanInputs): Ca
         'a partial one that reads as too little traffic; every later window overlaps the one before, so the whole ' +
         'run is measured from its start (docs/mechanisms.md#one-burst-and-the-limits).',
     ),
+    trafficRouting: decided(
+      GATEWAY_API_PLUGIN,
+      `Traffic is split on the HTTPRoute ${d.name} by the ${GATEWAY_API_PLUGIN} plugin (registered in the ` +
+        'argo-rollouts-config ConfigMap, see README), which sets the stable/canary backendRef weights.',
+    ),
+    serviceNames: decided(
+      { canary: names.canaryService, stable: d.name },
+      `Canary and stable Services (${names.canaryService}, ${d.name}) are required in practice: the plugin finds ` +
+        "the route's backendRefs by exactly these names.",
+    ),
+    canarySelector: decided(
+      d.name,
+      `Same selector as the stable Service ${d.name}; Argo Rollouts adds the canary revision's ` +
+        `${ROLLOUT_HASH_LABEL} at runtime, so this Service reaches canary pods only.`,
+    ),
+    successConditions: metrics.map((m) =>
+      decided(
+        m.successCondition,
+        'Guarded: an empty result (no series) or NaN (0/0 without traffic) satisfies neither condition, so the ' +
+          'measurement is Inconclusive and the rollout pauses; unguarded, `result[0]` on an empty result is an ' +
+          'Error and NaN fails the comparison (reference: AnalysisTemplate).',
+      ),
+    ),
+    failureLimits,
   };
 }

@@ -9,6 +9,7 @@ import { ProcessCheck, ReadinessTiming, StartupTiming } from './probes';
 import { ResourceDecisions } from './resources';
 import { ShutdownDelay } from './platform';
 import { Decision, Override } from './decision';
+import { TMP_SIZE_LIMIT } from './pod';
 
 /** The value of one environment variable. */
 export class EnvValue {
@@ -86,7 +87,7 @@ export class Volume {
    * node's disk)
    */
   public static emptyDir(name: string, options: { sizeLimit?: string } = {}): Volume {
-    return new Volume(name, 'emptyDir', options.sizeLimit ?? '64Mi', options.sizeLimit === undefined);
+    return new Volume(name, 'emptyDir', options.sizeLimit ?? TMP_SIZE_LIMIT, options.sizeLimit === undefined);
   }
   /** The keys of a Secret as files (read-only). */
   public static fromSecret(name: string, secretName: string): Volume {

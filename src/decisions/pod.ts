@@ -59,6 +59,18 @@ export function shutdown(
   };
 }
 
+/** The container port's name; the Service and probes refer to it. */
+export const PORT_NAME = 'http';
+
+/** The port the Service and the route's backendRefs use (servicePort in service-core.ts says why). */
+export const SERVICE_PORT = 80;
+
+/**
+ * The size limit of the writable /tmp every pod gets (pod-template.ts), and the default of
+ * `Volume.emptyDir` (pod-extras-props.ts): one value for both.
+ */
+export const TMP_SIZE_LIMIT = '64Mi';
+
 export const SPREAD_REASON = {
   hostname:
     'At most one pod more on any node than on another (maxSkew 1, DoNotSchedule): a node drain or failure ' +

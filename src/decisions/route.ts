@@ -2,6 +2,7 @@ import { RollwiseInputError } from '../errors';
 import { decided, Decision } from './decision';
 import { checkHostname, checkPath, MAX_ROUTE_HOSTNAMES } from './inputs';
 import type { GatewayRef } from './platform';
+import { envoyClusters } from './analysis';
 
 /** Where the route listens. */
 export interface RouteProps {
@@ -22,10 +23,31 @@ export interface RouteDecisions {
   /** @default '/' */
   readonly pathPrefix?: string;
   readonly gateway: GatewayRef;
+  /** The parentRef: the platform's Gateway, and whether its listener must admit another namespace. */
+  readonly parentRef: Decision<GatewayRef>;
+  /** The one rule's PathPrefix match. */
+  readonly pathMatch: Decision<string>;
+  /** The backendRefs' weights: the stable Service's, then (canary delivery) the canary Service's. */
+  readonly backendWeights: readonly Decision<number>[];
 }
 
-/** The route's values, from a checked route and the platform's Gateway. */
-export function decideRoute(route: RouteProps, gateway: GatewayRef): RouteDecisions {
+/** Where the route is written: the service's name and namespace, and whether a canary splits it. */
+export interface RoutePlacement {
+  readonly name: string;
+  /** @default none (the Argo CD Application's destination namespace applies) */
+  readonly namespace?: string;
+  readonly canary: boolean;
+}
+
+/** The route's values, from a checked route, the platform's Gateway and where the route is written. */
+export function decideRoute(route: RouteProps, gateway: GatewayRef, at: RoutePlacement): RouteDecisions {
+  const ns = at.namespace;
+  const clusters = envoyClusters(ns ?? 'default', at.name);
+  // gateway-api v1.6.1 apis/v1/gateway_types.go: Listener.AllowedRoutes defaults to
+  // {namespaces: {from: Same}}; Envoy Gateway v1.9.0 internal/gatewayapi/route.go then sets
+  // Accepted=False, NotAllowedByListeners, for a route in another namespace.
+  const gw = `${gateway.namespace}/${gateway.name}${gateway.sectionName ? ` (listener ${gateway.sectionName})` : ''}`;
+  const prefix = route.pathPrefix ?? '/';
   return {
     hostnames: decided(
       route.hostnames,
@@ -34,6 +56,51 @@ export function decideRoute(route: RouteProps, gateway: GatewayRef): RouteDecisi
     ),
     pathPrefix: route.pathPrefix,
     gateway,
+    parentRef: decided(
+      gateway,
+      ns === gateway.namespace
+        ? `The platform's Gateway ${gw} (platform.gateway), in the route's own namespace: a listener admits ` +
+            'routes from its own namespace by default.'
+        : `The platform's Gateway ${gw} (platform.gateway). Its listener must admit routes from ` +
+            `namespace ${ns ?? '(the namespace this is applied to)'}: allowedRoutes.namespaces.from defaults to ` +
+            "Same, the Gateway's own namespace (gateway-api v1.6.1), and Envoy Gateway then leaves this route " +
+            'Accepted: False (NotAllowedByListeners) and no traffic reaches the service. Set from: All, or ' +
+            'Selector on the service namespaces, on the listener (docs/cluster.md, "The Gateway\'s listeners ' +
+            'must admit the services\' routes").',
+    ),
+    pathMatch: decided(
+      prefix,
+      `Every path under ${prefix} ` +
+        `(route.pathPrefix${route.pathPrefix ? '' : ', default "/": the whole host belongs to this service'}), ` +
+        'in one rule, ' +
+        `so ${
+          at.canary
+            ? 'the canary split and the per-backend clusters the analysis reads cover'
+            : "the route's alerts and traffic policy " + 'cover'
+        } ` +
+        `all of the service's traffic.`,
+    ),
+    backendWeights: at.canary
+      ? [
+          decided(
+            100,
+            'Stable backend at weight 100, written out with group "" and kind Service so Argo CD sees no ' +
+              'defaulting drift; the Gateway API plugin sets the weights during a canary (Argo CD ignores them).',
+          ),
+          decided(
+            0,
+            'Canary backend at weight 0. Its header filter (x-rollwise-backend: canary, seen only by the app) ' +
+              `makes Envoy Gateway build it a cluster of its own, ${clusters.canary}, so the analysis can measure ` +
+              'the canary alone.',
+          ),
+        ]
+      : [
+          decided(
+            100,
+            'The Service as the only backend at weight 100, written out with group "" and kind Service so Argo CD ' +
+              'sees no defaulting drift; a rolling update needs no traffic split, so no canary backend.',
+          ),
+        ],
   };
 }
 

@@ -19,7 +19,8 @@ import {
 import { simulateDrainAtPeak } from '../simulate/drain-at-peak';
 import { isBadVerdict, Verdict } from '../simulate/results';
 import { Platform } from './platform';
-import { shutdown, ShutdownDecisions } from './pod';
+import { PORT_NAME, SERVICE_PORT, shutdown, ShutdownDecisions } from './pod';
+import { decidePodTemplate, PodTemplateDecisions } from './pod-template';
 import {
   livenessTiming,
   LivenessTiming,
@@ -186,6 +187,10 @@ export interface ServiceCoreDecisions {
   readonly shutdown: ShutdownDecisions;
   /** Environment, identity, volumes, placement, sidecars and init containers. */
   readonly pod: PodExtrasDecisions;
+  /** The Service's port, forwarding to the container's named port. */
+  readonly servicePort: Decision<number>;
+  /** The pod template's fixed and input-following values (pod-template.ts). */
+  readonly podTemplate: PodTemplateDecisions;
   /** The schema migration Job (an Argo CD PreSync hook), when `migrations` is given. */
   readonly migration?: MigrationDecisions;
   readonly kubernetesVersion: KubernetesVersion;
@@ -382,6 +387,12 @@ export function decideServiceCore(inp: ServiceCoreInputs, platform: Platform): S
     pdbMaxUnavailable,
     shutdown: decideShutdown(inp, platform),
     pod,
+    podTemplate: decidePodTemplate(readinessPath, pod),
+    servicePort: decided(
+      SERVICE_PORT,
+      `Port ${SERVICE_PORT} forwards to the container's named port "${PORT_NAME}" (${port}); only Ready endpoints ` +
+        'receive traffic, which is why readiness timing matters (docs/mechanisms.md#readiness-control-loop).',
+    ),
     migration,
     kubernetesVersion: platform.kubernetesVersion,
     noHeadroomAccepted,

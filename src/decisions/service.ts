@@ -118,7 +118,7 @@ export function decideService(inp: ServiceInputs, platform: Platform, where?: Se
       steps: delivery.steps,
       manualPromotion: delivery.manualPromotion,
     });
-    route = decideRoute(routeProps, gateway);
+    route = decideRoute(routeProps, gateway, { name, namespace, canary: true });
   } else if (inp.route !== undefined) {
     // A rolling update may still have a route.
     const routeProps = checkRoute(
@@ -128,6 +128,7 @@ export function decideService(inp: ServiceInputs, platform: Platform, where?: Se
     route = decideRoute(
       routeProps,
       requirePlatform('gateway', platform.gateway, '{ name: "public", namespace: "envoy-gateway-system" }', false),
+      { name, namespace, canary: false },
     );
   }
   const unhealthyPodEvictionPolicy = decided(
