@@ -9,6 +9,44 @@ import { SIDECAR_RULES } from './sidecar-rules';
 import { RuleDefinition, RuleMeta } from './rule';
 import { TRAFFIC_RULES } from './traffic-rules';
 
+/**
+ * Where a cluster finding (RW801, RW803) is an error: only on objects shown to be applied as they are
+ * written. One text for both rules' rationale.
+ */
+const APPLIED_AS_WRITTEN =
+  'Errors only on objects shown to be applied as they are written: the output ' +
+  'of a kustomize render, a file a kustomization lists as a resource with no patch, generator, replacement or ' +
+  'transformer in the tree (a plain gathering kustomization read file by file), a file in a folder an Argo CD ' +
+  'Application syncs as a plain directory (no Helm, kustomize or plugin source, no Chart.yaml or kustomization ' +
+  'there: argoproj/argo-cd v3.5.1 util/app/discovery/discovery.go AppType), a file the README beside it (or in ' +
+  'the folder above) runs `kubectl apply -f` or `kubectl create -f` on, or standard input (what `kubectl ' +
+  'kustomize ... | rollwise lint -` pipes in). Not the render of an OLM bundle input, a kustomization whose tree ' +
+  "lists a ClusterServiceVersion (operator-sdk's scaffolded config/manifests, cloudnative-pg's " +
+  'config/olm-manifests): `operator-sdk generate bundle` reads that render into typed objects, dropping unknown ' +
+  'fields, and writes its Deployments and webhooks into the ClusterServiceVersion that OLM installs ' +
+  '(operator-framework/operator-sdk v1.42.3 internal/generate/collector/manifests.go updateFromReader, ' +
+  'internal/generate/clusterserviceversion/clusterserviceversion_updaters.go), so a problem there is info whose ' +
+  'message starts "if this render were applied with kubectl"; a kustomization of such a tree, not named for OLM, ' +
+  'that only the bundle root or kustomizations named for OLM include (config/default under config/olm-default, ' +
+  'what `make deploy` applies) is rendered on its own too and checked as applied, and a bundle object that ' +
+  'render outputs alike is linted once, there. A finding on a rendered object names the render ("in the render ' +
+  'of config/olm-manifests", the kustomization folder; `render` in JSON and SARIF) and, when the object\'s own ' +
+  "file lacks the field, the patch of the render that adds it (judged wrong as errors on cloudnative-pg's " +
+  'config/webhook/manifests.yaml, held-out set 5). Elsewhere the same problem is a warning whose message starts ' +
+  '"if this file were applied as written" and says why lint cannot tell it is; info when the file also reads as ' +
+  'a template another program fills in (`app.kubernetes.io/managed-by` naming an operator: a value with ' +
+  '"operator" in it, or olm; deploy tools such as Helm, kustomize or Argo CD apply what they render and are no ' +
+  'sign), and at most a warning where a sign is read on a file shown applied (judged wrong as errors on operator ' +
+  'assets, ko:// images and patch fragments of public repositories, docs/lint-precision.md, held-out set 3). Not ' +
+  'reported at all: a `ko://` image (ko resolve builds it), an empty or blank image with an ' +
+  '`image.openshift.io/triggers` annotation (OpenShift sets it from the ImageStreamTag; the API server accepts " ' +
+  '" in a template on purpose, kubernetes pkg/apis/core/validation/validation.go validateContainerCommon, ' +
+  'openshift/origin#14659), a field a JSON 6902 patch of a parent kustomization adds to the object by its target ' +
+  'selector when that kustomization was not rendered, and a Deployment, StatefulSet, DaemonSet or ReplicaSet ' +
+  'without a selector whose template has no labels or a container without an image, where nothing shows it is ' +
+  'applied (a patch fragment). An annotation key ending in "-" is openshift/library-go\'s deletion marker ' +
+  '(pkg/operator/resource/resourcemerge/object_merger.go MergeMap): at most a warning.';
+
 /** Rules the engine applies itself (input problems, suppressions, facts); no per-kind check. */
 export const ENGINE_RULES = {
   malformed: {
@@ -111,39 +149,8 @@ export const ENGINE_RULES = {
       "a custom resource (the cluster's installed CRD may be another release or channel than the pinned one, e.g. " +
       "Gateway API's experimental channel with HTTPRoute ExternalAuth filters; the message names the CRD it was " +
       "checked against), and two items of a built-in kind's list with the same map-list key (a container's ports " +
-      'with the same containerPort and protocol), which only server-side apply refuses. Errors only on objects shown ' +
-      'to be applied as they are written: the output of a kustomize render, a file a kustomization lists as a ' +
-      'resource with no patch, generator, replacement or transformer in the tree (a plain gathering kustomization ' +
-      'read file by file), a file in a folder an Argo CD Application syncs as a plain directory (no Helm, kustomize ' +
-      'or plugin source, no Chart.yaml or kustomization there: argoproj/argo-cd v3.5.1 ' +
-      'util/app/discovery/discovery.go AppType), a file the README beside it (or in the folder above) runs `kubectl ' +
-      'apply -f` or `kubectl create -f` on, or standard input (what `kubectl kustomize ... | rollwise lint -` pipes ' +
-      'in). Not the render of an OLM bundle input, a kustomization whose tree lists a ClusterServiceVersion ' +
-      "(operator-sdk's scaffolded config/manifests, cloudnative-pg's config/olm-manifests): `operator-sdk generate " +
-      'bundle` reads that render into typed objects, dropping unknown fields, and writes its Deployments and ' +
-      'webhooks into the ClusterServiceVersion that OLM installs (operator-framework/operator-sdk v1.42.3 ' +
-      'internal/generate/collector/manifests.go updateFromReader, ' +
-      'internal/generate/clusterserviceversion/clusterserviceversion_updaters.go), so a problem there is info whose ' +
-      'message starts "if this render were applied with kubectl"; a kustomization of such a tree, not named for OLM, ' +
-      'that only the bundle root or kustomizations named for OLM include (config/default under config/olm-default, ' +
-      'what `make deploy` applies) is rendered on its own too and checked as applied, and a bundle object that ' +
-      'render outputs alike is linted once, there. A finding on a rendered object names the render ("in the render ' +
-      'of config/olm-manifests", the kustomization folder; `render` in JSON and SARIF) and, when the object\'s own ' +
-      "file lacks the field, the patch of the render that adds it (judged wrong as errors on cloudnative-pg's " +
-      'config/webhook/manifests.yaml, held-out set 5). Elsewhere the same problem is a warning whose message starts ' +
-      '"if this file were applied as written" and says why lint cannot tell it is; info when the file also reads as ' +
-      'a template another program fills in (`app.kubernetes.io/managed-by` naming an operator: a value with ' +
-      '"operator" in it, or olm; deploy tools such as Helm, kustomize or Argo CD apply what they render and are no ' +
-      'sign), and at most a warning where a sign is read on a file shown applied (judged wrong as errors on operator ' +
-      'assets, ko:// images and patch fragments of public repositories, docs/lint-precision.md, held-out set 3). Not ' +
-      'reported at all: a `ko://` image (ko resolve builds it), an empty or blank image with an ' +
-      '`image.openshift.io/triggers` annotation (OpenShift sets it from the ImageStreamTag; the API server accepts " ' +
-      '" in a template on purpose, kubernetes pkg/apis/core/validation/validation.go validateContainerCommon, ' +
-      'openshift/origin#14659), a field a JSON 6902 patch of a parent kustomization adds to the object by its target ' +
-      'selector when that kustomization was not rendered, and a Deployment, StatefulSet, DaemonSet or ReplicaSet ' +
-      'without a selector whose template has no labels or a container without an image, where nothing shows it is ' +
-      'applied (a patch fragment). An annotation key ending in "-" is openshift/library-go\'s deletion marker ' +
-      '(pkg/operator/resource/resourcemerge/object_merger.go MergeMap): at most a warning.',
+      'with the same containerPort and protocol), which only server-side apply refuses. ' +
+      APPLIED_AS_WRITTEN,
     fieldNotes: 'docs/synth.md#what-is-checked-before-anything-is-written',
     fix:
       "Give the field the type and value its kind's schema allows, or remove an unknown field (check its " +
@@ -213,38 +220,8 @@ export const ENGINE_RULES = {
       'with "..." such as LS0tLS1CRUdJTi... or "...base64 encoded data...", since base64 has no dots, or an ' +
       "upper-case NAME_WITH_UNDERSCORE such as CONNECTION_STRING_B64, since base64 has no underscore; Kubernetes' " +
       'own $(VAR) is not one), the ENC[AES256_GCM,...] values of a document SOPS encrypted (see RW801), and ' +
-      'kustomize patch files (see RW801). Errors only on objects shown to be applied as they are written: the output ' +
-      'of a kustomize render, a file a kustomization lists as a resource with no patch, generator, replacement or ' +
-      'transformer in the tree (a plain gathering kustomization read file by file), a file in a folder an Argo CD ' +
-      'Application syncs as a plain directory (no Helm, kustomize or plugin source, no Chart.yaml or kustomization ' +
-      'there: argoproj/argo-cd v3.5.1 util/app/discovery/discovery.go AppType), a file the README beside it (or in ' +
-      'the folder above) runs `kubectl apply -f` or `kubectl create -f` on, or standard input (what `kubectl ' +
-      'kustomize ... | rollwise lint -` pipes in). Not the render of an OLM bundle input, a kustomization whose tree ' +
-      "lists a ClusterServiceVersion (operator-sdk's scaffolded config/manifests, cloudnative-pg's " +
-      'config/olm-manifests): `operator-sdk generate bundle` reads that render into typed objects, dropping unknown ' +
-      'fields, and writes its Deployments and webhooks into the ClusterServiceVersion that OLM installs ' +
-      '(operator-framework/operator-sdk v1.42.3 internal/generate/collector/manifests.go updateFromReader, ' +
-      'internal/generate/clusterserviceversion/clusterserviceversion_updaters.go), so a problem there is info whose ' +
-      'message starts "if this render were applied with kubectl"; a kustomization of such a tree, not named for OLM, ' +
-      'that only the bundle root or kustomizations named for OLM include (config/default under config/olm-default, ' +
-      'what `make deploy` applies) is rendered on its own too and checked as applied, and a bundle object that ' +
-      'render outputs alike is linted once, there. A finding on a rendered object names the render ("in the render ' +
-      'of config/olm-manifests", the kustomization folder; `render` in JSON and SARIF) and, when the object\'s own ' +
-      "file lacks the field, the patch of the render that adds it (judged wrong as errors on cloudnative-pg's " +
-      'config/webhook/manifests.yaml, held-out set 5). Elsewhere the same problem is a warning whose message starts ' +
-      '"if this file were applied as written" and says why lint cannot tell it is; info when the file also reads as ' +
-      'a template another program fills in (`app.kubernetes.io/managed-by` naming an operator: a value with ' +
-      '"operator" in it, or olm; deploy tools such as Helm, kustomize or Argo CD apply what they render and are no ' +
-      'sign), and at most a warning where a sign is read on a file shown applied (judged wrong as errors on operator ' +
-      'assets, ko:// images and patch fragments of public repositories, docs/lint-precision.md, held-out set 3). Not ' +
-      'reported at all: a `ko://` image (ko resolve builds it), an empty or blank image with an ' +
-      '`image.openshift.io/triggers` annotation (OpenShift sets it from the ImageStreamTag; the API server accepts " ' +
-      '" in a template on purpose, kubernetes pkg/apis/core/validation/validation.go validateContainerCommon, ' +
-      'openshift/origin#14659), a field a JSON 6902 patch of a parent kustomization adds to the object by its target ' +
-      'selector when that kustomization was not rendered, and a Deployment, StatefulSet, DaemonSet or ReplicaSet ' +
-      'without a selector whose template has no labels or a container without an image, where nothing shows it is ' +
-      'applied (a patch fragment). An annotation key ending in "-" is openshift/library-go\'s deletion marker ' +
-      '(pkg/operator/resource/resourcemerge/object_merger.go MergeMap): at most a warning.',
+      'kustomize patch files (see RW801). ' +
+      APPLIED_AS_WRITTEN,
     fieldNotes: 'docs/synth.md#what-is-checked-before-anything-is-written',
     fix: 'Correct the value as the message says.',
     facts: [],
