@@ -49,3 +49,54 @@ describe('RW000 on documents with {{ ... }} / ${...} fill-ins (held-out set 9)',
     expect(f[0].severity).toBe('error');
   });
 });
+
+/** Altinity/clickhouse-operator deploy/zookeeper/zookeeper-manually/.../zookeeper-1-node.yaml shape. */
+const zookeeper = (timeout: number): string => `apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: zookeeper
+spec:
+  replicas: 1
+  serviceName: zookeepers
+  selector:
+    matchLabels: {app: zookeeper}
+  template:
+    metadata:
+      labels: {app: zookeeper}
+    spec:
+      containers:
+        - name: kubernetes-zookeeper
+          image: docker.io/zookeeper:3.8.4
+          ports: [{containerPort: 2181, name: client}]
+          resources:
+            requests: {cpu: "1", memory: 512M}
+            limits: {cpu: "2", memory: 4Gi}
+          readinessProbe:
+            exec: {command: [/conf/zookeeperReady.sh]}
+            initialDelaySeconds: 10
+            timeoutSeconds: ${timeout}
+            periodSeconds: 10
+          livenessProbe:
+            exec: {command: [/conf/zookeeperLive.sh]}
+            initialDelaySeconds: 10
+            timeoutSeconds: ${timeout}
+            periodSeconds: 10
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: zookeeper
+spec:
+  selector: {app: zookeeper}
+  ports: [{name: client, port: 2181}]
+`;
+
+describe('RW201 only where a probe can miss its deadline under the quota (held-out set 9)', () => {
+  it('ZooKeeper with 30 s probe timeouts under a 2-core limit is not reported', () => {
+    expect(of(lintText(zookeeper(30), 'zookeeper-1-node.yaml').findings, 'RW201')).toEqual([]);
+  });
+  it('near miss: the same pod with the default 1 s timeout is info (one replica)', () => {
+    const f = of(lintText(zookeeper(1), 'zookeeper-1-node.yaml').findings, 'RW201');
+    expect(f.map((x) => x.severity)).toEqual(['info']);
+  });
+});
