@@ -2,7 +2,24 @@
  * Held-out set 9, judged (issue 21 round 10): the findings its judge called wrong, each with the
  * public shape it came from and a near miss that must still be reported.
  */
-import { Finding, lintText } from '../../src/rules';
+import { Finding, lintText, runLint } from '../../src/rules';
+import { tempRepo } from './helpers';
+
+/** `rollwise lint` on a folder holding one file (the cluster stage included). */
+function lintFile(name: string, text: string): Finding[] {
+  let out = '';
+  runLint({
+    paths: [tempRepo('rw-set9-', { [name]: text })],
+    format: 'json',
+    failOn: 'none',
+    kustomize: false,
+    write: (s) => {
+      out += s;
+    },
+    readStdin: () => '',
+  });
+  return (JSON.parse(out) as { findings: Finding[] }).findings;
+}
 
 const open = (f: Finding[]): Finding[] => f.filter((x) => x.status === 'open');
 const of = (f: Finding[], id: string): Finding[] => open(f).filter((x) => x.ruleId.startsWith(id));
@@ -98,5 +115,36 @@ describe('RW201 only where a probe can miss its deadline under the quota (held-o
   it('near miss: the same pod with the default 1 s timeout is info (one replica)', () => {
     const f = of(lintText(zookeeper(1), 'zookeeper-1-node.yaml').findings, 'RW201');
     expect(f.map((x) => x.severity)).toEqual(['info']);
+  });
+});
+
+describe('RW801 on all-null skeletons (held-out set 9)', () => {
+  /** eficode-academy/kubernetes-katas services/start/backend-svc.yaml: an exercise to fill in. */
+  const SKELETON = `apiVersion: v1
+kind: Service
+metadata:
+  labels:
+    run:
+  name:
+spec:
+  ports:
+  - port:
+    protocol:
+    targetPort:
+  selector:
+    run:
+  type:
+`;
+  it('an object whose every field is null is info at most, and the message names the field', () => {
+    const f = of(lintFile('backend-svc.yaml', SKELETON), 'RW8');
+    expect(f.length).toBeGreaterThan(0);
+    expect(f.every((x) => x.severity === 'info')).toBe(true);
+    expect(f.find((x) => x.path === 'spec.ports[0].port')?.message).toMatch(/spec\.ports\[0\]\.port is required/);
+    expect(f[0].message).toMatch(/skeleton to fill in/);
+  });
+  it('near miss: the same Service with a name is not a skeleton and stays above info', () => {
+    const named = SKELETON.replace('  name:\n', '  name: backend\n');
+    const f = of(lintFile('backend-svc.yaml', named), 'RW8');
+    expect(f.some((x) => x.severity !== 'info')).toBe(true);
   });
 });
