@@ -89,16 +89,6 @@ function routingServices(o: LintObject, ctx: RuleContext, servingOnly = false): 
  */
 const SHORT_PROBE_TIMEOUT_SECONDS = 3;
 
-/**
- * RW201 is not reported at all where every in-process probe of the container gives its handler at
- * least this long (600 CFS periods of 100 ms): a quota refilled every period cannot hold a health
- * handler past that unless the whole process is starved, which the requests feel first; the probe
- * then reports a real stall, not the quota's artefact. Our bound, not upstream's:
- * 5 s was judged a real info finding on held-out set 5 (denniszielke/container_demos crashing-app),
- * 240 s noise (HoussemDellai/aks-course _805_llm_on_aks_gpu deployment_gemma4_31b.yaml, vLLM).
- */
-const UNMISSABLE_PROBE_TIMEOUT_SECONDS = 60;
-
 /** Containers with both probes, their timings, and whether liveness is a copy of readiness (RW105, RW106). */
 function livenessReadinessPairs(o: LintObject) {
   return containers(o).flatMap((ref) => {
@@ -493,15 +483,18 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
       "pkg/kubelet/prober/prober.go runProbe; 3 s is 30 of the kernel's 100 ms CFS periods, " +
       'Documentation/scheduler/sched-bwc.rst, and a longer timeout needs the pod starved for longer than that), on a ' +
       'workload of more than one pod that a Service deployed with it routes to, a Service with at least one port not ' +
-      'named for metrics, health checks or as unused. Info otherwise: only liveness or startup probes, a longer ' +
-      'timeout (5 s and 10 s judged noise on set 4), one replica (no fleet to empty: the message speaks of the one ' +
+      'named for metrics, health checks or as unused. Info otherwise: only liveness or startup probes, one replica (no fleet to empty: the message speaks of the one ' +
       'pod), no Service or only a metrics, health or placeholder Service routing to the pods (a node agent, a ' +
       "worker, a sidecar's own probe), where the harm is a restart or a missed scrape, not an emptied Service " +
-      '(judged noise as warnings on public repositories, docs/lint-precision.md). Not reported at all where every ' +
-      'in-process probe of the container has a timeoutSeconds of a minute or more (600 CFS periods: a quota refilled ' +
-      'every 100 ms cannot hold a handler that long unless the whole process is starved, which its requests feel ' +
-      'first; our bound, between the 5 s judged real at info and the 240 s of a vLLM server judged noise on held-out ' +
-      'set 5). Kept a warning where the limit equals the request (Guaranteed QoS; judged noise once on held-out set ' +
+      '(judged noise as warnings on public repositories, docs/lint-precision.md). Not reported at all, not even ' +
+      'as info, where no in-process probe of the container has a timeoutSeconds of 3 s or less: the quota cannot ' +
+      'make a longer one miss unless the whole process is starved, which its requests feel first. Every info ' +
+      'judged real on held-out sets 5 to 8 had a 1 s probe; the noise had 5 s to 240 s (ZooKeeper and ClickHouse ' +
+      "Keeper at 30-60 s on set 9, kserve's managers at 5 s on set 8, Jenkins at 5 s on set 6, vLLM at 240 s on " +
+      'set 5). Two infos judged real were dropped with them (liveness at 5 s and 10 s: a restart, not an emptied ' +
+      'Service). Still noise at info on set 9: single-replica controller managers with 1 s controller-runtime ' +
+      'health probes, which this rule cannot tell from a single serving pod (judged real on set 6). Kept a ' +
+      'warning where the limit equals the request (Guaranteed QoS; judged noise once on held-out set ' +
       '3): the CFS quota binds there exactly as elsewhere, and a team that chose it on purpose says so with a ' +
       'rollwise.dev/suppress reason.',
     fieldNotes: 'docs/mechanisms.md#readiness-control-loop, #fixes-and-verification',
@@ -518,13 +511,12 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
           return h ? [`${k} (${h})`] : [];
         });
         if (probes.length === 0) continue;
-        // Every in-process probe waits a minute or more: throttling cannot make it miss (see the bound).
+        // The shortest in-process probe deadline: above SHORT_PROBE_TIMEOUT_SECONDS, not reported (below).
         const shortest = Math.min(
           ...(['readinessProbe', 'livenessProbe', 'startupProbe'] as const)
             .filter((k) => inProcessHandler(rec(ref.c[k])))
             .map((k) => probeTiming(rec(ref.c[k])!).timeoutSeconds),
         );
-        if (shortest >= UNMISSABLE_PROBE_TIMEOUT_SECONDS) continue;
         const request = rec(rec(ref.c.resources)?.requests)?.cpu;
         const l = cpuCores(limit);
         const r = request === undefined ? l : cpuCores(request);
@@ -565,6 +557,15 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
         const serving = routingServices(o, ctx, true).length > 0;
         const gates =
           rt !== undefined && timeout !== undefined && timeout <= SHORT_PROBE_TIMEOUT_SECONDS && serving && !single;
+        // Reported at all (info or warning) only where some in-process probe can miss its deadline
+        // under the quota: a timeoutSeconds of SHORT_PROBE_TIMEOUT_SECONDS or less. Every info
+        // finding judged real on held-out sets 5, 6 and 8 had such a probe (1 s, mostly the default:
+        // istio-samples, oci-cloudnative, aks-store, container_demos); the noise had 5 s to 60 s
+        // (ZooKeeper and ClickHouse Keeper at 30-60 s on set 9, kserve's managers at 5 s and a CSI
+        // node agent at 10 s on set 8, Jenkins at 5 s on set 6). Lost with them: two infos judged
+        // real at 5 s and 10 s (container_demos crashing-app, set 5; aws-load-balancer-controller,
+        // set 7), liveness-only, where the harm is a restart.
+        if (shortest > SHORT_PROBE_TIMEOUT_SECONDS) continue;
         ctx.report(
           o,
           `${ref.path}.resources.limits.cpu`,

@@ -58,6 +58,37 @@ const MAYBE_COLLECTION_KEY = /[{[]\s*[{[]|^[ \t-]*(?:[[{]|\?\s)/m;
 const KUBERNETES_API_VERSION =
   /^(?:[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*\/)?[a-z](?:[-a-z0-9]*[a-z0-9])?$/;
 
+/**
+ * A fill-in that another program (Ansible's Jinja, envsubst, a script) replaces before the file is
+ * applied: `{{ namespace }}`, `${NAMESPACE}`. Unquoted, `{{ namespace }}` is a flow mapping used as a
+ * key and `${X}` may break a flow context: the YAML does not parse, but nobody applies it as written
+ * (Altinity/clickhouse-operator deploy/operator/clickhouse-operator-install-ansible.yaml and the
+ * other *template*.yaml there, `namespace: {{ namespace }}`, judged wrong as errors on held-out
+ * set 9). Not Argo Rollouts' `{{args.x}}`, which kubectl is asked to store as written (the
+ * controller substitutes it later), so an unquoted one is refused by kubectl and stays an error.
+ */
+const FILL_IN = /\{\{(?!-?\s*args\.)[^{}]*[^{}\s-][^{}]*\}\}|\$\{[A-Za-z_][A-Za-z0-9_]*(?:[:?+=-][^}]*)?\}/;
+
+/**
+ * A parse problem on a line that holds a fill-in: the document is a template, reported as info
+ * saying it was not checked. A problem on a line without one (a real syntax error elsewhere in the
+ * same file) stays an error.
+ */
+function templateProblem(text: string, line: number, file: string, message: string): ParseProblem | undefined {
+  const lines = text.split('\n', line);
+  const at = lines[line - 1] ?? '';
+  const fillIn = FILL_IN.exec(at)?.[0];
+  if (fillIn === undefined) return undefined;
+  return {
+    file,
+    line,
+    severity: 'info',
+    message:
+      `${message}; the line holds the fill-in ${fillIn}, so this document is a template that another ` +
+      'program fills in before it is applied: it was not checked. Lint the filled-in output.',
+  };
+}
+
 /** A document's text looks like it was meant to be a Kubernetes object (so a parse error is RW000). */
 const LOOKS_LIKE_MANIFEST = /^\s*"?(?:apiVersion|kind)"?\s*:/m;
 
@@ -106,20 +137,19 @@ export function parseManifestText(text: string, file: string): ParsedSource {
       const e = doc.errors[0];
       const line = e.linePos ? e.linePos[0].line : lineCounter.linePos(e.pos[0]).line;
       const kind = /^kind:\s*["']?([A-Za-z0-9]+)["']?\s*$/m.exec(source)?.[1];
-      problems.push({ file, line, message: e.message.split('\n')[0], ...(kind ? { kind } : {}) });
+      const message = e.message.split('\n')[0];
+      problems.push(templateProblem(text, line, file, message) ?? { file, line, message, ...(kind ? { kind } : {}) });
       continue;
     }
     if (doc.contents === null) continue;
     const collectionKey = MAYBE_COLLECTION_KEY.test(source) ? findCollectionKey(doc) : undefined;
     if (collectionKey !== undefined) {
       if (hasActions) return template;
-      problems.push({
-        file,
-        line: lineCounter.linePos(collectionKey.pos).line,
-        message:
-          `the mapping key ${collectionKey.text} is itself a mapping or a list (an unquoted {{...}}?); ` +
-          'Kubernetes accepts only string keys, so kubectl would refuse this document. Quote it.',
-      });
+      const line = lineCounter.linePos(collectionKey.pos).line;
+      const message =
+        `the mapping key ${collectionKey.text} is itself a mapping or a list (an unquoted {{...}}?); ` +
+        'Kubernetes accepts only string keys, so kubectl would refuse this document';
+      problems.push(templateProblem(text, line, file, message) ?? { file, line, message: `${message}. Quote it.` });
       continue;
     }
     let js: unknown;
