@@ -102,6 +102,7 @@ describe('the precision harness', () => {
       'heldOutSeventh',
       'heldOutEighth',
       'heldOutNinth',
+      'heldOutTenth',
     ]) {
       expect(set(name).length).toBeGreaterThanOrEqual(10);
       for (const r of set(name)) expect(r.commit).toMatch(/^[0-9a-f]{40}$/);
@@ -118,6 +119,7 @@ describe('the precision harness', () => {
       'heldOutSeventh',
       'heldOutEighth',
       'heldOutNinth',
+      'heldOutTenth',
     ].flatMap((name) => set(name).map((r) => r.repo));
     expect(new Set(all).size).toBe(all.length);
   });
