@@ -290,7 +290,16 @@ export function selectorMatches(selector: unknown, labels: Record<string, string
   return true;
 }
 
-/** A Service's plain `spec.selector` map against a label set (an empty selector selects nothing here). */
+/**
+ * A Service's plain `spec.selector` map against a label set: true only when the selector has a key
+ * and every key/value is in the labels. kubernetes/apimachinery v0.32.4 pkg/labels/selector.go:
+ * SelectorFromSet makes one Equals requirement per key, and internalSelector.Matches needs every
+ * requirement to match (Requirement.Matches: the key must be present with that value). An empty or
+ * absent selector selects nothing here: the endpoints controllers skip a Service whose
+ * spec.selector is nil ("services without a selector receive no endpoints from this controller",
+ * kubernetes/kubernetes pkg/controller/endpoint/endpoints_controller.go syncService, read in the
+ * code index's copies, no tag).
+ */
 export function serviceSelects(svc: Manifest, labels: Record<string, string>): boolean {
   const sel = rec(rec(svc.spec)?.selector);
   if (!sel || Object.keys(sel).length === 0) return false;

