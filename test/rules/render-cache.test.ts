@@ -257,9 +257,10 @@ describe('a lint from the parsed form (differential)', () => {
     `gives the same objects, scopes, problems and findings as a lint without the cache, and needs no output text${why}`,
     () => {
       // Findings on rendered objects (an invalid label value, lines from the origin file) under two
-      // overlays of one base, and a YAML 1.1 timestamp (a Date to the yaml package), which kustomize
-      // writes as a quoted string (kubectl 1.32: "2001-12-14T00:00:00Z"), so its render is stored too.
-      // A value JSON cannot hold is not stored (the test above); kustomize refuses +Inf itself.
+      // overlays of one base, and a YAML 1.1 timestamp (a Date to the yaml package) in a render:
+      // kubectl v1.32.4's kustomize (v5.5.0) printed it as the string "2001-12-14T00:00:00Z" when
+      // this test was written, so that render's parsed form is stored too (5 below). A value JSON
+      // cannot hold is never stored: the test above.
       const app = (name: string, label: string): string =>
         `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ${name}\n  labels:\n    tier: ${label}\n` +
         `spec:\n  replicas: 1\n  selector:\n    matchLabels:\n      app: ${name}\n  template:\n    metadata:\n` +
