@@ -6,7 +6,16 @@ import * as YAML from 'yaml';
 import { ENGINE_RULES } from './catalogue';
 import { arr, rec, str } from './k8s';
 import { KUSTOMIZATION_FILES, kustomizationFile, REMOTE } from './kustomization-files';
-import { ContentHasher, readCachedRender, renderCacheDir, renderKey, writeCachedRender } from './render-cache';
+import {
+  ContentHasher,
+  ParsedRender,
+  readCachedRender,
+  readParsedRender,
+  renderCacheDir,
+  renderKey,
+  writeCachedRender,
+  writeParsedRender,
+} from './render-cache';
 import { ObjectScope, ownScope } from './scope';
 import { LintObject, objectWithLines, parseManifestText, ParsedSource } from './source';
 import { Finding, FindingValue, ParseProblem } from './types';
@@ -484,7 +493,8 @@ function note(file: string, message: string, values: Record<string, FindingValue
 
 const ORIGIN = 'config.kubernetes.io/origin';
 
-type Rendered = { text: string; base: string } | { error: string };
+/** A render's output, with its cache key when cached, or its parsed form when that was cached (render-cache.ts). */
+type Rendered = { text: string; base: string; key?: string; parsed?: ParsedRender } | { error: string };
 
 /** What one kustomize process gave: its exit, output, or why it did not run. */
 interface ProcessResult {
@@ -563,13 +573,14 @@ function renderAll(
   if (roots.length === 0) return out;
   const hasher = new ContentHasher();
   const keys = new Map<string, string>();
-  const done = new Map<string, ProcessResult & { base: string }>();
+  const done = new Map<string, ProcessResult & { base: string; parsed?: ParsedRender }>();
   if (cacheDir !== undefined) {
     for (const root of roots) {
       const key = renderKey(root.dir, r.command, r.args, hasher, process.env, repoRoot);
       if (key === undefined) continue;
       keys.set(root.dir, key);
-      const hit = readCachedRender(cacheDir, key);
+      const parsed = readParsedRender(cacheDir, key); // stored only for a render that succeeded
+      const hit = parsed ? { status: 0, ...parsed } : readCachedRender(cacheDir, key);
       if (hit) done.set(root.dir, hit);
     }
   }
@@ -627,7 +638,7 @@ function renderAll(
       if (res.error !== undefined) out.set(root.dir, { error: res.error });
       else if (res.status !== 0)
         out.set(root.dir, { error: renderError(res.stderr || res.stdout || `exit ${res.status}`, root.dir) });
-      else out.set(root.dir, { text: res.stdout ?? '', base: res.base });
+      else out.set(root.dir, { text: res.stdout ?? '', base: res.base, key: keys.get(root.dir), parsed: res.parsed });
     }
     return out;
   } finally {
@@ -908,14 +919,9 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
   };
   const renderedDocs = new Map<string, ParsedSource>();
   const originPaths = new Map<string, string | undefined>();
+  const renderCache = opts.renderCache === undefined ? renderCacheDir() : (opts.renderCache ?? undefined);
   const renders = renderer
-    ? renderAll(
-        roots.filter(renderable),
-        renderer,
-        opts.renderTimeoutSeconds ?? 60,
-        opts.renderCache === undefined ? renderCacheDir() : (opts.renderCache ?? undefined),
-        repoRoot,
-      )
+    ? renderAll(roots.filter(renderable), renderer, opts.renderTimeoutSeconds ?? 60, renderCache, repoRoot)
     : new Map<string, Rendered>();
 
   for (const root of roots) {
@@ -983,7 +989,14 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
     rendered.add(root.dir);
     const renderFolder = path.dirname(rootFile);
     const label = `${renderer.label} ${renderFolder}`;
-    const docs = parseRendered(out.text, `${rootFile} (${renderer.label})`, renderedDocs);
+    const outFile = `${rootFile} (${renderer.label})`;
+    // A warm cache gives the parsed form (JSON) instead of YAML to parse again; stored before the
+    // loop below edits the objects (takeOrigin).
+    const docs = out.parsed
+      ? { objects: out.parsed.objects, problems: out.parsed.problems.map((p) => ({ ...p, file: outFile })) }
+      : parseRendered(out.text, outFile, renderedDocs);
+    if (!out.parsed && out.key !== undefined && renderCache !== undefined)
+      writeParsedRender(renderCache, out.key, out.base, docs);
     problems.push(...docs.problems);
     for (const o of docs.objects) {
       const origin = takeOrigin(o.obj, originPaths);

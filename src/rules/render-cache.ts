@@ -3,6 +3,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as YAML from 'yaml';
 import { KUSTOMIZATION_FILES, REMOTE } from './kustomization-files';
+import { ParseProblem } from './types';
 
 /**
  * A cache of kustomize renders on disk, keyed by the content of everything the render can read, so
@@ -303,6 +304,184 @@ export function writeCachedRender(cacheDir: string, key: string, value: CachedRe
     const tmp = path.join(cacheDir, `.${key}.${process.pid}.tmp`);
     fs.writeFileSync(tmp, JSON.stringify(value));
     fs.renameSync(tmp, path.join(cacheDir, `${key}.json`));
+  } catch {
+    // read-only home, full disk: the lint is the same, only slower next time
+  }
+}
+
+/** One object of a render's output as lint reads it (layout.ts parseRendered): the object, its kind and name. */
+export interface RenderedObject {
+  readonly obj: Record<string, unknown>;
+  readonly kind: string;
+  readonly name: string;
+}
+
+/**
+ * What lint takes from one successful render's output: its objects (origin annotations still on,
+ * in output order) and its parse problems (lines of the output, without the file name, which the
+ * scan gives). Findings on rendered objects take their lines from the origin files (layout.ts
+ * twinOf), not from the output, so the output's own line maps are not needed.
+ */
+export interface ParsedRender {
+  readonly objects: RenderedObject[];
+  readonly problems: Omit<ParseProblem, 'file'>[];
+}
+
+const PARSED_VERSION = 'rollwise-parsed-render-1';
+
+/** The folder holding rollwise's package.json, from source (src/rules) or compiled code (lib/src/rules). */
+function packageRoot(): string {
+  let dir = __dirname;
+  while (!fs.existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  return dir;
+}
+
+let parserIdMemo: string | undefined;
+
+/**
+ * The identity of the code that turns a render's output into a ParsedRender: rollwise's version
+ * (package.json), the `yaml` package's version (the reader of what fast-yaml.ts leaves to it), and
+ * the bytes of every file of the running rules folder (this module's folder: source.ts's
+ * parseManifestText, fast-yaml.ts, layout.ts's parseRendered and types.ts live there, as .ts under
+ * the tests and .js when built). Why that is complete: parseManifestText imports only `yaml`,
+ * './fast-yaml', './types' and '../justify/annotations', and the last is used only for line
+ * lookups, which a ParsedRender does not hold; parseRendered is in layout.ts. So a change of any
+ * code the stored objects and problems came from changes the id (and a release bump always does).
+ */
+export function parserId(): string {
+  if (parserIdMemo !== undefined) return parserIdMemo;
+  const hash = createHash('sha256').update(`${PARSED_VERSION}\n`);
+  const version = (file: string): string => {
+    try {
+      return String((JSON.parse(fs.readFileSync(file, 'utf8')) as { version?: unknown }).version);
+    } catch {
+      return 'unknown';
+    }
+  };
+  hash.update(`rollwise ${version(path.join(packageRoot(), 'package.json'))}\n`);
+  let yamlPackage = 'unknown';
+  try {
+    // node_modules/yaml/dist/index.js -> node_modules/yaml/package.json
+    yamlPackage = path.join(path.dirname(path.dirname(require.resolve('yaml'))), 'package.json');
+  } catch {
+    // not resolvable from here: the id still has the rules' code
+  }
+  hash.update(`yaml ${version(yamlPackage)}\n`);
+  for (const e of fs.readdirSync(__dirname, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    if (!e.isFile()) continue;
+    hash
+      .update(`${e.name} `)
+      .update(fs.readFileSync(path.join(__dirname, e.name)))
+      .update('\n');
+  }
+  parserIdMemo = hash.digest('hex');
+  return parserIdMemo;
+}
+
+/**
+ * Whether a parsed value comes back the same through JSON: null, booleans, strings, finite numbers
+ * other than -0, arrays and plain objects of them, no `__proto__` key. What the readers give is
+ * (YAML 1.1 `.inf` and `.nan` are numbers JSON cannot hold; a timestamp is a Date): anything else
+ * is not stored, and that render is parsed on every run as before.
+ */
+function jsonSafe(v: unknown, depth = 0): boolean {
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return true;
+  if (typeof v === 'number') return Number.isFinite(v) && !Object.is(v, -0);
+  if (typeof v !== 'object' || depth > 1000) return false;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (!(i in v) || !jsonSafe(v[i], depth + 1)) return false;
+    return true;
+  }
+  // A plain object of any realm (structuredClone's copies under jest's vm context are of another
+  // realm's Object.prototype): its prototype is null or has none above it, and it is no Date or Map.
+  const proto = Object.getPrototypeOf(v) as object | null;
+  if (proto !== null && Object.getPrototypeOf(proto) !== null) return false;
+  if (Object.prototype.toString.call(v) !== '[object Object]') return false;
+  for (const k of Object.keys(v)) {
+    if (k === '__proto__' || !jsonSafe((v as Record<string, unknown>)[k], depth + 1)) return false;
+  }
+  return Object.getOwnPropertySymbols(v).length === 0;
+}
+
+const parsedFile = (cacheDir: string, key: string): string =>
+  path.join(cacheDir, `${key}.parsed-${parserId().slice(0, 24)}.json`);
+
+/**
+ * The parsed form of a cached successful render, stored beside it (writeParsedRender), or undefined
+ * (absent, unreadable, another parser, another shape). It is read with JSON.parse instead of
+ * parsing the output's YAML again. Its key is the render's key (everything the render can read and
+ * the renderer: renderKey) and parserId() (the code that parsed it), both stored in the file and
+ * compared in full, so a changed input, renderer or rollwise never reuses it.
+ */
+export function readParsedRender(
+  cacheDir: string,
+  key: string,
+): { readonly base: string; readonly parsed: ParsedRender } | undefined {
+  try {
+    const v = JSON.parse(fs.readFileSync(parsedFile(cacheDir, key), 'utf8')) as {
+      version?: unknown;
+      key?: unknown;
+      parser?: unknown;
+      base?: unknown;
+      objects?: unknown;
+      problems?: unknown;
+    };
+    if (v.version !== PARSED_VERSION || v.key !== key || v.parser !== parserId() || typeof v.base !== 'string')
+      return undefined;
+    if (!Array.isArray(v.objects) || !Array.isArray(v.problems)) return undefined;
+    const objects = v.objects as unknown[];
+    const problems = v.problems as unknown[];
+    const isRecord = (x: unknown): x is Record<string, unknown> =>
+      x !== null && typeof x === 'object' && !Array.isArray(x);
+    for (const o of objects)
+      if (!isRecord(o) || !isRecord(o.obj) || typeof o.kind !== 'string' || typeof o.name !== 'string')
+        return undefined;
+    for (const p of problems)
+      if (!isRecord(p) || typeof p.line !== 'number' || typeof p.message !== 'string') return undefined;
+    return {
+      base: v.base,
+      parsed: { objects: objects as RenderedObject[], problems: problems as Omit<ParseProblem, 'file'>[] },
+    };
+  } catch {
+    return undefined; // absent or unreadable: parse the output
+  }
+}
+
+/**
+ * Stores the parsed form of a successful render whose output is cached under `key` (base: the
+ * wrapper folder its origin annotations are relative to). Call it before anything edits the objects.
+ * Not stored when a value would not come back the same through JSON (jsonSafe), or when the cache
+ * cannot be written.
+ */
+export function writeParsedRender(
+  cacheDir: string,
+  key: string,
+  base: string,
+  parsed: { readonly objects: readonly RenderedObject[]; readonly problems: readonly ParseProblem[] },
+): void {
+  // The file name is the scan's (the root's kustomization as shown): given back by the reader's caller.
+  const problems = parsed.problems.map((p) => {
+    const { file, ...rest } = p;
+    void file;
+    return rest;
+  });
+  if (!parsed.objects.every((o) => jsonSafe(o.obj)) || !jsonSafe(problems)) return;
+  try {
+    fs.mkdirSync(cacheDir, { recursive: true });
+    const file = parsedFile(cacheDir, key);
+    const tmp = path.join(cacheDir, `.${path.basename(file)}.${process.pid}.tmp`);
+    fs.writeFileSync(
+      tmp,
+      JSON.stringify({
+        version: PARSED_VERSION,
+        key,
+        parser: parserId(),
+        base,
+        objects: parsed.objects,
+        problems,
+      }),
+    );
+    fs.renameSync(tmp, file);
   } catch {
     // read-only home, full disk: the lint is the same, only slower next time
   }

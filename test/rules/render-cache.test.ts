@@ -8,8 +8,15 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as YAML from 'yaml';
-import { findKustomize, layoutScan } from '../../src/rules';
-import { ContentHasher, renderCacheDir, renderKey } from '../../src/rules/render-cache';
+import { findKustomize, layoutScan, lintLayout } from '../../src/rules';
+import {
+  ContentHasher,
+  parserId,
+  readParsedRender,
+  renderCacheDir,
+  renderKey,
+  writeParsedRender,
+} from '../../src/rules/render-cache';
 import { tempRepo } from './helpers';
 
 const labels = { app: 'web' };
@@ -178,7 +185,9 @@ describe('a lint with the cache', () => {
       expect(callCount()).toBe(2);
       const first = layoutScan(inputs, { kustomize: renderer, repoRoot: dir, renderCache: cache });
       expect(callCount()).toBe(4);
-      expect(fs.readdirSync(cache).filter((f) => f.endsWith('.json'))).toHaveLength(2);
+      // each render's output, and beside it the objects read from it (what the next run loads as JSON)
+      expect(fs.readdirSync(cache).filter((f) => /^[0-9a-f]{64}\.json$/.test(f))).toHaveLength(2);
+      expect(fs.readdirSync(cache).filter((f) => /^[0-9a-f]{64}\.parsed-[0-9a-f]{24}\.json$/.test(f))).toHaveLength(2);
       const second = layoutScan(inputs, { kustomize: renderer, repoRoot: dir, renderCache: cache });
       expect(callCount()).toBe(4); // nothing spawned
       expect(seen(first)).toEqual(seen(plain));
@@ -201,6 +210,112 @@ describe('a lint with the cache', () => {
       const third = layoutScan(changed, { kustomize: renderer, repoRoot: dir, renderCache: cache });
       expect(callCount()).toBe(6);
       expect(JSON.stringify(third.objects.find((o) => o.ref === 'Deployment/web')!.obj)).toContain(':9002');
+      fs.rmSync(cache, { recursive: true, force: true });
+    },
+  );
+});
+
+describe('the parsed form of a render in the cache', () => {
+  test('comes back as written (objects, problems without the file) and only for its own key and parser', () => {
+    const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'rw-parsed-render-'));
+    const key = 'a'.repeat(64);
+    const objects = [
+      { obj: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } }, kind: 'ConfigMap', name: 'c' },
+    ];
+    const problems = [{ file: 'k/kustomization.yaml (kubectl kustomize)', line: 7, message: 'bad', kind: 'Service' }];
+    writeParsedRender(cache, key, '/tmp/base', { objects, problems });
+    expect(readParsedRender(cache, key)).toEqual({
+      base: '/tmp/base',
+      parsed: { objects, problems: [{ line: 7, message: 'bad', kind: 'Service' }] },
+    });
+    expect(readParsedRender(cache, 'b'.repeat(64))).toBeUndefined();
+    // a file written by other code (another parser id) is not read
+    const [file] = fs.readdirSync(cache);
+    const stored = JSON.parse(fs.readFileSync(path.join(cache, file), 'utf8')) as Record<string, unknown>;
+    expect(stored.parser).toBe(parserId());
+    fs.writeFileSync(path.join(cache, file), JSON.stringify({ ...stored, parser: 'f'.repeat(64) }));
+    expect(readParsedRender(cache, key)).toBeUndefined();
+    fs.rmSync(cache, { recursive: true, force: true });
+  });
+
+  test('is not written for a value JSON would change (Infinity, -0, undefined, a Date)', () => {
+    const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'rw-parsed-unsafe-'));
+    const values: unknown[] = [Infinity, NaN, -0, undefined, new Date(0), [1, , 2]]; // eslint-disable-line no-sparse-arrays
+    values.forEach((v, i) => {
+      const key = String(i).repeat(64);
+      const obj = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { v } };
+      writeParsedRender(cache, key, '/b', { objects: [{ obj, kind: 'ConfigMap', name: 'c' }], problems: [] });
+      expect(readParsedRender(cache, key)).toBeUndefined();
+    });
+    expect(fs.readdirSync(cache)).toEqual([]);
+    fs.rmSync(cache, { recursive: true, force: true });
+  });
+});
+
+describe('a lint from the parsed form (differential)', () => {
+  withKustomize(
+    `gives the same objects, scopes, problems and findings as a lint without the cache, and needs no output text${why}`,
+    () => {
+      // Findings on rendered objects (an invalid label value, lines from the origin file) under two
+      // overlays of one base, and a YAML 1.1 timestamp (a Date to the yaml package) in a render:
+      // kubectl v1.32.4's kustomize (v5.5.0) printed it as the string "2001-12-14T00:00:00Z" when
+      // this test was written, so that render's parsed form is stored too (5 below). A value JSON
+      // cannot hold is never stored: the test above.
+      const app = (name: string, label: string): string =>
+        `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ${name}\n  labels:\n    tier: ${label}\n` +
+        `spec:\n  replicas: 1\n  selector:\n    matchLabels:\n      app: ${name}\n  template:\n    metadata:\n` +
+        `      labels:\n        app: ${name}\n    spec:\n      containers:\n      - name: ${name}\n` +
+        `        image: ghcr.io/acme/${name}:1.0\n`;
+      const files: Record<string, string> = {
+        ...FILES,
+        'safe/base/kustomization.yaml': 'resources:\n- app.yaml\n',
+        'safe/base/app.yaml': app('api', '"bad value!"'),
+        'safe/a/kustomization.yaml': 'resources:\n- ../base\nnamePrefix: a-\n',
+        'safe/b/kustomization.yaml': 'resources:\n- ../base\nreplicas:\n- name: api\n  count: 3\n',
+        'dated/kustomization.yaml': 'resources:\n- app.yaml\nnamePrefix: d-\n',
+        'dated/app.yaml': app('web', '2001-12-14'),
+      };
+      const dir = tempRepo('rw-parsed-diff-', files);
+      const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'rw-parsed-diff-cache-'));
+      const inputs = Object.entries(files).map(([file, text]) => ({ file: path.join(dir, file), text }));
+      const run = (renderCache: string | null): string[] => {
+        const l = layoutScan(inputs, { kustomize: installed, repoRoot: dir, renderCache });
+        const r = lintLayout(l, l.problems);
+        return [
+          ...l.objects.map(
+            (o) =>
+              `${o.file} ${o.ref} ${o.line('spec.replicas')} ${o.line('spec.selector')} ${JSON.stringify(o.obj)} ${JSON.stringify(l.scopes.get(o))}`,
+          ),
+          ...l.problems.map((p) => JSON.stringify(p)),
+          ...l.notes.map((n) => `${n.file}:${n.line} ${n.ruleId} ${n.severity} ${n.message}`),
+          ...r.findings.map((f) => `${f.file}:${f.line} ${f.ruleId} ${f.severity} ${f.status} ${f.message}`),
+        ];
+      };
+      const without = run(null);
+      const findings = without.filter((l) => / RW803-api-server-validation error open /.test(l));
+      expect(findings.map((l) => l.replace(/ open .*/, '').replace(`${dir}/`, ''))).toEqual([
+        'dated/app.yaml:6 RW803-api-server-validation error',
+        'safe/base/app.yaml:6 RW803-api-server-validation error',
+        'safe/base/app.yaml:6 RW803-api-server-validation error',
+      ]);
+      const cold = run(cache);
+      const entries = fs.readdirSync(cache);
+      const outputs = entries.filter((f) => /^[0-9a-f]{64}\.json$/.test(f));
+      const parsed = entries.filter((f) => f.includes('.parsed-'));
+      expect(outputs).toHaveLength(5); // overlays/a, overlays/b, safe/a, safe/b, dated
+      expect(parsed).toHaveLength(5);
+      // The outputs replaced by text that is no manifest: a run that read them would lose their
+      // objects, so an equal run shows the parsed form was used instead.
+      for (const f of outputs) {
+        const v = JSON.parse(fs.readFileSync(path.join(cache, f), 'utf8')) as { stdout: string };
+        fs.writeFileSync(path.join(cache, f), JSON.stringify({ ...v, stdout: 'x: 1\n' }));
+      }
+      const warm = run(cache);
+      expect(cold).toEqual(without);
+      expect(warm).toEqual(without);
+      // Without the parsed forms the replaced outputs are read, and the objects are gone.
+      for (const f of parsed) fs.rmSync(path.join(cache, f));
+      expect(run(cache)).not.toEqual(without);
       fs.rmSync(cache, { recursive: true, force: true });
     },
   );
