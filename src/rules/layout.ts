@@ -460,6 +460,12 @@ export interface Layout {
   readonly notes: Finding[];
   /** Per input file, as parsed (for the scan summary). */
   readonly parsed: ReadonlyMap<string, ParsedSource>;
+  /**
+   * Per input file read file by file: what shows it is applied as it is written (the evidence of
+   * ObjectScope.appliedAsIs, for the file itself), for the error gate (applied-gate.ts) on findings
+   * about a document (RW000, RW001), which may have no object.
+   */
+  readonly appliedFiles: ReadonlyMap<string, string>;
 }
 
 /** A note finding about a kustomization (RW010) at its file. */
@@ -891,6 +897,7 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
   /** Objects of OLM bundle inputs' renders, added after the other renders (withBundleInputs). */
   const bundleObjects: { obj: LintObject; scope: ObjectScope }[] = [];
   const readmes = new Map<string, string[]>();
+  const appliedFiles = new Map<string, string>();
   /** Roots kustomize failed to render: nothing of theirs is shown to be applied. */
   const failed = new Set<string>();
 
@@ -1063,6 +1070,7 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
           : open.length === 0
             ? readmeApplies(abs, readmes)
             : undefined;
+    if (asIs) appliedFiles.set(i.file, asIs);
     const supplied =
       open.length === 0 && !abs.startsWith('<')
         ? patchesTargeting(abs, p.objects, repoRoot, cache, memo)
@@ -1092,7 +1100,7 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
   }
 
   applyArgoCd(objects, scopes, opts.repoRoot ?? process.cwd());
-  return { objects, problems, scopes, notes, parsed };
+  return { objects, problems, scopes, notes, parsed, appliedFiles };
 }
 
 /**
