@@ -112,6 +112,20 @@ describe('the error level only where a file is shown to be applied as written', 
     expect(of(listed.findings, 'RW000')).toEqual(['RW000 error']);
   });
 
+  test('RW001 carries its evidence: an error only where a kustomization lists the file, which kustomize refuses', () => {
+    const dup = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  a: "1"\n  a: "2"\n';
+    // A kustomization that transforms (namePrefix): nothing but the listing shows the file is read as written.
+    const kustomization = 'namePrefix: p-\nresources:\n- cm.yaml\n- rollout.yaml\n';
+    const listed = lint([
+      tempRepo('rw-gate-', { 'cm.yaml': dup, 'rollout.yaml': rolloutYaml, 'kustomization.yaml': kustomization }),
+    ]);
+    expect(of(listed.findings, 'RW707')).toEqual(['RW707 warning']);
+    expect(of(listed.findings, 'RW001')).toEqual(['RW001 error']);
+    expect(listed.findings.find((f) => f.ruleId.startsWith('RW001'))!.message).not.toContain('if this file were');
+    const alone = lint([tempRepo('rw-gate-', { 'cm.yaml': dup, 'rollout.yaml': rolloutYaml })]);
+    expect(of(alone.findings, 'RW001')).toEqual(['RW001 warning']);
+  });
+
   test("RW903 is about rollwise's own input: an error whether or not the file is applied", () => {
     const dir = tempRepo('rw-gate-', { 'api.yaml': YAML.stringify(badFact) });
     expect(fs.existsSync(path.join(dir, 'kustomization.yaml'))).toBe(false);
