@@ -97,6 +97,35 @@ describe('the error level only where a file is shown to be applied as written', 
     expect(of(other.findings, 'RW707')).toEqual(['RW707 warning']);
   });
 
+  test('a document anywhere in the repository applies it (path, folder, raw URL): an error; near misses: a warning', () => {
+    const sev = (files: Record<string, string>): string[] =>
+      of(lint([tempRepo('rw-gate-', { 'yaml/rollout.yaml': rolloutYaml, ...files })]).findings, 'RW707');
+    // denniszielke/container_demos Ingress_Traefik.md: a raw URL whose tail is the file's path here.
+    const raw = 'https://raw.githubusercontent.com/o/r/master/yaml/rollout.yaml';
+    expect(sev({ 'docs/Demos.md': `kubectl apply -f ${raw}\n` })).toEqual(['RW707 error']);
+    expect(sev({ 'docs/Demos.md': `kubectl apply -f ${raw.replace('rollout', 'other')}\n` })).toEqual([
+      'RW707 warning',
+    ]);
+    // Relative to the repository root, or to the document's folder.
+    expect(sev({ 'docs/Demos.md': 'kubectl apply -f yaml/rollout.yaml\n' })).toEqual(['RW707 error']);
+    expect(sev({ 'docs/Demos.md': 'kubectl create -f ../yaml/rollout.yaml\n' })).toEqual(['RW707 error']);
+    // denniszielke/container_demos SM_OSM.md: `kubectl apply -f tracing -n debugdemo`, a folder holding it.
+    expect(sev({ 'SM_OSM.md': 'kubectl apply -f yaml -n demo\n' })).toEqual(['RW707 error']);
+    // A folder above it: its subfolders only with --recursive (kubectl reads only the folder's own files).
+    const above = (doc: string): string[] =>
+      of(
+        lint([tempRepo('rw-gate-', { 'deploy/yaml/rollout.yaml': rolloutYaml, 'deploy/Demo.md': doc })]).findings,
+        'RW707',
+      );
+    expect(above('kubectl apply -f .\n')).toEqual(['RW707 warning']);
+    expect(above('kubectl apply -f . --recursive\n')).toEqual(['RW707 error']);
+    // The whole repository applied recursively says nothing of one file (sourcegraph's configure/executors README).
+    expect(sev({ 'Demo.md': 'kubectl apply -f . --recursive\n' })).toEqual(['RW707 warning']);
+    // Another verb, or a file of the same name elsewhere: not evidence.
+    expect(sev({ 'Demo.md': 'kubectl delete -f yaml/rollout.yaml\n' })).toEqual(['RW707 warning']);
+    expect(sev({ 'Demo.md': 'kubectl apply -f rollout.yaml\n' })).toEqual(['RW707 warning']);
+  });
+
   test('standard input is what is applied: an error', () => {
     const { findings } = lint(['-'], rolloutYaml);
     expect(of(findings, 'RW707')).toEqual(['RW707 error']);
