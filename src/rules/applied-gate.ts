@@ -14,7 +14,7 @@ export const IF_APPLIED = 'if this file were applied as written: ';
 export const NOT_SHOWN =
   'nothing shows this file is applied as it is written (no kustomization lists it as a resource without patches ' +
   'or transformers, no kustomize render outputs it, no Argo CD Application syncs its folder as a plain ' +
-  'directory, no README beside it or in the folder above runs `kubectl apply -f` or `kubectl create -f` on it, ' +
+  'directory, no README or other document of the repository runs `kubectl apply -f` or `kubectl create -f` on it, ' +
   'not read from standard input), so this is not an error';
 
 /**
