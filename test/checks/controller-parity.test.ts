@@ -1406,6 +1406,8 @@ describe('SARIF and the cdk8s validation plugin carry the controller rules', () 
     canary(objs).steps[1] = { pause: { duration: '1d' } };
     file = path.join(dir, 'rollout.yaml');
     fs.writeFileSync(file, objs.map((o) => YAML.stringify(o, { version: '1.1' })).join('---\n'));
+    // The README applies the file as written, so its errors stay errors (src/rules/applied-gate.ts).
+    fs.writeFileSync(path.join(dir, 'README.md'), '```\nkubectl apply -f rollout.yaml\n```\n');
   });
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
