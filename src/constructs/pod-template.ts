@@ -240,22 +240,9 @@ export function renderMigrationPodTemplate(
   reasons.use(`${prefix}.spec.securityContext`, securityReason('pod'));
   reasons.use(`${c}.securityContext`, securityReason('container'));
   const automountToken = reasons.use(`${prefix}.spec.automountServiceAccountToken`, x.automountToken);
-  reasons.note(
-    `${c}.image`,
-    m.image === d.image
-      ? `The app's image (${d.image}): the migration that ships with this ` + 'release is the one that runs.'
-      : `Input (migrations.image): ${m.image}.`,
-  );
-  reasons.note(
-    `${c}.env`,
-    "The app's environment, Secret references and mounts: the migration connects to the database the app uses, with " +
-      'the same credentials.',
-  );
-  reasons.note(
-    `${prefix}.metadata.labels`,
-    `Not the app's selector label (app.kubernetes.io/name: ${d.name}): the Service, the PodDisruptionBudget and the ` +
-      `canary analysis must never count the migration's pod.`,
-  );
+  const image = reasons.use(`${c}.image`, m.image);
+  reasons.use(`${c}.env`, m.environment);
+  reasons.use(`${prefix}.metadata.labels`, m.podLabels);
   const res = d.resources;
   const limits: Record<string, k8s.Quantity> = {
     memory: k8s.Quantity.fromString(reasons.use(`${c}.resources.limits.memory`, res.memoryLimit)),
@@ -300,7 +287,7 @@ export function renderMigrationPodTemplate(
       containers: [
         {
           name: MIGRATION_CONTAINER,
-          image: m.image,
+          image,
           command: m.command,
           ...(m.args ? { args: m.args } : {}),
           ...(x.app.env.length ? { env: x.app.env as k8s.EnvVar[] } : {}),
