@@ -194,6 +194,8 @@ export interface KeepAliveDecisions {
   readonly connectTimeoutSeconds: Decision<number>;
   /** Retries on reset; 0 = no `retry` block. */
   readonly retryOnReset: Decision<number>;
+  /** The retry's trigger (`retry.retryOn.triggers`), when retryOnReset is above 0: reset only. */
+  readonly retryOn?: Decision<'reset'>;
   /** Warnings to show at synth (e.g. Go without an idle timeout). */
   readonly warnings: readonly string[];
 }
@@ -350,6 +352,16 @@ export function retryOnResetDecision(override?: Override<number>): Decision<numb
   return d;
 }
 
+/** The trigger of an overridden retry on reset: reset, nothing else. */
+export function retryOnDecision(retries: Decision<number>): Decision<'reset'> | undefined {
+  if (retries.value <= 0) return undefined;
+  return decided(
+    'reset',
+    'Only the reset trigger: the override asked for retries on reset, nothing else (connect failures and 5xx stay ' +
+      'unretried).',
+  );
+}
+
 /** Every keep-alive decision for one route, with the race refused. */
 export function decideKeepAlive(inp: KeepAliveInputs): KeepAliveDecisions {
   const server = inp.appServer;
@@ -398,11 +410,16 @@ export function decideKeepAlive(inp: KeepAliveInputs): KeepAliveDecisions {
         'Set http.Server.IdleTimeout (e.g. 75 s) and declare it with AppServer.goNetHttp({ idleTimeout }).',
     );
   }
+  // in this order, so that of two bad inputs the connect timeout is named first, as before
+  const connectTimeoutSeconds = proxyConnectTimeout(idle, inp.connectTimeout);
+  const retryOnReset = retryOnResetDecision(inp.retryOnReset);
+  const retryOn = retryOnDecision(retryOnReset);
   return {
     appServer: server,
     idleTimeoutSeconds: idle,
-    connectTimeoutSeconds: proxyConnectTimeout(idle, inp.connectTimeout),
-    retryOnReset: retryOnResetDecision(inp.retryOnReset),
+    connectTimeoutSeconds,
+    retryOnReset,
+    ...(retryOn ? { retryOn } : {}),
     warnings,
   };
 }
