@@ -121,34 +121,12 @@ export class ArgoCdApplication extends Construct {
         path: s.path,
         destinationNamespace: destNs,
         namespace: ns,
+        serviceName: svc.name,
+        canary: svc.canary !== undefined,
+        replicasOwnedByAutoscaler: svc.replicasOwnedByAutoscaler,
+        workload: { apiVersion: svc.workload.apiVersion, kind: svc.workload.kind },
       });
       const r = new Reasons();
-      const ignore: {
-        group?: string;
-        kind: string;
-        name?: string;
-        namespace?: string;
-        jqPathExpressions?: string[];
-        jsonPointers?: string[];
-      }[] = [];
-      if (svc.canary) {
-        ignore.push({
-          group: 'gateway.networking.k8s.io',
-          kind: 'HTTPRoute',
-          name: svc.name,
-          namespace: destNs,
-          jqPathExpressions: ['.spec.rules[].backendRefs[].weight'],
-        });
-      }
-      if (svc.replicasOwnedByAutoscaler) {
-        ignore.push({
-          group: svc.workload.apiVersion.includes('/') ? svc.workload.apiVersion.split('/')[0] : '',
-          kind: svc.workload.kind,
-          name: svc.name,
-          namespace: destNs,
-          jsonPointers: ['/spec/replicas'],
-        });
-      }
       const spec = {
         project: s.project ?? 'default',
         source: {
@@ -169,27 +147,10 @@ export class ArgoCdApplication extends Construct {
               }
             : {}),
         },
-        ...(ignore.length ? { ignoreDifferences: ignore } : {}),
+        ...(sync.ignoreDifferences
+          ? { ignoreDifferences: r.use('spec.ignoreDifferences', sync.ignoreDifferences) }
+          : {}),
       };
-      if (ignore.length) {
-        r.note(
-          'spec.ignoreDifferences',
-          'Fields controllers change at ' +
-            `runtime: ${[
-              svc.canary
-                ? 'the HTTPRoute backendRef weights (set by the Argo Rollouts Gateway API plugin ' + 'during a canary)'
-                : '',
-              svc.replicasOwnedByAutoscaler
-                ? `${svc.workload.kind} /spec/replicas (owned ` + 'by the autoscaler, and absent from Git)'
-                : '',
-            ]
-              .filter(Boolean)
-              .join('; ')}; ` +
-            'without this Argo CD reports drift and self-heal fights the controllers (reference: Argo CD and ' +
-            `Rollouts). They only leave the diff: every other field of these objects, the route's rules included, is ` +
-            'still applied from Git.',
-        );
-      }
       const frozen = arrayFreezingIgnores(spec);
       if (frozen.length) throw new Error(`ArgoCdApplication ${name}: ${frozen.join('; ')}`);
       this.application = new ApiObject(this, 'application', {
