@@ -296,16 +296,17 @@ function checkApplication(r: RenderedApp, application: ApiObject, svc: HttpServi
   const source = rec(spec.source) ?? {};
   const dest = rec(spec.destination) ?? {};
   const pathProblem = appPathProblem(source.path);
+  const sourcePath = String(source.path);
   if (pathProblem)
     out.push(
-      `${name} spec.source.path: "${String(source.path)}" ${pathProblem}. Fix: point it at the output folder, relative ` +
+      `${name} spec.source.path: "${sourcePath}" ${pathProblem}. Fix: point it at the output folder, relative ` +
         'to the repository root (e.g. "dist/prod").',
     );
   const projProblem = projectProblem(spec.project ?? 'default');
+  const project = JSON.stringify(spec.project);
   if (projProblem)
     out.push(
-      `${name} spec.project: ${JSON.stringify(spec.project)} ${projProblem}. Fix: name an AppProject that exists (e.g. ` +
-        '"default").',
+      `${name} spec.project: ${project} ${projProblem}. Fix: name an AppProject that exists (e.g. ` + '"default").',
     );
   const srvProblem = serverProblem(dest.server);
   if (srvProblem)
@@ -413,17 +414,18 @@ export function arrayFreezingIgnores(spec: {
   if (!(spec.syncPolicy?.syncOptions ?? []).includes('RespectIgnoreDifferences=true')) return [];
   const out: string[] = [];
   for (const rule of spec.ignoreDifferences ?? []) {
+    const kind = rule.kind ?? '?';
     for (const jq of rule.jqPathExpressions ?? []) {
       if (/\[/.test(jq))
         out.push(
-          `${rule.kind ?? '?'} jqPathExpression ${jq} names an array element while RespectIgnoreDifferences=true: Argo ` +
+          `${kind} jqPathExpression ${jq} names an array element while RespectIgnoreDifferences=true: Argo ` +
             `CD would apply the whole live array instead of Git's`,
         );
     }
     for (const ptr of rule.jsonPointers ?? []) {
       if (/\/(\d+|-)(\/|$)/.test(ptr))
         out.push(
-          `${rule.kind ?? '?'} jsonPointer ${ptr} names an array element while RespectIgnoreDifferences=true: Argo CD ` +
+          `${kind} jsonPointer ${ptr} names an array element while RespectIgnoreDifferences=true: Argo CD ` +
             `would apply the whole live array instead of Git's`,
         );
     }
@@ -441,8 +443,7 @@ export function arrayFreezingIgnores(spec: {
 function serviceFile(svc: HttpService): string {
   const chart = Chart.of(svc);
   const declared = declaredOutputPath(chart);
-  const file =
-    declared ??
-    `${Names.toDnsLabel(chart)}${(chart.node.root as { outputFileExtension?: string }).outputFileExtension ?? '.k8s.yaml'}`;
+  const extension = (chart.node.root as { outputFileExtension?: string }).outputFileExtension ?? '.k8s.yaml';
+  const file = declared ?? `${Names.toDnsLabel(chart)}${extension}`;
   return file.split('/').pop() as string;
 }
