@@ -228,6 +228,7 @@ export function decideMigration(
     );
   }
 
+  const appRequest = appCpu ? ` (${appCpu.request})` : '';
   return {
     name: `${name}${MIGRATION_SUFFIX}`,
     image: decided(
@@ -325,7 +326,7 @@ export function decideMigration(
               'a CFS quota would only deschedule the migration for the rest of each 100 ms period once its slice is used ' +
               '(docs/mechanisms.md#cpu-limits-and-cfs-throttling), stretching a migration that holds table locks and keeps ' +
               `the sync waiting; its deadline (activeDeadlineSeconds) bounds how long it may run. The app's CPU ` +
-              `request${appCpu ? ` (${appCpu.request})` : ''} still reserves CPU for it on the node and weights its share; ` +
+              `request${appRequest} still reserves CPU for it on the node and weights its share; ` +
               'the pod stays Burstable.',
           ),
     warnings,
