@@ -121,34 +121,12 @@ export class ArgoCdApplication extends Construct {
         path: s.path,
         destinationNamespace: destNs,
         namespace: ns,
+        serviceName: svc.name,
+        canary: svc.canary !== undefined,
+        replicasOwnedByAutoscaler: svc.replicasOwnedByAutoscaler,
+        workload: { apiVersion: svc.workload.apiVersion, kind: svc.workload.kind },
       });
       const r = new Reasons();
-      const ignore: {
-        group?: string;
-        kind: string;
-        name?: string;
-        namespace?: string;
-        jqPathExpressions?: string[];
-        jsonPointers?: string[];
-      }[] = [];
-      if (svc.canary) {
-        ignore.push({
-          group: 'gateway.networking.k8s.io',
-          kind: 'HTTPRoute',
-          name: svc.name,
-          namespace: destNs,
-          jqPathExpressions: ['.spec.rules[].backendRefs[].weight'],
-        });
-      }
-      if (svc.replicasOwnedByAutoscaler) {
-        ignore.push({
-          group: svc.workload.apiVersion.includes('/') ? svc.workload.apiVersion.split('/')[0] : '',
-          kind: svc.workload.kind,
-          name: svc.name,
-          namespace: destNs,
-          jsonPointers: ['/spec/replicas'],
-        });
-      }
       const spec = {
         project: s.project ?? 'default',
         source: {
@@ -169,27 +147,10 @@ export class ArgoCdApplication extends Construct {
               }
             : {}),
         },
-        ...(ignore.length ? { ignoreDifferences: ignore } : {}),
+        ...(sync.ignoreDifferences
+          ? { ignoreDifferences: r.use('spec.ignoreDifferences', sync.ignoreDifferences) }
+          : {}),
       };
-      if (ignore.length) {
-        r.note(
-          'spec.ignoreDifferences',
-          'Fields controllers change at ' +
-            `runtime: ${[
-              svc.canary
-                ? 'the HTTPRoute backendRef weights (set by the Argo Rollouts Gateway API plugin ' + 'during a canary)'
-                : '',
-              svc.replicasOwnedByAutoscaler
-                ? `${svc.workload.kind} /spec/replicas (owned ` + 'by the autoscaler, and absent from Git)'
-                : '',
-            ]
-              .filter(Boolean)
-              .join('; ')}; ` +
-            'without this Argo CD reports drift and self-heal fights the controllers (reference: Argo CD and ' +
-            `Rollouts). They only leave the diff: every other field of these objects, the route's rules included, is ` +
-            'still applied from Git.',
-        );
-      }
       const frozen = arrayFreezingIgnores(spec);
       if (frozen.length) throw new Error(`ArgoCdApplication ${name}: ${frozen.join('; ')}`);
       this.application = new ApiObject(this, 'application', {
@@ -335,16 +296,17 @@ function checkApplication(r: RenderedApp, application: ApiObject, svc: HttpServi
   const source = rec(spec.source) ?? {};
   const dest = rec(spec.destination) ?? {};
   const pathProblem = appPathProblem(source.path);
+  const sourcePath = String(source.path);
   if (pathProblem)
     out.push(
-      `${name} spec.source.path: "${String(source.path)}" ${pathProblem}. Fix: point it at the output folder, relative ` +
+      `${name} spec.source.path: "${sourcePath}" ${pathProblem}. Fix: point it at the output folder, relative ` +
         'to the repository root (e.g. "dist/prod").',
     );
   const projProblem = projectProblem(spec.project ?? 'default');
+  const project = JSON.stringify(spec.project);
   if (projProblem)
     out.push(
-      `${name} spec.project: ${JSON.stringify(spec.project)} ${projProblem}. Fix: name an AppProject that exists (e.g. ` +
-        '"default").',
+      `${name} spec.project: ${project} ${projProblem}. Fix: name an AppProject that exists (e.g. ` + '"default").',
     );
   const srvProblem = serverProblem(dest.server);
   if (srvProblem)
@@ -452,17 +414,18 @@ export function arrayFreezingIgnores(spec: {
   if (!(spec.syncPolicy?.syncOptions ?? []).includes('RespectIgnoreDifferences=true')) return [];
   const out: string[] = [];
   for (const rule of spec.ignoreDifferences ?? []) {
+    const kind = rule.kind ?? '?';
     for (const jq of rule.jqPathExpressions ?? []) {
       if (/\[/.test(jq))
         out.push(
-          `${rule.kind ?? '?'} jqPathExpression ${jq} names an array element while RespectIgnoreDifferences=true: Argo ` +
+          `${kind} jqPathExpression ${jq} names an array element while RespectIgnoreDifferences=true: Argo ` +
             `CD would apply the whole live array instead of Git's`,
         );
     }
     for (const ptr of rule.jsonPointers ?? []) {
       if (/\/(\d+|-)(\/|$)/.test(ptr))
         out.push(
-          `${rule.kind ?? '?'} jsonPointer ${ptr} names an array element while RespectIgnoreDifferences=true: Argo CD ` +
+          `${kind} jsonPointer ${ptr} names an array element while RespectIgnoreDifferences=true: Argo CD ` +
             `would apply the whole live array instead of Git's`,
         );
     }
@@ -480,8 +443,7 @@ export function arrayFreezingIgnores(spec: {
 function serviceFile(svc: HttpService): string {
   const chart = Chart.of(svc);
   const declared = declaredOutputPath(chart);
-  const file =
-    declared ??
-    `${Names.toDnsLabel(chart)}${(chart.node.root as { outputFileExtension?: string }).outputFileExtension ?? '.k8s.yaml'}`;
+  const extension = (chart.node.root as { outputFileExtension?: string }).outputFileExtension ?? '.k8s.yaml';
+  const file = declared ?? `${Names.toDnsLabel(chart)}${extension}`;
   return file.split('/').pop() as string;
 }

@@ -78,12 +78,7 @@ export class RouteTrafficPolicy extends Construct {
     const idle = r.use('spec.timeout.http.connectionIdleTimeout', d.idleTimeoutSeconds);
     const connect = r.use('spec.timeout.tcp.connectTimeout', d.connectTimeoutSeconds);
     const retries = r.use(d.retryOnReset.value > 0 ? 'spec.retry.numRetries' : 'spec.retry', d.retryOnReset);
-    if (retries > 0)
-      r.note(
-        'spec.retry.retryOn',
-        'Only the reset trigger: the override asked for retries on reset, nothing else (connect failures and 5xx stay ' +
-          'unretried).',
-      );
+    if (retries > 0 && d.retryOn) r.use('spec.retry.retryOn', d.retryOn);
 
     const spec: BackendTrafficPolicySpec = {
       targetRefs,

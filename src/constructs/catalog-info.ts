@@ -107,11 +107,12 @@ export class CatalogInfo extends Construct {
         .findAll()
         .filter((c) => c instanceof ArgoCdApplication)
         .map((c) => c.node.path);
+      const names = apps.join(', ');
       return apps.length === 0
         ? []
         : [
             `CatalogInfo ${svc.name}: it is in chart ${chart.node.path}, which holds the ` +
-              `Argo CD Application(s) ${apps.join(', ')}, so ${this.file} would be written beside them and applied with ` +
+              `Argo CD Application(s) ${names}, so ${this.file} would be written beside them and applied with ` +
               'them as a Kubernetes object (kubectl apply -f of that folder, or an app of apps), which fails: a Backstage ' +
               `entity is no Kubernetes object. Fix: create it in the service's own chart, the \`chart\` addEstate's ` +
               `perService receives (new CatalogInfo(chart, 'catalog', { service, ... })), where the service's Application ` +

@@ -240,22 +240,9 @@ export function renderMigrationPodTemplate(
   reasons.use(`${prefix}.spec.securityContext`, securityReason('pod'));
   reasons.use(`${c}.securityContext`, securityReason('container'));
   const automountToken = reasons.use(`${prefix}.spec.automountServiceAccountToken`, x.automountToken);
-  reasons.note(
-    `${c}.image`,
-    m.image === d.image
-      ? `The app's image (${d.image}): the migration that ships with this ` + 'release is the one that runs.'
-      : `Input (migrations.image): ${m.image}.`,
-  );
-  reasons.note(
-    `${c}.env`,
-    "The app's environment, Secret references and mounts: the migration connects to the database the app uses, with " +
-      'the same credentials.',
-  );
-  reasons.note(
-    `${prefix}.metadata.labels`,
-    `Not the app's selector label (app.kubernetes.io/name: ${d.name}): the Service, the PodDisruptionBudget and the ` +
-      `canary analysis must never count the migration's pod.`,
-  );
+  const image = reasons.use(`${c}.image`, m.image);
+  reasons.use(`${c}.env`, m.environment);
+  reasons.use(`${prefix}.metadata.labels`, m.podLabels);
   const res = d.resources;
   const limits: Record<string, k8s.Quantity> = {
     memory: k8s.Quantity.fromString(reasons.use(`${c}.resources.limits.memory`, res.memoryLimit)),
@@ -300,7 +287,7 @@ export function renderMigrationPodTemplate(
       containers: [
         {
           name: MIGRATION_CONTAINER,
-          image: m.image,
+          image,
           command: m.command,
           ...(m.args ? { args: m.args } : {}),
           ...(x.app.env.length ? { env: x.app.env as k8s.EnvVar[] } : {}),
@@ -359,30 +346,9 @@ function renderExtraContainer(
   reasons.use(`${path}.securityContext`, securityReason('container'));
   let readinessProbe: k8s.Probe | undefined;
   let startupProbe: k8s.Probe | undefined;
-  if (sidecar && e.port && inJob) {
-    // Kubernetes 1.33 kubelet (pkg/kubelet/kuberuntime/kuberuntime_container.go
-    // computeInitContainerActions): a running restartable init container with a startupProbe holds
-    // the containers after it until the probe has succeeded (restarted when it fails); without one,
-    // the next starts as soon as it runs. Its readinessProbe gates only the pod's Ready condition.
-    reasons.note(
-      `${path}.startupProbe`,
-      'In the migration Job the sidecar keeps its startupProbe and no readinessProbe: the kubelet starts the ' +
-        'migration only after the startupProbe has passed (a native sidecar with a startupProbe holds the containers ' +
-        `after it; kubelet computeInitContainerActions, Kubernetes 1.33), so the migration's first connection ` +
-        `finds ${e.name} serving. Readiness would gate nothing here: no Service or PodDisruptionBudget selects the ` +
-        `migration's pod (it lacks the app's selector label) and a Job completes on its containers' exit, not on ` +
-        'Ready (docs/mechanisms.md#migrations).',
-    );
-  }
   if (sidecar && e.port && !inJob) {
     const port = k8s.IntOrString.fromString(e.port.name);
-    reasons.note(
-      `${path}.readinessProbe`,
-      `The sidecar serves on port ${e.port.name} (${e.port.port}), so it is probed with the app's readiness timing ` +
-        `(period ${r.periodSeconds.value} s, timeout ${r.timeoutSeconds.value} s, ` +
-        `thresholds ${r.failureThreshold.value}/${r.successThreshold.value}): a pod is Ready only when every serving ` +
-        'container is, and one timing keeps the leave and return windows the rest of the output is derived from.',
-    );
+    if (e.readinessTiming) reasons.use(`${path}.readinessProbe`, e.readinessTiming);
     if (e.readinessCallsDependency)
       reasons.use(
         `${path}.readinessProbe.${e.port.readinessPath ? 'httpGet' : 'tcpSocket'}`,
@@ -400,6 +366,8 @@ function renderExtraContainer(
     const port = k8s.IntOrString.fromString(e.port.name);
     if (e.startup) {
       const st = e.startup;
+      // in the migration Job it keeps only its startupProbe (why: src/decisions/sidecar-probes.ts)
+      if (inJob) reasons.use(`${path}.startupProbe`, st.inMigrationJob);
       reasons.use(`${path}.startupProbe.${st.check.value.kind === 'http' ? 'httpGet' : 'tcpSocket'}`, st.check);
       startupProbe = {
         ...(st.check.value.kind === 'http'

@@ -14,6 +14,24 @@ export interface ApplicationSyncInputs {
   readonly destinationNamespace: string;
   /** How the destination namespace comes to exist (decideNamespace). */
   readonly namespace: NamespaceDecisions;
+  /** The service's name: its HTTPRoute's and its workload's. */
+  readonly serviceName: string;
+  /** Whether the service is delivered by canary (the Gateway API plugin sets the route's weights). */
+  readonly canary: boolean;
+  /** Whether an autoscaler owns the workload's replicas (absent from Git). */
+  readonly replicasOwnedByAutoscaler: boolean;
+  /** The service's workload (a Rollout or a Deployment). */
+  readonly workload: { readonly apiVersion: string; readonly kind: string };
+}
+
+/** One entry of an Application's spec.ignoreDifferences. */
+export interface IgnoreDifference {
+  group?: string;
+  kind: string;
+  name?: string;
+  namespace?: string;
+  jqPathExpressions?: string[];
+  jsonPointers?: string[];
 }
 
 export interface ApplicationSyncDecisions {
@@ -23,10 +41,52 @@ export interface ApplicationSyncDecisions {
   readonly automated: Decision<{ prune: boolean; selfHeal: boolean }>;
   /** spec.syncPolicy.syncOptions */
   readonly syncOptions: Decision<string[]>;
+  /** spec.ignoreDifferences, when a controller changes a field at runtime (none otherwise). */
+  readonly ignoreDifferences?: Decision<IgnoreDifference[]>;
+}
+
+/**
+ * The fields controllers change at runtime, left out of Argo CD's diff: the route's backendRef
+ * weights during a canary (the Gateway API plugin sets them) and the workload's replicas when an
+ * autoscaler owns them. Undefined when there are none.
+ */
+function ignoreDifferences(inp: ApplicationSyncInputs): Decision<IgnoreDifference[]> | undefined {
+  const ignore: IgnoreDifference[] = [];
+  const what: string[] = [];
+  if (inp.canary) {
+    ignore.push({
+      group: 'gateway.networking.k8s.io',
+      kind: 'HTTPRoute',
+      name: inp.serviceName,
+      namespace: inp.destinationNamespace,
+      jqPathExpressions: ['.spec.rules[].backendRefs[].weight'],
+    });
+    what.push('the HTTPRoute backendRef weights (set by the Argo Rollouts Gateway API plugin during a canary)');
+  }
+  if (inp.replicasOwnedByAutoscaler) {
+    const apiVersion = inp.workload.apiVersion;
+    ignore.push({
+      group: apiVersion.includes('/') ? apiVersion.split('/')[0] : '',
+      kind: inp.workload.kind,
+      name: inp.serviceName,
+      namespace: inp.destinationNamespace,
+      jsonPointers: ['/spec/replicas'],
+    });
+    what.push(`${inp.workload.kind} /spec/replicas (owned by the autoscaler, and absent from Git)`);
+  }
+  if (ignore.length === 0) return undefined;
+  return decided(
+    ignore,
+    `Fields controllers change at runtime: ${what.join('; ')}; ` +
+      'without this Argo CD reports drift and self-heal fights the controllers (reference: Argo CD and ' +
+      `Rollouts). They only leave the diff: every other field of these objects, the route's rules included, is ` +
+      'still applied from Git.',
+  );
 }
 
 /** The Application's sync values, each with its reason. */
 export function decideApplicationSync(inp: ApplicationSyncInputs): ApplicationSyncDecisions {
+  const ignored = ignoreDifferences(inp);
   return {
     include: decided(
       inp.include,
@@ -52,5 +112,6 @@ export function decideApplicationSync(inp: ApplicationSyncInputs): ApplicationSy
         "that changes the route itself, applied during a canary, writes Git's 100/0 (all traffic to stable, the " +
         'safe side) until the controller sets the weight again.',
     ),
+    ...(ignored ? { ignoreDifferences: ignored } : {}),
   };
 }

@@ -110,6 +110,11 @@ export function planCanaryVolume(inp: VolumePlanInputs): VolumePlan {
       inp.steps ?? plannedSteps(FIRST_WEIGHTS[0], 0, VOLUME_WINDOWS_SECONDS[VOLUME_WINDOWS_SECONDS.length - 1], true);
     const windowSeconds = VOLUME_WINDOWS_SECONDS[VOLUME_WINDOWS_SECONDS.length - 1];
     const first = firstWeightOf(steps) ?? FIRST_WEIGHTS[0];
+    const where =
+      rps === undefined
+        ? ''
+        : `, where the canary sees ${show(first, windowSeconds)} requests against the ${fmt(minRequests)} a ratio ` +
+          'needs: one error can fail a measurement';
     return {
       windowSeconds,
       minRequests,
@@ -119,13 +124,7 @@ export function planCanaryVolume(inp: VolumePlanInputs): VolumePlan {
       reason:
         `Manual promotion (${inp.manualPromotion.trim()}): a human promotes, so there is no request-volume ` +
         'metric (it would only pause the rollout again after each promotion) and the ratios use the longest ' +
-        `window, ${minutes(windowSeconds)}${
-          rps !== undefined
-            ? ', where the canary ' +
-              `sees ${show(first, windowSeconds)} requests against the ${fmt(minRequests)} a ratio needs: one error can ` +
-              'fail a measurement'
-            : ''
-        }.`,
+        `window, ${minutes(windowSeconds)}${where}.`,
     };
   }
 
@@ -242,6 +241,7 @@ export function planCanaryVolume(inp: VolumePlanInputs): VolumePlan {
   const lastWeight = FIRST_WEIGHTS[FIRST_WEIGHTS.length - 1];
   const input = inp.releaseRps !== undefined ? 'capacity.releaseRequestsPerSecond' : 'capacity.peakRequestsPerSecond';
   const pctNeeded = Math.ceil((needed / (rps * lastW)) * 100);
+  const holdMinutes = Math.ceil(holdForAbort(lastW) / 60);
   throw new RollwiseInputError(
     input,
     rps,
@@ -254,7 +254,7 @@ export function planCanaryVolume(inp: VolumePlanInputs): VolumePlan {
         pctNeeded <= 50
           ? 'or choose a higher first weight and a longer hold ' +
             `yourself (Delivery.canary({ steps: [CanaryStep.setWeight(${pctNeeded}), ` +
-            `CanaryStep.pause(Duration.minutes(${Math.ceil(holdForAbort(lastW) / 60)})), CanaryStep.analysisGate()] })); ` +
+            `CanaryStep.pause(Duration.minutes(${holdMinutes})), CanaryStep.analysisGate()] })); ` +
             'or promote by hand'
           : 'otherwise, ' +
             `as ${

@@ -114,7 +114,7 @@ export function decidePodExtras(inp: PodExtrasInputs, version: KubernetesVersion
     const res = x.resources ?? ({} as SidecarProps['resources']);
     const r = resources(res.cpu, res.memory, x.overrides?.cpuLimit, `${at}.`, kind === 'initContainers');
     let port: ExtraContainerDecisions['port'];
-    let probed: Pick<ExtraContainerDecisions, 'readinessCallsDependency' | 'startup'> = {};
+    let probed: Pick<ExtraContainerDecisions, 'readinessCallsDependency' | 'readinessTiming' | 'startup'> = {};
     const command = checkStrings(`${at}.command`, x.command);
     const args = checkStrings(`${at}.args`, x.args);
     const env = checkEnv(`${at}.env`, x.env, version);

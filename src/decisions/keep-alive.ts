@@ -109,14 +109,16 @@ function synSentence(connectSeconds: number): string {
   const syns = (k: number) => `${k} lost SYN${k === 1 ? '' : 's'}`;
   const at = (schedule: readonly number[], k: number) =>
     schedule[k] === undefined ? 'never' : `${schedule[k]} s after the first`;
+  const nextOld = at(SYN_RETRANSMIT_SECONDS, old);
+  const nextLinear = at(SYN_RETRANSMIT_SECONDS_LINEAR, linear);
   const survives =
     n === 0
       ? 'no lost SYN on any kernel: each one is a 503 UF'
       : old === linear
-        ? `${syns(n)} in a row on any kernel (the next retransmission comes ${at(SYN_RETRANSMIT_SECONDS, old)} before ` +
-          `6.5 and ${at(SYN_RETRANSMIT_SECONDS_LINEAR, linear)} from 6.5 on: too late)`
+        ? `${syns(n)} in a row on any kernel (the next retransmission comes ${nextOld} before ` +
+          `6.5 and ${nextLinear} from 6.5 on: too late)`
         : `at least ${syns(n)} in a row: ${old} on kernels before 6.5 (the next ` +
-          `retransmission, ${at(SYN_RETRANSMIT_SECONDS, old)}, comes too late), ${linear} from 6.5 on`;
+          `retransmission, ${nextOld}, comes too late), ${linear} from 6.5 on`;
   return (
     'An in-cluster connect takes milliseconds, but Linux re-sends a lost SYN only after 1 s (initial ' +
     'retransmission timeout, include/net/tcp.h TCP_TIMEOUT_INIT), then kernels before 6.5 double the wait ' +
@@ -194,6 +196,8 @@ export interface KeepAliveDecisions {
   readonly connectTimeoutSeconds: Decision<number>;
   /** Retries on reset; 0 = no `retry` block. */
   readonly retryOnReset: Decision<number>;
+  /** The retry's trigger (`retry.retryOn.triggers`), when retryOnReset is above 0: reset only. */
+  readonly retryOn?: Decision<'reset'>;
   /** Warnings to show at synth (e.g. Go without an idle timeout). */
   readonly warnings: readonly string[];
 }
@@ -290,22 +294,24 @@ export function proxyConnectTimeout(
 ): Decision<number> {
   const idleS = idle.value;
   const value = connectTimeoutFor(idleS);
+  const shown = showDuration(value);
+  const idleShown = idleS === undefined ? '' : showDuration(idleS);
   const computed =
     idleS === undefined
       ? decided(
           value,
-          `Envoy's default ${showDuration(value)} (Envoy Gateway v1.9.0's too), written out because with no keep-alive ` +
+          `Envoy's default ${shown} (Envoy Gateway v1.9.0's too), written out because with no keep-alive ` +
             `every request opens a new connection and waits on this timeout. ${synSentence(value)}`,
           { connectSeconds: value, lostSynsSurvived: lostSynsSurvived(value) },
         )
       : decided(
           value,
-          `Envoy's default ${showDuration(value)} (Envoy Gateway v1.9.0's too), not lowered to the idle ` +
-            `timeout ${showDuration(idleS)}: Envoy before 1.38.0 ran the idle timer while the connection was still being ` +
+          `Envoy's default ${shown} (Envoy Gateway v1.9.0's too), not lowered to the idle ` +
+            `timeout ${idleShown}: Envoy before 1.38.0 ran the idle timer while the connection was still being ` +
             'established and closed a connect that outlasted it (envoy#42753); Envoy 1.38.0 fixed that (envoy#42756, ' +
             'runtime guard codec_client_enable_idle_timer_only_when_connected, on by default) and Envoy Gateway v1.9.0 ' +
             'runs Envoy 1.39.0, so the idle timer starts once the connection is up and this value alone bounds the ' +
-            `connect. On an older Envoy image the idle timeout would still cut a connect at ${showDuration(idleS)}, the ` +
+            `connect. On an older Envoy image the idle timeout would still cut a connect at ${idleShown}, the ` +
             'same as a connect timeout lowered to it, so the default is never worse ' +
             `(docs/mechanisms.md#a-lost-syn-and-the-connect-timeout). ${synSentence(value)}`,
           { connectSeconds: value, idleSeconds: idleS, lostSynsSurvived: lostSynsSurvived(value) },
@@ -348,6 +354,16 @@ export function retryOnResetDecision(override?: Override<number>): Decision<numb
       'use 1 retry on reset, for routes whose requests are idempotent.',
     );
   return d;
+}
+
+/** The trigger of an overridden retry on reset: reset, nothing else. */
+export function retryOnDecision(retries: Decision<number>): Decision<'reset'> | undefined {
+  if (retries.value <= 0) return undefined;
+  return decided(
+    'reset',
+    'Only the reset trigger: the override asked for retries on reset, nothing else (connect failures and 5xx stay ' +
+      'unretried).',
+  );
 }
 
 /** Every keep-alive decision for one route, with the race refused. */
@@ -398,11 +414,16 @@ export function decideKeepAlive(inp: KeepAliveInputs): KeepAliveDecisions {
         'Set http.Server.IdleTimeout (e.g. 75 s) and declare it with AppServer.goNetHttp({ idleTimeout }).',
     );
   }
+  // in this order, so that of two bad inputs the connect timeout is named first, as before
+  const connectTimeoutSeconds = proxyConnectTimeout(idle, inp.connectTimeout);
+  const retryOnReset = retryOnResetDecision(inp.retryOnReset);
+  const retryOn = retryOnDecision(retryOnReset);
   return {
     appServer: server,
     idleTimeoutSeconds: idle,
-    connectTimeoutSeconds: proxyConnectTimeout(idle, inp.connectTimeout),
-    retryOnReset: retryOnResetDecision(inp.retryOnReset),
+    connectTimeoutSeconds,
+    retryOnReset,
+    ...(retryOn ? { retryOn } : {}),
     warnings,
   };
 }

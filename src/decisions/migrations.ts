@@ -63,7 +63,12 @@ export class Migration {
 export interface MigrationDecisions {
   /** The Job's name, `<service>-migrate`. */
   readonly name: string;
-  readonly image: string;
+  /** The migration container's image: migrations.image, or the app's. */
+  readonly image: Decision<string>;
+  /** The migration container's environment, Secret references and mounts: the app's. */
+  readonly environment: Decision<"the app's">;
+  /** The migration pod's labels: the platform's, without the app's selector label. */
+  readonly podLabels: Decision<'without the selector label'>;
   readonly command: string[];
   readonly args?: string[];
   readonly hook: Decision<string>;
@@ -223,9 +228,25 @@ export function decideMigration(
     );
   }
 
+  const appRequest = appCpu ? ` (${appCpu.request})` : '';
   return {
     name: `${name}${MIGRATION_SUFFIX}`,
-    image,
+    image: decided(
+      image,
+      image === appImage
+        ? `The app's image (${appImage}): the migration that ships with this release is the one that runs.`
+        : `Input (migrations.image): ${image}.`,
+    ),
+    environment: decided(
+      "the app's",
+      "The app's environment, Secret references and mounts: the migration connects to the database the app uses, with " +
+        'the same credentials.',
+    ),
+    podLabels: decided(
+      'without the selector label',
+      `Not the app's selector label (app.kubernetes.io/name: ${name}): the Service, the PodDisruptionBudget and the ` +
+        `canary analysis must never count the migration's pod.`,
+    ),
     command,
     args,
     hook: decided(
@@ -305,7 +326,7 @@ export function decideMigration(
               'a CFS quota would only deschedule the migration for the rest of each 100 ms period once its slice is used ' +
               '(docs/mechanisms.md#cpu-limits-and-cfs-throttling), stretching a migration that holds table locks and keeps ' +
               `the sync waiting; its deadline (activeDeadlineSeconds) bounds how long it may run. The app's CPU ` +
-              `request${appCpu ? ` (${appCpu.request})` : ''} still reserves CPU for it on the node and weights its share; ` +
+              `request${appRequest} still reserves CPU for it on the node and weights its share; ` +
               'the pod stays Burstable.',
           ),
     warnings,

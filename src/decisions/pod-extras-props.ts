@@ -297,6 +297,8 @@ export interface ExtraContainerDecisions {
   readonly port?: { name: string; port: number; readinessPath?: string };
   /** Whether the sidecar's readiness probe asks a dependency (false unless accepted with a reason), and why. */
   readonly readinessCallsDependency?: Decision<boolean>;
+  /** Why a serving sidecar's readinessProbe has the app's readiness timing. */
+  readonly readinessTiming?: Decision<"the app's">;
   /** The startupProbe of a native sidecar that serves a port: the kubelet starts the app only after it passes. */
   readonly startup?: SidecarStartup;
 }
@@ -305,6 +307,8 @@ export interface ExtraContainerDecisions {
 export interface SidecarStartup {
   readonly check: Decision<ProcessCheck>;
   readonly timing: StartupTiming;
+  /** In the migration Job the sidecar keeps its startupProbe and no readinessProbe. */
+  readonly inMigrationJob: Decision<'startupProbe only'>;
 }
 
 /** Everything the pod needs besides the decided safety values. */

@@ -100,6 +100,7 @@ export function readinessTiming(inp: ReadinessInputs): ReadinessTiming {
       { p99Seconds: p99, periodSeconds: period, floorSeconds: READINESS_TIMEOUT_FLOOR_SECONDS },
     );
   }
+  const p99Text = inp.p99Seconds === undefined ? '' : showSeconds(inp.p99Seconds);
   timeout = withOverride(
     'overrides.readinessTimeout',
     timeout,
@@ -107,17 +108,18 @@ export function readinessTiming(inp: ReadinessInputs): ReadinessTiming {
     (v) => `${v} s`,
     (v) =>
       inp.p99Seconds !== undefined && v <= inp.p99Seconds
-        ? `A ${v} s timeout is below the health path's p99 under load (${showSeconds(inp.p99Seconds)}): more than 1 % of ` +
+        ? `A ${v} s timeout is below the health path's p99 under load (${p99Text}): more than 1 % of ` +
           'probes would fail at random and pods would leave in waves (docs/mechanisms.md#readiness-calls-a-dependency).'
         : undefined,
   );
   if (timeout.overridden) checkOverriddenTimeout(timeout.value, period, inp.p99Seconds);
 
+  const leaveSeconds = READINESS_FAILURE_THRESHOLD * period;
   const failure = withOverride(
     'overrides.readinessFailureThreshold',
     decided(
       READINESS_FAILURE_THRESHOLD,
-      `Leave window ${READINESS_FAILURE_THRESHOLD} x ${period} s = ${READINESS_FAILURE_THRESHOLD * period} s: one slow ` +
+      `Leave window ${READINESS_FAILURE_THRESHOLD} x ${period} s = ${leaveSeconds} s: one slow ` +
         'window cannot remove a pod, three consecutive misses can (failureThreshold 1 is what turns one slow window ' +
         'into an outage; docs/mechanisms.md#readiness-calls-a-dependency, #leave-slowly-return-slower).',
       { periodSeconds: period },

@@ -28,7 +28,7 @@ export function decideSidecarProbes(
   version: KubernetesVersion,
   container: ProxyContainer,
   warn: (w: string) => void,
-): Pick<ExtraContainerDecisions, 'readinessCallsDependency' | 'startup'> {
+): Pick<ExtraContainerDecisions, 'readinessCallsDependency' | 'readinessTiming' | 'startup'> {
   const known = knownSidecarImage(x.image);
   const path = port.readinessPath;
   if (known) {
@@ -109,7 +109,15 @@ export function decideSidecarProbes(
           'must not ask a dependency (docs/mechanisms.md#readiness-calls-a-dependency).',
     };
   }
-  if (!version.nativeSidecars) return { readinessCallsDependency };
+  const r = inp.readiness;
+  const readinessTiming = decided(
+    "the app's" as const,
+    `The sidecar serves on port ${port.name} (${port.port}), so it is probed with the app's readiness timing ` +
+      `(period ${r.periodSeconds.value} s, timeout ${r.timeoutSeconds.value} s, ` +
+      `thresholds ${r.failureThreshold.value}/${r.successThreshold.value}): a pod is Ready only when every serving ` +
+      'container is, and one timing keeps the leave and return windows the rest of the output is derived from.',
+  );
+  if (!version.nativeSidecars) return { readinessCallsDependency, readinessTiming };
 
   const budget =
     x.startupBudget === undefined
@@ -141,6 +149,7 @@ export function decideSidecarProbes(
   const source = x.startupBudget === undefined ? 'platform.startupBudget' : `${at}.startupBudget`;
   return {
     readinessCallsDependency,
+    readinessTiming,
     startup: {
       check,
       timing: {
@@ -162,6 +171,19 @@ export function decideSidecarProbes(
           { startupBudgetSeconds: budget, periodSeconds: p },
         ),
       },
+      // Kubernetes 1.33 kubelet (pkg/kubelet/kuberuntime/kuberuntime_container.go
+      // computeInitContainerActions): a running restartable init container with a startupProbe holds
+      // the containers after it until the probe has succeeded (restarted when it fails); without one,
+      // the next starts as soon as it runs. Its readinessProbe gates only the pod's Ready condition.
+      inMigrationJob: decided(
+        'startupProbe only',
+        'In the migration Job the sidecar keeps its startupProbe and no readinessProbe: the kubelet starts the ' +
+          'migration only after the startupProbe has passed (a native sidecar with a startupProbe holds the ' +
+          `containers after it; kubelet computeInitContainerActions, Kubernetes 1.33), so the migration's first ` +
+          `connection finds ${x.name} serving. Readiness would gate nothing here: no Service or PodDisruptionBudget ` +
+          "selects the migration's pod (it lacks the app's selector label) and a Job completes on its containers' " +
+          'exit, not on Ready (docs/mechanisms.md#migrations).',
+      ),
     },
   };
 }

@@ -168,10 +168,10 @@ function unitMarkdown(u: UnitDiff): string[] {
       '',
     );
   for (const o of u.overrides) {
-    out.push(
-      `- **override ${o.change}** ` +
-        `on ${code(o.object)} ${code(o.path)}${o.newBecause !== undefined ? `, because: ${cell(o.newBecause)}` : ''}${o.oldBecause !== undefined && o.change !== 'added' ? ` (was: ${cell(o.oldBecause)})` : ''}`,
-    );
+    const where = `${code(o.object)} ${code(o.path)}`;
+    const because = o.newBecause !== undefined ? `, because: ${cell(o.newBecause)}` : '';
+    const was = o.oldBecause !== undefined && o.change !== 'added' ? ` (was: ${cell(o.oldBecause)})` : '';
+    out.push(`- **override ${o.change}** on ${where}${because}${was}`);
   }
   if (u.overrides.length) out.push('');
   if (u.composition.length) {

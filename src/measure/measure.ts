@@ -475,13 +475,14 @@ export function capacityPoints(hours: ReadonlyArray<{ rps: number; p99: number }
   const base = points[0].p99Seconds;
   const knee = points.findIndex((p) => p.p99Seconds >= KNEE_FACTOR * base);
   if (knee <= 0) {
+    const [lightest, highest] = [points[0].rps, points[points.length - 1].rps];
     return {
       points,
       saturation: {
         estimateRps: null,
         sentence:
-          `no knee in the data: the p99 stays below ${KNEE_FACTOR}x the lightest load's (${ms(base)} at ${points[0].rps} ` +
-          `req/s per replica) up to the highest load measured, ${points[points.length - 1].rps} req/s per replica; ` +
+          `no knee in the data: the p99 stays below ${KNEE_FACTOR}x the lightest load's (${ms(base)} at ${lightest} ` +
+          `req/s per replica) up to the highest load measured, ${highest} req/s per replica; ` +
           'saturation is above that and unknown (load-test one replica to find it).',
       },
     };

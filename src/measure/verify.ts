@@ -136,11 +136,9 @@ export async function verifyService(o: VerifyOptions): Promise<VerifyReport> {
   };
   const best = await busiest(since);
   const reference = await busiest(Math.min(since, until - WEEK));
+  const between = `between ${showTime(since)} and ${showTime(until)}`;
   if (!best || best.v <= 0 || !reference)
-    return refuse(
-      `no requests on the route between ${showTime(since)} and ${showTime(until)}: nothing was served, so nothing can ` +
-        'be verified.',
-    );
+    return refuse(`no requests on the route ${between}: nothing was served, so nothing can ` + 'be verified.');
   const rps = best.v / PEAK_SECONDS;
   const refRps = reference.v / PEAK_SECONDS;
   if (rps < PEAK_SHARE * refRps) {
@@ -254,6 +252,7 @@ export async function verifyService(o: VerifyOptions): Promise<VerifyReport> {
     await rawCounter(c, (w) => q.counterRaw(SOURCES.remoteResets.metric, w), since, until),
     since,
   );
+  const firstReset = resets.total === 0 ? '' : showTime(resets.events[0].t);
   checks.push({
     name: 'resets with a request in flight',
     verdict: resets.total === 0 ? 'pass' : 'fail',
@@ -261,7 +260,7 @@ export async function verifyService(o: VerifyOptions): Promise<VerifyReport> {
       resets.total === 0
         ? '0 connections closed by the pods with a request in flight'
         : `${resets.total} connections closed by ` +
-          `the pods with a request in flight (each a 503 UC), first at ${showTime(resets.events[0].t)}: the proxy's idle ` +
+          `the pods with a request in flight (each a 503 UC), first at ${firstReset}: the proxy's idle ` +
           `timeout is not below the app's keep-alive, or pods exit without a shutdown delay ` +
           '(docs/mechanisms.md#keep-alive-race)',
     threshold: '0',
@@ -273,9 +272,10 @@ export async function verifyService(o: VerifyOptions): Promise<VerifyReport> {
   const slo = o.sloErrorRatio ?? DEFAULT_SLO_ERROR_RATIO;
   const atPeak = await scalar(c, q.errorRatio('1h'), peakEnd);
   const overall = await scalar(c, q.errorRatio(promRange(until - since)), until);
+  const hourlyRatio = q.errorRatio('1h');
   if (atPeak === undefined && overall === undefined)
     return refuse(
-      `the route's 5xx ratio has no value in the busiest hour ${peakText} or over the window (${q.errorRatio('1h')}): ` +
+      `the route's 5xx ratio has no value in the busiest hour ${peakText} or over the window (${hourlyRatio}): ` +
         'the response-class counters were scraped, but not over the requests the peak counted.',
     );
   const worstRatio = Math.max(atPeak ?? 0, overall ?? 0);
@@ -342,13 +342,16 @@ async function probeCanFailCheck(
   };
   if (!left) {
     const last = samples[samples.length - 1];
+    const lastAt = last ? showTime(last.t) : 'the end of the data';
+    const after = last ? last.t - x.at : '?';
+    const stoppedAt = showTime(x.at);
     return {
       ...base,
       verdict: 'fail',
       figure:
         `${x.pod} was still Ready ` +
-        `at ${last ? showTime(last.t) : 'the end of the data'}, ${last ? last.t - x.at : '?'} s after its listener was ` +
-        `stopped at ${showTime(x.at)}: a probe that cannot fail protects nothing (readiness on another port, a handler ` +
+        `at ${lastAt}, ${after} s after its listener was ` +
+        `stopped at ${stoppedAt}: a probe that cannot fail protects nothing (readiness on another port, a handler ` +
         'that answers without the listener, or no readiness probe)',
     };
   }

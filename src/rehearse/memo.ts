@@ -182,7 +182,8 @@ export function rehearsalKey(model: RolloutModel, releases: readonly string[]): 
   try {
     const r = model.readiness;
     return (
-      `{"releases":${list(releases)},"replicas":${num(model.replicas)},"minReadySeconds":${num(model.minReadySeconds)},` +
+      `{"releases":${list(releases)},"replicas":${num(model.replicas)},` +
+      `"minReadySeconds":${num(model.minReadySeconds)},` +
       `"progressDeadlineSeconds":${num(model.progressDeadlineSeconds)},"readiness":[${[
         r.periodSeconds,
         r.successThreshold,
@@ -191,7 +192,8 @@ export function rehearsalKey(model: RolloutModel, releases: readonly string[]): 
       ]
         .map(num)
         .join(',')}],` +
-      `"startup":[${num(model.startupBudgetSeconds)},${num(model.startupPeriodSeconds)}],"traffic":[${num(model.peakRps)},${num(model.releaseRps)}],` +
+      `"startup":[${num(model.startupBudgetSeconds)},${num(model.startupPeriodSeconds)}],` +
+      `"traffic":[${num(model.peakRps)},${num(model.releaseRps)}],` +
       `"hashes":${list([model.canaryHash, model.stableHash])},"steps":[${model.steps
         .map((s) => stepShape(s, universe, queries))
         .join(',')}],` +

@@ -128,11 +128,13 @@ export function renderRehearsalSvg(r: Rehearsal): string {
     for (let t = 0; t <= res.verdict.t && t < res.world.weight.length; t += 5)
       d += `${d ? 'L' : 'M'}${x(t).toFixed(1)},${(y0 + h - (h * res.world.weight[t]) / 100).toFixed(1)}`;
     parts.push(`<path d="${d}" fill="none" stroke="#1f77b4" stroke-width="1.5"/>`);
-    for (const m of res.verdict.measurements)
+    for (const m of res.verdict.measurements) {
+      const cx = x(m.t).toFixed(1);
+      const title = esc(`${m.metric} at ${m.t} s: ${m.phase} ${m.value ?? m.message ?? ''}`);
       parts.push(
-        `<circle cx="${x(m.t).toFixed(1)}" cy="${y0 + h + 4}" r="2.5" ` +
-          `fill="${color[m.phase]}"><title>${esc(`${m.metric} at ${m.t} s: ${m.phase} ${m.value ?? m.message ?? ''}`)}</title></circle>`,
+        `<circle cx="${cx}" cy="${y0 + h + 4}" r="2.5" fill="${color[m.phase]}"><title>${title}</title></circle>`,
       );
+    }
   });
   const H = top + r.results.length * LANE + 30;
   parts.push(

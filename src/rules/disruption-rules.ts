@@ -370,9 +370,10 @@ export const DISRUPTION_RULES: readonly RuleDefinition[] = [
         const b = ctx.index.scopes.namespaceOf(w);
         return a === undefined || b === undefined || a === b;
       });
+      const belongs = sameNs.length === 1 ? 'belongs' : 'belong';
       const where =
         sameNs.length > 0
-          ? `${describeObjects(sameNs)} in the same namespace ${sameNs.length === 1 ? 'belongs' : 'belong'} to another ` +
+          ? `${describeObjects(sameNs)} in the same namespace ${belongs} to another ` +
             `application's folder: this HPA scales ${sameNs.length === 1 ? 'it' : 'one of them'} instead`
           : `no ${kind} of that name is in the linted manifests: the HPA reports FailedGetScale`;
       ctx.report(

@@ -185,13 +185,14 @@ export const ROLLOUT_RULES: readonly RuleDefinition[] = [
         .filter((x): x is Record<string, unknown> => x !== undefined);
       if (!hasAnalysis(canary) || manualPauses(steps) > 0) return;
       const v = rec(o.obj.spec)?.progressDeadlineAbort;
+      const deadline = String(rec(o.obj.spec)?.progressDeadlineSeconds ?? '600 (default)');
       if (v !== true)
         ctx.report(
           o,
           'spec.progressDeadlineAbort',
           `canary Rollout: progressDeadlineAbort is ${v === undefined ? 'absent (default false)' : String(v)}, so a ` +
             'canary stuck past ' +
-            `progressDeadlineSeconds ${String(rec(o.obj.spec)?.progressDeadlineSeconds ?? '600 (default)')} is marked ` +
+            `progressDeadlineSeconds ${deadline} is marked ` +
             'Degraded, not aborted: it keeps its pods (and the traffic of those that are available) until someone acts.',
           { progressDeadlineAbort: v === undefined ? 'absent' : String(v) },
         );

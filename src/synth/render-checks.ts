@@ -61,7 +61,9 @@ export function beginRender(app: App): () => void {
 
 function key(o: Json): string {
   const meta = (o.metadata ?? {}) as Json;
-  return `${String(o.apiVersion)}\u0000${String(o.kind)}\u0000${String(meta.namespace ?? '')}\u0000${String(meta.name ?? '')}`;
+  const [apiVersion, kind] = [String(o.apiVersion), String(o.kind)];
+  const [namespace, name] = [String(meta.namespace ?? ''), String(meta.name ?? '')];
+  return `${apiVersion}\u0000${kind}\u0000${namespace}\u0000${name}`;
 }
 
 /** Builds the lookup over one pass's render. */

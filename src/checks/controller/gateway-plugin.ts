@@ -39,12 +39,13 @@ export function validatePluginRoute(ro: Json, canary: Json, lookup: ObjectLookup
     const found = lookup
       .list('HTTPRoute', routeNs)
       .filter((r) => selectorMatches(sel, (rec(rec(r.metadata)?.labels) ?? {}) as Record<string, string>));
+    const ns = routeNs ?? '(unset)';
     if (found.length === 0)
       out.add(
         'rwPluginRouteNotFound',
         `${at}.httpRouteSelector`,
         `${at}.httpRouteSelector ${show(config.httpRouteSelector)} selects no HTTPRoute in ` +
-          `namespace ${routeNs ?? '(unset)'} among the checked objects: the controller accepts it, but the plugin then ` +
+          `namespace ${ns} among the checked objects: the controller accepts it, but the plugin then ` +
           'finds no route to set weights on. Label the HTTPRoute or fix the selector.',
       );
     for (const r of found) names.push({ name: str(rec(r.metadata)?.name), path: `${at}.httpRouteSelector` });

@@ -292,11 +292,12 @@ function validateCanary(canary: Json, out: Findings): void {
           'can only be used with traffic routing"). Remove it, or add trafficRouting.',
       );
   } else {
+    const delay = show(canary.scaleDownDelaySeconds);
     if (hasDelay && dynamic)
       out.add(
         'dynamicStableScaleWithDelay',
         `${at}.dynamicStableScale`,
-        `${at}.dynamicStableScale = true together with scaleDownDelaySeconds = ${show(canary.scaleDownDelaySeconds)}: ` +
+        `${at}.dynamicStableScale = true together with scaleDownDelaySeconds = ${delay}: ` +
           'the controller refuses it ("Canary dynamicStableScale cannot be used with scaleDownDelaySeconds"). Remove ' +
           'one of them (rollwise keeps dynamicStableScale false, so an abort is instant).',
         { scaleDownDelaySeconds: show(canary.scaleDownDelaySeconds) },
@@ -523,11 +524,12 @@ function validateCanary(canary: Json, out: Findings): void {
         const weight = rec(t)?.weight;
         if (!set(weight)) return;
         const path = `${sp}.experiment.templates[${j}].weight`;
+        const shown = show(weight);
         if (!routing)
           out.add(
             'experimentWeightUnsupported',
             path,
-            `${path} = ${show(weight)} without trafficRouting: the controller refuses it ("Experiment template weight ` +
+            `${path} = ${shown} without trafficRouting: the controller refuses it ("Experiment template weight ` +
               'cannot be set unless TrafficRouting is enabled"). Remove the weight, or add trafficRouting.',
           );
         else if (!set(tr?.alb) && !set(tr?.smi) && !set(tr?.istio) && Object.keys(rec(tr?.plugins) ?? {}).length === 0)
@@ -546,11 +548,12 @@ function validateCanary(canary: Json, out: Findings): void {
       const fp = str(rec(rec(rec(a)?.valueFrom)?.fieldRef)?.fieldPath);
       if (!fp.startsWith('metadata')) continue;
       const err = metadataFieldPathError(fp);
+      const argName = str(rec(a)?.name);
       if (err)
         out.add(
           'analysisArgFieldRef',
           `${sp}.${has('analysis') ? 'analysis' : 'experiment'}.args`,
-          `${sp}: arg "${str(rec(a)?.name)}" valueFrom.fieldRef.fieldPath = "${fp}": ${err}; the controller refuses it ` +
+          `${sp}: arg "${argName}" valueFrom.fieldRef.fieldPath = "${fp}": ${err}; the controller refuses it ` +
             '("Analyses arguments must refer to valid object metadata supported by downwardAPI"). Use metadata.name, ' +
             `metadata.namespace, metadata.uid, metadata.labels['<key>'] or metadata.annotations['<key>'].`,
           { fieldPath: fp },

@@ -33,6 +33,7 @@ export const INV03: Invariant = {
     const spec = rec(w.spec) ?? {};
     const hpa = ofKind(set, 'HorizontalPodAutoscaler')[0];
     const target = rec(rec(hpa?.spec)?.scaleTargetRef);
+    const workloadName = short(rec(w.metadata)?.name);
     // The HPA controller scales what scaleTargetRef names (kind and name, through the scale
     // subresource of apiVersion's group): any other target leaves this workload's count unowned.
     const aimed =
@@ -42,7 +43,7 @@ export const INV03: Invariant = {
               set,
               hpa,
               'spec.scaleTargetRef',
-              `scaleTargetRef ${short(target)} is not the service's ${String(w.kind)} ${short(rec(w.metadata)?.name)} ` +
+              `scaleTargetRef ${short(target)} is not the service's ${String(w.kind)} ${workloadName} ` +
                 `(${short(w.apiVersion)}): the autoscaler scales another object and this one keeps its own replicas`,
             ),
           ]

@@ -30,13 +30,14 @@ export const INV09: Invariant = {
       if (hosts.length === 0)
         out.push(v(set, r, 'spec.hostnames', 'the route has no hostnames, so it captures every host on the Gateway'));
       hosts.forEach((h, i) => {
+        const host = short(h);
         if (!isGatewayHostname(h))
           out.push(
             v(
               set,
               r,
               `spec.hostnames[${i}]`,
-              `${short(h)} is not a DNS hostname (lower case, optionally "*." first, labels of at most 63 and at most ` +
+              `${host} is not a DNS hostname (lower case, optionally "*." first, labels of at most 63 and at most ` +
                 '253 characters in all)',
             ),
           );

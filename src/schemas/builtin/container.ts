@@ -215,10 +215,11 @@ export function envFieldPathProblem(fieldPath: string, version: KubernetesVersio
     }
   }
   const allowed = envFieldPaths(version);
+  const listed = allowed.join(', ');
   return allowed.includes(fieldPath)
     ? undefined
     : `${show(fieldPath)} is not supported ` +
-        `(Kubernetes ${version.name}: ${allowed.join(', ')}, metadata.labels['<key>'] or metadata.annotations['<key>'])`;
+        `(Kubernetes ${version.name}: ${listed}, metadata.labels['<key>'] or metadata.annotations['<key>'])`;
 }
 
 /**

@@ -143,10 +143,11 @@ export function podSecurityLabelProblems(labels: Record<string, unknown>): { key
   for (const mode of ['enforce', 'audit', 'warn']) {
     const level = labels[`pod-security.kubernetes.io/${mode}`];
     if (level !== undefined && !['privileged', 'baseline', 'restricted'].includes(String(level))) {
+      const shown = show(level);
       out.push({
         key: `pod-security.kubernetes.io/${mode}`,
         message:
-          `${show(level)} is not a Pod Security level (privileged, baseline or restricted): the PodSecurity admission ` +
+          `${shown} is not a Pod Security level (privileged, baseline or restricted): the PodSecurity admission ` +
           'plugin refuses the namespace (pod-security-admission ValidateNamespace)',
       });
     }

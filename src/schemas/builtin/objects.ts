@@ -158,11 +158,12 @@ function dataRules(o: Json, add: Add): void {
   if (o.kind === 'ConfigMap') {
     for (const [k, v] of Object.entries(rec(o.binaryData) ?? {})) {
       const p = configMapKeyProblem(k);
-      if (p) add(`/binaryData/${k}`, `the key ${show(k)} ${p} (apimachinery IsConfigMapKey; core: ValidateConfigMap)`);
+      const key = show(k);
+      if (p) add(`/binaryData/${k}`, `the key ${key} ${p} (apimachinery IsConfigMapKey; core: ValidateConfigMap)`);
       if (k in data)
         add(
           `/data/${k}`,
-          `the key ${show(k)} is also in binaryData (core: ValidateConfigMap, "duplicate of key present in binaryData")`,
+          `the key ${key} is also in binaryData (core: ValidateConfigMap, "duplicate of key present in binaryData")`,
         );
       if (typeof v !== 'string') continue;
       if (!isBase64(v))
