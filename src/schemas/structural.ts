@@ -81,6 +81,10 @@ function kindOf(v: unknown): string {
 }
 
 function describe(v: unknown): string {
+  // A YAML .nan or .inf (YAML 1.2 core schema floats, which the yaml package reads as numbers) is
+  // shown as written: JSON.stringify would print null for it (held-out set 10, tektoncd/plumbing's
+  // unquoted `value: .nan` was reported as "not number null").
+  if (typeof v === 'number' && !Number.isFinite(v)) return Number.isNaN(v) ? '.nan' : v > 0 ? '.inf' : '-.inf';
   const s = typeof v === 'string' ? JSON.stringify(v) : (JSON.stringify(v) ?? String(v));
   return s.length > 60 ? `${s.slice(0, 57)}...` : s;
 }

@@ -1011,3 +1011,44 @@ spec:
     }
   });
 });
+
+describe('a YAML .nan or .inf where a string belongs (tektoncd/plumbing tekton/cronjobs, held-out set 10)', () => {
+  const cronJob = (value: string): string =>
+    [
+      'apiVersion: batch/v1',
+      'kind: CronJob',
+      'metadata:',
+      '  name: image-build',
+      'spec:',
+      '  schedule: "0 2 * * *"',
+      '  jobTemplate:',
+      '    spec:',
+      '      template:',
+      '        spec:',
+      '          restartPolicy: Never',
+      '          containers:',
+      '            - name: trigger',
+      '              image: curlimages/curl:8.10.1',
+      '              env:',
+      '                - name: CONTEXT_PATH',
+      `                  value: ${value}`,
+      '',
+    ].join('\n');
+  const lintCronJob = (value: string): string[] =>
+    clusterErrors(lintFolder(applied({ 'cronjob.yaml': cronJob(value) })));
+
+  test('an unquoted .nan is refused and the message shows it as written, not as null', () => {
+    expect(lintCronJob('.nan')).toEqual([
+      expect.stringMatching(/env\[0\]\.value: must be of type string, not number \.nan\b/),
+    ]);
+  });
+
+  test('.inf and -.inf are shown as written', () => {
+    expect(lintCronJob('.inf')[0]).toMatch(/not number \.inf\b/);
+    expect(lintCronJob('-.inf')[0]).toMatch(/not number -\.inf\b/);
+  });
+
+  test('near miss: the same text quoted is a string and is accepted', () => {
+    expect(lintCronJob('".nan"')).toEqual([]);
+  });
+});
