@@ -12,7 +12,9 @@ function errorLevel(id: string): string {
     return 'not gated: rollwise itself refuses the value, whether or not anyone applies the file.';
   const gate =
     '[Errors only where a file is shown to be applied as written](#errors-only-where-a-file-is-shown-to-be-applied-as-written)';
-  return `an error only on a file shown to be applied as written, else a warning "if this file were applied as written" (${gate}).`;
+  const level =
+    'an error only on a file shown to be applied as written, else a warning "if this file were applied as written"';
+  return `${level} (${gate}).`;
 }
 
 /** docs/rules.md, generated from the rule and fact definitions (a test keeps the file equal to it). */
