@@ -41,9 +41,10 @@ export function readmeApplies(abs: string, cache: Map<string, string[]>): string
     [path.dirname(abs), base],
     [path.dirname(path.dirname(abs)), `${path.basename(path.dirname(abs))}/${base}`],
   ] as const) {
-    const cmd = new RegExp(
-      `kubectl\\s+(?:[^\\s|;&]+\\s+)*?(?:apply|create)\\s+(?:[^\\s|;&]+\\s+)*?(?:-f|--filename)[=\\s]+(?:\\./)?${esc(rel)}(?![\\w./-])`,
-    );
+    // `kubectl [flags] apply|create [flags] -f|--filename[=| ][./]<rel>`, the path not followed by more of a path
+    const applyVerb = 'kubectl\\s+(?:[^\\s|;&]+\\s+)*?(?:apply|create)\\s+';
+    const fileFlag = '(?:[^\\s|;&]+\\s+)*?(?:-f|--filename)[=\\s]+';
+    const cmd = new RegExp(`${applyVerb}${fileFlag}(?:\\./)?${esc(rel)}(?![\\w./-])`);
     const line = readmeLines(dir, cache).find((l) => cmd.test(l));
     if (line) return `the README beside it applies it as written ("${line.trim().slice(0, 80)}")`;
   }

@@ -283,7 +283,8 @@ export function plainAggregation(
           rec(rec(o.obj.metadata)?.annotations)?.['config.kubernetes.io/local-config'] !== undefined
         )
           return false;
-        const id = `${o.apiVersion.includes('/') ? o.apiVersion.split('/')[0] : ''}/${o.kind}/${o.namespace ?? ''}/${o.name}`;
+        const group = o.apiVersion.includes('/') ? o.apiVersion.split('/')[0] : '';
+        const id = `${group}/${o.kind}/${o.namespace ?? ''}/${o.name}`;
         if (ids.has(id)) return false;
         ids.add(id);
       }
