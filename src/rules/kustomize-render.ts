@@ -91,7 +91,10 @@ process.stdin.on('data', (d) => { input += d; }).on('end', () => {
   const { command, args, dirs, jobs, timeoutMs } = JSON.parse(input);
   const out = new Array(dirs.length);
   let next = 0, running = 0;
-  const finish = () => { if (running === 0 && next >= dirs.length) process.stdout.write(JSON.stringify(out)); else start(); };
+  const finish = () => {
+    if (running === 0 && next >= dirs.length) process.stdout.write(JSON.stringify(out));
+    else start();
+  };
   const start = () => {
     while (running < jobs && next < dirs.length) {
       const i = next++;
@@ -104,7 +107,11 @@ process.stdin.on('data', (d) => { input += d; }).on('end', () => {
       p.stdout.on('data', (d) => so.push(d));
       p.stderr.on('data', (d) => se.push(d));
       p.on('error', (e) => end({ error: e.message }));
-      p.on('close', (status, signal) => end(signal ? { error: 'spawnSync ' + command + ' ' + (signal === 'SIGKILL' ? 'ETIMEDOUT' : signal) } : { status, stdout: Buffer.concat(so).toString('utf8'), stderr: Buffer.concat(se).toString('utf8') }));
+      p.on('close', (status, signal) => {
+        const killed = signal === 'SIGKILL' ? 'ETIMEDOUT' : signal;
+        if (signal) end({ error: 'spawnSync ' + command + ' ' + killed });
+        else end({ status, stdout: Buffer.concat(so).toString('utf8'), stderr: Buffer.concat(se).toString('utf8') });
+      });
     }
   };
   if (dirs.length === 0) finish(); else start();
