@@ -43,7 +43,8 @@ import { Finding, FindingValue, ParseProblem } from './types';
  * kustomize), argo-cd-sources.ts (Argo CD Applications) and applied-evidence.ts (documents that
  * `kubectl apply -f` a file). The exports of those that other modules use are re-exported below.
  */
-export { findKustomize, KustomizeRenderer, renderEnv } from './kustomize-render';
+export { findKustomize, renderEnv } from './kustomize-render';
+export type { KustomizeRenderer } from './kustomize-render';
 export { isPatchShaped, patchPathsFromText } from './kustomization-read';
 
 export interface LayoutInput {
