@@ -97,6 +97,21 @@ describe('the error level only where a file is shown to be applied as written', 
     expect(of(other.findings, 'RW707')).toEqual(['RW707 warning']);
   });
 
+  test('a README.txt or README beside it runs kubectl apply -f on it: an error (only readmeApplies reads those)', () => {
+    // The repository-wide document walk (repoDocApplies) reads .md, .markdown, .rst and .adoc files
+    // only, so these are the README beside the file alone (applied-evidence.ts README).
+    for (const name of ['README.txt', 'README']) {
+      const shown = lint([
+        tempRepo('rw-gate-', { 'rollout.yaml': rolloutYaml, [name]: 'kubectl apply -f rollout.yaml\n' }),
+      ]);
+      expect(of(shown.findings, 'RW707')).toEqual(['RW707 error']);
+      const other = lint([
+        tempRepo('rw-gate-', { 'rollout.yaml': rolloutYaml, [name]: 'kubectl apply -f other.yaml\n' }),
+      ]);
+      expect(of(other.findings, 'RW707')).toEqual(['RW707 warning']);
+    }
+  });
+
   test('a document anywhere in the repository applies it (path, folder, raw URL): an error; near misses: a warning', () => {
     const sev = (files: Record<string, string>): string[] =>
       of(lint([tempRepo('rw-gate-', { 'yaml/rollout.yaml': rolloutYaml, ...files })]).findings, 'RW707');
