@@ -51,6 +51,7 @@ const { sanitizeValue } = require('cdk8s/lib/_util') as {
  */
 export function fastToJson(o: ApiObject): unknown {
   if (!builtinResolversOnly(App.of(o) as App)) return ORIGINAL_TO_JSON.call(o);
+  plainPrimitives = primitivesPlain();
   try {
     const data = { ...(o as unknown as { props: Record<string, unknown> }).props, metadata: metadataJson(o) };
     const sortKeys = process.env.CDK8S_DISABLE_SORT ? false : true;
@@ -142,10 +143,25 @@ function metadataJson(o: ApiObject): unknown {
   );
 }
 
+/**
+ * Whether no primitive's prototype (nor Object.prototype, which they inherit) has a `resolve` or
+ * `value` property: then ImplicitTokenResolver and NumberStringUnionResolver read `undefined` on
+ * every string, number, boolean, bigint and symbol, LazyResolver's `instanceof` is false for a
+ * primitive, and resolve() returns a primitive as it is.
+ */
+function primitivesPlain(): boolean {
+  for (const proto of [String.prototype, Number.prototype, Boolean.prototype, BigInt.prototype, Symbol.prototype])
+    if ('resolve' in proto || 'value' in proto) return false;
+  return true;
+}
+
+let plainPrimitives = false;
+
 /** cdk8s' `resolve` with its three built-in resolvers, in their order (see fastToJson). */
 function fastResolve(value: unknown): unknown {
   // as resolve(): `value == null` returns it as it is (null stays null, undefined undefined)
   if (value === null || value === undefined) return value;
+  if (plainPrimitives && typeof value !== 'object' && typeof value !== 'function') return value;
   if (value instanceof Lazy) return fastResolve(value.produce());
   // Property reads on primitives go through their wrappers, as in the resolvers.
   const v = value as { resolve?: unknown; constructor?: unknown; value?: unknown };
