@@ -227,6 +227,12 @@ type Rendered = { chart: Chart; json: Record<string, unknown>; apiObject?: ApiOb
  * as App.synth()). A patch that cannot be applied is reported naming the object and the patch.
  */
 function renderCharts(charts: readonly Chart[]): { byChart: Map<Chart, unknown[]>; flat: Rendered[] } {
+  // cdk8s' toJson with a cheaper resolve, the same result (fast-render.ts), for the whole loop: the
+  // prototype is changed twice, not twice per object (a changed prototype costs V8 its caches)
+  return withFastToJson(() => renderChartsWith(charts));
+}
+
+function renderChartsWith(charts: readonly Chart[]): { byChart: Map<Chart, unknown[]>; flat: Rendered[] } {
   const byChart = new Map<Chart, unknown[]>();
   const flat: Rendered[] = [];
   const errors: string[] = [];
@@ -242,8 +248,7 @@ function renderCharts(charts: readonly Chart[]): { byChart: Map<Chart, unknown[]
       let json: Record<string, unknown>;
       refuseLazyInPatches(o);
       try {
-        // cdk8s' toJson with a cheaper resolve, the same result (fast-render.ts)
-        json = withFastToJson<unknown>(() => o.toJson()) as Record<string, unknown>;
+        json = o.toJson() as Record<string, unknown>;
       } catch (e) {
         const failure = patchFailure(o, e);
         if (failure === undefined) throw e;
