@@ -136,3 +136,68 @@ describe('junctor branches are value validations (kube-openapi), formats ipv4 / 
     expect(check({ type: 'string', format: 'ipv4' }, 'x.y')).toEqual([' "x.y" is not a valid ipv4']);
   });
 });
+
+/** istio/test-infra prow/gcp/cluster/hook_deployment.yaml (Prow's hook; tektoncd/plumbing's is the same), trimmed. */
+const hook = (readinessTimeout: number): string => `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: hook
+  namespace: default
+  labels:
+    app: hook
+spec:
+  replicas: 4
+  strategy:
+    type: RollingUpdate
+    rollingUpdate:
+      maxSurge: 1
+      maxUnavailable: 1
+  selector:
+    matchLabels:
+      app: hook
+  template:
+    metadata:
+      labels:
+        app: hook
+    spec:
+      serviceAccountName: "hook"
+      terminationGracePeriodSeconds: 180
+      containers:
+      - name: hook
+        image: us-docker.pkg.dev/k8s-infra-prow/images/hook:v20260714-0633879af
+        ports:
+        - name: http
+          containerPort: 8888
+        - name: metrics
+          containerPort: 9090
+        livenessProbe:
+          httpGet:
+            path: /healthz
+            port: 8081
+          initialDelaySeconds: 3
+          periodSeconds: 3
+        readinessProbe:
+          httpGet:
+            path: /healthz/ready
+            port: 8081
+          initialDelaySeconds: 10
+          periodSeconds: 3
+          timeoutSeconds: ${readinessTimeout}
+`;
+
+describe('RW106 beside a readiness timeout of five minutes or more (held-out set 10)', () => {
+  const rw106 = (t: number): Finding[] => of(lintFile('prow/gcp/cluster/hook_deployment.yaml', hook(t)), 'RW106');
+
+  it("Prow's hook: a 1 s liveness beside a 600 s readiness timeout is not reported (judged noise)", () => {
+    expect(rw106(600)).toEqual([]);
+    expect(rw106(300)).toEqual([]);
+  });
+
+  it('near miss: readiness timeouts of 60 s (judged real on set 9) and 299 s are still RW106', () => {
+    for (const t of [60, 299]) {
+      const f = rw106(t);
+      expect(f.map((x) => x.path)).toEqual(['spec.template.spec.containers[0].livenessProbe']);
+      expect(f[0].message).toContain(`timeoutSeconds 1 < readiness ${t}`);
+    }
+  });
+});
