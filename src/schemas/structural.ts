@@ -107,9 +107,9 @@ const INT_RANGES: Record<string, [number, number]> = {
  * kube-openapi c8a335a9a2ff pkg/validation/strfmt/default.go: ipv4 is `isIPv4`, net.ParseIP
  * tolerating leading zeros and the string holding a "."; ipv6 is govalidator.IsIPv6,
  * net.ParseIP and a ":"); the API server keeps both for CRDs (kubernetes/apiextensions-apiserver
- * v0.33.0 pkg/apiserver/validation/formats.go, supported since 1.0). Only these two: of the
- * pinned schemas only the Gateway API's `spec.addresses` uses a format that is not a number's or
- * date-time (which the walker leaves to the API server as before).
+ * v0.33.0 pkg/apiserver/validation/formats.go, supported since 1.0). Only these two, on the
+ * Gateway API's `addresses`; the pinned schemas' other formats (int32, int64 as ranges above;
+ * double, date-time, byte) are left to the API server as before.
  */
 const FORMATS: Record<string, (s: string) => boolean> = {
   // ParseIPSloppy parses an IPv6 address too: "::ffff:10.0.0.1" holds a "." and is an ipv4
