@@ -102,6 +102,58 @@ const INT_RANGES: Record<string, [number, number]> = {
   int64: [-(2 ** 63), 2 ** 63],
 };
 
+/**
+ * The string formats checked, as kube-openapi's default registry checks them (kubernetes/
+ * kube-openapi c8a335a9a2ff pkg/validation/strfmt/default.go: ipv4 is `isIPv4`, net.ParseIP
+ * tolerating leading zeros and the string holding a "."; ipv6 is govalidator.IsIPv6,
+ * net.ParseIP and a ":"); the API server keeps both for CRDs (kubernetes/apiextensions-apiserver
+ * v0.33.0 pkg/apiserver/validation/formats.go, supported since 1.0). Only these two, on the
+ * Gateway API's `addresses`; the pinned schemas' other formats (int32, int64 as ranges above;
+ * double, date-time, byte) are left to the API server as before.
+ */
+const FORMATS: Record<string, (s: string) => boolean> = {
+  // ParseIPSloppy parses an IPv6 address too: "::ffff:10.0.0.1" holds a "." and is an ipv4
+  ipv4: (s) => s.includes('.') && (parseIPv4(s, true) || parseIPv6(s)),
+  ipv6: (s) => s.includes(':') && parseIPv6(s),
+};
+
+/**
+ * Four dotted decimal bytes; leading zeros only when `sloppy` (k8s.io/utils net.ParseIPSloppy;
+ * Go's net.ParseIP refuses them).
+ */
+function parseIPv4(s: string, sloppy: boolean): boolean {
+  const parts = s.split('.');
+  return (
+    parts.length === 4 &&
+    parts.every((p) => (sloppy ? /^[0-9]{1,3}$/ : /^(0|[1-9][0-9]{0,2})$/).test(p) && Number(p) <= 255)
+  );
+}
+
+/**
+ * An IPv6 address as Go's net.ParseIP reads one (go 1.24 net/ip.go, through netip.ParseAddr,
+ * a zone refused): groups of one to four hexadecimal digits, at most one "::" standing for one
+ * or more zero groups, eight groups in all, the last two of which may be written as an IPv4
+ * address.
+ */
+function parseIPv6(s: string): boolean {
+  let body = s;
+  const last = s.lastIndexOf(':');
+  if (last < 0) return false;
+  if (s.slice(last + 1).includes('.')) {
+    if (!parseIPv4(s.slice(last + 1), false)) return false;
+    body = `${s.slice(0, last + 1)}0:0`;
+  }
+  const halves = body.split('::');
+  if (halves.length > 2) return false;
+  const count = (h: string): number => {
+    if (h === '') return 0;
+    const gs = h.split(':');
+    return gs.every((g) => /^[0-9a-fA-F]{1,4}$/.test(g)) ? gs.length : NaN;
+  };
+  const n = halves.reduce((a, h) => a + count(h), 0);
+  return halves.length === 2 ? n < 8 : n === 8;
+}
+
 /** Compiles schemas; `$ref`s (Kubernetes definitions) are resolved against `definitions`, each once. */
 export class SchemaCompiler {
   private readonly refs = new Map<string, Node>();
@@ -117,7 +169,27 @@ export class SchemaCompiler {
     private readonly definitions: Record<string, Json> = {},
     private readonly crd = false,
     private readonly refs0?: SchemaCompiler,
+    private readonly nested = false,
   ) {}
+
+  /**
+   * The compiler of what sits under a logic junctor (allOf, anyOf, oneOf, not): a value
+   * validation, not a structure. The API server validates a custom resource with kube-openapi's
+   * JSON-schema validator on the whole schema, where `properties` without `additionalProperties`
+   * allows any other field (kubernetes/kube-openapi c8a335a9a2ff, the version
+   * kubernetes/apiextensions-apiserver v0.33.0 go.mod pins, pkg/validation/validate/
+   * object_validator.go: only `additionalProperties: false` refuses a key). Unknown fields are
+   * pruned or refused by the structural schema outside the junctors, which may hold no
+   * `default`, `type`, `additionalProperties` or `nullable` (apiextensions-apiserver v0.33.0
+   * pkg/apiserver/schema/validation.go, validateNestedValueValidation). So a branch such as the
+   * Gateway API's `oneOf: [{properties: {type: {enum: [IPAddress]}, value: ...}}, {properties:
+   * {type: {not: {enum: [IPAddress]}}}}]` matches an address whose `value` it does not list.
+   */
+  private junctor?: SchemaCompiler;
+  private valueValidation(): SchemaCompiler {
+    if (this.nested) return this;
+    return (this.junctor ??= new SchemaCompiler(this.definitions, this.crd, this.refs0, true));
+  }
 
   public compile(s: Json | undefined): Node {
     if (!s) return ANY;
@@ -157,13 +229,15 @@ export class SchemaCompiler {
     let apNode: Node | undefined;
     const apOf = (): Node => (apNode ??= this.compile(typeof ap === 'object' ? (ap as Json) : undefined));
     const openMap =
+      this.nested ||
       ap === true ||
       (typeof ap === 'object' && ap !== null) ||
       preserve ||
       embedded ||
       (!hasProps && (type === undefined || !this.crd));
     const required = (s.required ?? []) as string[];
-    const defaults = Object.entries(props)
+    // a junctor's branch holds no default (validateNestedValueValidation); none is applied there
+    const defaults = Object.entries(this.nested ? {} : props)
       .filter(([, p]) => p.default !== undefined)
       .map(([k, p]) => [k, p.default, p.nullable === true] as const);
     let itemsNode: Node | undefined;
@@ -176,10 +250,12 @@ export class SchemaCompiler {
     const pattern = typeof s.pattern === 'string' ? goRegExp(s.pattern) : undefined;
     const format = s.format as string | undefined;
     const intRange = type === 'integer' && format ? INT_RANGES[format] : undefined;
-    const allOf = ((s.allOf ?? []) as Json[]).map((x) => this.compile(x));
-    const anyOf = ((s.anyOf ?? []) as Json[]).map((x) => this.compile(x));
-    const oneOf = ((s.oneOf ?? []) as Json[]).map((x) => this.compile(x));
-    const not = s.not ? this.compile(s.not as Json) : undefined;
+    const vv = this.valueValidation();
+    const allOf = ((s.allOf ?? []) as Json[]).map((x) => vv.compile(x));
+    const anyOf = ((s.anyOf ?? []) as Json[]).map((x) => vv.compile(x));
+    const oneOf = ((s.oneOf ?? []) as Json[]).map((x) => vv.compile(x));
+    const not = s.not ? vv.compile(s.not as Json) : undefined;
+    const formatCheck = format ? FORMATS[format] : undefined;
     const rules = (
       (s['x-kubernetes-validations'] ?? []) as {
         rule: string;
@@ -247,6 +323,13 @@ export class SchemaCompiler {
                 value: v,
               });
           }
+          if (formatCheck && !formatCheck(v))
+            out.push({
+              path,
+              message: `${describe(v)} is not a valid ${String(format)}`,
+              source: 'schema',
+              value: v,
+            });
           if (pattern && !pattern.test(v))
             out.push({
               path,

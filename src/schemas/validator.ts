@@ -120,11 +120,17 @@ function strictify(node: unknown): unknown {
   if (!node || typeof node !== 'object') return node;
   const out: Json = {};
   for (const [k, v] of Object.entries(node as Json))
-    out[k] = k === 'properties' || k === 'definitions' ? mapValues(v as Json, strictify) : strictify(v);
+    out[k] = JUNCTORS.has(k)
+      ? v // a value validation: any other field passes (structural.ts, SchemaCompiler.valueValidation)
+      : k === 'properties' || k === 'definitions'
+        ? mapValues(v as Json, strictify)
+        : strictify(v);
   if (out.properties && out.additionalProperties === undefined && out['x-kubernetes-preserve-unknown-fields'] !== true)
     out.additionalProperties = false;
   return out;
 }
+
+const JUNCTORS = new Set(['allOf', 'anyOf', 'oneOf', 'not']);
 
 function mapValues(o: Json, f: (v: unknown) => unknown): Json {
   const out: Json = {};
