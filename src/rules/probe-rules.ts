@@ -401,8 +401,10 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
         // failureThreshold x max(period, timeout) (kubernetes pkg/kubelet/prober/worker.go run/doProbe,
         // read in the code index's copy).
         const axes: string[] = [];
-        const lw = lt.failureThreshold * Math.max(lt.periodSeconds, lt.timeoutSeconds);
-        const rw = rt.failureThreshold * Math.max(rt.periodSeconds, rt.timeoutSeconds);
+        const lStep = Math.max(lt.periodSeconds, lt.timeoutSeconds);
+        const rStep = Math.max(rt.periodSeconds, rt.timeoutSeconds);
+        const lw = lt.failureThreshold * lStep;
+        const rw = rt.failureThreshold * rStep;
         if (lt.timeoutSeconds < rt.timeoutSeconds)
           axes.push(
             `timeoutSeconds ${lt.timeoutSeconds} < readiness ${rt.timeoutSeconds} (a response between them fails ` +
@@ -410,9 +412,8 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
           );
         if (lw < rw)
           axes.push(
-            `it gives up after ${lt.failureThreshold} x ${Math.max(lt.periodSeconds, lt.timeoutSeconds)} s = ${lw} s, ` +
-              `before readiness leaves after ${rt.failureThreshold} x ${Math.max(rt.periodSeconds, rt.timeoutSeconds)} ` +
-              `s = ${rw} s`,
+            `it gives up after ${lt.failureThreshold} x ${lStep} s = ${lw} s, ` +
+              `before readiness leaves after ${rt.failureThreshold} x ${rStep} s = ${rw} s`,
           );
         if (axes.length > 0) {
           ctx.report(
