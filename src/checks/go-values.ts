@@ -161,29 +161,36 @@ export function labelSelectorErrors(sel: LabelSelector): { path: string; error: 
   return out;
 }
 
+/**
+ * One matchExpressions requirement against a label set (`labels.Requirement.Matches`): In needs the
+ * key with one of the values, NotIn passes an absent key, Exists and DoesNotExist look at the key only.
+ * Undefined for an operator that is none of the four (each caller says what that means for it).
+ */
+export function requirementMatches(
+  operator: unknown,
+  key: string,
+  values: readonly unknown[],
+  labels: Readonly<Record<string, unknown>>,
+): boolean | undefined {
+  const has = Object.prototype.hasOwnProperty.call(labels, key);
+  switch (operator) {
+    case 'In':
+      return has && values.includes(labels[key]);
+    case 'NotIn':
+      return !(has && values.includes(labels[key]));
+    case 'Exists':
+      return has;
+    case 'DoesNotExist':
+      return !has;
+    default:
+      return undefined;
+  }
+}
+
 /** `labels.Selector.Matches` for a valid selector. */
 export function selectorMatches(sel: LabelSelector, labels: Readonly<Record<string, string>>): boolean {
   for (const [k, v] of Object.entries(sel.matchLabels)) if (labels[k] !== v) return false;
-  for (const r of sel.matchExpressions) {
-    const has = Object.prototype.hasOwnProperty.call(labels, r.key);
-    switch (r.operator) {
-      case 'In':
-        if (!has || !r.values.includes(labels[r.key])) return false;
-        break;
-      case 'NotIn':
-        if (has && r.values.includes(labels[r.key])) return false;
-        break;
-      case 'Exists':
-        if (!has) return false;
-        break;
-      case 'DoesNotExist':
-        if (has) return false;
-        break;
-      default:
-        return false;
-    }
-  }
-  return true;
+  return sel.matchExpressions.every((r) => requirementMatches(r.operator, r.key, r.values, labels) === true);
 }
 
 /**

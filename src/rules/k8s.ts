@@ -1,3 +1,4 @@
+import { requirementMatches } from '../checks/go-values';
 import { LintObject, Manifest } from './source';
 
 /** Kubernetes probe defaults (reference: "Kubernetes probe and rollout defaults"). */
@@ -267,25 +268,8 @@ export function selectorMatches(selector: unknown, labels: Record<string, string
   for (const e of arr(s.matchExpressions)) {
     const x = rec(e);
     if (!x) return false;
-    const key = str(x.key) ?? '';
-    const values = arr(x.values).map(String);
-    const has = Object.prototype.hasOwnProperty.call(labels, key);
-    switch (x.operator) {
-      case 'In':
-        if (!has || !values.includes(labels[key])) return false;
-        break;
-      case 'NotIn':
-        if (has && values.includes(labels[key])) return false;
-        break;
-      case 'Exists':
-        if (!has) return false;
-        break;
-      case 'DoesNotExist':
-        if (has) return false;
-        break;
-      default:
-        return false;
-    }
+    // An operator none of the four: the selector selects nothing.
+    if (requirementMatches(x.operator, str(x.key) ?? '', arr(x.values).map(String), labels) !== true) return false;
   }
   return true;
 }

@@ -1,3 +1,4 @@
+import { requirementMatches } from '../../checks/go-values';
 import { Add, arr, Json, rec, show } from './common';
 import { podSecurityLabelProblems } from './metadata';
 import { configMapKeyProblem } from './names';
@@ -40,24 +41,8 @@ function selects(selector: Json, labels: Record<string, unknown>): boolean | und
   for (const e0 of arr(selector.matchExpressions)) {
     const e = rec(e0);
     if (!e || typeof e.key !== 'string') return undefined;
-    const values = arr(e.values);
-    const has = Object.prototype.hasOwnProperty.call(labels, e.key);
-    switch (e.operator) {
-      case 'In':
-        if (!has || !values.includes(labels[e.key])) return false;
-        break;
-      case 'NotIn':
-        if (has && values.includes(labels[e.key])) return false;
-        break;
-      case 'Exists':
-        if (!has) return false;
-        break;
-      case 'DoesNotExist':
-        if (has) return false;
-        break;
-      default:
-        return undefined;
-    }
+    const matches = requirementMatches(e.operator, e.key, arr(e.values), labels);
+    if (matches !== true) return matches; // false, or undefined for an operator none of the four
   }
   return true;
 }
