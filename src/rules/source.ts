@@ -159,37 +159,12 @@ export function parseManifestText(text: string, file: string): ParsedSource {
       problems.push({ file, line: lineCounter.linePos(doc.range[0]).line, message: (err as Error).message });
       continue;
     }
-    const r = js !== null && typeof js === 'object' && !Array.isArray(js) ? (js as Manifest) : undefined;
-    const hasKind = typeof r?.kind === 'string';
-    const hasApi = typeof r?.apiVersion === 'string';
-    // Neither field: a values file, JSON Schema or OpenAPI document. A Helm Chart.yaml has an
-    // apiVersion (v1/v2) and name/version but no kind: chart metadata, not an object either.
-    // An apiVersion that no Kubernetes API can have, without a kind: another format's field (an Azure
-    // ARM template's "[variables('apiVersionDeployments')]" or "2020-06-01", held-out set 5).
-    const foreignApi = !hasKind && hasApi && !KUBERNETES_API_VERSION.test(String(r!.apiVersion));
-    if ((!hasKind && !hasApi) || foreignApi || (!hasKind && typeof r?.name === 'string' && r?.version !== undefined)) {
-      if (js !== null && js !== undefined) notManifests++;
-      continue;
-    }
-    if (!hasKind || !hasApi) {
-      // No kind: kubectl cannot decode it (unstructuredJSONScheme: "Object 'Kind' is missing",
-      // apimachinery v0.32.4 pkg/apis/meta/v1/unstructured/helpers.go). No apiVersion: its
-      // client-side validation refuses it ("apiVersion not set", kubectl v0.32.4
-      // pkg/validation/validation.go); whether the server-validated path does was not checked.
-      problems.push({
-        file,
-        line: lineCounter.linePos(doc.contents.range[0]).line,
-        ...(hasKind ? { kind: String(r!.kind), severity: 'warning' as const } : {}),
-        message: hasKind
-          ? `the document has kind ${String(r!.kind)} but no apiVersion; kubectl's client-side ` +
-            'validation refuses it ("apiVersion not set")'
-          : `the document has apiVersion ${String(r!.apiVersion)} but ` +
-            `no kind; kubectl cannot decode it ("Object 'Kind' is missing")`,
-      });
-      continue;
-    }
+    const c = classifyDocument(js, file, () => lineCounter.linePos(doc.contents!.range[0]).line);
+    if (c.notManifest) notManifests++;
+    if (c.problem) problems.push(c.problem);
+    if (!c.manifest) continue;
     const locate = (segs: (string | number)[]): number => lineOf(doc, segs, lineCounter);
-    expandLists(r!, file, [], locate, objects);
+    expandLists(c.manifest, file, [], locate, objects);
   }
   return { objects, problems: [...problems, ...duplicates], documents, notManifests };
 }
@@ -204,33 +179,53 @@ function fromFastDocuments(docs: readonly FastDocument[], file: string): ParsedS
   const problems: ParseProblem[] = [];
   let notManifests = 0;
   for (const doc of docs) {
-    const js = doc.value;
-    const r = js !== null && typeof js === 'object' && !Array.isArray(js) ? (js as Manifest) : undefined;
-    const hasKind = typeof r?.kind === 'string';
-    const hasApi = typeof r?.apiVersion === 'string';
-    // An apiVersion that no Kubernetes API can have, without a kind: another format's field (an Azure
-    // ARM template's "[variables('apiVersionDeployments')]" or "2020-06-01", held-out set 5).
-    const foreignApi = !hasKind && hasApi && !KUBERNETES_API_VERSION.test(String(r!.apiVersion));
-    if ((!hasKind && !hasApi) || foreignApi || (!hasKind && typeof r?.name === 'string' && r?.version !== undefined)) {
-      if (js !== null && js !== undefined) notManifests++;
-      continue;
-    }
-    if (!hasKind || !hasApi) {
-      problems.push({
-        file,
-        line: doc.contentLine,
-        ...(hasKind ? { kind: String(r!.kind), severity: 'warning' as const } : {}),
-        message: hasKind
-          ? `the document has kind ${String(r!.kind)} but no apiVersion; kubectl's client-side ` +
-            'validation refuses it ("apiVersion not set")'
-          : `the document has apiVersion ${String(r!.apiVersion)} but ` +
-            `no kind; kubectl cannot decode it ("Object 'Kind' is missing")`,
-      });
-      continue;
-    }
-    expandLists(r!, file, [], (segs) => doc.lineOf(segs), objects);
+    const c = classifyDocument(doc.value, file, () => doc.contentLine);
+    if (c.notManifest) notManifests++;
+    if (c.problem) problems.push(c.problem);
+    if (!c.manifest) continue;
+    expandLists(c.manifest, file, [], (segs) => doc.lineOf(segs), objects);
   }
   return { objects, problems, documents: docs.length, notManifests };
+}
+
+/**
+ * What a parsed document is, for both readers (the yaml package's and the fast reader's documents):
+ * a manifest; a document missing its kind or its apiVersion (the problem to report); or no manifest
+ * at all (`notManifest` when it holds a value).
+ */
+function classifyDocument(
+  js: unknown,
+  file: string,
+  line: () => number,
+): { manifest?: Manifest; problem?: ParseProblem; notManifest?: boolean } {
+  const r = js !== null && typeof js === 'object' && !Array.isArray(js) ? (js as Manifest) : undefined;
+  const hasKind = typeof r?.kind === 'string';
+  const hasApi = typeof r?.apiVersion === 'string';
+  // Neither field: a values file, JSON Schema or OpenAPI document. A Helm Chart.yaml has an
+  // apiVersion (v1/v2) and name/version but no kind: chart metadata, not an object either.
+  // An apiVersion that no Kubernetes API can have, without a kind: another format's field (an Azure
+  // ARM template's "[variables('apiVersionDeployments')]" or "2020-06-01", held-out set 5).
+  const foreignApi = !hasKind && hasApi && !KUBERNETES_API_VERSION.test(String(r!.apiVersion));
+  if ((!hasKind && !hasApi) || foreignApi || (!hasKind && typeof r?.name === 'string' && r?.version !== undefined))
+    return { notManifest: js !== null && js !== undefined };
+  if (!hasKind || !hasApi) {
+    // No kind: kubectl cannot decode it (unstructuredJSONScheme: "Object 'Kind' is missing",
+    // apimachinery v0.32.4 pkg/apis/meta/v1/unstructured/helpers.go). No apiVersion: its
+    // client-side validation refuses it ("apiVersion not set", kubectl v0.32.4
+    // pkg/validation/validation.go); whether the server-validated path does was not checked.
+    const problem: ParseProblem = {
+      file,
+      line: line(),
+      ...(hasKind ? { kind: String(r!.kind), severity: 'warning' as const } : {}),
+      message: hasKind
+        ? `the document has kind ${String(r!.kind)} but no apiVersion; kubectl's client-side ` +
+          'validation refuses it ("apiVersion not set")'
+        : `the document has apiVersion ${String(r!.apiVersion)} but ` +
+          `no kind; kubectl cannot decode it ("Object 'Kind' is missing")`,
+    };
+    return { problem };
+  }
+  return { manifest: r };
 }
 
 /** Every key that appears twice in a mapping of the document, with both lines and whether the values agree. */
