@@ -5,7 +5,7 @@ import * as path from 'path';
  * Evidence from a repository's documents that a file nothing else deploys is applied as it is
  * written, for a scan (layout.ts): a README beside it, or any document of the repository, runs
  * `kubectl apply -f` / `kubectl create -f` on it (by path, on a folder holding it, or by a GitHub
- * URL). It mirrors how kubectl reads -f paths (kubernetes/cli-runtime pkg/resource/visitor.go
+ * URL). It mirrors how kubectl reads -f paths (kubernetes/cli-runtime v0.32.4 pkg/resource/visitor.go
  * FileVisitor and ExpandPathsToFileVisitors), as readmeApplies and repoDocApplies say.
  */
 
@@ -141,8 +141,8 @@ function docApplies(root: string, cache: Map<string, DocApply[]>): DocApply[] {
  * (denniszielke/container_demos Demos.md: "kubectl apply -f https://raw.githubusercontent.com/
  * denniszielke/container_demos/master/logging/crashing-app/crashing-app.yaml"; judged real as
  * errors on held-out set 5). kubectl reads a folder's files, and its subfolders only when recursive
- * (kubernetes/cli-runtime pkg/resource/visitor.go ExpandPathsToFileVisitors: `if path != paths &&
- * !recursive { return filepath.SkipDir }`, read in the code index's copy).
+ * (kubernetes/cli-runtime v0.32.4, the version kubectl v1.32.4 builds with, pkg/resource/visitor.go
+ * ExpandPathsToFileVisitors: `if path != paths && !recursive { return filepath.SkipDir }`).
  */
 export function repoDocApplies(abs: string, root: string, cache: Map<string, DocApply[]>): string | undefined {
   if (abs !== root && !abs.startsWith(`${root}${path.sep}`)) return undefined;

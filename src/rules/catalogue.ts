@@ -62,7 +62,7 @@ export const ERROR_GATE =
   'Application syncs as a plain directory (argoproj/argo-cd v3.5.1 util/app/discovery/discovery.go AppType); a ' +
   'file the README beside it or in the folder above, or any Markdown, reStructuredText or AsciiDoc document of ' +
   'the repository, runs `kubectl apply -f` or `kubectl create -f` on (by its path from the document or the ' +
-  'root, a folder holding it, its subfolders only with `--recursive`, kubernetes/cli-runtime ' +
+  'root, a folder holding it, its subfolders only with `--recursive`, kubernetes/cli-runtime v0.32.4 ' +
   'pkg/resource/visitor.go ExpandPathsToFileVisitors, or a raw GitHub URL whose tail is its path); standard ' +
   'input. Elsewhere (a template, a SOPS file, a fragment, an install template, a sample nothing applies) the ' +
   'finding is a warning whose message starts "if this file were applied as written: " and ends with the evidence ' +
