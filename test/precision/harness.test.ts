@@ -105,6 +105,7 @@ describe('the precision harness', () => {
       'heldOutEighth',
       'heldOutNinth',
       'heldOutTenth',
+      'heldOutEleventh',
     ]) {
       expect(set(name).length).toBeGreaterThanOrEqual(10);
       for (const r of set(name)) expect(r.commit).toMatch(/^[0-9a-f]{40}$/);
@@ -122,6 +123,7 @@ describe('the precision harness', () => {
       'heldOutEighth',
       'heldOutNinth',
       'heldOutTenth',
+      'heldOutEleventh',
     ].flatMap((name) => set(name).map((r) => r.repo));
     expect(new Set(all).size).toBe(all.length);
   });
