@@ -1,5 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
+import * as YAML from 'yaml';
+import { rec, str } from './k8s';
 
 /**
  * Evidence from a repository's documents that a file nothing else deploys is applied as it is
@@ -72,7 +74,12 @@ const GITHUB_FILE_URL =
   /^https?:\/\/(?:raw\.githubusercontent\.com\/[^/]+\/[^/]+\/[^/]+\/|github\.com\/[^/]+\/[^/]+\/(?:blob|raw|tree)\/[^/]+\/)(.+)$/;
 
 /** The `kubectl apply|create -f` targets of one line of a document (folder `dir`), resolved. */
-function appliedTargets(line: string, dir: string, root: string): { target: string; recursive: boolean }[] {
+function appliedTargets(
+  line: string,
+  dir: string,
+  root: string,
+  rootToo = true,
+): { target: string; recursive: boolean }[] {
   const out: { target: string; recursive: boolean }[] = [];
   for (const segment of line.split(/[|;&]/)) {
     if (!/\bkubectl\s+(?:\S+\s+)*?(?:apply|create)\b/.test(segment)) continue;
@@ -86,14 +93,174 @@ function appliedTargets(line: string, dir: string, root: string): { target: stri
       else if (!/^[a-z]+:\/\//i.test(arg)) {
         out.push({ target: path.resolve(dir, arg), recursive });
         // From the root too, for a path that names one (`yaml/app.yaml`), not `.` or `../x`.
-        if (!arg.startsWith('.')) out.push({ target: path.resolve(root, arg), recursive });
+        if (rootToo && !arg.startsWith('.')) out.push({ target: path.resolve(root, arg), recursive });
       }
     }
   }
   return out;
 }
 
-/** Every `kubectl apply -f` target the repository's documents run (cached per root). */
+/**
+ * Scripts and CI that run commands (issue 21 round 13): shell scripts, Makefiles, Taskfiles,
+ * justfiles and GitHub Actions workflows. Each gives the lines it runs and the folder they run in:
+ * - a shell script: its folder (and, as for documents, the repository root for a path that does
+ *   not start with `.`, since a script is as often run from the root as from its folder);
+ * - a Makefile or *.mk: its folder (make is run where the Makefile is; the same root fallback);
+ * - a justfile: its folder ("By default, recipes run with the working directory set to the
+ *   directory that contains the justfile", just.systems/man/en/working-directory.html);
+ * - a Taskfile: its folder, or a task's `dir:` relative to it ("Tasks run from the directory
+ *   containing that Taskfile unless their dir setting changes it", taskfile.dev/docs/guide/
+ *   running-tasks);
+ * - a workflow under .github/workflows: the repository root (GITHUB_WORKSPACE, "the default working
+ *   directory on the runner for steps, and the default location of your repository when using the
+ *   checkout action", GitHub's variables reference), or the step's `working-directory:`, else the
+ *   job's, else the workflow's `defaults.run.working-directory` ("GitHub uses the most specific
+ *   default setting", docs.github.com actions/using-jobs/setting-default-values-for-jobs).
+ * A folder given by an expression (`${{ ... }}`, `{{.VAR}}`) is not followed.
+ */
+const SHELL_SCRIPT = /\.(sh|bash)$/i;
+const MAKEFILE = /^(?:GNUmakefile|[Mm]akefile|.+\.mk)$/;
+const JUSTFILE = /^\.?[Jj]ustfile$/;
+const TASKFILE = /^[Tt]askfile(?:\.dist)?\.ya?ml$/;
+const WORKFLOW = /\.ya?ml$/i;
+/** Vendored code of other repositories: its scripts deploy those, not this repository's files. */
+const VENDORED = new Set(['vendor', 'third_party', 'third-party']);
+
+/** One command line a script or workflow runs, with the folder it runs in and its line number. */
+interface ScriptLine {
+  readonly text: string;
+  readonly dir: string;
+  readonly lineNo: number;
+  /** Also resolve from the repository root (appliedTargets' fallback): not where the folder is given. */
+  readonly rootToo: boolean;
+}
+
+/**
+ * Whether a script's line runs kubectl as a command (a segment between `|`, `;` and `&` that starts
+ * with it, after make's `@`/`-` prefixes, `then`, `do`, `else`, `sudo`, `exec` or `time`), not a
+ * comment (`# kubectl apply -f x`, make's `#\tkubectl ...`) or a message that names one
+ * (`echo "When connected, run: kubectl apply -f k8s/manifest.yaml"`).
+ */
+export function runsKubectl(line: string): boolean {
+  if (/^\s*#/.test(line)) return false;
+  return line.split(/[|;&]/).some((seg) => /^\s*[@-]*\s*(?:(?:then|do|else|sudo|exec|time)\s+)*kubectl\s/.test(seg));
+}
+
+/** A shell-like file's lines, with `\`-continued lines joined (numbered by their first line). */
+function joinedLines(text: string): { text: string; lineNo: number }[] {
+  const out: { text: string; lineNo: number }[] = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const start = i;
+    let l = lines[i];
+    while (/\\\s*$/.test(l) && i + 1 < lines.length) l = `${l.replace(/\\\s*$/, ' ')}${lines[++i]}`;
+    out.push({ text: l, lineNo: start + 1 });
+  }
+  return out;
+}
+
+/** The number of the first line at or after `from` holding `needle` (1-based; 0 if none). */
+function lineOf(lines: readonly string[], needle: string, from: number): number {
+  for (let i = Math.max(0, from); i < lines.length; i++) if (lines[i].includes(needle)) return i + 1;
+  return 0;
+}
+
+/** A folder named in a YAML field: resolved from `base`, undefined for an expression. */
+function folderOf(value: unknown, base: string): string | undefined {
+  const v = str(value);
+  if (v === undefined) return base;
+  if (/\$\{\{|\{\{|\$/.test(v)) return undefined;
+  return path.resolve(base, v);
+}
+
+/** The `run:` lines of a GitHub Actions workflow, each with its working directory. */
+function workflowLines(text: string, root: string): ScriptLine[] {
+  let doc: unknown;
+  try {
+    doc = YAML.parse(text);
+  } catch {
+    return [];
+  }
+  const lines = text.split('\n');
+  const out: ScriptLine[] = [];
+  const wfDir = folderOf(rec(rec(rec(doc)?.defaults)?.run)?.['working-directory'], root);
+  let at = 0;
+  for (const job of Object.values(rec(rec(doc)?.jobs) ?? {})) {
+    const jobDir = (() => {
+      const d = rec(rec(rec(job)?.defaults)?.run)?.['working-directory'];
+      return d === undefined ? wfDir : folderOf(d, root);
+    })();
+    const steps = rec(job)?.steps;
+    if (!Array.isArray(steps)) continue;
+    for (const step of steps.map(rec)) {
+      const run = str(step?.run);
+      if (run === undefined) continue;
+      const wd = step?.['working-directory'];
+      const dir = wd === undefined ? jobDir : folderOf(wd, root);
+      for (const l of joinedLines(run)) {
+        if (!runsKubectl(l.text)) continue;
+        const n = lineOf(lines, l.text.trim(), at);
+        if (n > 0) at = n;
+        if (dir !== undefined) out.push({ text: l.text, dir, lineNo: n, rootToo: false });
+      }
+    }
+  }
+  return out;
+}
+
+/** The commands of a Taskfile's tasks (`cmds:` strings or `cmd:` entries), each with its folder. */
+function taskfileLines(text: string, dir: string): ScriptLine[] {
+  let doc: unknown;
+  try {
+    doc = YAML.parse(text);
+  } catch {
+    return [];
+  }
+  const lines = text.split('\n');
+  const out: ScriptLine[] = [];
+  for (const task of Object.values(rec(rec(doc)?.tasks) ?? {})) {
+    const t = rec(task);
+    const cmds = t?.cmds;
+    if (!Array.isArray(cmds)) continue;
+    const taskDir = folderOf(t?.dir, dir);
+    for (const c of cmds) {
+      const cmd = str(c) ?? str(rec(c)?.cmd);
+      if (cmd === undefined || taskDir === undefined) continue;
+      for (const l of joinedLines(cmd)) {
+        if (!runsKubectl(l.text)) continue;
+        out.push({ text: l.text, dir: taskDir, lineNo: lineOf(lines, l.text.trim(), 0), rootToo: true });
+      }
+    }
+  }
+  return out;
+}
+
+/** The command lines of a script or workflow file at `p` (repository-relative `rel`), or undefined. */
+function scriptLines(p: string, rel: string, text: string, root: string): ScriptLine[] | undefined {
+  const name = path.basename(p);
+  const segments = rel.split(path.sep);
+  if (segments.slice(0, -1).some((s) => VENDORED.has(s))) return undefined;
+  const dir = path.dirname(p);
+  const plain = (): ScriptLine[] =>
+    joinedLines(text)
+      .filter((l) => runsKubectl(l.text))
+      .map((l) => ({ ...l, dir, rootToo: true }));
+  if (segments.length === 3 && segments[0] === '.github' && segments[1] === 'workflows' && WORKFLOW.test(name))
+    return workflowLines(text, root);
+  if (TASKFILE.test(name)) return taskfileLines(text, dir);
+  if (SHELL_SCRIPT.test(name) || MAKEFILE.test(name) || JUSTFILE.test(name)) return plain();
+  return undefined;
+}
+
+/** Whether a repository-relative file name is a script or workflow that scriptLines reads. */
+function isScriptName(rel: string): boolean {
+  const name = path.basename(rel);
+  if (SHELL_SCRIPT.test(name) || MAKEFILE.test(name) || JUSTFILE.test(name) || TASKFILE.test(name)) return true;
+  const s = rel.split(path.sep);
+  return s.length === 3 && s[0] === '.github' && s[1] === 'workflows' && WORKFLOW.test(name);
+}
+
+/** Every `kubectl apply -f` target the repository's documents, scripts and workflows run (cached per root). */
 function docApplies(root: string, cache: Map<string, DocApply[]>): DocApply[] {
   const hit = cache.get(root);
   if (hit) return hit;
@@ -111,7 +278,10 @@ function docApplies(root: string, cache: Map<string, DocApply[]>): DocApply[] {
       const p = path.join(dir, d.name);
       if (d.isDirectory()) {
         if (!SKIP_DIRS.has(d.name)) walk(p);
-      } else if (d.isFile() && DOC.test(d.name)) {
+      } else if (d.isFile()) {
+        const rel = path.relative(root, p);
+        const doc = DOC.test(d.name);
+        if (!doc && !isScriptName(rel)) continue;
         let text: string;
         try {
           if (fs.statSync(p).size > MAX_DOC_BYTES) continue;
@@ -120,6 +290,12 @@ function docApplies(root: string, cache: Map<string, DocApply[]>): DocApply[] {
           continue;
         }
         if (!text.includes('kubectl')) continue;
+        if (!doc) {
+          for (const l of scriptLines(p, rel, text, root) ?? [])
+            for (const t of appliedTargets(l.text, l.dir, root, l.rootToo))
+              found.push({ ...t, doc: `${rel}:${l.lineNo}`, line: l.text.trim().slice(0, 80) });
+          continue;
+        }
         for (const line of text.split('\n')) {
           if (!line.includes('kubectl')) continue;
           for (const t of appliedTargets(line, dir, root))

@@ -14,8 +14,9 @@ export const IF_APPLIED = 'if this file were applied as written: ';
 export const NOT_SHOWN =
   'nothing shows this file is applied as it is written (no kustomization lists it as a resource without patches ' +
   'or transformers, no kustomize render outputs it, no Argo CD Application syncs its folder as a plain ' +
-  'directory, no README or other document of the repository runs `kubectl apply -f` or `kubectl create -f` on it, ' +
-  'not read from standard input), so this is not an error';
+  'directory, no README or other document, script, Makefile, Taskfile, justfile or GitHub Actions workflow of the ' +
+  'repository runs `kubectl apply -f` or `kubectl create -f` on it, no Flux Kustomization applies its folder ' +
+  'as written, not read from standard input), so this is not an error';
 
 /**
  * Rules whose error level carries its own evidence, which the gate leaves alone. RW903 is about a

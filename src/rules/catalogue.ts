@@ -21,8 +21,13 @@ const APPLIED_AS_WRITTEN =
   'there: argoproj/argo-cd v3.5.1 util/app/discovery/discovery.go AppType), a file the README beside it (or in ' +
   'the folder above), or any Markdown, reStructuredText or AsciiDoc document of the repository, runs `kubectl ' +
   'apply -f` or `kubectl create -f` on (by its path from the document or the root, a folder holding it, its ' +
-  'subfolders only with --recursive, or a raw GitHub URL whose tail is its path), or standard input (what `kubectl ' +
-  'kustomize ... | rollwise lint -` pipes in). Not the render of an OLM bundle input, a kustomization whose tree ' +
+  'subfolders only with --recursive, or a raw GitHub URL whose tail is its path), or a shell script, Makefile, ' +
+  'Taskfile, justfile or GitHub Actions workflow `run:` step of the repository runs so (from its folder, a ' +
+  "Taskfile task's dir, or a step's working-directory, default the repository root), a .yaml file in a folder " +
+  'a Flux Kustomization of the scan applies from this repository with no kustomization file there and no ' +
+  'patch, prefix, namespace, components or substitution in its spec (fluxcd/pkg kustomize/v1.35.4 ' +
+  'kustomize/kustomize_generator.go scanManifests), or standard input (what `kubectl kustomize ... | rollwise ' +
+  'lint -` pipes in). Not the render of an OLM bundle input, a kustomization whose tree ' +
   "lists a ClusterServiceVersion (operator-sdk's scaffolded config/manifests, cloudnative-pg's " +
   'config/olm-manifests): `operator-sdk generate bundle` reads that render into typed objects, dropping unknown ' +
   'fields, and writes its Deployments and webhooks into the ClusterServiceVersion that OLM installs ' +
@@ -63,8 +68,23 @@ export const ERROR_GATE =
   'file the README beside it or in the folder above, or any Markdown, reStructuredText or AsciiDoc document of ' +
   'the repository, runs `kubectl apply -f` or `kubectl create -f` on (by its path from the document or the ' +
   'root, a folder holding it, its subfolders only with `--recursive`, kubernetes/cli-runtime v0.32.4 ' +
-  'pkg/resource/visitor.go ExpandPathsToFileVisitors, or a raw GitHub URL whose tail is its path); standard ' +
-  'input. Elsewhere (a template, a SOPS file, a fragment, an install template, a sample nothing applies) the ' +
+  'pkg/resource/visitor.go ExpandPathsToFileVisitors, or a raw GitHub URL whose tail is its path); a file a ' +
+  'shell script (*.sh, *.bash), Makefile or *.mk, Taskfile, justfile or GitHub Actions workflow ' +
+  '(.github/workflows, its `run:` steps) of the repository runs `kubectl apply -f` or `kubectl create -f` on, ' +
+  "a relative path taken from the script's folder (and, as for documents, from the root), a Taskfile task's " +
+  "`dir:`, or a workflow step's `working-directory:` (else the job's or the workflow's `defaults.run`, else the " +
+  'repository root, where GitHub Actions runs steps), never through a variable, glob or loop, and not in a ' +
+  'vendor/ or third_party/ folder; the evidence names the file and line; a .yaml or .yml file in a folder a ' +
+  'Flux Kustomization (kustomize.toolkit.fluxcd.io/v1 or v1beta2) of the scan applies, where its sourceRef is ' +
+  'this repository (the GitRepository flux-system in namespace flux-system that `flux bootstrap` creates, ' +
+  'fluxcd/flux2 v2.9.4 pkg/manifestgen/sync, or a GitRepository of the scan whose url names the origin remote), ' +
+  'its spec.path (inside the source root) has no kustomization file, and its spec has no targetNamespace, ' +
+  'namePrefix, nameSuffix, patches, images, components, commonMetadata or postBuild: kustomize-controller then ' +
+  'generates a kustomization listing every .yaml and .yml file under the path, recursively, except below a ' +
+  'subfolder holding a kustomization file (fluxcd/kustomize-controller v1.9.4 ' +
+  'internal/controller/kustomization_controller.go, fluxcd/pkg kustomize/v1.35.4 kustomize/kustomize_generator.go ' +
+  "scanManifests; a path with a kustomization file is kustomize's render, judged by the kustomize evidence; Flux " +
+  'Kustomizations under .github/, docs/, examples/ or tests are not evidence); standard input. Elsewhere (a template, a SOPS file, a fragment, an install template, a sample nothing applies) the ' +
   'finding is a warning whose message starts "if this file were applied as written: " and ends with the evidence ' +
   'looked for and not found. Objects given directly (synth, `lintObjects`, `lintText`, the cdk8s plugin) are ' +
   'not gated. RW001 carries its own evidence: it is an error only where a kustomization lists the file, and ' +

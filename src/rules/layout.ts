@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { DocApply, readmeApplies, repoDocApplies } from './applied-evidence';
 import { applyArgoCd } from './argo-cd-sources';
+import { fluxApplies, fluxFolders } from './flux-sources';
 import { ENGINE_RULES } from './catalogue';
 import { KUSTOMIZATION_FILES } from './kustomization-files';
 import {
@@ -40,8 +41,8 @@ import { Finding, FindingValue, ParseProblem } from './types';
  *
  * layoutScan is here; its parts are one file each: kustomize-render.ts (finding and running
  * kustomize, reading its output), kustomization-read.ts (kustomization files read without
- * kustomize), argo-cd-sources.ts (Argo CD Applications) and applied-evidence.ts (documents that
- * `kubectl apply -f` a file). The exports of those that other modules use are re-exported below.
+ * kustomize), argo-cd-sources.ts (Argo CD Applications), applied-evidence.ts (documents, scripts
+ * and CI workflows that `kubectl apply -f` a file) and flux-sources.ts (Flux Kustomizations). The exports of those that other modules use are re-exported below.
  */
 export { findKustomize, renderEnv } from './kustomize-render';
 export type { KustomizeRenderer } from './kustomize-render';
@@ -206,6 +207,8 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
   const readmes = new Map<string, string[]>();
   const appliedFiles = new Map<string, string>();
   const docs = new Map<string, DocApply[]>();
+  /** Folders Flux Kustomizations of the scan apply as written (flux-sources.ts). */
+  const flux = fluxFolders(parsed, repoRoot);
   /** Roots kustomize failed to render: nothing of theirs is shown to be applied. */
   const failed = new Set<string>();
 
@@ -378,7 +381,7 @@ export function layoutScan(inputs: readonly LayoutInput[], opts: LayoutOptions =
           ? `listed as a resource by ${shown(open[0].root.file)}, which changes nothing on the way to the output (no ` +
             'patch, generator, replacement or transformer)'
           : open.length === 0
-            ? (readmeApplies(abs, readmes) ?? repoDocApplies(abs, repoRoot, docs))
+            ? (readmeApplies(abs, readmes) ?? repoDocApplies(abs, repoRoot, docs) ?? fluxApplies(abs, flux))
             : undefined;
     if (asIs) appliedFiles.set(i.file, asIs);
     const supplied =
