@@ -8,7 +8,7 @@ const COMMENT_WIDTH = 100;
 /**
  * A text that wrapBySplit would split only at single spaces: not empty, no whitespace other than
  * " " (JavaScript's \s: tabs, line breaks, no-break and other Unicode spaces), no space first or
- * last and no two spaces together. Reasons are such texts (parseReasonLines trims them,
+ * last and no two spaces together. Reasons usually are such texts (parseReasonLines trims them,
  * formatReasonLines joins their lines), and wrapSimple wraps them without splitting.
  */
 const NOT_SIMPLE = /[^\S ]| {2}/;
