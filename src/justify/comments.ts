@@ -1,10 +1,10 @@
 import * as YAML from 'yaml';
 import { ANNOTATIONS, parseFieldPath } from './annotations';
 import { parseReasonLines } from './reasons';
+import { wrapUncached } from './wrap';
 
 /** cdk8s writes YAML 1.1 with no line folding; so do we. */
 export const YAML_OPTIONS = { version: '1.1', keepUndefined: true, lineWidth: 0 } as const;
-const COMMENT_WIDTH = 100;
 
 /** Reads the reasons annotation of a plain manifest object (empty when absent or malformed). */
 export function reasonsOf(obj: unknown): Record<string, string> {
@@ -55,21 +55,6 @@ export function wrap(text: string): string {
   // holding them slowed every garbage collection (measured: 1,000 services, 6.6-7.2 s -> 5.5-5.7 s)
   if (wrapCache.size < 5_000) wrapCache.set(text, wrapped);
   return wrapped;
-}
-
-function wrapUncached(text: string): string {
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(/\s+/)) {
-    if (line && line.length + word.length + 1 > COMMENT_WIDTH) {
-      lines.push(` ${line}`);
-      line = word;
-    } else {
-      line = line ? `${line} ${word}` : word;
-    }
-  }
-  if (line) lines.push(` ${line}`);
-  return lines.join('\n');
 }
 
 /** Serializes manifest objects exactly as cdk8s does, plus the justification comments. */

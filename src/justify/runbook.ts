@@ -331,7 +331,19 @@ export function renderRunbook(d: ServiceDecisions, a: AlertDecisions, opts: Runb
   return out.join('\n');
 }
 
-function cell(s: string): string {
+/**
+ * A table cell: "|" escaped, each whitespace run one space. A text with no "|" and no whitespace but
+ * single spaces (most reasons) is its own cell: both replaces would return it unchanged (each run
+ * is then one space, replaced by one space), so it is returned without them. Measured at 1,000
+ * services: the two replaces were 123 ms of synth's profile (every value in force of every runbook).
+ */
+export function cell(s: string): string {
+  return NOT_OWN_CELL.test(s) ? cellBySteps(s) : s;
+}
+const NOT_OWN_CELL = /[|]|[^\S ]| {2}/;
+
+/** cell by its two replaces (any text). */
+export function cellBySteps(s: string): string {
   return s.replace(/\|/g, '\\|').replace(/\s+/g, ' ');
 }
 

@@ -38,7 +38,7 @@
  * different keys, and that services sharing a key get the same rehearsal.
  */
 import type { MetricSpec, RolloutModel, RunSpec, StepSpec } from './manifest';
-import { parsed, PromqlUnsupported, type PromqlNode } from './promql';
+import { parsed, parsePromql, PromqlUnsupported, type PromqlNode } from './promql';
 import { seriesLabelValues } from './world';
 
 type Universe = Record<string, string[]>;
@@ -73,45 +73,174 @@ function matcherSignature(universe: Universe, m: { name: string; op: string; val
   return out;
 }
 
+/**
+ * Each service's queries are one text with its names in it; parsing them was the largest part of the
+ * key (measured: 44 % of rehearsalKey's profile at 1,000 services). So a query is parsed once per
+ * template: the text with each of the service's names (namespace, Rollout name, route name)
+ * replaced by a private-use character (U+E000 + its index), and the names put back into the
+ * template's matcher values. The key is the one the query's own parse gives, because:
+ * - promql.ts's lexer (TOKEN) reads a private-use character only inside a quoted string ("[^"\\]"
+ *   and "'[^'\\]'"): anywhere else no alternative matches it and the template does not parse;
+ * - a quoted token's extent does not depend on the characters inside it when none is a quote or a
+ *   backslash: a text with a backslash is not templated, and a name holding a quote or a backslash
+ *   is not replaced (so a name lies wholly inside one quoted token or wholly outside any, where its
+ *   placeholder makes the template unreadable). The query's tokens are then the template's with
+ *   the names in place of the placeholders, token by token;
+ * - the parser decides on a quoted token only by its first character (a quote: never a keyword, an
+ *   operator, a number or an identifier) and keeps its characters where it reads it: unquote()
+ *   (a matcher's value; without backslashes it only drops the quotes), or the token as it is (a
+ *   label name, a function name). Only a range or offset (duration()) reads a token's characters
+ *   and drops them;
+ * - so when every placeholder of the template's text is found in the parsed template's matcher
+ *   values, and none in any other string of it (counted: TEMPLATES stores null otherwise), the
+ *   query's parse is the template's with the names put back into those values, the only strings
+ *   queryShape reads from them (matcherSignature and, under absent(), the value itself).
+ * A text holding a private-use character of that range, or a backslash, is parsed as it is, as is
+ * one whose template does not parse or fails the count. test/rehearse/memo.test.ts compares the
+ * keys with and without templates on the bench estates and on services with adversarial names.
+ */
+const PLACEHOLDER = 0xe000;
+const PLACEHOLDERS = /[\ue000-\ue0ff]/;
+const PLACEHOLDERS_ALL = /[\ue000-\ue0ff]/g;
+/** Parsed templates by their text, or null (parse the query itself); bounded. */
+const TEMPLATES = new Map<string, PromqlNode | null>();
+let templatesOn = true;
+
+/** For tests: the key computed with every query parsed as it is (false), or by templates (true). */
+export function setQueryTemplatesForTest(on: boolean): void {
+  templatesOn = on;
+}
+
+/**
+ * The names a model's queries hold: the namespace, the Rollout's name, the route's name; longest first, none
+ * holding a quote or a backslash.
+ */
+function serviceNames(model: RolloutModel): string[] {
+  const route = /^httproute\/[^/]+\/([^/]+)\/rule\//.exec(model.stableCluster)?.[1];
+  const names = [...new Set([model.namespace, model.name, route])].filter((x): x is string => !!x && !/["'\\]/.test(x));
+  return names.sort((a, b) => b.length - a.length);
+}
+
+function countPlaceholders(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= PLACEHOLDER && c <= PLACEHOLDER + 0xff) n++;
+  }
+  return n;
+}
+
+/** Placeholders in the parsed template's matcher values, or -1 when one is in any other string of it. */
+function placeholdersInValues(n: PromqlNode): number {
+  const elsewhere = (xs: readonly (string | undefined)[] | undefined) =>
+    (xs ?? []).some((x) => x !== undefined && PLACEHOLDERS.test(x));
+  switch (n.k) {
+    case 'num':
+      return 0;
+    case 'neg':
+      return placeholdersInValues(n.of);
+    case 'sel': {
+      if (elsewhere([n.name, ...n.matchers.map((m) => m.name), ...n.matchers.map((m) => m.op)])) return -1;
+      return n.matchers.reduce((a, m) => a + countPlaceholders(m.value), 0);
+    }
+    case 'call':
+    case 'agg':
+    case 'bin': {
+      const strings = n.k === 'call' ? [n.fn] : n.k === 'agg' ? [n.op, ...(n.by ?? []), ...(n.without ?? [])] : [n.op];
+      if (n.k === 'bin') strings.push(...(n.on ?? []), ...(n.ignoring ?? []));
+      if (elsewhere(strings)) return -1;
+      const kids = n.k === 'call' ? n.args : n.k === 'agg' ? [n.arg, ...(n.param ? [n.param] : [])] : [n.l, n.r];
+      let total = 0;
+      for (const kid of kids) {
+        const c = placeholdersInValues(kid);
+        if (c < 0) return -1;
+        total += c;
+      }
+      return total;
+    }
+  }
+}
+
+/** A query's parse: its template's, with the names to put back into its matcher values, or its own (names undefined). */
+function parsedQuery(text: string, names: readonly string[]): { node: PromqlNode; names?: readonly string[] } {
+  if (!templatesOn || text.includes('\\') || PLACEHOLDERS.test(text)) return { node: parsed(text) };
+  let template = text;
+  names.forEach((name, i) => {
+    template = template.split(name).join(String.fromCharCode(PLACEHOLDER + i));
+  });
+  if (template === text) return { node: parsed(text) };
+  let node = TEMPLATES.get(template);
+  if (node === undefined) {
+    try {
+      node = parsePromql(template);
+      if (placeholdersInValues(node) !== countPlaceholders(template)) node = null;
+    } catch (e) {
+      if (!(e instanceof PromqlUnsupported)) throw e;
+      node = null;
+    }
+    if (TEMPLATES.size >= 1000) TEMPLATES.clear();
+    TEMPLATES.set(template, node);
+  }
+  return node === null ? { node: parsed(text) } : { node, names };
+}
+
+/** A matcher's value with the service's names put back (as it is when parsed from the query itself). */
+function valueOf(value: string, names: readonly string[] | undefined): string {
+  if (names === undefined || !PLACEHOLDERS.test(value)) return value;
+  return value.replace(PLACEHOLDERS_ALL, (c) => names[c.charCodeAt(0) - PLACEHOLDER]);
+}
+
 /** A parsed query with each matcher's value replaced by its signature (kept as text under absent()). */
-function queryShape(n: PromqlNode, universe: Universe, literal: boolean): string {
+function queryShape(n: PromqlNode, universe: Universe, literal: boolean, names?: readonly string[]): string {
   switch (n.k) {
     case 'num':
       return `["num",${q(String(n.v))}]`;
     case 'neg':
-      return `["neg",${queryShape(n.of, universe, literal)}]`;
+      return `["neg",${queryShape(n.of, universe, literal, names)}]`;
     case 'sel':
       return `["sel",${q(n.name)},${
         n.range === undefined ? 'null' : q(String(n.range))
       },${q(String(n.offset))},[${n.matchers
-        .map((m) => `[${q(m.name)},${q(m.op)},"${matcherSignature(universe, m)}",${literal ? q(m.value) : 'null'}]`)
+        .map((m) => {
+          const value = valueOf(m.value, names);
+          const signature = matcherSignature(universe, { name: m.name, op: m.op, value });
+          return `[${q(m.name)},${q(m.op)},"${signature}",${literal ? q(value) : 'null'}]`;
+        })
         .join(',')}]]`;
     case 'call':
       return `["call",${q(n.fn)},[${n.args
-        .map((a) => queryShape(a, universe, literal || n.fn === 'absent'))
+        .map((a) => queryShape(a, universe, literal || n.fn === 'absent', names))
         .join(',')}]]`;
     case 'agg':
       return `["agg",${q(n.op)},${list(n.by)},${list(n.without)},${queryShape(
         n.arg,
         universe,
         literal,
-      )},${n.param ? queryShape(n.param, universe, literal) : 'null'}]`;
+        names,
+      )},${n.param ? queryShape(n.param, universe, literal, names) : 'null'}]`;
     case 'bin':
       return `["bin",${q(n.op)},${String(n.bool)},${list(n.on)},${list(n.ignoring)},${queryShape(
         n.l,
         universe,
         literal,
-      )},${queryShape(n.r, universe, literal)}]`;
+        names,
+      )},${queryShape(n.r, universe, literal, names)}]`;
   }
 }
 
-/**
- * One metric; the shapes of the queries already written in this key, by query text (a gate and the background run share
- * them).
- */
-function metricShape(m: MetricSpec, universe: Universe, queries: Map<string, string>): string {
-  let query = queries.get(m.query);
-  if (query === undefined) queries.set(m.query, (query = queryShape(parsed(m.query), universe, false)));
+/** The service's names (for templates), and the shapes of the queries already written in this key, by query text. */
+interface Queries {
+  readonly names: readonly string[];
+  readonly shapes: Map<string, string>;
+}
+
+/** One metric (a gate and the background run share their queries' shapes). */
+function metricShape(m: MetricSpec, universe: Universe, queries: Queries): string {
+  let query = queries.shapes.get(m.query);
+  if (query === undefined) {
+    const { node, names } = parsedQuery(m.query, queries.names);
+    queries.shapes.set(m.query, (query = queryShape(node, universe, false, names)));
+  }
   return `[${q(m.name)},${query},${q(m.successCondition)},${q(m.failureCondition)},${[
     m.initialDelaySeconds,
     m.intervalSeconds,
@@ -125,11 +254,11 @@ function metricShape(m: MetricSpec, universe: Universe, queries: Map<string, str
     .join(',')},${String(m.dryRun)}]`;
 }
 
-function runShape(r: RunSpec, universe: Universe, queries: Map<string, string>): string {
+function runShape(r: RunSpec, universe: Universe, queries: Queries): string {
   return `[${q(r.kind)},[${r.metrics.map((m) => metricShape(m, universe, queries)).join(',')}]]`;
 }
 
-function stepShape(s: StepSpec, universe: Universe, queries: Map<string, string>): string {
+function stepShape(s: StepSpec, universe: Universe, queries: Queries): string {
   switch (s.kind) {
     case 'setWeight':
       return `["setWeight",${num(s.weight)}]`;
@@ -178,7 +307,7 @@ const num = (x: number | null | undefined): string =>
  */
 export function rehearsalKey(model: RolloutModel, releases: readonly string[]): string | undefined {
   const universe = seriesLabelValues(model);
-  const queries = new Map<string, string>();
+  const queries: Queries = { names: serviceNames(model), shapes: new Map<string, string>() };
   try {
     const r = model.readiness;
     return (

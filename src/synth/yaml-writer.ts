@@ -129,10 +129,28 @@ function quoted(value: string, ctx: Ctx): string {
 /** The package's blockEndNewlines (its lookbehind form: Node has lookbehind). */
 const blockEndNewlines = /(^|(?<!\n))\n+(?!\n|$)/g;
 
+/**
+ * `/\n[\t ]+$/.test(value)`, the package's test (stringifyString.js blockString), from the end: the
+ * text ends with a line break followed by one or more tabs or spaces.
+ */
+function endsWithIndentedLine(value: string): boolean {
+  let end = value.length;
+  while (end > 0 && (value[end - 1] === ' ' || value[end - 1] === '\t')) end--;
+  return end < value.length && end > 0 && value[end - 1] === '\n';
+}
+
+/**
+ * `value.replace(/\n+/g, `$&${indent}`)`, the package's step: `indent` after each run of line breaks.
+ * Where no two line breaks are adjacent every run is one "\n", and split/join puts `indent` after each.
+ */
+function indentLines(value: string, indent: string): string {
+  return value.includes('\n\n') ? value.replace(/\n+/g, `$&${indent}`) : value.split('\n').join(`\n${indent}`);
+}
+
 /** A block literal (lineWidth 0: never folded). */
 function block(original: string, ctx: Ctx): string {
   let value = original;
-  if (/\n[\t ]+$/.test(value)) return quoted(value, ctx);
+  if (endsWithIndentedLine(value)) return quoted(value, ctx);
   const indent = ctx.indent || (containsDocumentMarker(value) ? '  ' : '');
   if (!value) return '|\n';
   let endStart: number;
@@ -167,7 +185,7 @@ function block(original: string, ctx: Ctx): string {
     start = start.replace(/\n+/g, `$&${indent}`);
   }
   const header = (startWithSpace ? (indent ? '2' : '1') : '') + chomp;
-  value = value.replace(/\n+/g, `$&${indent}`);
+  value = indentLines(value, indent);
   return `|${header}\n${indent}${start}${value}${end}`;
 }
 
@@ -259,6 +277,41 @@ function isPlainObject(x: unknown): x is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
+/**
+ * A comment text that is not as wrap (src/justify/wrap.ts) writes every reason: a line that does not
+ * start with a space and a non-space character, or a line break other than "\n" (the package's
+ * multiline regexes also break lines at "\r", U+2028 and U+2029). For the texts wrap writes,
+ * commentBySteps' steps come to "#" before every line and `indent` after every "\n": the package's
+ * stringifyComment (`/^(?!$)(?: $)?/gm` -> "#") matches the empty string at the start of each line,
+ * none being empty or a lone space; indentComment (`/^(?! *$)/gm` -> indent) indents each line, none
+ * being blank; trimStart then removes the first line's indent (spaces) and stops at its "#".
+ * test/synth/yaml-writer.test.ts compares the two on generated texts.
+ */
+const NOT_WRAPPED = /(?:^|\n)(?! \S)|[\r\u2028\u2029]/;
+
+/** The package's steps for any comment text (cached: an estate repeats its reasons at the same depths). */
+export function commentBySteps(text: string, indent: string): string {
+  const key = `${indent.length}\u0000${text}`;
+  let done = COMMENTS.get(key);
+  if (done === undefined) {
+    const c = text.replace(/^(?!$)(?: $)?/gm, '#');
+    const ic = /^\n+$/.test(c) ? c.substring(1) : indent ? c.replace(/^(?! *$)/gm, indent) : c;
+    done = ic.trimStart();
+    if (COMMENTS.size >= CACHE_MAX) COMMENTS.clear();
+    COMMENTS.set(key, done);
+  }
+  return done;
+}
+
+/**
+ * commentBefore as stringifyBlockCollection's addCommentBefore writes it (first line not indented):
+ * directly for a text as wrap writes it, else by the package's steps.
+ */
+export function commentText(text: string, indent: string): string {
+  if (NOT_WRAPPED.test(text)) return commentBySteps(text, indent);
+  return `#${text.replaceAll('\n', `\n${indent}#`)}`;
+}
+
 class Writer {
   private readonly seen = new Set<object>();
 
@@ -290,20 +343,6 @@ class Writer {
     this.seen.add(o);
   }
 
-  /** commentBefore as stringifyBlockCollection's addCommentBefore writes it (first line not indented). */
-  private comment(text: string, indent: string): string {
-    const key = `${indent.length}\u0000${text}`;
-    let done = COMMENTS.get(key);
-    if (done === undefined) {
-      const c = text.replace(/^(?!$)(?: $)?/gm, '#');
-      const ic = /^\n+$/.test(c) ? c.substring(1) : indent ? c.replace(/^(?! *$)/gm, indent) : c;
-      done = ic.trimStart();
-      if (COMMENTS.size >= CACHE_MAX) COMMENTS.clear();
-      COMMENTS.set(key, done);
-    }
-    return done;
-  }
-
   /** A block map whose context indent is `indent` (its keys are written at that indent). */
   public map(o: Record<string, unknown>, keys: readonly string[], indent: string): string {
     const own = this.comments?.get(o);
@@ -313,7 +352,7 @@ class Writer {
       const v = o[k];
       if (v === undefined) throw new Unsupported('an undefined value');
       const c = own?.get(k);
-      if (c) lines.push(this.comment(c, indent));
+      if (c) lines.push(commentText(c, indent));
       const key = keyString(k, inner);
       const value = this.node(v, inner);
       lines.push(value.collection && !value.empty ? `${key}:\n${inner}${value.str}` : `${key}: ${value.str}`);
@@ -329,7 +368,7 @@ class Writer {
     for (let i = 0; i < a.length; i++) {
       if (!(i in a)) throw new Unsupported('a hole in an array');
       const c = own?.get(i);
-      if (c) lines.push(this.comment(c, indent));
+      if (c) lines.push(commentText(c, indent));
       lines.push(`- ${this.node(a[i], inner).str}`);
     }
     return join(lines, indent);

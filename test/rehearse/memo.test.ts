@@ -4,7 +4,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { App, Chart, Testing } from 'cdk8s';
+import { ApiObject, App, Chart, Testing } from 'cdk8s';
 import { parseAllDocuments } from 'yaml';
 import { HttpService, HttpServiceProps } from '../../src/constructs/http-service';
 import { checkoutApiProps } from '../../src/example';
@@ -18,7 +18,9 @@ import {
   SYNTH_RELEASES,
   type RolloutModel,
 } from '../../src/rehearse';
-import { rehearsalKey } from '../../src/rehearse/memo';
+import { rehearsalKey, setQueryTemplatesForTest } from '../../src/rehearse/memo';
+import { buildEstate, type Estate } from '../../bench/synth';
+import * as fc from 'fast-check';
 import { synthRehearsalCounts } from '../../src/rehearse/synth-check';
 import { seriesLabelValues } from '../../src/rehearse/world';
 import type { MetricSpec, RunSpec } from '../../src/rehearse/manifest';
@@ -302,4 +304,152 @@ test('a shared rehearsal refuses the second service exactly as its own rehearsal
   expect(a.refusals[0].why).toMatch(/^the rehearsal of release "healthy" .* says: paused at 5 %/);
   expect(b).toEqual(a);
   expect([s1.run - s0.run, s1.shared - s0.shared]).toEqual([1, 1]);
+});
+
+/**
+ * The key by query templates (memo.ts parsedQuery: one parse per template, the names put back into
+ * its matcher values) against the key with every query parsed as it is: the same text, so the same
+ * services share a rehearsal and get the same verdicts.
+ */
+function keyBothWays(m: RolloutModel): [string | undefined, string | undefined] {
+  setQueryTemplatesForTest(false);
+  try {
+    const plain = rehearsalKey(m, SYNTH_RELEASES);
+    setQueryTemplatesForTest(true);
+    return [rehearsalKey(m, SYNTH_RELEASES), plain];
+  } finally {
+    setQueryTemplatesForTest(true);
+  }
+}
+
+/**
+ * The model with its service renamed in every string of it (queries, clusters, names), as a service
+ * of that name reads; `variant` 1 writes the queries' ranges quoted (`["2m"]`, which the parser
+ * reads as a duration), 2 puts a backslash before the names in the queries' quoted values.
+ */
+function renamedModel(m: RolloutModel, name: string, namespace: string, variant = 0): RolloutModel {
+  const swap = (s: string) =>
+    s
+      .split('checkout-api')
+      .join('\u0001')
+      .split('checkout')
+      .join('\u0002')
+      .split('\u0001')
+      .join(name)
+      .split('\u0002')
+      .join(namespace);
+  const query = (s: string) =>
+    variant === 1 ? s.replace(/\[(\d+m)\]/g, '["$1"]') : variant === 2 ? s.replace(/="checkout/g, '="\\checkout') : s;
+  const walk = (x: unknown, key?: string): unknown =>
+    typeof x === 'string'
+      ? swap(key === 'query' ? query(x) : x)
+      : Array.isArray(x)
+        ? x.map((v) => walk(v))
+        : x !== null && typeof x === 'object'
+          ? Object.fromEntries(Object.entries(x).map(([k, v]) => [k, walk(v, k)]))
+          : x;
+  return walk(m) as RolloutModel;
+}
+
+test('query templates: the same key as parsing every query, on the bench estates', () => {
+  let n = 0;
+  for (const estate of ['capacity', 'distinct'] as Estate[]) {
+    const app = buildEstate(12, undefined, estate);
+    for (const chart of app.node.children.filter((c): c is Chart => c instanceof Chart)) {
+      const objects = chart.node
+        .findAll()
+        .filter((c): c is ApiObject => c instanceof ApiObject)
+        .map((o) => o.toJson());
+      for (const m of readRolloutObjects(objects, {}, chart.node.id)) {
+        const [templated, plain] = keyBothWays(m);
+        expect(plain).toBeDefined();
+        expect(templated).toBe(plain);
+        n++;
+      }
+    }
+  }
+  expect(n).toBeGreaterThanOrEqual(24);
+});
+
+test('query templates: the same key as parsing every query, for adversarial names', () => {
+  const base = [renamed(PROD, 'checkout-api'), renamed(DEV, 'checkout-api'), renamed(OLD, 'checkout-api')];
+  // names that are regex metacharacters, prefixes of each other or of the queries' words, quotes,
+  // backslashes, the template's own placeholder characters, numbers and durations
+  const piece = fc.constantFrom(
+    'a',
+    'svc',
+    'svc-1',
+    'svc-12',
+    '.',
+    '.*',
+    '+',
+    '?',
+    '(',
+    ')',
+    '|',
+    '[0-9]',
+    '{5}',
+    '"',
+    "'",
+    '\\',
+    '\\"',
+    '\ue000',
+    '\ue001',
+    'rate',
+    'sum',
+    'on',
+    'by',
+    'm',
+    '2m',
+    '5',
+    '0',
+    'envoy',
+    'rule',
+    'backend',
+    '/',
+    '=',
+    '~',
+    ',',
+    '}',
+    ' ',
+    'é',
+    '𝔘',
+    'checkout',
+    'httproute',
+    'kube',
+    'pod',
+    'team-7',
+    '-',
+  );
+  const name = fc.array(piece, { minLength: 1, maxLength: 4 }).map((xs) => xs.join(''));
+  let compared = 0;
+  // named cases: a quoted range that holds a name (the parser reads it as a duration), a backslash
+  // before a name that starts with "n" (unquote reads "\\n" as a line break), a name inside a
+  // metric's or a function's name, a name that is a prefix of the other, regex metacharacters
+  const named: [string, string, number][] = [
+    ['svc', '2m', 1],
+    ['2m', 'team', 1],
+    ['svc', 'ns-1', 2],
+    ['n', 'team', 2],
+    ['rate', 'sum', 0],
+    ['svc', 'svc-1', 0],
+    ['svc-1', 'svc', 0],
+    ['.*', 'a|b', 0],
+    ['(', '[0-9]', 0],
+    ['team-7', 'team-7', 0],
+  ];
+  for (const [n, ns, variant] of named)
+    for (const m of base) {
+      const [templated, plain] = keyBothWays(renamedModel(m, n, ns, variant));
+      expect([n, ns, variant, templated]).toEqual([n, ns, variant, plain]);
+    }
+  fc.assert(
+    fc.property(fc.constantFrom(0, 1, 2), name, name, fc.constantFrom(0, 0, 1, 2), (i, n, ns, variant) => {
+      const [templated, plain] = keyBothWays(renamedModel(base[i], n, ns, variant));
+      expect(templated).toBe(plain);
+      if (plain !== undefined) compared++;
+    }),
+    { numRuns: 4000 },
+  );
+  expect(compared).toBeGreaterThan(1000);
 });

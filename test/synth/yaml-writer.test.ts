@@ -11,7 +11,8 @@ import * as fc from 'fast-check';
 import * as YAML from 'yaml';
 import { buildEstate, type Estate } from '../../bench/synth';
 import { cachedFieldPath, reasonsOf, toCommentedYaml, wrap, YAML_OPTIONS } from '../../src/justify/comments';
-import { writeYaml } from '../../src/synth/yaml-writer';
+import { commentBySteps, commentText, writeYaml } from '../../src/synth/yaml-writer';
+import { wrapBySplit } from '../../src/justify/wrap';
 import { serializeObjects } from '../../src/synth/serialize';
 
 const root = path.join(__dirname, '..', '..');
@@ -333,4 +334,48 @@ test("numbers, booleans and nulls written as strings, empty maps and lists, nest
     multi: `${'long '.repeat(30)}reason`,
   };
   expect(written(o, reasons)).toBe(expected(o, reasons));
+});
+
+test("comments: the direct path (texts as wrap writes them) gives the package's steps, at every indent", () => {
+  // a line as wrap writes one (a space, then no space), with any characters after, line breaks included
+  const rest = fc.array(
+    fc.oneof(fc.string({ maxLength: 4 }), fc.constantFrom('\r', '\u2028', '\u2029', '\t', ' ', '#', ': ', '𝔘')),
+    {
+      maxLength: 6,
+    },
+  );
+  const line = fc.oneof(
+    fc.string({ maxLength: 30 }),
+    fc.string({ unit: 'grapheme', maxLength: 10 }),
+    fc.constantFrom(
+      '',
+      ' ',
+      '  x',
+      ' #',
+      ' a: b',
+      ' x\r',
+      ' x\ry',
+      ' x\u2028y',
+      ' x\u2029',
+      ' \u2028y',
+      ' \u00a0',
+      '\t',
+      ' é',
+    ),
+    fc.tuple(fc.constantFrom('a', '#', ':', '𝔘', 'é', '"'), rest).map(([c, r]) => ` ${c}${r.join('')}`),
+  );
+  const commentTexts = fc.oneof(
+    fc.array(line, { minLength: 1, maxLength: 5 }).map((ls) => ls.join('\n')),
+    fc.string({ maxLength: 300 }).map(wrapBySplit),
+    fc
+      .array(fc.constantFrom('word', 'a#b', 'k: v', '𝔘', '"q"', 'w'.repeat(120)), { maxLength: 80 })
+      .map((ws) => wrapBySplit(ws.join(' '))),
+  );
+  fc.assert(
+    fc.property(commentTexts, fc.nat({ max: 6 }), (t, depth) => {
+      const indent = '  '.repeat(depth);
+      expect(commentText(t, indent)).toBe(commentBySteps(t, indent));
+    }),
+    { numRuns: 5000 },
+  );
 });
