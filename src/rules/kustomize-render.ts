@@ -4,7 +4,7 @@ import * as os from 'os';
 import * as path from 'path';
 import * as YAML from 'yaml';
 import { rec, str } from './k8s';
-import { Kustomization, walk } from './kustomization-read';
+import type { Kustomization } from './kustomization-read';
 import {
   ContentHasher,
   ParsedRender,
@@ -140,37 +140,6 @@ export function renderEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessE
 }
 
 /**
- * The roots in the order their processes start: the largest input first, by the bytes of every
- * resource and patch file of the root's tree (each file once), ties in the given order. A render's
- * time follows its input: on held-out sets 6 to 10 the renders of a few megabytes of
- * CustomResourceDefinitions took 1-3 s of CPU and most others under 0.3 s (docs/lint-precision.md,
- * "Timing, round 13"). The pool (POOL) starts its next process when one ends, so a long render
- * started last keeps one job busy after the others are done; started first, the short ones fill the
- * other job meanwhile (longest processing time first). Only the start order changes: renderAll puts
- * each result back by its root.
- */
-export function renderOrder(roots: readonly Kustomization[]): Kustomization[] {
-  const cache = new Map<string, Kustomization | null>();
-  const size = new Map<string, number>();
-  for (const root of roots) {
-    const seen = new Set<string>();
-    let bytes = 0;
-    for (const w of walk(root, cache))
-      for (const f of [...w.k.files, ...w.k.patchFiles]) {
-        if (seen.has(f)) continue;
-        seen.add(f);
-        try {
-          bytes += fs.statSync(f).size;
-        } catch {
-          // a missing file: kustomize says so when it renders
-        }
-      }
-    size.set(root.dir, bytes);
-  }
-  return [...roots].sort((a, b) => size.get(b.dir)! - size.get(a.dir)!);
-}
-
-/**
  * Renders kustomization roots with origin annotations, each through a wrapper kustomization in a
  * temporary folder; independent roots render concurrently (renderJobs), each in its own kustomize
  * process as before, so a root's result does not depend on the others. A render whose inputs are
@@ -198,7 +167,7 @@ export function renderAll(
       if (hit) done.set(root.dir, hit);
     }
   }
-  const todo = renderOrder(roots.filter((root) => !done.has(root.dir)));
+  const todo = roots.filter((root) => !done.has(root.dir));
   const tmps = todo.map((root) => {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rollwise-kustomize-'));
     const rel = path.relative(tmp, root.dir).split(path.sep).join('/');
