@@ -452,16 +452,23 @@ class DocumentReader {
     const text = l.text;
     const c = text[0];
     if (c === '"' || c === "'") {
-      let source = text;
-      let end = closingQuote(source, c);
-      // a quoted scalar over several lines: its continuation lines are more indented than its owner
-      while (end < 0) {
+      // a quoted scalar over several lines: its continuation lines are more indented than its owner;
+      // each line is scanned once, carrying the scan's position into the next (quoteEnd)
+      const parts = [text];
+      let length = text.length;
+      let scan = quoteEnd(text, c, 1);
+      while (scan.end < 0) {
         const next = this.lines[this.i + 1];
         if (!next || (next.text !== '' && next.indent <= parent)) bail('a quoted scalar that does not close');
         this.i++;
-        source += `\n${next.raw}`;
-        end = closingQuote(source, c);
+        const part = `\n${next.raw}`;
+        const local = quoteEnd(part, c, scan.resume - length);
+        scan = { end: local.end < 0 ? -1 : length + local.end, resume: length + local.resume };
+        parts.push(part);
+        length += part.length;
       }
+      const source = parts.length === 1 ? text : parts.join('');
+      const end = scan.end;
       const nl = source.lastIndexOf('\n');
       if (nl >= 0 && nl > end) bail('a quoted scalar that does not close');
       this.lineEnd(source.slice(end + 1));
@@ -620,23 +627,34 @@ class DocumentReader {
 
 /** The index of the closing quote of a quoted scalar starting at s[0], or -1 when it does not close on this line. */
 function closingQuote(s: string, q: string): number {
-  for (let i = 1; i < s.length; i++) {
+  return quoteEnd(s, q, 1).end;
+}
+
+/**
+ * The closing quote's index in `s` (-1 if none), scanning from `from`, and where a later scan of
+ * the same scalar with more text appended resumes (past an escape that ended the text). A quoted
+ * scalar over many lines is scanned once, not once per line (a render's ConfigMap can hold a
+ * quoted scalar of thousands of lines).
+ */
+function quoteEnd(s: string, q: string, from: number): { end: number; resume: number } {
+  let i = from;
+  for (; i < s.length; i++) {
     if (q === "'" && s[i] === "'") {
       if (s[i + 1] === "'") {
         i++;
         continue;
       }
-      return i;
+      return { end: i, resume: i };
     }
     if (q === '"') {
       if (s[i] === '\\') {
         i++;
         continue;
       }
-      if (s[i] === '"') return i;
+      if (s[i] === '"') return { end: i, resume: i };
     }
   }
-  return -1;
+  return { end: -1, resume: i };
 }
 
 /** resolveBlockScalar (yaml 2.9.1 compose/resolve-block-scalar.js) without "+" chomping. */

@@ -261,3 +261,29 @@ test('generated documents, written every way the package writes them, with comme
   );
   expect(tally.read).toBeGreaterThan(tally.left / 2);
 });
+
+test('quoted scalars over many lines (a render of a configMapGenerator holding a dashboard): read exactly', () => {
+  // kustomize writes a long string with trailing spaces or escapes as one double-quoted scalar folded
+  // over many lines; the reader scans each line once, carrying the scan across lines (an escape that
+  // ends a line, a '' pair), and must read what the package reads.
+  const lines = (n: number, line: (i: number) => string) => Array.from({ length: n }, (_, i) => line(i)).join('\n');
+  const texts = [
+    `kind: ConfigMap\ndata:\n  d.json: "{\\n\\"panels\\": [\n${lines(3000, (i) => `    {\\"id\\": ${i}, \\"t\\": \\"a b\\"},\\n\\`)}\n    {}]}"\n  other: x\n`,
+    `kind: ConfigMap\ndata:\n  s: 'it''s\n${lines(2000, (i) => `    line ${i} ''q'' here`)}\n    end'\n`,
+    `kind: ConfigMap\ndata:\n  e: "ends with an escape \\\\\n    next \\"\n    x"\n  f: "a\\\n    b"\n`,
+    `a: "x\n\n  y \\t\n  z"\nb: 'p\n\n  ''\n  q'\n`,
+  ];
+  for (const t of texts) expect(compare(t, '1.1')).toBe('read');
+  fc.assert(
+    fc.property(
+      fc.array(fc.stringMatching(/^[a-z "'\\#:]{0,12}$/), { minLength: 1, maxLength: 8 }),
+      fc.constantFrom('"', "'"),
+      (parts, q) => {
+        const body = parts.map((p) => (q === '"' ? p.replace(/"/g, '\\"') : p.replace(/'/g, "''"))).join('\n    ');
+        const r = compare(`k:\n  v: ${q}${body}${q}\n  w: 1\n`, '1.1');
+        return r === 'read' || r === 'left';
+      },
+    ),
+    { numRuns: 2000 },
+  );
+});
