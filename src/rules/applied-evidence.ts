@@ -173,14 +173,18 @@ function folderOf(value: unknown, base: string): string | undefined {
   return path.resolve(base, v);
 }
 
+/** A YAML file's first document, or undefined when it does not parse (such a file is no evidence). */
+function parsedOrUndefined(text: string): unknown {
+  try {
+    return YAML.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The `run:` lines of a GitHub Actions workflow, each with its working directory. */
 function workflowLines(text: string, root: string): ScriptLine[] {
-  let doc: unknown;
-  try {
-    doc = YAML.parse(text);
-  } catch {
-    return [];
-  }
+  const doc = parsedOrUndefined(text);
   const lines = text.split('\n');
   const out: ScriptLine[] = [];
   const wfDir = folderOf(rec(rec(rec(doc)?.defaults)?.run)?.['working-directory'], root);
@@ -210,12 +214,7 @@ function workflowLines(text: string, root: string): ScriptLine[] {
 
 /** The commands of a Taskfile's tasks (`cmds:` strings or `cmd:` entries), each with its folder. */
 function taskfileLines(text: string, dir: string): ScriptLine[] {
-  let doc: unknown;
-  try {
-    doc = YAML.parse(text);
-  } catch {
-    return [];
-  }
+  const doc = parsedOrUndefined(text);
   const lines = text.split('\n');
   const out: ScriptLine[] = [];
   for (const task of Object.values(rec(rec(doc)?.tasks) ?? {})) {
