@@ -1,6 +1,6 @@
 import * as YAML from 'yaml';
 import { parseFieldPath } from '../justify/annotations';
-import { FastDocument, readDocuments } from './fast-yaml';
+import { FastDocument, ownReaderOn, readDocuments } from './fast-yaml';
 import { ParseProblem } from './types';
 
 /** A plain manifest object (what `kubectl apply` would send), as parsed from YAML or JSON. */
@@ -102,6 +102,7 @@ export function parseManifestText(text: string, file: string): ParsedSource {
   // the same documents, values and lines); anything it does not model goes the package's way below.
   const fast = readDocuments(text, '1.1');
   if (fast) return fromFastDocuments(fast, file);
+  if (ownReaderOn() && isJsonNotManifest(text)) return { objects: [], problems: [], documents: 1, notManifests: 1 };
   // A text with Go template actions is a template when they break the YAML (a parse error, or
   // `{{ .Values.x }}` read as a flow-mapping key); inside strings (PrometheusRule annotations,
   // `{{ $value }}`) they are data and the objects are linted.
@@ -167,6 +168,47 @@ export function parseManifestText(text: string, file: string): ParsedSource {
     expandLists(c.manifest, file, [], locate, objects);
   }
   return { objects, problems: [...problems, ...duplicates], documents, notManifests };
+}
+
+/** The first non-blank character of a JSON object text. */
+const JSON_OBJECT_START = /^\s*\{/;
+/** Every string of a JSON text, and whether a colon follows it (then it is a key). */
+const JSON_STRING = /"(?:[^"\\]|\\.)*"(\s*:)?/g;
+
+/** The keys of every object in a parsed JSON value. */
+function keysIn(v: unknown): number {
+  if (Array.isArray(v)) return v.reduce((n: number, x) => n + keysIn(x), 0);
+  if (v === null || typeof v !== 'object') return 0;
+  let n = 0;
+  for (const x of Object.values(v)) n += 1 + keysIn(x);
+  return n;
+}
+
+/**
+ * Whether the text is one JSON object that is not a Kubernetes object (a package-lock.json, a
+ * Grafana dashboard): then lint's answer is one document, not a manifest, what the package's
+ * reading gives for it, from JSON.parse instead of the package (set 11: 100 such files, 5.3 MB, the
+ * largest part of what lint read with the package; docs/lint-precision.md "Timing, round 15").
+ * kubectl reads a text whose first non-blank character is "{" as JSON too (apimachinery v0.32.4
+ * pkg/util/yaml/decoder.go: YAMLOrJSONDecoder.Decode uses encoding/json when GuessJSONStream sees
+ * that prefix). Left to the package: a text JSON.parse refuses, a manifest (its lines are needed), and
+ * a text with a key twice in one object (JSON.parse keeps the last; the package's path reports it):
+ * the key strings counted in the text (a string followed by ":") against the keys JSON.parse kept.
+ * Where the package refuses a text that is valid JSON, this reading is kubectl's, not the package's.
+ * Off with the fast reader (setFastYamlForBench): test/rules/fast-yaml-lint.test.ts compares the two.
+ */
+function isJsonNotManifest(text: string): boolean {
+  if (!JSON_OBJECT_START.test(text)) return false;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  if (!classifyDocument(value, '', () => 0).notManifest) return false;
+  let keys = 0;
+  for (const m of text.matchAll(JSON_STRING)) if (m[1] !== undefined) keys++;
+  return keys === keysIn(value);
 }
 
 /**

@@ -129,6 +129,44 @@ test('every file of test/fixtures and every YAML or JSON file of the repository:
   expect(results.filter((r) => r.fast).length).toBeGreaterThan(files.length * 0.7);
 });
 
+test('JSON that is not a manifest (package-lock.json, dashboards): lint reads it alike with JSON.parse and with the package', () => {
+  const lock =
+    '{\n  "name": "app",\n  "version": "1.0.0",\n  "packages": {"": {"name": "app"}, "node_modules/a": {"version": "1"}}\n}\n';
+  expect(parseManifestText(lock, 'package-lock.json')).toEqual({
+    objects: [],
+    problems: [],
+    documents: 1,
+    notManifests: 1,
+  });
+  // a key twice (a string with ": inside does not count as a key), a manifest, its missing kind: the package's path
+  const dup = '{"a": "x\\": 1", "b": {"c": 1, "c": 2}}';
+  expect(parseManifestText(dup, 'd.json').problems.map((p) => p.duplicateKey?.key)).toEqual(['c']);
+  expect(
+    parseManifestText('{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "m"}}', 'm.json').objects,
+  ).toHaveLength(1);
+  expect(parseManifestText('{"apiVersion": "v1"}', 'n.json').problems).toHaveLength(1);
+  for (const t of [lock, dup]) expect(compareText(t)).toBeUndefined();
+  // generated JSON objects (keys twice now and then, written compact or indented, with CR LF)
+  fc.assert(
+    fc.property(
+      fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 6 }),
+      fc.nat({ max: 3 }),
+      fc.constantFrom(0, 2),
+      fc.boolean(),
+      (obj, twice, indent, crlf) => {
+        let text = JSON.stringify(obj, null, indent);
+        const keys = Object.keys(obj);
+        if (twice > 0 && keys.length > 0)
+          text = text.replace(/^\{/, `{${JSON.stringify(keys[twice % keys.length])}: 0, `);
+        if (crlf) text = text.replace(/\n/g, '\r\n');
+        const diff = compareText(text);
+        if (diff !== undefined) throw new Error(`${diff}\n--- text:\n${text}`);
+      },
+    ),
+    { numRuns: 1500, seed: 1515 },
+  );
+});
+
 test('a key twice: left to the package, which keeps the last value and reports the key (as kubectl reads it)', () => {
   const text = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  x: "1"\n  x: "2"\n';
   expect(readDocuments(text, '1.1')).toBeUndefined();

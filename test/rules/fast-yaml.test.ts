@@ -84,6 +84,24 @@ test('every YAML file of the repository: read as the package reads it (YAML 1.1)
   expect(results.filter(([, r]) => r === 'read').length).toBeGreaterThan(files.length * 0.8);
 });
 
+test('Windows line ends: every YAML file of the repository with CR LF read as the package reads it, as with LF', () => {
+  const files = execFileSync('git', ['ls-files', '*.yaml', '*.yml'], { cwd: root, encoding: 'utf8' })
+    .split('\n')
+    .filter(Boolean);
+  let read = 0;
+  for (const f of files) {
+    const text = fs.readFileSync(path.join(root, f), 'utf8');
+    const crlf = compare(text.replace(/\r?\n/g, '\r\n'), '1.1');
+    // the same verdict as the LF text's: CR LF changes neither what is read nor what is left
+    expect([f, crlf]).toEqual([f, compare(text.replace(/\r\n/g, '\n'), '1.1')]);
+    if (crlf === 'read') read++;
+  }
+  expect(read).toBeGreaterThan(files.length * 0.8);
+  // a lone CR is a line break to the package and not to the reader's lines: left to the package
+  expect(compare('a: 1\rb: 2\n', '1.1')).toBe('left');
+  expect(compare('a: 1\r\nb: |\r\n  x\r\n  y\r\nc: "p\r\n  q"\r\n', '1.1')).toBe('read');
+});
+
 test('the pinned CRDs: every one read exactly as the package reads it (YAML 1.2)', () => {
   const dir = findSchemaDir(KubernetesVersion.V1_33);
   if (!dir) throw new Error('no pinned schemas (npm test fetches them)');
@@ -250,7 +268,8 @@ test('generated documents, written every way the package writes them, with comme
         } catch {
           return;
         }
-        for (const t of [text, decorate(text, edits)]) {
+        const decorated = decorate(text, edits);
+        for (const t of [text, decorated, decorated.replace(/\n/g, '\r\n')]) {
           const r = compare(t, version);
           if (r !== 'read' && r !== 'left') throw new Error(`${r}\n--- text:\n${t}`);
           tally[r as 'read' | 'left']++;
