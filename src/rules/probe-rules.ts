@@ -626,7 +626,9 @@ export const PROBE_RULES: readonly RuleDefinition[] = [
       'pod before it creates the new one, so the gap is there with or without a probe. A Service routes to the ' +
       'pods only when its selector is not empty and every key and value of it is among the pod template labels ' +
       '(kubernetes/apimachinery v0.32.4 pkg/labels/selector.go SelectorFromSet: one Equals requirement per key, ' +
-      'all must match; the endpoints controllers give a Service without a selector no endpoints). Not reported ' +
+      'all must match; the EndpointSlice controller gives a Service without a selector no endpoints: ' +
+      'kubernetes/kubernetes pkg/controller/endpointslice/endpointslice_controller.go syncService returns at ' +
+      "`if service.Spec.Selector == nil`, the code index's copy at commit 003e8629). Not reported " +
       'where every ' +
       'Service selecting the pods has only ports named for metrics (any name holding metrics, or monitoring: a ' +
       'failed scrape, not a failed request), for health checks (holding health, liveness or readiness), or as ' +

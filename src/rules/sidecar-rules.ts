@@ -69,8 +69,9 @@ export const SIDECAR_RULES: readonly RuleDefinition[] = [
       'then does runSignalWrapper register /startup, /liveness and /readiness; --http-address defaults to ' +
       '"localhost", --http-port to "9090"; flags not given are read from CSQL_PROXY_<FLAG> (initViper). The kubelet ' +
       'sends an httpGet probe to the pod IP when the probe names no host (kubernetes/kubernetes ' +
-      'pkg/kubelet/prober/prober.go and pkg/probe/http/request.go: `if host == "" { host = status.PodIP }`, read in ' +
-      'the code index), so a localhost listener refuses it: every probe fails, the container is never Ready (a ' +
+      'pkg/probe/http/request.go NewRequestForHTTPGetAction: `host := httpGet.Host; if host == "" { host = podIP }`, ' +
+      "the code index's copy at commit 008b3652; the repository is too large to fetch here, so no tag was read), " +
+      'so a localhost listener refuses it: every probe fails, the container is never Ready (a ' +
       'readiness probe) or is restarted (liveness, startup). v1.38.3 cmd/cloud_sql_proxy/cloud_sql_proxy.go: ' +
       '-use_http_health_check (default false), -health_check_port (default "8090"); ' +
       'internal/healthcheck/healthcheck.go NewServer listens on ":" + port.',
