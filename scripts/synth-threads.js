@@ -2,7 +2,7 @@
 // Where synth's CPU goes, by thread (docs/performance.md, "Sixth round"): builds the synth bench's
 // estate (bench/synth.ts buildEstate) outside the timing, then times `synthesize()` as the bench's
 // child does, and prints the CPU time each thread of this process used during it, read from
-// /proc/self/task/<tid>/stat (utime, stime; Linux, clock ticks of 10 ms): the main thread, V8's
+// /proc/self/task/<tid>/stat (utime, stime; Linux, USER_HZ 100: ticks of 10 ms): the main thread, V8's
 // platform threads (concurrent compilation, parallel GC) and the process total. The serializer
 // worker (src/synth/parallel.ts) has exited when synth returns, so its CPU is in the total only:
 // total less the listed threads. `floor` times the bench's floor instead (the plain objects written
@@ -21,6 +21,7 @@ const { setSynthRehearsalForBench } = require(path.join(lib, 'src', 'rehearse', 
 const [mode = 'capacity', servicesArg = '1000', rehearsal] = process.argv.slice(2);
 if (!['capacity', 'no-capacity', 'floor'].includes(mode)) throw new Error(`unknown mode ${mode}`);
 const services = Number(servicesArg);
+if (!Number.isInteger(services) || services < 1) throw new Error(`services: ${servicesArg} is not a positive integer`);
 if (rehearsal === 'no-rehearsal') setSynthRehearsalForBench(false);
 
 /** CPU ms of every live thread of this process, by thread id. */
@@ -88,7 +89,8 @@ try {
     lines.push(`${tid === String(process.pid) ? 'main' : `thread ${tid}`}: user ${user} ms, system ${sys} ms`);
   }
   const total = (cpu.user + cpu.system) / 1000;
-  lines.push(`ended threads (the serializer worker): ${Math.max(0, Math.round(total - listed))} ms`);
+  // Every thread that ended during the step: the serializer worker, unless it is still listed above.
+  lines.push(`ended threads (the serializer worker, unless listed): ${Math.max(0, Math.round(total - listed))} ms`);
   lines.push(
     `${mode} at ${services} services${rehearsal ? ` (${rehearsal})` : ''}: wall ${Math.round(wallMs)} ms, ` +
       `CPU ${Math.round(total)} ms (user ${Math.round(cpu.user / 1000)}, system ${Math.round(cpu.system / 1000)})`,
