@@ -156,6 +156,47 @@ function dirSize(dir: string): { files: number; bytes: number } {
   return { files, bytes };
 }
 
+/** One chart's plain objects, as the floor writes them. */
+export interface FloorChart {
+  readonly name: string;
+  readonly objects: unknown[];
+}
+
+/**
+ * The floor's input: every chart's plain objects (`toJson()` of its ApiObjects), computed before the
+ * timing so that the construct tree can be dropped and the floor holds only the plain objects.
+ */
+export function floorCharts(app: App): FloorChart[] {
+  return app.node.children
+    .filter((c): c is Chart => c instanceof Chart)
+    .map((chart) => ({
+      name: chart.node.id,
+      objects: chart.node
+        .findAll()
+        .filter((c): c is ApiObject => c instanceof ApiObject)
+        .map((o) => o.toJson() as unknown),
+    }));
+}
+
+/**
+ * The serialization floor (serialize + write, nothing else): one file per chart, each object with
+ * the yaml package as cdk8s' Yaml.stringify calls it, or (`ownWriter`) with synth's own writer
+ * (src/synth/yaml-writer.ts, the same bytes) and the package where it does not model an object.
+ */
+export function writeFloor(charts: readonly FloorChart[], outdir: string, ownWriter: boolean): void {
+  fs.mkdirSync(outdir, { recursive: true });
+  for (const c of charts) {
+    const text = c.objects
+      .map(
+        (o) =>
+          (ownWriter ? writeYaml(o) : undefined) ??
+          YAML.stringify(o, { keepUndefined: true, lineWidth: 0, version: '1.1' }),
+      )
+      .join('---\n');
+    fs.writeFileSync(path.join(outdir, `${c.name}.k8s.yaml`), text);
+  }
+}
+
 /** Runs one measurement in this process (the child). */
 function measure(mode: Mode, n: number, work: string): Sample {
   const outdir = path.join(work, `${mode}-${n}`);
@@ -175,33 +216,12 @@ function measure(mode: Mode, n: number, work: string): Sample {
   if (mode === 'floor' || mode === 'floor-own-writer') {
     // The same plain objects, computed outside the timing; the construct tree is then dropped so
     // the floor holds only the plain objects (the floor is serialize + write, nothing else).
-    const perChart = app.node.children
-      .filter((c): c is Chart => c instanceof Chart)
-      .map((chart) => ({
-        name: chart.node.id,
-        objects: chart.node
-          .findAll()
-          .filter((c): c is ApiObject => c instanceof ApiObject)
-          .map((o) => o.toJson() as unknown),
-      }));
+    const perChart = floorCharts(app);
     app = undefined;
     gc();
     cpu0 = process.cpuUsage();
     const t1 = process.hrtime.bigint();
-    fs.mkdirSync(outdir, { recursive: true });
-    // floor: the yaml package, as cdk8s' Yaml.stringify calls it; floor-own-writer: synth's own
-    // writer (src/synth/yaml-writer.ts, the same bytes), the package where it does not model an object
-    const own = mode === 'floor-own-writer';
-    for (const c of perChart) {
-      const text = c.objects
-        .map(
-          (o) =>
-            (own ? writeYaml(o) : undefined) ??
-            YAML.stringify(o, { keepUndefined: true, lineWidth: 0, version: '1.1' }),
-        )
-        .join('---\n');
-      fs.writeFileSync(path.join(outdir, `${c.name}.k8s.yaml`), text);
-    }
+    writeFloor(perChart, outdir, mode === 'floor-own-writer');
     synthMs = Number(process.hrtime.bigint() - t1) / 1e6;
   } else {
     gc();
@@ -243,15 +263,26 @@ function runChild(mode: Mode, n: number, work: string): Sample {
   return JSON.parse(out.trim().split('\n').pop()!) as Sample;
 }
 
-/** A child's CPU time (user + system, every thread) from /proc, in ms (Linux; USER_HZ 100). */
-function procCpuMs(pid: number): number | undefined {
+/**
+ * The user and system CPU time in a /proc stat file (a process's, or a thread's under
+ * /proc/<pid>/task), in ms: fields 14 and 15, utime and stime, in clock ticks (Linux; USER_HZ 100).
+ * Undefined when the process or thread is gone.
+ */
+export function procStatCpuMs(statFile: string): { user: number; sys: number } | undefined {
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = fs.readFileSync(statFile, 'utf8');
+    // the name (field 2) is in parentheses and may hold spaces: count from the last ")"
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+    return { user: (Number(f[11]) * 1000) / 100, sys: (Number(f[12]) * 1000) / 100 };
   } catch {
     return undefined;
   }
+}
+
+/** A child's CPU time (user + system, every thread) from /proc, in ms. */
+function procCpuMs(pid: number): number | undefined {
+  const t = procStatCpuMs(`/proc/${pid}/stat`);
+  return t && t.user + t.sys;
 }
 
 /**

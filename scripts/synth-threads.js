@@ -14,7 +14,7 @@ const os = require('os');
 const path = require('path');
 
 const lib = path.join(__dirname, '..', 'lib');
-const { buildEstate } = require(path.join(lib, 'bench', 'synth.js'));
+const { buildEstate, floorCharts, procStatCpuMs, writeFloor } = require(path.join(lib, 'bench', 'synth.js'));
 const { synthesize } = require(path.join(lib, 'src', 'synth', 'synth.js'));
 const { setSynthRehearsalForBench } = require(path.join(lib, 'src', 'rehearse', 'synth-check.js'));
 
@@ -28,13 +28,8 @@ if (rehearsal === 'no-rehearsal') setSynthRehearsalForBench(false);
 function threads() {
   const out = new Map();
   for (const tid of fs.readdirSync('/proc/self/task')) {
-    try {
-      const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(tid, { user: Number(f[11]) * 10, sys: Number(f[12]) * 10 });
-    } catch {
-      // the thread ended between the listing and the read
-    }
+    const t = procStatCpuMs(`/proc/self/task/${tid}/stat`);
+    if (t) out.set(tid, t); // else the thread ended between the listing and the read
   }
   return out;
 }
@@ -45,27 +40,9 @@ try {
   let app = buildEstate(services, outdir, mode === 'floor' ? 'capacity' : mode);
   let run;
   if (mode === 'floor') {
-    const YAML = require('yaml');
-    const { ApiObject, Chart } = require('cdk8s');
-    const charts = app.node.children
-      .filter((c) => c instanceof Chart)
-      .map((c) => ({
-        name: c.node.id,
-        objects: c.node
-          .findAll()
-          .filter((o) => o instanceof ApiObject)
-          .map((o) => o.toJson()),
-      }));
+    const charts = floorCharts(app);
     app = undefined;
-    run = () => {
-      fs.mkdirSync(outdir, { recursive: true });
-      for (const c of charts) {
-        const text = c.objects
-          .map((o) => YAML.stringify(o, { keepUndefined: true, lineWidth: 0, version: '1.1' }))
-          .join('---\n');
-        fs.writeFileSync(path.join(outdir, `${c.name}.k8s.yaml`), text);
-      }
-    };
+    run = () => writeFloor(charts, outdir, false);
   } else {
     const built = app;
     run = () => synthesize(() => built, { outdir, progress: () => undefined });
