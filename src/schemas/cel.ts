@@ -1,5 +1,6 @@
 import { celEnv, isCelError, parse, plan } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
+import { readsOf, type Reads } from './cel-reads';
 
 /**
  * The CRDs' `x-kubernetes-validations` rules, evaluated by a real CEL implementation
@@ -22,6 +23,8 @@ export interface CompiledRule {
   readonly message: string;
   /** Set when the rule reads `oldSelf`: a transition rule, which the API server does not run on create. */
   readonly transition: boolean;
+  /** What the rule can read of `self` (cel-reads.ts): a memo of its results is keyed by that part only. */
+  readonly reads: Reads;
   /** The result: true, false, or an evaluation error's text. */
   evaluate(self: unknown): true | false | string;
 }
@@ -29,11 +32,13 @@ export interface CompiledRule {
 /** Compiles one rule; throws with the rule's text when it does not parse or plan. */
 export function compileRule(rule: string, message: string | undefined): CompiledRule {
   const transition = /\boldSelf\b/.test(rule);
-  const fn = plan(env, parse(rule));
+  const parsed = parse(rule);
+  const fn = plan(env, parsed);
   return {
     rule,
     message: message ?? `failed rule: ${rule}`,
     transition,
+    reads: parsed.expr ? readsOf(parsed.expr) : { whole: true, presence: false, fields: new Map() },
     evaluate(self: unknown) {
       const r = fn({ self } as never);
       if (isCelError(r)) return String((r as { message?: string }).message ?? r);

@@ -222,7 +222,10 @@ export class ClusterValidator {
       // the caller reports those as unchecked.
       if (node) {
         const problems: SchemaProblem[] = [];
-        node.check(o, '', problems, pass);
+        // the walk starts at the root (a pass left mid-walk by a throw starts over)
+        pass.segments.length = 0;
+        pass.quiet = 0;
+        node.check(o, problems, pass);
         const builtin = BUILTIN_GROUPS.has(groupOf(o.apiVersion));
         const defaulted = DEFAULTED_REQUIRED.get(`${groupOf(o.apiVersion)}/${o.kind}`);
         for (const p of problems) {

@@ -1,4 +1,5 @@
 import { compileRule, CompiledRule, escapeProperty } from './cel';
+import { project } from './cel-reads';
 
 /**
  * A map key as one JSON-pointer segment (RFC 6901: `~` as `~0`, `/` as `~1`), so a key holding
@@ -45,17 +46,44 @@ export interface SchemaProblem {
   readonly value?: unknown;
 }
 
-/** Memo of rule results by (rule, value) for one validation pass (see `Pass`). */
+/**
+ * One validation pass: the memo of rule results by (rule, value), and where the walk is. The walk
+ * keeps the path of the node it checks as a stack of segments and writes it out only for a
+ * problem: most nodes have none, and building every node's path string was a large part of the
+ * walk's allocation (measured at 1,000 services, docs/performance.md, seventh round).
+ */
 export class Pass {
   public readonly memo = new Map<CompiledRule, Map<string, true | false | string>>();
+  /** The path of the node being checked: one segment per level (pointerKey'd keys, indexes). */
+  public readonly segments: string[] = [];
+  /**
+   * Above 0 inside a logic junctor's branch (anyOf, oneOf, not; `silent`), where only whether a
+   * problem exists is read: a problem is then counted without writing its message.
+   */
+  public quiet = 0;
+}
+
+/** The path of the node being checked, as a JSON pointer ("" at the root, else "/a/0/b"). */
+function pathOf(pass: Pass): string {
+  let p = '';
+  for (const s of pass.segments) p += `/${s}`;
+  return p;
+}
+
+/** What a quiet pass records for a problem (its message is never read). */
+const COUNTED: SchemaProblem = { path: '', message: '', source: 'schema' };
+
+/** Records the problem `make` describes, or (in a junctor's branch) only that there is one. */
+function report(out: SchemaProblem[], pass: Pass, make: (path: string) => SchemaProblem): void {
+  out.push(pass.quiet > 0 ? COUNTED : make(pathOf(pass)));
 }
 
 interface Node {
   /**
-   * Checks `v` (never undefined) at `path`; returns the defaulted value (the same reference when nothing was
-   * defaulted).
+   * Checks `v` (never undefined) at the path `pass.segments` holds; returns the defaulted value (the same
+   * reference when nothing was defaulted).
    */
-  check(v: unknown, path: string, out: SchemaProblem[], pass: Pass): unknown;
+  check(v: unknown, out: SchemaProblem[], pass: Pass): unknown;
   /** The value as CEL sees it. */
   toCel(v: unknown): unknown;
 }
@@ -204,7 +232,7 @@ export class SchemaCompiler {
     const name = ref.replace(/^.*#\/definitions\//, '');
     const target: { node?: Node } = {};
     // registered before it is built, so recursive definitions (JSONSchemaProps) terminate
-    n = { check: (v, p, o, pass) => target.node!.check(v, p, o, pass), toCel: (v) => target.node!.toCel(v) };
+    n = { check: (v, o, pass) => target.node!.check(v, o, pass), toCel: (v) => target.node!.toCel(v) };
     this.refs.set(ref, n);
     const def = this.definitions[name];
     target.node = def ? this.build(def) : ANY;
@@ -268,7 +296,7 @@ export class SchemaCompiler {
       .filter((r) => !r.compiled.transition);
 
     const node: Node = {
-      check(v, path, out, pass) {
+      check(v, out, pass) {
         if (v === null) {
           if (!nullable) return v; // a null without nullable is pruned as absent (the parent's required check sees it)
           return v;
@@ -276,83 +304,115 @@ export class SchemaCompiler {
         // type
         if (intOrString) {
           if (!(typeof v === 'string' || Number.isInteger(v))) {
-            out.push({
+            report(out, pass, (path) => ({
               path,
               message: `must be an integer or a string, not ${kindOf(v)} ${describe(v)}`,
               source: 'schema',
               value: v,
-            });
+            }));
             return v;
           }
         } else if (type) {
           const k = kindOf(v);
           const ok = type === k || (type === 'number' && k === 'integer') || (type === 'object' && k === 'object');
           if (!ok) {
-            out.push({ path, message: `must be of type ${type}, not ${k} ${describe(v)}`, source: 'schema', value: v });
+            report(out, pass, (path) => ({
+              path,
+              message: `must be of type ${type}, not ${k} ${describe(v)}`,
+              source: 'schema',
+              value: v,
+            }));
             return v;
           }
         }
         let value: unknown = v;
         if (enumValues && !enumValues.some((e) => e === v))
-          out.push({
+          report(out, pass, (path) => ({
             path,
             message: `${describe(v)} is not one of ${enumValues.map(describe).join(', ')}`,
             source: 'schema',
             value: v,
-          });
+          }));
         if (typeof v === 'string') {
           // lengths count code points (go-openapi: utf8.RuneCountInString); UTF-16 units are at
           // least as many, so only a string longer (in units) than the maximum is counted exactly
           if (maxLength !== undefined && v.length > maxLength) {
             const len = codePoints(v);
             if (len > maxLength)
-              out.push({
+              report(out, pass, (path) => ({
                 path,
                 message: `is ${len} characters long, more than ${maxLength}`,
                 source: 'schema',
                 value: v,
-              });
+              }));
           }
           if (minLength !== undefined && v.length < minLength * 2) {
             const len = codePoints(v);
             if (len < minLength)
-              out.push({
+              report(out, pass, (path) => ({
                 path,
                 message: `is ${len} characters long, fewer than ${minLength}`,
                 source: 'schema',
                 value: v,
-              });
+              }));
           }
           if (formatCheck && !formatCheck(v))
-            out.push({
+            report(out, pass, (path) => ({
               path,
               message: `${describe(v)} is not a valid ${String(format)}`,
               source: 'schema',
               value: v,
-            });
+            }));
           if (pattern && !pattern.test(v))
-            out.push({
+            report(out, pass, (path) => ({
               path,
               message: `${describe(v)} does not match the pattern ${String(s.pattern)}`,
               source: 'schema',
               value: v,
-            });
+            }));
         } else if (typeof v === 'number') {
           if (intRange && (v < intRange[0] || v > intRange[1]))
-            out.push({ path, message: `${v} is outside the ${format} range`, source: 'schema', value: v });
+            report(out, pass, (path) => ({
+              path,
+              message: `${v} is outside the ${format} range`,
+              source: 'schema',
+              value: v,
+            }));
           if (typeof s.maximum === 'number' && (s.exclusiveMaximum === true ? v >= s.maximum : v > s.maximum))
-            out.push({ path, message: `${v} is above the maximum ${s.maximum}`, source: 'schema', value: v });
+            report(out, pass, (path) => ({
+              path,
+              message: `${v} is above the maximum ${String(s.maximum)}`,
+              source: 'schema',
+              value: v,
+            }));
           if (typeof s.minimum === 'number' && (s.exclusiveMinimum === true ? v <= s.minimum : v < s.minimum))
-            out.push({ path, message: `${v} is below the minimum ${s.minimum}`, source: 'schema', value: v });
+            report(out, pass, (path) => ({
+              path,
+              message: `${v} is below the minimum ${String(s.minimum)}`,
+              source: 'schema',
+              value: v,
+            }));
         } else if (Array.isArray(v)) {
           if (typeof s.maxItems === 'number' && v.length > s.maxItems)
-            out.push({ path, message: `has ${v.length} items, more than ${s.maxItems}`, source: 'schema', value: v });
+            report(out, pass, (path) => ({
+              path,
+              message: `has ${v.length} items, more than ${String(s.maxItems)}`,
+              source: 'schema',
+              value: v,
+            }));
           if (typeof s.minItems === 'number' && v.length < s.minItems)
-            out.push({ path, message: `has ${v.length} items, fewer than ${s.minItems}`, source: 'schema', value: v });
+            report(out, pass, (path) => ({
+              path,
+              message: `has ${v.length} items, fewer than ${String(s.minItems)}`,
+              source: 'schema',
+              value: v,
+            }));
           let copy: unknown[] | undefined;
           v.forEach((x, i) => {
             if (x === undefined) return;
-            const d = items().check(x, `${path}/${i}`, out, pass);
+            pass.segments.push(String(i));
+            const d = items().check(x, out, pass);
+            pass.segments.pop();
             if (d !== x) (copy ??= [...(v as unknown[])])[i] = d;
           });
           value = copy ?? v;
@@ -361,7 +421,12 @@ export class SchemaCompiler {
             for (const x of v) {
               const key = JSON.stringify(x);
               if (seen.has(key))
-                out.push({ path, message: `${describe(x)} is in the list twice (a set)`, source: 'schema', value: v });
+                report(out, pass, (path) => ({
+                  path,
+                  message: `${describe(x)} is in the list twice (a set)`,
+                  source: 'schema',
+                  value: v,
+                }));
               seen.add(key);
             }
           } else if (listType === 'map' && mapKeys.length > 0) {
@@ -369,12 +434,12 @@ export class SchemaCompiler {
             for (const x of value as Json[]) {
               const key = JSON.stringify(mapKeys.map((k) => (x && typeof x === 'object' ? x[k] : undefined)));
               if (seen.has(key))
-                out.push({
+                report(out, pass, (path) => ({
                   path,
                   message: `two items have the same ${mapKeys.join(', ')} ${key} (a ` + 'map list)',
                   source: 'schema',
                   value: v,
-                });
+                }));
               seen.add(key);
             }
           }
@@ -395,67 +460,91 @@ export class SchemaCompiler {
             else if (typeof ap === 'object' && ap !== null) child = apOf();
             else if (openMap || (embedded && ['apiVersion', 'kind', 'metadata'].includes(k))) child = ANY;
             if (!child) {
-              out.push({
-                path: `${path}/${pointerKey(k)}`,
+              pass.segments.push(pointerKey(k));
+              report(out, pass, (path) => ({
+                path,
                 message: 'is not a field of this kind (unknown field; the API server drops or refuses it)',
                 source: 'schema',
                 value: x,
-              });
+              }));
+              pass.segments.pop();
               continue;
             }
-            const d = child.check(x, `${path}/${pointerKey(k)}`, out, pass);
+            pass.segments.push(pointerKey(k));
+            const d = child.check(x, out, pass);
+            pass.segments.pop();
             if (d !== x) (copy ??= { ...o })[k] = d;
           }
           value = copy ?? o;
           for (const r of required) {
             const x = (value as Json)[r];
-            if (x === undefined || (x === null && !(props[r]?.nullable === true)))
-              out.push({ path: `${path}/${pointerKey(r)}`, message: 'is required', source: 'schema' });
+            if (x === undefined || (x === null && !(props[r]?.nullable === true))) {
+              pass.segments.push(pointerKey(r));
+              report(out, pass, (path) => ({ path, message: 'is required', source: 'schema' }));
+              pass.segments.pop();
+            }
           }
           if (typeof s.maxProperties === 'number' && Object.keys(o).length > s.maxProperties)
-            out.push({ path, message: `has more than ${s.maxProperties} entries`, source: 'schema', value: v });
+            report(out, pass, (path) => ({
+              path,
+              message: `has more than ${String(s.maxProperties)} entries`,
+              source: 'schema',
+              value: v,
+            }));
           if (typeof s.minProperties === 'number' && Object.keys(o).length < s.minProperties)
-            out.push({ path, message: `has fewer than ${s.minProperties} entries`, source: 'schema', value: v });
+            report(out, pass, (path) => ({
+              path,
+              message: `has fewer than ${String(s.minProperties)} entries`,
+              source: 'schema',
+              value: v,
+            }));
         }
-        for (const a of allOf) value = a.check(value, path, out, pass);
-        if (anyOf.length > 0 && !anyOf.some((a) => silent(a, value, path, pass))) {
-          out.push({
+        for (const a of allOf) value = a.check(value, out, pass);
+        if (anyOf.length > 0 && !anyOf.some((a) => silent(a, value, pass))) {
+          report(out, pass, (path) => ({
             path,
             message: `${describe(v)} matches none of the schema's alternatives (anyOf)`,
             source: 'schema',
             value: v,
-          });
+          }));
         }
-        if (oneOf.length > 0 && oneOf.filter((a) => silent(a, value, path, pass)).length !== 1) {
-          out.push({
+        if (oneOf.length > 0 && oneOf.filter((a) => silent(a, value, pass)).length !== 1) {
+          report(out, pass, (path) => ({
             path,
             message: `${describe(v)} must match exactly one of the schema's alternatives (oneOf)`,
             source: 'schema',
             value: v,
-          });
+          }));
         }
-        if (not && silent(not, value, path, pass))
-          out.push({ path, message: `${describe(v)} matches a schema it must not (not)`, source: 'schema', value: v });
+        if (not && silent(not, value, pass))
+          report(out, pass, (path) => ({
+            path,
+            message: `${describe(v)} matches a schema it must not (not)`,
+            source: 'schema',
+            value: v,
+          }));
         if (rules.length > 0) {
           let self: unknown;
-          let key: string | undefined;
+          let whole: string | undefined;
           for (const r of rules) {
             let memo = pass.memo.get(r.compiled);
             if (!memo) pass.memo.set(r.compiled, (memo = new Map<string, string | boolean>()));
-            key ??= JSON.stringify(value);
+            // keyed by what the rule can read of the value (cel-reads.ts), the whole value's text shared
+            const reads = r.compiled.reads;
+            const key = reads.whole ? (whole ??= JSON.stringify(value)) : JSON.stringify(project(value, reads));
             let res = memo.get(key);
             if (res === undefined) memo.set(key, (res = r.compiled.evaluate((self ??= node.toCel(value)))));
             if (res === true) continue;
-            const at = r.fieldPath ? `${path}${r.fieldPath.replace(/\./g, '/')}` : path;
-            out.push({
-              path: at,
+            const failed = res;
+            report(out, pass, (path) => ({
+              path: r.fieldPath ? `${path}${r.fieldPath.replace(/\./g, '/')}` : path,
               message:
-                res === false
+                failed === false
                   ? `${r.compiled.message} (CEL rule: ${r.compiled.rule})`
-                  : `the CEL rule ${r.compiled.rule} could ` + `not be evaluated: ${res}`,
+                  : `the CEL rule ${r.compiled.rule} could ` + `not be evaluated: ${failed}`,
               source: 'cel',
               value,
-            });
+            }));
           }
         }
         return value;
@@ -495,8 +584,14 @@ function codePoints(v: string): number {
   return n;
 }
 
-function silent(n: Node, v: unknown, path: string, pass: Pass): boolean {
+/** Whether `v` passes `n` (a junctor's branch): checked quietly, only whether a problem exists is read. */
+function silent(n: Node, v: unknown, pass: Pass): boolean {
   const out: SchemaProblem[] = [];
-  n.check(v, path, out, pass);
+  pass.quiet++;
+  try {
+    n.check(v, out, pass);
+  } finally {
+    pass.quiet--;
+  }
   return out.length === 0;
 }

@@ -83,7 +83,7 @@ describe("RW801 on a Gateway's spec.addresses oneOf (Gateway API v1.6.1, held-ou
 describe('junctor branches are value validations (kube-openapi), formats ipv4 / ipv6', () => {
   const check = (schema: Record<string, unknown>, v: unknown): string[] => {
     const out: SchemaProblem[] = [];
-    new SchemaCompiler({}, true).compile(schema).check(v, '', out, new Pass());
+    new SchemaCompiler({}, true).compile(schema).check(v, out, new Pass());
     return out.map((p) => `${p.path} ${p.message}`);
   };
   const oneOf = {

@@ -77,7 +77,7 @@ describe("CEL: the pinned CRDs' rules", () => {
       'x-kubernetes-validations': [{ rule: 'self == oldSelf' }],
     });
     const out: SchemaProblem[] = [];
-    node.check('x', '', out, new Pass());
+    node.check('x', out, new Pass());
     expect(out).toEqual([]);
   });
   test('property names are escaped as the API server does', () => {
@@ -106,7 +106,7 @@ describe("CEL: the pinned CRDs' rules", () => {
       'x-kubernetes-validations': [{ rule: "self.__namespace__ != 'kube-system'" }],
     });
     const out: SchemaProblem[] = [];
-    node.check({ namespace: 'kube-system' }, '', out, new Pass());
+    node.check({ namespace: 'kube-system' }, out, new Pass());
     expect(out.map((p) => p.source)).toEqual(['cel']);
   });
   test('structural defaulting runs before the rules, and never changes the object', () => {
@@ -120,7 +120,7 @@ describe("CEL: the pinned CRDs' rules", () => {
     const node = new SchemaCompiler({}, true).compile(schema);
     const obj = { value: 'api' };
     const out: SchemaProblem[] = [];
-    node.check(obj, '', out, new Pass());
+    node.check(obj, out, new Pass());
     expect(out.map((p) => p.message)).toEqual([
       "must start with / (CEL rule: self.type == 'PathPrefix' ? self.value.startsWith('/') : true)",
     ]);
@@ -134,7 +134,7 @@ describe("CEL: the pinned CRDs' rules", () => {
     });
     for (const p of [5, '25%']) {
       const out: SchemaProblem[] = [];
-      node.check({ n: 2, p }, '', out, new Pass());
+      node.check({ n: 2, p }, out, new Pass());
       expect(out).toEqual([]);
     }
   });
