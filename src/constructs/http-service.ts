@@ -315,7 +315,7 @@ export class HttpService extends Construct {
       shutdownInApplication: this.decisions.shutdown.delay.kind === 'app',
     }).map(formatInvariantFailure);
     const objects = rendered.objects as { kind?: string }[];
-    const composition = blockingFindings(lintObjects(objects)).map(
+    const composition = blockingFindings(lintObjects(objects, { errorsOnly: true })).map(
       (f) => `${f.ruleId} ${f.object} ${f.path}: ${f.message} ` + `Fix: ${f.fix}`,
     );
     const workloads = rendered.objects.filter((o) => WORKLOAD_KINDS.includes(String(o.kind)));

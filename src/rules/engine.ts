@@ -3,7 +3,7 @@ import { parseReasonLines } from '../justify/reasons';
 import { reasonProblem } from '../decisions/reason';
 import { foreignGroup } from './api-groups';
 import { ENGINE_RULES, findRule, RULES } from './catalogue';
-import { factDefinition, FactName, FactReader, LintFacts } from './facts';
+import { factDefinition, FactName, FactReader, hasUnreadableFact, LintFacts } from './facts';
 import { rec } from './k8s';
 import { ObjectIndex, RuleContext, RuleDefinition, RuleMeta } from './rule';
 import { ObjectScope, ScopeIndex } from './scope';
@@ -31,6 +31,15 @@ export interface LintOptions {
   readonly scopes?: ReadonlyMap<LintObject, ObjectScope>;
   /** Findings about the input as a whole (a kustomization linted file by file, ...). @default - none */
   readonly notes?: readonly Finding[];
+  /**
+   * Only what can be an error: rules whose findings are never error-level are not run (a rule
+   * reports at most its own severity: test/rules/errors-only.test.ts checks every severity a rule
+   * passes), unless an object declares a fact that cannot be read, which any rule reading it
+   * reports as an error (RW903). For synth, which reads only open errors (blockingFindings): the
+   * same errors as a full run, for less work (docs/performance.md, seventh round).
+   * @default false
+   */
+  readonly errorsOnly?: boolean;
 }
 
 export interface LintResult {
@@ -119,6 +128,7 @@ export function lintParsed(
     opts.scopes,
   );
   const facts = new FactReader(opts.facts);
+  const errorsOnly = opts.errorsOnly === true && !objects.some((o) => hasUnreadableFact(facts, o));
   const findings: Finding[] = [];
   const seq = new Map<Finding, number>();
   const seen = new Set<string>();
@@ -202,7 +212,7 @@ export function lintParsed(
     for (const rule of rules) {
       // A parked workload runs no pods: what its pods would do (probes, rollouts, drains) is not
       // said; what refuses the object or its composition (errors) still is.
-      if (isParked && rule.severity !== 'error') continue;
+      if ((isParked || errorsOnly) && rule.severity !== 'error') continue;
       const ctx: RuleContext = {
         index,
         facts,

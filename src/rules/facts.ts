@@ -166,3 +166,21 @@ export function factsFromOptions(opts: {
   for (const name of opts.callsDependency ?? []) put(name, 'readinessCallsDependency', 'true');
   return out;
 }
+
+/**
+ * A fact as the rules read it: readinessCallsDependency as a boolean, appKeepAliveSeconds as a
+ * number that may be `none` or `unlimited`, the others as positive numbers (the rules' calls of
+ * FactReader; test/rules/errors-only.test.ts checks every call in src/rules against this).
+ */
+export function readFact(reader: FactReader, o: LintObject, name: FactName): FactValue<unknown> {
+  if (name === 'readinessCallsDependency') return reader.bool(o, name);
+  return reader.number(o, name, name === 'appKeepAliveSeconds');
+}
+
+/** Whether a fact of `o` is declared but cannot be read (a rule reading it reports RW903-invalid-fact). */
+export function hasUnreadableFact(reader: FactReader, o: LintObject): boolean {
+  return FACTS.some((d) => {
+    const f = readFact(reader, o, d.name);
+    return !f.ok && f.invalid !== undefined;
+  });
+}

@@ -24,7 +24,8 @@ export function blockingFindings(findings: readonly Finding[]): Finding[] {
  * The message lists each one: rule, object, field path, values, and the fix.
  */
 export function assertSafe(objects: readonly unknown[], opts: LintOptions = {}): void {
-  const blocking = blockingFindings(lintObjects(objects, opts));
+  // only errors block: rules that never report one need not run (LintOptions.errorsOnly)
+  const blocking = blockingFindings(lintObjects(objects, { ...opts, errorsOnly: true }));
   if (blocking.length === 0) return;
   const lines = blocking.map((f) => {
     const values = Object.entries(f.values)
