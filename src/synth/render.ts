@@ -498,8 +498,27 @@ interface Vertex {
  */
 export function dependencyOrder(node: Node): IConstruct[] {
   const all = node.findAll();
+  const vertices = vertexMap(all);
+  addEdges(all, vertices);
+  return postOrder(Object.values(vertices));
+}
+
+/*
+ * dependencyOrder's three loops are three functions: as one, V8 compiled the first loop on stack
+ * replacement and its code ran on into the edge loop, whose body an estate without dependencies
+ * never runs, and deoptimized there at every chart (node 20, --trace-deopt at 1,000 services:
+ * hundreds of deoptimizations in one synth, docs/performance.md, seventh round).
+ */
+
+/** The graph's vertices, keyed by path in a plain object (cdk8s' iteration order). */
+function vertexMap(all: readonly IConstruct[]): Record<string, Vertex> {
   const vertices: Record<string, Vertex> = {};
   for (const c of all) vertices[c.node.path] = { value: c, children: new Set(), inbound: 0 };
+  return vertices;
+}
+
+/** Each construct's dependencies as edges, in cdk8s' order. */
+function addEdges(all: readonly IConstruct[], vertices: Record<string, Vertex>): void {
   for (const child of all) {
     for (const dep of child.node.dependencies) {
       const target = vertices[dep.node.path];
@@ -511,6 +530,10 @@ export function dependencyOrder(node: Node): IConstruct[] {
       }
     }
   }
+}
+
+/** The post-order walk from the roots (then from every vertex, to find a cycle). */
+function postOrder(list: readonly Vertex[]): IConstruct[] {
   const order: IConstruct[] = [];
   const state = new Map<Vertex, 'visiting' | 'done'>();
   const stack: Vertex[] = [];
@@ -528,7 +551,6 @@ export function dependencyOrder(node: Node): IConstruct[] {
     state.set(v, 'done');
     order.push(v.value);
   };
-  const list = Object.values(vertices);
   for (const v of list) if (v.inbound === 0) visit(v);
   // Vertices on a cycle have no root above them; walking from each of them finds the cycle.
   if (order.length < list.length) for (const v of list) visit(v);

@@ -35,10 +35,24 @@ export function resolveArgs(
         return '';
       });
     }
-    if (Array.isArray(v)) return v.map(walk);
+    // Copied only where a tag was substituted: a metric without tags (most, and every rollwise
+    // metric but the canary hash's) is returned as it is. Callers only read the value.
+    if (Array.isArray(v)) {
+      let copy: unknown[] | undefined;
+      for (let i = 0; i < v.length; i++) {
+        const w = walk(v[i]);
+        if (w !== v[i]) (copy ??= v.slice())[i] = w;
+      }
+      return copy ?? v;
+    }
     const r = rec(v);
-    if (r) return Object.fromEntries(Object.entries(r).map(([k, e]) => [k, walk(e)]));
-    return v;
+    if (!r) return v;
+    let copy: Json | undefined;
+    for (const k of Object.keys(r)) {
+      const w = walk(r[k]);
+      if (w !== r[k]) (copy ??= { ...r })[k] = w;
+    }
+    return copy ?? r;
   };
   return { value: walk(x), unknown, pending };
 }
