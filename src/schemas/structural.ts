@@ -49,8 +49,7 @@ export interface SchemaProblem {
 /**
  * One validation pass: the memo of rule results by (rule, value), and where the walk is. The walk
  * keeps the path of the node it checks as a stack of segments and writes it out only for a
- * problem: most nodes have none, and building every node's path string was a large part of the
- * walk's allocation (measured at 1,000 services, docs/performance.md, seventh round).
+ * problem, so a node without one (most nodes) builds no path string.
  */
 export class Pass {
   public readonly memo = new Map<CompiledRule, Map<string, true | false | string>>();
@@ -61,6 +60,21 @@ export class Pass {
    * problem exists is read: a problem is then counted without writing its message.
    */
   public quiet = 0;
+}
+
+/**
+ * A value's text as a memo key: its JSON, with NaN and Infinity told apart from null, which JSON
+ * writes for all three (a YAML `.nan` read by lint is a number; CEL sees a double, not null). Only a
+ * text holding "null" is written again, with the replacer.
+ */
+function memoKey(x: unknown): string {
+  const text = JSON.stringify(x);
+  return text.includes('null') ? JSON.stringify(x, nonFinite) : text;
+}
+
+/** NaN and Infinity as an object no JSON value of a manifest holds (a NUL key). */
+function nonFinite(_key: string, v: unknown): unknown {
+  return typeof v === 'number' && !Number.isFinite(v) ? { '\u0000': String(v) } : v;
 }
 
 /** The path of the node being checked, as a JSON pointer ("" at the root, else "/a/0/b"). */
@@ -531,7 +545,7 @@ export class SchemaCompiler {
             if (!memo) pass.memo.set(r.compiled, (memo = new Map<string, string | boolean>()));
             // keyed by what the rule can read of the value (cel-reads.ts), the whole value's text shared
             const reads = r.compiled.reads;
-            const key = reads.whole ? (whole ??= JSON.stringify(value)) : JSON.stringify(project(value, reads));
+            const key = reads.whole ? (whole ??= memoKey(value)) : memoKey(project(value, reads));
             let res = memo.get(key);
             if (res === undefined) memo.set(key, (res = r.compiled.evaluate((self ??= node.toCel(value)))));
             if (res === true) continue;

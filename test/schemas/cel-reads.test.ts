@@ -6,7 +6,7 @@ import { parse } from '@bufbuild/cel';
 import { compileRule, escapeProperty } from '../../src/schemas/cel';
 import { project, readsOf, Reads } from '../../src/schemas/cel-reads';
 import { ClusterValidator, findSchemaDir } from '../../src/schemas/cluster-validator';
-import { Pass } from '../../src/schemas/structural';
+import { Pass, SchemaCompiler, SchemaProblem } from '../../src/schemas/structural';
 import { KubernetesVersion } from '../../src/decisions/kubernetes-version';
 import { buildEstate } from '../../bench/synth';
 import { planApp } from '../../src/synth/render';
@@ -184,4 +184,22 @@ test('one pass over many services, their values memoized by what each rule reads
   // the broken objects are refused, by CEL rules too
   expect(seen.slice(custom.length).filter((p) => p.length > 0).length).toBeGreaterThan(100);
   expect(seen.flat().filter((p) => p.source === 'cel').length).toBeGreaterThan(10);
+});
+
+test('a memo key tells NaN and Infinity from null (JSON writes all three as null), so a shared pass keeps them apart', () => {
+  // a YAML .nan is a number (lint reads it so); the rule sees a double, which is not equal to itself
+  const node = new SchemaCompiler({}, true).compile({
+    type: 'object',
+    properties: { n: { type: 'number', nullable: true } },
+    'x-kubernetes-validations': [{ rule: 'has(self.n) ? self.n == self.n : true', message: 'n is a number' }],
+  });
+  const shared = new Pass();
+  const problems = (v: unknown) => {
+    const out: SchemaProblem[] = [];
+    node.check(v, out, shared);
+    return out.map((p) => p.message);
+  };
+  expect(problems({ n: null })).toEqual([]);
+  expect(problems({ n: Number.NaN })).toEqual(['n is a number (CEL rule: has(self.n) ? self.n == self.n : true)']);
+  expect(problems({ n: null })).toEqual([]);
 });
