@@ -175,7 +175,7 @@ const JSON_OBJECT_START = /^\s*\{/;
 /** Every string of a JSON text, and whether a colon follows it (then it is a key). */
 const JSON_STRING = /"(?:[^"\\]|\\.)*"(\s*:)?/g;
 
-/** The keys of every object in a parsed JSON value. */
+/** How many keys the objects of a parsed JSON value hold, nested ones included. */
 function keysIn(v: unknown): number {
   if (Array.isArray(v)) return v.reduce((n: number, x) => n + keysIn(x), 0);
   if (v === null || typeof v !== 'object') return 0;

@@ -23,15 +23,23 @@ import { escapeProperty } from './cel';
 export interface Reads {
   /** The whole value is read. */
   whole: boolean;
-  /** Only whether the field is there (has()): a presence test. */
-  presence: boolean;
   /** Fields read, by their name in CEL (escaped, cel.ts escapeProperty). */
   readonly fields: Map<string, Reads>;
   /** What is read of each element, when the value is a comprehension's range. */
   each?: Reads;
 }
 
-const reads = (): Reads => ({ whole: false, presence: false, fields: new Map() });
+const reads = (): Reads => ({ whole: false, fields: new Map() });
+
+/** A field that is only tested by has(): nothing of its value is read, only whether it is there. */
+const presenceOnly = (r: Reads): boolean => !r.whole && !r.each && r.fields.size === 0;
+
+/** What is read of `name` in `base` (recorded on first use). */
+function field(base: Reads, name: string): Reads {
+  let f = base.fields.get(name);
+  if (!f) base.fields.set(name, (f = reads()));
+  return f;
+}
 
 /** The cel.expr.Expr shapes the walk looks at (the rest is walked generically). */
 interface Expr {
@@ -55,14 +63,15 @@ interface Comprehension {
 
 class ReadsWhole extends Error {}
 
-/** What `expr` (a parsed rule) reads of `self`. */
-export function readsOf(expr: Expr): Reads {
+/** What `expr` (a parsed rule) reads of `self`: all of it when there is no expression. */
+export function readsOf(expr: Expr | undefined): Reads {
   const root = reads();
   try {
+    if (!expr) throw new ReadsWhole();
     walk(expr, new Map([['self', root]]));
   } catch (e) {
     if (!(e instanceof ReadsWhole)) throw e;
-    return { whole: true, presence: false, fields: new Map() };
+    return { whole: true, fields: new Map() };
   }
   return root;
 }
@@ -75,10 +84,7 @@ function chain(e: Expr, env: ReadonlyMap<string, Reads>): Reads | undefined {
   const s = k.value as Select;
   if (s.testOnly || !s.operand) return undefined;
   const base = chain(s.operand, env);
-  if (!base) return undefined;
-  let f = base.fields.get(s.field);
-  if (!f) base.fields.set(s.field, (f = reads()));
-  return f;
+  return base && field(base, s.field);
 }
 
 /** Whether `e` names a bound variable anywhere. */
@@ -102,12 +108,10 @@ function walk(e: Expr | undefined, env: ReadonlyMap<string, Reads>): void {
     case 'selectExpr': {
       const s = k.value as Select;
       if (s.testOnly) {
-        // has(x.f): whether f is present in x
+        // has(x.f): whether f is present in x (the field recorded, nothing of its value)
         const base = s.operand && chain(s.operand, env);
         if (!base) return walk(s.operand, env);
-        let f = base.fields.get(s.field);
-        if (!f) base.fields.set(s.field, (f = reads()));
-        f.presence = true;
+        field(base, s.field);
         return;
       }
       const r = chain(e, env);
@@ -158,8 +162,8 @@ function subExpressions(v: unknown): Expr[] {
 
 /**
  * A field read only by has(): its value does not matter, save null, which has() reads as absent
- * (the evaluator, @bufbuild/cel: has(self.a) is false for `a: null`; test/schemas/cel-reads.test.ts
- * found it).
+ * (@bufbuild/cel 0.6.1, dist/cjs/map.js: a map's `has(key)` is `this.get(key) != undefined`;
+ * test/schemas/cel-reads.test.ts found it).
  */
 const PRESENT = 1;
 
@@ -186,11 +190,13 @@ export function project(v: unknown, r: Reads): unknown {
     const escaped = escapeProperty(key);
     const a = r.fields.get(key);
     const b = escaped !== undefined && escaped !== key ? r.fields.get(escaped) : undefined;
-    const f = a && b ? undefined : (a ?? b);
-    if (a && b) out[key] = x;
-    else if (!f) continue;
-    else if (!f.whole && !f.each && f.fields.size === 0) out[key] = x === null ? null : PRESENT;
-    else out[key] = project(x, f);
+    if (a && b) {
+      out[key] = x; // read under both names: kept whole
+      continue;
+    }
+    const f = a ?? b;
+    if (!f) continue;
+    out[key] = presenceOnly(f) ? (x === null ? null : PRESENT) : project(x, f);
   }
   return out;
 }

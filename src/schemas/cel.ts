@@ -38,7 +38,7 @@ export function compileRule(rule: string, message: string | undefined): Compiled
     rule,
     message: message ?? `failed rule: ${rule}`,
     transition,
-    reads: parsed.expr ? readsOf(parsed.expr) : { whole: true, presence: false, fields: new Map() },
+    reads: readsOf(parsed.expr),
     evaluate(self: unknown) {
       const r = fn({ self } as never);
       if (isCelError(r)) return String((r as { message?: string }).message ?? r);

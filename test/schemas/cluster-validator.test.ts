@@ -8,6 +8,7 @@ import { ClusterValidator, findSchemaDir } from '../../src/schemas/cluster-valid
 import { KubernetesVersion } from '../../src/decisions/kubernetes-version';
 import { SchemaValidator } from '../../src/schemas/validator';
 import { SchemaCompiler, Pass, SchemaProblem, pointerKey } from '../../src/schemas/structural';
+import { leafPaths } from '../support/manifests';
 
 const dir = findSchemaDir()!;
 type J = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON edited by the cases
@@ -152,12 +153,6 @@ describe("CEL: the pinned CRDs' rules", () => {
 describe('the schema stage agrees with ajv (an independent validator) on mutated objects', () => {
   const ajv = SchemaValidator.load(dir, KubernetesVersion.V1_28);
   const v = ClusterValidator.for(dir, KubernetesVersion.V1_28);
-  const leaves = (o: unknown, p: (string | number)[] = []): (string | number)[][] =>
-    Array.isArray(o)
-      ? o.flatMap((x, i) => leaves(x, [...p, i]))
-      : o && typeof o === 'object'
-        ? Object.entries(o).flatMap(([k, x]) => leaves(x, [...p, k]))
-        : [p];
   test('property', () => {
     fc.assert(
       fc.property(
@@ -166,7 +161,7 @@ describe('the schema stage agrees with ajv (an independent validator) on mutated
         fc.constantFrom('string', 'number', 'bool', 'object', 'list', 'delete', 'unknown'),
         (oi, li, what) => {
           const o = structuredClone(example[oi % example.length]);
-          const ls = leaves(o).filter((p) => !['metadata', 'apiVersion', 'kind'].includes(String(p[0])));
+          const ls = leafPaths(o).filter((p) => !['metadata', 'apiVersion', 'kind'].includes(String(p[0])));
           if (ls.length === 0) return;
           const p = ls[li % ls.length];
           let parent: J = o;

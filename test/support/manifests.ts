@@ -34,3 +34,10 @@ export function find(objs: Manifest[], kind: string, name?: string): Manifest {
 export function parseYamlDocs(text: string): Manifest[] {
   return YAML.parseAllDocuments(text, { version: '1.1' }).map((d) => d.toJS() as Manifest);
 }
+
+/** The path (keys and indexes) of every scalar in a JSON value, for tests that mutate one place. */
+export function leafPaths(o: unknown, prefix: (string | number)[] = []): (string | number)[][] {
+  if (Array.isArray(o)) return o.flatMap((x, i) => leafPaths(x, [...prefix, i]));
+  if (o && typeof o === 'object') return Object.entries(o).flatMap(([k, x]) => leafPaths(x, [...prefix, k]));
+  return [prefix];
+}
